@@ -1,0 +1,1 @@
+"""Branches: one module per cause; each ends in Findings. Branches never read files."""

@@ -1,0 +1,17 @@
+"""The command line: thin modules that parse arguments, call one function and print.
+
+Each ``cli/<area>.py`` registers its commands on the shared ``app``.
+"""
+
+from __future__ import annotations
+
+from simgap.cli import diagnose as _diagnose  # noqa: F401  (registers commands)
+from simgap.cli._app import app
+
+
+def main() -> None:
+    """Entry point of the ``simgap`` console script."""
+    app()
+
+
+__all__ = ["app", "main"]

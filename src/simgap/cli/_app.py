@@ -1,0 +1,58 @@
+"""The typer application and the one wrapper every command runs through."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from simgap.errors import SimgapError
+from simgap.outputs import atomic_write_json
+
+app = typer.Typer(
+    name="simgap",
+    help="Find out why a robot policy that works in simulation fails on hardware.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles_errors(fn: F) -> F:
+    """Turn simgap's own errors into a one-paragraph message and exit status 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SimgapError as e:
+            err_console.print(f"[bold red]error:[/bold red] {e}", highlight=False, soft_wrap=True)
+            raise typer.Exit(code=2) from None
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+            err_console.print(f"[bold red]error:[/bold red] {e.filename}: {e.strerror}",
+                              highlight=False, soft_wrap=True)
+            raise typer.Exit(code=2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def write_json(path: Path | None, obj: Any) -> None:
+    """Write ``obj`` as JSON to ``path`` atomically when a path was given."""
+    if path is not None:
+        atomic_write_json(path, obj)
+        err_console.print(f"wrote {path}", highlight=False)
+
+
+def print_json(obj: Any) -> None:
+    """Print JSON to standard output."""
+    sys.stdout.write(json.dumps(obj, indent=2) + "\n")

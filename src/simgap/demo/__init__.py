@@ -1,0 +1,63 @@
+"""The bundled demo rig: an SO-101-like arm from primitive geoms and a synthetic bench.
+
+The bench is a twin of the simulated arm with planted faults, so a new user can see what
+each branch finds and check it against the truth. It is generated on first use, from a
+seed, into a cache folder: ``$SIMGAP_CACHE/demo/seed-<seed>`` when ``SIMGAP_CACHE`` is set,
+else ``~/.cache/simgap/demo/seed-<seed>``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from simgap import __version__
+from simgap.demo.timing import write_timing_log
+
+MODEL_FILE = "so101_demo.xml"
+RIG_FILE = "rig.toml"
+_MARKER = ".complete"
+
+
+def demo_model_path() -> Path:
+    """The bundled demo MJCF (primitive geoms; safe to render on CPU)."""
+    return Path(str(resources.files("simgap.demo").joinpath(MODEL_FILE)))
+
+
+def demo_cache_dir(cache: str | Path | None = None, seed: int = 0) -> Path:
+    """Where the demo bench for ``seed`` lives."""
+    if cache is not None:
+        return Path(cache) / f"seed-{seed}"
+    root = os.environ.get("SIMGAP_CACHE")
+    base = Path(root) / "demo" if root else Path.home() / ".cache" / "simgap" / "demo"
+    return base / f"seed-{seed}"
+
+
+def _build(folder: Path, seed: int) -> None:
+    shutil.copyfile(demo_model_path(), folder / MODEL_FILE)
+    rig_text = resources.files("simgap.demo").joinpath("rig.toml").read_text(encoding="utf-8")
+    (folder / RIG_FILE).write_text(rig_text.replace("@SEED@", str(seed)), encoding="utf-8")
+    write_timing_log(folder / "timing.jsonl", seed=seed)
+
+
+def prepare_demo(cache: str | Path | None = None, seed: int = 0) -> Path:
+    """Generate the demo bench (once per seed and version) and return its ``rig.toml``."""
+    folder = demo_cache_dir(cache, seed)
+    marker = folder / _MARKER
+    if marker.is_file() and marker.read_text().strip() == __version__:
+        return folder / RIG_FILE
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        _build(tmp, seed)
+        (tmp / _MARKER).write_text(__version__)
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder / RIG_FILE

@@ -1,0 +1,94 @@
+"""Errors simgap raises: one root, and an input error that tells the user how to fix it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class SimgapError(Exception):
+    """Root of every error simgap raises on purpose."""
+
+
+class InputError(SimgapError):
+    """Bad input: names the file, the field, what was expected, what came, and the fix.
+
+    The CLI prints this message and exits with status 2; it never shows a traceback.
+    """
+
+    def __init__(
+        self,
+        *,
+        file: str | Path | None = None,
+        field: str | None = None,
+        expected: str,
+        got: object = None,
+        fix: str | None = None,
+    ) -> None:
+        self.file = None if file is None else str(file)
+        self.field = field
+        self.expected = expected
+        self.got = got
+        self.fix = fix
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.field:
+            where.append(f"field '{self.field}'")
+        head = ": ".join(where) if where else "input"
+        parts = [f"{head}: expected {self.expected}"]
+        if self.got is not None:
+            got = self.got if isinstance(self.got, str) else repr(self.got)
+            parts.append(f"got {got}")
+        msg = "; ".join(parts) + "."
+        if self.fix:
+            msg += f" Fix: {self.fix}"
+        return msg
+
+
+class NameNotFoundError(InputError, KeyError):
+    """A name looked up among known names was not there; the message lists the valid ones."""
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        valid: Iterable[str],
+        *,
+        file: str | Path | None = None,
+        field: str | None = None,
+    ) -> None:
+        names = sorted(set(valid))
+        shown = ", ".join(names[:40]) + (" ..." if len(names) > 40 else "")
+        super().__init__(
+            file=file,
+            field=field,
+            expected=f"a known {kind} name",
+            got=name,
+            fix=f"use one of: {shown}" if names else f"the source defines no {kind} at all",
+        )
+        self.kind = kind
+        self.name = name
+        self.valid = names
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return Exception.__str__(self)
+
+
+class MissingExtraError(SimgapError):
+    """An optional dependency is needed; the message says which extra to install."""
+
+    def __init__(self, extra: str, module: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the '{module}' package. "
+            f"Install it with: pip install 'simgap[{extra}]'"
+        )
+        self.extra = extra
+        self.module = module
+
+
+class OutputExistsError(SimgapError):
+    """The output folder exists and is not empty; refused unless forced."""

@@ -1,0 +1,1 @@
+"""Evaluation science: comparability, statistics, trial counts, rank fidelity."""

@@ -1,0 +1,1 @@
+"""Evidence readers: one per source format; files in, values out. Readers never compute."""

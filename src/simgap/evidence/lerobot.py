@@ -1,0 +1,212 @@
+"""LeRobot v3 datasets, read with pyarrow alone (no torch, no lerobot).
+
+Layout (LeRobot ``CODEBASE_VERSION = "v3.0"``)::
+
+    meta/info.json                                          fps, features, paths
+    meta/episodes/chunk-XXX/file-XXX.parquet                one row per episode
+    data/chunk-XXX/file-XXX.parquet                         many episodes per file
+    videos/<key>/chunk-XXX/file-XXX.mp4                     (video features)
+
+Vector features (``observation.state``, ``action``) are fixed-size or plain list columns whose
+element names are in ``info["features"][key]["names"]``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from simgap.errors import InputError, NameNotFoundError
+from simgap.rig import Rig
+from simgap.series import Trajectory
+
+INFO_PATH = "meta/info.json"
+EPISODES_GLOB = "meta/episodes/chunk-*/file-*.parquet"
+DATA_GLOB = "data/chunk-*/file-*.parquet"
+DEFAULT_DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
+DEFAULT_VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"
+CODEBASE_VERSION = "v3.0"
+
+
+@dataclass(frozen=True)
+class LeRobotDataset:
+    """A LeRobot v3 dataset held in memory as one Arrow table.
+
+    Attributes:
+        root: dataset folder.
+        info: the parsed ``meta/info.json``.
+        fps: frames per second [Hz].
+        features: feature name -> feature entry (``dtype``, ``shape``, ``names``).
+        table: every data row, sorted by global ``index``.
+        episodes: one dict per episode (``episode_index``, ``length``, and the rest of the
+            episode metadata row), in episode order.
+    """
+
+    root: Path
+    info: Mapping[str, Any]
+    fps: float
+    features: Mapping[str, Any]
+    table: pa.Table = field(repr=False)
+    episodes: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def episode_indices(self) -> tuple[int, ...]:
+        """Episode indices present in the data, ascending."""
+        col = self.table.column("episode_index").to_numpy()
+        return tuple(int(e) for e in np.unique(col))
+
+    def names(self, key: str) -> list[str]:
+        """Element names of a vector feature; a miss lists the features."""
+        feat = self._feature(key)
+        names = feat.get("names")
+        if isinstance(names, Mapping):  # older exports: {"motors": [...]}
+            names = next(iter(names.values()))
+        shape = feat.get("shape") or [1]
+        if not names:
+            return [f"{key}[{i}]" for i in range(int(np.prod(shape)))]
+        return [str(n) for n in names]
+
+    def _feature(self, key: str) -> Mapping[str, Any]:
+        if key not in self.features:
+            raise NameNotFoundError("feature", key, self.features,
+                                    file=self.root / INFO_PATH, field="features")
+        return self.features[key]
+
+    def _rows(self, episode: int | None) -> pa.Table:
+        if episode is None:
+            return self.table
+        mask = pa.compute.equal(self.table.column("episode_index"), episode)
+        rows = self.table.filter(mask)
+        if rows.num_rows == 0:
+            raise NameNotFoundError("episode", str(episode), [str(e) for e in
+                                                              self.episode_indices],
+                                    file=self.root)
+        return rows
+
+    def vector(self, key: str, episode: int | None = None) -> np.ndarray:
+        """A feature's values as a float array, shape (T, n) (scalars give (T, 1))."""
+        self._feature(key)
+        rows = self._rows(episode)
+        if key not in rows.column_names:
+            raise InputError(file=self.root, field=key,
+                             expected="a data column for this feature",
+                             got="no such column in data/*.parquet",
+                             fix="video features are read with simgap's frame readers")
+        col = rows.column(key).combine_chunks()
+        n = rows.num_rows
+        if pa.types.is_list(col.type) or pa.types.is_fixed_size_list(col.type) or \
+                pa.types.is_large_list(col.type):
+            flat = col.flatten().to_numpy(zero_copy_only=False).astype(float)
+            if n and flat.size % n:
+                raise InputError(file=self.root, field=key, expected="equal-length vectors",
+                                 got=f"{flat.size} values over {n} rows")
+            return flat.reshape(n, -1 if n else 0)
+        return col.to_numpy(zero_copy_only=False).astype(float).reshape(n, 1)
+
+    def column(self, key: str, episode: int | None = None) -> np.ndarray:
+        """A scalar column (timestamp, frame_index, ...) as a 1-D array."""
+        rows = self._rows(episode)
+        if key not in rows.column_names:
+            raise NameNotFoundError("column", key, rows.column_names, file=self.root)
+        return rows.column(key).to_numpy()
+
+    def named(self, key: str, episode: int | None = None) -> dict[str, np.ndarray]:
+        """A vector feature split into its named elements: name -> shape (T,)."""
+        arr = self.vector(key, episode)
+        names = self.names(key)
+        if arr.shape[1] != len(names):
+            raise InputError(file=self.root / INFO_PATH, field=f"features.{key}.names",
+                             expected=f"{arr.shape[1]} names (one per element)",
+                             got=f"{len(names)} names")
+        return {n: arr[:, i] for i, n in enumerate(names)}
+
+
+def _read_parquets(root: Path, pattern: str, what: str) -> pa.Table:
+    files = sorted(root.glob(pattern))
+    if not files:
+        raise InputError(file=root, field=pattern, expected=f"{what} parquet files",
+                         got="none", fix="point at the dataset root (the folder with meta/)")
+    try:
+        tables = [pq.read_table(f) for f in files]
+    except (pa.ArrowInvalid, OSError) as e:
+        raise InputError(file=files[0].parent, expected="readable parquet", got=str(e)) from e
+    return pa.concat_tables(tables, promote_options="default")
+
+
+def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
+    """Open a LeRobot v3 dataset.
+
+    Raises:
+        InputError: the folder lacks ``meta/info.json``, the ``codebase_version`` is not v3,
+            ``fps`` is not positive, or the parquet files are missing or unreadable.
+    """
+    root = Path(root)
+    info_path = root / INFO_PATH
+    if not info_path.is_file():
+        raise InputError(file=info_path, expected="a LeRobot dataset's meta/info.json",
+                         got="no such file", fix="point at the dataset root folder")
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(file=info_path, expected="JSON", got=str(e)) from e
+    version = str(info.get("codebase_version", ""))
+    if not version.startswith("v3"):
+        raise InputError(
+            file=info_path, field="codebase_version", expected="v3.x (LeRobot dataset v3)",
+            got=version or "nothing",
+            fix="convert the dataset with LeRobot's v2.1-to-v3.0 conversion script "
+                "(lerobot.datasets.v30.convert_dataset_v21_to_v30)")
+    fps = info.get("fps")
+    if not isinstance(fps, (int, float)) or fps <= 0:
+        raise InputError(file=info_path, field="fps", expected="a positive number", got=fps)
+    features = info.get("features")
+    if not isinstance(features, Mapping) or not features:
+        raise InputError(file=info_path, field="features", expected="a feature table", got=features)
+    table = _read_parquets(root, DATA_GLOB, "data")
+    for col in ("episode_index", "index"):
+        if col not in table.column_names:
+            raise InputError(file=root / "data", field=col, expected="this column in the data",
+                             got=f"columns {table.column_names}")
+    table = table.sort_by("index")
+    episodes: tuple[Mapping[str, Any], ...] = ()
+    if list(root.glob(EPISODES_GLOB)):
+        ep = _read_parquets(root, EPISODES_GLOB, "episode metadata").sort_by("episode_index")
+        episodes = tuple(ep.to_pylist())
+    return LeRobotDataset(root=root, info=info, fps=float(fps), features=features, table=table,
+                          episodes=episodes)
+
+
+def _map_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int) -> np.ndarray:
+    named = ds.named(key, episode)
+    out = np.empty((len(next(iter(named.values()))), len(rig.joints)))
+    for i, jm in enumerate(rig.joints):
+        if jm.recorded not in named:
+            raise NameNotFoundError("recorded joint", jm.recorded, named,
+                                    file=ds.root / INFO_PATH, field=f"features.{key}.names")
+        out[:, i] = jm.unit.to_rad(named[jm.recorded])
+    return out
+
+
+def dataset_trajectories(ds: LeRobotDataset, rig: Rig, *, command_key: str = "action",
+                         state_key: str = "observation.state") -> list[Trajectory]:
+    """One Trajectory per episode: action = command, observation.state = measured.
+
+    Values are converted to model radians through the rig's joint map; joints are in the
+    rig's order. Time is the dataset's ``timestamp`` (synthetic: frame_index / fps).
+    """
+    trajs = []
+    for e in ds.episode_indices:
+        t = ds.column("timestamp", e).astype(float) if "timestamp" in ds.table.column_names \
+            else ds.column("frame_index", e) / ds.fps
+        trajs.append(Trajectory(
+            t=t, q_cmd=_map_columns(ds, command_key, rig, e),
+            q=_map_columns(ds, state_key, rig, e), joint_names=rig.joint_names, episode=e,
+            source=str(ds.root), meta={"fps": ds.fps}))
+    return trajs

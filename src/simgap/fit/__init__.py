@@ -1,0 +1,1 @@
+"""Fitting: parameter sets in normalised coordinates, searches, and backends."""

@@ -1,0 +1,486 @@
+"""Rig: a frozen description of one setup (model, joint map, timing, camera, evidence).
+
+A rig is written by the user as ``rig.toml``. Every key is validated on load: unknown keys
+and missing required keys are errors that name the key, and relative paths are resolved
+against the rig file's folder. The format is documented in ``docs/rig.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from simgap.errors import InputError, NameNotFoundError
+from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
+
+ActionSpace = Literal["joint_position", "ee_delta"]
+CommandInterp = Literal["hold", "linear"]
+
+# Schema: section -> key -> (python types accepted, required). "" is the top level.
+_NUM = (int, float)
+_SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
+    "": {"name": ((str,), True), "seed": ((int,), False)},
+    "model": {
+        "path": ((str,), True),
+        "ee_site": ((str,), False),
+        "physics_dt_s": (_NUM, False),
+        "object_body": ((str,), False),
+        "gripper_geoms": ((list,), False),
+        "object_geom": ((str,), False),
+    },
+    "control": {
+        "dt_s": (_NUM, True),
+        "action_space": ((str,), False),
+        "command_interp": ((str,), False),
+        "real_dt_s": (_NUM, False),
+        "action_scale": (_NUM, False),
+    },
+    "joint": {
+        "recorded": ((str,), False),
+        "unit": ((str,), False),
+        "range_rad": ((list,), False),
+        "ticks_per_rev": ((int,), False),
+        "zero_ticks": (_NUM, False),
+        "sign": (_NUM, False),
+        "offset_rad": (_NUM, False),
+        "gripper": ((bool,), False),
+    },
+    "noise": {
+        "encoder_rad": (_NUM, False),
+        "torque_nm": (_NUM, False),
+    },
+    "camera": {
+        "name": ((str,), True),
+        "policy_resolution": ((list,), False),
+        "render_resolution": ((list,), False),
+        "training_jitter_px": (_NUM, False),
+        "training_jitter_m": (_NUM, False),
+        "training_jitter_deg": (_NUM, False),
+        "training_background_max": (_NUM, False),
+        "recorded": ((str,), False),
+    },
+    "training": {
+        "control_dt_s": (_NUM, False),
+        "obs_noise_std_rad": (_NUM, False),
+        "action_scale": (_NUM, False),
+        "top_speed_rad_s": (_NUM, False),
+        "workspace_x_m": ((list,), False),
+        "workspace_y_m": ((list,), False),
+        "servo_p_gain": (_NUM, False),
+        "object_mass_kg": (_NUM, False),
+        "finger_friction": (_NUM, False),
+    },
+    "deploy": {
+        "policy_server": ((str,), False),
+        "servo_p_gain": (_NUM, False),
+        "gripper_torque_limit": (_NUM, False),
+        "action_scale": (_NUM, False),
+    },
+    "frame": {
+        "origin_reference_m": ((list,), False),
+        "origin_reference_name": ((str,), False),
+    },
+    "evidence": {
+        "timing_logs": ((list,), False),
+        "client_logs": ((list,), False),
+        "server_logs": ((list,), False),
+        "dataset": ((str,), False),
+        "sim_dataset": ((str,), False),
+        "actuator_logs": ((list,), False),
+        "actuator_format": ((str,), False),
+        "sim_manifest": ((str,), False),
+        "real_manifest": ((str,), False),
+        "frames": ((str,), False),
+        "trace": ((str,), False),
+        "push_logs": ((list,), False),
+        "checkpoints": ((str,), False),
+        "static_object_poses": ((str,), False),
+    },
+}
+_SECTIONS = tuple(k for k in _SCHEMA if k not in ("", "joint")) + ("joints",)
+_PATH_KEYS = {
+    "timing_logs", "client_logs", "server_logs", "dataset", "sim_dataset", "actuator_logs",
+    "sim_manifest", "real_manifest", "frames", "trace", "push_logs", "checkpoints",
+    "static_object_poses",
+}
+
+
+@dataclass(frozen=True)
+class JointMap:
+    """One model joint and how its recorded channel maps to it.
+
+    Attributes:
+        name: the model joint name (MJCF).
+        recorded: the recorded feature name (e.g. ``shoulder_pan.pos``).
+        unit: conversion from the recorded unit to radians.
+        gripper: True for the gripper channel.
+    """
+
+    name: str
+    recorded: str
+    unit: JointUnit
+    gripper: bool = False
+
+
+@dataclass(frozen=True)
+class Camera:
+    """The policy camera.
+
+    Attributes:
+        name: MJCF camera name.
+        policy_resolution: (height, width) the policy sees [px].
+        render_resolution: (height, width) rendered before resizing [px].
+        training_jitter_px: largest camera wobble used in training, at policy resolution [px].
+        training_jitter_m: largest camera position jitter in training [m].
+        training_jitter_deg: largest camera rotation jitter in training [deg].
+        training_background_max: brightest background value seen in training (0..255).
+        recorded: feature key of the camera in a LeRobot dataset.
+    """
+
+    name: str
+    policy_resolution: tuple[int, int] = (16, 16)
+    render_resolution: tuple[int, int] = (96, 96)
+    training_jitter_px: float | None = None
+    training_jitter_m: float | None = None
+    training_jitter_deg: float | None = None
+    training_background_max: float = 0.0
+    recorded: str | None = None
+
+
+@dataclass(frozen=True)
+class Training:
+    """What training showed the policy (for the envelope checks). SI units."""
+
+    control_dt_s: float | None = None
+    obs_noise_std_rad: float | None = None
+    action_scale: float = 1.0
+    top_speed_rad_s: float | None = None
+    workspace_x_m: tuple[float, float] | None = None
+    workspace_y_m: tuple[float, float] | None = None
+    servo_p_gain: float | None = None
+    object_mass_kg: float | None = None
+    finger_friction: float | None = None
+
+
+@dataclass(frozen=True)
+class Deploy:
+    """How the real deployment runs."""
+
+    policy_server: str | None = None
+    servo_p_gain: float | None = None
+    gripper_torque_limit: float | None = None
+    action_scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Paths to what the rig recorded, resolved against the rig file. All optional."""
+
+    timing_logs: tuple[Path, ...] = ()
+    client_logs: tuple[Path, ...] = ()
+    server_logs: tuple[Path, ...] = ()
+    dataset: Path | None = None
+    sim_dataset: Path | None = None
+    actuator_logs: tuple[Path, ...] = ()
+    actuator_format: str = "lerobot"
+    sim_manifest: Path | None = None
+    real_manifest: Path | None = None
+    frames: Path | None = None
+    trace: Path | None = None
+    push_logs: tuple[Path, ...] = ()
+    checkpoints: Path | None = None
+    static_object_poses: Path | None = None
+
+    def paths(self) -> list[tuple[str, Path]]:
+        """Every named path, as (key, path) pairs, for existence checks."""
+        out: list[tuple[str, Path]] = []
+        for key in sorted(_PATH_KEYS):
+            val = getattr(self, key)
+            if isinstance(val, tuple):
+                out.extend((key, p) for p in val)
+            elif isinstance(val, Path):
+                out.append((key, val))
+        return out
+
+    def missing(self) -> list[tuple[str, Path]]:
+        """Every named path that does not exist (all at once, not the first)."""
+        return [(k, p) for k, p in self.paths() if not p.exists()]
+
+
+@dataclass(frozen=True)
+class Rig:
+    """A frozen description of one setup.
+
+    Attributes:
+        name: a label for the rig; findings carry it so they cannot be mixed across rigs.
+        source: the rig file this was loaded from (None when built in code).
+        model_path: the MJCF model of the rig.
+        joints: the joint map, in recorded order.
+        control_dt_s: the simulated control period [s].
+        physics_dt_s: the physics step [s]; None means take it from the model.
+        action_space: ``joint_position`` or ``ee_delta``.
+        command_interp: how commands are held between control ticks (``hold`` | ``linear``).
+        real_dt_s: the deployed decision period [s], when it differs from ``control_dt_s``.
+        ee_site: site or body whose pose is the end effector.
+        encoder_rad: encoder resolution [rad]: the default noise floor.
+        torque_nm: torque sensor resolution [N m], when torque is logged.
+        camera: the policy camera, if any.
+        training: what training showed the policy.
+        deploy: how the real deployment runs.
+        origin_reference_m: a declared reference point in model coordinates [m].
+        evidence: what was recorded.
+        seed: seed for anything random done on this rig's behalf.
+    """
+
+    name: str
+    model_path: Path
+    joints: tuple[JointMap, ...]
+    control_dt_s: float
+    source: Path | None = None
+    physics_dt_s: float | None = None
+    action_space: ActionSpace = "joint_position"
+    command_interp: CommandInterp = "hold"
+    real_dt_s: float | None = None
+    ee_site: str | None = None
+    object_body: str | None = None
+    object_geom: str | None = None
+    gripper_geoms: tuple[str, ...] = ()
+    encoder_rad: float = ENCODER_RESOLUTION_RAD
+    torque_nm: float | None = None
+    camera: Camera | None = None
+    training: Training = field(default_factory=Training)
+    deploy: Deploy = field(default_factory=Deploy)
+    origin_reference_m: tuple[float, float, float] | None = None
+    origin_reference_name: str | None = None
+    evidence: Evidence = field(default_factory=Evidence)
+    seed: int = 0
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Model joint names in recorded order."""
+        return tuple(j.name for j in self.joints)
+
+    def joint(self, name: str) -> JointMap:
+        """Look a joint up by model name or recorded name; a miss lists the valid names."""
+        for j in self.joints:
+            if name in (j.name, j.recorded):
+                return j
+        raise NameNotFoundError(
+            "joint", name, [j.name for j in self.joints] + [j.recorded for j in self.joints],
+            file=self.source,
+        )
+
+    @property
+    def gripper(self) -> JointMap | None:
+        """The gripper joint, if the rig declares one."""
+        for j in self.joints:
+            if j.gripper:
+                return j
+        return None
+
+
+def load_rig(path: str | Path) -> Rig:
+    """Load and validate ``rig.toml``.
+
+    Raises:
+        InputError: the file is missing or not TOML, a key is unknown or missing, a value has
+            the wrong type or range. The message names the file and the key.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(file=path, expected="a rig.toml file", got="no such file",
+                         fix="pass the path of your rig.toml (see docs/rig.md)")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InputError(file=path, expected="valid TOML", got=str(e),
+                         fix="correct the TOML syntax") from e
+    return rig_from_dict(raw, source=path)
+
+
+def _check_section(data: Mapping[str, Any], section: str, schema_key: str, source: Path | None,
+                   ) -> None:
+    schema = _SCHEMA[schema_key]
+    label = f"{section}." if section else ""
+    for key, value in data.items():
+        if key not in schema:
+            if schema_key == "" and key in _SECTIONS:
+                continue
+            valid = list(schema) + (list(_SECTIONS) if schema_key == "" else [])
+            raise InputError(
+                file=source, field=f"{label}{key}", expected="a known key",
+                got=f"unknown key '{label}{key}'",
+                fix=f"remove it or use one of: {', '.join(sorted(valid))}")
+        types, _ = schema[key]
+        if isinstance(value, bool) and bool not in types:
+            ok = False
+        else:
+            ok = isinstance(value, types)
+        if not ok:
+            want = " or ".join(t.__name__ for t in types)
+            raise InputError(file=source, field=f"{label}{key}", expected=want,
+                             got=f"{type(value).__name__} {value!r}")
+    for key, (_, required) in schema.items():
+        if required and key not in data:
+            raise InputError(file=source, field=f"{label}{key}", expected="this required key",
+                             got="nothing", fix=f"add '{key} = ...' to [{section or 'top level'}]")
+
+
+def _pair(v: Any, source: Path | None, key: str) -> tuple[float, float]:
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, _NUM) for x in v)):
+        raise InputError(file=source, field=key, expected="a list of two numbers", got=v)
+    lo, hi = float(v[0]), float(v[1])
+    if not lo < hi:
+        raise InputError(file=source, field=key, expected="[low, high] with low < high", got=v)
+    return lo, hi
+
+
+def _positive(v: float, source: Path | None, key: str) -> float:
+    if not (math.isfinite(v) and v > 0):
+        raise InputError(file=source, field=key, expected="a positive number", got=v)
+    return float(v)
+
+
+def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
+    """Validate a parsed rig mapping and build the frozen ``Rig``."""
+    base = source.parent if source is not None else Path.cwd()
+    _check_section(raw, "", "", source)
+    for sec in ("model", "control"):
+        if sec not in raw:
+            raise InputError(file=source, field=sec, expected=f"a [{sec}] section",
+                             got="nothing", fix=f"add a [{sec}] table to the rig file")
+    sections: dict[str, Mapping[str, Any]] = {}
+    for sec in _SECTIONS:
+        if sec == "joints":
+            continue
+        val = raw.get(sec, {})
+        if not isinstance(val, Mapping):
+            raise InputError(file=source, field=sec, expected="a table", got=val)
+        if sec in raw:
+            _check_section(val, sec, sec, source)
+        sections[sec] = val
+
+    joints_raw = raw.get("joints")
+    if not isinstance(joints_raw, Mapping) or not joints_raw:
+        raise InputError(file=source, field="joints", expected="at least one [joints.<name>] table",
+                         got=joints_raw, fix="map each model joint, e.g. [joints.shoulder_pan]")
+    joints: list[JointMap] = []
+    for jname, jraw in joints_raw.items():
+        if not isinstance(jraw, Mapping):
+            raise InputError(file=source, field=f"joints.{jname}", expected="a table", got=jraw)
+        _check_section(jraw, f"joints.{jname}", "joint", source)
+        unit = jraw.get("unit", "rad")
+        if unit not in UNIT_NAMES:
+            raise InputError(file=source, field=f"joints.{jname}.unit",
+                             expected=f"one of {', '.join(UNIT_NAMES)}", got=unit)
+        lo = hi = None
+        if "range_rad" in jraw:
+            lo, hi = _pair(jraw["range_rad"], source, f"joints.{jname}.range_rad")
+        try:
+            ju = JointUnit(unit=unit, lo_rad=lo, hi_rad=hi,
+                           ticks_per_rev=int(jraw.get("ticks_per_rev", 4096)),
+                           zero_ticks=float(jraw.get("zero_ticks", 2048.0)),
+                           sign=float(jraw.get("sign", 1.0)),
+                           offset_rad=float(jraw.get("offset_rad", 0.0)))
+        except InputError as e:
+            raise InputError(file=source, field=f"joints.{jname}.{e.field}", expected=e.expected,
+                             got=e.got, fix=e.fix) from e
+        joints.append(JointMap(name=str(jname), recorded=str(jraw.get("recorded", jname)),
+                               unit=ju, gripper=bool(jraw.get("gripper", False))))
+
+    model = sections["model"]
+    control = sections["control"]
+    action_space = control.get("action_space", "joint_position")
+    if action_space not in ("joint_position", "ee_delta"):
+        raise InputError(file=source, field="control.action_space",
+                         expected="joint_position or ee_delta", got=action_space)
+    interp = control.get("command_interp", "hold")
+    if interp not in ("hold", "linear"):
+        raise InputError(file=source, field="control.command_interp", expected="hold or linear",
+                         got=interp)
+
+    cam = None
+    if "camera" in raw:
+        c = sections["camera"]
+        pres = tuple(int(x) for x in c.get("policy_resolution", [16, 16]))
+        rres = tuple(int(x) for x in c.get("render_resolution", [96, 96]))
+        for key, res in (("policy_resolution", pres), ("render_resolution", rres)):
+            if len(res) != 2 or min(res) <= 0:
+                raise InputError(file=source, field=f"camera.{key}",
+                                 expected="[height, width], positive integers", got=list(res))
+        cam = Camera(
+            name=c["name"], policy_resolution=(pres[0], pres[1]),
+            render_resolution=(rres[0], rres[1]),
+            training_jitter_px=c.get("training_jitter_px"),
+            training_jitter_m=c.get("training_jitter_m"),
+            training_jitter_deg=c.get("training_jitter_deg"),
+            training_background_max=float(c.get("training_background_max", 0.0)),
+            recorded=c.get("recorded"))
+
+    t = sections["training"]
+    training = Training(
+        control_dt_s=t.get("control_dt_s"), obs_noise_std_rad=t.get("obs_noise_std_rad"),
+        action_scale=float(t.get("action_scale", 1.0)), top_speed_rad_s=t.get("top_speed_rad_s"),
+        workspace_x_m=_pair(t["workspace_x_m"], source, "training.workspace_x_m")
+        if "workspace_x_m" in t else None,
+        workspace_y_m=_pair(t["workspace_y_m"], source, "training.workspace_y_m")
+        if "workspace_y_m" in t else None,
+        servo_p_gain=t.get("servo_p_gain"), object_mass_kg=t.get("object_mass_kg"),
+        finger_friction=t.get("finger_friction"))
+    d = sections["deploy"]
+    deploy = Deploy(policy_server=d.get("policy_server"), servo_p_gain=d.get("servo_p_gain"),
+                    gripper_torque_limit=d.get("gripper_torque_limit"),
+                    action_scale=float(d.get("action_scale", 1.0)))
+    f = sections["frame"]
+    origin = None
+    if "origin_reference_m" in f:
+        o = f["origin_reference_m"]
+        if not (isinstance(o, list) and len(o) == 3):
+            raise InputError(file=source, field="frame.origin_reference_m",
+                             expected="[x, y, z] in metres", got=o)
+        origin = (float(o[0]), float(o[1]), float(o[2]))
+
+    ev = sections["evidence"]
+
+    def _p(key: str) -> Path | None:
+        return (base / ev[key]).resolve() if key in ev else None
+
+    def _ps(key: str) -> tuple[Path, ...]:
+        vals = ev.get(key, [])
+        if not all(isinstance(v, str) for v in vals):
+            raise InputError(file=source, field=f"evidence.{key}", expected="a list of paths",
+                             got=vals)
+        return tuple((base / v).resolve() for v in vals)
+
+    evidence = Evidence(
+        timing_logs=_ps("timing_logs"), client_logs=_ps("client_logs"),
+        server_logs=_ps("server_logs"), dataset=_p("dataset"), sim_dataset=_p("sim_dataset"),
+        actuator_logs=_ps("actuator_logs"),
+        actuator_format=str(ev.get("actuator_format", "lerobot")),
+        sim_manifest=_p("sim_manifest"), real_manifest=_p("real_manifest"),
+        frames=_p("frames"), trace=_p("trace"), push_logs=_ps("push_logs"),
+        checkpoints=_p("checkpoints"), static_object_poses=_p("static_object_poses"))
+
+    noise = sections["noise"]
+    return Rig(
+        name=raw["name"], source=source,
+        model_path=(base / model["path"]).resolve(),
+        joints=tuple(joints),
+        control_dt_s=_positive(control["dt_s"], source, "control.dt_s"),
+        physics_dt_s=_positive(model["physics_dt_s"], source, "model.physics_dt_s")
+        if "physics_dt_s" in model else None,
+        action_space=action_space, command_interp=interp,
+        real_dt_s=_positive(control["real_dt_s"], source, "control.real_dt_s")
+        if "real_dt_s" in control else None,
+        ee_site=model.get("ee_site"), object_body=model.get("object_body"),
+        object_geom=model.get("object_geom"),
+        gripper_geoms=tuple(str(g) for g in model.get("gripper_geoms", [])),
+        encoder_rad=_positive(noise.get("encoder_rad", ENCODER_RESOLUTION_RAD), source,
+                              "noise.encoder_rad"),
+        torque_nm=noise.get("torque_nm"), camera=cam, training=training, deploy=deploy,
+        origin_reference_m=origin, origin_reference_name=f.get("origin_reference_name"),
+        evidence=evidence, seed=int(raw.get("seed", 0)))

@@ -1,0 +1,1 @@
+"""MuJoCo: the only package that imports mujoco (load, patch, replay, render)."""

@@ -1,0 +1,29 @@
+"""Shared fixtures: paths to the shared reference data and the bundled demo model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("MUJOCO_GL", "osmesa")
+os.environ.setdefault("PYOPENGL_PLATFORM", "osmesa")
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``; tests that need it skip with the reason when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"reference data not found at {SHARED_DATA} (the workplace's ../shared/data)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def demo_model() -> Path:
+    """The bundled SO-101-like demo model (primitive geoms)."""
+    from simgap.demo import demo_model_path
+
+    return demo_model_path()
