@@ -110,10 +110,12 @@ def noise_check(trajs: Sequence[Trajectory], joints: Sequence[int],
     n_seg = dof // 2
     per_joint = np.sqrt(np.sum(res**2, axis=0) / max(1, res.shape[0] - 2 * n_seg))
     real = float(np.sqrt(np.mean(per_joint**2)))
-    ratio = float(training_std_rad / max(real, floor_rad))
+    ratio = float(max(training_std_rad, floor_rad) / max(real, floor_rad))  # floor: 1 count
     outside = ratio > NOISE_BAND or ratio < 1.0 / NOISE_BAND
     figs = {"real_noise_std_rad": real, "training_noise_std_rad": float(training_std_rad),
-            "training_to_real_ratio": ratio, "encoder_floor_rad": float(floor_rad),
+            "training_to_real_ratio": ratio,
+            "raw_training_to_real_ratio": float(training_std_rad / real) if real > 0 else None,
+            "encoder_floor_rad": float(floor_rad),
             "real_noise_std_per_joint_rad": per_joint.tolist(), "still_samples": res.shape[0]}
     if outside:
         more = "more" if ratio > 1 else "less"

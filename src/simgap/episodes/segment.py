@@ -199,11 +199,9 @@ def _attempt(rec: EpisodeRecord, close: int, release: int | None, p: SegmentPara
     opening_frac = float(np.median(opening))
     gap = float(np.median(rec.gripper[held] - rec.gripper_cmd[held]))
     s = held.start
-    between: bool | None
-    if rec.obj is not None and rec.ee is not None:
+    between: bool | None = opening_frac > p.empty_opening_frac
+    if between and rec.obj is not None and rec.ee is not None:
         between = bool(np.linalg.norm(rec.ee[s] - rec.obj[s]) <= p.contact_radius_m)
-    else:
-        between = opening_frac > p.empty_opening_frac
     lift = drop = None
     idx = np.arange(s, end)
     if rec.obj is not None:
