@@ -117,17 +117,19 @@ def noise_check(trajs: Sequence[Trajectory], joints: Sequence[int],
             "raw_training_to_real_ratio": float(training_std_rad / real) if real > 0 else None,
             "encoder_floor_rad": float(floor_rad),
             "real_noise_std_per_joint_rad": per_joint.tolist(), "still_samples": res.shape[0]}
+    floor_note = (f" (below one encoder count, {np.rad2deg(floor_rad):.3f} deg, which is used "
+                  "as the floor)" if real < floor_rad else "")
     if outside:
-        more = "more" if ratio > 1 else "less"
-        summary = (f"Training added {np.rad2deg(training_std_rad):.2f} deg of reading noise, "
-                   f"{ratio:.3g}x the {np.rad2deg(real):.3f} deg the real arm shows at rest: "
-                   f"the policy learned to trust its joints {('less' if ratio > 1 else 'more')}"
-                   f" than the real readings warrant ({more} noise in training).")
+        trust = "less" if ratio > 1 else "more"
+        summary = (f"Training added {np.rad2deg(training_std_rad):.3f} deg of reading noise "
+                   f"against {np.rad2deg(real):.4f} deg on the real arm at rest{floor_note}: "
+                   f"ratio {ratio:.3g}; the policy learned to trust its joints {trust} than "
+                   "the real readings warrant.")
         step = ("Retrain with training.obs_noise_std_rad near the measured real noise, or "
                 "check that the policy does not depend on the noise it was trained with.")
     else:
-        summary = (f"Real reading noise {np.rad2deg(real):.3f} deg is within {NOISE_BAND:g}x "
-                   f"of training's {np.rad2deg(training_std_rad):.3f} deg.")
+        summary = (f"Real reading noise {np.rad2deg(real):.4f} deg{floor_note} is within "
+                   f"{NOISE_BAND:g}x of training's {np.rad2deg(training_std_rad):.4f} deg.")
         step = "Nothing to change for observation noise."
     sample = np.rad2deg(res.ravel())[:4000]
     return EnvelopeCheck("observation_noise", title, "outside" if outside else "inside", figs,
