@@ -114,6 +114,14 @@ def test_same_failures_in_sim_are_not_a_gap(tmp_path: Path, demo_model: Path) ->
     assert f.verdict is Verdict.INCONCLUSIVE and f.figures["departs"] == []
     (g,) = phases_branch.assess(_ctx(_build(tmp_path / "ok", demo_model, ["success"] * 3, None)))
     assert g.verdict is Verdict.ELIMINATED
+    # simulated episodes without success labels or a target cannot be compared
+    rig = _build(tmp_path / "nolab", demo_model, ["success", "search"], ["success"])
+    (tmp_path / "nolab" / "sim.toml").unlink()
+    text = (tmp_path / "nolab" / "rig.toml").read_text().replace('sim_manifest = "sim.toml"', "")
+    (tmp_path / "nolab" / "rig.toml").write_text(text)
+    (h,) = phases_branch.assess(_ctx(rig))
+    assert h.figures["comparison"]["sim"]["unknown"] == 1
+    assert h.verdict is Verdict.IMPLICATED and "no simulated evaluation" in h.summary
 
 
 def test_phase_to_branch_mapping_is_the_methods() -> None:

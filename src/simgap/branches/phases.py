@@ -139,9 +139,10 @@ def _finding(pe: PhaseEvaluation) -> Finding:
         verdict = Verdict.IMPLICATED
         head = (f"Real departs from simulation at {', '.join(cmp.departs)} "
                 f"(real failures by phase: {split}).")
-    elif cmp.sim is None:
+    elif cmp.sim is None or cmp.sim.n == 0:
         verdict = Verdict.IMPLICATED
-        head = f"Real failures by phase: {split} (no simulated evaluation to compare)."
+        head = (f"Real failures by phase: {split} (no simulated evaluation with known "
+                "outcomes to compare).")
     else:
         verdict = Verdict.INCONCLUSIVE
         head = (f"Real breaks where simulation breaks ({split}): the simulator reproduces "

@@ -165,7 +165,11 @@ def read_episodes(path: str | Path, rig: Rig) -> RecordedEpisodes:
                              expected=f"the gripper channel '{gripper.recorded}'", got=names,
                              fix=f"record the gripper's command and measured opening; "
                                  f"{NO_GRIPPER_MESSAGE}")
-    trajs = tuple(dataset_trajectories(ds, rig))
+    trajs = tuple(tr for tr in dataset_trajectories(ds, rig) if tr.n_samples >= 2)
+    if not trajs:
+        raise InputError(file=path, field="episode_index",
+                         expected="at least one episode of two or more frames", got="none",
+                         fix="point at a dataset with recorded episodes")
     objs: list[np.ndarray | None] = []
     for tr in trajs:
         if OBJECT_KEY in ds.features:
