@@ -114,3 +114,18 @@ def test_record_shapes_are_checked() -> None:
     with pytest.raises(InputError, match="gripper"):
         EpisodeRecord(t=np.arange(3.0), gripper_cmd=np.zeros(2), gripper=np.zeros(3),
                       gripper_range=(0.0, 1.0))
+
+
+def test_the_episodes_package_does_not_import_mujoco() -> None:
+    import ast
+
+    import simgap.episodes
+
+    root = Path(simgap.episodes.__file__).parent
+    for path in root.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert all(not a.name.startswith("mujoco") for a in node.names), path
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith(("mujoco", "simgap.sim")), path

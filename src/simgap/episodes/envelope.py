@@ -69,7 +69,8 @@ def still_residuals(trajs: Sequence[Trajectory], joints: Sequence[int], *,
     from each joint's readings in the run (slow creep is not noise).
 
     Returns:
-        (residuals [rad], shape (N, len(joints)); degrees of freedom used by the fits).
+        (residuals [rad], shape (N, len(joints)); degrees of freedom each joint's line fits
+        used: 2 per still run).
     """
     chunks: list[np.ndarray] = []
     dof = 0
@@ -103,12 +104,11 @@ def noise_check(trajs: Sequence[Trajectory], joints: Sequence[int],
                              summary="The rig does not say what noise training added.",
                              next_step="Set training.obs_noise_std_rad in rig.toml.")
     res, dof = still_residuals(trajs, joints)
-    if res.shape[0] <= dof // max(1, len(joints)) + 1:
+    if res.shape[0] - dof < 2:
         return EnvelopeCheck("observation_noise", title, "not_measured",
                              summary="No still segment (constant command) in the real episodes.",
                              next_step="Record a few seconds with the arm holding a pose.")
-    n_seg = dof // 2
-    per_joint = np.sqrt(np.sum(res**2, axis=0) / max(1, res.shape[0] - 2 * n_seg))
+    per_joint = np.sqrt(np.sum(res**2, axis=0) / (res.shape[0] - dof))
     real = float(np.sqrt(np.mean(per_joint**2)))
     ratio = float(max(training_std_rad, floor_rad) / max(real, floor_rad))  # floor: 1 count
     outside = ratio > NOISE_BAND or ratio < 1.0 / NOISE_BAND
