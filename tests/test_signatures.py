@@ -168,3 +168,12 @@ def test_compare_counts_only_known_outcomes() -> None:
     c = compare_phases([r(True, None)] * 3, [r(False, "place"), r(None, None), r(True, None)])
     assert c.real is not None and c.real.n == 2 and c.real.unknown == 1
     assert c.real.by_phase["place"] == 1 and c.real.by_signature == {"unclassified": 1}
+
+
+def test_unknown_outcomes_eliminate_nothing(tmp_path: Path, demo_model: Path) -> None:
+    rig = _build(tmp_path, demo_model, ["success", "slipped"], None)
+    (tmp_path / "real.toml").unlink()
+    text = (tmp_path / "rig.toml").read_text().replace('real_manifest = "real.toml"', "")
+    (tmp_path / "rig.toml").write_text(text)
+    (f,) = phases_branch.assess(_ctx(rig))
+    assert f.verdict is Verdict.INCONCLUSIVE and "known outcome" in f.summary
