@@ -1,0 +1,135 @@
+"""The training-envelope branch: one Finding per check (observation noise, speed, control
+rate, grasp margin, initial states), implicated when the real deployment runs outside what
+training showed the policy, eliminated when inside, not_measured without the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from simgap.branches.phases import episode_records
+from simgap.episodes.envelope import (
+    EnvelopeCheck,
+    grasp_margin_check,
+    noise_check,
+    rate_check,
+    speed_check,
+)
+from simgap.episodes.placements import placements_check
+from simgap.episodes.segment import segment
+from simgap.evidence.episodes_io import (
+    ManifestTrials,
+    RecordedEpisodes,
+    load_real_episodes,
+    load_real_manifest,
+    load_sim_episodes,
+    load_sim_manifest,
+)
+from simgap.finding import Finding, Verdict
+from simgap.ladder import Context
+from simgap.rig import Rig
+
+_VERDICT = {"outside": Verdict.IMPLICATED, "inside": Verdict.ELIMINATED,
+            "not_measured": Verdict.NOT_MEASURED}
+
+
+def _body(run: RecordedEpisodes) -> list[int]:
+    return [i for i in range(len(run.trajectories[0].joint_names)) if i != run.gripper_index]
+
+
+def _squeeze(run: RecordedEpisodes | None, rig: Rig) -> np.ndarray:
+    """(measured - commanded) gripper angle [rad] over every held sample."""
+    if run is None:
+        return np.empty(0)
+    out = []
+    for rec in episode_records(run, rig):
+        held = segment(rec).holding
+        out.append(rec.gripper[held] - rec.gripper_cmd[held])
+    return np.concatenate(out) if out else np.empty(0)
+
+
+def _median_dt(run: RecordedEpisodes) -> float | None:
+    d = np.concatenate([np.diff(tr.t) for tr in run.trajectories])
+    d = d[d > 0]
+    return float(np.median(d)) if d.size else None
+
+
+def speed_causes(rig: Rig, real_dt_s: float | None) -> dict[str, float]:
+    """The speed factors the rig names: action scale, decision rate, servo gain ratios."""
+    tr, dep = rig.training, rig.deploy
+    causes: dict[str, float] = {}
+    if dep.action_scale != tr.action_scale:
+        causes["action_scale_ratio"] = dep.action_scale / tr.action_scale
+    train_dt = tr.control_dt_s or rig.control_dt_s
+    real_dt = rig.real_dt_s or real_dt_s
+    if real_dt and train_dt and abs(train_dt / real_dt - 1.0) > 1e-3:
+        causes["rate_ratio"] = train_dt / real_dt
+    if dep.servo_p_gain and tr.servo_p_gain and dep.servo_p_gain != tr.servo_p_gain:
+        causes["servo_gain_ratio"] = dep.servo_p_gain / tr.servo_p_gain
+    return causes
+
+
+def _placements(rig: Rig, real_m: ManifestTrials | None, sim_m: ManifestTrials | None,
+                real: RecordedEpisodes | None) -> dict[str, tuple[np.ndarray, Sequence]]:
+    evals: dict[str, tuple[np.ndarray, Sequence]] = {}
+    for name, m in (("real", real_m), ("sim", sim_m)):
+        if m is not None and m.initial_states:
+            xy = np.array([s[:2] for s in m.initial_states])
+            trials = [(t.initial_state, t.success) for t in m.trials
+                      if t.initial_state is not None]
+            evals[name] = (xy, trials)
+    if "real" not in evals and real is not None and all(o is not None
+                                                         for o in real.object_pos):
+        xy = np.array([o[0, :2] for o in real.object_pos if o is not None])
+        trials = [(i, t.success) for i, t in enumerate(real_m.trials)] \
+            if real_m is not None and len(real_m.trials) == len(xy) else []
+        evals["real"] = (xy, trials)
+    return evals
+
+
+def checks(ctx: Context) -> list[EnvelopeCheck]:
+    """Every envelope check of the rig's evidence."""
+    rig, ev = ctx.rig, ctx.evidence
+    real = ev.get("episodes.real_dataset", load_real_episodes)
+    sim = ev.get("episodes.sim_dataset", load_sim_episodes)
+    real_m = ev.get("episodes.real_manifest", load_real_manifest)
+    sim_m = ev.get("episodes.sim_manifest", load_sim_manifest)
+    out: list[EnvelopeCheck] = []
+    if real is not None:
+        body = _body(real)
+        names = [real.trajectories[0].joint_names[i] for i in body]
+        out.append(noise_check(real.trajectories, body, rig.training.obs_noise_std_rad,
+                               rig.encoder_rad))
+        out.append(speed_check(real.trajectories, sim.trajectories if sim else None, body,
+                               names, training_top_rad_s=rig.training.top_speed_rad_s,
+                               causes=speed_causes(rig, _median_dt(real))))
+        out.append(rate_check([tr.t for tr in real.trajectories],
+                              rig.training.control_dt_s or rig.control_dt_s, rig.real_dt_s))
+        sim_sq = _squeeze(sim, rig) if sim is not None else None
+        out.append(grasp_margin_check(_squeeze(real, rig), sim_sq,
+                                      rig.deploy.gripper_torque_limit))
+    else:
+        for check, title in (("observation_noise", "Observation noise"), ("speed", "Speed"),
+                             ("control_rate", "Control rate"), ("grasp_margin", "Grasp margin")):
+            out.append(EnvelopeCheck(check, title, "not_measured",
+                                     summary="No real episodes recorded.",
+                                     next_step="Name evidence.dataset (the real rollouts)."))
+    out.append(placements_check(_placements(rig, real_m, sim_m, real),
+                                rig.training.workspace_x_m, rig.training.workspace_y_m))
+    return out
+
+
+def to_finding(c: EnvelopeCheck) -> Finding:
+    """An envelope check as a Finding of the ``envelope`` branch."""
+    return Finding(branch="envelope", verdict=_VERDICT[c.status], title=c.title,
+                   summary=c.summary, figures={"check": c.check, **c.figures},
+                   key_figure=c.key_figure, next_step=c.next_step,
+                   details={"check": c.check, **c.details},
+                   needs=("evidence.dataset and a [training] section",)
+                   if c.status == "not_measured" else ())
+
+
+def assess(ctx: Context) -> list[Finding]:
+    """One Finding per envelope check."""
+    return [to_finding(c) for c in checks(ctx)]

@@ -1,0 +1,58 @@
+"""``simgap phases`` and ``simgap envelope``: failure phases and the training envelope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.evidence.bundle import EvidenceBundle
+from simgap.finding import Finding
+from simgap.ladder import Context
+from simgap.rig import load_rig
+
+
+def _context(rig_path: Path) -> Context:
+    rig = load_rig(rig_path)
+    return Context(rig=rig, evidence=EvidenceBundle(rig), seed=rig.seed)
+
+
+def _print(findings: list[Finding]) -> None:
+    for f in findings:
+        console.print(escape(f"[{f.verdict.value}] {f.title}: {f.summary}"), highlight=False)
+        if f.next_step:
+            console.print(escape(f"    next: {f.next_step}"), highlight=False)
+
+
+@app.command()
+@handles_errors
+def phases(
+    rig: Path = typer.Argument(..., help="The rig.toml naming the recorded rollouts."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+) -> None:
+    """Where real (and simulated) episodes break, and which branches that points at."""
+    from simgap.branches.phases import assess
+
+    ctx = _context(rig)
+    findings = assess(ctx)
+    _print(findings)
+    write_json(json_path, {"rig": ctx.rig.name, "seed": ctx.seed,
+                           "findings": [f.to_dict() for f in findings]})
+
+
+@app.command()
+@handles_errors
+def envelope(
+    rig: Path = typer.Argument(..., help="The rig.toml with a [training] section."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+) -> None:
+    """Whether the real deployment runs inside what training showed the policy."""
+    from simgap.branches.envelope import assess
+
+    ctx = _context(rig)
+    findings = assess(ctx)
+    _print(findings)
+    write_json(json_path, {"rig": ctx.rig.name, "seed": ctx.seed,
+                           "findings": [f.to_dict() for f in findings]})

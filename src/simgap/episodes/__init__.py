@@ -1,0 +1,8 @@
+"""Recorded episodes: phases, failure signatures, sim-vs-real comparison, training envelope.
+
+Nothing here imports MuJoCo: end-effector positions come in as arrays (``simgap.sim.fk``).
+"""
+
+from simgap.episodes.segment import PHASES, EpisodeRecord, Segmentation, SegmentParams, segment
+
+__all__ = ["PHASES", "EpisodeRecord", "SegmentParams", "Segmentation", "segment"]

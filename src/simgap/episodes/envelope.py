@@ -1,0 +1,264 @@
+"""The training envelope: does the real deployment feed the policy and ask of the arm what
+training did?
+
+Five checks, each a result with figures and a status (``inside``, ``outside`` or
+``not_measured``): observation noise, speed, control rate, grasp margin, initial states.
+Inputs are values (trajectories in radians, times in seconds, positions in metres).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from simgap.series import Trajectory
+
+NOISE_BAND = 3.0
+"""Training noise more than this many times the real noise (or less than 1/this) is outside."""
+SPEED_BAND = 1.5
+"""A real/training top-speed ratio below 1/this or above this is outside."""
+RATE_TOL = 0.1
+"""A real decision rate more than this fraction away from training's is outside."""
+MIN_SQUEEZE_DEG = 5.0
+"""A median squeeze (measured opening minus target while holding) below this is marginal."""
+
+
+@dataclass(frozen=True)
+class EnvelopeCheck:
+    """One envelope check, ready to become a Finding.
+
+    Attributes:
+        check: ``observation_noise``, ``speed``, ``control_rate``, ``grasp_margin`` or
+            ``initial_states``.
+        title: a short label.
+        status: ``inside``, ``outside`` or ``not_measured``.
+        figures: named numbers (unit in the suffix).
+        key_figure: the figure shown in summary tables.
+        summary: what was found, with its key number.
+        next_step: what to do next.
+        details: data for the report's plots.
+    """
+
+    check: str
+    title: str
+    status: str
+    figures: Mapping[str, Any] = field(default_factory=dict)
+    key_figure: str | None = None
+    summary: str = ""
+    next_step: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end) of each run of True, end exclusive."""
+    d = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return list(zip(np.nonzero(d == 1)[0].tolist(), np.nonzero(d == -1)[0].tolist(),
+                    strict=True))
+
+
+def still_residuals(trajs: Sequence[Trajectory], joints: Sequence[int], *,
+                    settle_s: float = 0.3, min_samples: int = 8,
+                    cmd_tol_rad: float = 1e-4) -> tuple[np.ndarray, int]:
+    """Joint-reading residuals while the arm is still.
+
+    Still = every listed joint's command unchanged (within ``cmd_tol_rad``) for the run;
+    the first ``settle_s`` of each run is dropped, and a line fitted over time is removed
+    from each joint's readings in the run (slow creep is not noise).
+
+    Returns:
+        (residuals [rad], shape (N, len(joints)); degrees of freedom each joint's line fits
+        used: 2 per still run).
+    """
+    chunks: list[np.ndarray] = []
+    dof = 0
+    for tr in trajs:
+        cmd = tr.q_cmd[:, list(joints)]
+        same = np.all(np.abs(np.diff(cmd, axis=0)) <= cmd_tol_rad, axis=1)
+        still = np.concatenate([[False], same])
+        dt = float(np.median(np.diff(tr.t))) if tr.n_samples > 1 else 1.0
+        skip = int(round(settle_s / dt))
+        for a, b in _runs(still):
+            a = a + skip
+            if b - a < min_samples:
+                continue
+            t = tr.t[a:b] - tr.t[a]
+            design = np.vstack([np.ones_like(t), t]).T
+            y = tr.q[a:b][:, list(joints)]
+            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+            chunks.append(y - design @ coef)
+            dof += 2
+    if not chunks:
+        return np.empty((0, len(joints))), 0
+    return np.vstack(chunks), dof
+
+
+def noise_check(trajs: Sequence[Trajectory], joints: Sequence[int],
+                training_std_rad: float | None, floor_rad: float) -> EnvelopeCheck:
+    """Real joint-reading noise at rest against the noise training added."""
+    title = "Observation noise"
+    if training_std_rad is None:
+        return EnvelopeCheck("observation_noise", title, "not_measured",
+                             summary="The rig does not say what noise training added.",
+                             next_step="Set training.obs_noise_std_rad in rig.toml.")
+    res, dof = still_residuals(trajs, joints)
+    if res.shape[0] - dof < 2:
+        return EnvelopeCheck("observation_noise", title, "not_measured",
+                             summary="No still segment (constant command) in the real episodes.",
+                             next_step="Record a few seconds with the arm holding a pose.")
+    per_joint = np.sqrt(np.sum(res**2, axis=0) / (res.shape[0] - dof))
+    real = float(np.sqrt(np.mean(per_joint**2)))
+    ratio = float(max(training_std_rad, floor_rad) / max(real, floor_rad))  # floor: 1 count
+    outside = ratio > NOISE_BAND or ratio < 1.0 / NOISE_BAND
+    figs = {"real_noise_std_rad": real, "training_noise_std_rad": float(training_std_rad),
+            "training_to_real_ratio": ratio,
+            "raw_training_to_real_ratio": float(training_std_rad / real) if real > 0 else None,
+            "encoder_floor_rad": float(floor_rad),
+            "real_noise_std_per_joint_rad": per_joint.tolist(), "still_samples": res.shape[0]}
+    floor_note = (f" (below one encoder count, {np.rad2deg(floor_rad):.3f} deg, which is used "
+                  "as the floor)" if real < floor_rad else "")
+    if outside:
+        trust = "less" if ratio > 1 else "more"
+        summary = (f"Training added {np.rad2deg(training_std_rad):.3f} deg of reading noise "
+                   f"against {np.rad2deg(real):.4f} deg on the real arm at rest{floor_note}: "
+                   f"ratio {ratio:.3g}; the policy learned to trust its joints {trust} than "
+                   "the real readings warrant.")
+        step = ("Retrain with training.obs_noise_std_rad near the measured real noise, or "
+                "check that the policy does not depend on the noise it was trained with.")
+    else:
+        summary = (f"Real reading noise {np.rad2deg(real):.4f} deg{floor_note} is within "
+                   f"{NOISE_BAND:g}x of training's {np.rad2deg(training_std_rad):.4f} deg.")
+        step = "Nothing to change for observation noise."
+    sample = np.rad2deg(res.ravel())[:4000]
+    return EnvelopeCheck("observation_noise", title, "outside" if outside else "inside", figs,
+                         "training_to_real_ratio", summary, step,
+                         {"residuals_deg": sample.tolist(),
+                          "training_std_deg": float(np.rad2deg(training_std_rad))})
+
+
+def abs_speeds(trajs: Sequence[Trajectory], joints: Sequence[int]) -> np.ndarray:
+    """|measured joint velocity| [rad/s] from finite differences, shape (N, len(joints))."""
+    out = [np.abs(np.diff(tr.q[:, list(joints)], axis=0) / np.diff(tr.t)[:, None])
+           for tr in trajs if tr.n_samples > 1]
+    return np.vstack(out) if out else np.empty((0, len(joints)))
+
+
+def speed_check(real: Sequence[Trajectory], sim: Sequence[Trajectory] | None,
+                joints: Sequence[int], joint_names: Sequence[str], *,
+                training_top_rad_s: float | None, causes: Mapping[str, float],
+                percentile: float = 95.0) -> EnvelopeCheck:
+    """Real joint speeds against simulated ones (or training's stated top speed).
+
+    Top speed = the ``percentile`` of |qd| per joint, max over joints. ``causes`` are the
+    named speed factors (e.g. ``action_scale_ratio``, ``rate_ratio``, ``servo_gain_ratio``);
+    the product of the action-scale and rate factors is stated next to the measured ratio.
+    """
+    title = "Speed"
+    vr = abs_speeds(real, joints)
+    if vr.shape[0] == 0:
+        return EnvelopeCheck("speed", title, "not_measured",
+                             summary="The real episodes are too short to measure speed.",
+                             next_step="Record episodes of more than one sample.")
+    pr = np.percentile(vr, percentile, axis=0)
+    vs = abs_speeds(sim, joints) if sim else np.empty((0, len(joints)))
+    if vs.shape[0]:
+        ps = np.percentile(vs, percentile, axis=0)
+        ref, ref_name = float(ps.max()), "sim_dataset"
+    elif training_top_rad_s is not None:
+        ps, ref, ref_name = None, float(training_top_rad_s), "training.top_speed_rad_s"
+    else:
+        return EnvelopeCheck("speed", title, "not_measured",
+                             summary="No simulated episodes and no training top speed.",
+                             next_step="Name evidence.sim_dataset or training.top_speed_rad_s.")
+    top = float(pr.max())
+    ratio = top / ref if ref > 0 else float("inf")
+    expected = 1.0
+    for k in ("action_scale_ratio", "rate_ratio"):
+        expected *= float(causes.get(k, 1.0))
+    outside = ratio < 1.0 / SPEED_BAND or ratio > SPEED_BAND
+    figs: dict[str, Any] = {
+        "real_top_speed_rad_s": top, "training_top_speed_rad_s": ref, "reference": ref_name,
+        "top_speed_ratio": ratio, "percentile": percentile,
+        "real_p95_per_joint_rad_s": dict(zip(joint_names, pr.tolist(), strict=True)),
+        "causes": dict(causes), "named_causes_product": expected}
+    if ps is not None:
+        figs["sim_p95_per_joint_rad_s"] = dict(zip(joint_names, ps.tolist(), strict=True))
+    named = ", ".join(f"{k} {v:.3g}" for k, v in causes.items()) or "none named by the rig"
+    if outside:
+        summary = (f"The real arm's top joint speed is {ratio:.0%} of training's "
+                   f"({np.rad2deg(top):.1f} vs {np.rad2deg(ref):.1f} deg/s); the rig's named "
+                   f"causes ({named}) give action scale x rate = {expected:.3g}.")
+        step = ("Deploy with training's action scale and control rate (or train with the "
+                "deployed ones), and match the servo gains.")
+    else:
+        summary = f"Real top speed is {ratio:.0%} of training's: inside the envelope."
+        step = "Nothing to change for speed."
+    q = np.linspace(0, 100, 51)
+    details = {"percentiles": q.tolist(),
+               "real_abs_qd_deg_s": np.rad2deg(np.percentile(vr.max(axis=1), q)).tolist(),
+               "sim_abs_qd_deg_s": np.rad2deg(np.percentile(vs.max(axis=1), q)).tolist()
+               if vs.shape[0] else None}
+    return EnvelopeCheck("speed", title, "outside" if outside else "inside", figs,
+                         "top_speed_ratio", summary, step, details)
+
+
+def rate_check(times: Sequence[np.ndarray], training_dt_s: float | None,
+               declared_real_dt_s: float | None) -> EnvelopeCheck:
+    """The real decision rate (median interval between samples) against training's."""
+    title = "Control rate"
+    dts = np.concatenate([np.diff(np.asarray(t, dtype=float)) for t in times]) if times \
+        else np.empty(0)
+    dts = dts[dts > 0]
+    if training_dt_s is None or dts.size == 0:
+        return EnvelopeCheck("control_rate", title, "not_measured",
+                             summary="No training control period or no real timestamps.",
+                             next_step="Set training.control_dt_s and record timestamps.")
+    real_dt = float(np.median(dts))
+    ratio = (1.0 / real_dt) / (1.0 / training_dt_s)
+    outside = abs(ratio - 1.0) > RATE_TOL
+    figs = {"real_rate_hz": 1.0 / real_dt, "training_rate_hz": 1.0 / training_dt_s,
+            "rate_ratio": ratio, "real_dt_s": real_dt, "training_dt_s": float(training_dt_s),
+            "declared_real_dt_s": declared_real_dt_s}
+    summary = (f"The real arm decides at {1 / real_dt:.3g} Hz against training's "
+               f"{1 / training_dt_s:.3g} Hz (ratio {ratio:.3g}).")
+    step = ("Run the real loop at training's rate, or retrain at the deployed rate."
+            if outside else "Nothing to change for the control rate.")
+    return EnvelopeCheck("control_rate", title, "outside" if outside else "inside", figs,
+                         "rate_ratio", summary, step,
+                         {"intervals_ms": (dts[:4000] * 1e3).tolist(),
+                          "training_dt_ms": training_dt_s * 1e3})
+
+
+def grasp_margin_check(real_squeeze_rad: np.ndarray, sim_squeeze_rad: np.ndarray | None,
+                       torque_limit: float | None) -> EnvelopeCheck:
+    """While holding: measured opening minus target (the squeeze) and the torque limit."""
+    title = "Grasp margin"
+    if real_squeeze_rad.size == 0:
+        return EnvelopeCheck("grasp_margin", title, "not_measured",
+                             summary="No real episode held anything.",
+                             next_step="Record real episodes that grasp the object.")
+    sq = np.rad2deg(real_squeeze_rad)
+    med = float(np.median(sq))
+    figs: dict[str, Any] = {
+        "real_squeeze_median_deg": med, "real_squeeze_p10_deg": float(np.percentile(sq, 10)),
+        "real_squeeze_p90_deg": float(np.percentile(sq, 90)),
+        "min_squeeze_deg": MIN_SQUEEZE_DEG, "gripper_torque_limit_fraction": torque_limit}
+    if sim_squeeze_rad is not None and sim_squeeze_rad.size:
+        figs["sim_squeeze_median_deg"] = float(np.median(np.rad2deg(sim_squeeze_rad)))
+    outside = med < MIN_SQUEEZE_DEG
+    cap = (f" and the real gripper is capped at {torque_limit:.0%} torque"
+           if torque_limit is not None and torque_limit < 1 else "")
+    if outside:
+        summary = (f"While holding, the gripper's target sits {med:.1f} deg inside its "
+                   f"measured opening: the policy barely squeezes{cap}; real grasps are "
+                   "marginal.")
+        step = ("Make the simulator honest (realistic object mass and finger friction) and "
+                "retrain, or make the real fingers grippier / raise the gripper torque limit.")
+    else:
+        summary = f"While holding, the policy squeezes by {med:.1f} deg{cap}."
+        step = "Nothing to change for the grasp margin."
+    return EnvelopeCheck("grasp_margin", title, "outside" if outside else "inside", figs,
+                         "real_squeeze_median_deg", summary, step,
+                         {"squeeze_deg": sq[:4000].tolist()})

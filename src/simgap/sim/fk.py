@@ -1,0 +1,59 @@
+"""Forward kinematics: end-effector positions of recorded joint angles through the rig model.
+
+The episodes package segments rollouts from the end effector's motion but may not import
+MuJoCo; it takes the positions this module computes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import numpy.typing as npt
+
+from simgap.errors import InputError, NameNotFoundError
+from simgap.sim.model import joint_qpos_index, load_model, names
+
+
+class ForwardKinematics:
+    """World position of a site (or body) as a function of named joint angles.
+
+    Args:
+        model_path: the MJCF of the rig.
+        joint_names: model joint names, one per column of the ``q`` arrays passed later.
+        ee: the end effector: a site name, else a body name.
+    """
+
+    def __init__(self, model_path: str | Path, joint_names: tuple[str, ...] | list[str],
+                 ee: str) -> None:
+        self.model = load_model(model_path)
+        self.data = mujoco.MjData(self.model)
+        self.joint_names = tuple(joint_names)
+        self._qadr = np.array([joint_qpos_index(self.model, j) for j in self.joint_names],
+                              dtype=int)
+        sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, ee)
+        bid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, ee)
+        if sid < 0 and bid < 0:
+            raise NameNotFoundError("site or body", ee,
+                                    names(self.model, "site") + names(self.model, "body"),
+                                    file=model_path, field="model.ee_site")
+        self._site = int(sid) if sid >= 0 else None
+        self._body = int(bid)
+
+    def positions(self, q: npt.ArrayLike) -> np.ndarray:
+        """End-effector world positions [m], shape (T, 3), for joint angles ``q`` [rad],
+        shape (T, J) in ``joint_names`` order."""
+        qa = np.asarray(q, dtype=float)
+        if qa.ndim != 2 or qa.shape[1] != len(self.joint_names):
+            raise InputError(field="q", expected=f"shape (T, {len(self.joint_names)})",
+                             got=f"shape {qa.shape}")
+        out = np.empty((qa.shape[0], 3))
+        qpos0 = self.model.qpos0.copy()
+        for i, row in enumerate(qa):
+            self.data.qpos[:] = qpos0
+            self.data.qpos[self._qadr] = row
+            mujoco.mj_kinematics(self.model, self.data)
+            out[i] = self.data.site_xpos[self._site] if self._site is not None \
+                else self.data.xpos[self._body]
+        return out
