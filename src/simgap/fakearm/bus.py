@@ -25,8 +25,9 @@ REGISTERS: tuple[str, ...] = ("Torque_Enable", "Goal_Position", "Present_Positio
                               "Present_Temperature")
 AMBIENT_C = 25.0
 """Ambient (and power-up) motor temperature [deg C]."""
-HEAT_RATE_C_S = 4.0
-"""Heating at full torque [deg C / s] (illustrative: 30 C above ambient at half torque)."""
+HEAT_RATE_C_S = 16.0
+"""Heating at full torque [deg C / s]. Illustrative: holding the demo arm stretched out (about
+a quarter of the stall torque on shoulder_lift) settles about 25 C above ambient."""
 THERMAL_TAU_S = 30.0
 """Thermal time constant [s] (illustrative, short so that tests heat motors in seconds)."""
 
@@ -53,16 +54,19 @@ class FakeBus:
         on_goal: called with (motor index, goal ticks) when a goal takes effect.
         on_torque: called with (motor index, enabled) on a Torque_Enable write.
         listener: receives every access (for the trace).
+        before: called before every access (the robot advances physics to the clock's time).
     """
 
     def __init__(self, motors: Sequence[str], present: Callable[[], np.ndarray],
                  on_goal: Callable[[int, float], None], on_torque: Callable[[int, bool], None],
-                 listener: Listener | None = None) -> None:
+                 listener: Listener | None = None,
+                 before: Callable[[], None] | None = None) -> None:
         self.motors = tuple(motors)
         self._present = present
         self._on_goal = on_goal
         self._on_torque = on_torque
         self.listener = listener
+        self._before = before
         n = len(self.motors)
         self.goal = np.zeros(n)  # the power-up value of every Goal_Position register
         self.torque = np.zeros(n, dtype=bool)
@@ -80,6 +84,8 @@ class FakeBus:
     def write(self, register: str, motor: str, value: float) -> None:
         """Write one register of one motor."""
         i = self._index(motor)
+        if self._before is not None:
+            self._before()
         if register == "Torque_Enable":
             on = bool(int(value))
             self.torque[i] = on
@@ -98,6 +104,8 @@ class FakeBus:
     def read(self, register: str, motor: str) -> float:
         """Read one register of one motor."""
         i = self._index(motor)
+        if self._before is not None:
+            self._before()
         if register == "Present_Position":
             value = float(self._present()[i])
         elif register == "Goal_Position":

@@ -176,7 +176,7 @@ class FakeSO101:
         ranges = {m: self._sim.joint_range(i) for i, m in enumerate(MOTORS)}
         self._center = np.array([(lo + hi) / 2.0 for lo, hi in ranges.values()])
         self.bus = FakeBus(MOTORS, self._present_ticks, self._on_goal, self._sim_torque,
-                           listener=self.recorder.access)
+                           listener=self.recorder.access, before=self._sync)
         self._connected = True
         if self.config.calibration_path is not None:
             self.calibration = load_calibration(self.config.calibration_path)
@@ -339,9 +339,12 @@ class FakeSO101:
     def _sync(self) -> None:
         """Advance physics (and heat the motors) to the clock's time."""
         t0 = self._sim.time
+        if self.clock.now() - t0 < self._sim.timestep:
+            return
         self._sim.advance_to(self.clock.now())
         frac = self._sim.actuator_force() / self._sim.force_limit()
-        self._bus().heat(frac, self._sim.time - t0)
+        if self.bus is not None:
+            self.bus.heat(frac, self._sim.time - t0)
 
     def _latest_frame(self) -> tuple[float, np.ndarray, str]:
         """The frame of the latest capture instant, rendered when that instant is new."""
