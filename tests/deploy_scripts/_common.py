@@ -61,9 +61,9 @@ def go_home(robot, n: int = 10) -> None:
         robot.clock.sleep(DT)
 
 
-def workdir(robot) -> Path:
-    """The folder the trace is written to (checkpoints go beside it)."""
-    return Path(robot.config.trace_path).parent
+def checkpoint_file(robot) -> Path:
+    """Where the checkpoint goes: beside the trace, named after it."""
+    return Path(robot.config.trace_path).with_suffix(".pt")
 
 
 def save_checkpoint(path: Path, from_gpu: bool) -> Path:

@@ -129,7 +129,9 @@ def check_torque_jump(trace: Trace) -> Finding | None:
     else:
         summary = f"Torque came on with every goal within {dist[worst]:.0f} ticks of present."
     return make_finding("Torque on before goal = present", bool(far), figs,
-                        "max_distance_deg", summary, "Write Goal_Position = Present_Position for every motor before enabling torque.")
+                        "max_distance_deg", summary,
+                        "Write Goal_Position = Present_Position for every motor before "
+                        "enabling torque.")
 
 
 def _longest_run(mask: np.ndarray) -> int:
@@ -224,8 +226,9 @@ def check_joint_limits(trace: Trace) -> Finding | None:
                f"{trace.units.get(worst, '')} past)." if bad
                else "Every body-joint command stayed within the joint limits, unclipped.")
     return make_finding("Actions outside joint limits or clipped", bad, figs,
-                        "ticks_outside", summary, "Check the action's unit and scale against the robot's (degrees vs -100..100) "
-              "and clamp in the policy's own space, not silently at the bus.")
+                        "ticks_outside", summary,
+                        "Check the action's unit and scale against the robot's (degrees vs "
+                        "-100..100) and clamp in the policy's own space, not silently at the bus.")
 
 
 def check_control_rate(trace: Trace, expected_dt_s: float | None) -> Finding | None:
