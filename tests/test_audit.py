@@ -238,11 +238,14 @@ def test_stale_first_frame_by_hash_without_reset_events(tmp_path: Path) -> None:
 
 
 def test_stale_first_frame_from_image_age(tmp_path: Path) -> None:
-    recs = [{"tick": 0, "episode": 0, "t": 1.0, "events": ["reset"],
+    recs = [{"tick": 0, "episode": 0, "t": 1.0, "events": [{"name": "reset", "t": 0.9}],
              "observation": {"image_age_s": 0.3}},
             {"tick": 1, "episode": 0, "t": 1.1, "observation": {"image_age_s": 0.01}}]
     f = check_stale_first_frame(read_trace(_write(tmp_path / "a.jsonl", recs)))
-    assert f is not None and f.figures["max_taken_before_reset_s"] == pytest.approx(0.3)
+    assert f is not None and f.figures["max_taken_before_reset_s"] == pytest.approx(0.2)
+    recs[0]["events"] = ["reset"]  # a name without a time: only the hash test could apply
+    f = check_stale_first_frame(read_trace(_write(tmp_path / "b.jsonl", recs)))
+    assert f is not None and f.verdict is Verdict.ELIMINATED and f.figures["resets_logged"] == 0
 
 
 def test_torque_jump_from_first_action_without_registers(tmp_path: Path) -> None:

@@ -62,7 +62,8 @@ def check_torque_jump(trace: Trace) -> Finding | None:
     """Torque enabled while goal and present differ: each joint's distance [ticks, deg]
     between the goal in force and the present position when torque came on.
 
-    Uses register writes and reads when the trace has them (the goal register reads
+    Every off -> on transition counts (the worst per joint is kept). Uses register writes
+    and reads when the trace has them (the goal register reads
     ``meta.power_up_goal_ticks``, 0 by default, until written); else the first action
     against the first observation, through ``meta.calibration``.
     """
@@ -85,7 +86,7 @@ def check_torque_jump(trace: Trace) -> Finding | None:
                 goal[w.motor] = w.value
             elif w.register == "Torque_Enable":
                 on = w.value >= 0.5
-                if on and not torque.get(w.motor, False) and w.motor not in dist:
+                if on and not torque.get(w.motor, False):
                     p = present.get(w.motor)
                     if p is None:
                         feat = f"{w.motor}.pos"
@@ -93,8 +94,9 @@ def check_torque_jump(trace: Trace) -> Finding | None:
                                 trace.observation[feat][w.row]):
                             p = _to_ticks(float(trace.observation[feat][w.row]), w.motor,
                                           trace.units.get(feat, "deg"), meta)
-                    if p is not None:
-                        dist[w.motor] = abs(goal.get(w.motor, 0.0) - p)
+                    if p is not None:  # the worst of every off -> on transition
+                        d = abs(goal.get(w.motor, 0.0) - p)
+                        dist[w.motor] = max(d, dist.get(w.motor, 0.0))
                 torque[w.motor] = on
     else:
         source = "first_action"

@@ -23,7 +23,8 @@ TIME_EPS_S = 1e-6
 def _reset_time(trace: Trace, rows: np.ndarray, first_row: int) -> float | None:
     """The latest ``reset`` event of the episode at or before its first image (None if none)."""
     first_t = float(trace.t[first_row])
-    cands = [e.t for e in trace.events if e.name == "reset" and e.row in set(rows.tolist())
+    in_episode = set(rows.tolist())
+    cands = [e.t for e in trace.events if e.name == "reset" and e.row in in_episode
              and e.t <= first_t + TIME_EPS_S]
     if not cands and rows[0] > 0:  # a writer may log the reset with the previous tick
         cands = [e.t for e in trace.events if e.name == "reset" and e.row == rows[0] - 1]

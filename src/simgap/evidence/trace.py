@@ -8,7 +8,7 @@ JSON Lines, one object per control tick::
      "action": {<feature>: number}, "sent": {<feature>: number},
      "writes": [{"motor": str, "register": str, "value": number}],
      "reads": [{"motor": str, "register": str, "value": number}],
-     "events": [str | {"name": str, "t": float}],
+     "events": [str | {"name": str, "t": float}],   # a bare string has no time
      "units": {<feature>: unit}}          # optional per-record unit declaration
 
 The first record may carry ``meta``. The reader validates and returns values; it computes
@@ -58,7 +58,8 @@ class RegisterEntry:
 
 @dataclass(frozen=True)
 class TraceEvent:
-    """An event (``reset``, ``connect``, ...) at time ``t`` [s], listed in record ``row``."""
+    """An event (``reset``, ``connect``, ...) at time ``t`` [s] (NaN when the trace gave only
+    the name), listed in record ``row``."""
 
     row: int
     name: str
@@ -228,7 +229,7 @@ def read_trace(path: str | Path) -> Trace:
         reads += _entries(rec, "reads", row, path, line)
         for ev in rec.get("events") or []:
             if isinstance(ev, str):
-                events.append(TraceEvent(row, ev, _num(rec["t"], path, line, "t")))
+                events.append(TraceEvent(row, ev, math.nan))  # a name without a time
             elif isinstance(ev, Mapping) and "name" in ev:
                 events.append(TraceEvent(row, str(ev["name"]),
                                          _num(ev.get("t", rec["t"]), path, line, "events.t")))
