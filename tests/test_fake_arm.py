@@ -145,6 +145,7 @@ def test_camera_frame_age_and_reset(tmp_path: Path) -> None:
     obs = r.get_observation()
     img = obs["wrist"]
     assert img.shape == (24, 32, 3) and img.dtype == np.uint8
+    assert r.frame_age_s == pytest.approx(0.064, abs=1e-9)
     r.send_action({"gripper.pos": 50.0})
     r.reset_scene((0.22, 0.05))
     r.get_observation()  # same capture slot: the frame from before the reset

@@ -234,13 +234,18 @@ def check_joint_limits(trace: Trace) -> Finding | None:
 
 
 def check_control_rate(trace: Trace, expected_dt_s: float | None) -> Finding | None:
-    """The control period within episodes against the rig's (or ``meta.control_dt_s``)."""
+    """The control period between consecutive actions within episodes, against the rig's
+    (or ``meta.control_dt_s``)."""
     exp = expected_dt_s if expected_dt_s is not None else trace.meta.get("control_dt_s")
     if exp is None or len(trace) < 3:
         return None
     exp = float(exp)
-    same = trace.episode[1:] == trace.episode[:-1]
-    dt = np.diff(trace.t)[same]
+    acted = np.zeros(len(trace), dtype=bool)  # records that sent an action (not bookkeeping)
+    for col in trace.action.values():
+        acted |= np.isfinite(col)
+    t, ep = trace.t[acted], trace.episode[acted]
+    same = ep[1:] == ep[:-1]
+    dt = np.diff(t)[same]
     dt = dt[np.isfinite(dt)]
     if dt.size < 2:
         return None

@@ -127,6 +127,8 @@ class FakeSO101:
         self._frame: tuple[float, np.ndarray, str] | None = None
         self._rng = np.random.default_rng(self.config.seed)
         self._connected = False
+        self.frame_age_s: float | None = None
+        """Age [s] of the image the last ``get_observation`` returned (None: no camera)."""
 
     # ---- LeRobot's Robot interface -------------------------------------------------------
     @property
@@ -220,9 +222,10 @@ class FakeSO101:
         if self.config.cameras:
             key = next(iter(self.config.cameras))
             t_img, image, sha = self._latest_frame()
-            obs[key] = image
+            obs[key] = image.copy()
             stamp = {"image_t": t_img, "image_age_s": self.clock.now() - t_img,
                      "image_sha1": sha}
+            self.frame_age_s = stamp["image_age_s"]
         self.recorder.observation({**{k: v for k, v in obs.items() if k.endswith(".pos")},
                                    **stamp})
         return obs
