@@ -306,3 +306,17 @@ def test_robot_must_be_connected() -> None:
     r = FakeSO101()
     with pytest.raises(InputError, match="connect"):
         r.get_observation()
+
+
+def test_runs_on_the_menagerie_so101(shared_data: Path, tmp_path: Path) -> None:
+    r = FakeSO101(FakeSO101Config(model_path=shared_data / "so101" / "scene_box.xml",
+                                  keyframe=None, object_body="box",
+                                  write_goal_before_torque=True))
+    r.connect()
+    assert r.present_ticks()["elbow_flex"] == 2048  # qpos0 is mid-range on a symmetric joint
+    r.send_action({"elbow_flex.pos": 30.0})
+    r.clock.sleep(1.0)
+    assert r.get_observation()["elbow_flex.pos"] == pytest.approx(30.0, abs=1.0)
+    x, y = r.reset_scene((0.3, 0.05))
+    assert r._sim.object_xy() == pytest.approx((x, y))
+    r.disconnect()

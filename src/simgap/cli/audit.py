@@ -51,6 +51,9 @@ def fake_arm(
                                  "(LeRobot's use_degrees) or -100..100."),
     camera: bool = typer.Option(False, "--camera", help="Render the wrist camera (64x64)."),
     realtime: bool = typer.Option(False, "--realtime", help="Follow the wall clock."),
+    model: Path | None = typer.Option(None, "--model", help="MJCF of the arm (default: the "
+                                      "bundled demo SO-101); six position actuators "
+                                      "shoulder_pan .. gripper."),
     rig: Path | None = typer.Option(None, "--rig", help="Audit the trace against this rig."),
     json_path: Path | None = typer.Option(None, "--json", help="Write the audit as JSON."),
 ) -> None:
@@ -58,7 +61,8 @@ def fake_arm(
     from simgap.audit import run_audit
     from simgap.fakearm.script import run_script
 
-    run_script(script, trace, use_degrees=degrees, camera=camera, realtime=realtime)
+    run_script(script, trace, use_degrees=degrees, camera=camera, realtime=realtime,
+               model_path=model)
     console.print(f"trace: {trace}", highlight=False)
     report = run_audit(trace, rig)
     for f in report.findings:

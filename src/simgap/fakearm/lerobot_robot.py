@@ -61,6 +61,8 @@ def register() -> tuple[type, type]:
         log_temperature: bool = False
         trace_path: str | None = None
         model_path: str | None = None
+        keyframe: str | None = "rest"
+        object_body: str | None = "cube"
         seed: int = 0
 
     class SimgapFakeSO101(Robot):
@@ -80,7 +82,8 @@ def register() -> tuple[type, type]:
                 write_goal_before_torque=config.write_goal_before_torque,
                 realtime=config.realtime, control_dt_s=config.control_dt_s,
                 log_temperature=config.log_temperature, trace_path=config.trace_path,
-                model_path=config.model_path, seed=config.seed))
+                model_path=config.model_path, keyframe=config.keyframe,
+                object_body=config.object_body, seed=config.seed))
 
         @property
         def observation_features(self) -> dict[str, Any]:

@@ -76,6 +76,8 @@ class FakeSO101Config:
         use_degrees: body joints in degrees (True) or -100..100 (False).
         cameras: camera key -> camera (LeRobot's ``cameras``); empty renders nothing.
         model_path: MJCF of the arm (default: the bundled demo SO-101).
+        keyframe: keyframe the arm powers up in (``rest`` in the demo model; none: qpos0).
+        object_body: free body that ``reset_scene`` moves (``cube`` in the demo model).
         calibration_path: a LeRobot calibration JSON; default: ranges from the model.
         max_relative_target: per-step clip against the present position (normalised units).
         disable_torque_on_disconnect: as LeRobot.
@@ -94,6 +96,8 @@ class FakeSO101Config:
     use_degrees: bool = True
     cameras: Mapping[str, FakeCameraConfig] = field(default_factory=dict)
     model_path: str | Path | None = None
+    keyframe: str | None = "rest"
+    object_body: str | None = "cube"
     calibration_path: str | Path | None = None
     max_relative_target: float | None = None
     disable_torque_on_disconnect: bool = True
@@ -170,7 +174,8 @@ class FakeSO101:
             model_path: str | Path = demo_model_path()
         else:
             model_path = self.config.model_path
-        self._sim = ArmSim(model_path, camera=cam)
+        self._sim = ArmSim(model_path, camera=cam, keyframe=self.config.keyframe,
+                           object_body=self.config.object_body)
         if tuple(self._sim.joint_names) != MOTORS:
             raise InputError(file=model_path, field="actuators",
                              expected=f"position actuators on {', '.join(MOTORS)} in this order",

@@ -21,8 +21,9 @@ from simgap.fakearm.robot import FakeCameraConfig, FakeSO101, FakeSO101Config
 
 
 def make_config(overrides: Mapping[str, Any], *, trace_path: str | Path,
-                use_degrees: bool = True, camera: bool = False,
-                realtime: bool = False, source: Path | None = None) -> FakeSO101Config:
+                use_degrees: bool = True, camera: bool = False, realtime: bool = False,
+                model_path: str | Path | None = None,
+                source: Path | None = None) -> FakeSO101Config:
     """A ``FakeSO101Config`` from command-line choices and a script's ``FAKE_ARM`` dict."""
     fields = {f.name for f in dataclasses.fields(FakeSO101Config)}
     for key in overrides:
@@ -32,6 +33,8 @@ def make_config(overrides: Mapping[str, Any], *, trace_path: str | Path,
                              fix=f"use one of: {', '.join(sorted(fields))}")
     base: dict[str, Any] = {"use_degrees": use_degrees, "realtime": realtime,
                             "trace_path": trace_path}
+    if model_path is not None:
+        base["model_path"] = model_path
     if camera:
         base["cameras"] = {"wrist": FakeCameraConfig()}
     base.update(overrides)
@@ -42,7 +45,8 @@ def make_config(overrides: Mapping[str, Any], *, trace_path: str | Path,
 
 
 def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool = True,
-               camera: bool = False, realtime: bool = False) -> FakeSO101:
+               camera: bool = False, realtime: bool = False,
+               model_path: str | Path | None = None) -> FakeSO101:
     """Import ``script``, build the fake arm, call ``run(robot)``; the trace is written on
     disconnect (done here if the script forgot). Returns the robot."""
     script = Path(script)
@@ -63,7 +67,7 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
                              got="nothing", fix="define def run(robot): ... in the script")
         config = make_config(getattr(module, "FAKE_ARM", {}), trace_path=trace_path,
                              use_degrees=use_degrees, camera=camera, realtime=realtime,
-                             source=script)
+                             model_path=model_path, source=script)
         robot = FakeSO101(config)
         try:
             run(robot)
