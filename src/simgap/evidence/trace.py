@@ -1,0 +1,332 @@
+"""Deployment trace reader (format item 8, documented in docs/plumbing.md).
+
+JSON Lines, one object per control tick::
+
+    {"tick": int, "episode": int, "t": float,
+     "observation": {<feature>: number, ..., "image_t": float, "image_age_s": float,
+                     "image_sha1": str},
+     "action": {<feature>: number}, "sent": {<feature>: number},
+     "writes": [{"motor": str, "register": str, "value": number}],
+     "reads": [{"motor": str, "register": str, "value": number}],
+     "events": [str | {"name": str, "t": float}],   # a bare string has no time
+     "units": {<feature>: unit}}          # optional per-record unit declaration
+
+The first record may carry ``meta``. The reader validates and returns values; it computes
+nothing. Also here: ``probe_checkpoint``, which loads a checkpoint on the CPU (torch).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simgap.errors import InputError, MissingExtraError, NameNotFoundError
+from simgap.rig import Rig
+
+MOTORS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
+                           "wrist_roll", "gripper")
+JOINT_FEATURES: tuple[str, ...] = tuple(f"{m}.pos" for m in MOTORS)
+"""LeRobot's SO-101 joint features (observation and action)."""
+TEMPERATURE_FEATURES: tuple[str, ...] = tuple(f"{m}.temperature" for m in MOTORS)
+"""Optional observation features: motor temperatures [deg C]."""
+IMAGE_STAMPS: tuple[str, ...] = ("image_t", "image_age_s", "image_sha1")
+FEATURE_UNITS: tuple[str, ...] = ("deg", "m100", "pct", "rad", "ticks")
+
+
+@dataclass(frozen=True)
+class RegisterEntry:
+    """One register write or read, in the order the record lists it.
+
+    Attributes:
+        row: index of the record (0-based row, not the tick number).
+        motor: motor name.
+        register: register name (``Torque_Enable``, ``Goal_Position``, ...).
+        value: the value (ticks, 0/1, deg C).
+    """
+
+    row: int
+    motor: str
+    register: str
+    value: float
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """An event (``reset``, ``connect``, ...) at time ``t`` [s] (NaN when the trace gave only
+    the name), listed in record ``row``."""
+
+    row: int
+    name: str
+    t: float
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A deployment trace, column-wise. Missing numbers are NaN.
+
+    Attributes:
+        source: the file read.
+        meta: the first record's ``meta``.
+        tick: tick numbers, shape (N,).
+        episode: episode index per tick, shape (N,).
+        t: time the action was sent [s], shape (N,).
+        observation: feature -> values, shape (N,) each (joints and temperatures).
+        action: feature -> values as the script asked, shape (N,).
+        sent: feature -> values actually sent (after clipping), shape (N,).
+        units: feature -> unit (``deg``, ``m100``, ``pct``, ``rad``, ``ticks``).
+        image_t: capture time of the observation's image [s], shape (N,).
+        image_age_s: age of the image when read [s], shape (N,).
+        image_sha1: hash of the image per tick (None where absent).
+        writes: register writes in order.
+        reads: register reads in order.
+        events: events in order.
+    """
+
+    source: Path | None
+    meta: Mapping[str, Any]
+    tick: np.ndarray
+    episode: np.ndarray
+    t: np.ndarray
+    observation: Mapping[str, np.ndarray]
+    action: Mapping[str, np.ndarray]
+    sent: Mapping[str, np.ndarray]
+    units: Mapping[str, str]
+    image_t: np.ndarray
+    image_age_s: np.ndarray
+    image_sha1: tuple[str | None, ...]
+    writes: tuple[RegisterEntry, ...] = ()
+    reads: tuple[RegisterEntry, ...] = ()
+    events: tuple[TraceEvent, ...] = field(default=())
+
+    def __len__(self) -> int:
+        return int(self.tick.size)
+
+
+def _num(v: Any, path: Path, line: int, key: str) -> float:
+    if v is None:
+        return math.nan
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(file=path, field=f"line {line}: {key}", expected="a number", got=v)
+    return float(v)
+
+
+def _entries(rec: Mapping[str, Any], key: str, row: int, path: Path, line: int
+             ) -> list[RegisterEntry]:
+    out = []
+    for e in rec.get(key) or []:
+        if not (isinstance(e, Mapping) and {"motor", "register", "value"} <= set(e)):
+            raise InputError(file=path, field=f"line {line}: {key}",
+                             expected="objects with motor, register and value", got=e)
+        out.append(RegisterEntry(row, str(e["motor"]), str(e["register"]),
+                                 _num(e["value"], path, line, f"{key}.value")))
+    return out
+
+
+def _default_unit(feature: str, meta: Mapping[str, Any]) -> str:
+    if feature.startswith("gripper"):
+        return "pct"
+    return "deg" if meta.get("use_degrees", True) else "m100"
+
+
+def read_trace(path: str | Path) -> Trace:
+    """Read and validate a deployment trace.
+
+    Raises:
+        InputError: not JSON Lines; a record lacks ``tick``/``episode``/``t``; ticks are
+            missing (a gap) or repeated; a feature name is unknown (the known ones are
+            listed); one feature is declared in two units.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(file=path, expected="a deployment trace (JSON Lines)",
+                         got="no such file", fix="record one with the fake arm or your rig "
+                         "(docs/plumbing.md)")
+    recs: list[tuple[int, dict[str, Any]]] = []
+    for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not text.strip():
+            continue
+        try:
+            rec = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(file=path, field=f"line {i}", expected="one JSON object per line",
+                             got=str(e)) from e
+        if not isinstance(rec, dict):
+            raise InputError(file=path, field=f"line {i}", expected="a JSON object",
+                             got=type(rec).__name__)
+        for key in ("tick", "episode", "t"):
+            if key not in rec:
+                raise InputError(file=path, field=f"line {i}: {key}",
+                                 expected="tick, episode and t in every record", got="nothing")
+        recs.append((i, rec))
+    if not recs:
+        raise InputError(file=path, expected="at least one tick record", got="an empty file")
+    meta = recs[0][1].get("meta") or {}
+    if not isinstance(meta, Mapping):
+        raise InputError(file=path, field="meta", expected="an object", got=meta)
+    ticks = np.array([int(_num(r["tick"], path, i, "tick")) for i, r in recs])
+    steps = np.diff(ticks)
+    if np.any(steps != 1):
+        k = int(np.flatnonzero(steps != 1)[0])
+        a, b = int(ticks[k]), int(ticks[k + 1])
+        missing = list(range(a + 1, b))
+        raise InputError(
+            file=path, field=f"line {recs[k + 1][0]}: tick",
+            expected=f"consecutive ticks (tick {a} then {a + 1})",
+            got=f"tick {b}" + (f"; missing ticks {missing[:10]}"
+                               + (" ..." if len(missing) > 10 else "") if missing else
+                               " (repeated or out of order)"),
+            fix="record every control tick; a dropped tick hides what was sent")
+    n = len(recs)
+    known_obs = set(JOINT_FEATURES) | set(TEMPERATURE_FEATURES) | set(IMAGE_STAMPS)
+    obs: dict[str, np.ndarray] = {}
+    act: dict[str, np.ndarray] = {}
+    sent: dict[str, np.ndarray] = {}
+    img_t = np.full(n, np.nan)
+    img_age = np.full(n, np.nan)
+    sha: list[str | None] = [None] * n
+    declared: dict[str, dict[str, int]] = {}
+    meta_units = meta.get("units") or {}
+    writes: list[RegisterEntry] = []
+    reads: list[RegisterEntry] = []
+    events: list[TraceEvent] = []
+    for row, (line, rec) in enumerate(recs):
+        units = {**meta_units, **(rec.get("units") or {})}
+        for section, store, known in (("observation", obs, known_obs),
+                                      ("action", act, set(JOINT_FEATURES)),
+                                      ("sent", sent, set(JOINT_FEATURES))):
+            d = rec.get(section) or {}
+            if not isinstance(d, Mapping):
+                raise InputError(file=path, field=f"line {line}: {section}",
+                                 expected="an object of feature values", got=d)
+            for key, value in d.items():
+                if key not in known:
+                    raise NameNotFoundError(f"{section} feature", key, known, file=path,
+                                            field=f"line {line}: {section}")
+                if key == "image_sha1":
+                    sha[row] = None if value is None else str(value)
+                    continue
+                v = _num(value, path, line, f"{section}.{key}")
+                if key == "image_t":
+                    img_t[row] = v
+                elif key == "image_age_s":
+                    img_age[row] = v
+                else:
+                    store.setdefault(key, np.full(n, np.nan))[row] = v
+                    if key in JOINT_FEATURES:
+                        unit = str(units.get(key, _default_unit(key, meta)))
+                        if unit not in FEATURE_UNITS:
+                            raise InputError(file=path, field=f"line {line}: units.{key}",
+                                             expected=f"one of {', '.join(FEATURE_UNITS)}",
+                                             got=unit)
+                        declared.setdefault(key, {}).setdefault(unit, int(ticks[row]))
+        writes += _entries(rec, "writes", row, path, line)
+        reads += _entries(rec, "reads", row, path, line)
+        for ev in rec.get("events") or []:
+            if isinstance(ev, str):
+                events.append(TraceEvent(row, ev, math.nan))  # a name without a time
+            elif isinstance(ev, Mapping) and "name" in ev:
+                events.append(TraceEvent(row, str(ev["name"]),
+                                         _num(ev.get("t", rec["t"]), path, line, "events.t")))
+            else:
+                raise InputError(file=path, field=f"line {line}: events",
+                                 expected='strings or {"name": str, "t": float}', got=ev)
+    for key, seen in declared.items():
+        if len(seen) > 1:
+            where = ", ".join(f"{u} from tick {t}" for u, t in seen.items())
+            raise InputError(file=path, field=f"units.{key}",
+                             expected="one unit per feature for the whole trace",
+                             got=f"mixed units: {where}",
+                             fix="convert every value of the feature to one unit before "
+                                 "writing the trace")
+    unit_map = {k: next(iter(v)) for k, v in declared.items()}
+    return Trace(
+        source=path, meta=dict(meta), tick=ticks,
+        episode=np.array([int(_num(r["episode"], path, i, "episode")) for i, r in recs]),
+        t=np.array([_num(r["t"], path, i, "t") for i, r in recs]),
+        observation=obs, action=act, sent=sent, units=unit_map, image_t=img_t,
+        image_age_s=img_age, image_sha1=tuple(sha), writes=tuple(writes), reads=tuple(reads),
+        events=tuple(events))
+
+
+def trace_from_rig(rig: Rig) -> Trace | None:
+    """The rig's ``evidence.trace``, read; None when the rig names none."""
+    if rig.evidence.trace is None:
+        return None
+    return read_trace(rig.evidence.trace)
+
+
+def checkpoint_path(trace: Trace) -> Path | None:
+    """The checkpoint named in the trace's meta, resolved against the trace's folder."""
+    ck = trace.meta.get("checkpoint")
+    if not ck:
+        return None
+    p = Path(str(ck))
+    if not p.is_absolute() and trace.source is not None:
+        p = trace.source.parent / p
+    return p
+
+
+@dataclass(frozen=True)
+class CheckpointProbe:
+    """What loading a checkpoint on this machine's CPU showed.
+
+    Attributes:
+        path: the checkpoint.
+        locations: storage locations recorded in the file (``cpu``, ``cuda:0``, ...).
+        loads_plain: ``torch.load(path)`` (no map_location) succeeded here.
+        plain_error: its error message, if it failed.
+        loads_cpu: ``torch.load(path, map_location="cpu", weights_only=True)`` succeeded.
+        cpu_error: its error message, if it failed.
+        cuda_available: whether this machine has CUDA.
+    """
+
+    path: Path
+    locations: tuple[str, ...]
+    loads_plain: bool
+    plain_error: str | None
+    loads_cpu: bool
+    cpu_error: str | None
+    cuda_available: bool
+
+
+def probe_checkpoint(path: str | Path) -> CheckpointProbe:
+    """Load a checkpoint on the CPU, with and without a CPU map location.
+
+    Raises:
+        InputError: the file does not exist.
+        MissingExtraError: torch is not installed.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(file=path, field="meta.checkpoint", expected="a checkpoint file",
+                         got="no such file", fix="point meta.checkpoint at the file the "
+                         "deployment loads (relative paths are against the trace's folder)")
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtraError("net", "torch", "Checking that a checkpoint loads") from None
+    seen: list[str] = []
+
+    def spy(storage: Any, location: str) -> Any:
+        seen.append(str(location))
+        return storage
+
+    def attempt(**kw: Any) -> str | None:
+        try:
+            torch.load(path, weights_only=True, **kw)
+        except Exception as e:  # any failure to load is the finding
+            return f"{type(e).__name__}: {e}".strip()[:300]
+        return None
+
+    plain = attempt()
+    cpu = attempt(map_location="cpu")
+    attempt(map_location=spy)
+    return CheckpointProbe(path=path, locations=tuple(sorted(set(seen))),
+                           loads_plain=plain is None, plain_error=plain, loads_cpu=cpu is None,
+                           cpu_error=cpu, cuda_available=bool(torch.cuda.is_available()))
