@@ -134,3 +134,16 @@ def test_bad_inputs_name_the_field(kw: dict[str, float], field: str) -> None:
 def test_equal_rates_refused() -> None:
     with pytest.raises(InputError, match="different from p1"):
         sizing.fleiss_n(0.5, 0.5)
+
+
+def test_fast_barnard_region_equals_full_grid_mask() -> None:
+    fast = [exact_power._barnard_tails(n, 0.01) for n in range(1, 61)]
+    exact_power._barnard_tails.cache_clear()
+    exact_power._FAST_COUNTS = False
+    try:
+        slow = [exact_power._barnard_tails(n, 0.01) for n in range(1, 61)]
+    finally:
+        exact_power._FAST_COUNTS = True
+        exact_power._barnard_tails.cache_clear()
+    for (h1, l1), (h2, l2) in zip(fast, slow, strict=True):
+        assert np.array_equal(h1, h2) and np.array_equal(l1, l2)

@@ -29,6 +29,7 @@ from scipy import optimize, special, stats
 from simgap.evaluation.stats import log_binom_coeff
 
 _PI_GRID = 96
+_FAST_COUNTS = True  # row-wise binary search for the region (False: full-grid mask)
 
 
 def _binom_pmf_matrix(n: int, pis: np.ndarray) -> np.ndarray:
@@ -56,16 +57,21 @@ def _fisher_tails(n: int, alpha: float) -> np.ndarray:
     """
     lc = log_binom_coeff(n)
     lc2 = log_binom_coeff(2 * n)
-    # H[t, x1] = log C(n, t - x1) (-inf off the support) as a strided view, no gather.
-    pad = np.full(3 * n + 1, -np.inf)
-    pad[n:2 * n + 1] = lc
-    hankel = np.lib.stride_tricks.sliding_window_view(pad[::-1], n + 1)[2 * n::-1]
-    pmf = np.exp(hankel + (lc[None, :] - lc2[:, None]))
+    h = n // 2 + 1  # only x1 < t / 2 <= n / 2 is needed
+    # Rows t = 0..n; H[t, x1] = log C(n, t - x1) (-inf for x1 > t) as a strided view.
+    pad = np.full(2 * n + 1, -np.inf)
+    pad[n:] = lc
+    hankel = np.lib.stride_tricks.sliding_window_view(pad[::-1], h)[n::-1]
+    pmf = np.exp(hankel + (lc[None, :h] - lc2[: n + 1, None]))
     pval = 2.0 * np.cumsum(pmf, axis=1)
-    x1 = np.arange(n + 1)
-    t = np.arange(2 * n + 1)[:, None]
+    x1 = np.arange(h)
+    t = np.arange(n + 1)[:, None]
     ok = (2 * x1[None, :] < t) & (pval <= alpha * (1 + 1e-12))
-    return np.asarray(ok.sum(axis=1) - 1)
+    low = ok.sum(axis=1) - 1  # a_t for t = 0..n
+    # Totals above n mirror those below: (x1, x2) -> (n - x1, n - x2) maps t to 2n - t
+    # and keeps p-values, so a_{2n - t} = a_t + n - t.
+    high = low[:n][::-1] + np.arange(1, n + 1)
+    return np.asarray(np.concatenate([low, high]))
 
 
 def fisher_region(n: int, alpha: float) -> np.ndarray:
@@ -95,8 +101,13 @@ def _wald(n: int) -> np.ndarray:
 
 
 def _tail_counts(w: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per x1, how many x2 have w >= t (a prefix) and w <= -t (a suffix)."""
-    return (w >= t).sum(axis=1), (w <= -t).sum(axis=1)
+    """Per x1, how many x2 have w >= t (a prefix) and w <= -t (a suffix).
+
+    Compared exactly in floating point, as scipy does. w is exactly antisymmetric
+    (w[x1, x2] = -w[x2, x1]), so the suffix lengths are the column sums of the same mask.
+    """
+    mask = w >= t
+    return mask.sum(axis=1), mask.sum(axis=0)
 
 
 def _tail_prob(pmf1: np.ndarray, cum2: np.ndarray, hi: np.ndarray, lo: np.ndarray,
@@ -115,19 +126,43 @@ def _cum(pmf: np.ndarray) -> np.ndarray:
 def _barnard_tails(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Barnard's two-sided region as per-x1 tail counts (prefix of x2, suffix of x2)."""
     w = _wald(n)
+    rows = np.arange(n + 1)
+    monotone = _FAST_COUNTS and bool(np.all(np.diff(w, axis=1) <= 0))
+
+    def counts(t: float) -> tuple[np.ndarray, np.ndarray]:
+        if not monotone:
+            return _tail_counts(w, t)
+        # Row-wise binary search for the prefix w[x1, :] >= t (rows descend): the same
+        # comparisons as the full mask in O(n log n). Column x1 is then covered by the
+        # rows x2 whose prefix passes it, which by antisymmetry is the suffix w <= -t.
+        lo_i = np.zeros(n + 1, dtype=np.int64)
+        hi_i = np.full(n + 1, n + 1, dtype=np.int64)
+        while True:
+            active = lo_i < hi_i
+            if not active.any():
+                break
+            mid = (lo_i + hi_i) // 2
+            ok = active & (w[rows, np.minimum(mid, n)] >= t)
+            lo_i = np.where(ok, mid + 1, lo_i)
+            hi_i = np.where(active & ~ok, mid, hi_i)
+        hi = lo_i
+        if np.any(np.diff(hi) < 0):
+            return _tail_counts(w, t)
+        return hi, n + 1 - np.searchsorted(hi, rows, side="right")
+
     none = (np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1, dtype=np.int64))
     pis = np.linspace(0.5 / _PI_GRID, 0.5, _PI_GRID)
     pmf = _binom_pmf_matrix(n, pis)
     cum = _cum(pmf)
 
     def size(k: int) -> np.ndarray:
-        hi, lo = _tail_counts(w, values[k - 1])
+        hi, lo = counts(values[k - 1])
         return _tail_prob(pmf, cum, hi, lo)
 
     def refined(k: int) -> float:
         g = size(k)
         i = int(np.argmax(g))
-        hi, lo = _tail_counts(w, values[k - 1])
+        hi, lo = counts(values[k - 1])
 
         def neg(q: float) -> float:
             m = _binom_pmf_matrix(n, np.array([q]))
@@ -141,7 +176,7 @@ def _barnard_tails(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     # Candidate thresholds t*, largest first: first those in a band around the normal
     # critical value (cheap); all positive values when t* is not bracketed by the band.
     z = float(stats.norm.isf(alpha / 2))
-    values = np.unique(w[(w >= 0.5 * z) & (w <= z + 2.0)])[::-1]
+    values = np.unique(w[(w >= z - 0.3) & (w <= z + 0.6)])[::-1]
     if values.size < 2 or float(size(1).max()) > alpha or float(size(values.size).max()) <= alpha:
         values = np.unique(w[w > 0])[::-1]
     if values.size == 0:
@@ -160,7 +195,7 @@ def _barnard_tails(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
             lo_k -= 1
     if lo_k == 0:
         return none
-    hi_c, lo_c = _tail_counts(w, values[lo_k - 1])
+    hi_c, lo_c = counts(values[lo_k - 1])
     return hi_c.astype(np.int64), lo_c.astype(np.int64)
 
 
