@@ -165,3 +165,15 @@ def test_diagnose_report_opens_with_comparability(tmp_path: Path, demo_model: Pa
     findings = json.loads((tmp_path / "out" / "findings.json").read_text())
     assert findings["comparability"]["comparable"] is False
     assert comparability_from_rig(load_rig(write_rig(tmp_path / "r2", demo_model))) is None
+
+
+def test_compare_runs_the_sequential_test_on_paired_rounds(tmp_path: Path) -> None:
+    n = 12
+    states = f"states = {json.dumps([[0.2 + 0.01 * i, 0.0, 0.0] for i in range(n)])}"
+    a = read_manifest(write(tmp_path, "a.toml", manifest_text(outcomes=(True,) * n,
+                                                              states=states)))
+    b = read_manifest(write(tmp_path, "b.toml", manifest_text(
+        kind="real", outcomes=(False,) * n, states=states)))
+    seq = compare(a, b)["tests"]["sequential"]
+    # Every round discordant for A: E after m rounds = 2^m / (m + 1) first >= 20 at m = 8.
+    assert (seq["decision"], seq["stopped_at"]) == ("a_better", 8)

@@ -54,7 +54,12 @@ def compare(
                   _f(r["clopper_pearson"]))
     console.print(t)
     console.print("  ".join(f"{k} = {_f(v)}" for k, v in result["tests"].items()
-                            if k != "mcnemar"), highlight=False)
+                            if k not in ("mcnemar", "sequential")), highlight=False)
+    seq = result["tests"].get("sequential")
+    if seq:
+        console.print(f"sequential (anytime-valid, alpha {seq['alpha']:g}): {seq['decision']}"
+                      + (f" at round {seq['stopped_at']}" if seq["stopped_at"] else
+                         f" after {seq['rounds']} rounds"), highlight=False)
     write_json(json_path, result)
     if not result["comparable"] and not allow_mismatch:
         err_console.print("different task, not a gap: exiting 1 (pass --allow-mismatch to "

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from simgap.evaluation import stats
+from simgap.evaluation.sequential import sequential_test
 from simgap.evidence.manifest import Manifest, read_manifest
 
 MUST_MATCH = ("initial_states", "success.predicate", "success.threshold", "success.judge",
@@ -117,7 +118,7 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
     Keys: ``comparable``, ``verdict``, ``mismatches``, ``changed_variables``,
     ``more_than_one_variable``, ``message``, ``rates`` {name: rate_summary},
     ``tests`` {fisher_p, barnard_p, boschloo_p, p_a_better, difference, newcombe,
-    mcnemar_p, mcnemar}.
+    mcnemar_p, mcnemar, sequential}.
     """
     mism = differences(a, b)
     must = [m for m in mism if m["must_match"]]
@@ -136,6 +137,10 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
     sa, na, sb, nb = a.successes, a.n_trials, b.successes, b.n_trials
     paired = _paired(a, b)
     mc = stats.mcnemar(*paired) if paired else None
+    rounds = paired
+    if rounds is None and a.trials and len(a.trials) == len(b.trials):
+        rounds = ([t.success for t in a.trials], [t.success for t in b.trials])
+    seq = sequential_test(*rounds) if rounds else None
     tests: dict[str, Any] = {
         "fisher_p": stats.fisher_p(sa, na, sb, nb),
         "barnard_p": stats.barnard_p(sa, na, sb, nb),
@@ -146,6 +151,7 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
         "mcnemar_p": None if mc is None else mc.p_value,
         "mcnemar": None if mc is None else {"pairs": mc.pairs, "a_only": mc.a_only,
                                             "b_only": mc.b_only},
+        "sequential": None if seq is None else seq.to_dict(),
     }
     return {
         "comparable": comparable,
@@ -164,7 +170,10 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
                                       "independent uniform Beta(1, 1) priors",
                         "tests": "two-sided; Barnard with the pooled Wald statistic",
                         "mcnemar": "exact, on trials paired by initial state; null when the "
-                                   "runs do not share initial states trial by trial"},
+                                   "runs do not share initial states trial by trial",
+                        "sequential": "anytime-valid e-process over rounds (paired by initial "
+                                      "state, else in recorded order when the runs have "
+                                      "equally many trials); null otherwise"},
     }
 
 

@@ -26,6 +26,15 @@ from simgap.evaluation import exact_power
 from simgap.evaluation.stats import check_probability
 
 EXACT_TESTS = ("fisher", "barnard")
+EXACT_MAX_N = 2000
+"""The largest n per arm whose exact power is computed."""
+EXACT_DEFAULT_LIMIT = 1000
+"""``plan`` skips the exact sizes when the default n_max would exceed this."""
+
+
+def default_n_max(p1: float, p2: float, alpha: float, power: float) -> int:
+    """How far up the exact power must stay above target: 1.25 x Fleiss-cc + 10, >= 20."""
+    return max(math.ceil(1.25 * fleiss_n(p1, p2, alpha, power, cc=True)) + 10, 20)
 
 
 def _check(p1: float, p2: float, alpha: float, power: float) -> tuple[float, float]:
@@ -94,17 +103,22 @@ def exact_n(test: str, p1: float, p2: float, alpha: float = 0.05, power: float =
             n_max: int | None = None) -> ExactSize:
     """Smallest per-arm n at which the exact power reaches ``power`` and stays there to n_max.
 
-    Scans n downward from ``n_max`` (default: max(2 x the Fleiss size with continuity
-    correction, 20)) until the power first falls below the target, then a further quarter
-    of the way down to report the first n that reaches it.
+    Scans n downward from ``n_max`` (default: ``default_n_max``) until the power first
+    falls below the target, then a further tenth (at least 10) of the way down to report
+    the first n that reaches it.
+
+    Raises:
+        InputError: bad rates, alpha or power, or n_max outside 1..EXACT_MAX_N.
     """
     p1, p2 = _check(p1, p2, alpha, power)
     if test not in EXACT_TESTS:
         raise InputError(field="test", expected=f"one of {', '.join(EXACT_TESTS)}", got=test)
     if n_max is None:
-        n_max = max(2 * fleiss_n(p1, p2, alpha, power, cc=True), 20)
-    if n_max < 1:
-        raise InputError(field="n_max", expected="a positive number of trials", got=n_max)
+        n_max = default_n_max(p1, p2, alpha, power)
+    if not 1 <= n_max <= EXACT_MAX_N:
+        raise InputError(field="n_max", expected=f"a number of trials in 1..{EXACT_MAX_N} "
+                         "(exact power enumerates an (n + 1) x (n + 1) grid)", got=n_max,
+                         fix="use the normal approximations for larger sizes")
     n: int | None = None
     pw_n: float | None = None
     m = n_max
@@ -115,7 +129,7 @@ def exact_n(test: str, p1: float, p2: float, alpha: float = 0.05, power: float =
         n, pw_n = m, pw
         m -= 1
     first = n
-    stop = max(1, int(0.75 * m))
+    stop = max(1, m - max(10, m // 10))
     for k in range(m - 1, stop - 1, -1):
         if exact_power.power(test, k, p1, p2, alpha) >= power:
             first = k
@@ -187,8 +201,14 @@ def plan(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
     is given ``for_n`` {min_detectable (normal and Barnard), half_width, power}.
     """
     p1, p2 = _check(p1, p2, alpha, power)
-    fisher = exact_n("fisher", p1, p2, alpha, power, n_max)
-    barnard = exact_n("barnard", p1, p2, alpha, power, n_max)
+    horizon = default_n_max(p1, p2, alpha, power) if n_max is None else n_max
+    skipped = n_max is None and horizon > EXACT_DEFAULT_LIMIT
+    if skipped:
+        fisher = ExactSize("fisher", None, None, None, horizon)
+        barnard = ExactSize("barnard", None, None, None, horizon)
+    else:
+        fisher = exact_n("fisher", p1, p2, alpha, power, horizon)
+        barnard = exact_n("barnard", p1, p2, alpha, power, horizon)
     out: dict[str, Any] = {
         "inputs": {"p1": p1, "p2": p2, "alpha": alpha, "power": power, "sides": 2},
         "n_per_arm": {
@@ -204,15 +224,24 @@ def plan(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
         "definition": "exact sizes: the smallest n per arm whose exact power reaches the "
                       "target and stays there for every n up to n_max",
     }
+    if skipped:
+        out["exact"]["skipped"] = (f"the exact search would need n_max = {horizon} > "
+                                   f"{EXACT_DEFAULT_LIMIT}; the normal approximations are "
+                                   "accurate at these sizes (pass --n-max to force it)")
     if n is not None:
+        if n < 1:
+            raise InputError(field="n", expected="a positive number of trials per arm", got=n)
+        exact_ok = n <= EXACT_MAX_N
         out["for_n"] = {
             "n": n,
             "min_detectable": {"normal": min_detectable(n, p1, alpha, power, "normal"),
-                               "barnard_exact": min_detectable(n, p1, alpha, power,
-                                                               "barnard")},
+                               "barnard_exact": min_detectable(n, p1, alpha, power, "barnard")
+                               if exact_ok else None},
             "half_width": half_width(n, p1, 1 - alpha),
             "power": {"fleiss": fleiss_power(n, p1, p2, alpha),
-                      "fisher_exact": exact_power.power("fisher", n, p1, p2, alpha),
-                      "barnard_exact": exact_power.power("barnard", n, p1, p2, alpha)},
+                      "fisher_exact": exact_power.power("fisher", n, p1, p2, alpha)
+                      if exact_ok else None,
+                      "barnard_exact": exact_power.power("barnard", n, p1, p2, alpha)
+                      if exact_ok else None},
         }
     return out
