@@ -147,3 +147,14 @@ def test_fast_barnard_region_equals_full_grid_mask() -> None:
         exact_power._barnard_tails.cache_clear()
     for (h1, l1), (h2, l2) in zip(fast, slow, strict=True):
         assert np.array_equal(h1, h2) and np.array_equal(l1, l2)
+
+
+def test_exact_limits() -> None:
+    r = sizing.exact_n("fisher", 0.5, 0.8, n_max=20)  # 20 per arm never reach 80 % power
+    assert r.n is None and r.first_reached is None
+    with pytest.raises(InputError, match="'n_max'"):
+        sizing.exact_n("barnard", 0.5, 0.8, n_max=5000)
+    d = sizing.plan(0.5, 0.52)  # ~9900 per arm: the exact search is skipped, and says so
+    assert d["n_per_arm"]["fisher_exact"] is None and "skipped" in d["exact"]
+    assert d["n_per_arm"]["fleiss"] == math.ceil(samplesize_proportions_2indep_onetail(
+        0.02, 0.5, 0.8, alpha=0.05, alternative="two-sided"))
