@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from simgap.errors import InputError
+from simgap.evaluation.protocol import comparability_from_rig
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Diagnosis
 from simgap.ladder import Context, ProgressFn, run_ladder
@@ -34,7 +35,7 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
                   progress=progress or (lambda m, f: None),
                   options={"control_dt_s": control_dt_s} if control_dt_s else {})
-    diagnosis = run_ladder(ctx)
+    diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
     atomic_write_json(out / "findings.json", diagnosis.to_dict())
     write_report(diagnosis, out / "report.html")
     return diagnosis
