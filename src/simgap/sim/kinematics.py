@@ -212,3 +212,28 @@ class Kinematics:
     def camera_names(self) -> list[str]:
         """Every camera in the model."""
         return names(self.model, "camera")
+
+    @property
+    def fovy_deg(self) -> float:
+        """The camera's vertical field of view [deg]."""
+        return float(self.model.cam_fovy[self.cam_id])
+
+    def keyframe_q(self, name: str) -> np.ndarray | None:
+        """Joint angles [rad] (J,) of a named keyframe, or None when the model has none."""
+        kid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, name)
+        if kid < 0:
+            return None
+        out: np.ndarray = np.array(self.model.key_qpos[kid][self.qadr], dtype=float)
+        return out
+
+    def body_of_geom(self, geom: str) -> str:
+        """The name of the body a named geom belongs to."""
+        gid = object_id(self.model, "geom", geom, source=self.source)
+        bid = int(self.model.geom_bodyid[gid])
+        return mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_BODY, bid) or ""
+
+    def body_rest_z(self, body: str) -> float:
+        """Height [m] of a body's origin in the model's reference pose."""
+        bid = object_id(self.model, "body", body, source=self.source)
+        mujoco.mj_kinematics(self.model, self.data)
+        return float(self.data.xpos[bid][2])

@@ -51,13 +51,14 @@ class SceneRenderer:
         resolution: (height, width) rendered [px].
         policy_resolution: (height, width) the policy sees [px].
         object_body: body of the movable object (with a free joint), for ``object_pos``.
+        object_geom: the object's geom; its body is used when ``object_body`` is None.
         source: file named in errors (the rig or the model).
     """
 
     def __init__(self, model: mujoco.MjModel | str | Path, camera: str,
                  joint_names: Sequence[str], resolution: tuple[int, int] = (96, 96),
                  policy_resolution: tuple[int, int] = (16, 16), object_body: str | None = None,
-                 source: str | Path | None = None) -> None:
+                 object_geom: str | None = None, source: str | Path | None = None) -> None:
         if isinstance(model, mujoco.MjModel):
             self.model = model.__copy__()
         else:
@@ -76,6 +77,9 @@ class SceneRenderer:
         g.offheight = max(int(g.offheight), self.resolution[0])
         g.offwidth = max(int(g.offwidth), self.resolution[1])
         self._obj_qadr: int | None = None
+        if object_body is None and object_geom is not None:
+            object_body = self.kin.body_of_geom(object_geom)
+        self.object_body = object_body
         if object_body is not None:
             bid = object_id(self.model, "body", object_body, source=source)
             jadr = int(self.model.body_jntadr[bid])
@@ -194,3 +198,24 @@ def check_segmentation_ids(seg: npt.ArrayLike, n_geoms: int, source: str | Path 
                          expected=f"geom ids in -1..{n_geoms - 1}",
                          got=f"ids {bad.tolist()[:8]} the model does not have",
                          fix="render the segmentation with the same model as the regions")
+
+
+def region_ids(renderer: SceneRenderer, gripper_geoms: Sequence[str] = (),
+               object_geom: str | None = None) -> dict[str, tuple[int, ...]]:
+    """Geom ids of the named regions: ``jaws``, ``object`` and ``background``.
+
+    Jaws are ``gripper_geoms`` when given, else every geom that moves with the camera's
+    rigid body or below it (the gripper the camera looks at). The object is ``object_geom``
+    (no ids when None). The background is every plane geom (the floor) plus -1 (no geom).
+    A name the model lacks is an error that lists the model's geoms.
+    """
+    m = renderer.model
+    if gripper_geoms:
+        jaws = tuple(object_id(m, "geom", g, source=renderer.source) for g in gripper_geoms)
+    else:
+        jaws = tuple(renderer.kin.body_geoms())
+    obj = () if object_geom is None else (object_id(m, "geom", object_geom,
+                                                    source=renderer.source),)
+    planes = tuple(g for g in range(m.ngeom)
+                   if int(m.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_PLANE))
+    return {"jaws": jaws, "object": obj, "background": (-1,) + planes}
