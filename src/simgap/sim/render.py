@@ -22,9 +22,19 @@ import numpy as np
 import numpy.typing as npt
 
 from simgap.appearance.resample import resize_bilinear, resize_labels
-from simgap.errors import InputError, NameNotFoundError
+from simgap.errors import InputError, NameNotFoundError, SimgapError
 from simgap.sim.kinematics import CameraOffset, Kinematics, mat_to_quat
 from simgap.sim.model import load_model, names, object_id
+
+
+class RenderBackendError(SimgapError):
+    """No OpenGL context could be made for offscreen rendering."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(
+            f"offscreen rendering could not start ({why.strip() or 'no GL context'}). Set "
+            "MUJOCO_GL=osmesa and PYOPENGL_PLATFORM=osmesa (software, any machine; needs "
+            "libosmesa6) or MUJOCO_GL=egl (a GPU) in the environment before running simgap.")
 
 
 @dataclass(frozen=True)
@@ -88,8 +98,11 @@ class SceneRenderer:
                                  expected="a body with a free joint", got=object_body,
                                  fix="give the object a <freejoint/> in the model")
             self._obj_qadr = int(self.model.jnt_qposadr[jadr])
-        self._renderer: mujoco.Renderer | None = mujoco.Renderer(
-            self.model, self.resolution[0], self.resolution[1])
+        try:
+            self._renderer: mujoco.Renderer | None = mujoco.Renderer(
+                self.model, self.resolution[0], self.resolution[1])
+        except Exception as e:  # GL backends raise their own types (GLFW, EGL, OSMesa errors)
+            raise RenderBackendError(str(e)) from e
         self.n_renders = 0
 
     # ---- lifecycle ---------------------------------------------------------------------
@@ -219,3 +232,19 @@ def region_ids(renderer: SceneRenderer, gripper_geoms: Sequence[str] = (),
     planes = tuple(g for g in range(m.ngeom)
                    if int(m.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_PLANE))
     return {"jaws": jaws, "object": obj, "background": (-1,) + planes}
+
+
+def render_rig_view(model_path: str | Path, camera: str, joint_names: Sequence[str],
+                    q: npt.ArrayLike, resolution: tuple[int, int],
+                    policy_resolution: tuple[int, int] | None = None,
+                    camera_offset: CameraOffset | None = None) -> np.ndarray:
+    """One uint8 RGB view of a camera at joint angles ``q`` [rad]; resized like the policy's
+    input when ``policy_resolution`` is given (values rounded to uint8)."""
+    with SceneRenderer(model_path, camera, joint_names, resolution,
+                       policy_resolution or resolution) as r:
+        frame = r.render(q, camera_offset=camera_offset, segmentation=False)
+    if policy_resolution is None:
+        return frame.rgb
+    out: np.ndarray = np.clip(np.rint(resize_bilinear(frame.rgb, policy_resolution)), 0, 255
+                              ).astype(np.uint8)
+    return out
