@@ -181,7 +181,12 @@ def _visibility_finding(rig: Rig, vis: Visibility | None,
 
 
 def assess(ctx: Context) -> list[Finding]:
-    """Compare real frames with renders at the same joint angles."""
+    """Compare real frames with renders at the same joint angles.
+
+    Options (``ctx.options``): ``appearance_frames`` (frames compared, 12),
+    ``appearance_camera_frames`` (frames used for the camera search, 2) and
+    ``appearance_grid_m`` (distances [m] of the reach-of-view grid).
+    """
     rig = ctx.rig
     if rig.camera is None:
         return [not_measured(_SPEC, "Not measured: the rig has no [camera] section.")]
@@ -191,5 +196,8 @@ def assess(ctx: Context) -> list[Finding]:
     fs = ctx.evidence.get("frames", load_frames)
     states = ctx.evidence.get("initial_states", load_initial_states)
     ctx.progress("appearance: rendering", 0.0)
-    res, vis = run(rig, fs, states, max_frames=int(ctx.options.get("appearance_frames", 12)))
+    grid = ctx.options.get("appearance_grid_m")
+    res, vis = run(rig, fs, states, max_frames=int(ctx.options.get("appearance_frames", 12)),
+                   camera_frames=int(ctx.options.get("appearance_camera_frames", 2)),
+                   grid_m=None if grid is None else np.asarray(grid, dtype=float))
     return findings(rig, res, vis, states)

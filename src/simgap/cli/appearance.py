@@ -48,13 +48,16 @@ def appearance(
     out: Path | None = typer.Option(None, "--out", help="Folder for real/sim/difference PNGs "
                                                         "at the policy resolution."),
     frames: int = typer.Option(12, "--frames", help="Compare at most this many frames."),
+    camera_frames: int = typer.Option(2, "--camera-frames",
+                                      help="Frames used to search the camera's offset."),
 ) -> None:
     """Compare real frames with renders at the same joint angles, region by region."""
     from simgap.branches.appearance import assess
 
     r = load_rig(rig)
     ctx = Context(rig=r, evidence=EvidenceBundle(r), out_dir=out, seed=r.seed,
-                  options={"appearance_frames": frames})
+                  options={"appearance_frames": frames,
+                           "appearance_camera_frames": camera_frames})
     found = assess(ctx)
     _table(f"appearance: {r.name}", found)
     write_json(json_path, {"rig": r.name, "seed": r.seed,
