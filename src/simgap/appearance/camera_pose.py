@@ -8,8 +8,8 @@ the one whose image best matches the real frame over the pixels around the gripp
 normalised cross-correlation (insensitive to exposure gain and to a lifted black). The
 search scores renders at render resolution, box-blurred over half a policy pixel, because the
 policy's own aliased 2-of-6 sampling makes the score too rugged to search; the result is
-reported at the policy resolution. Candidates rotate the camera about its x and y axes and
-shift it along them (near parts of the gripper move more than far ones under a shift); the
+reported at the policy resolution. Candidates rotate the camera about its three axes and
+shift it along x and y (near parts of the gripper move more than far ones under a shift); the
 search is a coarse-to-fine compass search.
 
 The offset is reported as the mean displacement, at the policy resolution, of the gripper's
@@ -151,8 +151,9 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
     cache: dict[tuple[float, ...], float] = {}
 
     def offset_of(x: Sequence[float]) -> CameraOffset:
-        return CameraOffset(pos_m=(x[2] * 1e-3, x[3] * 1e-3, 0.0),
-                            rot_rad=(float(np.deg2rad(x[0])), float(np.deg2rad(x[1])), 0.0))
+        return CameraOffset(pos_m=(x[3] * 1e-3, x[4] * 1e-3, 0.0),
+                            rot_rad=(float(np.deg2rad(x[0])), float(np.deg2rad(x[1])),
+                                     float(np.deg2rad(x[2]))))
 
     def score(x: Sequence[float]) -> float:
         key = tuple(round(v, 9) for v in x)
@@ -168,19 +169,19 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
             cache[key] = float(np.mean(vals))
         return cache[key]
 
-    # compass search over (rot x [deg], rot y [deg], shift x [mm], shift y [mm])
-    best = [0.0, 0.0, 0.0, 0.0]
+    # compass search over (rot x, rot y, rot z [deg], shift x, shift y [mm])
+    best = [0.0] * 5
     best_s = nominal = score(best)
-    scale = np.array([1.0, 1.0, shift_mm_per_deg, shift_mm_per_deg])
+    scale = np.array([1.0, 1.0, 1.0, shift_mm_per_deg, shift_mm_per_deg])
+    limit = np.array([max_deg] * 3 + [max_deg * shift_mm_per_deg] * 2)
     step = step_deg
     while step >= min_step_deg - 1e-12:
         moved = False
-        for k in range(4):
+        for k in range(5):
             for sign in (1.0, -1.0):
                 cand = list(best)
                 cand[k] += sign * step * scale[k]
-                if max(abs(cand[0]), abs(cand[1])) > max_deg or \
-                        max(abs(cand[2]), abs(cand[3])) > max_deg * shift_mm_per_deg:
+                if abs(cand[k]) > limit[k]:
                     continue
                 s = score(cand)
                 if s > best_s + 1e-9:
