@@ -69,7 +69,12 @@ def twins(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> dict[st
                 ("B", "start", START, gb), ("B", "", Q2, gb)]
         write_frames(root / name / "frames", tw, plan, lift, seed=4)
         tw.close()
-        out[name] = write_rig(root / name, demo_model, 'frames = "frames"')
+        evidence = 'frames = "frames"'
+        if name == "perturbed":  # one initial state beyond training's x range (0.15..0.35)
+            (root / name / "real.toml").write_text(
+                "[initial_states]\nstates = [[0.25, 0.0, 0.0], [0.40, 0.02, 0.0]]\n")
+            evidence += '\nreal_manifest = "real.toml"'
+        out[name] = write_rig(root / name, demo_model, evidence)
     return out
 
 
@@ -109,8 +114,10 @@ def test_reach_of_view_from_the_start_pose(perturbed: dict[str, Finding]) -> Non
     d = np.array(OPTIONS["appearance_grid_m"])
     seen = np.asarray(vis.figures["grid_seen"]).any(axis=1)
     assert vis.figures["reach_of_view_m"] == pytest.approx(d[seen].max())
-    assert seen[0] is np.True_ or seen.any()
+    assert seen.any()
     assert not seen[-1]  # 28 cm from the axis is beyond what the start pose sees
+    assert vis.figures["initial_states_outside"] == 1
+    assert vis.verdict is Verdict.IMPLICATED
 
 
 def test_unperturbed_frames_raise_nothing(twins: dict[str, Path]) -> None:
