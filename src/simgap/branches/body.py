@@ -13,6 +13,7 @@ import numpy as np
 
 from simgap.body.frame_origin import FrameOrigin, frame_origin
 from simgap.body.zero_offsets import ZeroOffsetFit, fit_zero_offsets
+from simgap.errors import InputError
 from simgap.evidence.static_poses import StaticPoses, load_static_poses
 from simgap.finding import Finding, Verdict
 from simgap.ladder import LADDER, Context, not_measured
@@ -30,8 +31,6 @@ ORIGIN_TOL_M = 0.005
 def _kinematics(rig: Rig) -> Kinematics:
     cam = rig.camera.name if rig.camera is not None else None
     if cam is None:
-        from simgap.errors import InputError
-
         raise InputError(file=rig.source, field="camera.name",
                          expected="the camera that measured the static object", got="nothing",
                          fix="add a [camera] section naming the MJCF camera")

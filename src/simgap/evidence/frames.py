@@ -244,7 +244,10 @@ def read_dataset_frames(root: str | Path, rig: Rig, *, camera_key: str | None = 
                              expected="the camera's feature key", got="nothing",
                              fix=f"set camera.recorded to one of: {', '.join(keys) or 'none'}")
         key = keys[0]
-    feat = ds._feature(key)
+    if key not in ds.features:
+        raise NameNotFoundError("feature", key, ds.features, file=ds.root / INFO_PATH,
+                                field="camera.recorded")
+    feat = ds.features[key]
     q = _state(ds, rig, state_key)
     rows = np.arange(0, ds.table.num_rows, max(1, int(every)))
     dtype = feat.get("dtype")

@@ -184,7 +184,7 @@ class Kinematics:
         """The robot's own body as the camera sees it: geoms below the camera's rigid root."""
         return self.subtree_geoms(self.rigid_root())
 
-    def geom_ids(self, geom_names: Sequence[str], field: str = "geoms") -> list[int]:
+    def geom_ids(self, geom_names: Sequence[str]) -> list[int]:
         """Ids of named geoms; a miss lists the model's geoms."""
         return [object_id(self.model, "geom", g, source=self.source) for g in geom_names]
 
