@@ -1,0 +1,1 @@
+"""The appearance branch's pieces: resampling, regions, flags, camera pose, visibility."""

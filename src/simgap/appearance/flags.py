@@ -1,0 +1,148 @@
+"""The appearance flags: values in, a raised flag and its numbers out.
+
+- ``background_not_dark``: the real background is brighter than anything training showed
+  (``camera.training_background_max``). A simulated black is never a real black: a camera
+  compresses the range, so black cloth reads 18 with a locked exposure and more in auto.
+- ``exposure_mismatch``: the gripper's real/sim brightness ratio is off by more than the
+  tolerance (the camera's gain or exposure differs from the simulator's lighting).
+- ``exposure_drift``: the same region's ratio moves between recordings, or within one with
+  how much of the frame is bright (auto exposure left on, or a lock that was forgotten).
+- ``rest_pose_match``: the match was made at the rest pose only, or it disagrees with the
+  start pose, where the policy works (at rest the simulator may hide the jaws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+GAIN_TOL = 0.10
+"""Relative tolerance on a brightness ratio (10%)."""
+BACKGROUND_MARGIN = 8.0
+"""Levels (0..255) a real background may exceed training's brightest before it is flagged."""
+CORR_MIN = 0.5
+"""|Pearson r| between gain and bright fraction that marks exposure following the scene."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One check: raised or not, with the numbers behind it.
+
+    Attributes:
+        name: the flag's name.
+        raised: True when the check found a gap.
+        message: one sentence with the key number.
+        values: the numbers behind it.
+    """
+
+    name: str
+    raised: bool
+    message: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+def background_flag(levels: npt.ArrayLike, training_max: float,
+                    margin: float = BACKGROUND_MARGIN) -> Flag:
+    """Flag a real background brighter than training's brightest (per-frame medians, 0..255)."""
+    lv = np.asarray(levels, dtype=float)
+    lv = lv[np.isfinite(lv)]
+    if lv.size == 0:
+        return Flag("background_not_dark", False, "No background pixel to compare.",
+                    {"background_level": None, "training_background_max": training_max})
+    level = float(np.median(lv))
+    raised = level > training_max + margin
+    msg = (f"The real background reads {level:.0f} (0..255) where training showed at most "
+           f"{training_max:.0f}." if raised else
+           f"The real background reads {level:.0f}, within {margin:.0f} of training's "
+           f"{training_max:.0f}.")
+    return Flag("background_not_dark", raised, msg,
+                {"background_level": level, "training_background_max": training_max,
+                 "margin": margin})
+
+
+def mismatch_flag(gain: float | None, region: str = "jaws", tol: float = GAIN_TOL) -> Flag:
+    """Flag a real/sim brightness ratio further than ``tol`` from 1."""
+    if gain is None or not np.isfinite(gain):
+        return Flag("exposure_mismatch", False, f"No {region} pixel to compare.",
+                    {"gain": None, "tolerance": tol})
+    raised = abs(gain - 1.0) > tol
+    word = "brighter" if gain > 1 else "darker"
+    msg = f"The real {region} are {abs(gain - 1) * 100:.0f}% {word} than the simulator's."
+    return Flag("exposure_mismatch", raised, msg, {"gain": gain, "tolerance": tol})
+
+
+def drift_flag(gains: npt.ArrayLike, bright_fraction: npt.ArrayLike,
+               recordings: Sequence[str], tol: float = GAIN_TOL) -> Flag:
+    """Flag a region's gain that moves between recordings or follows the scene's brightness.
+
+    Args:
+        gains: per-frame real/sim ratio of one region (NaN where undefined), shape (N,).
+        bright_fraction: per-frame fraction of the real image that is bright, shape (N,).
+        recordings: per-frame recording name, length N.
+        tol: relative tolerance.
+    """
+    g = np.asarray(gains, dtype=float)
+    b = np.asarray(bright_fraction, dtype=float)
+    ok = np.isfinite(g)
+    vals: dict[str, Any] = {"tolerance": tol}
+    if ok.sum() < 2:
+        return Flag("exposure_drift", False, "Fewer than two frames to compare.", vals)
+    g, b = g[ok], b[ok]
+    rec = [r for r, k in zip(recordings, ok, strict=True) if k]
+    med = float(np.median(g))
+    spread = float((g.max() - g.min()) / med)
+    by_rec = {r: float(np.median(g[[i for i, x in enumerate(rec) if x == r]]))
+              for r in dict.fromkeys(rec)}
+    between = float(max(by_rec.values()) / min(by_rec.values()) - 1.0) if len(by_rec) > 1 \
+        else 0.0
+    corr = float(np.corrcoef(g, b)[0, 1]) if np.std(b) > 1e-9 and np.std(g) > 1e-12 else 0.0
+    vals.update({"spread_fraction": spread, "between_recordings_fraction": between,
+                 "gain_by_recording": by_rec, "gain_vs_bright_r": corr})
+    follows = spread > tol and abs(corr) >= CORR_MIN
+    raised = between > tol or follows
+    if between > tol:
+        msg = (f"The gripper's brightness ratio changes by {between * 100:.0f}% between "
+               "recordings: the exposure lock was lost or auto exposure is on.")
+    elif follows:
+        msg = (f"The gripper's brightness ratio varies by {spread * 100:.0f}% and follows "
+               f"the scene's brightness (r = {corr:.2f}): auto exposure is on.")
+    else:
+        msg = f"The gripper's brightness ratio is steady (spread {spread * 100:.0f}%)."
+    return Flag("exposure_drift", raised, msg, vals)
+
+
+def rest_pose_flag(gain_rest: float | None, gain_start: float | None, has_rest: bool,
+                   has_start: bool, tol: float = GAIN_TOL) -> Flag:
+    """Flag a brightness match made at the rest pose instead of the start pose."""
+    vals = {"gain_rest": gain_rest, "gain_start": gain_start, "tolerance": tol}
+    if has_rest and not has_start:
+        return Flag("rest_pose_match", True,
+                    "Frames were matched at the rest pose only; record the start pose, where "
+                    "the policy works.", vals)
+    if not (has_rest and has_start):
+        return Flag("rest_pose_match", False, "No rest-pose frames to compare.", vals)
+    if gain_rest is None:
+        return Flag("rest_pose_match", False,
+                    "At rest the simulator does not show the jaws, so a rest-pose match is "
+                    "invalid; the start-pose match is used.", vals)
+    if gain_start is None:
+        return Flag("rest_pose_match", True,
+                    "The jaws are compared at rest but not at the start pose.", vals)
+    rel = gain_start / gain_rest - 1.0
+    vals["start_vs_rest_fraction"] = rel
+    raised = abs(rel) > tol
+    msg = (f"A match at rest does not hold at the start pose: there the jaws come out "
+           f"{abs(rel) * 100:.0f}% {'brighter' if rel > 0 else 'darker'}." if raised else
+           "The rest-pose and start-pose matches agree.")
+    return Flag("rest_pose_match", raised, msg, vals)
+
+
+def bright_fraction(image: npt.ArrayLike, threshold: float = 128.0) -> float:
+    """Fraction of pixels whose brightness exceeds ``threshold`` (0..255)."""
+    from simgap.appearance.regions import luma
+
+    return float((luma(image) > threshold).mean())

@@ -1,0 +1,1 @@
+"""The body branch's pieces: joint zero offsets and the model's frame origin."""

@@ -1,0 +1,203 @@
+"""The appearance branch: what the policy sees on the real arm against what it saw in training.
+
+Three findings: exposure and background (per-region real/sim brightness, the background's
+level, exposure drift, the rest-pose match), the camera's pose (offset from the modelled
+camera in policy pixels and as a ratio to training's camera jitter), and the reach of view
+from the start pose (with the evaluation's initial states against training's workspace).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simgap.appearance.compare import AppearanceResult, analyse
+from simgap.appearance.regions import difference_image, difference_map
+from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
+from simgap.evidence.frames import FrameSet, load_frames
+from simgap.evidence.initial_states import load_initial_states
+from simgap.finding import Finding, Verdict
+from simgap.ladder import LADDER, Context, not_measured
+from simgap.rig import Rig
+from simgap.sim.render import SceneRenderer, region_ids
+
+BRANCH = "appearance"
+_SPEC = next(s for s in LADDER if s.name == BRANCH)
+
+
+def _img(a: np.ndarray) -> list[Any]:
+    return np.clip(np.rint(a), 0, 255).astype(np.uint8).tolist()
+
+
+def _start_q(fs: FrameSet, renderer: SceneRenderer) -> np.ndarray | None:
+    start = [i for i, lab in enumerate(fs.pose_label) if lab == "start"]
+    if start:
+        out: np.ndarray = np.median(fs.frames.q[start], axis=0)
+        return out
+    return renderer.kin.keyframe_q("start")
+
+
+def run(rig: Rig, fs: FrameSet, initial_states: np.ndarray | None = None, *,
+        max_frames: int = 12, camera_frames: int = 2,
+        grid_m: np.ndarray | None = None) -> tuple[AppearanceResult, Visibility | None]:
+    """The appearance analysis on values (the CLI and ``assess`` both call this)."""
+    assert rig.camera is not None
+    cam = rig.camera
+    with SceneRenderer(rig.model_path, cam.name, rig.joint_names, cam.render_resolution,
+                       cam.policy_resolution, object_body=rig.object_body,
+                       object_geom=rig.object_geom, source=rig.source) as r:
+        groups = region_ids(r, rig.gripper_geoms, rig.object_geom)
+        res = analyse(r, fs, groups, training_background_max=cam.training_background_max,
+                      jitter={"px": cam.training_jitter_px, "m": cam.training_jitter_m,
+                              "deg": cam.training_jitter_deg},
+                      max_frames=max_frames, camera_frames=camera_frames)
+        vis = None
+        q0 = _start_q(fs, r)
+        if q0 is not None and groups["object"] and r.object_body:
+            axis, _, _ = r.kin.base_axis()
+            vis = reach_of_view(r, q0, groups["object"][0], axis,
+                                r.kin.body_rest_z(r.object_body), distances_m=grid_m)
+    return res, vis
+
+
+def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
+             initial_states: np.ndarray | None) -> list[Finding]:
+    """Build the three appearance findings from the analysis."""
+    fl = {f.name: f for f in res.flags}
+    gains = res.gains("jaws")
+    rec_gain = fl["exposure_mismatch"].values.get("gain_by_recording", {})
+    obj = [c.regions["object"].gain for c in res.comparisons]
+    bg = fl["background_not_dark"]
+    raised = [f.name for f in res.flags if f.raised]
+    region_means = {name: {
+        "real_rgb": np.nanmean([c.regions[name].real_rgb for c in res.comparisons], axis=0),
+        "sim_rgb": np.nanmean([c.regions[name].sim_rgb for c in res.comparisons], axis=0),
+        "pixels": int(np.sum([c.regions[name].n_pixels for c in res.comparisons]))}
+        for name in ("jaws", "object", "background")}
+    figures: dict[str, Any] = {
+        "jaw_gain": float(np.nanmedian(gains)) if np.isfinite(gains).any() else None,
+        "jaw_gain_by_recording": rec_gain,
+        "object_gain": float(np.median([g for g in obj if g is not None]))
+        if any(g is not None for g in obj) else None,
+        "background_level": bg.values.get("background_level"),
+        "training_background_max": bg.values.get("training_background_max"),
+        "exposure_drift_spread_fraction": fl["exposure_drift"].values.get("spread_fraction"),
+        "exposure_between_recordings_fraction":
+            fl["exposure_drift"].values.get("between_recordings_fraction"),
+        "gain_vs_bright_r": fl["exposure_drift"].values.get("gain_vs_bright_r"),
+        "rest_pose_gain": fl["rest_pose_match"].values.get("gain_rest"),
+        "start_pose_gain": fl["rest_pose_match"].values.get("gain_start"),
+        "regions": region_means,
+        "flags": {f.name: f.raised for f in res.flags},
+        "n_frames": len(res.comparisons),
+    }
+    pick = next((c for c in res.comparisons if c.pose_label == "start"), res.comparisons[0])
+    details = {"images": {"real": _img(pick.real), "sim": _img(pick.sim),
+                          "diff": difference_image(difference_map(pick.real, pick.sim)).tolist(),
+                          "frame": pick.index, "recording": pick.recording,
+                          "pose_label": pick.pose_label},
+               "jaw_gain_per_frame": gains, "flag_messages": {f.name: f.message
+                                                              for f in res.flags}}
+    jg = figures["jaw_gain"] if figures["jaw_gain"] is not None else float("nan")
+    level = bg.values.get("background_level") or 0.0
+    summary = " ".join(fl[n].message for n in raised) if raised else (
+        f"The real frames match the simulator's: jaw brightness ratio {jg:.2f}, "
+        f"background {level:.0f}.")
+    out = [Finding(
+        branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
+        title="Exposure and background", summary=summary, key_figure="jaw_gain",
+        figures=figures, details=details,
+        next_step=("Lock exposure, gain and white balance at the start of every session, match "
+                   "the jaws at the start pose, and train on dark-grey backgrounds up to the "
+                   "real background's level." if raised else
+                   "Keep the exposure lock and re-check it before each session."))]
+    out.append(_camera_finding(res))
+    out.append(_visibility_finding(rig, vis, initial_states))
+    return out
+
+
+def _camera_finding(res: AppearanceResult) -> Finding:
+    cam = res.camera
+    if cam is None:
+        return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title="Camera pose",
+                       summary="No compared frame shows the gripper, so the camera's offset "
+                               "could not be measured.",
+                       next_step="Record frames at the start pose, where the gripper is in view.")
+    jit = res.jitter_px
+    ratio = cam.shift_norm_px / jit if jit else None
+    limit = jit if jit else 1.0
+    raised = cam.shift_norm_px > limit
+    figures = {"camera_offset_px": cam.shift_norm_px, "camera_offset_dx_px": cam.shift_px[0],
+               "camera_offset_dy_px": cam.shift_px[1], "training_jitter_px": jit,
+               "camera_offset_ratio_to_jitter": ratio,
+               "camera_rotation_deg": np.rad2deg(cam.offset.rot_rad).tolist(),
+               "match_score_modelled": cam.score_nominal, "match_score_best": cam.score_best,
+               "renders": cam.n_renders}
+    rtxt = f", {ratio:.1f} times training's largest camera jitter" if ratio is not None else ""
+    return Finding(
+        branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
+        title="Camera pose", key_figure="camera_offset_ratio_to_jitter" if ratio is not None
+        else "camera_offset_px", figures=figures,
+        summary=f"The real camera sees the gripper {cam.shift_norm_px:.1f} policy pixels away "
+                f"from where the model puts it{rtxt}.",
+        next_step=("Model the real camera mount (or retrain around it): calibrating it in a tool "
+                   "changes nothing for a policy already trained." if raised else
+                   "The camera sits within training's jitter; nothing to change."))
+
+
+def _visibility_finding(rig: Rig, vis: Visibility | None,
+                        states: np.ndarray | None) -> Finding:
+    figures: dict[str, Any] = {}
+    verdict = Verdict.INCONCLUSIVE
+    parts = []
+    if vis is not None:
+        figures.update({"reach_of_view_m": vis.reach_m, "nearest_visible_m": vis.nearest_m,
+                        "grid_distances_m": vis.distances_m, "grid_seen": vis.seen})
+        parts.append(f"From the start pose the camera sees the object up to "
+                     f"{vis.reach_m * 100:.0f} cm from the base axis." if np.isfinite(vis.reach_m)
+                     else "From the start pose the camera does not see the object anywhere on "
+                          "the grid.")
+    x_rng, y_rng = rig.training.workspace_x_m, rig.training.workspace_y_m
+    if states is not None and x_rng is not None and y_rng is not None:
+        inside = inside_workspace(states, x_rng, y_rng)
+        n_out = int((~inside).sum())
+        figures.update({"initial_states": int(inside.size), "initial_states_outside": n_out,
+                        "initial_states_outside_fraction": n_out / max(1, inside.size)})
+        verdict = Verdict.IMPLICATED if n_out else Verdict.ELIMINATED
+        parts.append(f"{n_out} of {inside.size} initial states lie outside training's "
+                     "workspace." if n_out else "Every initial state lies inside training's "
+                                                "workspace.")
+    if not figures:
+        return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Reach of view",
+                       summary="No start pose or object to place, and no initial states.",
+                       next_step="Set model.object_geom and record start-pose frames.",
+                       needs=("model.object_geom and a start pose",))
+    return Finding(branch=BRANCH, verdict=verdict, title="Reach of view",
+                   key_figure="reach_of_view_m" if vis is not None else
+                   "initial_states_outside", figures=figures, summary=" ".join(parts),
+                   next_step="Place evaluation objects inside training's workspace; beyond the "
+                             "reach of view the policy must search before it sees anything.")
+
+
+def assess(ctx: Context) -> list[Finding]:
+    """Compare real frames with renders at the same joint angles.
+
+    Options (``ctx.options``): ``appearance_frames`` (frames compared, 12),
+    ``appearance_camera_frames`` (frames used for the camera search, 2) and
+    ``appearance_grid_m`` (distances [m] of the reach-of-view grid).
+    """
+    rig = ctx.rig
+    if rig.camera is None:
+        return [not_measured(_SPEC, "Not measured: the rig has no [camera] section.")]
+    has_ds = rig.evidence.dataset is not None and rig.camera.recorded
+    if rig.evidence.frames is None and not has_ds:
+        return [not_measured(_SPEC)]
+    fs = ctx.evidence.get("frames", load_frames)
+    states = ctx.evidence.get("initial_states", load_initial_states)
+    ctx.progress("appearance: rendering", 0.0)
+    grid = ctx.options.get("appearance_grid_m")
+    res, vis = run(rig, fs, states, max_frames=int(ctx.options.get("appearance_frames", 12)),
+                   camera_frames=int(ctx.options.get("appearance_camera_frames", 2)),
+                   grid_m=None if grid is None else np.asarray(grid, dtype=float))
+    return findings(rig, res, vis, states)

@@ -1,0 +1,122 @@
+"""``simgap appearance``, ``simgap body`` and ``simgap render``."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.errors import InputError
+from simgap.evidence.bundle import EvidenceBundle
+from simgap.finding import Finding
+from simgap.ladder import Context
+from simgap.outputs import atomic_write_bytes
+from simgap.rig import load_rig
+
+
+def _table(title: str, findings: list[Finding]) -> None:
+    table = Table(title=title)
+    for col in ("finding", "verdict", "summary", "next step"):
+        table.add_column(col, overflow="fold")
+    for f in findings:
+        table.add_row(escape(f.title), f.verdict.value, escape(f.summary), escape(f.next_step))
+    console.print(table)
+
+
+def _png(image: Any, scale: int) -> bytes:
+    import numpy as np
+    from PIL import Image
+
+    pil = Image.fromarray(np.asarray(image, dtype=np.uint8))
+    if scale > 1:
+        pil = pil.resize((pil.width * scale, pil.height * scale), Image.Resampling.NEAREST)
+    buf = io.BytesIO()
+    pil.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+@app.command()
+@handles_errors
+def appearance(
+    rig: Path = typer.Argument(..., help="The rig.toml (with [camera] and evidence.frames)."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the findings as JSON."),
+    out: Path | None = typer.Option(None, "--out", help="Folder for real/sim/difference PNGs "
+                                                        "at the policy resolution."),
+    frames: int = typer.Option(12, "--frames", help="Compare at most this many frames."),
+    camera_frames: int = typer.Option(2, "--camera-frames",
+                                      help="Frames used to search the camera's offset."),
+) -> None:
+    """Compare real frames with renders at the same joint angles, region by region."""
+    from simgap.branches.appearance import assess
+
+    r = load_rig(rig)
+    ctx = Context(rig=r, evidence=EvidenceBundle(r), out_dir=out, seed=r.seed,
+                  options={"appearance_frames": frames,
+                           "appearance_camera_frames": camera_frames})
+    found = assess(ctx)
+    _table(f"appearance: {r.name}", found)
+    write_json(json_path, {"rig": r.name, "seed": r.seed,
+                           "findings": [f.to_dict() for f in found]})
+    if out is not None:
+        images = next((f.details.get("images") for f in found if "images" in f.details), None)
+        if images:
+            out.mkdir(parents=True, exist_ok=True)
+            for key in ("real", "sim", "diff"):
+                atomic_write_bytes(out / f"{key}.png", _png(images[key], 8))
+            console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)
+
+
+@app.command()
+@handles_errors
+def body(
+    rig: Path = typer.Argument(..., help="The rig.toml (evidence.static_object_poses and/or "
+                                         "frame.origin_reference_m)."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the findings as JSON."),
+) -> None:
+    """Joint zero offsets from static-object poses, and the model's frame origin."""
+    from simgap.branches.body import assess
+
+    r = load_rig(rig)
+    found = assess(Context(rig=r, evidence=EvidenceBundle(r), seed=r.seed))
+    _table(f"body: {r.name}", found)
+    write_json(json_path, {"rig": r.name, "seed": r.seed,
+                           "findings": [f.to_dict() for f in found]})
+
+
+@app.command()
+@handles_errors
+def render(
+    rig: Path = typer.Argument(..., help="The rig.toml (with [camera])."),
+    q: str = typer.Option(..., "--q", help="Joint values in recorded units, comma-separated, "
+                                           "in the rig's joint order."),
+    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+    policy: bool = typer.Option(True, "--policy/--full", help="Resize to the policy's "
+                                                              "resolution (default) or not."),
+    scale: int = typer.Option(8, "--scale", help="Nearest-neighbour upscale of the PNG."),
+) -> None:
+    """Render the rig's camera at given joint values."""
+    import numpy as np
+
+    from simgap.sim.render import render_rig_view
+
+    r = load_rig(rig)
+    if r.camera is None:
+        raise InputError(file=rig, field="camera", expected="a [camera] section", got="nothing")
+    try:
+        vals = [float(v) for v in q.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(field="--q", expected="comma-separated numbers", got=q) from None
+    if len(vals) != len(r.joints):
+        raise InputError(field="--q", expected=f"{len(r.joints)} values "
+                         f"({', '.join(j.recorded for j in r.joints)})", got=f"{len(vals)}")
+    rad = np.array([j.unit.to_rad(v) for j, v in zip(r.joints, vals, strict=True)])
+    img = render_rig_view(r.model_path, r.camera.name, r.joint_names, rad,
+                          r.camera.render_resolution,
+                          r.camera.policy_resolution if policy else None)
+    atomic_write_bytes(out, _png(img, max(1, scale)))
+    console.print(f"wrote {out}", highlight=False)
