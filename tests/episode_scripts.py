@@ -200,13 +200,18 @@ def manifest_text(kind: str, successes: list[bool], phases: list[str | None] | N
                   states: list[tuple[float, float]] | None = None,
                   state_of_trial: list[int] | None = None) -> str:
     """A protocol manifest (TOML) with one trial per success flag."""
-    lines = ["[policy]", 'checkpoint = "model.safetensors"', 'sha256 = "00"', "",
-             "[environment]", f'kind = "{kind}"', "",
+    lines = ["[policy]", 'checkpoint = "model.safetensors"', 'sha256 = "' + 'ab' * 32 + '"', "",
+             "[environment]", f'kind = "{kind}"',
+             'rig = "bench-1"' if kind == "real" else 'model = "so101_demo.xml"\ncommit = "abc123"',
+             "",
              "[success]", 'predicate = "cube_in_bin"', "threshold = 0.04",
              'judge = "automatic"', ""]
     if states is not None:
         rows = ", ".join(f"[{x}, {y}, 0.0]" for x, y in states)
-        lines[6:6] = ["[initial_states]", f"states = [{rows}]", ""]
+        lines[7:7] = ["[initial_states]", f"states = [{rows}]", ""]
+    else:
+        lines[7:7] = ["[initial_states]", 'generator = "uniform_square"', "seed = 3",
+                      'hash = "' + "cd" * 32 + '"', ""]
     for i, ok in enumerate(successes):
         lines += ["[[trials]]", f"success = {'true' if ok else 'false'}"]
         if state_of_trial is not None:

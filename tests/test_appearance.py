@@ -72,7 +72,12 @@ def twins(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> dict[st
         evidence = 'frames = "frames"'
         if name == "perturbed":  # one initial state beyond training's x range (0.15..0.35)
             (root / name / "real.toml").write_text(
-                "[initial_states]\nstates = [[0.25, 0.0, 0.0], [0.40, 0.02, 0.0]]\n")
+                '[policy]\ncheckpoint = "m.safetensors"\nsha256 = "' + "ab" * 32 + '"\n'
+                '[environment]\nkind = "real"\nrig = "bench-1"\n'
+                '[success]\npredicate = "cube_in_bin"\nthreshold = 0.02\njudge = "automatic"\n'
+                "[initial_states]\nstates = [[0.25, 0.0, 0.0], [0.40, 0.02, 0.0]]\n"
+                "[[trials]]\nsuccess = true\ninitial_state = 0\n"
+                "[[trials]]\nsuccess = false\ninitial_state = 1\n")
             evidence += '\nreal_manifest = "real.toml"'
         out[name] = write_rig(root / name, demo_model, evidence)
     return out

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from simgap.errors import SimgapError
 from simgap.outputs import atomic_write_json
@@ -36,10 +37,12 @@ def handles_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except SimgapError as e:
-            err_console.print(f"[bold red]error:[/bold red] {e}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False,
+                              soft_wrap=True)
             raise typer.Exit(code=2) from None
         except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-            err_console.print(f"[bold red]error:[/bold red] {e.filename}: {e.strerror}",
+            msg = escape(f"{e.filename}: {e.strerror}")
+            err_console.print(f"[bold red]error:[/bold red] {msg}",
                               highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
 
