@@ -290,3 +290,32 @@ def load_timing_logs(rig: Rig) -> TimingLog | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimingLogWarning)  # carried in TimingLog.warnings
         return read_timing_logs(rig.evidence.timing_logs)
+
+
+LOG_SUFFIXES = (".log", ".txt")
+
+
+def read_latency_files(paths: Sequence[str | Path]) -> tuple[TimingLog | None, tuple[Any, ...]]:
+    """Read timing logs (``.jsonl``/``.parquet``) and LeRobot async logs (``.log``) together.
+
+    Returns:
+        (the timing logs joined, or None; the LeRobot logs as ``LeRobotLog`` values).
+    """
+    from simgap.evidence.lerobot_logs import read_lerobot_log
+
+    if not paths:
+        raise InputError(field="LOG", expected="at least one log file", got="none",
+                         fix="pass timing logs (.jsonl, .parquet) or LeRobot logs (.log)")
+    timing_paths, lerobot = [], []
+    for p in map(Path, paths):
+        suffix = p.suffix.lower()
+        if suffix in LOG_SUFFIXES:
+            lerobot.append(read_lerobot_log(p))
+        elif suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES:
+            timing_paths.append(p)
+        else:
+            raise _bad(p, "suffix", "a timing log (.jsonl, .parquet) or a LeRobot log (.log)",
+                       suffix or "no suffix",
+                       fix="rename the file with the suffix of its format")
+    timing = read_timing_logs(timing_paths) if timing_paths else None
+    return timing, tuple(lerobot)
