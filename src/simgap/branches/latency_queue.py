@@ -34,7 +34,9 @@ class QueueStats:
         trend_p_value: two-sided p-value of that slope (NaN with < 3 sends).
         first_quarter_mean: mean size over the first quarter of sends [actions].
         last_quarter_mean: mean size over the last quarter [actions].
-        trend_to_empty: the size falls significantly and ends near empty (< 1 action).
+        trend_to_empty: the size falls significantly (p < ``TREND_P_VALUE``) and its fitted
+            line reaches empty before the run is a quarter longer (or the last quarter
+            averages under one action).
         starved: empty at ``STARVED_EMPTY_FRACTION`` of sends or more, or trending to empty.
         server_must_go_fraction: share of server inferences run on a must-go observation
             (NaN without a server log); near 1, the server only infers once the queue is dry.
@@ -77,9 +79,11 @@ def queue_stats(sizes: np.ndarray, must_go: np.ndarray,
     if n >= 3 and np.ptp(q) > 0:
         fit = stats.linregress(np.arange(n, dtype=float), q)
         slope, p = float(fit.slope), float(fit.pvalue)
+        projected = float(fit.intercept + fit.slope * 1.25 * n)
     else:
-        slope, p = 0.0, float("nan")
-    to_empty = bool(slope < 0 and np.isfinite(p) and p < TREND_P_VALUE and last < 1.0)
+        slope, p, projected = 0.0, float("nan"), float(q[-1])
+    to_empty = bool(slope < 0 and np.isfinite(p) and p < TREND_P_VALUE
+                    and (projected <= 0.0 or last < 1.0))
     return QueueStats(sends=n, empty_fraction=empty, must_go_count=int(mg.sum()),
                       mean_size=float(q.mean()), slope_per_send=slope, trend_p_value=p,
                       first_quarter_mean=first, last_quarter_mean=last,

@@ -134,11 +134,27 @@ def percentiles(values: np.ndarray, boot: Bootstrap, *, level: float = 0.95) -> 
     reps = _replicate_quantiles(v, cl, boot.weights, qs)
     a = (1.0 - level) / 2.0
     lo, hi = np.quantile(reps, [a, 1.0 - a], axis=0)
-    ci = {name: (float(min(lo[j], point[j])), float(max(hi[j], point[j])))
+    f = small_sample_factor(boot.n_clusters, level)
+    ci = {name: (float(point[j] - f * max(point[j] - lo[j], 0.0)),
+                 float(point[j] + f * max(hi[j] - point[j], 0.0)))
           for j, name in enumerate(QUANTILES)}
     return Percentiles(n=int(v.size), p50=float(point[0]), p95=float(point[1]),
                        p99=float(point[2]), max=float(v.max()), mean=float(v.mean()),
                        std=float(v.std(ddof=1)) if v.size > 1 else 0.0, ci=ci)
+
+
+def small_sample_factor(n_clusters: int, level: float = 0.95) -> float:
+    """Widening of a percentile-bootstrap interval resampled from few clusters.
+
+    Resampling C clusters understates the variance by (C - 1) / C and uses a normal where a
+    Student t with C - 1 degrees of freedom belongs; the interval's arms are scaled by
+    ``sqrt(C / (C - 1)) * t_{C-1} / z`` (1.10 for 20 episodes, 1.01 for 200).
+    """
+    from scipy import stats
+
+    c = max(int(n_clusters), 2)
+    q = 0.5 + level / 2.0
+    return float(np.sqrt(c / (c - 1)) * stats.t.ppf(q, c - 1) / stats.norm.ppf(q))
 
 
 def fraction_with_ci(flags: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
@@ -152,7 +168,9 @@ def fraction_with_ci(flags: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
     a = (1.0 - level) / 2.0
     lo, hi = np.quantile(rep, [a, 1.0 - a])
     point = float(f.mean()) if f.size else float("nan")
-    return point, (float(min(lo, point)), float(max(hi, point)))
+    k = small_sample_factor(c, level)
+    return point, (max(0.0, point - k * max(point - lo, 0.0)),
+                   min(1.0, point + k * max(hi - point, 0.0)))
 
 
 def exponential_rate(delays: np.ndarray) -> float:

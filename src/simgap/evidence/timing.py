@@ -163,7 +163,7 @@ def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndar
                    f"columns {', '.join(names)}")
     for name, arr in parts:
         null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool) | outer_null
-        vals = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=float)
+        vals = np.array(arr.to_numpy(zero_copy_only=False), dtype=float)  # writable copy
         nan = np.isnan(vals) & ~null
         if nan.any():
             raise _bad(path, f"row {int(np.argmax(nan))}: stages.{name}",

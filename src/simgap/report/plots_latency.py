@@ -19,11 +19,11 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     fig = finding.get("figures") or {}
     det = finding.get("details") or {}
     out: list[str] = []
-    dt = fig.get("control_dt_s")
+    dt = _ms(fig.get("control_dt_s")) / 1e3
     qs = det.get("total_quantiles_s") or []
-    if qs and _finite(dt):
+    if qs and math.isfinite(dt):
         # Quantiles at equal probability steps: their histogram has the shape of the density.
-        vlines = [(float(dt) * 1e3, f"control period {float(dt) * 1e3:.1f} ms")]
+        vlines = [(dt * 1e3, f"control period {dt * 1e3:.1f} ms")]
         if _finite(fig.get("total_p95_s")):
             vlines.append((float(fig["total_p95_s"]) * 1e3,
                            f"p95 {float(fig['total_p95_s']) * 1e3:.1f} ms"))
@@ -37,7 +37,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
             names, {"p50": [_ms(stages[n].get("p50_s")) for n in names],
                     "p95": [_ms(stages[n].get("p95_s")) for n in names]},
             ylabel="ms", title="Per-stage p50 and p95",
-            hline=(float(dt) * 1e3, "control period") if _finite(dt) else None))
+            hline=(dt * 1e3, "control period") if math.isfinite(dt) else None))
     q = det.get("queue_size") or []
     if q:
         out.append(svg.lines(list(range(len(q))), {"queue size": [float(v) for v in q]},
