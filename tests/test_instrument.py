@@ -97,3 +97,16 @@ def test_folder_path_is_refused(tmp_path: Path) -> None:
 
 def test_exported_from_package() -> None:
     assert "LoopTimer" in simgap.__all__ and simgap.LoopTimer is LoopTimer
+
+
+def test_odd_stage_names_stay_valid_json(tmp_path: Path, clock: FakeClock) -> None:
+    path = tmp_path / "t.jsonl"
+    with LoopTimer(path) as timer:
+        for _ in range(3):
+            timer.tick()
+            clock.advance(5_000)
+            timer.mark('cam "wrist" 100%')
+            clock.advance(7_000)
+            timer.mark("{x}")
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    assert recs[2]["stages"] == pytest.approx({'cam "wrist" 100%': 5e-6, "{x}": 7e-6})

@@ -177,7 +177,7 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
             has_any |= np.isfinite(arr)
         total = np.where(has_any, total, np.nan)
         boot = make_bootstrap(times.episode, seed=seed)
-        tp = percentiles(total, boot, level=LEVEL)
+        tp = percentiles(total, boot, level=LEVEL, grid=401)
         ok = np.isfinite(total)
         over, over_ci = fraction_with_ci(np.where(ok, total > control_dt_s, False)[ok],
                                          _sub(boot, ok))
@@ -203,8 +203,7 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         })
         figures["added_delay"], rates = _delay_figures(times, total, control_dt_s, measured_iv)
         details["rates_per_s"] = [float(r) for r in rates[:1000]]
-        details["total_quantiles_s"] = np.quantile(total[ok], np.linspace(0, 1, 401)).tolist() \
-            if n else []
+        details["total_quantiles_s"] = list(tp.grid)
         if "network" in times.stages:
             net = times.stages["network"]
             figures["network"] = {"share_fraction": figures["stages"]["network"]
