@@ -244,3 +244,20 @@ def test_assess_reads_rig_evidence_and_control_dt_override(tmp_path: Path) -> No
     assert f.figures["control_dt_s"] == pytest.approx(0.0333333)
     (g,) = latency.assess(_ctx(rig, control_dt_s=0.1))
     assert g.verdict is Verdict.ELIMINATED and g.figures["control_dt_s"] == 0.1
+
+
+def test_report_plots_histogram_bars_and_queue(tmp_path: Path) -> None:
+    from simgap.report.plots_latency import plots
+
+    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", [9, 5, 0] * 20,
+                                         [2.0] * 50))
+    x = np.random.default_rng(14).normal(0.05, 0.004, 2500)
+    f = latency.analyse(_log({"camera": x / 2, "inference": x / 2}, 20), [client], DT)
+    d = json.loads(json.dumps(f.to_dict()))
+    svgs = plots(d)
+    assert len(svgs) == 3 and all(s.startswith("<svg") for s in svgs)
+    assert f"control period {DT * 1e3:.1f} ms" in svgs[0]
+    assert "2000 quantiles of 2500 ticks" in svgs[0]
+    assert ">camera<" in svgs[1] and ">inference<" in svgs[1]
+    assert "Action queue" in svgs[2]
+    assert plots({"branch": "latency", "figures": {}, "details": {}}) == []

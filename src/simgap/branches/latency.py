@@ -41,6 +41,8 @@ RECIPE_EPISODES = 20
 MIN_TICKS = 100
 """Fewer ticks than this support no verdict (a p95 needs >= 5 ticks above it)."""
 LEVEL = 0.95
+PLOT_POINTS = 2000
+"""The report's histogram: every total up to this many ticks, else this many quantiles."""
 SECURITY_NOTE = ("LeRobot's async policy server speaks gRPC with no TLS and no authentication "
                  "and unpickles every payload it receives, so anyone who reaches the port can "
                  "run code next to a moving arm; segment the link")
@@ -177,7 +179,8 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
             has_any |= np.isfinite(arr)
         total = np.where(has_any, total, np.nan)
         boot = make_bootstrap(times.episode, seed=seed)
-        tp = percentiles(total, boot, level=LEVEL, grid=401)
+        tp = percentiles(total, boot, level=LEVEL,
+                         grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total)))))
         ok = np.isfinite(total)
         over, over_ci = fraction_with_ci(np.where(ok, total > control_dt_s, False)[ok],
                                          _sub(boot, ok))
