@@ -48,12 +48,13 @@ def _print(d: dict[str, Any]) -> None:
                       _ms(fig["total_max_s"]), "100%")
         console.print(table)
         ad = fig["added_delay"]
+        delay = (f"added delay Exp(rate): rate median {_g(ad['rate_per_s_median'])} /s, "
+                 f"range [{_g(ad['rate_per_s_min'])}, {_g(ad['rate_per_s_max'])}] over "
+                 f"{ad['episodes'] - ad['episodes_without_delay']} episodes"
+                 if ad["episodes"] > ad["episodes_without_delay"]
+                 else "no added delay over the control period")
         console.print(f"overrun: {fig['overrun_fraction']:.1%} of ticks · jitter (std of "
-                      f"total) {_ms(fig['jitter_s'])} ms · added delay Exp(rate): rate "
-                      f"median {_g(ad['rate_per_s_median'])} /s, range "
-                      f"[{_g(ad['rate_per_s_min'])}, "
-                      f"{_g(ad['rate_per_s_max'])}] over {ad['episodes']} episodes",
-                      highlight=False)
+                      f"total) {_ms(fig['jitter_s'])} ms · {delay}", highlight=False)
     if "queue" in fig:
         q = fig["queue"]
         console.print(f"action queue: empty at {q['empty_fraction']:.1%} of {q['sends']} "
