@@ -261,3 +261,13 @@ def test_report_plots_histogram_bars_and_queue(tmp_path: Path) -> None:
     assert ">camera<" in svgs[1] and ">inference<" in svgs[1]
     assert "Action queue" in svgs[2]
     assert plots({"branch": "latency", "figures": {}, "details": {}}) == []
+
+
+def test_added_delay_from_totals_when_loop_runs_faster_than_period() -> None:
+    rng = np.random.default_rng(15)
+    x = DT + rng.exponential(1 / 300.0, 4000)  # totals over the period by Exp(300)
+    t = np.arange(4000) * (DT / 2)  # ticks paced at twice the simulated rate
+    f = latency.analyse(_log({"s": x}, 20, t=t), [], DT)
+    ad = f.figures["added_delay"]
+    assert ad["source"] == "stage totals"
+    assert ad["pooled_rate_per_s"] == pytest.approx(300.0, rel=0.10)
