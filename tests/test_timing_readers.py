@@ -149,3 +149,29 @@ def test_several_files_keep_episodes_apart(tmp_path: Path) -> None:
     log = read_timing_logs([a, b])
     np.testing.assert_array_equal(log.times.episode, [0, 0, 0, 1, 1])
     assert log.files == (str(a), str(b))
+
+
+def test_fast_and_line_by_line_readers_agree(tmp_path: Path) -> None:
+    from simgap.demo.timing import write_timing_log
+    from simgap.evidence.timing import _check, _parse_jsonl, _read_jsonl_fast
+
+    path = write_timing_log(tmp_path / "demo.jsonl", seed=3, n_episodes=3, steps=40)
+    lines = path.read_text().splitlines()
+    lines.insert(5, "")  # a blank line is skipped by both
+    lines[7] = lines[7].replace('"network"', '"net_extra": 0.001, "network"')
+    path.write_text("\n".join(lines) + "\n")
+    fast = _read_jsonl_fast(path)
+    assert fast is not None
+    slow = _check(path, *_parse_jsonl(path), "line")
+    assert fast[1] == slow[1]
+    assert fast[0].stage_names == slow[0].stage_names
+    for name in slow[0].stage_names:
+        np.testing.assert_array_equal(fast[0].stages[name], slow[0].stages[name])
+    np.testing.assert_array_equal(fast[0].t, slow[0].t)
+    np.testing.assert_array_equal(fast[0].episode, slow[0].episode)
+
+
+def test_ticks_without_any_stage_are_refused(tmp_path: Path) -> None:
+    lines = [json.dumps({"episode": 0, "step": i, "t": i, "stages": {}}) for i in range(3)]
+    with pytest.raises(InputError, match="at least one stage duration"):
+        read_timing_log(_write(tmp_path / "z.jsonl", lines))

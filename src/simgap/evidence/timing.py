@@ -124,15 +124,14 @@ def _parse_jsonl(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarra
     return base, cols, np.asarray(lines, dtype=np.int64)
 
 
-def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
-                                        np.ndarray]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def _table_columns(table: Any, path: Path, *, from_json: bool = False,
+                   ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """Columns of an Arrow table with the timing-log fields (Parquet, or JSON read by Arrow).
 
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise _bad(path, "file", "a Parquet file", str(e)) from e
+    ``from_json`` also refuses a null ``stages`` object, as the line-by-line reader does.
+    """
+    import pyarrow as pa
+
     names = table.column_names
     base: dict[str, np.ndarray] = {}
     for key in ("episode", "step", "t"):
@@ -140,6 +139,10 @@ def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndar
             raise _bad(path, key, "this column", "nothing",
                        fix=f"add a '{key}' column; columns present: {', '.join(names)}")
         col = table.column(key)
+        typ = col.type
+        ok = pa.types.is_integer(typ) or (key == "t" and pa.types.is_floating(typ))
+        if not ok:
+            raise _bad(path, key, "integers" if key != "t" else "numbers", str(typ))
         if col.null_count:
             raise _bad(path, key, "a value in every row", f"{col.null_count} empty rows")
         base[key] = np.asarray(col.to_numpy(), dtype=float if key == "t" else np.int64)
@@ -154,24 +157,63 @@ def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndar
         parts = [(struct.type.field(i).name, struct.field(i)) for i in
                  range(struct.type.num_fields)]
         outer_null = np.asarray(struct.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        if from_json and outer_null.any():
+            raise _bad(path, "stages", "an object of stage durations in every line", "null")
     else:
         parts = [(c[len("stages."):], table.column(c).combine_chunks()) for c in names
                  if c.startswith("stages.")]
         outer_null = np.zeros(table.num_rows, dtype=bool)
-    if not parts:
+    if not parts and not from_json:
         raise _bad(path, "stages", "a 'stages' struct column or 'stages.<name>' columns",
                    f"columns {', '.join(names)}")
     for name, arr in parts:
+        typ = arr.type
+        if not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_null(typ)):
+            raise _bad(path, f"stages.{name}", "durations in seconds (numbers)", str(typ))
         null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool) | outer_null
-        vals = np.array(arr.to_numpy(zero_copy_only=False), dtype=float)  # writable copy
+        vals = np.array(arr.cast(pa.float64()).to_numpy(zero_copy_only=False),
+                        dtype=float)  # a writable copy
         nan = np.isnan(vals) & ~null
         if nan.any():
             raise _bad(path, f"row {int(np.argmax(nan))}: stages.{name}",
                        "a duration in seconds", f"NaN ({int(nan.sum())} NaN durations in all)",
                        fix="log a number, or a null where the tick lacks the stage")
         vals[null] = np.nan
+        if np.isnan(vals).all():
+            continue  # a stage that is null everywhere was never measured
         cols[name] = vals
     return base, cols, np.arange(table.num_rows, dtype=np.int64)
+
+
+def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                                        np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise _bad(path, "file", "a Parquet file", str(e)) from e
+    return _table_columns(table, path)
+
+
+def _read_jsonl_fast(path: Path) -> tuple[StageTimes, list[str]] | None:
+    """Arrow's multithreaded JSON reader for well-formed logs; None sends the file to the
+    line-by-line reader, which names the offending line of any problem."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    try:
+        table = pj.read_json(path)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        return None
+    if table.num_rows == 0:
+        return None
+    try:
+        base, cols, rows = _table_columns(table, path, from_json=True)
+        return _check(path, base, cols, rows, "line")
+    except InputError:
+        return None
 
 
 def _check(path: Path, base: dict[str, np.ndarray], cols: dict[str, np.ndarray],
@@ -182,6 +224,9 @@ def _check(path: Path, base: dict[str, np.ndarray], cols: dict[str, np.ndarray],
         raise InputError(file=path, expected="at least one tick", got="an empty log",
                          fix="run the instrumented loop (simgap.LoopTimer) and pass the log "
                              "it wrote")
+    if not cols:
+        raise InputError(file=path, field="stages", expected="at least one stage duration",
+                         got=f"{n} ticks without any", fix=_FIX_FORMAT)
     for name, arr in cols.items():
         neg = arr < 0
         if neg.any():
@@ -240,6 +285,12 @@ def read_timing_log(path: str | Path) -> TimingLog:
         base, cols, rows = _parse_parquet(path)
         unit = "row"
     elif suffix in JSONL_SUFFIXES:
+        fast = _read_jsonl_fast(path)
+        if fast is not None:
+            times, notes = fast
+            for note in notes:
+                warnings.warn(note, TimingLogWarning, stacklevel=2)
+            return TimingLog(times=times, warnings=tuple(notes), files=(str(path),))
         base, cols, rows = _parse_jsonl(path)
         unit = "line"
     else:
