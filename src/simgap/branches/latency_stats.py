@@ -76,14 +76,13 @@ def make_bootstrap(episode: np.ndarray, *, seed: int = 0, n_boot: int = N_BOOT) 
     return Bootstrap(cluster=cluster.astype(np.int64), weights=weights, unit=unit, seed=seed)
 
 
-def _replicate_quantiles(values: np.ndarray, cluster: np.ndarray, weights: np.ndarray,
-                         qs: Sequence[float]) -> np.ndarray:
-    """Quantiles of every replicate, shape (B, len(qs)), from per-cluster histograms.
+def _histogram(values: np.ndarray, cluster: np.ndarray, n_clusters: int,
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster histograms: (bin edges [s], shape (K+1,); counts, shape (C, K)).
 
     Bins are equal steps of ``log(value + eps)`` between the smallest and largest value
     (``MAX_BINS`` of them: 0.7 % of relative width over three decades), so binning is one
-    vectorised pass with no sort or search; a replicate's quantile is interpolated inside
-    its bin.
+    vectorised pass with no sort or search.
     """
     vmin, vmax = float(values.min()), float(values.max())
     eps = max(abs(vmax) * 1e-6, 1e-12)
@@ -97,18 +96,23 @@ def _replicate_quantiles(values: np.ndarray, cluster: np.ndarray, weights: np.nd
         edges = np.exp(np.linspace(lo, hi, k + 1)) - eps
         bins = np.minimum(((np.log(values + eps) - lo) * (k / (hi - lo))).astype(np.int64),
                           k - 1)
-    c = weights.shape[1]
-    counts = np.bincount(cluster * k + bins, minlength=c * k).reshape(c, k).astype(float)
-    rep: np.ndarray = weights @ counts  # (B, K)
-    n_rep = rep.shape[0]
-    cdf = np.cumsum(rep, axis=1)
+    counts = np.bincount(cluster * k + bins, minlength=n_clusters * k)
+    return edges, counts.reshape(n_clusters, k).astype(float)
+
+
+def _histogram_quantiles(edges: np.ndarray, counts: np.ndarray, qs: Sequence[float],
+                         ) -> np.ndarray:
+    """Quantiles of each row of histogram ``counts`` (R, K), shape (R, len(qs)), linear
+    inside the bin that holds each quantile."""
+    n_rows, k = counts.shape
+    cdf = np.cumsum(counts, axis=1)
     total = cdf[:, -1].copy()
     total[total == 0] = 1.0
-    cdf /= total[:, None]  # the replicate's CDF at each bin's right edge
-    rows = np.arange(n_rep)
+    cdf /= total[:, None]  # each row's CDF at each bin's right edge
+    rows = np.arange(n_rows)
     # Rows are monotone in [0, 1]: offset row r by 2 r and one search finds every row's bin.
     flat = (cdf + 2.0 * rows[:, None]).ravel()
-    out = np.empty((n_rep, len(qs)))
+    out = np.empty((n_rows, len(qs)))
     for j, q in enumerate(qs):
         idx = np.clip(np.searchsorted(flat, q + 2.0 * rows) - rows * k, 0, k - 1)
         f1 = cdf[rows, idx]
@@ -127,7 +131,8 @@ class Percentiles:
         p50, p95, p99: sample quantiles (linear interpolation) [s].
         max, mean, std: [s].
         ci: name (``p50``, ``p95``, ``p99``) -> (low, high) percentile-bootstrap interval [s].
-        grid: quantiles at ``grid`` equal probability steps from 0 to 1 [s] (for plots).
+        grid: for plots: every value sorted when there are at most ``grid``, else
+            ``grid`` quantiles at equal probability steps read from the histogram [s].
     """
 
     n: int
@@ -153,24 +158,32 @@ def percentiles(values: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
     """
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v)
-    v, cl = v[ok], boot.cluster[ok]
+    cl = boot.cluster
+    if not ok.all():
+        v, cl = v[ok], cl[ok]
     if v.size == 0:
         nan = float("nan")
         return Percentiles(0, nan, nan, nan, nan, nan, nan, {k: (nan, nan) for k in QUANTILES})
     qs = list(QUANTILES.values())
     point = np.quantile(v, qs)
-    reps = _replicate_quantiles(v, cl, boot.weights, qs)
+    edges, counts = _histogram(v, cl, boot.n_clusters)
+    reps = _histogram_quantiles(edges, boot.weights @ counts, qs)  # (B, 3)
     a = (1.0 - level) / 2.0
     lo, hi = np.quantile(reps, [a, 1.0 - a], axis=0)
     f = small_sample_factor(boot.n_clusters, level)
     ci = {name: (float(point[j] - f * max(point[j] - lo[j], 0.0)),
                  float(point[j] + f * max(hi[j] - point[j], 0.0)))
           for j, name in enumerate(QUANTILES)}
+    grid_q: tuple[float, ...] = ()
+    if grid and v.size <= grid:  # every value, sorted
+        grid_q = tuple(np.sort(v).tolist())
+    elif grid:  # from the histogram: exact enough for a plot, and no full sort
+        probs = np.linspace(0.0, 1.0, grid)
+        cdf = np.concatenate([[0.0], np.cumsum(counts.sum(axis=0))]) / v.size
+        grid_q = tuple(np.interp(probs, cdf, edges).tolist())
     return Percentiles(n=int(v.size), p50=float(point[0]), p95=float(point[1]),
                        p99=float(point[2]), max=float(v.max()), mean=float(v.mean()),
-                       std=float(v.std(ddof=1)) if v.size > 1 else 0.0, ci=ci,
-                       grid=tuple(np.quantile(v, np.linspace(0, 1, grid)).tolist())
-                       if grid else ())
+                       std=float(v.std(ddof=1)) if v.size > 1 else 0.0, ci=ci, grid=grid_q)
 
 
 def small_sample_factor(n_clusters: int, level: float = 0.95) -> float:
