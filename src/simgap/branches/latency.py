@@ -176,51 +176,8 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         details["queue_size"] = sizes[::step].tolist()
     verdict, summary, next_step = Verdict.INCONCLUSIVE, "", ""
     if times is not None:
-        total = times.total()
-        has_any = np.zeros(times.n_ticks, dtype=bool)
-        for arr in times.stages.values():
-            has_any |= np.isfinite(arr)
-        total = np.where(has_any, total, np.nan)
-        boot = make_bootstrap(times.episode, seed=seed)
-        tp = percentiles(total, boot, level=LEVEL,
-                         grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total)))))
-        ok = np.isfinite(total)
-        over, over_ci = fraction_with_ci(total[ok] > control_dt_s,
-                                         replace(boot, cluster=boot.cluster[ok]))
-        n = tp.n
-        episodes = int(np.unique(times.episode[ok]).size)
-        measured_iv = source == "timing log"
-        iv = _intervals(times) if measured_iv else np.full(times.n_ticks, np.nan)
-        ivf = iv[np.isfinite(iv)]
-        figures.update({
-            "total_p50_s": tp.p50, "total_p95_s": tp.p95, "total_p99_s": tp.p99,
-            "total_max_s": tp.max, "total_mean_s": tp.mean,
-            "total_p50_ci_s": list(tp.ci["p50"]), "total_p95_ci_s": list(tp.ci["p95"]),
-            "total_p99_ci_s": list(tp.ci["p99"]),
-            "margin_s": tp.p95 - control_dt_s,
-            "margin_fraction": (tp.p95 - control_dt_s) / control_dt_s,
-            "overrun_fraction": over, "overrun_ci_fraction": list(over_ci),
-            "jitter_s": tp.std,
-            "interval_p50_s": float(np.median(ivf)) if ivf.size else None,
-            "interval_p95_s": float(np.quantile(ivf, 0.95)) if ivf.size else None,
-            "interval_std_s": float(ivf.std()) if ivf.size > 1 else None,
-            "ticks": n, "episodes": episodes,
-            "stages": _stage_figures(times, float(np.nansum(total)), boot),
-        })
-        figures["added_delay"], rates = _delay_figures(times, total, control_dt_s, measured_iv)
-        details["rates_per_s"] = [float(r) for r in rates[:1000]]
-        details["total_quantiles_s"] = list(tp.grid)
-        if "network" in times.stages:
-            net = times.stages["network"]
-            figures["network"] = {"share_fraction": figures["stages"]["network"]
-                                  ["share_fraction"],
-                                  "p50_s": figures["stages"]["network"]["p50_s"],
-                                  "p95_s": figures["stages"]["network"]["p95_s"],
-                                  "ticks": int(np.count_nonzero(np.isfinite(net)))}
-        figures["bootstrap"] = {"replicates": N_BOOT, "unit": boot.unit,
-                                "clusters": boot.n_clusters, "seed": seed, "level": LEVEL}
-        verdict, summary, next_step = _judge(figures, tp.ci["p95"], n, episodes, source,
-                                             control_dt_s)
+        verdict, summary, next_step = _timing_part(times, source, control_dt_s, seed,
+                                                   figures, details)
     one_way = np.concatenate([lg.one_way_latency_s for lg in logs]) if logs else np.array([])
     if one_way.size:
         net = figures.setdefault("network", {})
@@ -243,7 +200,7 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
     figures["policy_server"] = policy_server
     figures["policy_server_remote"] = remote
     if remote:
-        has_hop = "network" in figures
+        has_hop = "network" in figures.get("stages", {})
         summary += (f" The policy server {policy_server} is not on this host; "
                     + ("the logged network hop is part of the total." if has_hop
                        else "no network stage was logged."))
@@ -252,6 +209,56 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
     return Finding(branch="latency", verdict=verdict, title="Latency", figures=figures,
                    summary=summary.strip(), next_step=next_step.strip(),
                    key_figure="total_p95_s" if times is not None else None, details=details)
+
+
+def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
+                 figures: dict[str, Any], details: dict[str, Any],
+                 ) -> tuple[Verdict, str, str]:
+    """Fill the per-tick figures and details; return the verdict, summary and next step."""
+    total = times.total()
+    has_any = np.zeros(times.n_ticks, dtype=bool)
+    for arr in times.stages.values():
+        has_any |= np.isfinite(arr)
+    total = np.where(has_any, total, np.nan)
+    boot = make_bootstrap(times.episode, seed=seed)
+    tp = percentiles(total, boot, level=LEVEL,
+                     grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total)))))
+    ok = np.isfinite(total)
+    over, over_ci = fraction_with_ci(total[ok] > control_dt_s,
+                                     replace(boot, cluster=boot.cluster[ok]))
+    n = tp.n
+    episodes = int(np.unique(times.episode[ok]).size)
+    measured_iv = source == "timing log"
+    iv = _intervals(times) if measured_iv else np.full(times.n_ticks, np.nan)
+    ivf = iv[np.isfinite(iv)]
+    figures.update({
+        "total_p50_s": tp.p50, "total_p95_s": tp.p95, "total_p99_s": tp.p99,
+        "total_max_s": tp.max, "total_mean_s": tp.mean,
+        "total_p50_ci_s": list(tp.ci["p50"]), "total_p95_ci_s": list(tp.ci["p95"]),
+        "total_p99_ci_s": list(tp.ci["p99"]),
+        "margin_s": tp.p95 - control_dt_s,
+        "margin_fraction": (tp.p95 - control_dt_s) / control_dt_s,
+        "overrun_fraction": over, "overrun_ci_fraction": list(over_ci),
+        "jitter_s": tp.std,
+        "interval_p50_s": float(np.median(ivf)) if ivf.size else None,
+        "interval_p95_s": float(np.quantile(ivf, 0.95)) if ivf.size else None,
+        "interval_std_s": float(ivf.std()) if ivf.size > 1 else None,
+        "ticks": n, "episodes": episodes,
+        "stages": _stage_figures(times, float(np.nansum(total)), boot),
+    })
+    figures["added_delay"], rates = _delay_figures(times, total, control_dt_s, measured_iv)
+    details["rates_per_s"] = [float(r) for r in rates[:1000]]
+    details["total_quantiles_s"] = list(tp.grid)
+    if "network" in times.stages:
+        net = times.stages["network"]
+        figures["network"] = {"share_fraction": figures["stages"]["network"]
+                              ["share_fraction"],
+                              "p50_s": figures["stages"]["network"]["p50_s"],
+                              "p95_s": figures["stages"]["network"]["p95_s"],
+                              "ticks": int(np.count_nonzero(np.isfinite(net)))}
+    figures["bootstrap"] = {"replicates": N_BOOT, "unit": boot.unit,
+                            "clusters": boot.n_clusters, "seed": seed, "level": LEVEL}
+    return _judge(figures, tp.ci["p95"], n, episodes, source, control_dt_s)
 
 
 def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: int,
