@@ -271,7 +271,7 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
     ad = fig["added_delay"]
     per_ep = max(1, n // max(1, episodes))
     head = (f"Total p95 {p95 * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}] against a "
-            f"{dt * 1e3:.1f} ms control period over {n} ticks ({episodes} "
+            f"{dt * 1e3:.1f} ms control period over {n} tick{'' if n == 1 else 's'} ({episodes} "
             f"{'episode' if source == 'timing log' else 'log file'}"
             f"{'' if episodes == 1 else 's'}); "
             f"{fig['overrun_fraction']:.1%} of ticks overrun.")
