@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 from simgap.errors import InputError, NameNotFoundError, SimgapError
 from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
+from simgap.instrument import LoopTimer
 from simgap.rig import Rig, load_rig
 from simgap.series import Frames, StageTimes, Trajectory
 from simgap.units import JointUnit
@@ -22,6 +23,7 @@ __all__ = [
     "Frames",
     "InputError",
     "JointUnit",
+    "LoopTimer",
     "NameNotFoundError",
     "Rig",
     "SimgapError",

@@ -1,0 +1,326 @@
+"""The latency branch: does the loop's end-to-end time fit in the simulated control period?
+
+A simulator never notices how long an action took to arrive; on hardware that delay sits
+inside the loop. The branch sums the logged stage durations per tick, holds the total's p95
+against the control period the policy was simulated with, reads the action queue of
+LeRobot's async client for starvation, and fits the added delay as the distribution to train
+with (control period + exponential delay, rate fixed per episode, Peng et al. 2018).
+
+Verdicts: ``implicated`` when the total's p95 exceeds the period (its whole bootstrap
+interval above it) or the async client's queue runs dry; ``eliminated`` when the p95's
+interval lies below the period over at least the recipe's episodes; ``inconclusive`` with too
+few ticks or episodes, saying how many more are needed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
+from simgap.evidence.timing import TimingLog, concat_stage_times, load_timing_logs
+from simgap.finding import Finding, Verdict
+from simgap.ladder import LADDER, Context, not_measured
+from simgap.series import StageTimes
+
+from .latency_queue import ADVICE, QueueStats, queue_figures, queue_stats
+from .latency_stats import (
+    N_BOOT,
+    fit_added_delay,
+    fraction_with_ci,
+    make_bootstrap,
+    percentiles,
+)
+
+RECIPE_EPISODES = 20
+"""The default recipe: time twenty episodes."""
+MIN_TICKS = 100
+"""Fewer ticks than this support no verdict (a p95 needs >= 5 ticks above it)."""
+LEVEL = 0.95
+PLOT_POINTS = 2000
+"""The report's histogram: every total up to this many ticks, else this many quantiles."""
+SECURITY_NOTE = ("LeRobot's async policy server speaks gRPC with no TLS and no authentication "
+                 "and unpickles every payload it receives, so anyone who reaches the port can "
+                 "run code next to a moving arm; segment the link")
+
+
+def _is_loopback(address: str | None) -> bool:
+    """Whether ``host[:port]`` names this host (localhost, 127.0.0.0/8, ::1)."""
+    if not address:
+        return True
+    host = address.strip()
+    if host.startswith("["):
+        host = host[1:host.find("]")] if "]" in host else host[1:]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    if host.lower() in ("localhost", "ip6-localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _primary_times(timing: TimingLog | None, logs: Sequence[LeRobotLog],
+                   ) -> tuple[StageTimes | None, str]:
+    if timing is not None:
+        return timing.times, "timing log"
+    server = [lg.server_stages for lg in logs if lg.server_stages is not None]
+    if server:
+        return concat_stage_times(server), "policy-server log"
+    loops = [t for lg in logs if (t := lg.control_loop_times()) is not None]
+    if loops:
+        return concat_stage_times(loops), "robot-client log"
+    return None, ""
+
+
+def _intervals(times: StageTimes) -> np.ndarray:
+    """Tick-start intervals within episodes [s], NaN where steps are not consecutive."""
+    n = times.n_ticks
+    out = np.full(n, np.nan)
+    if n < 2:
+        return out
+    dt = np.diff(times.t)
+    ok = (np.diff(times.episode) == 0) & (np.diff(times.step) == 1) & (dt > 0)
+    out[:-1][ok] = dt[ok]
+    return out
+
+
+def _more_needed(n: int, half_width: float, margin: float) -> int:
+    """Extra ticks for the p95 interval's half-width to shrink below the margin (1/sqrt n)."""
+    if margin <= 0 or not math.isfinite(half_width):
+        return 9 * n
+    need = math.ceil(n * (half_width / margin) ** 2)
+    return int(min(max(need - n, 1), 99 * n))
+
+
+def _stage_figures(times: StageTimes, total_sum: float, boot: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, arr in times.stages.items():
+        p = percentiles(arr, boot, level=LEVEL)
+        out[name] = {"p50_s": p.p50, "p95_s": p.p95, "p99_s": p.p99, "max_s": p.max,
+                     "p95_ci_s": list(p.ci["p95"]), "mean_s": p.mean,
+                     "share_fraction": float(np.nansum(arr) / total_sum) if total_sum else 0.0,
+                     "missing_ticks": int(np.count_nonzero(np.isnan(arr)))}
+    return out
+
+
+def _delay_figures(times: StageTimes, total: np.ndarray, control_dt_s: float,
+                   measured_intervals: bool) -> tuple[dict[str, Any], np.ndarray]:
+    """The added-delay fit: from tick intervals when the loop runs at the control period,
+    else from the stage totals' excess over it."""
+    source = "stage totals"
+    delay = np.maximum(total - control_dt_s, 0.0)
+    if measured_intervals:
+        iv = _intervals(times)
+        ivf = iv[np.isfinite(iv)]
+        # A loop paced faster than the simulated period has no delay "over" it to measure.
+        if ivf.size >= 2 and float(np.median(ivf)) >= 0.9 * control_dt_s:
+            delay, source = iv - control_dt_s, "tick intervals"
+    fit = fit_added_delay(delay, times.episode)
+    finite = fit.rates_per_s[np.isfinite(fit.rates_per_s)]
+    nan = float("nan")
+    fig = {
+        "model": "dt = control_dt_s + Exp(rate); rate fixed per episode, delay drawn per step",
+        "base_s": control_dt_s,
+        "rate_per_s_median": float(np.median(finite)) if finite.size else nan,
+        "rate_per_s_min": float(finite.min()) if finite.size else nan,
+        "rate_per_s_max": float(finite.max()) if finite.size else nan,
+        "pooled_rate_per_s": fit.pooled_rate_per_s,
+        "mean_delay_s_median": float(np.median(fit.mean_delay_s)) if fit.mean_delay_s.size
+        else nan,
+        "cv_median": float(np.nanmedian(fit.cv)) if np.isfinite(fit.cv).any() else nan,
+        "episodes": int(fit.rates_per_s.size),
+        "episodes_without_delay": int(np.count_nonzero(~np.isfinite(fit.rates_per_s))),
+        "source": source,
+    }
+    return fig, fit.rates_per_s
+
+
+def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: float, *,
+            policy_server: str | None = None, seed: int = 0) -> Finding:
+    """The latency Finding from a timing log and/or LeRobot async logs.
+
+    Args:
+        timing: per-tick stage times from a timing log (preferred over the LeRobot logs).
+        logs: LeRobot server and client logs (server stages are used without a timing log;
+            client queue sizes always feed the starvation check).
+        control_dt_s: the simulated control period [s].
+        policy_server: the deployment's policy-server address (``host:port``).
+        seed: seed of the bootstrap.
+    """
+    spec = next(s for s in LADDER if s.name == "latency")
+    times, source = _primary_times(timing, logs)
+    queue_logs = [lg for lg in logs if lg.queue_size.size]
+    qs: QueueStats | None = None
+    if queue_logs:
+        server_mg = [lg.must_go for lg in logs if lg.must_go.size]
+        qs = queue_stats(np.concatenate([lg.queue_size for lg in queue_logs]),
+                         np.concatenate([lg.queue_must_go for lg in queue_logs]),
+                         np.concatenate(server_mg) if server_mg else None)
+    if times is None and qs is None:
+        return not_measured(spec, "Not measured: the logs given hold no per-tick timing.")
+    warns = list(timing.warnings if timing else ()) + [w for lg in logs for w in lg.warnings]
+    remote = not _is_loopback(policy_server)
+    figures: dict[str, Any] = {"control_dt_s": control_dt_s, "source": source or "client queue"}
+    details: dict[str, Any] = {"warnings": warns}
+    if qs is not None:
+        figures["queue"] = queue_figures(qs)
+        sizes = np.concatenate([lg.queue_size for lg in queue_logs])
+        step = max(1, sizes.size // 2000)
+        details["queue_size"] = sizes[::step].tolist()
+    verdict, summary, next_step = Verdict.INCONCLUSIVE, "", ""
+    if times is not None:
+        verdict, summary, next_step = _timing_part(times, source, control_dt_s, seed,
+                                                   figures, details)
+    one_way = np.concatenate([lg.one_way_latency_s for lg in logs]) if logs else np.array([])
+    if one_way.size:
+        net = figures.setdefault("network", {})
+        net["one_way_p50_s"] = float(np.median(one_way))
+        net["one_way_p95_s"] = float(np.quantile(one_way, 0.95))
+    if qs is not None and qs.starved:
+        extra = (f"The async client's action queue was empty at {qs.empty_fraction:.0%} of "
+                 f"{qs.sends} observation sends ({qs.must_go_count} must-go sends"
+                 + (", trending toward empty" if qs.trend_to_empty else "") + ").")
+        summary = (summary + " " + extra).strip()
+        if verdict is not Verdict.IMPLICATED:
+            verdict = Verdict.IMPLICATED
+            next_step = ""
+        next_step = (next_step + " " if next_step else "") + ADVICE[0].upper() + ADVICE[1:] + "."
+    elif times is None:
+        summary = (f"The async client's action queue stayed fed: empty at "
+                   f"{qs.empty_fraction:.0%} of {qs.sends} sends." if qs else "")
+        next_step = ("Log per-stage timings (simgap.LoopTimer, or the server's DEBUG lines) to "
+                     "hold the total against the control period.")
+    figures["policy_server"] = policy_server
+    figures["policy_server_remote"] = remote
+    if remote:
+        has_hop = "network" in figures.get("stages", {})
+        summary += (f" The policy server {policy_server} is not on this host; "
+                    + ("the logged network hop is part of the total." if has_hop
+                       else "no network stage was logged."))
+        next_step += (f" {SECURITY_NOTE}, and re-measure latency with the hop to "
+                      f"{policy_server} in the loop.")
+    return Finding(branch="latency", verdict=verdict, title="Latency", figures=figures,
+                   summary=summary.strip(), next_step=next_step.strip(),
+                   key_figure="total_p95_s" if times is not None else None, details=details)
+
+
+def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
+                 figures: dict[str, Any], details: dict[str, Any],
+                 ) -> tuple[Verdict, str, str]:
+    """Fill the per-tick figures and details; return the verdict, summary and next step."""
+    total = times.total()
+    has_any = np.zeros(times.n_ticks, dtype=bool)
+    for arr in times.stages.values():
+        has_any |= np.isfinite(arr)
+    total = np.where(has_any, total, np.nan)
+    boot = make_bootstrap(times.episode, seed=seed)
+    tp = percentiles(total, boot, level=LEVEL,
+                     grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total)))))
+    ok = np.isfinite(total)
+    over, over_ci = fraction_with_ci(total[ok] > control_dt_s,
+                                     replace(boot, cluster=boot.cluster[ok]))
+    n = tp.n
+    episodes = int(np.unique(times.episode[ok]).size)
+    measured_iv = source == "timing log"
+    iv = _intervals(times) if measured_iv else np.full(times.n_ticks, np.nan)
+    ivf = iv[np.isfinite(iv)]
+    figures.update({
+        "total_p50_s": tp.p50, "total_p95_s": tp.p95, "total_p99_s": tp.p99,
+        "total_max_s": tp.max, "total_mean_s": tp.mean,
+        "total_p50_ci_s": list(tp.ci["p50"]), "total_p95_ci_s": list(tp.ci["p95"]),
+        "total_p99_ci_s": list(tp.ci["p99"]),
+        "margin_s": tp.p95 - control_dt_s,
+        "margin_fraction": (tp.p95 - control_dt_s) / control_dt_s,
+        "overrun_fraction": over, "overrun_ci_fraction": list(over_ci),
+        "jitter_s": tp.std,
+        "interval_p50_s": float(np.median(ivf)) if ivf.size else None,
+        "interval_p95_s": float(np.quantile(ivf, 0.95)) if ivf.size else None,
+        "interval_std_s": float(ivf.std()) if ivf.size > 1 else None,
+        "ticks": n, "episodes": episodes,
+        "stages": _stage_figures(times, float(np.nansum(total)), boot),
+    })
+    figures["added_delay"], rates = _delay_figures(times, total, control_dt_s, measured_iv)
+    details["rates_per_s"] = [float(r) for r in rates[:1000]]
+    details["total_quantiles_s"] = list(tp.grid)
+    if "network" in times.stages:
+        net = times.stages["network"]
+        figures["network"] = {"share_fraction": figures["stages"]["network"]
+                              ["share_fraction"],
+                              "p50_s": figures["stages"]["network"]["p50_s"],
+                              "p95_s": figures["stages"]["network"]["p95_s"],
+                              "ticks": int(np.count_nonzero(np.isfinite(net)))}
+    figures["bootstrap"] = {"replicates": N_BOOT, "unit": boot.unit,
+                            "clusters": boot.n_clusters, "seed": seed, "level": LEVEL}
+    return _judge(figures, tp.ci["p95"], n, episodes, source, control_dt_s)
+
+
+def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: int,
+           source: str, dt: float) -> tuple[Verdict, str, str]:
+    p95, margin = fig["total_p95_s"], fig["margin_s"]
+    lo, hi = p95_ci
+    stages = fig["stages"]
+    worst = max(stages, key=lambda k: stages[k]["p95_s"] if math.isfinite(
+        stages[k]["p95_s"]) else -1.0) if stages else "total"
+    ad = fig["added_delay"]
+    per_ep = max(1, n // max(1, episodes))
+    head = (f"Total p95 {p95 * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}] against a "
+            f"{dt * 1e3:.1f} ms control period over {n} tick{'' if n == 1 else 's'} ({episodes} "
+            f"{'episode' if source == 'timing log' else 'log file'}"
+            f"{'' if episodes == 1 else 's'}); "
+            f"{fig['overrun_fraction']:.1%} of ticks overrun.")
+    if n < MIN_TICKS:
+        more = MIN_TICKS - n
+        return (Verdict.INCONCLUSIVE, head + f" Too few ticks for a p95: {more} more needed.",
+                f"Time at least {more} more ticks (the recipe: {RECIPE_EPISODES} episodes of "
+                "the task) and re-run.")
+    if lo > dt:
+        rate = ad.get("rate_per_s_min"), ad.get("rate_per_s_max")
+        spec = (f" or train with dt = {dt:.4g} s + Exp(rate), rate drawn per episode in "
+                f"[{rate[0]:.4g}, {rate[1]:.4g}] /s" if all(
+                    r is not None and math.isfinite(r) for r in rate) else "")
+        return (Verdict.IMPLICATED,
+                head + f" p95 exceeds the period by {margin * 1e3:.1f} ms "
+                f"({fig['margin_fraction']:.0%}); the slowest stage is '{worst}' "
+                f"(p95 {stages[worst]['p95_s'] * 1e3:.1f} ms)." if stages else head,
+                f"Cut '{worst}' until the total p95 fits in {dt * 1e3:.1f} ms, lower the fps "
+                f"to match the loop{spec}, or serve with real-time chunking.")
+    if hi < dt:
+        if source == "timing log" and episodes < RECIPE_EPISODES:
+            more = RECIPE_EPISODES - episodes
+            return (Verdict.INCONCLUSIVE,
+                    head + f" p95 is below the period, but over {episodes} episodes only.",
+                    f"Time {more} more episodes (about {more * per_ep} ticks; the recipe is "
+                    f"{RECIPE_EPISODES}) before eliminating latency.")
+        return (Verdict.ELIMINATED,
+                head + f" p95 is {-margin * 1e3:.1f} ms below the period, its whole interval "
+                "with it.",
+                "Latency alone does not explain the gap: move to the contact branch.")
+    more = _more_needed(n, (hi - lo) / 2.0, abs(margin))
+    return (Verdict.INCONCLUSIVE,
+            head + " The p95 interval straddles the period.",
+            f"Time about {more} more ticks (~{math.ceil(more / per_ep)} episodes of {per_ep} "
+            "ticks) and re-run.")
+
+
+def assess(ctx: Context) -> list[Finding]:
+    """The latency Finding for the rig: timing logs, else LeRobot logs; not_measured
+    naming the evidence when the rig has none."""
+    rig = ctx.rig
+    ev = rig.evidence
+    spec = next(s for s in LADDER if s.name == "latency")
+    if not (ev.timing_logs or ev.server_logs or ev.client_logs):
+        return [not_measured(spec, "Not measured: the rig names no timing log "
+                             "(evidence.timing_logs) and no LeRobot async log "
+                             "(evidence.server_logs / evidence.client_logs).")]
+    timing = ctx.evidence.get("timing_logs", load_timing_logs)
+    logs = (ctx.evidence.get("server_logs", load_server_logs)
+            + ctx.evidence.get("client_logs", load_client_logs))
+    dt = float(ctx.options.get("control_dt_s") or rig.control_dt_s)
+    return [analyse(timing, logs, dt, policy_server=rig.deploy.policy_server, seed=ctx.seed)]
