@@ -223,8 +223,8 @@ class RayBackend:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False)
             self._started = True
         n = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor = ray.remote(num_cpus=1)(_RayWorker)
-        self.workers = [actor.remote(problem) for _ in range(n)]
+        actor: Any = ray.remote(num_cpus=1)(_RayWorker)
+        self.workers: list[Any] = [actor.remote(problem) for _ in range(n)]
         self.n_evals = 0
 
     def residuals(self, x: np.ndarray) -> np.ndarray:

@@ -192,8 +192,12 @@ def least_squares(backend: Backend, params: ParamSet, x0: np.ndarray | None = No
     start = backend.residuals(params.x_nominal[None])[0]
     n0 = getattr(backend, "n_evals", 0)
 
+    # mujoco.minimize's tolerances are absolute: scale residuals to unit RMS at the start
+    # so that small physical residuals (metres, radians) do not stop it early
+    rs = float(np.sqrt(np.mean(start ** 2))) or 1.0
+
     def residual(xm: np.ndarray) -> np.ndarray:
-        out: np.ndarray = backend.residuals(np.asarray(xm).T).T
+        out: np.ndarray = backend.residuals(np.asarray(xm).T).T / rs
         return out
 
     x, iters, _ = mj_lsq(x0, residual, lo, hi, max_iter=max_iter, eps=eps)

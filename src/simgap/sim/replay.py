@@ -104,7 +104,8 @@ def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nste
     tau = t[0] + np.arange(nstep) * physics_dt - delay_s
     first = commands[0] if hold_before is None else hold_before
     if interp == "hold":
-        idx = np.searchsorted(t, tau + 1e-9 * physics_dt, side="right") - 1
+        # a logged time acts from the physics step nearest to it (as sample_steps rounds)
+        idx = np.searchsorted(t, tau + 0.499 * physics_dt, side="right") - 1
         out = commands[np.clip(idx, 0, len(t) - 1)].copy()
     elif interp == "linear":
         out = np.stack([np.interp(tau, t, commands[:, j]) for j in range(commands.shape[1])],
@@ -112,7 +113,7 @@ def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nste
     else:
         raise InputError(field="control.command_interp", expected="'hold' or 'linear'",
                          got=interp)
-    out[tau < t[0] - 1e-12] = first
+    out[tau < t[0] - 0.501 * physics_dt] = first
     return out
 
 
