@@ -234,13 +234,15 @@ def dual_annealing(backend: Backend, params: ParamSet, *, seed: int = 0, maxfun:
 
 def sweep(backend: Backend, params: ParamSet, index: int, values: np.ndarray,
           *, base_x: np.ndarray | None = None,
-          loss: Callable[[np.ndarray], float] | None = None) -> dict[str, Any]:
+          loss: Callable[[np.ndarray], float] | None = None,
+          refine_points: int = 21) -> dict[str, Any]:
     """Evaluate ONE parameter over SI ``values`` (others at ``base_x``) in one batch.
 
     Returns:
         ``{"name", "values", "loss", "best_value", "best_loss", "nominal_loss",
-        "refined_value"}``; ``refined_value`` is the vertex of a parabola through the
-        best grid point and its neighbours (None at the grid's edge).
+        "refined_value"}``; ``refined_value`` is the best of a second, finer batch of
+        ``refine_points`` values between the best grid point's neighbours (None when the
+        best is at the grid's edge: the optimum may lie outside the grid).
     """
     f_loss = loss or _cost
     p = params.params[index]
@@ -252,11 +254,12 @@ def sweep(backend: Backend, params: ParamSet, index: int, values: np.ndarray,
     curve, nominal_loss = losses[:-1], float(losses[-1])
     k = int(np.argmin(curve))
     refined = None
-    if 0 < k < len(values) - 1:
-        xv, yv = np.asarray(values[k - 1:k + 2], dtype=float), curve[k - 1:k + 2]
-        a, b, _ = np.polyfit(xv, yv, 2)
-        if a > 0:
-            refined = float(np.clip(-b / (2 * a), xv[0], xv[2]))
+    if 0 < k < len(values) - 1 and refine_points > 0:
+        fine = np.linspace(float(values[k - 1]), float(values[k + 1]), refine_points)
+        xf = np.repeat(base[None], refine_points, axis=0)
+        xf[:, index] = [p.to_x(float(v)) for v in fine]
+        fl = np.array([f_loss(r) for r in backend.residuals(xf)])
+        refined = float(fine[int(np.argmin(fl))])
     return {"name": p.name, "values": [float(v) for v in values],
             "loss": [float(v) for v in curve], "best_value": float(values[k]),
             "best_loss": float(curve[k]), "nominal_loss": nominal_loss,

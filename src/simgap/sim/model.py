@@ -167,7 +167,9 @@ def _actuator(model: mujoco.MjModel, target: str) -> int:
 
 def get_param(model: mujoco.MjModel, kind: str, target: str) -> float:
     """The current value of one physical parameter (SI units: N m/rad, N m s/rad, kg m^2,
-    N m, friction coefficient, kg)."""
+    N m, friction coefficient, kg). A target ``a+b`` names several objects written
+    together (e.g. both finger pads); the first one's value is returned."""
+    target = target.split("+", maxsplit=1)[0]
     if kind == "kp":
         return float(model.actuator_gainprm[_actuator(model, target), 0])
     if kind == "kv":
@@ -189,8 +191,13 @@ def set_param(model: mujoco.MjModel, kind: str, target: str, value: float) -> No
 
     ``kp`` keeps a position actuator consistent (gain and bias); ``pair_friction`` and
     ``geom_friction`` set both tangential coefficients; ``mass`` scales the body's inertia
-    with its mass. Call ``finish_params`` after the last write.
+    with its mass. Call ``finish_params`` after the last write. A target ``a+b`` writes
+    the same value to each named object.
     """
+    if "+" in target:
+        for part in target.split("+"):
+            set_param(model, kind, part, value)
+        return
     if kind == "kp":
         a = _actuator(model, target)
         model.actuator_gainprm[a, 0] = value
