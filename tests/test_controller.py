@@ -16,7 +16,7 @@ from simgap.fit.backends import LocalBackend, quat_half_angle_vectors, simpler_l
 from simgap.rig import load_rig
 from tests.factories import write_v3_dataset
 
-ARM = """<mujoco><option timestep="0.004"/>
+ARM = """<mujoco><compiler angle="radian"/><option timestep="0.004"/>
 <worldbody>
  <body name="l1"><joint name="j1" axis="0 0 1" range="-2 2" damping="0.05"/>
   <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.4"/>

@@ -309,7 +309,10 @@ class Replayer:
         ctrl = self.controls(log)[None, :, :]
         pool = self._ensure_pool()
         nb = len(models)
-        _, sens = pool.rollout(models, self._datas, state0, ctrl,
+        # a zero warm start for every rollout: results then do not depend on which
+        # rollouts shared an MjData before (bit-identical across batchings and backends)
+        warm = np.zeros((1, self.model.nv))
+        _, sens = pool.rollout(models, self._datas, state0, ctrl, initial_warmstart=warm,
                                chunk_size=max(1, nb // (2 * self.nthread)) if nb > 1 else 1)
         idx = self.sample_steps(log)
         s = sens[:, idx, :]
