@@ -99,6 +99,13 @@ def assess(ctx: Any) -> list[Finding]:
                    f" -> {min(curves[n]['best_loss'] for n in implicated):.3g} m).")
         nxt = "Measure the implicated coefficient on the bench (tilt test, scale) and apply " \
               "the pair patch."
+        if len(implicated) > 1 and np.ptp([curves[n]["best_loss"] for n in implicated]) \
+                <= noise:
+            summary += (" Each of " + " and ".join(implicated) + " alone explains the pushes "
+                        "equally: they are confounded in these logs (a quasi-static push "
+                        "sees friction x mass); weigh the object or tilt-test it to split "
+                        "them.")
+            nxt = "Weigh the object and tilt-test the contact, then re-sweep with one fixed."
     elif all(c["nominal_loss"] <= NOISE_MULTIPLE * noise for c in curves.values()):
         verdict, summary = Verdict.ELIMINATED, "The model reproduces the logged pushes " \
                                                "within tracker noise."
