@@ -128,3 +128,17 @@ def test_push_log_with_wrong_joints_names_them(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cmd_slide") as e:
         read_push_log(p, rig)
     assert "wrong.csv" in str(e.value) and "cmd_elbow" in str(e.value)
+
+
+def test_contact_and_controller_plots_render() -> None:
+    from simgap.report import plots_contact, plots_controller
+
+    svg = plots_contact.plots({"details": {"sweeps": {"friction": {
+        "name": "box.geom_friction", "values": [0.1, 0.2, 0.3], "loss": [3.0, 1.0, 2.0],
+        "nominal": 0.2}}}})
+    assert len(svg) == 1 and "<svg" in svg[0] and "polyline" in svg[0]
+    svg = plots_controller.plots({"details": {"best": "least_squares", "methods": {
+        "least_squares": {"table": {"j1.kp": {"value": 2.0, "nominal": 1.0},
+                                    "j1.kv": {"value": 0.2, "nominal": 0.1}}}},
+        "traces": {"t": [0, 1], "before_m": [0, 1], "after_m": [0, 0.1]}}})
+    assert len(svg) == 3 and all("<svg" in s for s in svg)
