@@ -45,9 +45,9 @@ TRUTH_RANGES = {"armature": (0.7, 1.6), "frictionloss": (1.2, 3.0), "damping": (
                 "kp": (0.7, 1.1)}
 
 
-def excitation(model: mujoco.MjModel, seconds: float, dt: float, seed: int = 0
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """3-sine position targets per joint inside 0.4 x its half range: (t, cmd (T, J))."""
+def excitation(model: mujoco.MjModel, seconds: float, dt: float, seed: int = 0,
+               amp: float = 0.4) -> tuple[np.ndarray, np.ndarray]:
+    """3-sine position targets per joint inside ``amp`` x its half range: (t, cmd (T, J))."""
     rng = np.random.default_rng(seed)
     t = np.arange(int(round(seconds / dt))) * dt
     cmd = np.empty((t.size, len(JOINTS)))
@@ -56,7 +56,7 @@ def excitation(model: mujoco.MjModel, seconds: float, dt: float, seed: int = 0
         mid, half = (lo + hi) / 2, (hi - lo) / 2
         f = rng.uniform(0.2, 1.5, 3)
         ph = rng.uniform(0, 2 * np.pi, 3)
-        cmd[:, k] = mid + 0.4 * half / 3 * np.sin(2 * np.pi * f[None] * t[:, None]
+        cmd[:, k] = mid + amp * half / 3 * np.sin(2 * np.pi * f[None] * t[:, None]
                                                   + ph[None]).sum(1)
     return t, cmd
 
@@ -106,12 +106,13 @@ def throughput(path: Path, nbatch: int = 64, nstep: int = 500) -> dict[str, floa
             "ratio_vs_loop": simgap_sps / loop_sps, "nthread": nthread}
 
 
-def so101_problem(path: Path, seconds: float = 8.0, noise: float = 0.002, seed: int = 0
+def so101_problem(path: Path, seconds: float = 8.0, noise: float = 0.002, seed: int = 0,
+                  amp: float = 0.4
                   ) -> tuple[ReplayProblem, np.ndarray, np.ndarray, dict[str, object]]:
     """The identification problem: (problem, truth multipliers, noisy q, raw data)."""
     spec = strip_visuals(load_spec(path))
     rep = Replayer.build(spec, JOINTS, nthread=os.cpu_count() or 1)
-    t, cmd = excitation(rep.model, seconds, rep.physics_dt, seed)
+    t, cmd = excitation(rep.model, seconds, rep.physics_dt, seed, amp)
     log = ReplayLog(t=t, commands=cmd, joints=JOINTS, q0=cmd[0])
     params = []
     for kind in KINDS:
@@ -144,7 +145,7 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
     """simgap's least squares on the problem."""
     t0 = time.perf_counter()
     be = LocalBackend(prob)
-    fit = search.least_squares(be, prob.params, max_iter=max_iter)
+    fit = search.least_squares(be, prob.params, max_iter=max_iter, noise=0.002, restarts=0)
     be.close()
     wall = time.perf_counter() - t0
     return {"wall_s": wall, "errors": errors(prob.params, fit.x, truth),
@@ -204,7 +205,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--so101", type=Path, default=DEFAULT_SO101)
     ap.add_argument("--quick", action="store_true", help="2 s of data, 10 iterations")
-    ap.add_argument("--max-iter", type=int, default=30)
+    ap.add_argument("--max-iter", type=int, default=20, help="LM iterations (both)")
+    ap.add_argument("--seed", type=int, default=1, help="excitation and truth seed")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     out: dict[str, object] = {"machine_cores": os.cpu_count()}
@@ -215,7 +217,8 @@ def main() -> None:
           f"{tp['python_loop_steps_per_s']:.0f}; simgap/raw {tp['ratio_vs_raw']:.2f} "
           f"(target >= 0.8), simgap/loop {tp['ratio_vs_loop']:.1f} (target >= 2)")
     seconds, iters = (2.0, 10) if a.quick else (8.0, a.max_iter)
-    prob, truth, noisy, _ = so101_problem(a.so101, seconds)
+    prob, truth, noisy, _ = so101_problem(a.so101, seconds, seed=a.seed)
+    out["seed"] = a.seed
     sg = run_simgap(prob, truth, iters)
     out["simgap_fit"] = sg
     print(f"simgap fit: {sg['wall_s']:.1f} s, median rel. error {sg['errors']}")

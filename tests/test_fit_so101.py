@@ -60,7 +60,7 @@ def test_so101_armature_damping_recovered_where_identified(so101: tuple[Path, Re
     q = q + rng.normal(0, 0.002, q.shape)  # 2 mrad measurement noise
     be = LocalBackend(ReplayProblem(model=str(path), joints=JOINTS, logs=(log,), targets=(q,),
                                     params=ps), nthread=2)
-    fit = search.least_squares(be, ps, max_iter=15, noise=0.002, n_starts=3)
+    fit = search.least_squares(be, ps, max_iter=10, noise=0.002, n_starts=2, restarts=1)
     be.close()
     ok = np.array(fit.identified)
     assert ok.sum() >= 5, fit.why
