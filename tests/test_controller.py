@@ -115,3 +115,32 @@ def test_start_state_outside_limits_is_an_input_error(tmp_path: Path) -> None:
     q = np.full((len(t), 2), 3.0)
     with pytest.raises(InputError, match="joint range"):
         controller_report(rig, [Episode(t=t, q=q, action=q)], maxfun=5, max_iter=1)
+
+
+def test_ee_delta_controller_reproduces_joint_targets(demo_model: Path) -> None:
+    """Deltas taken from forward kinematics of a joint path (independently, with
+    mju_mulQuat/quat2Vel) give that path back through the DLS IK controller."""
+    import mujoco
+
+    from simgap.sim.ik import ee_delta_targets, frame_poses
+    from simgap.sim.model import load_model
+
+    m = load_model(demo_model)
+    joints = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll")
+    q0 = np.array([0.1, -0.6, 0.9, 0.9, 0.1])
+    path = q0 + np.outer(np.linspace(0, 1, 15), [0.1, 0.1, -0.1, 0.05, 0.1])
+    poses = frame_poses(m, joints, path, "gripperframe")
+    d = mujoco.MjData(m)
+    d.qpos[:5] = path[3]
+    mujoco.mj_kinematics(m, d)
+    np.testing.assert_allclose(poses[3, :3], d.site_xpos[m.site("gripperframe").id])
+    deltas = np.zeros((15, 6))
+    deltas[1:, :3] = np.diff(poses[:, :3], axis=0)
+    for k in range(1, 15):
+        neg, dq, v = np.empty(4), np.empty(4), np.empty(3)
+        mujoco.mju_negQuat(neg, poses[k - 1, 3:])
+        mujoco.mju_mulQuat(dq, poses[k, 3:], neg)
+        mujoco.mju_quat2Vel(v, dq, 1.0)
+        deltas[k, 3:] = v
+    targets = ee_delta_targets(m, joints, q0, deltas, "gripperframe")
+    np.testing.assert_allclose(targets, path, atol=1e-6)
