@@ -5,7 +5,8 @@ Run from the repository root (one run measures everything)::
     PYTHONPATH=src python benchmarks/replay.py [--so101 ../shared/data/so101/so101.xml]
         [--quick] [--json out.json]
 
-Part 1, throughput on the SO-101 (visuals stripped), 64 candidate models x 500 steps:
+Part 1, throughput on the SO-101 scene (arm on a floor, visuals stripped), 64 candidate
+models x 500 steps:
 simgap's ``Replayer.replay`` (persistent pool, sensors, sampling) against raw
 ``mujoco.rollout`` with one thread per core (target: >= 0.8 of it) and against a Python
 ``mj_step`` loop that writes ``d.ctrl`` every step (target: >= 2x).
@@ -204,13 +205,18 @@ def run_sysid(path: Path, prob: ReplayProblem, truth: np.ndarray, noisy: np.ndar
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--so101", type=Path, default=DEFAULT_SO101)
+    ap.add_argument("--scene", type=Path, default=None,
+                    help="model of the throughput test (default: scene.xml beside --so101, "
+                         "the arm on a floor, as in reference mujoco.md 5.1)")
     ap.add_argument("--quick", action="store_true", help="2 s of data, 10 iterations")
     ap.add_argument("--max-iter", type=int, default=20, help="LM iterations (both)")
     ap.add_argument("--seed", type=int, default=1, help="excitation and truth seed")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     out: dict[str, object] = {"machine_cores": os.cpu_count()}
-    tp = throughput(a.so101)
+    scene = a.scene or a.so101.with_name("scene.xml")
+    tp = throughput(scene if scene.is_file() else a.so101)
+    out["throughput_model"] = str(scene if scene.is_file() else a.so101)
     out["throughput"] = tp
     print(f"throughput [steps/s]: simgap {tp['simgap_steps_per_s']:.0f}, raw rollout "
           f"{tp['raw_rollout_steps_per_s']:.0f} ({tp['nthread']} threads), python loop "

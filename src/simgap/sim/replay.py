@@ -142,6 +142,8 @@ class Replayer:
     source: str | None = None
     _pool: mujoco.rollout.Rollout | None = field(default=None, repr=False)
     _datas: list[mujoco.MjData] = field(default_factory=list, repr=False)
+    _inputs: dict[int, tuple[ReplayLog, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, spec: mujoco.MjSpec, joints: Sequence[str], *, ee_site: str | None = None,
@@ -305,8 +307,12 @@ class Replayer:
             The trajectories at the log's sample times, batch axis first.
         """
         models = [self.model] if models is None else list(models)
-        state0 = self.initial_state(log)[None, :]
-        ctrl = self.controls(log)[None, :, :]
+        cached = self._inputs.get(id(log))
+        if cached is None or cached[0] is not log:  # a fit replays one log many times
+            cached = (log, self.initial_state(log)[None, :], self.controls(log)[None, :, :],
+                      self.sample_steps(log))
+            self._inputs[id(log)] = cached
+        _, state0, ctrl, idx = cached
         pool = self._ensure_pool()
         nb = len(models)
         # a zero warm start for every rollout: results then do not depend on which
@@ -314,7 +320,6 @@ class Replayer:
         warm = np.zeros((1, self.model.nv))
         _, sens = pool.rollout(models, self._datas, state0, ctrl, initial_warmstart=warm,
                                chunk_size=max(1, nb // (2 * self.nthread)) if nb > 1 else 1)
-        idx = self.sample_steps(log)
         s = sens[:, idx, :]
         nj = len(self.joints)
         out: dict[str, np.ndarray | None] = {"ee_pos": None, "ee_quat": None,
