@@ -236,7 +236,8 @@ def assess(ctx: Any) -> list[Finding]:
     rig = ctx.rig
     if rig.evidence.dataset is None or rig.ee_site is None:
         return [not_measured(spec)]
-    ds = ctx.evidence.get("dataset", lambda r: read_lerobot_dataset(r.evidence.dataset))
+    ds = ctx.evidence.get("lerobot_dataset",
+                          lambda r: read_lerobot_dataset(r.evidence.dataset))
     rep = controller_report(rig, load_episodes(rig, ds), seed=ctx.seed,
                             maxfun=int(ctx.options.get("controller_maxfun", 300)))
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
