@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from simgap.cli import appearance as _appearance  # noqa: F401
 from simgap.cli import audit as _audit  # noqa: F401  (registers commands)
+from simgap.cli import contact as _contact  # noqa: F401
+from simgap.cli import controller as _controller  # noqa: F401
 from simgap.cli import diagnose as _diagnose  # noqa: F401  (registers commands)
 from simgap.cli import episodes as _episodes  # noqa: F401  (registers commands)
 from simgap.cli import evaluation as _evaluation  # noqa: F401  (registers commands)

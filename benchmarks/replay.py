@@ -1,0 +1,246 @@
+"""Replay throughput and the SO-101 identification problem, measured side by side.
+
+Run from the repository root (one run measures everything)::
+
+    PYTHONPATH=src python benchmarks/replay.py [--so101 ../shared/data/so101/so101.xml]
+        [--quick] [--json out.json]
+
+Part 1, throughput on the SO-101 scene (arm on a floor, visuals stripped), 64 candidate
+models x 500 steps:
+simgap's ``Replayer.replay`` (persistent pool, sensors, sampling) against raw
+``mujoco.rollout`` with one thread per core (target: >= 0.8 of it) and against a Python
+``mj_step`` loop that writes ``d.ctrl`` every step (target: >= 2x).
+
+Part 2, reference mujoco.md 5.2: 24 parameters (armature, frictionloss, damping, kp per
+joint) from 8 s of 3-sine excitation with 2 mrad noise, as multipliers of nominal, solved
+by simgap (``fit.search.least_squares``) and by ``mujoco.sysid`` (optimizer "mujoco") from
+the same data and start: wall-time ratio and parameter errors (target: at most half the
+time at equal or lower error). Needs the sysid extra's pure-python dependencies (absl-py,
+pyyaml, colorama, tabulate); without them that half is skipped with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import mujoco
+import mujoco.rollout
+import numpy as np
+
+from simgap.fit import search
+from simgap.fit.backends import LocalBackend, ReplayProblem
+from simgap.fit.params import Param, ParamSet
+from simgap.sim.model import get_param, load_spec, strip_visuals, with_params
+from simgap.sim.replay import Replayer, ReplayLog
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SO101 = ROOT.parent / "shared" / "data" / "so101" / "so101.xml"
+JOINTS = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll",
+          "gripper")
+KINDS = ("armature", "frictionloss", "damping", "kp")
+TRUTH_RANGES = {"armature": (0.7, 1.6), "frictionloss": (1.2, 3.0), "damping": (0.7, 1.4),
+                "kp": (0.7, 1.1)}
+
+
+def excitation(model: mujoco.MjModel, seconds: float, dt: float, seed: int = 0,
+               amp: float = 0.4) -> tuple[np.ndarray, np.ndarray]:
+    """3-sine position targets per joint inside ``amp`` x its half range: (t, cmd (T, J))."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(round(seconds / dt))) * dt
+    cmd = np.empty((t.size, len(JOINTS)))
+    for k, j in enumerate(JOINTS):
+        lo, hi = model.jnt_range[model.joint(j).id]
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        f = rng.uniform(0.2, 1.5, 3)
+        ph = rng.uniform(0, 2 * np.pi, 3)
+        cmd[:, k] = mid + amp * half / 3 * np.sin(2 * np.pi * f[None] * t[:, None]
+                                                  + ph[None]).sum(1)
+    return t, cmd
+
+
+def throughput(path: Path, nbatch: int = 64, nstep: int = 500) -> dict[str, float]:
+    """Steps per second of the three ways to replay (median of 3)."""
+    spec = strip_visuals(load_spec(path))
+    nthread = os.cpu_count() or 1
+    rep = Replayer.build(spec, JOINTS, nthread=nthread)
+    t, cmd = excitation(rep.model, nstep * rep.physics_dt, rep.physics_dt)
+    log = ReplayLog(t=t, commands=cmd, joints=JOINTS, q0=cmd[0])
+    models = [with_params(rep.model, {("kp", j): 900.0 + i for j in JOINTS})
+              for i in range(nbatch)]
+    state0 = rep.initial_state(log)[None]
+    ctrl = rep.controls(log)[None]
+    steps = nbatch * ctrl.shape[1]
+
+    def best(fn: object) -> float:
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            fn()  # type: ignore[operator]
+            times.append(time.perf_counter() - t0)
+        return steps / float(np.median(times))
+
+    rep.replay(models[:2], log)  # warm the pool
+    simgap_sps = best(lambda: rep.replay(models, log))
+    datas = [mujoco.MjData(rep.model) for _ in range(nthread)]
+    with mujoco.rollout.Rollout(nthread=nthread) as pool:
+        pool.rollout(models[:2], datas, state0, ctrl)
+        raw_sps = best(lambda: pool.rollout(models, datas, state0, ctrl))
+    rep.close()
+
+    u = ctrl[0]
+
+    def loop() -> None:
+        for m in models:  # the same work: every candidate model, every step
+            d = mujoco.MjData(m)
+            mujoco.mj_setState(m, d, state0[0], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+            for i in range(u.shape[0]):
+                d.ctrl[:] = u[i]
+                mujoco.mj_step(m, d)
+
+    loop_sps = best(loop)
+    return {"simgap_steps_per_s": simgap_sps, "raw_rollout_steps_per_s": raw_sps,
+            "python_loop_steps_per_s": loop_sps, "ratio_vs_raw": simgap_sps / raw_sps,
+            "ratio_vs_loop": simgap_sps / loop_sps, "nthread": nthread}
+
+
+def so101_problem(path: Path, seconds: float = 8.0, noise: float = 0.002, seed: int = 0,
+                  amp: float = 0.4
+                  ) -> tuple[ReplayProblem, np.ndarray, np.ndarray, dict[str, object]]:
+    """The identification problem: (problem, truth multipliers, noisy q, raw data)."""
+    spec = strip_visuals(load_spec(path))
+    rep = Replayer.build(spec, JOINTS, nthread=os.cpu_count() or 1)
+    t, cmd = excitation(rep.model, seconds, rep.physics_dt, seed, amp)
+    log = ReplayLog(t=t, commands=cmd, joints=JOINTS, q0=cmd[0])
+    params = []
+    for kind in KINDS:
+        for j in JOINTS:
+            nom = get_param(rep.model, kind, j)
+            params.append(Param(kind, j, nom, 0.25 * nom, 4.0 * nom))
+    ps = ParamSet(tuple(params))
+    rng = np.random.default_rng(seed + 1)
+    truth = np.array([rng.uniform(*TRUTH_RANGES[p.kind]) for p in ps.params])
+    q = rep.replay([with_params(rep.model, ps.writes(truth))], log).q[0]
+    rep.close()
+    noisy = q + rng.normal(0, noise, q.shape)
+    prob = ReplayProblem(model=str(path), joints=JOINTS, logs=(log,), targets=(noisy,),
+                         params=ps)
+    return prob, truth, noisy, {"t": t, "cmd": cmd}
+
+
+def errors(ps: ParamSet, x: np.ndarray, truth: np.ndarray) -> dict[str, float]:
+    """Median relative parameter error per kind, and over armature+damping."""
+    rel = np.abs(x / truth - 1)
+    out = {k: float(np.median([r for p, r in zip(ps.params, rel, strict=True)
+                               if p.kind == k])) for k in KINDS}
+    out["armature_damping"] = float(np.median([r for p, r in zip(ps.params, rel, strict=True)
+                                               if p.kind in ("armature", "damping")]))
+    out["all"] = float(np.median(rel))
+    return out
+
+
+def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[str, object]:
+    """simgap's least squares on the problem."""
+    t0 = time.perf_counter()
+    be = LocalBackend(prob)
+    fit = search.least_squares(be, prob.params, max_iter=max_iter, noise=0.002, restarts=0)
+    be.close()
+    wall = time.perf_counter() - t0
+    return {"wall_s": wall, "errors": errors(prob.params, fit.x, truth),
+            "iterations": fit.extra["iterations"], "n_evals": fit.n_evals,
+            "infinite_or_unidentified": [n for n, ok in zip(fit.names, fit.identified,
+                                                            strict=True) if not ok],
+            "cond": fit.cond}
+
+
+def run_sysid(path: Path, prob: ReplayProblem, truth: np.ndarray, noisy: np.ndarray,
+              max_iter: int) -> dict[str, object]:
+    """mujoco.sysid (optimizer "mujoco") on the same data, parameters as multipliers."""
+    from mujoco import sysid
+
+    if not hasattr(sysid, "optimize"):
+        raise ImportError("mujoco.sysid exported nothing: install absl-py pyyaml colorama "
+                          "tabulate")
+    t0 = time.perf_counter()
+    spec = strip_visuals(load_spec(path))
+    for j in JOINTS:
+        spec.add_sensor(name=f"{j}_pos", type=mujoco.mjtSensor.mjSENS_JOINTPOS,
+                        objtype=mujoco.mjtObj.mjOBJ_JOINT, objname=j)
+    model = spec.compile()
+    params = sysid.ParameterDict()
+    for p in prob.params.params:
+        def modifier(s: mujoco.MjSpec, par: object, p: Param = p) -> None:
+            v = p.nominal * float(par.value[0])  # type: ignore[attr-defined]
+            if p.kind == "kp":
+                sysid.apply_pgain(s, p.target, v)
+            elif p.kind == "damping":
+                s.joint(p.target).damping[0] = v
+            else:
+                setattr(s.joint(p.target), p.kind, v)
+        params.add(sysid.Parameter(p.name, nominal=1.0, min_value=0.25, max_value=4.0,
+                                   modifier=modifier))
+    log = prob.logs[0]
+    d = mujoco.MjData(model)
+    qpos = model.qpos0.copy()
+    qpos[[model.joint(j).qposadr[0] for j in JOINTS]] = log.q0
+    init = sysid.create_initial_state(model, qpos, np.zeros(model.nv), d.act)
+    ctrl = np.zeros((log.t.size, model.nu))
+    for k, j in enumerate(JOINTS):
+        ctrl[:, model.actuator(j).id] = log.commands[:, k]
+    times = log.t + model.opt.timestep  # sysid labels sensor rows with post-step times
+    control_ts = sysid.TimeSeries(log.t, ctrl)
+    sensor_ts = sysid.TimeSeries.from_names(times, noisy, model)
+    ms = sysid.ModelSequences("so101", spec, "excitation", init, control_ts, sensor_ts)
+    residual_fn = sysid.build_residual_fn(models_sequences=[ms])
+    opt, _ = sysid.optimize(initial_params=params, residual_fn=residual_fn,
+                            optimizer="mujoco", verbose=False, max_iters=max_iter, eps=1e-6)
+    wall = time.perf_counter() - t0
+    x = np.array([float(opt[n].value[0]) for n in prob.params.names])
+    return {"wall_s": wall, "errors": errors(prob.params, x, truth)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--so101", type=Path, default=DEFAULT_SO101)
+    ap.add_argument("--scene", type=Path, default=None,
+                    help="model of the throughput test (default: scene.xml beside --so101, "
+                         "the arm on a floor, as in reference mujoco.md 5.1)")
+    ap.add_argument("--quick", action="store_true", help="2 s of data, 10 iterations")
+    ap.add_argument("--max-iter", type=int, default=20, help="LM iterations (both)")
+    ap.add_argument("--seed", type=int, default=1, help="excitation and truth seed")
+    ap.add_argument("--json", type=Path)
+    a = ap.parse_args()
+    out: dict[str, object] = {"machine_cores": os.cpu_count()}
+    scene = a.scene or a.so101.with_name("scene.xml")
+    tp = throughput(scene if scene.is_file() else a.so101)
+    out["throughput_model"] = str(scene if scene.is_file() else a.so101)
+    out["throughput"] = tp
+    print(f"throughput [steps/s]: simgap {tp['simgap_steps_per_s']:.0f}, raw rollout "
+          f"{tp['raw_rollout_steps_per_s']:.0f} ({tp['nthread']} threads), python loop "
+          f"{tp['python_loop_steps_per_s']:.0f}; simgap/raw {tp['ratio_vs_raw']:.2f} "
+          f"(target >= 0.8), simgap/loop {tp['ratio_vs_loop']:.1f} (target >= 2)")
+    seconds, iters = (2.0, 10) if a.quick else (8.0, a.max_iter)
+    prob, truth, noisy, _ = so101_problem(a.so101, seconds, seed=a.seed)
+    out["seed"] = a.seed
+    sg = run_simgap(prob, truth, iters)
+    out["simgap_fit"] = sg
+    print(f"simgap fit: {sg['wall_s']:.1f} s, median rel. error {sg['errors']}")
+    try:
+        sy = run_sysid(a.so101, prob, truth, noisy, iters)
+    except ImportError as e:
+        print(f"mujoco.sysid half skipped: {e}")
+    else:
+        out["sysid_fit"] = sy
+        ratio = sg["wall_s"] / sy["wall_s"]  # type: ignore[operator]
+        out["time_ratio_simgap_over_sysid"] = ratio
+        print(f"mujoco.sysid fit: {sy['wall_s']:.1f} s, median rel. error {sy['errors']}")
+        print(f"time ratio simgap/sysid {ratio:.2f} (target <= 0.5)")
+    if a.json:
+        a.json.write_text(json.dumps(out, indent=2, default=float))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""``simgap contact lint|pair|sweep``: contact settings, patches and 1-D sweeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from simgap.cli._app import app, console, handles_errors, write_json
+
+contact_app = typer.Typer(help="Contact: lint a model, write a pair patch, sweep a "
+                               "coefficient.", no_args_is_help=True)
+app.add_typer(contact_app, name="contact")
+
+
+def _floats(text: str, n: tuple[int, ...], what: str) -> list[float]:
+    from simgap.errors import InputError
+
+    try:
+        vals = [float(v) for v in text.replace(",", " ").split()]
+    except ValueError as e:
+        raise InputError(field=what, expected="numbers", got=text) from e
+    if len(vals) not in n:
+        raise InputError(field=what, expected=f"{' or '.join(map(str, n))} numbers",
+                         got=text)
+    return vals
+
+
+@contact_app.command("lint")
+@handles_errors
+def lint(model: Path = typer.Argument(..., help="The MJCF model."),
+         json_path: Path | None = typer.Option(None, "--json", help="Write JSON here."),
+         ) -> None:
+    """Contact settings that do nothing, defaults left in, overrides, implausible values."""
+    from simgap.contact.lint import lint_model
+    from simgap.sim.model import load_model
+
+    load_model(model)  # a model that does not compile is an error, with MuJoCo's message
+    problems = lint_model(model)
+    for p in problems:
+        console.print(f"{p.file}:{p.line}: {p.element}: {p.problem}. Fix: {p.fix}",
+                      highlight=False, markup=False)
+    console.print(f"{len(problems)} problem(s)", highlight=False)
+    write_json(json_path, {"problems": [p.to_dict() for p in problems]})
+
+
+@contact_app.command("pair")
+@handles_errors
+def pair(model: Path = typer.Argument(..., help="The MJCF model (never edited)."),
+         geom1: str = typer.Option(..., "--geom1"), geom2: str = typer.Option(..., "--geom2"),
+         out: Path = typer.Option(..., "--out", help="The new MJCF file to write."),
+         friction: str = typer.Option(..., "--friction", help="Five numbers: sliding "
+                                      "sliding torsional rolling rolling."),
+         condim: int = typer.Option(4, "--condim"),
+         solref: str = typer.Option("0.02 1", "--solref"),
+         solimp: str = typer.Option("0.9 0.95 0.001 0.5 2", "--solimp"),
+         json_path: Path | None = typer.Option(None, "--json")) -> None:
+    """Write a new MJCF that includes MODEL and adds one <contact><pair>."""
+    from simgap.contact.pair import write_pair
+
+    path = write_pair(model, out, geom1, geom2, friction=_floats(friction, (5,), "friction"),
+                      condim=condim, solref=_floats(solref, (2,), "solref"),
+                      solimp=_floats(solimp, (3, 5), "solimp"))
+    console.print(f"wrote {path} (compiles)", highlight=False)
+    write_json(json_path, {"patch": str(path), "model": str(model)})
+
+
+@contact_app.command("sweep")
+@handles_errors
+def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_logs and "
+                                                   "model.object_body."),
+              kind: list[str] = typer.Option(..., "--kind", help="geom_friction, "
+                                             "pair_friction or mass (repeat for two)."),
+              target: list[str] = typer.Option(..., "--target", help="geom(s) a+b, pair or "
+                                               "body, one per --kind."),
+              lo: float = typer.Option(0.25, "--lo", help="Lowest multiple of nominal."),
+              hi: float = typer.Option(4.0, "--hi", help="Highest multiple of nominal."),
+              n: int = typer.Option(25, "--n", help="Values per coefficient."),
+              force: bool = typer.Option(False, "--force", help="Allow a 2-D sweep."),
+              json_path: Path | None = typer.Option(None, "--json")) -> None:
+    """Replay the first logged push once per value of ONE coefficient; print the curve."""
+    import numpy as np
+
+    from simgap.contact.sweep import Coefficient, nominal_of, sweep
+    from simgap.errors import InputError
+    from simgap.evidence.push_log import push_logs
+    from simgap.rig import load_rig
+
+    r = load_rig(rig)
+    if r.object_body is None or not r.evidence.push_logs:
+        raise InputError(file=rig, field="model.object_body / evidence.push_logs",
+                         expected="both set", got="missing")
+    if len(kind) != len(target):
+        raise InputError(field="--target", expected=f"{len(kind)} targets", got=target)
+    coeffs = [Coefficient(k, t, tuple(nominal_of(str(r.model_path), k, t)
+                                      * np.geomspace(lo, hi, n)))
+              for k, t in zip(kind, target, strict=True)]
+    out = sweep(str(r.model_path), r.joint_names, push_logs(r)[:1], r.object_body, coeffs,
+                force=force, interp=r.command_interp, physics_dt=r.physics_dt_s)
+    if "best_value" in out:
+        best = out["refined_value"] or out["best_value"]
+        console.print(f"{out['name']}: nominal {out['nominal']:.4g} (RMS "
+                      f"{out['nominal_loss']:.3g} m), best {best:.4g}"
+                      f" (RMS {out['best_loss']:.3g} m){' FLAT' if out['flat'] else ''}",
+                      highlight=False)
+    write_json(json_path, out)

@@ -1,0 +1,134 @@
+"""Reader of a logged push (formats.md item 4): CSV -> ``PushLog`` in model units.
+
+Columns: ``t`` [s]; ``cmd_<joint>`` for every rig joint (recorded units; the joint by its
+recorded or model name); optional ``q_<joint>`` (measured); the object's world position
+``obj_x, obj_y, obj_z`` [m] and optional ``obj_qw, obj_qx, obj_qy, obj_qz``.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simgap.errors import InputError
+from simgap.rig import Rig
+
+OBJ_POS = ("obj_x", "obj_y", "obj_z")
+OBJ_QUAT = ("obj_qw", "obj_qx", "obj_qy", "obj_qz")
+
+
+@dataclass(frozen=True)
+class PushLog:
+    """One logged push in model units.
+
+    Attributes:
+        t: times [s], shape (T,).
+        cmd: commanded joint positions [rad], shape (T, J), rig joint order.
+        q: measured joint positions [rad], shape (T, J), or None.
+        obj_pos: object position [m], shape (T, 3).
+        obj_quat: object orientation (w, x, y, z), shape (T, 4), or None.
+        joints: model joint names, length J.
+        source: the file.
+    """
+
+    t: np.ndarray
+    cmd: np.ndarray
+    q: np.ndarray | None
+    obj_pos: np.ndarray
+    obj_quat: np.ndarray | None
+    joints: tuple[str, ...]
+    source: str
+
+    @property
+    def q0(self) -> np.ndarray:
+        """The start joint state [rad]: measured if logged, else commanded."""
+        return (self.q if self.q is not None else self.cmd)[0]
+
+    @property
+    def obj_pose0(self) -> np.ndarray:
+        """The object's start pose (x, y, z[, qw, qx, qy, qz])."""
+        if self.obj_quat is None:
+            return np.concatenate([self.obj_pos[0], [1.0, 0.0, 0.0, 0.0]])
+        return np.concatenate([self.obj_pos[0], self.obj_quat[0]])
+
+
+def read_push_log(path: str | Path, rig: Rig) -> PushLog:
+    """Read one push log; errors name the file, the column and the valid names."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(file=path, expected="a push-log CSV", got="no such file",
+                         fix="check evidence.push_logs in rig.toml")
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    if len(rows) < 3:
+        raise InputError(file=path, expected="a header and at least 2 rows",
+                         got=f"{len(rows)} lines")
+    header = [h.strip() for h in rows[0]]
+    try:
+        data = np.array([[float(v) for v in r] for r in rows[1:] if r], dtype=float)
+    except ValueError as e:
+        raise InputError(file=path, expected="numbers in every data cell", got=str(e)) from e
+    if data.shape[1] != len(header):
+        raise InputError(file=path, expected=f"{len(header)} cells per row",
+                         got=f"{data.shape[1]}")
+    col = {h: i for i, h in enumerate(header)}
+
+    def find(prefix: str, required: bool) -> np.ndarray | None:
+        out = np.empty((data.shape[0], len(rig.joints)))
+        missing = []
+        for k, jm in enumerate(rig.joints):
+            key = next((f"{prefix}{n}" for n in (jm.recorded, jm.name)
+                        if f"{prefix}{n}" in col), None)
+            if key is None:
+                missing.append(f"{prefix}{jm.recorded}")
+                continue
+            out[:, k] = jm.unit.to_rad(data[:, col[key]])
+        if missing and (required or len(missing) < len(rig.joints)):
+            raise InputError(file=path, field=missing[0],
+                             expected=f"a column for every rig joint: {missing}",
+                             got=f"columns {header}",
+                             fix="name joint columns cmd_<recorded name> (or the model "
+                                 f"name); the rig's joints are {list(rig.joint_names)}")
+        return None if missing else out
+
+    for c in ("t", *OBJ_POS):
+        if c not in col:
+            raise InputError(file=path, field=c, expected="this column",
+                             got=f"columns {header}")
+    cmd = find("cmd_", True)
+    assert cmd is not None
+    quat = data[:, [col[c] for c in OBJ_QUAT]] if all(c in col for c in OBJ_QUAT) else None
+    return PushLog(t=data[:, col["t"]], cmd=cmd, q=find("q_", False),
+                   obj_pos=data[:, [col[c] for c in OBJ_POS]], obj_quat=quat,
+                   joints=rig.joint_names, source=str(path))
+
+
+def push_logs(rig: Rig) -> list[PushLog]:
+    """Every push log the rig names (a loader for ``EvidenceBundle.get``)."""
+    return [read_push_log(p, rig) for p in rig.evidence.push_logs]
+
+
+def write_push_log(path: str | Path, rig: Rig, t: np.ndarray, cmd_rad: np.ndarray,
+                   obj_pos: np.ndarray, q_rad: np.ndarray | None = None,
+                   obj_quat: np.ndarray | None = None) -> Path:
+    """Write a push log in the format above (joint values converted to recorded units)."""
+    from simgap.outputs import atomic_write_text
+
+    head = ["t"] + [f"cmd_{j.recorded}" for j in rig.joints]
+    cols = [np.asarray(t)[:, None]] + [
+        np.stack([j.unit.from_rad(cmd_rad[:, k]) for k, j in enumerate(rig.joints)], 1)]
+    if q_rad is not None:
+        head += [f"q_{j.recorded}" for j in rig.joints]
+        cols.append(np.stack([j.unit.from_rad(q_rad[:, k]) for k, j in enumerate(rig.joints)],
+                             1))
+    head += list(OBJ_POS)
+    cols.append(obj_pos)
+    if obj_quat is not None:
+        head += list(OBJ_QUAT)
+        cols.append(obj_quat)
+    arr = np.concatenate(cols, axis=1)
+    lines = [",".join(head)] + [",".join(f"{v:.9g}" for v in row) for row in arr]
+    return atomic_write_text(path, "\n".join(lines) + "\n")
