@@ -72,7 +72,7 @@ class Run:
 
 def _png(img: np.ndarray) -> bytes:
     buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG", optimize=False, compress_level=6)
+    Image.fromarray(img).save(buf, format="PNG", optimize=False, compress_level=1)
     return buf.getvalue()
 
 

@@ -162,7 +162,7 @@ def auto_exposure(linear: np.ndarray, target: float, max_gain: float, gamma: flo
                   ) -> tuple[np.ndarray, float]:
     """What a camera left on auto exposure makes of a scene.
 
-    The gain is chosen (by bisection) so that the median luma of
+    The gain is chosen so that the median luma of
     ``(gain * linear) ** (1/gamma)`` reaches ``target``: a dark scene is brightened until
     its typical pixel is mid grey, so the gain depends on the scene content.
 
@@ -176,28 +176,13 @@ def auto_exposure(linear: np.ndarray, target: float, max_gain: float, gamma: flo
         The exposed image (uint8, same shape) and the gain used.
     """
     lin = linear.astype(float) / 255.0
-    luma = lin @ np.array([0.299, 0.587, 0.114])
-
-    def exposed(g: float) -> np.ndarray:
-        out: np.ndarray = np.clip(g * lin, 0.0, 1.0) ** (1.0 / gamma)
-        return out
-
-    def metered(g: float) -> float:
-        return float(np.median(np.clip(g * luma, 0.0, 1.0) ** (1.0 / gamma)))
-
-    lo, hi = 0.05, max_gain
-    if metered(hi) <= target:
-        gain = hi
-    else:
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            if metered(mid) < target:
-                lo = mid
-            else:
-                hi = mid
-        gain = 0.5 * (lo + hi)
-    img = np.round(exposed(gain) * 255.0).astype(np.uint8)
-    return img, float(gain)
+    # the tone curve is monotonic, so the metered median is the curve of the median luma
+    # (below clipping): the gain has a closed form
+    med = float(np.median(lin @ np.array([0.299, 0.587, 0.114])))
+    gain = max_gain if med <= 0.0 else float(np.clip(target ** gamma / med, 0.05, max_gain))
+    exposed = np.clip(gain * lin, 0.0, 1.0) ** (1.0 / gamma)
+    img = np.round(exposed * 255.0).astype(np.uint8)
+    return img, gain
 
 
 def camera_pose(model: mujoco.MjModel, data: mujoco.MjData, camera: str = CAMERA
