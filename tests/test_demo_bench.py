@@ -225,9 +225,31 @@ def test_push_logs_move_the_cube(bench: Path) -> None:
         assert np.linalg.norm(p1 - p0) > 0.01
 
 
+def _pixels(model: mujoco.MjModel, q: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    data = mujoco.MjData(model)
+    adr = [model.joint(n).qposadr[0] for n in ("shoulder_pan", "shoulder_lift", "elbow_flex",
+                                                "wrist_flex", "wrist_roll", "gripper")]
+    data.qpos[adr] = q
+    mujoco.mj_forward(model, data)
+    cam = model.camera("wrist_cam").id
+    pc = (pts - data.cam_xpos[cam]) @ data.cam_xmat[cam].reshape(3, 3)
+    f = 8.0 / math.tan(math.radians(model.cam_fovy[cam]) / 2)  # 16 px high
+    return np.stack([8 + f * pc[:, 0] / -pc[:, 2], 8 - f * pc[:, 1] / -pc[:, 2]], axis=1)
+
+
 def test_truth_json_records_the_faults(bench: Path) -> None:
+    from simgap.demo.twin import twin_model
+
     truth = json.loads((bench / FILES.truth).read_text())
     assert truth["planted"]["contact"]["object_mass_kg"] == TRUTH.contact.object_mass_kg
     cam = truth["computed"]["camera"]
-    ratio = cam["mount_only_px"] / 0.5  # rig's training_jitter_px
-    assert 2.0 <= ratio <= 3.0
+    # independent: the table points as the twin's camera sees them at the start pose
+    nom = mujoco.MjModel.from_xml_path(str(demo_model_path()))
+    xs, ys = np.meshgrid(np.linspace(0.2, 0.32, 5), np.linspace(-0.05, 0.05, 5))
+    pts = np.stack([xs.ravel(), ys.ravel(), np.zeros(xs.size)], axis=1)
+    start = nom.key_qpos[1][:6]
+    shift = np.linalg.norm(_pixels(twin_model(), start, pts) - _pixels(nom, start, pts), axis=1)
+    assert cam["mount_only_px"] == pytest.approx(shift.mean(), rel=1e-6)
+    for key in ("mount_only_px", "with_zero_offset_px"):
+        ratio = cam[key] / 0.5  # rig's training_jitter_px
+        assert 2.0 <= ratio <= 3.0, key

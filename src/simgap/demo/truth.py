@@ -88,10 +88,10 @@ class CameraFault:
     exposure_target: dict[str, float] = field(
         default_factory=lambda: {"session_a": 0.50, "session_b": 0.40})
     max_gain: float = 8.0
-    cloth_rgb: tuple[float, float, float] = (0.085, 0.03, 0.012)
+    cloth_rgb: tuple[float, float, float] = (0.09, 0.018, 0.0)
     response_gamma: float = 2.2
-    mount_offset_m: tuple[float, float, float] = (0.003, -0.002, 0.002)
-    mount_offset_euler_deg: tuple[float, float, float] = (4.0, -2.5, 0.0)
+    mount_offset_m: tuple[float, float, float] = (0.002, 0.002, 0.002)
+    mount_offset_euler_deg: tuple[float, float, float] = (3.0, -2.0, 0.0)
 
 
 @dataclass(frozen=True)
