@@ -154,18 +154,26 @@ def test_stale_first_frame_equals_the_previous_last(bench: Path) -> None:
     for r in trace:
         first.setdefault(r["episode"], r)
         last[r["episode"]] = r
-    for e in range(1, 12):
-        assert "reset" in first[e]["events"]
-        assert first[e]["observation"]["image_t"] < first[e]["t"]
-        assert first[e]["observation"]["image_sha1"] == last[e - 1]["observation"]["image_sha1"]
+    for e in range(12):
+        resets = [ev["t"] for ev in first[e]["events"] if ev["name"] == "reset"]
+        assert len(resets) == 1 and resets[0] < first[e]["t"]
+        assert first[e]["observation"]["image_t"] < resets[0]  # taken before the reset
+        if e:
+            assert first[e]["observation"]["image_sha1"] == \
+                last[e - 1]["observation"]["image_sha1"]
 
 
 def test_trace_plumbing_is_otherwise_clean(bench: Path) -> None:
     trace = [json.loads(s) for s in (bench / FILES.trace).read_text().splitlines()]
     meta = trace[0]["meta"]
     assert meta["use_degrees"] is True and meta["policy_server"].startswith("127.0.0.1")
-    ev = trace[0]["events"]
-    assert ev.index("goal_position_set_to_present") < ev.index("torque_enable")
+    writes = trace[0]["writes"]
+    present = {r["motor"]: r["value"] for r in trace[0]["reads"]
+               if r["register"] == "Present_Position"}
+    torque_on = min(i for i, w in enumerate(writes) if w["register"] == "Torque_Enable")
+    goals_before = {w["motor"]: w["value"] for w in writes[:torque_on]
+                    if w["register"] == "Goal_Position"}
+    assert goals_before == present and len(present) == 6
     grip = [r["observation"]["gripper.pos"] for r in trace] + \
         [r["action"]["gripper.pos"] for r in trace]
     assert 0.0 <= min(grip) and max(grip) <= 100.0
@@ -187,7 +195,7 @@ def test_zero_offset_shows_in_static_object_poses(bench: Path) -> None:
         out = []
         for r in rows:
             q = np.radians([float(r[f"{n}.pos"]) for n in names])
-            q[3] -= offset
+            q[3] -= offset  # recorded = true + offset
             data.qpos[adr] = q
             mujoco.mj_kinematics(model, data)
             mujoco.mj_camlight(model, data)

@@ -40,6 +40,10 @@ BIN_RADIUS_M = 0.045
 START_KEY = 1
 REST_KEY = 0
 RES = 96
+RESET_LEAD_S = 0.3
+"""The scene is reset this long before an episode's first tick [s]."""
+READ_NOISE_COUNTS = 0.4
+"""Standard deviation of the servo position reading before rounding [encoder counts]."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,8 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
             for k, tick in enumerate(ep_ticks):
                 t = float(tick["t"])
                 lat = float(sum(tick["stages"].values()))
-                q_read = ro.read(data.qpos[qa])
+                q_read = ro.read(data.qpos[qa] + rng.normal(0.0, READ_NOISE_COUNTS * ro.quantum_rad,
+                                                            len(JOINTS)))
                 state_rec = to_recorded(q_read)
                 obj = _cube(model, data) + rng.normal(0.0, 0.0005, 3)
                 if k == 0:  # fault (6): the frame taken before the reset
@@ -171,7 +176,7 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
                 cols["images"].append(png)
                 run.trace.append(_trace_record(gtick, e, k, t, state_rec, act_rec, png, img_t,
                                                float(tick["stages"]["camera"]), cmds[k],
-                                               q_read, script))
+                                               q_read, float(ep_ticks[0]["t"]) - RESET_LEAD_S))
                 if k in (0, len(ep_ticks) // 2, len(ep_ticks) - 1) and e < 4:
                     run.samples.append({"png": png, "episode": e, "frame_index": k,
                                         "recording": "session_a", "pose_label": "",
@@ -204,26 +209,31 @@ def _ticks_of(rad: float) -> int:
 
 def _trace_record(gtick: int, episode: int, step: int, t: float, state_rec: np.ndarray,
                   act_rec: np.ndarray, png: bytes, image_t: float, camera_s: float,
-                  cmd_rad: np.ndarray, q_read: np.ndarray, script: Script) -> dict[str, Any]:
+                  cmd_rad: np.ndarray, q_read: np.ndarray, reset_t: float) -> dict[str, Any]:
+    """One record of the deployment trace (docs/plumbing.md's format)."""
     obs: dict[str, Any] = {n: round(float(v), 4) for n, v in zip(NAMES, state_rec, strict=True)}
     obs.update(image_sha1=hashlib.sha1(png).hexdigest(), image_t=round(image_t, 6),
                image_age_s=round(t + camera_s - image_t, 6))
+    present = [{"motor": j, "register": "Present_Position", "value": _ticks_of(q)}
+               for j, q in zip(JOINTS, q_read, strict=True)]
     writes = [{"motor": j, "register": "Goal_Position", "value": _ticks_of(c)}
               for j, c in zip(JOINTS, cmd_rad, strict=True)]
-    events: list[str] = []
+    events: list[dict[str, Any]] = []
     rec: dict[str, Any] = {}
-    if gtick == 0:
+    if gtick == 0:  # connect, seed every goal with the present position, then torque on
         rec["meta"] = {"robot_type": "so101_follower", "use_degrees": True,
                        "control_dt_s": 1.0 / 15.0, "policy_server": "127.0.0.1:8080",
-                       "checkpoint": "policy/scripted_pick_place.json"}
-        writes = [{"motor": j, "register": "Goal_Position", "value": _ticks_of(q)}
-                  for j, q in zip(JOINTS, q_read, strict=True)] + writes
-        events += ["connect", "goal_position_set_to_present", "torque_enable"]
+                       "units": {n: ("pct" if n == "gripper.pos" else "deg") for n in NAMES}}
+        writes = [{"motor": p["motor"], "register": "Goal_Position", "value": p["value"]}
+                  for p in present] + \
+            [{"motor": j, "register": "Torque_Enable", "value": 1} for j in JOINTS] + writes
+        events += [{"name": "connect", "t": round(reset_t - 0.5, 6)},
+                   {"name": "torque_enabled", "t": round(reset_t - 0.4, 6)}]
     if step == 0:
-        events.append("reset")
+        events.append({"name": "reset", "t": round(reset_t, 6)})
     rec.update(tick=gtick, episode=episode, t=round(t, 6), observation=obs,
                action={n: round(float(v), 4) for n, v in zip(NAMES, act_rec, strict=True)},
-               writes=writes, events=events)
+               reads=present, writes=writes, events=events)
     return rec
 
 
@@ -305,8 +315,19 @@ def _settle(model: mujoco.MjModel, data: mujoco.MjData, seconds: float) -> None:
         mujoco.mj_step(model, data)
 
 
+PUSHES: tuple[tuple[tuple[float, float], float], ...] = (((0.25, -0.02), 1.0),
+                                                          ((0.22, 0.04), -1.0))
+"""Cube position [m] and side (+1: towards +y) of the logged pushes."""
+PUSH_S = 3.0
+"""Duration of the pad's travel in a logged push [s]."""
+
+
 def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
-    """Two logged pushes of the cube by a jaw on the twin (30 Hz rows)."""
+    """Two logged pushes on the twin (30 Hz rows): the wrist is rolled a quarter turn so the
+    open gripper's fixed pad faces the cube sideways, and the pad moves 45 degrees off its
+    face normal: the cube moves with the pad only when the pad friction exceeds 1, and
+    slides along the pad otherwise. (Rolled so, a joint-zero error moves the pad along its
+    face, not towards the cube.)"""
     rng = np.random.default_rng([seed, 13])
     model = twin_model()
     planner = Planner(nominal_model())
@@ -314,25 +335,31 @@ def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
     ro = Readout.of(TRUTH)
     qa = _qadr(model)
     out = []
-    for cube_xy, side in (((0.25, 0.0), -1.0), ((0.22, 0.06), 1.0)):
-        sweep = 0.3 * side  # positive pan turns the arm towards -y
+    open_rad, roll = 1.0, math.pi / 2
+    seed_q = np.array(Script().start_q[:4])
+    for cube_xy, side in PUSHES:
         bearing = math.atan2(cube_xy[1], cube_xy[0] - 0.0388353)
-        tangent = np.array([-math.sin(bearing), math.cos(bearing), 0.0])
-        pad = np.array([cube_xy[0], cube_xy[1], 0.016]) + side * tangent * 0.035
-        q4 = planner.ik(pad, np.array(Script().start_q[:4]))
-        q0 = np.concatenate([q4, [0.0, 0.0]])
+        radial = np.array([math.cos(bearing), math.sin(bearing), 0.0])
+        centre = np.array([cube_xy[0], cube_xy[1], 0.018])
+        q_guess = planner.ik(centre, seed_q, roll)
+        normal = planner.pad_normal(q_guess, roll, open_rad)
+        start = centre - normal * (0.0125 + 0.002 + 0.003)
+        lateral = radial - normal * float(radial @ normal)
+        lateral /= np.linalg.norm(lateral)
+        direction = (normal + side * lateral) / math.sqrt(2.0)
+        q0 = np.concatenate([planner.ik(start, q_guess, roll), [roll, open_rad]])
         _reset(model, data, ro.target(q0), (cube_xy[0], cube_xy[1], bearing))
-        data.ctrl[:] = ro.target(q0)
         _settle(model, data, 0.5)
         header = ["t", *[f"cmd_{j}" for j in JOINTS], *[f"q_{j}" for j in JOINTS],
                   "obj_x", "obj_y", "obj_z", "obj_qw", "obj_qx", "obj_qy", "obj_qz"]
         rows = []
         cadr = model.joint("cube_free").qposadr[0]
-        n = int(2.0 * 30)
-        for i in range(n + 1):
-            a = min(1.0, i / (1.5 * 30))
-            cmd = q0.copy()
-            cmd[0] += sweep * (0.5 - 0.5 * math.cos(math.pi * a))
+        q_prev = q0[:4]
+        for i in range(int((PUSH_S + 0.4) * 30) + 1):
+            a = min(1.0, i / (PUSH_S * 30))
+            target = start + direction * 0.06 * (0.5 - 0.5 * math.cos(math.pi * a))
+            q_prev = planner.ik(target, q_prev, roll)
+            cmd = np.concatenate([q_prev, [roll, open_rad]])
             pose = data.qpos[cadr:cadr + 7] + np.concatenate([rng.normal(0, 0.0003, 3),
                                                               np.zeros(4)])
             rows.append([i / 30, *to_recorded(cmd), *to_recorded(ro.read(data.qpos[qa])),
@@ -354,12 +381,14 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
     cube = np.array([0.26, 0.03, 0.0125])
     start = np.array(Script().start_q)
     rows = []
-    deltas = [(0, 0, 0, 0), (0.3, 0, 0, 0), (-0.3, 0, 0, 0), (0, 0.2, -0.2, 0),
-              (0, -0.2, 0.1, 0.25), (0.2, 0.1, 0, -0.3), (-0.2, 0, 0.2, 0.3),
-              (0.1, -0.15, -0.1, -0.2)]
+    # pan, lift, elbow, wrist_flex, wrist_roll: the roll varies too, or a wrist_flex offset
+    # would look like a camera-mount rotation
+    deltas = [(0, 0, 0, 0, 0), (0.3, 0, 0, 0, 0.4), (-0.3, 0, 0, 0, -0.4),
+              (0, 0.2, -0.2, 0, 0.6), (0, -0.2, 0.1, 0.25, -0.6), (0.2, 0.1, 0, -0.3, 0.3),
+              (-0.2, 0, 0.2, 0.3, -0.3), (0.1, -0.15, -0.1, -0.2, 0.8)]
     for d in deltas:
         q_true = start.copy()
-        q_true[:4] += d
+        q_true[:5] += d
         data.qpos[qa] = q_true
         mujoco.mj_kinematics(nom, data)
         mujoco.mj_camlight(nom, data)

@@ -29,8 +29,8 @@ class Script:
     """Timing and geometry of the scripted pick and place.
 
     Attributes:
-        segments_s: durations of the segments [s]: approach, descend, close, lift, carry,
-            open, hold.
+        segments_s: durations of the segments [s]: wait (the start pose held still),
+            approach, descend, close, lift, carry, open, hold.
         hover_m: height of the pad centre above the grasp height before descending [m].
         grasp_z_m: pad centre height while grasping [m].
         carry_z_m: pad centre height while carrying [m].
@@ -40,7 +40,7 @@ class Script:
         start_q: the start pose [rad], joint order ``JOINTS``.
     """
 
-    segments_s: tuple[float, ...] = (1.2, 0.7, 0.5, 0.6, 1.2, 0.4, 0.4)
+    segments_s: tuple[float, ...] = (1.2, 1.2, 0.7, 0.5, 0.6, 1.2, 0.4, 0.4)
     hover_m: float = 0.05
     grasp_z_m: float = 0.016
     carry_z_m: float = 0.085
@@ -58,7 +58,7 @@ class Script:
         return int(round(sum(self.segments_s) / dt))
 
 
-PHASE_OF_SEGMENT = ("approach", "contact", "grasp", "lift_and_carry", "lift_and_carry",
+PHASE_OF_SEGMENT = ("approach", "approach", "contact", "grasp", "lift_and_carry", "lift_and_carry",
                     "place", "place")
 
 
@@ -73,25 +73,37 @@ class Planner:
         self._pad = model.geom("fixed_jaw_pad").id
         self._site = model.site("gripperframe").id
 
-    def _fk(self, q4: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _fk(self, q4: np.ndarray, roll: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         self.data.qpos[self._qadr[:4]] = q4
+        self.data.qpos[self._qadr[4]] = roll
         mujoco.mj_kinematics(self.model, self.data)
         return (np.array(self.data.geom_xpos[self._pad]),
                 np.array(self.data.site_xmat[self._site]).reshape(3, 3)[:, 0])
 
-    def ik(self, pad_target: np.ndarray, q_seed: np.ndarray) -> np.ndarray:
+    def ik(self, pad_target: np.ndarray, q_seed: np.ndarray, roll: float = 0.0) -> np.ndarray:
         """Joint angles (pan, lift, elbow, wrist_flex) [rad] that put the fixed pad at
-        ``pad_target`` with the gripper pointing down (least squares, bounded)."""
+        ``pad_target`` with the gripper pointing down and the wrist rolled by ``roll``
+        (least squares, bounded)."""
         lo = self.model.jnt_range[[self.model.joint(j).id for j in JOINTS[:4]], 0]
         hi = self.model.jnt_range[[self.model.joint(j).id for j in JOINTS[:4]], 1]
 
         def resid(q4: np.ndarray) -> np.ndarray:
-            p, ax = self._fk(q4)
+            p, ax = self._fk(q4, roll)
             return np.concatenate([(p - pad_target) * 10.0, (ax - [0, 0, -1]) * 0.3])
 
         sol = least_squares(resid, np.clip(q_seed, lo + 1e-6, hi - 1e-6), bounds=(lo, hi),
                             xtol=1e-10, ftol=1e-10)
         return np.asarray(sol.x)
+
+    def pad_normal(self, q4: np.ndarray, roll: float, gripper: float) -> np.ndarray:
+        """Horizontal unit normal of the fixed pad's inner face (towards the moving jaw)."""
+        self.data.qpos[self._qadr[5]] = gripper
+        self._fk(q4, roll)
+        d = self.data.geom_xpos[self.model.geom("moving_jaw_pad").id] - \
+            self.data.geom_xpos[self._pad]
+        d[2] = 0.0
+        out: np.ndarray = d / np.linalg.norm(d)
+        return out
 
     def waypoints(self, cube_xy: np.ndarray) -> list[np.ndarray]:
         """Joint waypoints [rad] (6,) at the end of each segment, from the cube's position."""
@@ -117,7 +129,7 @@ class Planner:
     def commands(self, cube_xy: np.ndarray, dt: float) -> tuple[np.ndarray, list[str]]:
         """Per-tick joint commands [rad], shape (T, 6), and the scripted phase of each tick."""
         s = self.script
-        wps = [np.array(s.start_q)] + self.waypoints(cube_xy)
+        wps = [np.array(s.start_q)] * 2 + self.waypoints(cube_xy)
         ends = np.cumsum(s.segments_s)
         n = s.steps(dt)
         out = np.empty((n, len(JOINTS)))
