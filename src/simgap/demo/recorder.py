@@ -82,8 +82,10 @@ def initial_states(seed: int) -> list[tuple[float, float, float]]:
     return out
 
 
-def _hash(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
+def states_hash(states: list[tuple[float, float, float]]) -> str:
+    """sha256 of the states' compact JSON, values rounded to 1e-6 (the manifest's hash)."""
+    canon = [[round(float(v), 6) for v in s] for s in states]
+    return hashlib.sha256(json.dumps(canon, separators=(",", ":")).encode()).hexdigest()
 
 
 def _manifest(folder: Path, rel: str, kind: str, states: list[tuple[float, float, float]],
@@ -93,25 +95,25 @@ def _manifest(folder: Path, rel: str, kind: str, states: list[tuple[float, float
     if kind == "sim":
         env.update(model="so101_demo.xml", commit=model_hash)
     else:
-        env.update(rig="simgap-demo-so101", bench="twin with planted faults (synthetic)")
+        env.update(rig="simgap-demo-so101")
     trials = []
     for i, r in enumerate(results):
-        t: dict[str, Any] = {"success": r.success, "initial_state": i,
-                             "inside_training_square": r.inside}
+        t: dict[str, Any] = {"success": r.success, "initial_state": i}
         if not r.success:
             t["phase"] = r.phase
-            t["note"] = r.note
+            t["note"] = r.note + ("" if r.inside else " (placed outside the training square)")
         trials.append(t)
     write_manifest_toml(
         folder / rel,
         {"policy": {"checkpoint": FILES.policy, "sha256": policy_hash},
          "environment": env,
          "initial_states": {"states": [list(s) for s in states], "seed": seed,
-                            "hash": _hash([list(s) for s in states])},
+                            "hash": states_hash(states)},
          "success": {"predicate": "cube_in_bin", "threshold": bench.BIN_RADIUS_M,
                      "judge": "automatic"}},
-        trials, header=f"simgap demo: {kind} evaluation of the scripted pick and place "
-                       "(synthetic bench).")
+        trials, header=f"simgap demo: {kind} evaluation of the scripted pick and place"
+                       + (" on the synthetic bench (a twin with planted faults)."
+                          if kind == "real" else "."))
 
 
 def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
