@@ -110,6 +110,11 @@ class ZeroOffsetFault:
         """The offset [rad]."""
         return math.radians(self.offset_deg)
 
+    @property
+    def correction_rad(self) -> float:
+        """The rig's ``offset_rad`` that undoes it (model = recorded + correction) [rad]."""
+        return -self.offset_rad
+
 
 @dataclass(frozen=True)
 class StaleFrameFault:
@@ -121,6 +126,15 @@ class StaleFrameFault:
 
     first_frame_is_previous_last: bool = True
     episodes_affected: str = "all"
+
+
+@dataclass(frozen=True)
+class DeclaredFrame:
+    """Declared, not hidden: the user measures placements from the shoulder-pan axis, which
+    sits this far in front of the model origin (``[frame] origin_reference_m``); the
+    manifests' initial states are in the model frame."""
+
+    origin_reference_m: tuple[float, float, float] = (0.0388353, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -145,12 +159,14 @@ class PlantedTruth:
     zero_offset: ZeroOffsetFault = field(default_factory=ZeroOffsetFault)
     stale_frame: StaleFrameFault = field(default_factory=StaleFrameFault)
     deploy: DeploySettings = field(default_factory=DeploySettings)
+    frame: DeclaredFrame = field(default_factory=DeclaredFrame)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict of every planted value."""
         d = asdict(self)
         d["contact"]["mass_ratio"] = self.contact.mass_ratio
         d["zero_offset"]["offset_rad"] = self.zero_offset.offset_rad
+        d["zero_offset"]["correction_rad"] = self.zero_offset.correction_rad
         return d
 
 
@@ -162,7 +178,6 @@ NOT_PLANTED: tuple[str, ...] = (
     "predicate and judge",
     "plumbing other than the stale first frame: goal = present before torque on, gripper in "
     "0..100, degrees throughout, policy server on loopback",
-    "frame origin: placements are given in the model's frame (origin_reference_m is declared)",
     "kinematics other than the zero offset: the twin's link lengths, inertias and joint "
     "damping equal the simulation's",
 )
