@@ -319,6 +319,8 @@ PUSHES: tuple[tuple[tuple[float, float], float], ...] = (((0.25, -0.02), 1.0),
                                                           ((0.22, 0.04), -1.0))
 """Cube position [m] and side (+1: towards +y) of the logged pushes."""
 PUSH_S = 3.0
+PUSH_ALONG_M = -0.006
+"""Where along its face the pad starts, from the cube's centre line [m]."""
 """Duration of the pad's travel in a logged push [s]."""
 
 
@@ -343,9 +345,9 @@ def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
         centre = np.array([cube_xy[0], cube_xy[1], 0.018])
         q_guess = planner.ik(centre, seed_q, roll)
         normal = planner.pad_normal(q_guess, roll, open_rad)
-        start = centre - normal * (0.0125 + 0.002 + 0.003)
         lateral = radial - normal * float(radial @ normal)
         lateral /= np.linalg.norm(lateral)
+        start = centre - normal * (0.0125 + 0.002 + 0.003) + lateral * PUSH_ALONG_M
         direction = (normal + side * lateral) / math.sqrt(2.0)
         q0 = np.concatenate([planner.ik(start, q_guess, roll), [roll, open_rad]])
         _reset(model, data, ro.target(q0), (cube_xy[0], cube_xy[1], bearing))
