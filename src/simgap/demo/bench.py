@@ -403,8 +403,16 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
     return [*NAMES, "obj_cam_x", "obj_cam_y", "obj_cam_z"], rows, cube
 
 
+CHIRP_SWEEPS_HZ: tuple[tuple[float, float], ...] = ((0.3, 4.0), (0.5, 6.0))
+"""One excitation log per sweep: each joint in turn chirps over it [Hz]."""
+CHIRP_S = 1.5
+"""Duration of one joint's chirp [s]."""
+
+
 def chirps(seed: int) -> list[tuple[list[str], list[list[float]]]]:
-    """Per joint, 4 s of chirp commands (0.2 to 4 Hz) on the twin, logged at 100 Hz [rad]."""
+    """Actuator excitation on the twin, logged at 100 Hz [rad]: per log, each joint in turn
+    sweeps a chirp (amplitude 0.15 rad, the gripper 0.3) while the others hold the start
+    pose; every joint's command, reading and velocity is logged."""
     rng = np.random.default_rng([seed, 19])
     model = twin_model()
     data = mujoco.MjData(model)
@@ -412,23 +420,27 @@ def chirps(seed: int) -> list[tuple[list[str], list[list[float]]]]:
     qa = _qadr(model)
     vadr = np.array([model.joint(j).dofadr[0] for j in JOINTS])
     start = np.array(Script().start_q)
+    header = ["t", *[f"cmd_{n}" for n in JOINTS], *[f"q_{n}" for n in JOINTS],
+              *[f"qd_{n}" for n in JOINTS]]
     out = []
-    for i, j in enumerate(JOINTS):
+    for f0, f1 in CHIRP_SWEEPS_HZ:
         _reset(model, data, ro.target(start), (0.0, 0.3, 0.0))
-        amp = 0.3 if j == "gripper" else 0.15
-        f0, f1, dur = 0.2, 4.0, 4.0
         rows = []
-        for k in range(int(dur * 100)):
-            t = k / 100
-            phase = 2 * math.pi * (f0 * t + (f1 - f0) * t * t / (2 * dur))
-            cmd = start.copy()
-            cmd[i] += amp * math.sin(phase)
-            q = ro.read(data.qpos[qa])[i]
-            qd = float(data.qvel[vadr[i]]) + float(rng.normal(0, 0.002))
-            rows.append([t, float(cmd[i]), float(q), qd])
-            data.ctrl[:] = ro.target(cmd)
-            _settle(model, data, 0.01)
-        out.append((["t", f"cmd_{j}", f"q_{j}", f"qd_{j}"], rows))
+        n = int(CHIRP_S * 100)
+        for i, j in enumerate(JOINTS):
+            amp = 0.3 if j == "gripper" else 0.15
+            for k in range(n):
+                tj = k / 100
+                phase = 2 * math.pi * (f0 * tj + (f1 - f0) * tj * tj / (2 * CHIRP_S))
+                cmd = start.copy()
+                cmd[i] += amp * math.sin(phase)
+                q = ro.read(data.qpos[qa])
+                qd = np.array(data.qvel[vadr]) + rng.normal(0, 0.002, len(JOINTS))
+                rows.append([(i * n + k) / 100, *[float(v) for v in cmd],
+                             *[float(v) for v in q], *[float(v) for v in qd]])
+                data.ctrl[:] = ro.target(cmd)
+                _settle(model, data, 0.01)
+        out.append((header, rows))
     return out
 
 

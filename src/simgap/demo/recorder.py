@@ -50,7 +50,7 @@ class Files:
     trace: str = "trace.jsonl"
     push_logs: tuple[str, ...] = ("push/push_01.csv", "push/push_02.csv")
     static_object_poses: str = "static_object_poses.csv"
-    actuator_logs: tuple[str, ...] = tuple(f"servo/chirp_{j}.csv" for j in JOINTS)
+    actuator_logs: tuple[str, ...] = ("servo/chirp_01.csv", "servo/chirp_02.csv")
     policy: str = "policy/scripted_pick_place.json"
     truth: str = "truth.json"
 
