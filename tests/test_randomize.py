@@ -133,3 +133,23 @@ def test_mujoco_variants_compile_within_the_ranges(tmp_path: Path, demo_model: P
         assert m.geom("fixed_jaw_pad").friction[0] == pytest.approx(0.55)
         assert m.actuator("elbow_flex").dynprm[0] == pytest.approx(0.041)
         assert 60.0 <= row["action_delay_rate_per_s"] <= 160.0
+
+
+def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
+    """Figures as the branches write them: per-joint selected rungs, a best-fit friction."""
+    joints = {j: {"selected": "delay_lag", "rungs": [
+        {"model": "ideal", "params": {}},
+        {"model": "delay_lag", "params": {"delay_s": d, "lag_s": lag}}]}
+        for j, d, lag in (("a", 0.008, 0.040), ("b", 0.010, 0.045), ("c", 0.012, 0.043))}
+    diag = Diagnosis(rig="r", stop={}, findings=(
+        Finding("actuator", Verdict.IMPLICATED, figures={"noise_floor_rad": 0.0015},
+                details={"joints": joints}),
+        Finding("contact", Verdict.IMPLICATED,
+                figures={"friction_best": 0.476, "mass_nominal": 0.003})))
+    spec = build_spec(diag)
+    assert spec.entry("servo_lag_time_constant_s").value == pytest.approx(0.043)  # median
+    assert spec.entry("servo_delay_s").value == pytest.approx(0.010)
+    assert spec.entry("pad_friction").value == pytest.approx(0.476)
+    mass = spec.entry("object_mass_kg")
+    assert (mass.low, mass.high, mass.source) == (pytest.approx(0.0015), pytest.approx(0.006),
+                                                   "defaulted")

@@ -138,7 +138,8 @@ def _latency(diag: Diagnosis) -> tuple[list[Entry], float | None]:
 def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
     fig = _found(diag, "contact")
     out: list[Entry] = []
-    fr = _num(fig, "pad_friction", "sliding_friction", "friction") if fig else None
+    fr = _num(fig, "pad_friction", "sliding_friction", "friction_best", "friction") \
+        if fig else None
     if fr is not None:
         out.append(Entry("pad_friction", "pinned", "fitted", value=fr, target=pads,
                          note="identified from logged pushes: pinned, not randomised"))
@@ -148,6 +149,7 @@ def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
                          distribution="log_uniform", target=pads,
                          note="no push logs fitted: Peng et al. 2018 default (puck friction)"))
     mass = _num(fig, "object_mass_kg", "mass_kg") if fig else None
+    nominal = _num(fig, "mass_nominal") if fig else None
     if mass is not None:
         out.append(Entry("object_mass_kg", "range", "defaulted", low=0.5 * mass,
                          high=2.0 * mass, distribution="log_uniform", target=rig_object,
@@ -155,6 +157,12 @@ def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
                               "was not measured, so a [0.5, 2] x span (narrower than Peng et "
                               "al.'s 4x puck range) is a default: weigh a few parts to "
                               "replace it."))
+    elif nominal is not None:
+        out.append(Entry("object_mass_kg", "range", "defaulted", low=0.5 * nominal,
+                         high=2.0 * nominal, distribution="log_uniform", target=rig_object,
+                         note=f"the pushes did not identify the mass (friction x mass are "
+                              f"confounded in a quasi-static push): a [0.5, 2] x span about the "
+                              f"model's {nominal:g} kg is a default; weigh the parts."))
     else:
         lo, hi = PENG_TABLE["object_mass_kg"]
         out.append(Entry("object_mass_kg", "range", "defaulted", low=lo, high=hi,
@@ -163,14 +171,35 @@ def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
     return out
 
 
+def _selected_params(diag: Diagnosis) -> dict[str, float]:
+    """Median over joints of the selected model's parameters in the actuator finding's
+    ``details.joints.<joint>`` (``selected`` names a rung; the rung's ``params``)."""
+    vals: dict[str, list[float]] = {}
+    for f in diag.by_branch("actuator"):
+        joints = f.details.get("joints") if isinstance(f.details, Mapping) else None
+        if not isinstance(joints, Mapping):
+            continue
+        for j in joints.values():
+            if not isinstance(j, Mapping):
+                continue
+            for rung in j.get("rungs") or []:
+                if isinstance(rung, Mapping) and rung.get("model") == j.get("selected"):
+                    for k, v in (rung.get("params") or {}).items():
+                        if isinstance(v, (int, float)) and not isinstance(v, bool):
+                            vals.setdefault(str(k), []).append(float(v))
+    return {k: sorted(v)[len(v) // 2] for k, v in vals.items()}
+
+
 def _actuator(diag: Diagnosis) -> list[Entry]:
     out: list[Entry] = []
-    fig = _found(diag, "actuator") or {}
+    fig = dict(_found(diag, "actuator") or {})
+    for key, val in _selected_params(diag).items():
+        fig.setdefault(key, val)
     ctl = _found(diag, "controller") or {}
     for name, keys, src_fig in (
             ("servo_delay_s", ("delay_s",), fig),
-            ("servo_lag_time_constant_s", ("lag_time_constant_s", "time_constant_s", "tau_s"),
-             fig),
+            ("servo_lag_time_constant_s", ("lag_time_constant_s", "time_constant_s", "lag_s",
+                                           "tau_s"), fig),
             ("kp_scale", ("kp_scale", "gain_scale"), fig),
             ("kp", ("kp", "stiffness"), ctl or fig),
             ("kv", ("kv", "damping"), ctl or fig)):
