@@ -8,6 +8,7 @@ else ``~/.cache/simgap/demo/seed-<seed>``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
@@ -42,6 +43,21 @@ def demo_cache_dir(cache: str | Path | None = None, seed: int = 0) -> Path:
     return base / f"seed-{seed}"
 
 
+_SOURCES = ("__init__.py", "bench.py", "recorder.py", "script.py", "timing.py", "truth.py",
+            "twin.py", "writers.py", MODEL_FILE, RIG_FILE)
+
+
+def _stamp() -> str:
+    """The simgap version and a digest of the bench's sources: a change rebuilds the cache."""
+    h = hashlib.sha256()
+    pkg = resources.files("simgap.demo")
+    for name in _SOURCES:
+        f = pkg.joinpath(name)
+        if f.is_file():
+            h.update(name.encode() + b"\0" + f.read_bytes())
+    return f"{__version__} {h.hexdigest()[:16]}"
+
+
 def _build(folder: Path, seed: int) -> None:
     from simgap.demo.recorder import record_bench
 
@@ -65,13 +81,14 @@ def prepare_demo(cache: str | Path | None = None, seed: int = 0) -> Path:
     """
     folder = demo_cache_dir(cache, seed)
     marker = folder / _MARKER
-    if marker.is_file() and marker.read_text().strip() == __version__:
+    stamp = _stamp()
+    if marker.is_file() and marker.read_text().strip() == stamp:
         return folder / RIG_FILE
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         _build(tmp, seed)
-        (tmp / _MARKER).write_text(__version__)
+        (tmp / _MARKER).write_text(stamp)
         if folder.exists():
             shutil.rmtree(folder)
         os.replace(tmp, folder)
