@@ -8,14 +8,21 @@ else ``~/.cache/simgap/demo/seed-<seed>``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
 
 from simgap import __version__
-from simgap.demo.timing import write_timing_log
+
+if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") \
+        and not os.environ.get("WAYLAND_DISPLAY"):
+    # the bench renders offscreen; MuJoCo picks its GL backend when it is first imported
+    os.environ.setdefault("MUJOCO_GL", "osmesa")
+    os.environ.setdefault("PYOPENGL_PLATFORM", os.environ["MUJOCO_GL"])
 
 MODEL_FILE = "so101_demo.xml"
 RIG_FILE = "rig.toml"
@@ -36,24 +43,52 @@ def demo_cache_dir(cache: str | Path | None = None, seed: int = 0) -> Path:
     return base / f"seed-{seed}"
 
 
+_SOURCES = ("__init__.py", "bench.py", "recorder.py", "script.py", "timing.py", "truth.py",
+            "twin.py", "writers.py", MODEL_FILE, RIG_FILE)
+
+
+def _stamp() -> str:
+    """The simgap version and a digest of the bench's sources: a change rebuilds the cache."""
+    h = hashlib.sha256()
+    pkg = resources.files("simgap.demo")
+    for name in _SOURCES:
+        f = pkg.joinpath(name)
+        if f.is_file():
+            h.update(name.encode() + b"\0" + f.read_bytes())
+    return f"{__version__} {h.hexdigest()[:16]}"
+
+
 def _build(folder: Path, seed: int) -> None:
+    from simgap.demo.recorder import record_bench
+
     shutil.copyfile(demo_model_path(), folder / MODEL_FILE)
     rig_text = resources.files("simgap.demo").joinpath("rig.toml").read_text(encoding="utf-8")
     (folder / RIG_FILE).write_text(rig_text.replace("@SEED@", str(seed)), encoding="utf-8")
-    write_timing_log(folder / "timing.jsonl", seed=seed)
+    record_bench(folder, seed)
 
 
 def prepare_demo(cache: str | Path | None = None, seed: int = 0) -> Path:
-    """Generate the demo bench (once per seed and version) and return its ``rig.toml``."""
+    """Generate the demo bench (once per seed and version) and return its ``rig.toml``.
+
+    The bench is recorded by ``simgap.demo.recorder.record_bench`` into a temporary folder
+    beside the cache folder and renamed into place, so a half-built bench is never used.
+    Deterministic from ``seed``: the same seed gives byte-identical files.
+
+    Args:
+        cache: the folder holding ``seed-<seed>/``; default ``$SIMGAP_CACHE/demo`` or
+            ``~/.cache/simgap/demo``.
+        seed: seed of everything random on the bench.
+    """
     folder = demo_cache_dir(cache, seed)
     marker = folder / _MARKER
-    if marker.is_file() and marker.read_text().strip() == __version__:
+    stamp = _stamp()
+    if marker.is_file() and marker.read_text().strip() == stamp:
         return folder / RIG_FILE
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         _build(tmp, seed)
-        (tmp / _MARKER).write_text(__version__)
+        (tmp / _MARKER).write_text(stamp)
         if folder.exists():
             shutil.rmtree(folder)
         os.replace(tmp, folder)

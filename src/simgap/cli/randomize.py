@@ -1,0 +1,33 @@
+"""``simgap randomize``: the randomisation spec of a diagnosis, in one of three formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.randomize import load_spec_from_findings
+from simgap.randomize_export import export
+from simgap.rig import load_rig
+
+
+@app.command()
+@handles_errors
+def randomize(
+    findings: Path = typer.Argument(..., help="findings.json from 'simgap diagnose'."),
+    fmt: str = typer.Option("json", "--format", help="json | isaaclab | mujoco"),
+    out: Path = typer.Option(..., "--out", help="Output file (a folder for mujoco)."),
+    rig: Path | None = typer.Option(None, "--rig", help="The rig the findings must be of "
+                                    "(its model is the base of MuJoCo variants)."),
+    n: int = typer.Option(8, "--n", help="Number of MuJoCo variants."),
+    json_path: Path | None = typer.Option(None, "--json", help="Also write the spec as JSON."),
+) -> None:
+    """Pin what was identified, randomise what cannot be instrumented."""
+    rig_obj = load_rig(rig) if rig is not None else None
+    spec = load_spec_from_findings(findings, rig_obj.name if rig_obj else None)
+    paths = export(spec, fmt, out, model_path=rig_obj.model_path if rig_obj else None,
+                   n_variants=n)
+    write_json(json_path, spec.to_dict())
+    for p in paths:
+        console.print(f"wrote {p}", highlight=False)

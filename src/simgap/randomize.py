@@ -1,0 +1,250 @@
+"""The randomisation spec: identify what you can instrument, randomise what you cannot.
+
+From a diagnosis (``findings.json``) every identified parameter is pinned to its fitted
+value; what cannot be instrumented gets a range: end-to-end latency (the control period
+plus an exponential delay whose rate is fixed per episode and whose delay is redrawn every
+step, Peng et al. 2018), unit-to-unit variation across arms and the object's mass between
+batches. Where nothing was measured, Peng et al.'s Table I supplies the range, marked as a
+default. Every entry states whether it was measured, fitted or defaulted, and a range is
+never widened past the evidence without a note that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from simgap.errors import InputError
+from simgap.finding import Diagnosis, Verdict, load_diagnosis
+
+Source = Literal["measured", "fitted", "defaulted"]
+
+PENG_TABLE: dict[str, tuple[float, float]] = {
+    "link_mass_scale": (0.25, 4.0),
+    "joint_damping_scale": (0.2, 20.0),
+    "object_mass_kg": (0.1, 0.4),
+    "object_friction": (0.1, 5.0),
+    "object_damping_ns_per_m": (0.01, 0.2),
+    "table_height_m": (0.73, 0.77),
+    "controller_gain_scale": (0.5, 2.0),
+    "action_delay_rate_per_s": (125.0, 1000.0),
+}
+"""Peng, Andrychowicz, Zaremba, Abbeel 2018, Table I (arXiv:1710.06537)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One parameter of the spec.
+
+    Attributes:
+        name: parameter name; the unit is the suffix (``_s``, ``_kg``, ``_per_s``, ``_scale``).
+        kind: ``pinned`` (a value) or ``range`` (``low``..``high``).
+        source: ``measured``, ``fitted`` or ``defaulted``.
+        value: the pinned value.
+        low: lower end of a range.
+        high: upper end of a range.
+        distribution: ``uniform`` or ``log_uniform``.
+        resample: ``episode`` or ``step`` (when a new value is drawn).
+        target: what it applies to (a joint regex, a body or geom name).
+        note: why this value or range, and where it came from.
+    """
+
+    name: str
+    kind: Literal["pinned", "range"]
+    source: Source
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    distribution: str = "uniform"
+    resample: str = "episode"
+    target: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RandomizationSpec:
+    """The spec for the next training run."""
+
+    rig: str
+    seed: int
+    control_dt_s: float | None
+    entries: tuple[Entry, ...]
+
+    def entry(self, name: str) -> Entry:
+        """An entry by name; a miss lists the names."""
+        for e in self.entries:
+            if e.name == name:
+                return e
+        from simgap.errors import NameNotFoundError
+
+        raise NameNotFoundError("spec entry", name, [e.name for e in self.entries])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"rig": self.rig, "seed": self.seed, "control_dt_s": self.control_dt_s,
+                "entries": [asdict(e) for e in self.entries]}
+
+
+def _walk(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            yield from _walk(v, f"{prefix}{k}.")
+        yield f"{prefix}{k}", v
+
+
+def _num(figures: Mapping[str, Any], *names: str) -> float | None:
+    """The first numeric figure whose (last) key is one of ``names``."""
+    flat = dict(_walk(figures))
+    for n in names:
+        for key, v in flat.items():
+            if (key == n or key.endswith("." + n)) and isinstance(v, (int, float)) \
+                    and not isinstance(v, bool):
+                return float(v)
+    return None
+
+
+def _found(diag: Diagnosis, branch: str) -> Mapping[str, Any] | None:
+    for f in diag.by_branch(branch):
+        if f.verdict in (Verdict.IMPLICATED, Verdict.ELIMINATED, Verdict.INCONCLUSIVE):
+            return f.figures
+    return None
+
+
+def _latency(diag: Diagnosis) -> tuple[list[Entry], float | None]:
+    fig = _found(diag, "latency")
+    dt = _num(fig, "control_dt_s", "sim_control_dt_s") if fig else None
+    out: list[Entry] = []
+    lo = _num(fig, "rate_per_s_min") if fig else None
+    hi = _num(fig, "rate_per_s_max") if fig else None
+    if lo is not None and hi is not None and 0 < lo <= hi:
+        out.append(Entry("action_delay_rate_per_s", "range", "measured", low=lo, high=hi,
+                         resample="episode",
+                         note="rate of the exponential added delay, fixed per episode; the "
+                              "delay itself is redrawn every step. Range = the fitted range "
+                              "of the latency finding (figures.added_delay)."))
+    else:
+        lo, hi = PENG_TABLE["action_delay_rate_per_s"]
+        out.append(Entry("action_delay_rate_per_s", "range", "defaulted", low=lo, high=hi,
+                         note="no latency fit: Peng et al. 2018 Table I default (mean added "
+                              "delay 1 to 8 ms); measure the loop and replace it."))
+    if dt is not None:
+        out.append(Entry("control_dt_s", "pinned", "measured", value=dt,
+                         note="the control period the delay is added to"))
+    return out, dt
+
+
+def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
+    fig = _found(diag, "contact")
+    out: list[Entry] = []
+    fr = _num(fig, "pad_friction", "sliding_friction", "friction_best", "friction") \
+        if fig else None
+    if fr is not None:
+        out.append(Entry("pad_friction", "pinned", "fitted", value=fr, target=pads,
+                         note="identified from logged pushes: pinned, not randomised"))
+    else:
+        lo, hi = PENG_TABLE["object_friction"]
+        out.append(Entry("pad_friction", "range", "defaulted", low=lo, high=hi,
+                         distribution="log_uniform", target=pads,
+                         note="no push logs fitted: Peng et al. 2018 default (puck friction)"))
+    mass = _num(fig, "object_mass_kg", "mass_kg") if fig else None
+    nominal = _num(fig, "mass_nominal") if fig else None
+    if mass is not None:
+        out.append(Entry("object_mass_kg", "range", "defaulted", low=0.5 * mass,
+                         high=2.0 * mass, distribution="log_uniform", target=rig_object,
+                         note=f"centred on the fitted {mass:g} kg; the spread between batches "
+                              "was not measured, so a [0.5, 2] x span (narrower than Peng et "
+                              "al.'s 4x puck range) is a default: weigh a few parts to "
+                              "replace it."))
+    elif nominal is not None:
+        out.append(Entry("object_mass_kg", "range", "defaulted", low=0.5 * nominal,
+                         high=2.0 * nominal, distribution="log_uniform", target=rig_object,
+                         note=f"the pushes did not identify the mass (friction x mass are "
+                              f"confounded in a quasi-static push): a [0.5, 2] x span about the "
+                              f"model's {nominal:g} kg is a default; weigh the parts."))
+    else:
+        lo, hi = PENG_TABLE["object_mass_kg"]
+        out.append(Entry("object_mass_kg", "range", "defaulted", low=lo, high=hi,
+                         distribution="log_uniform", target=rig_object,
+                         note="no mass fitted: Peng et al. 2018 default (puck mass)"))
+    return out
+
+
+def _selected_params(diag: Diagnosis) -> dict[str, float]:
+    """Median over joints of the selected model's parameters in the actuator finding's
+    ``details.joints.<joint>`` (``selected`` names a rung; the rung's ``params``)."""
+    vals: dict[str, list[float]] = {}
+    for f in diag.by_branch("actuator"):
+        joints = f.details.get("joints") if isinstance(f.details, Mapping) else None
+        if not isinstance(joints, Mapping):
+            continue
+        for j in joints.values():
+            if not isinstance(j, Mapping):
+                continue
+            for rung in j.get("rungs") or []:
+                if isinstance(rung, Mapping) and rung.get("model") == j.get("selected"):
+                    for k, v in (rung.get("params") or {}).items():
+                        if isinstance(v, (int, float)) and not isinstance(v, bool):
+                            vals.setdefault(str(k), []).append(float(v))
+    return {k: sorted(v)[len(v) // 2] for k, v in vals.items()}
+
+
+def _actuator(diag: Diagnosis) -> list[Entry]:
+    out: list[Entry] = []
+    fig = dict(_found(diag, "actuator") or {})
+    for key, val in _selected_params(diag).items():
+        fig.setdefault(key, val)
+    ctl = _found(diag, "controller") or {}
+    for name, keys, src_fig in (
+            ("servo_delay_s", ("delay_s",), fig),
+            ("servo_lag_time_constant_s", ("lag_time_constant_s", "time_constant_s", "lag_s",
+                                           "tau_s"), fig),
+            ("kp_scale", ("kp_scale", "gain_scale"), fig),
+            ("kp", ("kp", "stiffness"), ctl or fig),
+            ("kv", ("kv", "damping"), ctl or fig)):
+        v = _num(src_fig, *keys)
+        if v is not None:
+            out.append(Entry(name, "pinned", "fitted", value=v, target=".*",
+                             note="identified from logged joint data: pinned"))
+    lo, hi = PENG_TABLE["controller_gain_scale"]
+    out.append(Entry("unit_gain_scale", "range", "defaulted", low=lo, high=hi,
+                     distribution="log_uniform", target=".*",
+                     note="unit-to-unit variation across arms, about the pinned gains; one arm "
+                          "was measured, so Peng et al.'s default span stands in."))
+    lo, hi = PENG_TABLE["joint_damping_scale"]
+    out.append(Entry("joint_damping_scale", "range", "defaulted", low=lo, high=hi,
+                     distribution="log_uniform", target=".*",
+                     note="unit-to-unit variation across arms: Peng et al. 2018 default"))
+    lo, hi = PENG_TABLE["link_mass_scale"]
+    out.append(Entry("link_mass_scale", "range", "defaulted", low=lo, high=hi,
+                     distribution="log_uniform", target="arm links",
+                     note="unit-to-unit variation across arms: Peng et al. 2018 default"))
+    return out
+
+
+def build_spec(diag: Diagnosis, *, object_body: str = "cube",
+               gripper_geoms: tuple[str, ...] = ("fixed_jaw_pad", "moving_jaw_pad"),
+               ) -> RandomizationSpec:
+    """The spec for a diagnosis (pure: no files)."""
+    lat, dt = _latency(diag)
+    entries = lat + _contact(diag, object_body, "|".join(gripper_geoms)) + _actuator(diag)
+    return RandomizationSpec(rig=diag.rig, seed=diag.seed, control_dt_s=dt,
+                             entries=tuple(entries))
+
+
+def load_spec_from_findings(path: str | Path, rig_name: str | None = None
+                            ) -> RandomizationSpec:
+    """Read ``findings.json`` and build the spec.
+
+    Raises:
+        InputError: the file is not a diagnosis, or it comes from another rig than
+            ``rig_name``.
+    """
+    diag = load_diagnosis(path)
+    if rig_name is not None and diag.rig != rig_name:
+        raise InputError(file=path, field="rig", expected=f"findings of rig '{rig_name}'",
+                         got=f"findings of rig '{diag.rig}'",
+                         fix="diagnose this rig first ('simgap diagnose RIG --out DIR') and "
+                             "pass its findings.json")
+    return build_spec(diag)

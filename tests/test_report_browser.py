@@ -1,0 +1,199 @@
+"""The HTML report in headless Chromium: no console errors, no network requests, a screenshot.
+
+Chromium is driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``: commands
+on fd 3, replies and events on fd 4, NUL-separated JSON), so every request the page makes and
+every console message is seen. The screenshot is saved under ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simgap.finding import Diagnosis, Finding, Verdict
+from simgap.report import write_report
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
+                                        else None)
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                                 "(Debian package 'chromium'; CI's .ci/run installs it)")]
+
+
+class DevTools:
+    """A minimal DevTools-protocol client over Chromium's debugging pipe."""
+
+    def __init__(self, binary: str, profile: Path) -> None:
+        self._to_r, self._to_w = os.pipe()
+        self._from_r, self._from_w = os.pipe()
+        args = [binary, "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--disable-default-apps",
+                "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}",
+                "--remote-debugging-pipe", "about:blank"]
+
+        def _fds() -> None:
+            os.dup2(self._to_r, 3)
+            os.dup2(self._from_w, 4)
+
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL,
+                                     preexec_fn=_fds, close_fds=False)
+        os.close(self._to_r)
+        os.close(self._from_w)
+        self._buf = b""
+        self._id = 0
+        self.events: list[dict[str, Any]] = []
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no reply from chromium")
+            ready, _, _ = select.select([self._from_r], [], [], left)
+            if ready:
+                chunk = os.read(self._from_r, 1 << 20)
+                if not chunk:
+                    raise RuntimeError("chromium closed the pipe")
+                self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        out: dict[str, Any] = json.loads(msg)
+        return out
+
+    def call(self, method: str, params: dict[str, Any] | None = None,
+             session: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
+        self._id += 1
+        msg: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._to_w, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                result: dict[str, Any] = reply.get("result", {})
+                return result
+            self.events.append(reply)
+
+    def wait_event(self, method: str, timeout: float = 30.0) -> dict[str, Any]:
+        for ev in self.events:
+            if ev.get("method") == method:
+                return ev
+        deadline = time.monotonic() + timeout
+        while True:
+            ev = self._read(deadline)
+            self.events.append(ev)
+            if ev.get("method") == method:
+                return ev
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", timeout=5.0)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._to_w)
+        os.close(self._from_r)
+
+
+def _diagnosis() -> Diagnosis:
+    return Diagnosis(
+        rig="simgap-demo-so101", seed=0,
+        comparability={"comparable": True, "mismatches": [], "checked": ["checkpoint",
+                                                                           "initial_states",
+                                                                           "predicate",
+                                                                           "judge"]},
+        findings=(
+            Finding("latency", Verdict.IMPLICATED, title="Loop latency",
+                    summary="p95 of the loop is 90 ms against a 67 ms control period.",
+                    figures={"total_p95_s": 0.0904, "overrun_fraction": 0.5,
+                             "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0}},
+                    key_figure="total_p95_s", next_step="Randomise the action delay.",
+                    artifacts={"randomization": "randomization.json"}),
+            Finding("contact", Verdict.IMPLICATED, title="Pad friction and cube mass",
+                    figures={"pad_friction": 0.5, "object_mass_kg": 0.03},
+                    key_figure="pad_friction", residual=0.002, noise_floor=0.001,
+                    residual_unit="m", next_step="Weigh the cube; set the pad friction."),
+            Finding("appearance", Verdict.NOT_MEASURED, title="Appearance",
+                    summary="Not measured.", next_step="Record frames.",
+                    needs=("evidence.frames",)),
+        ),
+        stop={"verdict": "cause_found", "branch": "latency", "reason": "cheapest implicated"})
+
+
+def test_report_loads_without_errors_or_network(tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    report = write_report(_diagnosis(), tmp_path / "report.html")
+    dt = DevTools(CHROMIUM, tmp_path / "profile")
+    try:
+        target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = dt.call("Target.attachToTarget", {"targetId": target,
+                                                    "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            dt.call(f"{domain}.enable", session=session)
+        dt.call("Page.navigate", {"url": report.as_uri()}, session=session)
+        dt.wait_event("Page.loadEventFired")
+        time.sleep(0.5)  # let late scripts and images run
+        title = dt.call("Runtime.evaluate", {"expression": "document.title"},
+                        session=session)["result"]["value"]
+        shot = dt.call("Page.captureScreenshot", {"format": "png",
+                                                  "captureBeyondViewport": True},
+                       session=session)["data"]
+    finally:
+        dt.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    png = base64.b64decode(shot)
+    (ARTIFACTS / "report.png").write_bytes(png)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    assert title
+    requests = [e["params"]["request"]["url"] for e in dt.events
+                if e.get("method") == "Network.requestWillBeSent"]
+    external = [u for u in requests if not u.startswith(("file:", "data:", "about:", "blob:"))]
+    assert external == []
+    errors = [e for e in dt.events if e.get("method") == "Runtime.exceptionThrown"
+              or (e.get("method") == "Runtime.consoleAPICalled"
+                  and e["params"].get("type") in ("error", "assert"))
+              or (e.get("method") == "Log.entryAdded"
+                  and e["params"]["entry"].get("level") == "error")]
+    assert errors == []
+
+
+def test_devtools_client_sees_console_errors_and_requests(tmp_path: Path) -> None:
+    """The instrument itself: a page with an error and an external image is caught."""
+    assert CHROMIUM is not None
+    page = tmp_path / "bad.html"
+    page.write_text("<html><body><img src='http://example.invalid/x.png'>"
+                    "<script>console.error('boom')</script></body></html>")
+    dt = DevTools(CHROMIUM, tmp_path / "profile")
+    try:
+        target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = dt.call("Target.attachToTarget", {"targetId": target,
+                                                    "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Network"):
+            dt.call(f"{domain}.enable", session=session)
+        dt.call("Page.navigate", {"url": page.as_uri()}, session=session)
+        dt.wait_event("Page.loadEventFired")
+    finally:
+        dt.close()
+    urls = [e["params"]["request"]["url"] for e in dt.events
+            if e.get("method") == "Network.requestWillBeSent"]
+    assert any(u.startswith("http://example.invalid") for u in urls)
+    assert any(e.get("method") == "Runtime.consoleAPICalled"
+               and e["params"].get("type") == "error" for e in dt.events)
