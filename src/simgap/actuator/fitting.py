@@ -1,7 +1,6 @@
-"""Batched fitting: a random global search and a Levenberg-Marquardt that fits many folds
-at once.
+"""Batched fitting: a Levenberg-Marquardt that fits many folds at once.
 
-Both work on a residual function that evaluates M candidate parameter vectors in one call
+The fit works on a residual function that evaluates M candidate parameter vectors in one call
 (one vectorised simulation), so a leave-one-trajectory-out fit of F folds costs about as
 much as one fit: each LM iteration simulates the F folds' n + 1 finite-difference
 candidates together. The loss is the mean absolute error (what BAM minimises and what the
@@ -44,26 +43,6 @@ def weighted_mae(res: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Per-row weighted mean absolute residual; ``res`` (M, R), ``weights`` (M, R)."""
     res = finite_residual(res)
     return np.sum(weights * np.abs(res), axis=1) / np.maximum(np.sum(weights, axis=1), 1e-300)
-
-
-def random_search(resid: ResidualFn, lo: np.ndarray, hi: np.ndarray, weights: np.ndarray,
-                  n: int, rng: np.random.Generator, chunk: int = 128) -> np.ndarray:
-    """Best of ``n`` uniform candidates in the box [lo, hi] for each fold.
-
-    Args:
-        weights: shape (F, R): one row per fold (1 on the samples it trains on).
-
-    Returns:
-        theta, shape (F, dim).
-    """
-    cands = lo + (hi - lo) * rng.random((n, lo.size))
-    costs = np.empty((weights.shape[0], n))
-    for s in range(0, n, chunk):
-        block = cands[s:s + chunk]
-        r = resid(block, np.zeros(block.shape[0], dtype=int))
-        for f in range(weights.shape[0]):
-            costs[f, s:s + chunk] = weighted_mae(r, np.broadcast_to(weights[f], r.shape))
-    return cands[np.argmin(costs, axis=1)]
 
 
 def lm_fit(resid: ResidualFn, theta0: np.ndarray, weights: np.ndarray, lo: np.ndarray,

@@ -21,11 +21,18 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator import delay as delay_mod
-from simgap.actuator.fitting import lm_fit, random_search, weighted_mae
+from simgap.actuator.fitting import lm_fit, weighted_mae
 from simgap.actuator.lag import LAG_BOUNDS_S, first_order
 from simgap.actuator.log import ActuatorLog
 from simgap.actuator.servo import (
-    FREE_BAM, FREE_GENERIC, Drive, JointLoad, ParamSpace, ServoBatch, named_params, simulate,
+    FREE_BAM,
+    FREE_GENERIC,
+    Drive,
+    JointLoad,
+    ParamSpace,
+    ServoBatch,
+    named_params,
+    simulate,
 )
 from simgap.errors import InputError
 
@@ -263,7 +270,7 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, delays: np.ndarray,
 
 
 def _servo_resid(space: ParamSpace, batch: ServoBatch, cmd_bank: np.ndarray,
-                 ) -> Callable[[np.ndarray], np.ndarray]:
+                 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """Residuals of candidates grouped fold-major: rows of fold f use ``cmd_bank[f]``."""
     def resid(theta: np.ndarray, fold: np.ndarray) -> np.ndarray:
         m = theta.shape[0]

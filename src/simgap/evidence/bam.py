@@ -76,8 +76,8 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     if not isinstance(entries, list) or not entries:
         raise InputError(file=path, field="entries", expected="a non-empty list of samples",
                          got=type(entries).__name__)
-    for i, e in enumerate(entries):
-        missing = [k for k in ENTRY_KEYS if k not in e]
+    for i, entry in enumerate(entries):
+        missing = [k for k in ENTRY_KEYS if k not in entry]
         if missing:
             raise InputError(file=path, field=f"entries[{i}].{missing[0]}",
                              expected="this key in every entry", got="nothing")
@@ -104,7 +104,9 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     meta = {"mass": float(raw["mass"]), "arm_mass": float(raw.get("arm_mass", 0.0)),
             "length": float(raw["length"]), "kp": float(raw["kp"]), "vin": float(raw["vin"]),
             "motor": motor, "trajectory": str(raw["trajectory"]), "format": "bam"}
-    traj = Trajectory(t=tt, q_cmd=ch["q_cmd"], q=ch["q"], qd=ch["qd"], joint_names=(motor,),
+    q_r, cmd_r = ch["q"], ch["q_cmd"]
+    assert q_r is not None and cmd_r is not None
+    traj = Trajectory(t=tt, q_cmd=cmd_r, q=q_r, qd=ch["qd"], joint_names=(motor,),
                       source=src, meta=meta)
     en = ch["enable"]
     assert en is not None
