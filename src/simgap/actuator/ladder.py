@@ -51,6 +51,8 @@ class LadderConfig:
         use_net: whether rung 4 may run (needs torch).
         seed: seed of the random search and the network.
         global_samples: random candidates of the servo's global search.
+        delay_grid: delays in the servo's delay profile.
+        starts_per_delay: LM starts (best random candidates) at each profiled delay.
         lm_iters: LM iterations of the fit on all training logs.
         fold_iters: LM iterations of each fold (warm started).
         net_epochs: training epochs of the actuator network.
@@ -63,8 +65,10 @@ class LadderConfig:
     use_net: bool = True
     seed: int = 0
     global_samples: int = 384
-    lm_iters: int = 60
-    fold_iters: int = 25
+    delay_grid: int = 8
+    starts_per_delay: int = 2
+    lm_iters: int = 40
+    fold_iters: int = 20
     net_epochs: int = 300
 
 
@@ -202,7 +206,9 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
         vin=np.array([d.vin for d in drives]), max_pwm=np.array([d.max_pwm for d in drives]),
         tau_max=np.array([ld.tau_max for ld in loads]),
         inertia=np.array([ld.inertia for ld in loads]),
-        g_sin=np.array([ld.g_sin for ld in loads]), g_cos=np.array([ld.g_cos for ld in loads]))
+        g_sin=np.array([ld.g_sin for ld in loads]), g_cos=np.array([ld.g_cos for ld in loads]),
+        qd=np.array([pad(lg.traj.qd[:, joint]) if lg.traj.qd is not None
+                     else pad(np.gradient(lg.traj.q[:, joint], lg.dt)) for lg in logs]))
 
 
 def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, float, np.ndarray]:
@@ -255,8 +261,8 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, delays: np.ndarray,
     for f, d in enumerate(delays):
         cmd = delay_mod.shift(batch.cmd.T, float(d), batch.dt).T
         out = first_order(cmd, batch.q[:, 0], np.exp(grid), batch.dt)
-        cost = weighted_mae(out.reshape(grid.size, -1), np.broadcast_to(W[f], (grid.size,
-                                                                               W.shape[1])))
+        res = (out - batch.q[None]).reshape(grid.size, -1)
+        cost = weighted_mae(res, np.broadcast_to(W[f], res.shape))
         k = int(np.argmin(cost))
         g = grid[k]
         if 0 < k < grid.size - 1:
@@ -308,9 +314,14 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
                config: LadderConfig) -> tuple[RungResult, np.ndarray, ParamSpace, float]:
     """Rung 3: the physical servo, one parameter set across gains.
 
-    The transport delay is searched between 0 and the cross-correlation delay (which also
-    holds the dynamics' own lag), each time with the physics held fixed, then the physics
-    is refitted at that delay; folds start from the fit on all training logs.
+    The transport delay is profiled between 0 and the cross-correlation delay (which also
+    holds the dynamics' own lag): on a grid of delays the physics is refitted at each one
+    (several starts per delay, all in one batched LM), and the best delay is refined with a
+    parabola (a fine profile at every sample around the best coarse delay), then the physics
+    is refitted at that delay;
+    the delay is never a free parameter of
+    the gradient fit. Folds start from the fit on all training logs, rescan their delay
+    with the physics held fixed, then refit the physics.
 
     Returns:
         (result, parameters (6,) of the fit on all training logs, space, its delay [s]).
@@ -320,11 +331,13 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
     rng = np.random.default_rng(config.seed)
     W = _fold_weights(batch, folds)
     kmax = int(np.ceil(min(xcorr_delay_s, config.max_delay_s) / batch.dt))
-    # global search over physics and delay together (each candidate its own delay)
-    d_grid = np.arange(kmax + 1) * batch.dt
+    # profile over the delay: a coarse grid of delays, the physics refitted at each one (all
+    # delays in one batched LM), each started from the best random candidate at that delay
+    n_d = min(kmax + 1, config.delay_grid)
+    d_grid = np.unique(np.round(np.linspace(0, kmax, n_d))) * batch.dt
     bank = _delay_bank(batch, d_grid)
     n_c = config.global_samples
-    choice = rng.integers(0, d_grid.size, n_c)
+    choice = np.arange(n_c) % d_grid.size
     cands = space.lo + (space.hi - space.lo) * rng.random((n_c, space.lo.size))
     cost = np.empty(n_c)
     for s in range(0, n_c, 128):
@@ -332,16 +345,35 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
         sim = simulate(space.full(cands[sl]), batch, bank[choice[sl]])
         r = (sim - batch.q[None]).reshape(sim.shape[0], -1)
         cost[sl] = weighted_mae(r, np.broadcast_to(W[0], r.shape))
-    best = int(np.argmin(cost))
-    theta = cands[best:best + 1]
-    d_full = np.array([d_grid[choice[best]]])
-    for _ in range(2):
-        fit = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_full)), theta, W[:1],
-                     space.lo, space.hi, iters=config.lm_iters)
-        theta = fit.theta
-        d_full = _scan_servo_delay(space, theta, batch, W[:1], kmax)
-    fit = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_full)), theta, W[:1],
-                 space.lo, space.hi, iters=config.lm_iters)
+    S = config.starts_per_delay
+    start_idx = np.concatenate([np.flatnonzero(choice == i)[np.argsort(cost[choice == i])[:S]]
+                                for i in range(d_grid.size)])
+    prof = lm_fit(_servo_resid(space, batch, bank[choice[start_idx]]), cands[start_idx],
+                  np.repeat(W[:1], start_idx.size, 0), space.lo, space.hi,
+                  iters=config.lm_iters)
+    per_delay = prof.cost.reshape(d_grid.size, -1)
+    best_start = np.argmin(per_delay, axis=1)
+    k = int(np.argmin(per_delay[np.arange(d_grid.size), best_start]))
+    theta_k = prof.theta.reshape(d_grid.size, -1, space.lo.size)[k, best_start[k]][None]
+    # fine profile: every sample between the coarse neighbours, warm started
+    spacing = int(round((d_grid[1] - d_grid[0]) / batch.dt)) if d_grid.size > 1 else 1
+    k0 = int(round(d_grid[k] / batch.dt))
+    fine = np.arange(max(0, k0 - spacing), min(kmax, k0 + spacing) + 1) * batch.dt
+    if fine.size > 1:
+        fp = lm_fit(_servo_resid(space, batch, _delay_bank(batch, fine)),
+                    np.repeat(theta_k, fine.size, 0), np.repeat(W[:1], fine.size, 0),
+                    space.lo, space.hi, iters=config.fold_iters)
+        j = int(np.argmin(fp.cost))
+        theta_k = fp.theta[j:j + 1]
+        d_best = float(fine[j])
+        if 0 < j < fine.size - 1:
+            d_best += batch.dt * delay_mod.parabolic_peak(fp.cost[j - 1], fp.cost[j],
+                                                          fp.cost[j + 1])
+    else:
+        d_best = float(d_grid[k])
+    d_full = np.array([max(0.0, d_best)])
+    fit = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_full)), theta_k,
+                 W[:1], space.lo, space.hi, iters=config.lm_iters)
     theta_full = fit.theta
     if folds.train.shape[0] > 1:
         Wf = W[1:]

@@ -6,13 +6,16 @@ friction (BAM's M1 family, ``bam/actuator.py`` and ``bam/simulate.py``)::
     duty  = clip(gain * (u - q), -max_pwm, max_pwm)      gain = kp_fw * error_gain
     drive = clip(km * vin * duty, +-tau_max)               km = kt / R, dm = kt^2 / R
     tau_g = g_sin * sin(q) + g_cos * cos(q)                pendulum: g_sin = -m g l
-    budget = friction_base + friction_viscous * |qd|
     stop  = J / dt * qd + drive + tau_g
-    tau_f = -sign(stop) * min(|stop|, budget)
-    qd    = (stop + tau_f) / (J / dt + dm) ;  q += dt * qd      J = inertia + armature
+    tau_f = -sign(stop) * min(|stop|, friction_base)
+    qd    = (stop + tau_f) / (J / dt + dm + friction_viscous) ;  q += dt * qd
 
-The back-EMF term -dm * qd is taken at the new velocity (semi-implicit), so a large dm
-cannot make the step unstable; otherwise this is BAM's Euler step.
+with J = inertia + armature. Coulomb friction is BAM's budget (it can stop the joint but
+never push it). The two damping terms, back-EMF ``dm`` and ``friction_viscous``, are taken
+at the new velocity, as MuJoCo integrates joint damping (implicitly, in both its Euler and
+implicitfast integrators): the step cannot go unstable, and a fitted viscous friction is
+exactly MuJoCo's joint ``damping`` (the MJCF export relies on it). BAM puts the viscous
+term in the budget instead; both agree while the joint slides.
 
 ``u`` is the delayed command, optionally through a first-order filter of time constant
 ``lag_s`` (integrated the way MuJoCo integrates a ``filter`` actuator). With torque disabled
@@ -58,6 +61,7 @@ class ServoBatch:
         inertia: load inertia without armature [kg m^2], shape (L,).
         g_sin: gravity torque coefficient of sin(q) [N m], shape (L,).
         g_cos: gravity torque coefficient of cos(q) [N m], shape (L,).
+        qd: measured (or differentiated) velocity [rad/s], shape (L, T), for window starts.
     """
 
     dt: float
@@ -73,6 +77,7 @@ class ServoBatch:
     inertia: np.ndarray
     g_sin: np.ndarray
     g_cos: np.ndarray
+    qd: np.ndarray | None = None
 
     @property
     def n_logs(self) -> int:
@@ -84,7 +89,7 @@ class ServoBatch:
         ix = np.asarray(idx, dtype=int)
         return ServoBatch(self.dt, *(getattr(self, f)[ix] for f in (
             "cmd", "q", "mask", "enable", "qd0", "gain", "vin", "max_pwm", "tau_max",
-            "inertia", "g_sin", "g_cos")))
+            "inertia", "g_sin", "g_cos")), None if self.qd is None else self.qd[ix])
 
 
 def simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None = None,
@@ -128,9 +133,8 @@ def simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None = Non
         on = en[None, :, k]
         drive = np.clip(kv * duty, -tmax, tmax) * on
         stop = j_dt * qd + drive + gs * np.sin(q) + gc * np.cos(q)
-        budget = fc + fv * np.abs(qd)
-        tau_f = -np.sign(stop) * np.minimum(np.abs(stop), budget)
-        qd = (stop + tau_f) / (j_dt + dm * on)   # back-EMF damping taken implicitly
+        tau_f = -np.sign(stop) * np.minimum(np.abs(stop), fc)
+        qd = (stop + tau_f) / (j_dt + dm * on + fv)   # damping taken implicitly
         q = q + dt * qd
         u = u + alpha * (ck - u)
     return out
