@@ -69,7 +69,7 @@ class LadderConfig:
     starts_per_delay: int = 2
     lm_iters: int = 40
     fold_iters: int = 20
-    net_epochs: int = 300
+    net_epochs: int = 150
 
 
 @dataclass(frozen=True)

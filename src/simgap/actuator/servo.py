@@ -27,7 +27,7 @@ the loop has shape (N, L).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -87,9 +87,9 @@ class ServoBatch:
     def take(self, idx: np.ndarray | list[int]) -> ServoBatch:
         """The logs at ``idx``."""
         ix = np.asarray(idx, dtype=int)
-        return ServoBatch(self.dt, *(getattr(self, f)[ix] for f in (
-            "cmd", "q", "mask", "enable", "qd0", "gain", "vin", "max_pwm", "tau_max",
-            "inertia", "g_sin", "g_cos")), None if self.qd is None else self.qd[ix])
+        arrays = {f.name: getattr(self, f.name)[ix] for f in fields(self)
+                  if f.name != "dt" and getattr(self, f.name) is not None}
+        return replace(self, **arrays)
 
 
 def simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None = None,

@@ -16,7 +16,11 @@ import numpy as np
 
 from simgap.actuator.servo import JointLoad
 from simgap.sim.model import (
-    actuator_for_joint, joint_dof_index, joint_qpos_index, load_model, object_id,
+    actuator_for_joint,
+    joint_dof_index,
+    joint_qpos_index,
+    load_model,
+    object_id,
 )
 
 
