@@ -130,3 +130,22 @@ def resample_uniform(t: np.ndarray, channels: Mapping[str, np.ndarray | None], d
             out[k] = np.stack([np.interp(grid, t, a[:, j]) for j in range(a.shape[1])], axis=1)
     report["resampled"] = True
     return grid - t[0], out, report
+
+
+def from_trajectory(traj: Trajectory, *, dt: float | None = None) -> ActuatorLog:
+    """An ActuatorLog of a foundation Trajectory (LeRobot episodes): checked, and put on a
+    regular grid when its timestamps are irregular (torque assumed on throughout)."""
+    src = traj.source or f"episode {traj.episode}"
+    t = np.asarray(traj.t, dtype=float)
+    check_time(t, src)
+    for name in ("q_cmd", "q", "qd", "tau"):
+        check_finite(name, getattr(traj, name), src)
+    tt, ch, report = resample_uniform(
+        t, {"q_cmd": traj.q_cmd, "q": traj.q, "qd": traj.qd, "tau": traj.tau}, dt)
+    q, cmd = ch["q"], ch["q_cmd"]
+    assert q is not None and cmd is not None
+    new = Trajectory(t=tt, q_cmd=cmd, q=q, qd=ch["qd"], tau=ch["tau"],
+                     joint_names=traj.joint_names, episode=traj.episode, source=src,
+                     meta=dict(traj.meta))
+    return ActuatorLog(traj=new, torque_enable=np.ones(q.shape, dtype=bool),
+                       dt=float(report["dt_s"]), resampling=report)
