@@ -5,6 +5,7 @@ Each ``cli/<area>.py`` registers its commands on the shared ``app``.
 
 from __future__ import annotations
 
+from simgap.cli import actuator as _actuator  # noqa: F401  (registers commands)
 from simgap.cli import diagnose as _diagnose  # noqa: F401  (registers commands)
 from simgap.cli._app import app
 

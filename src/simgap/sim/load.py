@@ -70,3 +70,19 @@ def joint_load(model: mujoco.MjModel | str | Path, joint: str,
         pass
     return JointLoad(inertia=float(np.mean(inertia)), g_sin=float(coef[0]), g_cos=float(coef[1]),
                      tau_max=tau_max)
+
+
+def model_timestep(model: str | Path) -> float:
+    """The model's physics step ``opt.timestep`` [s]."""
+    return float(load_model(model).opt.timestep)
+
+
+def joint_ranges(model: str | Path, joints: list[str]) -> dict[str, tuple[float, float]]:
+    """Each joint's range [rad] (±pi when the joint is unlimited)."""
+    m = load_model(model)
+    out = {}
+    for j in joints:
+        jid = object_id(m, "joint", j)
+        lo, hi = (float(x) for x in m.jnt_range[jid]) if m.jnt_limited[jid] else (-np.pi, np.pi)
+        out[j] = (lo, hi)
+    return out
