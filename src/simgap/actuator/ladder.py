@@ -249,30 +249,76 @@ def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
     return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()))
 
 
-def rung_delay_lag(batch: ServoBatch, folds: Folds, delays: np.ndarray,
-                   ) -> tuple[RungResult, np.ndarray]:
-    """Rung 2: each fold's own delay (estimated first) and a lag fitted by a log-grid scan
-    refined with a parabola. Returns the result and the lag of every fold [s]."""
+def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
+                   ) -> tuple[RungResult, np.ndarray, np.ndarray]:
+    """Rung 2: a fixed delay and a first-order lag.
+
+    The delay is profiled over every sample between 0 and ``kmax`` (the cross-correlation
+    delay, which also holds the lag's own phase delay), the lag on a log grid, all in one
+    vectorised pass; each fold keeps its best pair, refined with parabolas (lag first, then
+    delay at that lag), then the lag by a golden-section search (all folds at once).
+
+    Returns:
+        (result, delay of every fold [s], lag of every fold [s]).
+    """
     t0 = time.perf_counter()
-    grid = np.linspace(np.log(LAG_BOUNDS_S[0]), np.log(LAG_BOUNDS_S[1]), 61)
-    lags = np.empty(folds.train.shape[0])
-    preds = []
+    dt = batch.dt
+    step = max(1, int(np.ceil((kmax + 1) / 24)))
+    d_grid = np.arange(0, kmax + 1, step) * dt
+    g = np.linspace(np.log(LAG_BOUNDS_S[0]), np.log(LAG_BOUNDS_S[1]), 41)
+    bank = _delay_bank(batch, d_grid)                                   # (D, L, T)
+    D, G = d_grid.size, g.size
+    sums = np.empty((D, G, batch.n_logs))
+    for i in range(D):
+        out = first_order(bank[i], batch.q[:, 0], np.exp(g), dt)      # (G, L, T)
+        sums[i] = (np.abs(out - batch.q[None]) * batch.mask[None]).sum(axis=2)
+    n_f = folds.train.shape[0]
+    delays, lo, hi = np.empty(n_f), np.empty(n_f), np.empty(n_f)
+    for f in range(n_f):
+        w = folds.train[f].astype(float)
+        cost = (sums @ w) / float((batch.mask.sum(axis=1) * w).sum())   # (D, G)
+        i, j = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        d = d_grid[i]
+        if 0 < i < D - 1:
+            d += (d_grid[1] - d_grid[0]) * delay_mod.parabolic_peak(
+                cost[i - 1, j], cost[i, j], cost[i + 1, j])
+        delays[f] = max(0.0, float(d))
+        lo[f], hi[f] = g[max(j - 1, 0)], g[min(j + 1, G - 1)]
+    bank_f = _delay_bank(batch, delays)                                 # (F, L, T)
     W = _fold_weights(batch, folds)
-    for f, d in enumerate(delays):
-        cmd = delay_mod.shift(batch.cmd.T, float(d), batch.dt).T
-        out = first_order(cmd, batch.q[:, 0], np.exp(grid), batch.dt)
-        res = (out - batch.q[None]).reshape(grid.size, -1)
-        cost = weighted_mae(res, np.broadcast_to(W[f], res.shape))
-        k = int(np.argmin(cost))
-        g = grid[k]
-        if 0 < k < grid.size - 1:
-            g += (grid[1] - grid[0]) * delay_mod.parabolic_peak(cost[k - 1], cost[k], cost[k + 1])
-        lags[f] = float(np.exp(g))
-        preds.append(first_order(cmd, batch.q[:, 0], np.array([lags[f]]), batch.dt)[0])
-    tr, va, per = _scores(np.array(preds), batch, folds)
+
+    def fold_cost(log_lag: np.ndarray) -> np.ndarray:
+        out = first_order(bank_f, batch.q[:, 0], np.exp(log_lag), dt)
+        return weighted_mae((out - batch.q[None]).reshape(n_f, -1), W)
+
+    lags = np.exp(_golden(fold_cost, lo, hi))
+    preds = np.array([first_order(delay_mod.shift(batch.cmd.T, float(delays[f]), dt).T,
+                                  batch.q[:, 0], np.array([lags[f]]), dt)[0]
+                      for f in range(n_f)])
+    tr, va, per = _scores(preds, batch, folds)
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
-    return RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
-                      tuple(per.tolist())), lags
+    return (RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
+                       tuple(per.tolist())), delays, lags)
+
+
+def _golden(cost: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray,
+            iters: int = 30) -> np.ndarray:
+    """Vectorised golden-section minimisation: one bracket [lo, hi] per element."""
+    r = (np.sqrt(5.0) - 1.0) / 2.0
+    a, b = lo.astype(float).copy(), hi.astype(float).copy()
+    c, d = b - r * (b - a), a + r * (b - a)
+    fc, fd = cost(c), cost(d)
+    for _ in range(iters):
+        left = fc < fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        c_new = np.where(left, b - r * (b - a), d)
+        d_new = np.where(left, c, a + r * (b - a))
+        probe = np.where(left, c_new, d_new)
+        fp = cost(probe)
+        fc, fd = np.where(left, fp, fd), np.where(left, fc, fp)
+        c, d = c_new, d_new
+    return 0.5 * (a + b)
 
 
 def _servo_resid(space: ParamSpace, batch: ServoBatch, cmd_bank: np.ndarray,
@@ -439,10 +485,11 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     delays = _delays(batch, folds, config.max_delay_s, logs[0].source)
     rungs = [rung_ideal(batch, folds)]
     if rungs[0].validation_mae_rad > config.noise_floor_rad:
-        dl, lags = rung_delay_lag(batch, folds, delays)
+        kmax = int(np.ceil(min(float(delays[0]), config.max_delay_s) / batch.dt))
+        dl, dl_delays, lags = rung_delay_lag(batch, folds, kmax)
         rungs.append(dl)
     else:
-        lags = np.array([np.nan])
+        dl_delays, lags = np.array([delays[0]]), np.array([np.nan])
     servo: tuple[RungResult, np.ndarray, ParamSpace, float] | None = None
     net = None
     if min(r.validation_mae_rad for r in rungs) > config.noise_floor_rad:
@@ -456,7 +503,7 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
                 res, net = net_mod.rung_net(batch, folds, servo[1], servo[3], config)
                 rungs.append(res)
     selected, reason = select(rungs, config)
-    delay_sel = {"ideal": float(delays[0]), "delay_lag": float(delays[0])}.get(
+    delay_sel = {"ideal": float(delays[0]), "delay_lag": float(dl_delays[0])}.get(
         selected, servo[3] if servo else float(delays[0]))
     return JointResult(
         joint=joint, delay_s=delay_sel, xcorr_delay_s=float(delays[0]), selected=selected,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,7 +100,9 @@ def _build_module(weights: list[tuple[np.ndarray, np.ndarray]], in_scale: np.nda
         layers.append(lin)
         if i < n - 1:
             layers.append(nn.Softsign())
-    return torch.jit.script(nn.Sequential(*layers).eval())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return torch.jit.script(nn.Sequential(*layers).eval())
 
 
 def save_torchscript(module: Any, path: str | Path) -> Path:
@@ -107,9 +110,12 @@ def save_torchscript(module: Any, path: str | Path) -> Path:
     torch = _torch()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    scripted = module if isinstance(module, torch.jit.ScriptModule) else torch.jit.script(module)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.jit.save(scripted, str(tmp))
+    with warnings.catch_warnings():  # Isaac Lab loads TorchScript, deprecated or not
+        warnings.simplefilter("ignore", DeprecationWarning)
+        scripted = module if isinstance(module, torch.jit.ScriptModule) \
+            else torch.jit.script(module)
+        torch.jit.save(scripted, str(tmp))
     tmp.replace(path)
     return path
 
@@ -121,7 +127,9 @@ def load_torchscript(path: str | Path) -> Any:
     if not path.is_file():
         raise InputError(file=path, expected="a TorchScript network file", got="no such file")
     try:
-        return torch.jit.load(str(path), map_location="cpu").eval()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return torch.jit.load(str(path), map_location="cpu").eval()
     except RuntimeError as e:
         raise InputError(file=path, expected="a TorchScript network (torch.jit.save)",
                          got=str(e).splitlines()[0]) from e
