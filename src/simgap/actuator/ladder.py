@@ -277,8 +277,9 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
     for f in range(n_f):
         w = folds.train[f].astype(float)
         cost = (sums @ w) / float((batch.mask.sum(axis=1) * w).sum())   # (D, G)
-        i, j = np.unravel_index(int(np.argmin(cost)), cost.shape)
-        d = d_grid[i]
+        ii, jj = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        i, j = int(ii), int(jj)
+        d = float(d_grid[i])
         if 0 < i < D - 1:
             d += (d_grid[1] - d_grid[0]) * delay_mod.parabolic_peak(
                 cost[i - 1, j], cost[i, j], cost[i + 1, j])
