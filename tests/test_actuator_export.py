@@ -79,3 +79,16 @@ def test_randomisation_spans_delays() -> None:
     lo, hi = r["joints"]["a"]["scale"]["km"]
     spread = float(np.std([0.01, 0.014]) / np.mean([0.01, 0.014]))
     assert lo == pytest.approx(1 - max(0.1, spread)) and hi == pytest.approx(1 + max(0.1, spread))
+
+
+def test_report_plots_show_every_rung() -> None:
+    from simgap.report.plots_actuator import plots
+
+    finding = {"branch": "actuator", "details": {"noise_floor_rad": 0.0015, "joints": {"j": {
+        "selected": "servo", "rungs": [
+            {"model": "ideal", "train_mae_rad": 0.5, "validation_mae_rad": 0.5},
+            {"model": "servo", "train_mae_rad": 0.05, "validation_mae_rad": 0.06,
+             "validation_per_log_rad": [0.05, 0.07]}]}}}}
+    out = plots(finding)
+    assert len(out) == 2
+    assert "<svg" in out[0] and "ideal" in out[0] and "noise floor" in out[0]
