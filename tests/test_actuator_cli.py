@@ -37,7 +37,7 @@ def _csv(path: Path, seed: int, lag_s: float = 0.05, dt: float = 0.01) -> Path:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["t", "cmd_j", "q_j"])
-        w.writerows(zip(t, cmd, q))
+        w.writerows(zip(t, cmd, q, strict=True))
     return path
 
 

@@ -10,7 +10,12 @@ import pytest
 
 from simgap.actuator.export import actuator_net_cfg, net_input_idx
 from simgap.actuator.net import (
-    _build_module, features, load_torchscript, run_net, save_torchscript, stride_samples,
+    _build_module,
+    features,
+    load_torchscript,
+    run_net,
+    save_torchscript,
+    stride_samples,
 )
 
 torch = pytest.importorskip("torch")
@@ -46,7 +51,7 @@ def test_own_net_folds_scaling_into_weights(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     dims = (6, 32, 32, 32, 1)
     weights = [(rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b))
-               for a, b in zip(dims[:-1], dims[1:])]
+               for a, b in zip(dims[:-1], dims[1:], strict=True)]
     in_scale, out_scale = rng.uniform(0.5, 2.0, 6), 3.0
     module = _build_module(weights, in_scale, out_scale)
     x = rng.normal(size=(64, 6))

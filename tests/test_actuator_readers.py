@@ -64,7 +64,8 @@ def test_real_bam_log(shared_data: Path) -> None:
 
 
 def _csv(path: Path, t: np.ndarray, cmd: np.ndarray, q: np.ndarray, joint: str = "j") -> Path:
-    rows = ["t,cmd_%s,q_%s" % (joint, joint)] + [f"{a},{b},{c}" for a, b, c in zip(t, cmd, q)]
+    rows = [f"t,cmd_{joint},q_{joint}"] + [f"{a},{b},{c}"
+                                           for a, b, c in zip(t, cmd, q, strict=True)]
     path.write_text("\n".join(rows) + "\n")
     return path
 
