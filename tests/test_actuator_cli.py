@@ -126,3 +126,23 @@ def test_assess_on_lerobot_dataset_in_degrees(tmp_path: Path, demo_model: Path) 
         lag = next(r for r in j["rungs"] if r["model"] == "delay_lag")["params"]["lag_s"]
         assert lag == pytest.approx(0.15, rel=0.05), name
     assert Path(finding.artifacts["mjcf_patch"]).is_file()
+
+
+def test_still_joint_is_reported_not_fatal(tmp_path: Path) -> None:
+    from simgap.branches.actuator import analyse
+    from simgap.evidence.servo_csv import read_servo_csv
+
+    logs = []
+    for i in range(2):
+        t = np.arange(0, 2, 0.01)
+        cmd = 0.3 * np.sin(2 * np.pi * (1 + i) * t)
+        q = _lag(cmd, 0.05, 0.01)
+        path = tmp_path / f"{i}.csv"
+        with path.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["t", "cmd_a", "q_a", "cmd_b", "q_b"])
+            w.writerows(zip(t, cmd, q, np.zeros_like(t), np.zeros_like(t), strict=True))
+        logs.append(read_servo_csv(path))
+    out, _ = analyse(logs, use_net=False)
+    assert set(out["joints"]) == {"a"}
+    assert "simgap excite" in out["unexcited_joints"]["b"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -109,7 +109,6 @@ class JointResult:
         lag_s: the delay_lag rung's time constant [s].
         net: the trained network (``net.ActuatorNet``), if rung 4 ran.
         logs: the names of the held-out logs in order of ``validation_per_log_rad``.
-        extra: plot data (measured and predicted trajectory of one held-out log).
     """
 
     joint: str
@@ -125,7 +124,6 @@ class JointResult:
     lag_s: float | None = None
     net: Any = None
     logs: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def rung(self, name: str) -> RungResult:
         """A rung by name; a miss lists the rungs fitted."""

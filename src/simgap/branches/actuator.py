@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from simgap.actuator import export
-from simgap.actuator.ladder import JointResult, LadderConfig, fit_joint
+from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, fit_joint
 from simgap.actuator.log import ActuatorLog
 from simgap.actuator.servo import PARAM_NAMES, Drive, JointLoad, bam_drive, pendulum_load
 from simgap.errors import InputError
@@ -101,8 +101,16 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
     results: dict[str, JointResult] = {}
     joint_json: dict[str, Any] = {}
     verdicts = []
+    unexcited: dict[str, str] = {}
+    first_error: InputError | None = None
     for j in joints:
         loads, drives, load_src = _loads_drives(all_logs, j, rig)
+        try:
+            check_excitation(list(logs), logs[0].traj.joint_index(j), float(floor))
+        except InputError as e:  # one still joint must not hide the others' findings
+            unexcited[j] = str(e)
+            first_error = first_error or e
+            continue
         res = fit_joint(all_logs, j, loads, drives, config, n_validate=len(validate))
         results[j] = res
         v = _verdict(res, float(floor))
@@ -112,11 +120,14 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
                          "verdict": v, "stop_reason": res.stop_reason,
                          "xcorr_delay_s": res.xcorr_delay_s, "load": load_src,
                          "held_out": "validate" if validate else "leave-one-trajectory-out"}
+    if not results:
+        assert first_error is not None
+        raise first_error
     verdict = "implicated" if "implicated" in verdicts else (
         "eliminated" if all(v == "eliminated" for v in verdicts) else "inconclusive")
     out: dict[str, Any] = {"branch": "actuator", "verdict": verdict, "noise_floor_rad":
                            float(floor), "noise_floor_source": source, "seed": seed,
-                           "joints": joint_json,
+                           "joints": joint_json, "unexcited_joints": unexcited,
                            "resampling": [dict(lg.resampling) for lg in all_logs]}
     if out_dir is not None:
         out["artifacts"] = write_artifacts(results, all_logs, rig, Path(out_dir))

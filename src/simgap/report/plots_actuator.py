@@ -3,7 +3,7 @@ rung against the noise floor), and the held-out error of the selected rung per l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simgap.report import svg
@@ -20,7 +20,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         if not rungs:
             continue
         labels = [str(r["model"]) for r in rungs]
-        series = {"train": [float(r["train_mae_rad"]) for r in rungs],
+        series: dict[str, Sequence[float]] = {"train": [float(r["train_mae_rad"]) for r in rungs],
                   "held-out": [float(r["validation_mae_rad"]) for r in rungs]}
         hline = (float(floor), f"noise floor {float(floor):.2g} rad") if floor else None
         out.append(svg.bars(labels, series, ylabel="MAE [rad]", hline=hline,
@@ -29,7 +29,11 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         per = (sel or {}).get("validation_per_log_rad") or []
         if len(per) > 1:
             out.append(svg.bars([str(i) for i in range(len(per))],
-                                {str(j.get("selected")): [float(v) for v in per]},
+                                _one(str(j.get("selected")), [float(v) for v in per]),
                                 ylabel="held-out MAE [rad]",
                                 title=f"{name}: held-out error per trajectory"))
     return out
+
+
+def _one(name: str, values: Sequence[float]) -> dict[str, Sequence[float]]:
+    return {name: values}

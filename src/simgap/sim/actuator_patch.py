@@ -54,10 +54,6 @@ class ActuatorSettings:
     armature: float | None = None
 
 
-def _actuator_index(spec: mujoco.MjSpec, model: mujoco.MjModel, joint: str) -> int:
-    return actuator_for_joint(model, joint)
-
-
 def patch_spec(spec: mujoco.MjSpec, model: mujoco.MjModel,
                settings: Mapping[str, ActuatorSettings]) -> mujoco.MjSpec:
     """Apply ``settings`` (joint name -> values) to ``spec`` in place and return it."""
@@ -77,7 +73,7 @@ def patch_spec(spec: mujoco.MjSpec, model: mujoco.MjModel,
             j.armature = s.armature
         if all(v is None for v in (s.kp, s.kv, s.delay_s, s.lag_s, s.force_limit)):
             continue
-        act = spec.actuators[_actuator_index(spec, model, name)]
+        act = spec.actuators[actuator_for_joint(model, name)]
         if s.kp is not None:
             act.gainprm[0] = s.kp
             act.biasprm[1] = -s.kp
