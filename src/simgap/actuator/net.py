@@ -245,7 +245,8 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
                        [b[f].detach().numpy().copy() for b in bs])
     Wn = [np.stack([best[f][0][i] for f in range(F)]) for i in range(len(Ws))]  # type: ignore[index]
     bn = [np.stack([best[f][1][i] for f in range(F)]) for i in range(len(bs))]  # type: ignore[index]
-    pred = rollout(Wn, bn, in_scale, out_scale, batch, stride, J, fc, fv)
+    with np.errstate(over="ignore", invalid="ignore"):
+        pred = rollout(Wn, bn, in_scale, out_scale, batch, stride, J, fc, fv)
     tr, va, per = _scores(pred, batch, folds)
     module = _build_module([(Wn[i][0], bn[i][0]) for i in range(len(Wn))], in_scale, out_scale)
     params = {"hidden": list(HIDDEN), "activation": "softsign",

@@ -104,6 +104,11 @@ def simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None = Non
     Returns:
         Simulated positions [rad], shape (N, L, T).
     """
+    with np.errstate(over="ignore", invalid="ignore"):  # diverging candidates: NaN
+        return _simulate(params, batch, cmd)
+
+
+def _simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None) -> np.ndarray:
     p = np.atleast_2d(np.asarray(params, dtype=float))
     n = p.shape[0]
     c = batch.cmd if cmd is None else cmd
