@@ -206,7 +206,9 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
         inertia=np.array([ld.inertia for ld in loads]),
         g_sin=np.array([ld.g_sin for ld in loads]), g_cos=np.array([ld.g_cos for ld in loads]),
         qd=np.array([pad(lg.traj.qd[:, joint]) if lg.traj.qd is not None
-                     else pad(np.gradient(lg.traj.q[:, joint], lg.dt)) for lg in logs]))
+                     else pad(np.gradient(lg.traj.q[:, joint], lg.dt)) for lg in logs]),
+        tau=np.array([pad(lg.traj.tau[:, joint]) for lg in logs  # type: ignore[index]
+                      ]) if all(lg.traj.tau is not None for lg in logs) else None)
 
 
 def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, float, np.ndarray]:

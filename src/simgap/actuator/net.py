@@ -2,13 +2,14 @@
 
 An MLP with 3 hidden layers of 32 softsign units maps the position error ``e = cmd - q``
 and the velocity at t, t - d, t - 2d (d = 10 ms, rounded to samples) to the actuator's
-torque. Where torque is not logged (BAM logs, LeRobot datasets) the target is the torque
-the measured motion implies through the load model: ``tau = J * qdd - tau_gravity``
-(inverse dynamics with the servo rung's armature). About 10 % of each fold's training
-samples are held back for early stopping. Every fold's network trains at once (stacked
-weights, one batched matmul per layer), and the held-out score comes from an open-loop
-rollout with the network in the loop, the same load model and, while torque is disabled,
-the servo rung's passive friction. With many logs the held-out trajectories are
+torque: the logged torque where the logs have it (``tau_<joint>`` in the CSV), otherwise
+(BAM logs, LeRobot datasets) the torque the measured motion implies through the load
+model, ``tau = J * qdd - tau_gravity`` (inverse dynamics with the servo rung's
+armature). About 10 % of each fold's training samples are held back for early
+stopping. Every fold's network trains at once (stacked weights, one batched matmul per
+layer), and the held-out score comes from an open-loop rollout with the network in the
+loop, the same load model and, while torque is disabled, the servo rung's passive
+friction. With many logs the held-out trajectories are
 grouped (at most four folds, each trajectory still held out once) to bound the fit time.
 
 Networks are TorchScript modules ``(N, 6) -> (N, 1)``, the form Isaac Lab's
@@ -177,12 +178,25 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
              config: LadderConfig) -> tuple[RungResult, Any]:
     """Fit rung 4 on every fold at once and score it by open-loop rollout.
 
+    ``servo_delay_s`` is kept for the record: the network sees the raw command and learns
+    any delay within its 20 ms input history.
+
     Returns:
         (result, the TorchScript network of the fit on all training logs).
     """
+    torch = _torch()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # these small matmuls lose to thread spin-waits on shared cores
+    try:
+        return _rung_net(torch, batch, folds, servo_params, config)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndarray,
+              config: LadderConfig) -> tuple[RungResult, Any]:
     from simgap.actuator.ladder import RungResult, _scores
 
-    torch = _torch()
     t0 = time.perf_counter()
     folds = grouped_folds(folds)
     torch.manual_seed(config.seed)
@@ -196,7 +210,8 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
     qd_s = np.array([np.convolve(v, kernel, mode="same") for v in qd])
     qdd = np.gradient(qd_s, dt, axis=1)
     grav = batch.g_sin[:, None] * np.sin(batch.q) + batch.g_cos[:, None] * np.cos(batch.q)
-    tau = J[:, None] * qdd - grav                                       # (L, T)
+    measured = batch.tau is not None
+    tau = batch.tau if batch.tau is not None else J[:, None] * qdd - grav   # (L, T)
     X = features(batch.cmd - batch.q, qd, stride)                       # (L, T, 6)
     use = (batch.mask > 0) & batch.enable
     Xf, yf = X[use], tau[use]
@@ -222,7 +237,7 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
     sm = torch.as_tensor(stop_mask, dtype=torch.float32)
 
     def forward(x: Any) -> Any:
-        h = x.unsqueeze(0).expand(F, -1, -1)
+        h = x.unsqueeze(0).expand(F, -1, -1).contiguous()  # bmm is slow on stride-0 views
         for i, (w, b) in enumerate(zip(Ws, bs, strict=True)):
             h = torch.bmm(h, w) + b[:, None, :]
             if i < len(Ws) - 1:
@@ -252,7 +267,8 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
     params = {"hidden": list(HIDDEN), "activation": "softsign",
               "inputs": ["e_t", "e_t-d", "e_t-2d", "qd_t", "qd_t-d", "qd_t-2d"],
               "error": "cmd - q", "history_spacing_s": stride * dt, "target":
-              "inverse-dynamics torque (J qdd - gravity)", "early_stop_fraction": 0.1,
+              "logged torque" if measured else "inverse-dynamics torque (J qdd - gravity)",
+              "early_stop_fraction": 0.1,
               "epochs": config.net_epochs}
     return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist())),
             module)

@@ -61,7 +61,8 @@ class ServoBatch:
         inertia: load inertia without armature [kg m^2], shape (L,).
         g_sin: gravity torque coefficient of sin(q) [N m], shape (L,).
         g_cos: gravity torque coefficient of cos(q) [N m], shape (L,).
-        qd: measured (or differentiated) velocity [rad/s], shape (L, T), for window starts.
+        qd: measured (or differentiated) velocity [rad/s], shape (L, T).
+        tau: logged joint torque [N m], shape (L, T), when every log has it.
     """
 
     dt: float
@@ -78,6 +79,7 @@ class ServoBatch:
     g_sin: np.ndarray
     g_cos: np.ndarray
     qd: np.ndarray | None = None
+    tau: np.ndarray | None = None
 
     @property
     def n_logs(self) -> int:
