@@ -1,0 +1,110 @@
+"""Command-to-motion delay, estimated on its own before any dynamics are fitted.
+
+Fitting a transport delay jointly with the physics confounds the two (a delay trades against
+inertia, gain and lag; see the MuJoCo sysid measurements in the reference notes). So the
+delay is measured first, from the data alone:
+
+- ``xcorr_delay``: the peak of the cross-correlation between command velocity and measured
+  velocity, refined below one sample by a parabola through the peak and its neighbours.
+  Differentiating whitens slow position signals so the peak is sharp.
+- ``scan_minimum``: the minimum of any cost over a grid of delays, refined the same way
+  (used to check a delay against a model whose other parameters are held fixed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from simgap.errors import InputError
+
+DEFAULT_MAX_DELAY_S = 0.25
+"""Largest delay searched [s]."""
+
+
+def parabolic_peak(y_left: float, y_mid: float, y_right: float) -> float:
+    """Offset in (-0.5, 0.5) samples of the extremum of the parabola through three points."""
+    den = y_left - 2.0 * y_mid + y_right
+    if den == 0.0 or not np.isfinite(den):
+        return 0.0
+    return float(np.clip(0.5 * (y_left - y_right) / den, -0.5, 0.5))
+
+
+def xcorr_delay(cmds: Sequence[np.ndarray], meas: Sequence[np.ndarray], dt: float, *,
+                max_delay_s: float = DEFAULT_MAX_DELAY_S, source: str = "") -> float:
+    """Delay [s] by which the measured motion follows the command, pooled over logs.
+
+    Args:
+        cmds: commanded positions [rad], one 1-D array per log (same ``dt``).
+        meas: measured positions [rad], matching ``cmds``.
+        dt: sample period [s].
+        max_delay_s: largest delay considered [s].
+        source: named in the error when the command never moves.
+
+    Returns:
+        The delay [s] >= 0 maximising the summed normalised cross-correlation of the two
+        velocities over lags 0..max_delay, refined to a fraction of a sample.
+
+    Raises:
+        InputError: the command is constant in every log (nothing to correlate).
+    """
+    kmax = max(1, int(round(max_delay_s / dt)))
+    total = np.zeros(kmax + 1)
+    used = 0
+    for c, m in zip(cmds, meas, strict=True):
+        vc = np.diff(np.asarray(c, dtype=float))
+        vm = np.diff(np.asarray(m, dtype=float))
+        vc = vc - vc.mean()
+        vm = vm - vm.mean()
+        n = vc.size
+        if n <= kmax + 2 or not np.any(vc):
+            continue
+        nc, nm = float(np.linalg.norm(vc)), float(np.linalg.norm(vm))
+        if nc == 0.0 or nm == 0.0:
+            continue
+        for k in range(kmax + 1):
+            total[k] += float(np.dot(vc[: n - k], vm[k:])) / (nc * nm)
+        used += 1
+    if used == 0:
+        raise InputError(file=source, field="command", expected="a command that moves",
+                         got="a constant command in every log (no excitation)",
+                         fix="record while exciting the joint, e.g. with the chirps of "
+                             "'simgap excite'")
+    k = int(np.argmax(total))
+    frac = parabolic_peak(total[k - 1], total[k], total[k + 1]) if 0 < k < kmax else 0.0
+    return max(0.0, (k + frac) * dt)
+
+
+def scan_minimum(cost: Callable[[float], float], grid: np.ndarray) -> tuple[float, np.ndarray]:
+    """Minimise ``cost`` over a regular ``grid`` and refine the minimum with a parabola.
+
+    Returns:
+        (argmin refined between grid points, cost at every grid point).
+    """
+    vals = np.array([cost(float(g)) for g in grid])
+    k = int(np.argmin(vals))
+    if 0 < k < grid.size - 1:
+        step = float(grid[1] - grid[0])
+        return float(grid[k] + step * parabolic_peak(vals[k - 1], vals[k], vals[k + 1])), vals
+    return float(grid[k]), vals
+
+
+def shift(signal: np.ndarray, delay_s: float, dt: float) -> np.ndarray:
+    """``signal`` delayed by ``delay_s`` [s]: value at t is the input at t - delay (linear
+    interpolation, the first value held before the start). Works on axis 0."""
+    x = np.asarray(signal, dtype=float)
+    if delay_s <= 0.0:
+        return x.copy()
+    n = x.shape[0]
+    tq = np.arange(n) - delay_s / dt
+    i0 = np.clip(np.floor(tq).astype(int), 0, n - 1)
+    i1 = np.clip(i0 + 1, 0, n - 1)
+    w = np.clip(tq - np.floor(tq), 0.0, 1.0)
+    before = tq < 0
+    w = np.where(before, 0.0, w)
+    i0 = np.where(before, 0, i0)
+    i1 = np.where(before, 0, i1)
+    if x.ndim > 1:
+        w = w.reshape((-1,) + (1,) * (x.ndim - 1))
+    return (1.0 - w) * x[i0] + w * x[i1]

@@ -1,0 +1,57 @@
+"""Load actuator evidence in any supported format: BAM JSON, actuator CSV or a LeRobot v3
+dataset (one ActuatorLog per episode, through the rig's joint map and units)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from simgap.actuator.log import ActuatorLog, from_trajectory
+from simgap.errors import InputError
+from simgap.rig import Rig
+
+FORMATS = ("bam", "csv", "lerobot")
+
+
+def load_actuator_logs(paths: Sequence[str | Path], fmt: str, rig: Rig | None = None,
+                       ) -> list[ActuatorLog]:
+    """Read every log; a LeRobot dataset yields one log per episode.
+
+    Raises:
+        InputError: an unknown format, a LeRobot dataset without a rig, or any reader error.
+    """
+    if fmt not in FORMATS:
+        raise InputError(field="format", expected=f"one of {', '.join(FORMATS)}", got=fmt)
+    if not paths:
+        raise InputError(field="logs", expected="at least one log", got="none")
+    logs: list[ActuatorLog] = []
+    for p in paths:
+        if fmt == "bam":
+            from simgap.evidence.bam import read_bam_log
+
+            logs.append(read_bam_log(p))
+        elif fmt == "csv":
+            from simgap.evidence.servo_csv import read_servo_csv
+
+            logs.append(read_servo_csv(p, rig))
+        else:
+            if rig is None:
+                raise InputError(file=p, field="rig", expected="a rig (its joint map and units) "
+                                 "to read a LeRobot dataset", got="none",
+                                 fix="pass --rig rig.toml")
+            from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
+
+            ds = read_lerobot_dataset(p)
+            logs.extend(from_trajectory(tr) for tr in dataset_trajectories(ds, rig))
+    return logs
+
+
+def rig_actuator_logs(rig: Rig) -> list[ActuatorLog]:
+    """The rig's actuator evidence: ``evidence.actuator_logs`` in ``actuator_format``, or
+    else the rig's LeRobot ``evidence.dataset`` (action = command)."""
+    ev = rig.evidence
+    if ev.actuator_logs:
+        return load_actuator_logs(list(ev.actuator_logs), ev.actuator_format, rig)
+    if ev.dataset is not None:
+        return load_actuator_logs([ev.dataset], "lerobot", rig)
+    return []

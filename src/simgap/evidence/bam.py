@@ -1,0 +1,116 @@
+"""BAM (Better Actuator Models) JSON servo logs -> ActuatorLog.
+
+One file is one trajectory of one servo swinging a pendulum: a header (``mass`` [kg],
+``length`` [m], ``kp`` firmware gain, ``vin`` [V], ``motor``, ``trajectory``, optional
+``arm_mass``) and ``entries`` with ``timestamp`` [s], ``position`` [rad], ``speed`` [rad/s],
+``goal_position`` [rad], ``torque_enable`` and ``load``.
+
+The XL330 trap: ``load`` holds the Present PWM register as an unsigned 16-bit number (65535
+means -1). It is cast to int16 and divided by 885 (the XL330's full-scale PWM) to give the
+duty cycle in [-1, 1]. Raw logs are sampled irregularly (about 190 Hz, faster while torque
+is off): they are resampled onto a regular grid explicitly and the log says so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simgap.actuator.log import ActuatorLog, check_finite, check_time, resample_uniform
+from simgap.errors import InputError
+from simgap.series import Trajectory
+
+BAM_DT_S = 0.005
+"""Grid step BAM's own processing resamples to [s] (200 Hz)."""
+
+XL330_PWM_FULL_SCALE = 885.0
+"""Present PWM register value at 100 % duty on the XL330."""
+
+HEADER_KEYS = ("mass", "length", "kp", "vin", "motor", "trajectory")
+ENTRY_KEYS = ("timestamp", "position", "goal_position", "torque_enable")
+
+
+def pwm_register_to_duty(raw: np.ndarray, motor: str) -> np.ndarray:
+    """Present-PWM register values (stored unsigned) -> duty cycle in [-1, 1]."""
+    signed = np.asarray(raw, dtype=np.int64).astype(np.uint16).astype(np.int16)
+    del motor  # one register layout is known (the XL330's); kept for other servos' scales
+    return signed.astype(float) / XL330_PWM_FULL_SCALE
+
+
+def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLog:
+    """Read one BAM JSON log.
+
+    Args:
+        path: the JSON file.
+        dt: grid step for resampling [s]; None keeps the raw median step.
+
+    Returns:
+        An ActuatorLog whose one joint is named after the header's ``motor``, with the header
+        in ``traj.meta`` (``mass``, ``arm_mass``, ``length``, ``kp``, ``vin``, ``motor``,
+        ``trajectory``) and the resampling report.
+
+    Raises:
+        InputError: not JSON, a header or entry key missing, NaN values, non-increasing
+            timestamps, or less than a second of data.
+    """
+    path = Path(path)
+    src = str(path)
+    try:
+        raw: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(file=path, expected="a BAM JSON log", got="no such file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(file=path, expected="a BAM JSON log", got=str(e)) from e
+    if not isinstance(raw, dict):
+        raise InputError(file=path, expected="a JSON object with a header and 'entries'",
+                         got=type(raw).__name__)
+    for key in (*HEADER_KEYS, "entries"):
+        if key not in raw:
+            raise InputError(file=path, field=key, expected="this BAM header key", got="nothing",
+                             fix="record with BAM's recorder, which writes mass, length, kp, "
+                                 "vin, motor, trajectory and entries")
+    entries = raw["entries"]
+    if not isinstance(entries, list) or not entries:
+        raise InputError(file=path, field="entries", expected="a non-empty list of samples",
+                         got=type(entries).__name__)
+    for i, entry in enumerate(entries):
+        missing = [k for k in ENTRY_KEYS if k not in entry]
+        if missing:
+            raise InputError(file=path, field=f"entries[{i}].{missing[0]}",
+                             expected="this key in every entry", got="nothing")
+
+    def col(key: str) -> np.ndarray:
+        vals = [e.get(key) for e in entries]
+        return np.array([np.nan if v is None else v for v in vals], dtype=float)
+
+    t = col("timestamp")
+    check_time(t, src)
+    q = col("position")
+    q_cmd = col("goal_position")
+    qd = col("speed") if all("speed" in e for e in entries) else None
+    check_finite("position", q, src)
+    check_finite("goal_position", q_cmd, src)
+    check_finite("speed", qd, src)
+    motor = str(raw["motor"])
+    duty = None
+    if all("load" in e for e in entries):
+        duty = pwm_register_to_duty(np.array([e["load"] for e in entries]), motor)
+    enable = np.array([bool(e["torque_enable"]) for e in entries], dtype=float)
+    tt, ch, report = resample_uniform(
+        t, {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable}, dt)
+    meta = {"mass": float(raw["mass"]), "arm_mass": float(raw.get("arm_mass", 0.0)),
+            "length": float(raw["length"]), "kp": float(raw["kp"]), "vin": float(raw["vin"]),
+            "motor": motor, "trajectory": str(raw["trajectory"]), "format": "bam"}
+    q_r, cmd_r = ch["q"], ch["q_cmd"]
+    assert q_r is not None and cmd_r is not None
+    traj = Trajectory(t=tt, q_cmd=cmd_r, q=q_r, qd=ch["qd"], joint_names=(motor,),
+                      source=src, meta=meta)
+    en = ch["enable"]
+    assert en is not None
+    d = ch["duty"]
+    return ActuatorLog(traj=traj, torque_enable=(en >= 0.5).reshape(-1, 1),
+                       dt=float(report["dt_s"]), duty=None if d is None else d.reshape(-1, 1),
+                       resampling=report)

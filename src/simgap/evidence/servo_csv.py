@@ -1,0 +1,75 @@
+"""Plain actuator CSV logs -> ActuatorLog.
+
+Columns: ``t`` [s], and per joint ``cmd_<joint>`` and ``q_<joint>`` [rad], optionally
+``qd_<joint>`` [rad/s] and ``tau_<joint>`` [N m]. Joints are named by model name or by
+recorded name; with a rig, recorded names are mapped to model names and every joint must be
+one the rig maps. Irregular timestamps are resampled onto a regular grid (reported).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from simgap.actuator.log import ActuatorLog, from_trajectory
+from simgap.errors import InputError
+from simgap.rig import Rig
+from simgap.series import Trajectory
+
+
+def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None = None,
+                   ) -> ActuatorLog:
+    """Read one actuator CSV.
+
+    Raises:
+        InputError: no ``t`` column, no ``cmd_``/``q_`` pair, a value that is not a number
+            or NaN, non-increasing time, under a second of data, or a joint the rig does
+            not map.
+    """
+    path = Path(path)
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+    except FileNotFoundError:
+        raise InputError(file=path, expected="an actuator CSV", got="no such file") from None
+    except UnicodeDecodeError as e:
+        raise InputError(file=path, expected="a UTF-8 CSV", got=str(e)) from e
+    if len(rows) < 2:
+        raise InputError(file=path, expected="a header and data rows", got=f"{len(rows)} rows")
+    header = [h.strip() for h in rows[0]]
+    if "t" not in header:
+        raise InputError(file=path, field="t", expected="a 't' column (time [s])",
+                         got=f"columns {header}")
+    joints = [h[4:] for h in header if h.startswith("cmd_")]
+    if not joints:
+        raise InputError(file=path, field="cmd_<joint>", expected="at least one cmd_<joint> "
+                         "column", got=f"columns {header}")
+    for j in joints:
+        if f"q_{j}" not in header:
+            raise InputError(file=path, field=f"q_{j}", expected="a measured column for every "
+                             "commanded joint", got="nothing")
+    try:
+        data = np.array([[float(x) if x.strip() != "" else np.nan for x in r]
+                         for r in rows[1:] if r], dtype=float)
+    except ValueError as e:
+        raise InputError(file=path, expected="numbers in every cell", got=str(e)) from e
+    col = {h: i for i, h in enumerate(header)}
+    names = []
+    for j in joints:
+        if rig is None:
+            names.append(j)
+        else:
+            names.append(rig.joint(j).name)  # a miss lists the joints the rig maps
+
+    def block(prefix: str) -> np.ndarray | None:
+        if not all(f"{prefix}{j}" in col for j in joints):
+            return None
+        return np.stack([data[:, col[f"{prefix}{j}"]] for j in joints], axis=1)
+
+    q_cmd, q = block("cmd_"), block("q_")
+    assert q_cmd is not None and q is not None
+    traj = Trajectory(t=data[:, col["t"]], q_cmd=q_cmd, q=q, qd=block("qd_"), tau=block("tau_"),
+                      joint_names=tuple(names), source=str(path), meta={"format": "csv"})
+    return from_trajectory(traj, dt=dt)

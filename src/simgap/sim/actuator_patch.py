@@ -1,0 +1,127 @@
+"""MuJoCo export of a fitted actuator: a patched model written beside the original.
+
+MJCF's ``<include>`` pastes a file in and cannot change the attributes of what it pasted,
+so the patch is built with ``MjSpec`` instead: the original is parsed (never written), the
+fitted values are set on the spec, asset folders are made absolute so the new file compiles
+from anywhere, and the result is saved as a new MJCF file whose header comment names the
+original and every value changed. The patched file is compiled again before it is kept.
+
+Values set per joint (each optional): position-actuator ``kp``/``kv`` (``gainprm[0]``,
+``biasprm[1:3]``), the native actuator ``delay`` (MuJoCo >= 3.5: ``delay`` [s], ``nsample``
+history slots, linear ``interp``), a first-order ``filter`` lag (``dyntype``/``dynprm``),
+the motor's ``forcerange``, and the joint's ``damping``, ``frictionloss`` and ``armature``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import mujoco
+
+from simgap.errors import InputError
+from simgap.outputs import atomic_write_text
+from simgap.sim.model import actuator_for_joint, compile_spec, load_model, load_spec
+
+INTERP_LINEAR = 1
+"""``interp`` code of linear interpolation of the delayed control."""
+
+
+@dataclass(frozen=True)
+class ActuatorSettings:
+    """Fitted values for one joint; None leaves the model's value.
+
+    Attributes:
+        kp: position gain [N m/rad].
+        kv: velocity gain [N m s/rad].
+        delay_s: command transport delay [s].
+        lag_s: first-order filter time constant [s].
+        force_limit: motor torque limit [N m].
+        damping: joint viscous friction [N m s/rad].
+        frictionloss: joint Coulomb friction [N m].
+        armature: joint rotor inertia [kg m^2].
+    """
+
+    kp: float | None = None
+    kv: float | None = None
+    delay_s: float | None = None
+    lag_s: float | None = None
+    force_limit: float | None = None
+    damping: float | None = None
+    frictionloss: float | None = None
+    armature: float | None = None
+
+
+def patch_spec(spec: mujoco.MjSpec, model: mujoco.MjModel,
+               settings: Mapping[str, ActuatorSettings]) -> mujoco.MjSpec:
+    """Apply ``settings`` (joint name -> values) to ``spec`` in place and return it."""
+    dt = float(model.opt.timestep)
+    joints = {j.name: j for j in spec.joints}
+    for name, s in settings.items():
+        if name not in joints:
+            from simgap.errors import NameNotFoundError
+
+            raise NameNotFoundError("joint", name, list(joints))
+        j = joints[name]
+        if s.damping is not None:
+            j.damping[0] = s.damping
+        if s.frictionloss is not None:
+            j.frictionloss = s.frictionloss
+        if s.armature is not None:
+            j.armature = s.armature
+        if all(v is None for v in (s.kp, s.kv, s.delay_s, s.lag_s, s.force_limit)):
+            continue
+        act = spec.actuators[actuator_for_joint(model, name)]
+        if s.kp is not None:
+            act.gainprm[0] = s.kp
+            act.biasprm[1] = -s.kp
+        if s.kv is not None:
+            act.biasprm[2] = -s.kv
+        if s.force_limit is not None and math.isfinite(s.force_limit):
+            act.forcelimited = 1
+            act.forcerange[:] = [-s.force_limit, s.force_limit]
+        if s.lag_s is not None and s.lag_s > 0:
+            act.dyntype = mujoco.mjtDyn.mjDYN_FILTER
+            act.dynprm[0] = s.lag_s
+        if s.delay_s is not None and s.delay_s > 0:
+            act.delay = s.delay_s
+            act.nsample = int(math.ceil(s.delay_s / dt)) + 2
+            act.interp = INTERP_LINEAR
+    return spec
+
+
+def write_actuator_patch(original: str | Path, out_path: str | Path,
+                         settings: Mapping[str, ActuatorSettings]) -> Path:
+    """Write the patched model to ``out_path`` and check that it compiles.
+
+    Raises:
+        InputError: the original does not load, a joint is not in it, or the patched model
+            does not compile (MuJoCo's message is kept).
+    """
+    original = Path(original).resolve()
+    out_path = Path(out_path)
+    if out_path.resolve() == original:
+        raise InputError(file=out_path, expected="an output path other than the original model",
+                         fix="write the patch into the output folder")
+    model = load_model(original)
+    spec = load_spec(original)
+    base = original.parent
+    for attr in ("meshdir", "texturedir"):
+        val = getattr(spec, attr, "")
+        if val and not Path(val).is_absolute():
+            setattr(spec, attr, str((base / val).resolve()))
+        elif not val:
+            setattr(spec, attr, str(base))
+    patch_spec(spec, model, settings)
+    compile_spec(spec, out_path)
+    changes = "; ".join(f"{j}: " + ", ".join(f"{k}={v:.6g}" for k, v in asdict(s).items()
+                                             if v is not None)
+                        for j, s in settings.items())
+    header = (f"<!-- simgap actuator patch of {original} (the original is not modified).\n"
+              f"     Changed: {changes} -->\n")
+    text = spec.to_xml()
+    atomic_write_text(out_path, header + text)
+    load_model(out_path)  # the written file itself must compile
+    return out_path

@@ -1,0 +1,94 @@
+"""Exports: the MuJoCo patch compiles with the fitted values; Isaac Lab delays are in
+physics steps; the randomisation entry spans the joints' delays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simgap.actuator.export import bam_params, delay_steps, delayed_pd_cfg, randomisation
+from simgap.actuator.ladder import JointResult, RungResult
+from simgap.sim.actuator_patch import ActuatorSettings, write_actuator_patch
+from simgap.sim.model import actuator_for_joint, load_model, object_id
+
+
+def _result(joint: str, delay: float) -> JointResult:
+    rungs = (RungResult("ideal", 0.3, 0.3, {}), RungResult("servo", 0.01, 0.012, {},
+                                                             validation_per_log_rad=(0.01, 0.014)))
+    # km, dm, armature, friction_base, friction_viscous, lag_s
+    params = (0.07, 0.08, 0.0016, 0.007, 0.01, 0.0)
+    return JointResult(joint=joint, delay_s=delay, xcorr_delay_s=0.1, selected="servo",
+                       rungs=rungs, stop_reason="", dt=0.005, servo_params=params,
+                       servo_free=("km", "dm", "armature", "friction_base", "friction_viscous"),
+                       servo_delay_s=delay)
+
+
+def test_mjcf_patch_compiles_with_values(demo_model: Path, tmp_path: Path) -> None:
+    before = demo_model.read_bytes()
+    out = write_actuator_patch(demo_model, tmp_path / "patch.xml", {
+        "shoulder_pan": ActuatorSettings(kp=50.0, kv=0.5, delay_s=0.012, lag_s=0.03,
+                                         damping=0.3, frictionloss=0.07, armature=0.02,
+                                         force_limit=2.0)})
+    assert demo_model.read_bytes() == before  # the original is never edited
+    m = load_model(out)
+    a = actuator_for_joint(m, "shoulder_pan")
+    j = object_id(m, "joint", "shoulder_pan")
+    assert m.actuator_gainprm[a, 0] == pytest.approx(50.0)
+    assert m.actuator_biasprm[a, 1] == pytest.approx(-50.0)
+    assert m.actuator_biasprm[a, 2] == pytest.approx(-0.5)
+    assert m.actuator_delay[a] == pytest.approx(0.012)
+    assert m.actuator_dynprm[a, 0] == pytest.approx(0.03)
+    assert m.actuator_forcerange[a, 1] == pytest.approx(2.0)
+    dof = m.jnt_dofadr[j]
+    assert m.dof_damping[dof] == pytest.approx(0.3)
+    assert m.dof_frictionloss[dof] == pytest.approx(0.07)
+    assert m.dof_armature[dof] == pytest.approx(0.02)
+    assert "simgap actuator patch of" in out.read_text()[:300]
+
+
+def test_patch_refuses_to_overwrite_the_original(demo_model: Path) -> None:
+    from simgap.errors import InputError
+
+    with pytest.raises(InputError, match="other than the original"):
+        write_actuator_patch(demo_model, demo_model, {})
+
+
+def test_isaac_delayed_pd_in_physics_steps() -> None:
+    res = _result("j", 0.012)
+    assert delay_steps(0.012, 0.005) == 2
+    cfg = delayed_pd_cfg("j", res, 0.005, delays_s=[0.004, 0.012, 0.021])
+    assert "min_delay=1" in cfg and "max_delay=4" in cfg
+    # stiffness = km * gain * vin; damping = back-EMF + viscous
+    cfg2 = delayed_pd_cfg("j", res, 0.005, gain=2.0, vin=7.0)
+    assert f"stiffness={0.07 * 2 * 7:.6g}" in cfg2 and f"damping={0.08 + 0.01:.6g}" in cfg2
+
+
+def test_bam_params_names() -> None:
+    p = bam_params(_result("xl330", 0.0), "xl330")
+    assert p["kt"] == pytest.approx(0.08 / 0.07)
+    assert p["R"] == pytest.approx(0.08 / 0.07 / 0.07)
+    assert {"armature", "friction_base", "friction_viscous", "model"} <= set(p)
+
+
+def test_randomisation_spans_delays() -> None:
+    r = randomisation({"a": _result("a", 0.01), "b": _result("b", 0.03)})
+    assert r["delay_s"]["min"] == pytest.approx(0.01)
+    assert r["delay_s"]["max"] == pytest.approx(0.03)
+    lo, hi = r["joints"]["a"]["scale"]["km"]
+    spread = float(np.std([0.01, 0.014]) / np.mean([0.01, 0.014]))
+    assert lo == pytest.approx(1 - max(0.1, spread)) and hi == pytest.approx(1 + max(0.1, spread))
+
+
+def test_report_plots_show_every_rung() -> None:
+    from simgap.report.plots_actuator import plots
+
+    finding = {"branch": "actuator", "details": {"noise_floor_rad": 0.0015, "joints": {"j": {
+        "selected": "servo", "rungs": [
+            {"model": "ideal", "train_mae_rad": 0.5, "validation_mae_rad": 0.5},
+            {"model": "servo", "train_mae_rad": 0.05, "validation_mae_rad": 0.06,
+             "validation_per_log_rad": [0.05, 0.07]}]}}}}
+    out = plots(finding)
+    assert len(out) == 2
+    assert "<svg" in out[0] and "ideal" in out[0] and "noise floor" in out[0]
