@@ -227,6 +227,16 @@ def load_episodes(rig: Rig, dataset: Any) -> list[Episode]:
     return out
 
 
+def _spread(episodes: list[Episode], n: int) -> list[Episode]:
+    """At most ``n`` episodes, evenly spread over the recording (the ladder's budget: every
+    replay costs a rollout per candidate, and a handful of trajectories is what SIMPLER
+    used); ``simgap controller`` itself fits on every episode."""
+    if n <= 0 or len(episodes) <= n:
+        return episodes
+    idx = np.unique(np.linspace(0, len(episodes) - 1, n).round().astype(int))
+    return [episodes[i] for i in idx]
+
+
 def assess(ctx: Any) -> list[Finding]:
     """The controller finding for ``ctx.rig`` (its evidence.dataset)."""
     from simgap.evidence.lerobot import read_lerobot_dataset
@@ -238,8 +248,10 @@ def assess(ctx: Any) -> list[Finding]:
         return [not_measured(spec)]
     ds = ctx.evidence.get("lerobot_dataset",
                           lambda r: read_lerobot_dataset(r.evidence.dataset))
-    rep = controller_report(rig, load_episodes(rig, ds), seed=ctx.seed,
-                            maxfun=int(ctx.options.get("controller_maxfun", 300)))
+    episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
+    rep = controller_report(rig, episodes, seed=ctx.seed,
+                            maxfun=int(ctx.options.get("controller_maxfun", 40)),
+                            max_iter=int(ctx.options.get("controller_max_iter", 5)))
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
     summary = (f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
                f"({rep['best']}); noise floor {rep['noise_floor']:.2g}.")

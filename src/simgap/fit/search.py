@@ -289,7 +289,7 @@ def dual_annealing(backend: Backend, params: ParamSet, *, seed: int = 0, maxfun:
     res = optimize.dual_annealing(f, bounds=list(zip(lo, hi, strict=True)), seed=seed,
                                   maxfun=maxfun, x0=np.clip(x0, lo, hi),
                                   minimizer_kwargs={"method": "L-BFGS-B",
-                                                    "options": {"maxfun": max(20, maxfun // 4)}})
+                                                    "options": {"maxfun": max(10, maxfun // 4)}})
     return assess(backend, params, np.asarray(res.x, dtype=float), method="dual_annealing",
                   cost_before=before, cost_after=float(res.fun), n_evals=int(res.nfev),
                   seed=seed)
