@@ -48,9 +48,11 @@ def _run(stem: str, tmp: Path) -> tuple[Path, dict[str, Any]]:
     return trace, {f.title: f for f in rep.findings}
 
 
-def _rig(tmp: Path) -> Path:
-    # the policy was trained at 15 Hz
-    return write_rig(tmp / "rig", "m.xml", "[training]\ncontrol_dt_s = 0.0666666667\n")
+def _rig(tmp: Path, extra: str = "") -> Path:
+    # the deployment loop should run at 15 Hz
+    p = write_rig(tmp / "rig", "m.xml", extra)
+    p.write_text(p.read_text().replace("dt_s = 0.0333333", "dt_s = 0.0666666667"))
+    return p
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict
 
 
 def test_rig_period_is_the_policys(tmp_path: Path) -> None:
-    assert load_rig(_rig(tmp_path)).training.control_dt_s == pytest.approx(DT, rel=1e-6)
+    assert load_rig(_rig(tmp_path)).control_dt_s == pytest.approx(DT, rel=1e-6)
 
 
 @pytest.mark.parametrize("stem", sorted(BUGS))
@@ -315,8 +317,7 @@ def test_plumbing_branch_and_plots(runs: dict[str, Any], tmp_path: Path) -> None
     from simgap.report.plots_plumbing import plots
 
     trace = runs["temperature_bug"][0]
-    rig = load_rig(write_rig(tmp_path, "m.xml", f'[evidence]\ntrace = "{trace}"\n'
-                                                "[training]\ncontrol_dt_s = 0.0666666667\n"))
+    rig = load_rig(_rig(tmp_path, f'[evidence]\ntrace = "{trace}"\n'))
     found = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
     assert all(f.branch == "plumbing" for f in found)
     assert [f.title for f in found if f.verdict is Verdict.IMPLICATED] == \

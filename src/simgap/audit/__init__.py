@@ -43,10 +43,14 @@ CHECKS: tuple[str, ...] = (
 
 
 def rig_control_dt(rig: Rig | None) -> float | None:
-    """The period the policy expects [s]: the training period, else the rig's control.dt_s."""
+    """The period the deployment loop should keep [s]: the rig's deployed period
+    (``control.real_dt_s``), else its control period (``control.dt_s``).
+
+    A deployment deliberately run at another rate than training's is not a plumbing bug; the
+    training-envelope check compares it with training's rate."""
     if rig is None:
         return None
-    return rig.training.control_dt_s or rig.control_dt_s
+    return rig.real_dt_s or rig.control_dt_s
 
 
 def audit(trace: Trace, *, expected_dt_s: float | None = None,
