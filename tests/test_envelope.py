@@ -69,6 +69,22 @@ def mismatch_rig(tmp: Path, model: Path) -> Path:
     return write_rig(tmp, model, TRAINING.format(noise=TRAIN_SIGMA, scale=0.15, gain=8))
 
 
+def test_real_readings_noisier_than_training_are_outside(tmp_path: Path,
+                                                        demo_model: Path) -> None:
+    rng = np.random.default_rng(5)
+    trained, noisy = 0.002, 0.02  # both above one encoder count (1.5 mrad)
+    for name, sigma in (("real", noisy), ("sim", 0.0)):
+        write_v3_dataset(tmp_path / name, [ramps(fps=10, ramp_s=1.0, rng=rng, noise_rad=sigma)
+                                           for _ in range(3)], fps=10)
+    write_manifest(tmp_path / "real.toml", manifest_text("real", [True] * 3, states=STATES[:1],
+                                                         state_of_trial=[0, 0, 0]))
+    rig = write_rig(tmp_path, demo_model, TRAINING.format(noise=trained, scale=1.0, gain=16))
+    noise = _by_check(envelope_branch.assess(_ctx(rig)))["observation_noise"]
+    assert noise.verdict is Verdict.IMPLICATED and not noise.figures["covered_by_training"]
+    assert noise.figures["real_noise_std_rad"] == pytest.approx(noisy, rel=0.1)
+    assert noise.figures["training_to_real_ratio"] == pytest.approx(trained / noisy, rel=0.1)
+
+
 def _no_object(ep: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {k: v for k, v in ep.items() if k != "observation.object_pos"}
 
@@ -96,7 +112,9 @@ def _by_check(findings: list[Finding]) -> dict[str, Finding]:
 def test_a_known_mismatch_is_found_with_its_figures(tmp_path: Path, demo_model: Path) -> None:
     found = _by_check(envelope_branch.assess(_ctx(mismatch_rig(tmp_path, demo_model))))
     noise, speed, rate = found["observation_noise"], found["speed"], found["control_rate"]
-    assert noise.verdict is Verdict.IMPLICATED
+    # readings far cleaner than training's noise: inside the envelope, reported as a spread
+    assert noise.verdict is Verdict.ELIMINATED and noise.figures["covered_by_training"]
+    assert noise.figures["training_to_real_ratio"] > 3 and "inside" in noise.summary
     assert noise.figures["real_noise_std_rad"] == pytest.approx(SIGMA, rel=0.1)
     assert noise.figures["training_noise_std_rad"] == pytest.approx(TRAIN_SIGMA)
     assert speed.verdict is Verdict.IMPLICATED
