@@ -100,7 +100,12 @@ def origin_finding(fo: FrameOrigin) -> Finding:
     if fo.reference_to_axis_m > ORIGIN_TOL_M:
         summary += (f" The declared reference is {fo.reference_to_axis_m * 100:.1f} cm from "
                     f"the model's {fo.base_axis_joint} axis; check the declaration.")
-    return Finding(branch=BRANCH, verdict=Verdict.IMPLICATED if moved else Verdict.ELIMINATED,
+    # A differing origin is a conversion to apply, not yet a cause: the recordings do not say
+    # whether the evaluation's placements were measured from the reference or converted.
+    if moved:
+        summary += (" Whether the evaluation's placements were converted is not recorded, so "
+                    "this is a check to make, not a measured cause.")
+    return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE if moved else Verdict.ELIMINATED,
                    title="Frame origin", summary=summary, key_figure="origin_offset_m",
                    figures=figures,
                    next_step="Convert every hand-measured placement to model coordinates "
