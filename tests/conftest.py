@@ -27,3 +27,21 @@ def demo_model() -> Path:
     from simgap.demo import demo_model_path
 
     return demo_model_path()
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """``simgap demo`` run once per test session: (out folder, cache folder, terminal output).
+
+    Several tests read the same diagnosis (the CLI's output, the planted-truth check, the
+    report in a browser); the whole demo takes about half a minute, so it runs once.
+    """
+    from typer.testing import CliRunner
+
+    from simgap.cli import app
+
+    root = tmp_path_factory.mktemp("demo")
+    out, cache = root / "out", root / "cache"
+    result = CliRunner().invoke(app, ["demo", "--out", str(out), "--cache", str(cache)])
+    assert result.exit_code == 0, result.output
+    return out, cache, result.output

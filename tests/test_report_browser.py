@@ -138,9 +138,14 @@ def _diagnosis() -> Diagnosis:
         stop={"verdict": "cause_found", "branch": "latency", "reason": "cheapest implicated"})
 
 
-def test_report_loads_without_errors_or_network(tmp_path: Path) -> None:
+@pytest.mark.parametrize("which", ["small", "demo"])
+def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
+                                                request: pytest.FixtureRequest) -> None:
     assert CHROMIUM is not None
-    report = write_report(_diagnosis(), tmp_path / "report.html")
+    if which == "demo":  # the full report of the bundled demo, every branch in it
+        report = request.getfixturevalue("demo_run")[0] / "report.html"
+    else:
+        report = write_report(_diagnosis(), tmp_path / "report.html")
     dt = DevTools(CHROMIUM, tmp_path / "profile")
     try:
         target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -160,7 +165,7 @@ def test_report_loads_without_errors_or_network(tmp_path: Path) -> None:
         dt.close()
     ARTIFACTS.mkdir(exist_ok=True)
     png = base64.b64decode(shot)
-    (ARTIFACTS / "report.png").write_bytes(png)
+    (ARTIFACTS / f"report-{which}.png").write_bytes(png)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
     assert title
     requests = [e["params"]["request"]["url"] for e in dt.events

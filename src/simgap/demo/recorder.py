@@ -1,7 +1,7 @@
 """The demo bench recorder: drive the twin (and the simulation) and record as data arrives.
 
 ``record_bench(folder, seed)`` runs the scripted pick and place over a set of seeded cube
-placements (some inside the 20 x 20 cm training square, some outside) on the bench twin
+placements inside the 20 x 20 cm training square on the bench twin
 and on the nominal model, and writes the evidence named in the demo ``rig.toml``: a LeRobot
 v3 dataset of the bench (with frames), the same protocol in simulation, the timing log,
 simulated and real evaluation manifests, a frames folder, push logs, static-object poses,
@@ -33,8 +33,8 @@ NAMES = [f"{j}.pos" for j in JOINTS]
 WORKSPACE_X = (0.14, 0.34)
 WORKSPACE_Y = (-0.10, 0.10)
 TASK = "Put the red cube in the blue bin."
-N_INSIDE = 8
-N_OUTSIDE = 4
+N_INSIDE = 12
+N_OUTSIDE = 0  # every evaluation placement inside training's square: not a planted fault
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,128 @@
+"""The demo's diagnosis against its planted truth.
+
+Every planted fault of the bench twin must be implicated with its figure within tolerance,
+and nothing that was not planted may be implicated. The truth comes from
+``simgap.demo.truth`` and the bench's own ``truth.json`` (values computed by the recorder
+from what it planted, e.g. the percentiles of the stage durations it drew), never from the
+branches under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from simgap.demo.truth import TRUTH
+
+# (branch, finding title) of every planted fault; anything else implicated is wrong
+PLANTED = {
+    ("plumbing", "Stale first frame"),
+    ("latency", "Latency"),
+    ("contact", "Contact"),
+    ("actuator", "Actuator dynamics"),
+    ("body", "Joint zero offsets"),
+    ("appearance", "Exposure and background"),
+    ("appearance", "Camera pose"),
+}
+
+
+@pytest.fixture(scope="module")
+def diagnosis(demo_run: tuple[Path, Path, str]) -> dict[str, Any]:
+    d: dict[str, Any] = json.loads((demo_run[0] / "findings.json").read_text())
+    return d
+
+
+@pytest.fixture(scope="module")
+def computed(demo_run: tuple[Path, Path, str]) -> dict[str, Any]:
+    (truth_file,) = demo_run[1].glob("seed-*/truth.json")
+    c: dict[str, Any] = json.loads(truth_file.read_text())["computed"]
+    return c
+
+
+def _finding(d: dict[str, Any], branch: str, title: str) -> dict[str, Any]:
+    found = [f for f in d["findings"] if f["branch"] == branch and f["title"] == title]
+    assert len(found) == 1, f"{branch}/{title}: {[f['title'] for f in d['findings']]}"
+    return found[0]
+
+
+def test_exactly_the_planted_faults_are_implicated(diagnosis: dict[str, Any]) -> None:
+    implicated = {(f["branch"], f["title"]) for f in diagnosis["findings"]
+                  if f["verdict"] == "implicated"}
+    assert implicated == PLANTED
+    assert diagnosis["stop"]["verdict"] == "cause_found"
+    assert diagnosis["stop"]["branch"] == "plumbing"  # the cheapest implicated branch
+
+
+def test_the_evaluations_are_comparable(diagnosis: dict[str, Any]) -> None:
+    comp = diagnosis["comparability"]
+    assert comp["comparable"] is True
+    assert not [m for m in comp["mismatches"] if m.get("must_match")]
+
+
+def test_latency_figures(diagnosis: dict[str, Any], computed: dict[str, Any]) -> None:
+    f = _finding(diagnosis, "latency", "Latency")["figures"]
+    assert f["control_dt_s"] == pytest.approx(TRUTH.latency.control_dt_s, rel=1e-3)
+    assert f["total_p95_s"] == pytest.approx(computed["latency"]["total_p95_s"], rel=0.02)
+    assert f["total_p95_s"] > f["control_dt_s"]
+    assert f["overrun_fraction"] == pytest.approx(computed["latency"]["overrun_fraction"],
+                                                  abs=0.02)
+
+
+def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
+    f = _finding(diagnosis, "actuator", "Actuator dynamics")["figures"]
+    body = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll"]
+    lags = np.array([f[j]["lag_s"] for j in body])
+    for j in body:
+        assert f[j]["selected"] != "ideal"
+    # a first-order lag of 40 ms, seen through a servo loop at half its gain
+    assert np.median(lags) == pytest.approx(TRUTH.servo.lag_time_constant_s, rel=0.2)
+
+
+def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:
+    f = _finding(diagnosis, "contact", "Contact")["figures"]
+    assert f["friction_nominal"] == pytest.approx(TRUTH.contact.sim_pad_friction)
+    assert f["friction_best"] == pytest.approx(TRUTH.contact.pad_friction, rel=0.15)
+    assert f["friction_rms_best_m"] < f["friction_rms_nominal_m"] / 2
+
+
+def test_camera_offset_within_one_policy_pixel(diagnosis: dict[str, Any],
+                                               computed: dict[str, Any]) -> None:
+    f = _finding(diagnosis, "appearance", "Camera pose")["figures"]
+    truth_px = computed["camera"]["with_zero_offset_px"]
+    assert abs(f["camera_offset_px"] - truth_px) < 1.0
+    assert f["camera_offset_ratio_to_jitter"] > 1.0
+
+
+def test_exposure_and_background_flagged(diagnosis: dict[str, Any]) -> None:
+    f = _finding(diagnosis, "appearance", "Exposure and background")["figures"]
+    assert f["background_level"] > f["training_background_max"] + 50
+    assert f["jaw_gain"] > 1.5  # auto exposure brightened the dark scene
+
+
+def test_zero_offset_within_one_degree(diagnosis: dict[str, Any]) -> None:
+    f = _finding(diagnosis, "body", "Joint zero offsets")["figures"]
+    joint = TRUTH.zero_offset.joint
+    assert f["largest_offset_joint"] == joint
+    correction_deg = np.rad2deg(TRUTH.zero_offset.correction_rad)
+    assert f["joint_offsets_deg"][joint] == pytest.approx(correction_deg, abs=1.0)
+
+
+def test_stale_first_frame_in_every_episode(diagnosis: dict[str, Any],
+                                            demo_run: tuple[Path, Path, str]) -> None:
+    f = _finding(diagnosis, "plumbing", "Stale first frame")["figures"]
+    (rig_dir,) = demo_run[1].glob("seed-*")
+    n_episodes = json.loads((rig_dir / "recordings" / "real" / "meta" / "info.json")
+                            .read_text())["total_episodes"]
+    assert f["stale_episodes"] == n_episodes
+
+
+def test_report_opens_with_comparability_then_the_table(demo_run: tuple[Path, Path, str]) -> None:
+    html = (demo_run[0] / "report.html").read_text()
+    assert html.index('id="comparability"') < html.index('id="summary"')
+    for branch in ("latency", "contact", "actuator", "appearance", "body", "plumbing"):
+        assert f'-{branch}"' in html  # a section per branch
+    assert "<svg" in html and "data:image/png;base64," in html
