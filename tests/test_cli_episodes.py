@@ -48,7 +48,7 @@ def test_envelope_command_writes_its_json(tmp_path: Path, demo_model: Path) -> N
     assert res.exit_code == 0, res.output
     d = json.loads(out.read_text())
     checks = {f["figures"]["check"]: f["verdict"] for f in d["findings"]}
-    assert checks == {"observation_noise": "implicated", "speed": "implicated",
+    assert checks == {"observation_noise": "eliminated", "speed": "implicated",
                       "control_rate": "implicated", "grasp_margin": "not_measured",
                       "initial_states": "implicated"}
 

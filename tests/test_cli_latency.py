@@ -89,10 +89,8 @@ def test_latency_bad_inputs_exit_2_without_output(tmp_path: Path) -> None:
         assert not out.exists()
 
 
-def test_demo_shows_latency_implicated(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    r = runner.invoke(app, ["demo", "--out", str(out), "--cache", str(tmp_path / "cache")])
-    assert r.exit_code == 0, r.output
+def test_demo_shows_latency_implicated(demo_run: tuple[Path, Path, str]) -> None:
+    out = demo_run[0]
     d = json.loads((out / "findings.json").read_text())
     (lat,) = [f for f in d["findings"] if f["branch"] == "latency"]
     assert lat["verdict"] == "implicated"
