@@ -11,18 +11,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
 
+import simgap.sim  # noqa: F401  (chooses an offscreen GL backend before mujoco loads)
 from simgap import __version__
-
-if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") \
-        and not os.environ.get("WAYLAND_DISPLAY"):
-    # the bench renders offscreen; MuJoCo picks its GL backend when it is first imported
-    os.environ.setdefault("MUJOCO_GL", "osmesa")
-    os.environ.setdefault("PYOPENGL_PLATFORM", os.environ["MUJOCO_GL"])
 
 MODEL_FILE = "so101_demo.xml"
 RIG_FILE = "rig.toml"
