@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from simgap.errors import InputError
+from simgap.errors import InputError, NameNotFoundError
 from simgap.evaluation.protocol import comparability_from_rig
 from simgap.evidence.bundle import EvidenceBundle
-from simgap.finding import Diagnosis
-from simgap.ladder import Context, ProgressFn, run_ladder
+from simgap.finding import Diagnosis, Finding
+from simgap.ladder import LADDER, Context, ProgressFn, load_assess, run_ladder
 from simgap.outputs import atomic_write_json, prepare_out_dir
 from simgap.report import write_report
-from simgap.rig import load_rig
+from simgap.rig import Rig, load_rig
 
 
 def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
@@ -39,3 +40,19 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     atomic_write_json(out / "findings.json", diagnosis.to_dict())
     write_report(diagnosis, out / "report.html")
     return diagnosis
+
+
+def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = None,
+                  options: dict[str, Any] | None = None) -> tuple[Rig, list[Finding]]:
+    """Run one branch of the ladder on a rig (what ``simgap phases``, ``envelope``,
+    ``appearance`` and ``body`` do): the rig and the branch's Findings."""
+    spec = next((s for s in LADDER if s.name == branch), None)
+    if spec is None:
+        raise NameNotFoundError("branch", branch, [s.name for s in LADDER])
+    assess = load_assess(spec)
+    if assess is None:
+        raise InputError(field="branch", expected="a branch this build ships", got=branch)
+    rig = load_rig(rig_path)
+    ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir, seed=rig.seed,
+                  options=dict(options or {}))
+    return rig, assess(ctx)

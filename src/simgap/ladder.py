@@ -118,7 +118,8 @@ def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
             "implicated": [], "fits_at_noise_floor": at_floor}
 
 
-def _load_assess(spec: BranchSpec) -> Callable[[Context], list[Finding]] | None:
+def load_assess(spec: BranchSpec) -> Callable[[Context], list[Finding]] | None:
+    """The branch's ``assess``, or None when this build does not ship the branch."""
     try:
         module = importlib.import_module(spec.module)
     except ModuleNotFoundError as e:
@@ -136,7 +137,7 @@ def run_ladder(ctx: Context, ladder: Sequence[BranchSpec] = LADDER,
     specs = sorted(ladder, key=lambda s: s.cost)
     for i, spec in enumerate(specs):
         ctx.progress(spec.name, i / max(1, len(specs)))
-        assess = _load_assess(spec)
+        assess = load_assess(spec)
         if assess is None:
             findings.append(not_measured(spec, f"The {spec.name} branch is not part of this "
                                                "build of simgap."))

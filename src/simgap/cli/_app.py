@@ -59,3 +59,20 @@ def write_json(path: Path | None, obj: Any) -> None:
 def print_json(obj: Any) -> None:
     """Print JSON to standard output."""
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+
+
+def print_findings(title: str, findings: list[Any]) -> None:
+    """A table of Findings: title, verdict, summary, next step."""
+    from rich.table import Table
+
+    table = Table(title=escape(title))
+    for col in ("finding", "verdict", "summary", "next step"):
+        table.add_column(col, overflow="fold")
+    for f in findings:
+        table.add_row(escape(f.title), f.verdict.value, escape(f.summary), escape(f.next_step))
+    console.print(table)
+
+
+def findings_json(rig: Any, findings: list[Any]) -> dict[str, Any]:
+    """The JSON of a one-branch command: ``{"rig", "seed", "findings"}``."""
+    return {"rig": rig.name, "seed": rig.seed, "findings": [f.to_dict() for f in findings]}

@@ -7,25 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import (
+    app,
+    console,
+    findings_json,
+    handles_errors,
+    print_findings,
+    write_json,
+)
+from simgap.diagnose import assess_branch
 from simgap.errors import InputError
-from simgap.evidence.bundle import EvidenceBundle
-from simgap.finding import Finding
-from simgap.ladder import Context
 from simgap.outputs import atomic_write_bytes
 from simgap.rig import load_rig
-
-
-def _table(title: str, findings: list[Finding]) -> None:
-    table = Table(title=title)
-    for col in ("finding", "verdict", "summary", "next step"):
-        table.add_column(col, overflow="fold")
-    for f in findings:
-        table.add_row(escape(f.title), f.verdict.value, escape(f.summary), escape(f.next_step))
-    console.print(table)
 
 
 def _png(image: Any, scale: int) -> bytes:
@@ -52,16 +46,11 @@ def appearance(
                                       help="Frames used to search the camera's offset."),
 ) -> None:
     """Compare real frames with renders at the same joint angles, region by region."""
-    from simgap.branches.appearance import assess
-
-    r = load_rig(rig)
-    ctx = Context(rig=r, evidence=EvidenceBundle(r), out_dir=out, seed=r.seed,
-                  options={"appearance_frames": frames,
-                           "appearance_camera_frames": camera_frames})
-    found = assess(ctx)
-    _table(f"appearance: {r.name}", found)
-    write_json(json_path, {"rig": r.name, "seed": r.seed,
-                           "findings": [f.to_dict() for f in found]})
+    r, found = assess_branch(rig, "appearance", out_dir=out,
+                             options={"appearance_frames": frames,
+                                      "appearance_camera_frames": camera_frames})
+    print_findings(f"appearance: {r.name}", found)
+    write_json(json_path, findings_json(r, found))
     if out is not None:
         images = next((f.details.get("images") for f in found if "images" in f.details), None)
         if images:
@@ -79,13 +68,9 @@ def body(
     json_path: Path | None = typer.Option(None, "--json", help="Write the findings as JSON."),
 ) -> None:
     """Joint zero offsets from static-object poses, and the model's frame origin."""
-    from simgap.branches.body import assess
-
-    r = load_rig(rig)
-    found = assess(Context(rig=r, evidence=EvidenceBundle(r), seed=r.seed))
-    _table(f"body: {r.name}", found)
-    write_json(json_path, {"rig": r.name, "seed": r.seed,
-                           "findings": [f.to_dict() for f in found]})
+    r, found = assess_branch(rig, "body")
+    print_findings(f"body: {r.name}", found)
+    write_json(json_path, findings_json(r, found))
 
 
 @app.command()

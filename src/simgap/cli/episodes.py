@@ -7,16 +7,9 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from simgap.cli._app import app, console, handles_errors, write_json
-from simgap.evidence.bundle import EvidenceBundle
+from simgap.cli._app import app, console, findings_json, handles_errors, write_json
+from simgap.diagnose import assess_branch
 from simgap.finding import Finding
-from simgap.ladder import Context
-from simgap.rig import load_rig
-
-
-def _context(rig_path: Path) -> Context:
-    rig = load_rig(rig_path)
-    return Context(rig=rig, evidence=EvidenceBundle(rig), seed=rig.seed)
 
 
 def _print(findings: list[Finding]) -> None:
@@ -33,13 +26,9 @@ def phases(
     json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
 ) -> None:
     """Where real (and simulated) episodes break, and which branches that points at."""
-    from simgap.branches.phases import assess
-
-    ctx = _context(rig)
-    findings = assess(ctx)
+    r, findings = assess_branch(rig, "phases")
     _print(findings)
-    write_json(json_path, {"rig": ctx.rig.name, "seed": ctx.seed,
-                           "findings": [f.to_dict() for f in findings]})
+    write_json(json_path, findings_json(r, findings))
 
 
 @app.command()
@@ -49,10 +38,6 @@ def envelope(
     json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
 ) -> None:
     """Whether the real deployment runs inside what training showed the policy."""
-    from simgap.branches.envelope import assess
-
-    ctx = _context(rig)
-    findings = assess(ctx)
+    r, findings = assess_branch(rig, "envelope")
     _print(findings)
-    write_json(json_path, {"rig": ctx.rig.name, "seed": ctx.seed,
-                           "findings": [f.to_dict() for f in findings]})
+    write_json(json_path, findings_json(r, findings))
