@@ -29,7 +29,7 @@ import numpy as np
 from simgap.errors import InputError, MissingExtraError
 
 if TYPE_CHECKING:
-    from simgap.actuator.ladder import Folds, LadderConfig, RungResult
+    from simgap.actuator.rungs import Folds, LadderConfig, RungResult
     from simgap.actuator.servo import ServoBatch
 
 HISTORY_SPACING_S = 0.01
@@ -163,7 +163,7 @@ part): with more logs than this, each fold holds out every ``MAX_NET_FOLDS``-th 
 def grouped_folds(folds: Folds) -> Folds:
     """Leave-one-out folds regrouped into at most ``MAX_NET_FOLDS`` held-out groups (row 0,
     the fit on all training logs, is kept); other fold layouts are returned unchanged."""
-    from simgap.actuator.ladder import Folds
+    from simgap.actuator.rungs import Folds
 
     n_rows, n = folds.train.shape
     if n_rows - 1 <= MAX_NET_FOLDS or not folds.train[0].all():
@@ -195,7 +195,7 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
 
 def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndarray,
               config: LadderConfig) -> tuple[RungResult, Any]:
-    from simgap.actuator.ladder import RungResult, _scores
+    from simgap.actuator.rungs import RungResult, _scores
 
     t0 = time.perf_counter()
     folds = grouped_folds(folds)

@@ -1,0 +1,342 @@
+"""The rungs of the actuator ladder and what they share: folds, the configuration, results.
+
+Rung 1 is the ideal actuator (measured = commanded), rung 2 a fixed delay plus a first-order
+lag, rung 3 the physical servo (``servo.py``); rung 4, the network, lives in ``net.py``. Each
+rung is fitted on the training logs of every fold at once and scored on the held-out ones.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from simgap.actuator import delay as delay_mod
+from simgap.actuator.fitting import lm_fit, weighted_mae
+from simgap.actuator.lag import LAG_BOUNDS_S, first_order
+from simgap.actuator.servo import (
+    FREE_BAM,
+    FREE_GENERIC,
+    ParamSpace,
+    ServoBatch,
+    named_params,
+    simulate,
+)
+from simgap.errors import InputError
+
+RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """Settings of the ladder.
+
+    Attributes:
+        noise_floor_rad: the instrument's noise [rad] (encoder resolution by default).
+        noise_source: what the floor is (named in reports).
+        improve_fraction: a richer rung must cut the held-out MAE by this fraction.
+        max_delay_s: largest delay searched [s].
+        use_net: whether rung 4 may run (needs torch).
+        seed: seed of the random search and the network.
+        global_samples: random candidates of the servo's global search.
+        delay_grid: delays in the servo's delay profile.
+        starts_per_delay: LM starts (best random candidates) at each profiled delay.
+        lm_iters: LM iterations of the fit on all training logs.
+        fold_iters: LM iterations of each fold (warm started).
+        net_epochs: training epochs of the actuator network.
+    """
+
+    noise_floor_rad: float
+    noise_source: str = "encoder resolution"
+    improve_fraction: float = 0.1
+    max_delay_s: float = delay_mod.DEFAULT_MAX_DELAY_S
+    use_net: bool = True
+    seed: int = 0
+    global_samples: int = 384
+    delay_grid: int = 8
+    starts_per_delay: int = 2
+    lm_iters: int = 40
+    fold_iters: int = 20
+    net_epochs: int = 150
+
+
+@dataclass(frozen=True)
+class RungResult:
+    """One rung's fit: train and held-out MAE [rad], parameters, time [s]."""
+
+    model: str
+    train_mae_rad: float
+    validation_mae_rad: float
+    params: dict[str, Any]
+    fit_time_s: float = 0.0
+    validation_per_log_rad: tuple[float, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...)."""
+        return {"model": self.model, "train_mae_rad": self.train_mae_rad,
+                "validation_mae_rad": self.validation_mae_rad, "params": self.params,
+                "fit_time_s": self.fit_time_s,
+                "validation_per_log_rad": list(self.validation_per_log_rad)}
+
+
+@dataclass(frozen=True)
+class Folds:
+    """Training and held-out logs: row 0 is the fit on all training logs, rows 1.. the
+    folds. ``train`` (F, L) and ``held`` (F, L) are boolean."""
+
+    train: np.ndarray
+    held: np.ndarray
+
+
+def make_folds(n_train: int, n_val: int) -> Folds:
+    """``--validate`` logs (n_val > 0): one fold; otherwise leave-one-trajectory-out."""
+    n = n_train + n_val
+    if n_val > 0:
+        tr = np.zeros((1, n), dtype=bool)
+        tr[0, :n_train] = True
+        return Folds(train=tr, held=~tr)
+    if n_train < 2:
+        raise InputError(field="logs", expected="at least two trajectories for "
+                         "leave-one-trajectory-out", got=f"{n_train}",
+                         fix="record another trajectory, or pass held-out logs with --validate")
+    full = np.ones((1, n), dtype=bool)
+    loto = ~np.eye(n, dtype=bool)
+    return Folds(train=np.vstack([full, loto]),
+                 held=np.vstack([np.zeros((1, n), dtype=bool), ~loto]))
+
+
+def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, float, np.ndarray]:
+    """(mean training MAE over folds, held-out MAE averaged over logs, held-out per log).
+
+    ``pred`` has shape (F, L, T): fold f's prediction of every log.
+    """
+    err = np.abs(pred - batch.q[None]) * batch.mask[None]
+    per_log = err.sum(axis=2) / batch.mask.sum(axis=1)[None]           # (F, L)
+    folds_rows = slice(1, None) if folds.train.shape[0] > 1 else slice(0, 1)
+    tr = folds.train[folds_rows]
+    w = tr[:, :, None] * batch.mask[None]
+    train = float(np.mean((err[folds_rows] * w).sum(axis=(1, 2)) / w.sum(axis=(1, 2))))
+    held = folds.held[folds_rows]
+    val_per_log = np.array([per_log[folds_rows][held[:, i], i].mean()
+                            for i in range(held.shape[1]) if held[:, i].any()])
+    return train, float(val_per_log.mean()), val_per_log
+
+
+def _fold_weights(batch: ServoBatch, folds: Folds) -> np.ndarray:
+    return (folds.train[:, :, None] * batch.mask[None]).reshape(folds.train.shape[0], -1)
+
+
+def xcorr_delays(batch: ServoBatch, folds: Folds, max_delay_s: float, source: str,
+                 ) -> np.ndarray:
+    """Per fold, the cross-correlation delay of its training logs [s] (an upper bound for
+    the rungs' delay scans: on a saturating servo it also holds the dynamics' lag)."""
+    out = []
+    for tr in folds.train:
+        idx = np.flatnonzero(tr)
+        out.append(delay_mod.xcorr_delay([batch.cmd[i] for i in idx], [batch.q[i] for i in idx],
+                                         batch.dt, max_delay_s=max_delay_s, source=source))
+    return np.array(out)
+
+
+def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
+    """Rung 1: measured = commanded."""
+    t0 = time.perf_counter()
+    pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
+    tr, va, per = _scores(pred, batch, folds)
+    return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()))
+
+
+def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
+                   ) -> tuple[RungResult, np.ndarray, np.ndarray]:
+    """Rung 2: a fixed delay and a first-order lag.
+
+    The delay is profiled over every sample between 0 and ``kmax`` (the cross-correlation
+    delay, which also holds the lag's own phase delay), the lag on a log grid, all in one
+    vectorised pass; each fold keeps its best pair, refined with parabolas (lag first, then
+    delay at that lag), then the lag by a golden-section search (all folds at once).
+
+    Returns:
+        (result, delay of every fold [s], lag of every fold [s]).
+    """
+    t0 = time.perf_counter()
+    dt = batch.dt
+    step = max(1, int(np.ceil((kmax + 1) / 24)))
+    d_grid = np.arange(0, kmax + 1, step) * dt
+    g = np.linspace(np.log(LAG_BOUNDS_S[0]), np.log(LAG_BOUNDS_S[1]), 41)
+    bank = _delay_bank(batch, d_grid)                                   # (D, L, T)
+    D, G = d_grid.size, g.size
+    sums = np.empty((D, G, batch.n_logs))
+    for i in range(D):
+        out = first_order(bank[i], batch.q[:, 0], np.exp(g), dt)      # (G, L, T)
+        sums[i] = (np.abs(out - batch.q[None]) * batch.mask[None]).sum(axis=2)
+    n_f = folds.train.shape[0]
+    delays, lo, hi = np.empty(n_f), np.empty(n_f), np.empty(n_f)
+    for f in range(n_f):
+        w = folds.train[f].astype(float)
+        cost = (sums @ w) / float((batch.mask.sum(axis=1) * w).sum())   # (D, G)
+        ii, jj = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        i, j = int(ii), int(jj)
+        d = float(d_grid[i])
+        if 0 < i < D - 1:
+            d += (d_grid[1] - d_grid[0]) * delay_mod.parabolic_peak(
+                cost[i - 1, j], cost[i, j], cost[i + 1, j])
+        delays[f] = max(0.0, float(d))
+        lo[f], hi[f] = g[max(j - 1, 0)], g[min(j + 1, G - 1)]
+    bank_f = _delay_bank(batch, delays)                                 # (F, L, T)
+    W = _fold_weights(batch, folds)
+
+    def fold_cost(log_lag: np.ndarray) -> np.ndarray:
+        out = first_order(bank_f, batch.q[:, 0], np.exp(log_lag), dt)
+        return weighted_mae((out - batch.q[None]).reshape(n_f, -1), W)
+
+    lags = np.exp(_golden(fold_cost, lo, hi))
+    preds = np.array([first_order(delay_mod.shift(batch.cmd.T, float(delays[f]), dt).T,
+                                  batch.q[:, 0], np.array([lags[f]]), dt)[0]
+                      for f in range(n_f)])
+    tr, va, per = _scores(preds, batch, folds)
+    params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
+    return (RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
+                       tuple(per.tolist())), delays, lags)
+
+
+def _golden(cost: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray,
+            iters: int = 30) -> np.ndarray:
+    """Vectorised golden-section minimisation: one bracket [lo, hi] per element."""
+    r = (np.sqrt(5.0) - 1.0) / 2.0
+    a, b = lo.astype(float).copy(), hi.astype(float).copy()
+    c, d = b - r * (b - a), a + r * (b - a)
+    fc, fd = cost(c), cost(d)
+    for _ in range(iters):
+        left = fc < fd
+        b = np.where(left, d, b)
+        a = np.where(left, a, c)
+        c_new = np.where(left, b - r * (b - a), d)
+        d_new = np.where(left, c, a + r * (b - a))
+        probe = np.where(left, c_new, d_new)
+        fp = cost(probe)
+        fc, fd = np.where(left, fp, fd), np.where(left, fc, fp)
+        c, d = c_new, d_new
+    return 0.5 * (a + b)
+
+
+def _servo_resid(space: ParamSpace, batch: ServoBatch, cmd_bank: np.ndarray,
+                 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """Residuals of candidates grouped fold-major: rows of fold f use ``cmd_bank[f]``."""
+    def resid(theta: np.ndarray, fold: np.ndarray) -> np.ndarray:
+        m = theta.shape[0]
+        cmd = cmd_bank[fold] if cmd_bank.shape[0] > 1 else cmd_bank[0]
+        sim = simulate(space.full(theta), batch, cmd)
+        return (sim - batch.q[None]).reshape(m, -1)
+
+    return resid
+
+
+def _delay_bank(batch: ServoBatch, delays: np.ndarray) -> np.ndarray:
+    return np.array([delay_mod.shift(batch.cmd.T, float(d), batch.dt).T for d in delays])
+
+
+def _scan_servo_delay(space: ParamSpace, theta: np.ndarray, batch: ServoBatch, weights: np.ndarray,
+                      kmax: int) -> np.ndarray:
+    """Each fold's delay scanned on the grid 0..kmax samples with its physics held fixed,
+    refined with a parabola [s]."""
+    grid = np.arange(kmax + 1) * batch.dt
+    bank = _delay_bank(batch, grid)                                   # (K, L, T)
+    F = theta.shape[0]
+    out = np.empty(F)
+    for f in range(F):
+        sim = simulate(np.repeat(space.full(theta[f:f + 1]), grid.size, 0), batch, bank)
+        cost = weighted_mae((sim - batch.q[None]).reshape(grid.size, -1),
+                            np.broadcast_to(weights[f], (grid.size, weights.shape[1])))
+        k = int(np.argmin(cost))
+        frac = delay_mod.parabolic_peak(cost[k - 1], cost[k], cost[k + 1]) \
+            if 0 < k < grid.size - 1 else 0.0
+        out[f] = max(0.0, (k + frac) * batch.dt)
+    return out
+
+
+def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s: float,
+               config: LadderConfig) -> tuple[RungResult, np.ndarray, ParamSpace, float]:
+    """Rung 3: the physical servo, one parameter set across gains.
+
+    The transport delay is profiled between 0 and the cross-correlation delay (which also
+    holds the dynamics' own lag): on a grid of delays the physics is refitted at each one
+    (several starts per delay, all in one batched LM), and the best delay is refined with a
+    parabola (a fine profile at every sample around the best coarse delay), then the physics
+    is refitted at that delay;
+    the delay is never a free parameter of
+    the gradient fit. Folds start from the fit on all training logs, rescan their delay
+    with the physics held fixed, then refit the physics.
+
+    Returns:
+        (result, parameters (6,) of the fit on all training logs, space, its delay [s]).
+    """
+    t0 = time.perf_counter()
+    space = ParamSpace(FREE_BAM if known_drive else FREE_GENERIC)
+    rng = np.random.default_rng(config.seed)
+    W = _fold_weights(batch, folds)
+    kmax = int(np.ceil(min(xcorr_delay_s, config.max_delay_s) / batch.dt))
+    # profile over the delay: a coarse grid of delays, the physics refitted at each one (all
+    # delays in one batched LM), each started from the best random candidate at that delay
+    n_d = min(kmax + 1, config.delay_grid)
+    d_grid = np.unique(np.round(np.linspace(0, kmax, n_d))) * batch.dt
+    bank = _delay_bank(batch, d_grid)
+    n_c = config.global_samples
+    choice = np.arange(n_c) % d_grid.size
+    cands = space.lo + (space.hi - space.lo) * rng.random((n_c, space.lo.size))
+    cost = np.empty(n_c)
+    for s in range(0, n_c, 128):
+        sl = slice(s, s + 128)
+        sim = simulate(space.full(cands[sl]), batch, bank[choice[sl]])
+        r = (sim - batch.q[None]).reshape(sim.shape[0], -1)
+        cost[sl] = weighted_mae(r, np.broadcast_to(W[0], r.shape))
+    S = config.starts_per_delay
+    start_idx = np.concatenate([np.flatnonzero(choice == i)[np.argsort(cost[choice == i])[:S]]
+                                for i in range(d_grid.size)])
+    prof = lm_fit(_servo_resid(space, batch, bank[choice[start_idx]]), cands[start_idx],
+                  np.repeat(W[:1], start_idx.size, 0), space.lo, space.hi,
+                  iters=config.lm_iters)
+    per_delay = prof.cost.reshape(d_grid.size, -1)
+    best_start = np.argmin(per_delay, axis=1)
+    k = int(np.argmin(per_delay[np.arange(d_grid.size), best_start]))
+    theta_k = prof.theta.reshape(d_grid.size, -1, space.lo.size)[k, best_start[k]][None]
+    # fine profile: every sample between the coarse neighbours, warm started
+    spacing = int(round((d_grid[1] - d_grid[0]) / batch.dt)) if d_grid.size > 1 else 1
+    k0 = int(round(d_grid[k] / batch.dt))
+    fine = np.arange(max(0, k0 - spacing), min(kmax, k0 + spacing) + 1) * batch.dt
+    if fine.size > 1:
+        fp = lm_fit(_servo_resid(space, batch, _delay_bank(batch, fine)),
+                    np.repeat(theta_k, fine.size, 0), np.repeat(W[:1], fine.size, 0),
+                    space.lo, space.hi, iters=config.fold_iters)
+        j = int(np.argmin(fp.cost))
+        theta_k = fp.theta[j:j + 1]
+        d_best = float(fine[j])
+        if 0 < j < fine.size - 1:
+            d_best += batch.dt * delay_mod.parabolic_peak(fp.cost[j - 1], fp.cost[j],
+                                                          fp.cost[j + 1])
+    else:
+        d_best = float(d_grid[k])
+    d_full = np.array([max(0.0, d_best)])
+    fit = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_full)), theta_k,
+                 W[:1], space.lo, space.hi, iters=config.lm_iters)
+    theta_full = fit.theta
+    if folds.train.shape[0] > 1:
+        Wf = W[1:]
+        th_f = np.repeat(theta_full, Wf.shape[0], 0)
+        d_f = _scan_servo_delay(space, th_f, batch, Wf, kmax)
+        ff = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_f)), th_f, Wf, space.lo,
+                    space.hi, iters=config.fold_iters)
+        all_theta = np.vstack([theta_full, ff.theta])
+        all_d = np.concatenate([d_full, d_f])
+    else:
+        all_theta, all_d = theta_full, d_full
+    pred = np.array([simulate(space.full(all_theta[f:f + 1]), batch,
+                              _delay_bank(batch, all_d[f:f + 1])[0])[0]
+                     for f in range(all_theta.shape[0])])
+    tr, va, per = _scores(pred, batch, folds)
+    p_full = space.full(theta_full)[0]
+    params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
+    return (RungResult("servo", tr, va, params, time.perf_counter() - t0, tuple(per.tolist())),
+            p_full, space, float(d_full[0]))
