@@ -15,6 +15,8 @@ import mujoco
 import numpy as np
 from PIL import Image
 
+from tests.factories import SO101_JOINTS
+
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 RECORDED = [f"{j}.pos" for j in JOINTS]
 START = np.array([0.0, -0.6, 0.9, 0.9, 0.0, 0.6])
@@ -129,27 +131,7 @@ path = "{model}"
 object_geom = "cube"
 [control]
 dt_s = 0.0666667
-[joints.shoulder_pan]
-recorded = "shoulder_pan.pos"
-unit = "deg"
-[joints.shoulder_lift]
-recorded = "shoulder_lift.pos"
-unit = "deg"
-[joints.elbow_flex]
-recorded = "elbow_flex.pos"
-unit = "deg"
-[joints.wrist_flex]
-recorded = "wrist_flex.pos"
-unit = "deg"
-[joints.wrist_roll]
-recorded = "wrist_roll.pos"
-unit = "deg"
-[joints.gripper]
-recorded = "gripper.pos"
-unit = "pct"
-range_rad = [-0.174533, 1.7453292]
-gripper = true
-[camera]
+""" + SO101_JOINTS + """[camera]
 name = "wrist_cam"
 policy_resolution = [16, 16]
 render_resolution = [96, 96]

@@ -98,14 +98,7 @@ def write_v3_dataset(root: Path, episodes: Sequence[Mapping[str, np.ndarray]], *
     return root
 
 
-SO101_RIG = """
-name = "test-so101"
-[model]
-path = "{model}"
-ee_site = "gripperframe"
-[control]
-dt_s = 0.0333333
-[joints.shoulder_pan]
+SO101_JOINTS = """[joints.shoulder_pan]
 recorded = "shoulder_pan.pos"
 unit = "deg"
 [joints.shoulder_lift]
@@ -126,6 +119,16 @@ unit = "pct"
 range_rad = [-0.174533, 1.7453292]
 gripper = true
 """
+"""The SO-101 joint map as LeRobot records it: body joints in degrees, gripper 0..100."""
+
+SO101_RIG = """
+name = "test-so101"
+[model]
+path = "{model}"
+ee_site = "gripperframe"
+[control]
+dt_s = 0.0333333
+""" + SO101_JOINTS
 
 
 def write_rig(folder: Path, model: str | Path, extra: str = "") -> Path:
