@@ -112,6 +112,20 @@ def test_same_failures_in_sim_are_not_a_gap(tmp_path: Path, demo_model: Path) ->
     kinds = ["success"] * 4 + ["search"]
     (f,) = phases_branch.assess(_ctx(_build(tmp_path, demo_model, kinds, kinds)))
     assert f.verdict is Verdict.INCONCLUSIVE and f.figures["departs"] == []
+    assert "reproduces" in f.summary
+
+
+def test_a_few_real_failures_sim_never_shows_are_not_called_reproduced(
+        tmp_path: Path, demo_model: Path) -> None:
+    real = ["success"] * 3 + ["search"]
+    (f,) = phases_branch.assess(_ctx(_build(tmp_path, demo_model, real, ["success"] * 4)))
+    # 1 of 4 against 0 of 4: Fisher p = 1, not a departure, and not reproduced either
+    assert f.verdict is Verdict.INCONCLUSIVE and f.figures["departs"] == []
+    assert "reproduces" not in f.summary and "too few trials" in f.summary
+    assert "0 of 4" in f.summary
+
+
+def test_matching_real_episodes_eliminate_the_branch(tmp_path: Path, demo_model: Path) -> None:
     (g,) = phases_branch.assess(_ctx(_build(tmp_path / "ok", demo_model, ["success"] * 3, None)))
     assert g.verdict is Verdict.ELIMINATED
     # simulated episodes without success labels or a target cannot be compared

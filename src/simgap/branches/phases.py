@@ -150,10 +150,19 @@ def _finding(pe: PhaseEvaluation) -> Finding:
         verdict = Verdict.IMPLICATED
         head = (f"Real failures by phase: {split} (no simulated evaluation with known "
                 "outcomes to compare).")
-    else:
+    elif all(cmp.sim.by_phase.get(ph, 0) > 0 for ph in failed):
         verdict = Verdict.INCONCLUSIVE
         head = (f"Real breaks where simulation breaks ({split}): the simulator reproduces "
                 "these failures, so they are the policy's, not a sim-to-real gap.")
+    else:
+        verdict = Verdict.INCONCLUSIVE
+        sim_split = ", ".join(f"{ph} {cmp.sim.by_phase.get(ph, 0)} of {cmp.sim.n}"
+                              for ph in failed)
+        p_text = ", ".join(f"{ph} p = {cmp.p_values[ph]:.2g}" for ph in failed
+                           if ph in cmp.p_values)
+        head = (f"Real fails at {split} of {counts.n} where simulation fails at {sim_split}; "
+                f"too few trials to call it a departure ({p_text}, Fisher exact): run more "
+                "trials of both (simgap trials sizes them).")
     summary = head + (f" Eliminated by where it broke: {', '.join(elim)}." if elim else "")
     step = (f"Measure {', '.join(points)} first: {why}." if points
             else f"Change the deployment: {why}.")
