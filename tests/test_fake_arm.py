@@ -292,6 +292,25 @@ def test_lerobot_adapter_registers_and_runs_scripts_unchanged(
     assert len(tr) == 5 and tr.meta["robot_type"] == "so_follower"
 
 
+def test_lerobot_discovers_the_plugin_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LeRobot's discovery: every top-level ``lerobot_robot_*`` module on the path is
+    imported; importing simgap's registers the fake arm's config type."""
+    import pkgutil
+
+    import simgap.fakearm.lerobot_robot as adapter
+
+    lerobot, robots = _stand_in_lerobot()
+    monkeypatch.setitem(sys.modules, "lerobot", lerobot)
+    monkeypatch.setitem(sys.modules, "lerobot.robots", robots)
+    monkeypatch.setattr(adapter, "_REGISTERED", {})
+    monkeypatch.delitem(sys.modules, "lerobot_robot_simgap", raising=False)
+    found = [m.name for m in pkgutil.iter_modules() if m.name.startswith("lerobot_robot_")]
+    assert "lerobot_robot_simgap" in found
+    for name in found:
+        importlib.import_module(name)
+    assert "simgap_fake_so101" in robots.REGISTRY  # type: ignore[attr-defined]
+
+
 def test_lerobot_adapter_without_lerobot(monkeypatch: pytest.MonkeyPatch) -> None:
     import simgap.fakearm.lerobot_robot as adapter
 
