@@ -37,8 +37,6 @@ from simgap.actuator.servo import (
 )
 from simgap.errors import InputError
 
-RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
-
 
 @dataclass(frozen=True)
 class JointResult:
