@@ -52,6 +52,25 @@ def test_fitted_values_pinned_and_latency_range_measured() -> None:
     assert "not measured" in mass.note
 
 
+@pytest.mark.parametrize("verdict", [Verdict.IMPLICATED, Verdict.INCONCLUSIVE])
+def test_controller_gains_pinned_only_where_identified(verdict: Verdict) -> None:
+    params = {"shoulder_pan": {"kp": 500.0, "kv": 3.0}, "elbow_flex": {"kp": 700.0, "kv": 9.0},
+              "wrist_flex": {"kp": 5000.0, "kv": 1.0}}
+    ident = {"shoulder_pan": {"kp": True, "kv": False}, "elbow_flex": {"kp": True, "kv": False},
+             "wrist_flex": {"kp": False, "kv": False}}
+    ctl = Finding("controller", verdict, figures={"params": params},
+                  details={"identified": ident})
+    spec = build_spec(Diagnosis(rig="r", findings=(ctl,), stop={}, seed=0))
+    names = {e.name for e in spec.entries}
+    if verdict is Verdict.IMPLICATED:
+        kp = spec.entry("kp")
+        assert (kp.kind, kp.source, kp.value) == ("pinned", "fitted", 600.0)  # median of 500, 700
+        assert "wrist_flex" not in kp.note
+    else:  # an inconclusive fit pins nothing
+        assert "kp" not in names
+    assert "kv" not in names  # never identified
+
+
 def test_nothing_measured_falls_back_to_peng_marked_as_default() -> None:
     spec = build_spec(_diag(with_fits=False))
     for e in spec.entries:

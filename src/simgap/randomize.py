@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from simgap.errors import InputError
 from simgap.finding import Diagnosis, Verdict, load_diagnosis
 
@@ -190,23 +192,45 @@ def _selected_params(diag: Diagnosis) -> dict[str, float]:
     return {k: sorted(v)[len(v) // 2] for k, v in vals.items()}
 
 
+def _controller_gains(diag: Diagnosis, taken: set[str]) -> list[Entry]:
+    """kp and kv from the controller fit, pinned only when that fit is implicated (it
+    explained the logged motion) and only over the joints where it identified them: an
+    inconclusive fit or an unidentifiable gain leaves the model's value alone."""
+    found = [f for f in diag.by_branch("controller") if f.verdict is Verdict.IMPLICATED]
+    if not found:
+        return []
+    params = found[0].figures.get("params") or {}
+    ident = found[0].details.get("identified") or {}
+    out: list[Entry] = []
+    for kind in ("kp", "kv"):
+        vals = {j: float(p[kind]) for j, p in params.items()
+                if isinstance(p, Mapping) and isinstance(p.get(kind), (int, float))
+                and (ident.get(j) or {}).get(kind, False)}
+        if vals and kind not in taken:
+            per = ", ".join(f"{j} {v:.4g}" for j, v in vals.items())
+            out.append(Entry(kind, "pinned", "fitted", value=float(np.median(list(vals.values()))),
+                             target=".*", note=f"median of the controller fit over the joints "
+                                               f"where it was identified ({per})"))
+    return out
+
+
 def _actuator(diag: Diagnosis) -> list[Entry]:
     out: list[Entry] = []
     fig = dict(_found(diag, "actuator") or {})
     for key, val in _selected_params(diag).items():
         fig.setdefault(key, val)
-    ctl = _found(diag, "controller") or {}
-    for name, keys, src_fig in (
-            ("servo_delay_s", ("delay_s",), fig),
+    for name, keys in (
+            ("servo_delay_s", ("delay_s",)),
             ("servo_lag_time_constant_s", ("lag_time_constant_s", "time_constant_s", "lag_s",
-                                           "tau_s"), fig),
-            ("kp_scale", ("kp_scale", "gain_scale"), fig),
-            ("kp", ("kp", "stiffness"), ctl or fig),
-            ("kv", ("kv", "damping"), ctl or fig)):
-        v = _num(src_fig, *keys)
+                                           "tau_s")),
+            ("kp_scale", ("kp_scale", "gain_scale")),
+            ("kp", ("kp", "stiffness")),
+            ("kv", ("kv", "damping"))):
+        v = _num(fig, *keys)
         if v is not None:
             out.append(Entry(name, "pinned", "fitted", value=v, target=".*",
                              note="identified from logged joint data: pinned"))
+    out.extend(_controller_gains(diag, {e.name for e in out}))
     lo, hi = PENG_TABLE["controller_gain_scale"]
     out.append(Entry("unit_gain_scale", "range", "defaulted", low=lo, high=hi,
                      distribution="log_uniform", target=".*",

@@ -78,14 +78,15 @@ def to_isaaclab(spec: RandomizationSpec, physics_dt_s: float = 0.005) -> str:
                           "static_friction_range": repr(_rng(fr)),
                           "dynamic_friction_range": repr(_rng(fr)),
                           "restitution_range": "(0.0, 0.0)", "num_buckets": "16"}),
+        # Peng et al.'s "controller gains" scale the stiffness; their "joint damping" is
+        # the joint's damping, which an Isaac Lab PD actuator carries as its damping gain
         "unit_gains": (gain, "mdp.randomize_actuator_gains", "reset",
                        {"asset_cfg": 'SceneEntityCfg("robot", joint_names=[".*"])',
                         "stiffness_distribution_params": repr(_rng(gain)),
-                        "damping_distribution_params": repr(_rng(gain)),
                         "operation": '"scale"', "distribution": '"log_uniform"'}),
-        "unit_joint_damping": (damp, "mdp.randomize_joint_parameters", "reset",
+        "unit_joint_damping": (damp, "mdp.randomize_actuator_gains", "reset",
                                {"asset_cfg": 'SceneEntityCfg("robot", joint_names=[".*"])',
-                                "friction_distribution_params": repr(_rng(damp)),
+                                "damping_distribution_params": repr(_rng(damp)),
                                 "operation": '"scale"', "distribution": '"log_uniform"'}),
         "unit_link_mass": (link, "mdp.randomize_rigid_body_mass", "startup",
                            {"asset_cfg": 'SceneEntityCfg("robot", body_names=[".*"])',
