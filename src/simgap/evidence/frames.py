@@ -14,7 +14,6 @@ Joint values are converted to model radians through the rig's joint map.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from simgap.errors import InputError, MissingExtraError, NameNotFoundError
-from simgap.evidence.lerobot import INFO_PATH, LeRobotDataset, read_lerobot_dataset
+from simgap.evidence.csv_table import read_csv_table
+from simgap.evidence.lerobot import (
+    INFO_PATH,
+    LeRobotDataset,
+    joint_columns,
+    read_lerobot_dataset,
+)
 from simgap.rig import Rig
 from simgap.series import Frames
 
@@ -92,13 +97,8 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
     """
     folder = Path(folder)
     index = folder / "index.csv"
-    if not index.is_file():
-        raise InputError(file=index, expected="a frames index (index.csv)", got="no such file",
-                         fix="point evidence.frames at the folder holding index.csv")
-    with index.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        cols = list(reader.fieldnames or [])
-        rows = list(reader)
+    cols, rows = read_csv_table(index, what="a frames index (index.csv)",
+                                fix="point evidence.frames at the folder holding index.csv")
     for c in list(INDEX_COLUMNS) + [j.recorded for j in rig.joints]:
         if c not in cols:
             raise NameNotFoundError("column", c, cols, file=index)
@@ -138,17 +138,6 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
     frames = Frames(images=np.stack(images), q=q, joint_names=rig.joint_names,
                     episode=np.array(ep), frame_index=np.array(fi), source=str(folder))
     return FrameSet(frames=frames, recording=tuple(rec), pose_label=tuple(lab))
-
-
-def _state(ds: LeRobotDataset, rig: Rig, key: str) -> np.ndarray:
-    named = ds.named(key)
-    q = np.empty((ds.table.num_rows, len(rig.joints)))
-    for k, jm in enumerate(rig.joints):
-        if jm.recorded not in named:
-            raise NameNotFoundError("recorded joint", jm.recorded, named,
-                                    file=ds.root / INFO_PATH, field=f"features.{key}.names")
-        q[:, k] = jm.unit.to_rad(named[jm.recorded])
-    return q
 
 
 def _image_column(ds: LeRobotDataset, key: str, rows: np.ndarray) -> list[np.ndarray]:
@@ -248,7 +237,7 @@ def read_dataset_frames(root: str | Path, rig: Rig, *, camera_key: str | None = 
         raise NameNotFoundError("feature", key, ds.features, file=ds.root / INFO_PATH,
                                 field="camera.recorded")
     feat = ds.features[key]
-    q = _state(ds, rig, state_key)
+    q = joint_columns(ds, state_key, rig)
     rows = np.arange(0, ds.table.num_rows, max(1, int(every)))
     dtype = feat.get("dtype")
     if dtype == "image":

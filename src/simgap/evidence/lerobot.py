@@ -183,7 +183,11 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
                           episodes=episodes)
 
 
-def _map_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int) -> np.ndarray:
+def joint_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int | None = None,
+                  ) -> np.ndarray:
+    """A vector feature's joint channels in model radians, in the rig's joint order,
+    shape (T, J); ``episode=None`` takes every row. A joint the feature lacks is named with
+    the feature's element names."""
     named = ds.named(key, episode)
     out = np.empty((len(next(iter(named.values()))), len(rig.joints)))
     for i, jm in enumerate(rig.joints):
@@ -206,7 +210,7 @@ def dataset_trajectories(ds: LeRobotDataset, rig: Rig, *, command_key: str = "ac
         t = ds.column("timestamp", e).astype(float) if "timestamp" in ds.table.column_names \
             else ds.column("frame_index", e) / ds.fps
         trajs.append(Trajectory(
-            t=t, q_cmd=_map_columns(ds, command_key, rig, e),
-            q=_map_columns(ds, state_key, rig, e), joint_names=rig.joint_names, episode=e,
+            t=t, q_cmd=joint_columns(ds, command_key, rig, e),
+            q=joint_columns(ds, state_key, rig, e), joint_names=rig.joint_names, episode=e,
             source=str(ds.root), meta={"fps": ds.fps}))
     return trajs

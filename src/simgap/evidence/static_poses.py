@@ -7,13 +7,13 @@ the rig's recorded units and the object's position measured in the camera frame 
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from simgap.errors import InputError, NameNotFoundError
+from simgap.evidence.csv_table import read_csv_table
 from simgap.rig import Rig
 
 OBJ_COLUMNS = ("obj_cam_x", "obj_cam_y", "obj_cam_z")
@@ -48,13 +48,8 @@ def read_static_poses(path: str | Path, rig: Rig) -> StaticPoses:
         InputError: missing file or column, a non-number, fewer than 3 rows.
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(file=path, expected="a static-object poses CSV", got="no such file",
-                         fix="set evidence.static_object_poses in rig.toml to the CSV")
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        cols = list(reader.fieldnames or [])
-        rows = list(reader)
+    cols, rows = read_csv_table(path, what="a static-object poses CSV",
+                                fix="set evidence.static_object_poses in rig.toml to the CSV")
     need = [j.recorded for j in rig.joints] + list(OBJ_COLUMNS)
     for c in need:
         if c not in cols:
