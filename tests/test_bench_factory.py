@@ -118,3 +118,23 @@ def test_fleet_draws_from_its_own_distribution() -> None:
     assert all(set(a) == {"kp"} for a in arms)
     kps = np.array([list(a["kp"].values()) for a in arms])
     assert kps.min() >= 0.9 and kps.max() <= 1.1 and np.unique(kps).size == kps.size
+
+
+@pytest.mark.parametrize(("fps", "delay"), [(30, 0.0), (100, 0.08)])
+def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: Path, fps: int,
+                                                         delay: float) -> None:
+    """Issue 12: a bench with no object and a sine-excited gripper must not implicate the
+    grasp margin; it is not measured, with the reason in numbers."""
+    from simgap.branches import envelope as envelope_branch
+    from simgap.evidence.bundle import EvidenceBundle
+    from simgap.finding import Verdict
+    from simgap.ladder import Context
+
+    bench = make_so101_bench(tmp_path, so101, 8, fps=fps, duration_s=10.0, n_heldout=0,
+                             faults={"delay_s": delay, "kp": 0.5})
+    rig = load_rig(bench.rig)
+    found = {f.figures["check"]: f for f in envelope_branch.assess(
+        Context(rig=rig, evidence=EvidenceBundle(rig)))}
+    grasp = found["grasp_margin"]
+    assert grasp.verdict is Verdict.NOT_MEASURED
+    assert "no object position recorded" in grasp.summary and " s of " in grasp.summary

@@ -11,6 +11,7 @@ import numpy as np
 from simgap.branches.phases import episode_records
 from simgap.episodes.envelope import (
     EnvelopeCheck,
+    grasp_evidence,
     grasp_margin_check,
     noise_check,
     rate_check,
@@ -38,15 +39,19 @@ def _body(run: RecordedEpisodes) -> list[int]:
     return [i for i in range(len(run.trajectories[0].joint_names)) if i != run.gripper_index]
 
 
-def _squeeze(run: RecordedEpisodes | None, rig: Rig) -> np.ndarray:
-    """(measured - commanded) gripper angle [rad] over every held sample."""
+def _squeeze(run: RecordedEpisodes | None, rig: Rig) -> tuple[np.ndarray, str]:
+    """(measured - commanded) gripper angle [rad] over every sample held in a grasp
+    (``grasp_evidence``), and why no episode grasped when none did."""
     if run is None:
-        return np.empty(0)
-    out = []
+        return np.empty(0), "no episodes"
+    out, why = [], []
     for rec in episode_records(run, rig):
-        held = segment(rec).holding
-        out.append(rec.gripper[held] - rec.gripper_cmd[held])
-    return np.concatenate(out) if out else np.empty(0)
+        ev = grasp_evidence(rec, segment(rec))
+        out.append(rec.gripper[ev.held] - rec.gripper_cmd[ev.held])
+        if not ev.happened:
+            why.append(f"episode {rec.episode}: {ev.how}")
+    sq = np.concatenate(out) if out else np.empty(0)
+    return sq, "; ".join(why[:3]) + (f"; and {len(why) - 3} more" if len(why) > 3 else "")
 
 
 def _median_dt(run: RecordedEpisodes) -> float | None:
@@ -106,9 +111,10 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
                                causes=speed_causes(rig, _median_dt(real))))
         out.append(rate_check([tr.t for tr in real.trajectories],
                               rig.training.control_dt_s or rig.control_dt_s, rig.real_dt_s))
-        sim_sq = _squeeze(sim, rig) if sim is not None else None
-        out.append(grasp_margin_check(_squeeze(real, rig), sim_sq,
-                                      rig.deploy.gripper_torque_limit))
+        sim_sq = _squeeze(sim, rig)[0] if sim is not None else None
+        real_sq, why_not = _squeeze(real, rig)
+        out.append(grasp_margin_check(real_sq, sim_sq, rig.deploy.gripper_torque_limit,
+                                      why_not))
     else:
         for check, title in (("observation_noise", "Observation noise"), ("speed", "Speed"),
                              ("control_rate", "Control rate"), ("grasp_margin", "Grasp margin")):

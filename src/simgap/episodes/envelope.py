@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from simgap.episodes.segment import EpisodeRecord, Segmentation
 from simgap.series import Trajectory
 
 NOISE_BAND = 3.0
@@ -25,6 +26,16 @@ RATE_TOL = 0.1
 """A real decision rate more than this fraction away from training's is outside."""
 MIN_SQUEEZE_DEG = 5.0
 """A median squeeze (measured opening minus target while holding) below this is marginal."""
+STALL_GAP_RAD = float(np.deg2rad(1.0))
+"""A jaw held this far (or more) open of its closing target while still is stopped by
+something: a free jaw settles within a few encoder counts of its target (the SO-101's servo
+holds to ~0.05 mrad against its own friction, and 0.05 rad/s behind an 80 ms delay is 4 mrad)."""
+STILL_RAD_S = 0.05
+"""A jaw slower than this (over ``SPEED_BASELINE_S``) is still [rad/s]."""
+SPEED_BASELINE_S = 0.2
+"""Speeds are differences over this baseline [s], so encoder flicker does not read as motion."""
+STALL_MIN_S = 0.3
+"""A grasp needs the jaw stopped this long in total [s]."""
 
 
 @dataclass(frozen=True)
@@ -242,13 +253,73 @@ def rate_check(times: Sequence[np.ndarray], training_dt_s: float | None,
                           "training_dt_ms": training_dt_s * 1e3})
 
 
+@dataclass(frozen=True)
+class GraspEvidence:
+    """Whether an episode grasped something, and on which samples.
+
+    Attributes:
+        happened: an object was present and lifted, or the jaw was stopped by something.
+        held: the samples held with a grasp (all False when none happened), shape (T,).
+        how: the evidence, or why there was none, in numbers.
+    """
+
+    happened: bool
+    held: np.ndarray = field(repr=False)
+    how: str
+
+
+def grasp_evidence(rec: EpisodeRecord, seg: Segmentation) -> GraspEvidence:
+    """Did the episode grasp? Only then is its squeeze a grasp margin.
+
+    A grasp happened when the object's position is recorded and the held attempt lifted it,
+    or when the jaw, closing, stood still (slower than ``STILL_RAD_S``) at least
+    ``STALL_GAP_RAD`` open of its target for ``STALL_MIN_S`` in total: something stopped it.
+    A jaw that follows its command (a sine-excited gripper with nothing to hold) is not a
+    grasp, however often its command crosses the closed half of its range.
+    """
+    none = np.zeros(len(rec.t), dtype=bool)
+    if not seg.holding.any() or seg.best is None:
+        return GraspEvidence(False, none, "the gripper never closed and held")
+    best = seg.attempts[seg.best]
+    if rec.obj is not None and best.lift is not None:
+        rise = float(rec.obj[best.lift:, 2].max() - rec.obj[0, 2])
+        return GraspEvidence(True, seg.holding, f"the object rose {rise * 100:.1f} cm while held")
+    t = np.asarray(rec.t, dtype=float)
+    dt = float(np.median(np.diff(t))) if t.size > 1 else 1.0
+    k = max(1, int(round(SPEED_BASELINE_S / dt)))
+    q = rec.gripper
+    speed = np.full(q.size, np.inf)
+    if q.size > k:
+        v = np.abs(q[k:] - q[:-k]) / (t[k:] - t[:-k])
+        speed[k // 2: k // 2 + v.size] = v
+    gap = q - rec.gripper_cmd
+    stalled = seg.holding & (speed <= STILL_RAD_S) & (gap >= STALL_GAP_RAD)
+    stalled_s = float(stalled.sum() * dt)
+    if stalled_s >= STALL_MIN_S:
+        return GraspEvidence(True, seg.holding,
+                             f"the jaw stood {np.rad2deg(np.median(gap[stalled])):.1f} deg open "
+                             f"of its target for {stalled_s:.1f} s: something stopped it")
+    obj = "no object position recorded" if rec.obj is None else "the object never rose"
+    held_s = float(seg.holding.sum() * dt)
+    return GraspEvidence(False, none,
+                         f"{obj}, and the jaw stood still {np.rad2deg(STALL_GAP_RAD):.0f} deg or "
+                         f"more open of its target for {stalled_s:.2f} s of {held_s:.1f} s "
+                         f"closed (a grasp needs {STALL_MIN_S:g} s)")
+
+
 def grasp_margin_check(real_squeeze_rad: np.ndarray, sim_squeeze_rad: np.ndarray | None,
-                       torque_limit: float | None) -> EnvelopeCheck:
-    """While holding: measured opening minus target (the squeeze) and the torque limit."""
+                       torque_limit: float | None, why_not: str = "") -> EnvelopeCheck:
+    """While holding: measured opening minus target (the squeeze) and the torque limit.
+
+    ``real_squeeze_rad`` holds only samples of episodes where a grasp happened
+    (``grasp_evidence``); ``why_not`` says, in numbers, why none did.
+    """
     title = "Grasp margin"
     if real_squeeze_rad.size == 0:
         return EnvelopeCheck("grasp_margin", title, "not_measured",
-                             summary="No real episode held anything.",
+                             figures={"grasp_evidence": why_not or "no episode held anything"},
+                             summary="No real episode grasped anything"
+                                     + (f" ({why_not})." if why_not else "."),
                              next_step="Record real episodes that grasp the object.")
     sq = np.rad2deg(real_squeeze_rad)
     med = float(np.median(sq))
