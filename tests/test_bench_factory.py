@@ -138,3 +138,13 @@ def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: 
     grasp = found["grasp_margin"]
     assert grasp.verdict is Verdict.NOT_MEASURED
     assert "no object position recorded" in grasp.summary and " s of " in grasp.summary
+
+
+def test_substeps_give_a_finer_truth(so101: Path, tmp_path: Path) -> None:
+    bench = make_so101_bench(tmp_path, so101, 2, duration_s=2.0, n_heldout=0, substeps=2)
+    assert json.loads((tmp_path / "truth.json").read_text())["physics_dt_s"] == 0.0025
+    tr = dataset_trajectories(read_lerobot_dataset(bench.dataset), load_rig(bench.rig))[0]
+    m = nominal_model(so101)
+    m.opt.timestep = 0.0025
+    q, _ = simulate(m, quantise(tr.q_cmd), 30, np.zeros(len(JOINTS)))
+    assert np.abs(quantise(q) - tr.q).max() < 0.5 * ENCODER_RESOLUTION_RAD
