@@ -219,6 +219,10 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
         ok &= met
         print(f"\n{fps} fps, {len(faulty)} faulty benches: delay interval holds the truth on "
               f"{_pct(cov, len(d))} joints (target {TARGET_DELAY[fps]:.0%}); {w}")
+        for x in [x for x in d if not x["covered"]][:6]:
+            iv = x["interval_s"]
+            print(f"  missed: {x['joint']} truth {x['truth_s'] * 1e3:.1f} ms, interval "
+                  + (f"[{iv[0] * 1e3:.1f}, {iv[1] * 1e3:.1f}] ms" if iv else "none"))
         summary[f"delay_{fps}"] = {"covered": cov, "joints": len(d),
                                    "width_ms_median": float(np.median(widths))
                                    if widths.size else None}

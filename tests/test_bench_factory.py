@@ -130,7 +130,7 @@ def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: 
     from simgap.finding import Verdict
     from simgap.ladder import Context
 
-    bench = make_so101_bench(tmp_path, so101, 8, fps=fps, duration_s=10.0, n_heldout=0,
+    bench = make_so101_bench(tmp_path, so101, 8, fps=fps, duration_s=6.0, n_heldout=0,
                              faults={"delay_s": delay, "kp": 0.5})
     rig = load_rig(bench.rig)
     found = {f.figures["check"]: f for f in envelope_branch.assess(
