@@ -22,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help text is plain: units in brackets ("[s]") stay visible
 )
 console = Console()
 err_console = Console(stderr=True)

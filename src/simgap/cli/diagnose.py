@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from simgap.cli._app import app, console, handles_errors
-from simgap.diagnose import diagnose_rig
-from simgap.finding import Diagnosis
+
+if TYPE_CHECKING:
+    from simgap.finding import Diagnosis
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
@@ -19,6 +19,8 @@ _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
 
 def print_summary(diagnosis: Diagnosis) -> None:
     """The terminal summary table: branch, verdict, key figure, next step."""
+    from rich.table import Table
+
     table = Table(title=f"simgap diagnosis: {diagnosis.rig}", show_lines=False)
     for col in ("branch", "finding", "verdict", "key figure", "next step"):
         table.add_column(col, overflow="fold")
@@ -37,6 +39,10 @@ def print_summary(diagnosis: Diagnosis) -> None:
 
 
 def _run(rig: Path, out: Path, force: bool, control_dt: float | None) -> None:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from simgap.diagnose import diagnose_rig
+
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("diagnose", total=1.0)

@@ -11,11 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from simgap.branches.latency import analyse
 from simgap.cli._app import app, console, handles_errors, write_json
-from simgap.errors import InputError
-from simgap.evidence.timing import TimingLogWarning, read_latency_files
-from simgap.rig import load_rig
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
@@ -84,6 +80,11 @@ def latency(
                                     "rig's seed, else 0)."),
 ) -> None:
     """Hold each stage and the total of the control loop against the control period."""
+    from simgap.branches.latency import analyse
+    from simgap.errors import InputError
+    from simgap.evidence.timing import TimingLogWarning, read_latency_files
+    from simgap.rig import load_rig
+
     r = load_rig(rig) if rig is not None else None
     dt = control_dt if control_dt is not None else (r.control_dt_s if r else None)
     if dt is None or not (math.isfinite(dt) and dt > 0):
