@@ -8,6 +8,7 @@ import typer
 from rich.markup import escape
 
 from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._progress import working
 
 
 @app.command()
@@ -36,8 +37,13 @@ def actuator(
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
     out_dir = prepare_out_dir(out, force=True) if out is not None else None
-    result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
-                        out_dir=out_dir)
+    rungs = "ideal, delay+lag, servo" + ("" if no_net else ", network")
+    with working("actuator", f"fitting the actuator ladder ({rungs}) to {len(train)} log(s), "
+                 "held out " + ("on --validate" if held else "one trajectory at a time")
+                 + ("" if no_net else "; --no-net skips the slowest rung"),
+                 70.0 if not no_net else 20.0):
+        result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
+                            out_dir=out_dir)
     write_json(json_path, result)
     for name, j in result["joints"].items():
         rungs = ", ".join(f"{x['model']} {x['validation_mae_rad']:.4g}" for x in j["rungs"])

@@ -16,6 +16,7 @@ from simgap.cli._app import (
     print_findings,
     write_json,
 )
+from simgap.cli._progress import working
 
 
 def _png(image: Any, scale: int) -> bytes:
@@ -45,9 +46,11 @@ def appearance(
     from simgap.diagnose import assess_branch
     from simgap.outputs import atomic_write_bytes
 
-    r, found = assess_branch(rig, "appearance", out_dir=out,
-                             options={"appearance_frames": frames,
-                                      "appearance_camera_frames": camera_frames})
+    with working("appearance", f"rendering up to {frames} frames at the recorded joint "
+                 f"angles and searching the camera offset on {camera_frames}", 5.0 * frames):
+        r, found = assess_branch(rig, "appearance", out_dir=out,
+                                 options={"appearance_frames": frames,
+                                          "appearance_camera_frames": camera_frames})
     print_findings(f"appearance: {r.name}", found)
     write_json(json_path, findings_json(r, found))
     if out is not None:
