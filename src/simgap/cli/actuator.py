@@ -45,10 +45,19 @@ def actuator(
         result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
                             out_dir=out_dir)
     write_json(json_path, result)
+    from simgap.report.headline import sig
+
     for name, j in result["joints"].items():
-        rungs = ", ".join(f"{x['model']} {x['validation_mae_rad']:.4g}" for x in j["rungs"])
+        rungs = ", ".join(f"{x['model']} {sig(float(x['validation_mae_rad']))}"
+                          for x in j["rungs"])
+        d = j.get("delay_s")
+        iv = (j.get("delay_interval_s") or (result.get("delay_interval_s") or {}).get(name))
+        delay = "delay not identified" if not isinstance(d, (int, float)) else (
+            f"delay {sig(d * 1e3)} ms" + (f" [{sig(iv[0] * 1e3)}, {sig(iv[1] * 1e3)}]"
+                                          if isinstance(iv, (list, tuple)) and len(iv) == 2
+                                          else ""))
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
-                             f"delay {j['delay_s'] * 1000:.1f} ms"), highlight=False)
+                             f"{delay}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
 
 
