@@ -44,6 +44,7 @@ def test_working_talks_in_plain_timestamped_lines_and_quiet_silences(
     monkeypatch.setitem(_progress._state, "quiet", False)
     with _progress.working("fit", "fitting six joints", 70.0):
         time.sleep(0.2)
+    monkeypatch.setattr(_progress, "HEARTBEAT_S", 60.0)  # no heartbeat between the steps
     with _progress.steps("diagnose") as report:
         report("latency", 0.3)
         report("latency", 0.35)  # the same step is not repeated

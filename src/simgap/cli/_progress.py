@@ -73,13 +73,25 @@ def steps(name: str) -> Iterator[Callable[[str, float], None]]:
             yield bar
     else:
         last = [""]
+        stop = threading.Event()
 
         def plain(msg: str, frac: float) -> None:
             if msg != last[0]:
                 last[0] = msg
                 _line(f"{name}: {msg} ({frac:.0%}, {time.monotonic() - t0:.0f} s)")
 
-        yield plain
+        def beat() -> None:  # a long step still says it is alive
+            while not stop.wait(HEARTBEAT_S):
+                if last[0]:
+                    _line(f"{name}: {last[0]}, still working, {time.monotonic() - t0:.0f} s")
+
+        th = threading.Thread(target=beat, daemon=True)
+        th.start()
+        try:
+            yield plain
+        finally:
+            stop.set()
+            th.join(timeout=1.0)
     _line(f"{name}: done in {time.monotonic() - t0:.0f} s")
 
 
