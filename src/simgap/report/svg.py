@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 W, H = 560, 240
-PAD_L, PAD_R, PAD_T, PAD_B = 60, 16, 30, 44
+PAD_L, PAD_R, PAD_T, PAD_B = 60, 16, 40, 44
 PALETTE = ("#2a6fdb", "#e07b00", "#2a9d55", "#c23b3b", "#7a4bc2", "#555555")
 
 
@@ -118,10 +118,13 @@ def _legend(names: Sequence[str], colors: Sequence[str]) -> list[str]:
 
 
 def _vline(f: _Frame, x: float, label: str, color: str, row: int) -> str:
+    right = f.x(x) > PAD_L + 0.6 * (W - PAD_L - PAD_R)  # label on the left of the line
+    tx, anchor = (f.x(x) - 4, "end") if right else (f.x(x) + 4, "start")
     return (f'<line x1="{f.x(x):.1f}" y1="{PAD_T}" x2="{f.x(x):.1f}" y2="{H - PAD_B}" '
             f'stroke="{color}" stroke-width="2" stroke-dasharray="5 3"/>'
-            f'<text x="{f.x(x) + 4:.1f}" y="{PAD_T + 12 + 12 * row}" font-size="10" '
-            f'fill="{color}">{_esc(label)}</text>')
+            f'<text x="{tx:.1f}" y="{PAD_T + 12 + 12 * row}" font-size="10" '
+            f'text-anchor="{anchor}" fill="{color}" paint-order="stroke" stroke="#fff" '
+            f'stroke-width="3">{_esc(label)}</text>')
 
 
 def _finite(values: npt.ArrayLike) -> np.ndarray:
@@ -213,13 +216,14 @@ def bars(labels: Sequence[str], series: dict[str, Sequence[float]], *, xlabel: s
                              f'y2="{f.y(v + e):.1f}" stroke="#111"/>')
         parts.append(f'<text x="{PAD_L + (i + 0.5) * gw:.1f}" y="{H - PAD_B + 14}" '
                      f'font-size="{small}" text-anchor="middle">{_esc(lab)}</text>')
-    parts += _legend(list(series), colors)
-    if hline and math.isfinite(hline[0]):
+    line = bool(hline and math.isfinite(hline[0]))
+    # The reference line is named in the legend, never written over the bars.
+    parts += _legend(list(series) + ([hline[1]] if hline and line else []),
+                     colors + ([PALETTE[3]] if line else []))
+    if hline and line:
         parts.append(f'<line x1="{PAD_L}" y1="{f.y(hline[0]):.1f}" x2="{W - PAD_R}" '
-                     f'y2="{f.y(hline[0]):.1f}" stroke="{PALETTE[3]}" stroke-dasharray="5 3"/>'
-                     f'<text x="{W - PAD_R - 2}" y="{f.y(hline[0]) - 4:.1f}" font-size="10" '
-                     f'text-anchor="end" fill="{PALETTE[3]}" paint-order="stroke" '
-                     f'stroke="#fff" stroke-width="3">{_esc(hline[1])}</text>')
+                     f'y2="{f.y(hline[0]):.1f}" stroke="{PALETTE[3]}" stroke-width="1.5" '
+                     f'stroke-dasharray="5 3"><title>{_esc(hline[1])}</title></line>')
     return _wrap(parts, title)
 
 
