@@ -110,6 +110,11 @@ def test_perturbed_exposure_and_background_are_flagged(perturbed: dict[str, Find
     assert flags["exposure_drift"]  # two recordings at different exposure
     assert exp.figures["background_level"] == pytest.approx(LIFT, abs=4)
     assert exp.verdict is Verdict.IMPLICATED
+    # Two exposures: the per-recording gains lead; the key is the worse one, not a median.
+    assert exp.key_figure == "jaw_gain_worst_recording"
+    assert exp.figures["jaw_gain_worst_recording"] == pytest.approx(
+        max(gains.values(), key=lambda g: abs(g - 1.0)))
+    assert f"A {gains['A']:.2f}, B {gains['B']:.2f}" in exp.summary
     html = "".join(plots(exp.to_dict()))
     assert html.count("<img") == 3 and "image-rendering:pixelated" in html
 
@@ -196,3 +201,35 @@ def test_initial_states_against_the_workspace() -> None:
     inside = inside_workspace([[0.25, 0.0, 0.0], [0.40, 0.0, 1.0], [0.2, -0.2, 0.0]],
                               (0.15, 0.35), (-0.1, 0.1))
     assert inside.tolist() == [True, False, False]
+
+
+def test_exposure_wording_leads_with_recordings_and_calls_clipped_gains_lower_bounds() -> None:
+    two = mismatch_flag(1.5, by_recording={"a": 1.5, "b": 1.0})
+    assert two.raised and "a 1.50, b 1.00" in two.message and "no single gain" in two.message
+    one = mismatch_flag(1.6, by_recording={"a": 1.6}, clipped_fraction=0.55)
+    assert "1.60 times" in one.message and "55%" in one.message
+    assert "lower bound" in one.message
+    assert "lower bound" not in mismatch_flag(1.6, clipped_fraction=0.01).message
+
+
+def test_clipped_pixels_are_counted_per_region() -> None:
+    real = np.full((4, 4, 3), 120.0)
+    real[:2, :, 0] = 255.0  # the top half clipped in red
+    sim = np.full((4, 4, 3), 100.0)
+    masks = {"jaws": np.ones((4, 4), bool), "object": np.zeros((4, 4), bool)}
+    stats = compare_regions(real, sim, masks)
+    assert stats["jaws"].clipped_fraction == pytest.approx(0.5)
+    assert stats["object"].clipped_fraction == 0.0
+
+
+def test_reach_of_view_without_a_manifest_is_reported(demo_model: Path, tmp_path: Path) -> None:
+    from simgap.appearance.visibility import Visibility
+    from simgap.branches.appearance import _visibility_finding
+
+    rig = load_rig(write_rig(tmp_path, demo_model))
+    vis = Visibility(distances_m=np.array([0.1, 0.2, 0.3]), lateral_m=np.array([0.0]),
+                     policy_pixels=np.array([[4], [2], [0]]), reach_m=0.2, nearest_m=0.1,
+                     heading=np.array([1.0, 0.0]))
+    f = _visibility_finding(rig, vis, None)
+    assert f.verdict is Verdict.ELIMINATED and f.key_figure == "reach_of_view_m"
+    assert "20 cm" in f.summary and "No evaluation initial states" in f.summary

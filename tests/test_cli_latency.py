@@ -96,5 +96,5 @@ def test_demo_shows_latency_implicated(demo_run: tuple[Path, Path, str]) -> None
     assert lat["verdict"] == "implicated"
     assert lat["figures"]["total_p95_s"] > lat["figures"]["control_dt_s"]
     html = (out / "report.html").read_text()
-    assert "Per-tick total against the control period" in html
-    assert "Per-stage p50 and p95" in html
+    assert "Per-tick loop total against the control period" in html
+    assert "Per-stage p50 and p95, stacked" in html

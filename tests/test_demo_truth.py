@@ -120,9 +120,13 @@ def test_stale_first_frame_in_every_episode(diagnosis: dict[str, Any],
     assert f["stale_episodes"] == n_episodes
 
 
-def test_report_opens_with_comparability_then_the_table(demo_run: tuple[Path, Path, str]) -> None:
+def test_report_opens_with_what_to_fix_then_comparability_then_cards(
+        demo_run: tuple[Path, Path, str]) -> None:
     html = (demo_run[0] / "report.html").read_text()
-    assert html.index('id="comparability"') < html.index('id="summary"')
+    # The demo's runs are comparable: the check is a line after the headline, not a banner.
+    assert html.index('id="headline"') < html.index('id="comparability"') \
+        < html.index('class="cards"')
+    assert "Fix first: plumbing" in html  # the cheapest implicated branch
     for branch in ("latency", "contact", "actuator", "appearance", "body", "plumbing"):
-        assert f'-{branch}"' in html  # a section per branch
+        assert f'id="b-{branch}"' in html  # a card per branch
     assert "<svg" in html and "data:image/png;base64," in html

@@ -57,10 +57,17 @@ def test_folder_reads_images_and_converts_joints(tmp_path: Path, demo_model: Pat
     assert fs.recording == ("s1", "s1", "s2") and fs.pose_label == ("start", "", "")
 
 
-def test_png_count_must_match_joint_rows(tmp_path: Path, demo_model: Path) -> None:
+def test_pngs_the_index_does_not_name_are_ignored(tmp_path: Path, demo_model: Path) -> None:
     folder, _, _ = _folder(tmp_path, extra_png=True)
+    (folder / "thumbs").mkdir()
+    (folder / "thumbs" / "0.png").write_bytes((folder / "0.png").read_bytes()[:20])  # broken
     rig = load_rig(write_rig(tmp_path, demo_model))
-    with pytest.raises(InputError, match="one joint-angle row per frame"):
+    fs = read_frames_folder(folder, rig)
+    assert fs.frames.images.shape[0] == 3  # the stray and the thumbnail are not frames
+    index = folder / "index.csv"
+    lines = index.read_text().splitlines()
+    index.write_text("\n".join([*lines, lines[1]]) + "\n")  # the first frame named twice
+    with pytest.raises(InputError, match="each PNG named once"):
         read_frames_folder(folder, rig)
 
 

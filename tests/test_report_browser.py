@@ -44,8 +44,12 @@ class DevTools:
                 "--remote-debugging-pipe", "about:blank"]
 
         def _fds() -> None:
-            os.dup2(self._to_r, 3)
-            os.dup2(self._from_w, 4)
+            # Copies first: a pipe end may itself be fd 3 or 4 (and close on exec).
+            a, b = os.dup(self._to_r), os.dup(self._from_w)
+            while a in (3, 4) or b in (3, 4):
+                a, b = os.dup(a), os.dup(b)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
 
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL,
@@ -138,36 +142,89 @@ def _diagnosis() -> Diagnosis:
         stop={"verdict": "cause_found", "branch": "latency", "reason": "cheapest implicated"})
 
 
+# Every plot must name both axes: the SVGs that lack a non-empty x or y label, by title.
+UNLABELLED_JS = """
+Array.from(document.querySelectorAll('svg'))
+ .filter(s => s.querySelector('polyline, rect, circle, line'))
+ .filter(s => !['xlabel', 'ylabel'].every(c => {
+    const t = s.querySelector('text.' + c); return t && t.textContent.trim().length > 0; }))
+ .map(s => (s.querySelector('title') || {}).textContent || '(untitled)')
+"""
+
+VIEW_W, VIEW_H = 1280, 900
+
+
+def _open(dt: DevTools, page: Path) -> str:
+    target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = dt.call("Target.attachToTarget", {"targetId": target,
+                                                "flatten": True})["sessionId"]
+    for domain in ("Page", "Runtime", "Log", "Network"):
+        dt.call(f"{domain}.enable", session=session)
+    dt.call("Emulation.setDeviceMetricsOverride", {"width": VIEW_W, "height": VIEW_H,
+                                                   "deviceScaleFactor": 1, "mobile": False},
+            session=session)
+    dt.call("Page.navigate", {"url": page.as_uri()}, session=session)
+    dt.wait_event("Page.loadEventFired")
+    time.sleep(0.5)  # let late scripts and images run
+    return session
+
+
+def _eval(dt: DevTools, session: str, expr: str) -> Any:
+    return dt.call("Runtime.evaluate", {"expression": expr, "returnByValue": True},
+                   session=session)["result"].get("value")
+
+
+def _shot(dt: DevTools, session: str, path: Path, clip: dict[str, float] | None = None) -> bytes:
+    params: dict[str, Any] = {"format": "png"}
+    if clip:
+        params.update(clip={**clip, "scale": 1}, captureBeyondViewport=True)
+    png = base64.b64decode(dt.call("Page.captureScreenshot", params, session=session)["data"])
+    path.write_bytes(png)
+    return png
+
+
 @pytest.mark.parametrize("which", ["small", "demo"])
 def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
                                                 request: pytest.FixtureRequest) -> None:
+    """The first screen shows the headline and the stop; one screenshot per branch card;
+    no console error, no request off the machine, every plot with both axis labels."""
     assert CHROMIUM is not None
     if which == "demo":  # the full report of the bundled demo, every branch in it
         report = request.getfixturevalue("demo_run")[0] / "report.html"
     else:
         report = write_report(_diagnosis(), tmp_path / "report.html")
+    ARTIFACTS.mkdir(exist_ok=True)
     dt = DevTools(CHROMIUM, tmp_path / "profile")
     try:
-        target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = dt.call("Target.attachToTarget", {"targetId": target,
-                                                    "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            dt.call(f"{domain}.enable", session=session)
-        dt.call("Page.navigate", {"url": report.as_uri()}, session=session)
-        dt.wait_event("Page.loadEventFired")
-        time.sleep(0.5)  # let late scripts and images run
-        title = dt.call("Runtime.evaluate", {"expression": "document.title"},
-                        session=session)["result"]["value"]
-        shot = dt.call("Page.captureScreenshot", {"format": "png",
-                                                  "captureBeyondViewport": True},
-                       session=session)["data"]
+        session = _open(dt, report)
+        title = _eval(dt, session, "document.title")
+        first = _shot(dt, session, ARTIFACTS / f"report-{which}-first-screen.png")
+        head = _eval(dt, session, "(() => { const h = document.querySelector('#headline');"
+                     " const r = h.getBoundingClientRect(); return {top: r.top, bottom: "
+                     "r.bottom, text: h.innerText}; })()")
+        cards = _eval(dt, session, "Array.from(document.querySelectorAll('.card')).map(c => {"
+                      " const r = c.getBoundingClientRect(); return {id: c.id, x: r.x, "
+                      "y: r.y + window.scrollY, width: r.width, height: r.height}; })")
+        for c in cards:
+            _shot(dt, session, ARTIFACTS / f"report-{which}-card-{c['id'][2:]}.png",
+                  clip={k: c[k] for k in ("x", "y", "width", "height")})
+        unlabelled = _eval(dt, session, UNLABELLED_JS)
+        height = _eval(dt, session, "document.documentElement.scrollHeight")
     finally:
         dt.close()
-    ARTIFACTS.mkdir(exist_ok=True)
-    png = base64.b64decode(shot)
-    (ARTIFACTS / f"report-{which}.png").write_bytes(png)
-    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    assert first[:8] == b"\x89PNG\r\n\x1a\n" and len(first) > 1000
     assert title
+    assert head["top"] < VIEW_H and head["bottom"] <= VIEW_H, head  # all of it on screen 1
+    assert ("Fix first: latency" if which == "small" else "Fix first") in head["text"]
+    assert "Stop:" in head["text"]
+    branches = {c["id"][2:] for c in cards}
+    if which == "small":
+        assert branches == {"latency", "contact", "appearance"}
+    else:
+        assert {"plumbing", "latency", "contact", "actuator", "appearance"} <= branches
+    assert unlabelled == []
+    if which == "demo":
+        assert height < 6000  # was 17,800 px: the raw figures are collapsed
     requests = [e["params"]["request"]["url"] for e in dt.events
                 if e.get("method") == "Network.requestWillBeSent"]
     external = [u for u in requests if not u.startswith(("file:", "data:", "about:", "blob:"))]
@@ -178,6 +235,26 @@ def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
               or (e.get("method") == "Log.entryAdded"
                   and e["params"]["entry"].get("level") == "error")]
     assert errors == []
+
+
+def test_axis_label_check_catches_an_unlabelled_plot(tmp_path: Path) -> None:
+    """The instrument: a page with one labelled and one unlabelled SVG plot names the second."""
+    assert CHROMIUM is not None
+    from simgap.report import svg
+
+    good = svg.lines([0, 1, 2], {"a": [1, 2, 3]}, xlabel="t [s]", ylabel="q [rad]",
+                     title="labelled")
+    bad = ('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><title>bare'
+           '</title><polyline points="0,0 10,10"/><text class="xlabel">t [s]</text></svg>')
+    page = tmp_path / "plots.html"
+    page.write_text(f"<html><body>{good}{bad}</body></html>")
+    dt = DevTools(CHROMIUM, tmp_path / "profile")
+    try:
+        session = _open(dt, page)
+        unlabelled = _eval(dt, session, UNLABELLED_JS)
+    finally:
+        dt.close()
+    assert unlabelled == ["bare"]
 
 
 def test_devtools_client_sees_console_errors_and_requests(tmp_path: Path) -> None:

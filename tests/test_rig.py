@@ -80,3 +80,18 @@ def test_not_toml(tmp_path: Path) -> None:
     p.write_text("name = \n")
     with pytest.raises(InputError, match="TOML"):
         load_rig(p)
+
+
+def test_a_frames_only_rig_needs_no_control_period(tmp_path: Path) -> None:
+    import math
+
+    model = tmp_path / "m.xml"
+    model.write_text("<mujoco/>")
+    body = ('name = "cam"\n[model]\npath = "m.xml"\n[joints.a]\nrecorded = "a.pos"\n'
+            '[camera]\nname = "wrist"\n')
+    (tmp_path / "frames.toml").write_text(body + '[evidence]\nframes = "frames"\n')
+    assert math.isnan(load_rig(tmp_path / "frames.toml").control_dt_s)
+    (tmp_path / "timing.toml").write_text(body + '[control]\n[evidence]\nframes = "f"\n'
+                                          'timing_logs = ["t.jsonl"]\n')
+    with pytest.raises(InputError, match=r"control\.dt_s.*only a rig whose evidence is frames"):
+        load_rig(tmp_path / "timing.toml")

@@ -175,3 +175,23 @@ def test_ticks_without_any_stage_are_refused(tmp_path: Path) -> None:
     lines = [json.dumps({"episode": 0, "step": i, "t": i, "stages": {}}) for i in range(3)]
     with pytest.raises(InputError, match="at least one stage duration"):
         read_timing_log(_write(tmp_path / "z.jsonl", lines))
+
+
+def test_a_truncated_last_line_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    from simgap.demo.timing import write_timing_log
+
+    path = write_timing_log(tmp_path / "killed.jsonl", seed=1, n_episodes=2, steps=30)
+    lines = path.read_text().splitlines()
+    whole = read_timing_log(path).times.n_ticks
+    path.write_text("\n".join(lines) + "\n" + lines[-1][:23])  # the logger died mid-line
+    with pytest.warns(TimingLogWarning, match=r"last line \(61\) is cut off.*dropped 1 line"):
+        log = read_timing_log(path)
+    assert log.times.n_ticks == whole
+    bad = lines[:10] + ['{"episode": 0, "step": 10, "t": 1.0, "sta'] + lines[10:]
+    path.write_text("\n".join(bad) + "\n")
+    with pytest.raises(InputError, match=r"line 11.*--skip-bad-lines"):
+        read_timing_log(path)
+    with pytest.warns(TimingLogWarning, match=r"dropped 1 line\(s\) that are not JSON objects "
+                                              r"\(lines 11\)"):
+        log = read_timing_log(path, skip_bad_lines=True)
+    assert log.times.n_ticks == whole

@@ -10,12 +10,34 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from simgap.errors import InputError, NameNotFoundError, SimgapError
-from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
-from simgap.instrument import LoopTimer
-from simgap.rig import Rig, load_rig
-from simgap.series import Frames, StageTimes, Trajectory
-from simgap.units import JointUnit
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simgap.errors import InputError, NameNotFoundError, SimgapError
+    from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
+    from simgap.instrument import LoopTimer
+    from simgap.rig import Rig, load_rig
+    from simgap.series import Frames, StageTimes, Trajectory
+    from simgap.units import JointUnit
+
+# The public names are imported on first use (PEP 562), so that ``simgap --help`` does not
+# pay for numpy and the readers it never touches.
+_HOME = {"InputError": "errors", "NameNotFoundError": "errors", "SimgapError": "errors",
+         "Diagnosis": "finding", "Finding": "finding", "Verdict": "finding",
+         "load_diagnosis": "finding", "LoopTimer": "instrument", "Rig": "rig",
+         "load_rig": "rig", "Frames": "series", "StageTimes": "series",
+         "Trajectory": "series", "JointUnit": "units"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'simgap' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"simgap.{home}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "Diagnosis",

@@ -33,7 +33,7 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "object_geom": ((str,), False),
     },
     "control": {
-        "dt_s": (_NUM, True),
+        "dt_s": (_NUM, False),  # required unless the evidence is frames alone (_control_dt)
         "action_space": ((str,), False),
         "command_interp": ((str,), False),
         "real_dt_s": (_NUM, False),
@@ -220,7 +220,8 @@ class Rig:
         source: the rig file this was loaded from (None when built in code).
         model_path: the MJCF model of the rig.
         joints: the joint map, in recorded order.
-        control_dt_s: the simulated control period [s].
+        control_dt_s: the simulated control period [s]; NaN for a rig whose evidence is
+            camera frames alone (nothing it holds runs against the period).
         physics_dt_s: the physics step [s]; None means take it from the model.
         action_space: ``joint_position`` or ``ee_delta``.
         command_interp: how commands are held between control ticks (``hold`` | ``linear``).
@@ -345,11 +346,33 @@ def _positive(v: float, source: Path | None, key: str) -> float:
     return float(v)
 
 
+_FRAMES_ONLY_KEYS = {"frames", "static_object_poses"}
+
+
+def _frames_only(ev: Any) -> bool:
+    """Whether the evidence is camera frames (and static poses) alone: nothing that runs
+    against the control period."""
+    return isinstance(ev, Mapping) and bool(ev) and set(ev) <= _FRAMES_ONLY_KEYS
+
+
+def _control_dt(control: Mapping[str, Any], frames_only: bool, source: Path | None) -> float:
+    """``[control] dt_s``; NaN (unused) for a rig whose evidence is frames alone."""
+    if "dt_s" in control:
+        return _positive(control["dt_s"], source, "control.dt_s")
+    if frames_only:
+        return math.nan
+    raise InputError(file=source, field="control.dt_s", expected="this required key: the "
+                     "simulated control period [s]", got="nothing",
+                     fix="add dt_s = 0.0333 (30 Hz) under [control]; only a rig whose "
+                         "evidence is frames alone may leave it out")
+
+
 def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
     """Validate a parsed rig mapping and build the frozen ``Rig``."""
     base = source.parent if source is not None else Path.cwd()
     _check_section(raw, "", "", source)
-    for sec in ("model", "control"):
+    frames_only = _frames_only(raw.get("evidence"))
+    for sec in ("model",) if frames_only else ("model", "control"):
         if sec not in raw:
             raise InputError(file=source, field=sec, expected=f"a [{sec}] section",
                              got="nothing", fix=f"add a [{sec}] table to the rig file")
@@ -470,7 +493,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
         name=raw["name"], source=source,
         model_path=(base / model["path"]).resolve(),
         joints=tuple(joints),
-        control_dt_s=_positive(control["dt_s"], source, "control.dt_s"),
+        control_dt_s=_control_dt(control, frames_only, source),
         physics_dt_s=_positive(model["physics_dt_s"], source, "model.physics_dt_s")
         if "physics_dt_s" in model else None,
         action_space=action_space, command_interp=interp,

@@ -165,7 +165,9 @@ def _flags(comps: Sequence[FrameComparison], training_max: float) -> list[Flag]:
     rec_gain = {r: _median(v) for r, v in by_rec.items()}
     worst = max((g for g in rec_gain.values() if g is not None), key=lambda g: abs(g - 1.0),
                 default=None)
-    mm = mismatch_flag(worst, "jaws")
+    clipped = [c.regions["jaws"].clipped_fraction for c in use if c.regions["jaws"].n_pixels]
+    mm = mismatch_flag(worst, "jaws", by_recording=rec_gain,
+                       clipped_fraction=float(np.median(clipped)) if clipped else 0.0)
     mm.values["gain_by_recording"] = rec_gain
     flags.append(mm)
     flags.append(drift_flag([np.nan if c.regions["jaws"].gain is None else c.regions["jaws"].gain

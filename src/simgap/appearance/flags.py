@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ GAIN_TOL = 0.10
 BACKGROUND_MARGIN = 8.0
 """Levels (0..255) a real background may exceed training's brightest before it is flagged."""
 CORR_MIN = 0.5
+CLIP_MIN = 0.05  # clipped pixels above this fraction make a gain a lower bound
 """|Pearson r| between gain and bright fraction that marks exposure following the scene."""
 
 
@@ -64,15 +65,31 @@ def background_flag(levels: npt.ArrayLike, training_max: float,
                  "margin": margin})
 
 
-def mismatch_flag(gain: float | None, region: str = "jaws", tol: float = GAIN_TOL) -> Flag:
-    """Flag a real/sim brightness ratio further than ``tol`` from 1."""
+def mismatch_flag(gain: float | None, region: str = "jaws", tol: float = GAIN_TOL, *,
+                  by_recording: Mapping[str, float | None] | None = None,
+                  clipped_fraction: float = 0.0) -> Flag:
+    """Flag a real/sim brightness ratio (``gain``, the recording furthest from 1) further
+    than ``tol`` from 1. With recordings that differ, the message gives each recording's gain
+    (no single gain describes them); with clipped real pixels, it says the gain is a lower
+    bound."""
     if gain is None or not np.isfinite(gain):
         return Flag("exposure_mismatch", False, f"No {region} pixel to compare.",
                     {"gain": None, "tolerance": tol})
     raised = abs(gain - 1.0) > tol
-    word = "brighter" if gain > 1 else "darker"
-    msg = f"The real {region} are {abs(gain - 1) * 100:.0f}% {word} than the simulator's."
-    return Flag("exposure_mismatch", raised, msg, {"gain": gain, "tolerance": tol})
+    recs = {k: v for k, v in (by_recording or {}).items() if v is not None}
+    if len(recs) > 1 and max(recs.values()) / min(recs.values()) - 1.0 > tol:
+        each = ", ".join(f"{k} {v:.2f}" for k, v in recs.items())
+        msg = (f"The real {region}' brightness gain (real / simulated, 1 = match) differs by "
+               f"recording: {each}; no single gain describes them.")
+    else:
+        word = "brighter" if gain > 1 else "darker"
+        msg = (f"The real {region} have {gain:.2f} times the simulator's brightness (gain "
+               f"{gain:.2f}, {abs(gain - 1) * 100:.0f}% {word}).")
+    if clipped_fraction > CLIP_MIN:
+        msg += (f" {clipped_fraction * 100:.0f}% of the real {region} pixels are clipped at "
+                "full scale, so the true gain is higher: read it as a lower bound.")
+    return Flag("exposure_mismatch", raised, msg, {"gain": gain, "tolerance": tol,
+                                                   "clipped_fraction": clipped_fraction})
 
 
 def drift_flag(gains: npt.ArrayLike, bright_fraction: npt.ArrayLike,

@@ -63,6 +63,10 @@ def pure_masks(seg: npt.ArrayLike, groups: Mapping[str, Sequence[int]], n_geoms:
             for k, m in region_masks(seg, groups, n_geoms, source).items()}
 
 
+CLIP_LEVEL = 254.0
+"""A real channel value at or above this is taken as clipped by the sensor (0..255)."""
+
+
 @dataclass(frozen=True)
 class RegionStats:
     """One region of one frame, real against simulated, at policy resolution.
@@ -74,6 +78,8 @@ class RegionStats:
         real_luma: mean real brightness.
         sim_luma: mean simulated brightness.
         gain: real / sim brightness (None when empty or the simulation is black there).
+        clipped_fraction: fraction of the region's real pixels with a channel at 254 or
+            more (clipped by the sensor: the true brightness, and so the gain, is higher).
     """
 
     n_pixels: int
@@ -82,6 +88,7 @@ class RegionStats:
     real_luma: float
     sim_luma: float
     gain: float | None
+    clipped_fraction: float = 0.0
 
 
 def compare_regions(real: npt.ArrayLike, sim: npt.ArrayLike, masks: Mapping[str, np.ndarray],
@@ -109,8 +116,10 @@ def compare_regions(real: npt.ArrayLike, sim: npt.ArrayLike, masks: Mapping[str,
         ss = s[m].mean(axis=0)
         rl, sl = float(luma(rr)), float(luma(ss))
         gain = rl / sl if sl >= MIN_SIM_LUMA else None
+        clipped = float((r[m] >= CLIP_LEVEL).any(axis=-1).mean())
         out[name] = RegionStats(n, (float(rr[0]), float(rr[1]), float(rr[2])),
-                                (float(ss[0]), float(ss[1]), float(ss[2])), rl, sl, gain)
+                                (float(ss[0]), float(ss[1]), float(ss[2])), rl, sl, gain,
+                                clipped)
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from simgap.appearance.compare import AppearanceResult, analyse
+from simgap.appearance.flags import CLIP_MIN
 from simgap.appearance.regions import difference_image, difference_map
 from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
 from simgap.evidence.frames import FrameSet, load_frames
@@ -78,6 +79,11 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
     figures: dict[str, Any] = {
         "jaw_gain": float(np.nanmedian(gains)) if np.isfinite(gains).any() else None,
         "jaw_gain_by_recording": rec_gain,
+        # The recording furthest from a match: what the exposure flag holds against 1.
+        "jaw_gain_worst_recording": fl["exposure_mismatch"].values.get("gain"),
+        "jaw_clipped_fraction": fl["exposure_mismatch"].values.get("clipped_fraction"),
+        "jaw_gain_is_lower_bound": bool((fl["exposure_mismatch"].values.get("clipped_fraction")
+                                         or 0.0) > CLIP_MIN),
         "object_gain": float(np.median([g for g in obj if g is not None]))
         if any(g is not None for g in obj) else None,
         "background_level": bg.values.get("background_level"),
@@ -106,7 +112,9 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
         f"background {level:.0f}.")
     out = [Finding(
         branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
-        title="Exposure and background", summary=summary, key_figure="jaw_gain",
+        title="Exposure and background", summary=summary,
+        key_figure="jaw_gain" if len([g for g in rec_gain.values() if g is not None]) <= 1
+        else "jaw_gain_worst_recording",
         figures=figures, details=details,
         next_step=("Lock exposure, gain and white balance at the start of every session, match "
                    "the jaws at the start pose, and train on dark-grey backgrounds up to the "
@@ -135,12 +143,15 @@ def _camera_finding(res: AppearanceResult) -> Finding:
                "match_score_modelled": cam.score_nominal, "match_score_best": cam.score_best,
                "renders": cam.n_renders}
     rtxt = f", {ratio:.1f} times training's largest camera jitter" if ratio is not None else ""
+    rot = ", ".join(f"{v:.1f}" for v in figures["camera_rotation_deg"])
     return Finding(
         branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
-        title="Camera pose", key_figure="camera_offset_ratio_to_jitter" if ratio is not None
-        else "camera_offset_px", figures=figures,
+        title="Camera pose", key_figure="camera_offset_px", figures=figures,
         summary=f"The real camera sees the gripper {cam.shift_norm_px:.1f} policy pixels away "
-                f"from where the model puts it{rtxt}.",
+                f"from where the model puts it{rtxt}: that offset is the figure of record. "
+                f"The fitted mount rotation ({rot} deg about the camera's x, y, z) is one of "
+                "many shift and rotation pairs that move the image alike (they trade off), so "
+                "read it as a direction, not a measurement.",
         next_step=("Model the real camera mount (or retrain around it): calibrating it in a tool "
                    "changes nothing for a policy already trained." if raised else
                    "The camera sits within training's jitter; nothing to change."))
@@ -168,6 +179,12 @@ def _visibility_finding(rig: Rig, vis: Visibility | None,
         parts.append(f"{n_out} of {inside.size} initial states lie outside training's "
                      "workspace." if n_out else "Every initial state lies inside training's "
                                                 "workspace.")
+    if vis is not None and "initial_states" not in figures:
+        # Measured without a manifest: reported (it is where objects can be seen from the
+        # start pose); with no initial states there is nothing placed beyond it to blame.
+        verdict = Verdict.ELIMINATED if np.isfinite(vis.reach_m) else Verdict.INCONCLUSIVE
+        parts.append("No evaluation initial states were given to hold against it; keep "
+                     "placements within that reach.")
     if not figures:
         return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Reach of view",
                        summary="No start pose or object to place, and no initial states.",

@@ -5,6 +5,7 @@ Each ``cli/<area>.py`` registers its commands on the shared ``app``.
 
 from __future__ import annotations
 
+from simgap.cli import _progress as _progress  # noqa: F401  (the --quiet option)
 from simgap.cli import actuator as _actuator  # noqa: F401  (registers commands)
 from simgap.cli import appearance as _appearance  # noqa: F401
 from simgap.cli import audit as _audit  # noqa: F401  (registers commands)
@@ -13,6 +14,7 @@ from simgap.cli import controller as _controller  # noqa: F401
 from simgap.cli import diagnose as _diagnose  # noqa: F401  (registers commands)
 from simgap.cli import episodes as _episodes  # noqa: F401  (registers commands)
 from simgap.cli import evaluation as _evaluation  # noqa: F401  (registers commands)
+from simgap.cli import init as _init  # noqa: F401
 from simgap.cli import latency as _latency  # noqa: F401
 from simgap.cli import randomize as _randomize  # noqa: F401
 from simgap.cli._app import app

@@ -22,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help text is plain: units in brackets ("[s]") stay visible
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -62,15 +63,19 @@ def print_json(obj: Any) -> None:
 
 
 def print_findings(title: str, findings: list[Any]) -> None:
-    """A table of Findings: title, verdict, summary, next step."""
-    from rich.table import Table
+    """Findings as short blocks (verdict, title, key number; summary; next step), which stay
+    readable at 80 columns and when piped, where a four-column table wraps word by word."""
+    from simgap.report.headline import key_line
 
-    table = Table(title=escape(title))
-    for col in ("finding", "verdict", "summary", "next step"):
-        table.add_column(col, overflow="fold")
+    console.print(escape(title), style="bold", highlight=False)
     for f in findings:
-        table.add_row(escape(f.title), f.verdict.value, escape(f.summary), escape(f.next_step))
-    console.print(table)
+        key = key_line(f.to_dict()).text
+        console.print(escape(f"[{f.verdict.value}] {f.title}" + (f": {key}" if key else "")),
+                      highlight=False)
+        if f.summary:
+            console.print(escape(f"  {f.summary}"), highlight=False)
+        if f.next_step:
+            console.print(escape(f"  next: {f.next_step}"), highlight=False)
 
 
 def findings_json(rig: Any, findings: list[Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import typer
 from rich.markup import escape
 
 from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._progress import working
 
 
 @app.command()
@@ -36,13 +37,27 @@ def actuator(
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
     out_dir = prepare_out_dir(out, force=True) if out is not None else None
-    result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
-                        out_dir=out_dir)
+    rungs = "ideal, delay+lag, servo" + ("" if no_net else ", network")
+    with working("actuator", f"fitting the actuator ladder ({rungs}) to {len(train)} log(s), "
+                 "held out " + ("on --validate" if held else "one trajectory at a time")
+                 + ("" if no_net else "; --no-net skips the slowest rung"),
+                 70.0 if not no_net else 20.0):
+        result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
+                            out_dir=out_dir)
     write_json(json_path, result)
+    from simgap.report.headline import sig
+
     for name, j in result["joints"].items():
-        rungs = ", ".join(f"{x['model']} {x['validation_mae_rad']:.4g}" for x in j["rungs"])
+        rungs = ", ".join(f"{x['model']} {sig(float(x['validation_mae_rad']))}"
+                          for x in j["rungs"])
+        d = j.get("delay_s")
+        iv = (j.get("delay_interval_s") or (result.get("delay_interval_s") or {}).get(name))
+        delay = "delay not identified" if not isinstance(d, (int, float)) else (
+            f"delay {sig(d * 1e3)} ms" + (f" [{sig(iv[0] * 1e3)}, {sig(iv[1] * 1e3)}]"
+                                          if isinstance(iv, (list, tuple)) and len(iv) == 2
+                                          else ""))
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
-                             f"delay {j['delay_s'] * 1000:.1f} ms"), highlight=False)
+                             f"{delay}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
 
 

@@ -16,10 +16,7 @@ from simgap.cli._app import (
     print_findings,
     write_json,
 )
-from simgap.diagnose import assess_branch
-from simgap.errors import InputError
-from simgap.outputs import atomic_write_bytes
-from simgap.rig import load_rig
+from simgap.cli._progress import working
 
 
 def _png(image: Any, scale: int) -> bytes:
@@ -46,9 +43,14 @@ def appearance(
                                       help="Frames used to search the camera's offset."),
 ) -> None:
     """Compare real frames with renders at the same joint angles, region by region."""
-    r, found = assess_branch(rig, "appearance", out_dir=out,
-                             options={"appearance_frames": frames,
-                                      "appearance_camera_frames": camera_frames})
+    from simgap.diagnose import assess_branch
+    from simgap.outputs import atomic_write_bytes
+
+    with working("appearance", f"rendering up to {frames} frames at the recorded joint "
+                 f"angles and searching the camera offset on {camera_frames}", 5.0 * frames):
+        r, found = assess_branch(rig, "appearance", out_dir=out,
+                                 options={"appearance_frames": frames,
+                                          "appearance_camera_frames": camera_frames})
     print_findings(f"appearance: {r.name}", found)
     write_json(json_path, findings_json(r, found))
     if out is not None:
@@ -68,6 +70,8 @@ def body(
     json_path: Path | None = typer.Option(None, "--json", help="Write the findings as JSON."),
 ) -> None:
     """Joint zero offsets from static-object poses, and the model's frame origin."""
+    from simgap.diagnose import assess_branch
+
     r, found = assess_branch(rig, "body")
     print_findings(f"body: {r.name}", found)
     write_json(json_path, findings_json(r, found))
@@ -87,6 +91,9 @@ def render(
     """Render the rig's camera at given joint values."""
     import numpy as np
 
+    from simgap.errors import InputError
+    from simgap.outputs import atomic_write_bytes
+    from simgap.rig import load_rig
     from simgap.sim.render import render_rig_view
 
     r = load_rig(rig)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import app, console, handles_errors, print_findings, write_json
+from simgap.cli._progress import working
 
 
 @app.command()
@@ -24,16 +24,7 @@ def audit(
     from simgap.audit import run_audit
 
     report = run_audit(trace, rig)
-    table = Table(title=f"simgap audit: {trace.name}")
-    for col in ("check", "verdict", "key figure", "summary"):
-        table.add_column(col, overflow="fold")
-    for f in report.findings:
-        kv = f.key_value
-        key = f"{f.key_figure} = {kv:.4g}" if isinstance(kv, float) else f"{f.key_figure} = {kv}"
-        color = "red" if f.verdict.value == "implicated" else "green"
-        table.add_row(escape(f.title), f"[{color}]{f.verdict.value}[/{color}]", escape(key),
-                      escape(f.summary))
-    console.print(table)
+    print_findings(f"simgap audit: {trace.name}", list(report.findings))
     skipped = report.to_dict()["skipped"]
     if skipped:
         console.print(escape(f"not checked (no evidence in the trace): {', '.join(skipped)}"),
@@ -61,8 +52,10 @@ def fake_arm(
     from simgap.audit import run_audit
     from simgap.fakearm.script import run_script
 
-    run_script(script, trace, use_degrees=degrees, camera=camera, realtime=realtime,
-               model_path=model)
+    with working("fake-arm", f"running {script.name} against the simulated SO-101"
+                 + (" in real time" if realtime else "")):
+        run_script(script, trace, use_degrees=degrees, camera=camera, realtime=realtime,
+                   model_path=model)
     console.print(f"trace: {trace}", highlight=False)
     report = run_audit(trace, rig)
     for f in report.findings:

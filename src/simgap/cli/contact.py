@@ -37,10 +37,13 @@ def lint(model: Path = typer.Argument(..., help="The MJCF model."),
 
     load_model(model)  # a model that does not compile is an error, with MuJoCo's message
     problems = lint_model(model)
-    for p in problems:
-        console.print(f"{p.file}:{p.line}: {p.element}: {p.problem}. Fix: {p.fix}",
-                      highlight=False, markup=False)
-    console.print(f"{len(problems)} problem(s)", highlight=False)
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for p in problems:  # the same problem on many elements is printed once, with them listed
+        groups.setdefault((p.problem, p.fix, str(p.file)), []).append(f"{p.element}:{p.line}")
+    for (problem, fix, file), where in groups.items():
+        console.print(f"{problem}.\n  {len(where)} element(s) in {file} (element:line): "
+                      + ", ".join(where) + f"\n  Fix: {fix}", highlight=False, markup=False)
+    console.print(f"{len(problems)} problem(s) of {len(groups)} kind(s)", highlight=False)
     write_json(json_path, {"problems": [p.to_dict() for p in problems]})
 
 
@@ -95,12 +98,22 @@ def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_
     coeffs = [Coefficient(k, t, tuple(nominal_of(str(r.model_path), k, t)
                                       * np.geomspace(lo, hi, n)))
               for k, t in zip(kind, target, strict=True)]
-    out = sweep(str(r.model_path), r.joint_names, push_logs(r)[:1], r.object_body, coeffs,
-                force=force, interp=r.command_interp, physics_dt=r.physics_dt_s)
+    from simgap.cli._progress import working
+
+    with working("contact sweep", f"replaying the first logged push {n ** len(coeffs)} times"):
+        out = sweep(str(r.model_path), r.joint_names, push_logs(r)[:1], r.object_body, coeffs,
+                    force=force, interp=r.command_interp, physics_dt=r.physics_dt_s)
     if "best_value" in out:
         best = out["refined_value"] or out["best_value"]
         console.print(f"{out['name']}: nominal {out['nominal']:.4g} (RMS "
                       f"{out['nominal_loss']:.3g} m), best {best:.4g}"
                       f" (RMS {out['best_loss']:.3g} m){' FLAT' if out['flat'] else ''}",
                       highlight=False)
+    from simgap.report.headline import sig
+
+    values, loss = out.get("values") or [], out.get("loss") or []
+    if values and not isinstance(values[0], list):  # the 1-D curve, one row per value
+        console.print(f"{'value':>12}  RMS object error [m]", highlight=False)
+        for v, e in zip(values, loss, strict=False):
+            console.print(f"{sig(float(v)):>12}  {sig(float(e))}", highlight=False)
     write_json(json_path, out)

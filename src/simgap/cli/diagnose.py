@@ -3,47 +3,73 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from simgap.cli._app import app, console, handles_errors
-from simgap.diagnose import diagnose_rig
-from simgap.finding import Diagnosis
+from simgap.cli._progress import say, steps, working
+
+if TYPE_CHECKING:
+    from simgap.finding import Diagnosis
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
 
 
 def print_summary(diagnosis: Diagnosis) -> None:
-    """The terminal summary table: branch, verdict, key figure, next step."""
-    table = Table(title=f"simgap diagnosis: {diagnosis.rig}", show_lines=False)
-    for col in ("branch", "finding", "verdict", "key figure", "next step"):
-        table.add_column(col, overflow="fold")
-    for f in diagnosis.findings:
-        kv = f.key_value
-        key = f"{f.key_figure} = {kv:.4g}" if isinstance(kv, float) else (
-            f"{f.key_figure} = {kv}" if kv is not None else "")
-        color = _COLORS[f.verdict.value]
-        table.add_row(escape(f.branch), escape(f.title),
-                      f"[{color}]{f.verdict.value}[/{color}]", escape(key), escape(f.next_step))
+    """The terminal summary: one row per finding (verdict, branch, finding, key number with
+    its unit and threshold), then what to fix first and the next steps of the others. No
+    column holds a sentence, so it stays readable at 80 columns and when piped."""
+    from rich.table import Table
+
+    from simgap.report.headline import headline, key_line
+
+    table = Table(title=escape(f"simgap diagnosis: {diagnosis.rig}"), box=None,
+                  pad_edge=False, show_lines=False)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("branch", no_wrap=True)
+    table.add_column("finding", overflow="fold", ratio=1)
+    table.add_column("key figure", overflow="fold", ratio=2)
+    dicts = [f.to_dict() for f in diagnosis.findings]
+    for d in dicts:
+        color = _COLORS[d["verdict"]]
+        table.add_row(f"[{color}]{d['verdict']}[/{color}]", escape(d["branch"]),
+                      escape(d["title"]), escape(key_line(d).text))
     console.print(table)
+    first, then = headline(dicts, diagnosis.stop)
+    if first is not None:
+        console.print(escape(f"\nfix first: {first['branch']}: {first['title']}. "
+                             f"{first['next_step']}"), highlight=False)
+        for i, f in enumerate(then, 1):
+            console.print(escape(f"then {i}. {f['branch']}: {f['title']}. {f['next_step']}"),
+                          highlight=False)
     stop = diagnosis.stop
     console.print(escape(f"stop: {stop.get('verdict')}"
                          + (f" at {stop.get('branch')}" if stop.get("branch") else "")
                          + f". {stop.get('reason', '')}"), highlight=False)
 
 
+def rig_file(path: Path) -> Path:
+    """``path`` itself, or the ``rig.toml`` inside it when it is a folder."""
+    if not path.is_dir():
+        return path
+    if (path / "rig.toml").is_file():
+        return path / "rig.toml"
+    from simgap.errors import InputError
+
+    raise InputError(file=path, expected="a rig.toml file, or a folder holding one",
+                     got=f"a folder without rig.toml ({len(list(path.iterdir()))} entries)",
+                     fix="pass the rig file itself, or write one with 'simgap init'")
+
+
 def _run(rig: Path, out: Path, force: bool, control_dt: float | None) -> None:
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
-        task = progress.add_task("diagnose", total=1.0)
+    from simgap.diagnose import diagnose_rig
 
-        def report(msg: str, frac: float) -> None:
-            progress.update(task, description=f"diagnose: {msg}", completed=frac)
-
+    say("diagnose: runs every branch the evidence allows, cheapest first (a few minutes on "
+        "a laptop for a full rig; each branch is named as it starts).")
+    with steps("diagnose") as report:
         diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt)
     print_summary(diagnosis)
     console.print(f"findings: {out / 'findings.json'}\nreport:   {out / 'report.html'}",
@@ -53,7 +79,8 @@ def _run(rig: Path, out: Path, force: bool, control_dt: float | None) -> None:
 @app.command()
 @handles_errors
 def diagnose(
-    rig: Path = typer.Argument(..., help="The rig.toml describing the setup and its evidence."),
+    rig: Path = typer.Argument(..., help="The rig.toml describing the setup and its evidence "
+                                         "(or the folder holding it)."),
     out: Path = typer.Option(..., "--out", help="Folder for findings.json, report.html and "
                                                 "artifacts."),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
@@ -61,7 +88,7 @@ def diagnose(
                                             help="Override the simulated control period [s]."),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
-    _run(rig, out, force, control_dt)
+    _run(rig_file(rig), out, force, control_dt)
 
 
 @app.command()
@@ -77,6 +104,8 @@ def demo(
     """Diagnose the bundled demo rig: a synthetic bench with known, planted faults."""
     from simgap.demo import prepare_demo
 
-    rig = prepare_demo(cache, seed=seed)
+    with working("demo", "preparing the demo bench (recorded once per seed, then cached)",
+                 40.0):
+        rig = prepare_demo(cache, seed=seed)
     console.print(f"demo rig: {rig}", highlight=False)
     _run(rig, out, force, None)

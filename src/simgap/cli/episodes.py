@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from simgap.cli._app import app, console, findings_json, handles_errors, write_json
-from simgap.diagnose import assess_branch
-from simgap.finding import Finding
+
+if TYPE_CHECKING:
+    from simgap.finding import Finding
 
 
 def _print(findings: list[Finding]) -> None:
@@ -26,6 +28,8 @@ def phases(
     json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
 ) -> None:
     """Where real (and simulated) episodes break, and which branches that points at."""
+    from simgap.diagnose import assess_branch
+
     r, findings = assess_branch(rig, "phases")
     _print(findings)
     write_json(json_path, findings_json(r, findings))
@@ -38,6 +42,8 @@ def envelope(
     json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
 ) -> None:
     """Whether the real deployment runs inside what training showed the policy."""
+    from simgap.diagnose import assess_branch
+
     r, findings = assess_branch(rig, "envelope")
     _print(findings)
     write_json(json_path, findings_json(r, findings))

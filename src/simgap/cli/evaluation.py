@@ -67,6 +67,21 @@ def compare(
         raise typer.Exit(code=1)
 
 
+def _print_for_n(f: dict[str, Any]) -> None:
+    """What n trials per arm buy: power per test, the smallest detectable difference each
+    way, and the 95% half-widths, one line each."""
+    def _g(v: Any) -> str:
+        return f"{v:.3g}" if isinstance(v, (int, float)) else "-"
+
+    power = ", ".join(f"{k} {_g(v)}" for k, v in (f.get("power") or {}).items())
+    mdd = ", ".join(f"{k} +{_g(v.get('up'))} / -{_g(v.get('down'))}"
+                    for k, v in (f.get("min_detectable") or {}).items() if isinstance(v, dict))
+    hw = ", ".join(f"{k} {_g(v)}" for k, v in (f.get("half_width") or {}).items())
+    console.print(f"with n = {f['n']} per arm:\n  power: {power}\n  minimum detectable "
+                  f"difference (above / below p1): {mdd}\n  95% half-widths: {hw}",
+                  highlight=False, markup=False)
+
+
 @app.command()
 @handles_errors
 def trials(
@@ -99,10 +114,7 @@ def trials(
         t.add_row(k, "none up to n_max" if v is None else str(v))
     console.print(t)
     if "for_n" in result:
-        f = result["for_n"]
-        console.print(f"with n = {f['n']} per arm: power {_f(f['power'])}; minimum detectable "
-                      f"difference {_f(f['min_detectable'])}; half-widths "
-                      f"{_f(f['half_width'])}", highlight=False)
+        _print_for_n(result["for_n"])
     if sequential:
         s = result["sequential"]
         alt, null = s["alternative"], s["null"]

@@ -11,11 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from simgap.branches.latency import analyse
 from simgap.cli._app import app, console, handles_errors, write_json
-from simgap.errors import InputError
-from simgap.evidence.timing import TimingLogWarning, read_latency_files
-from simgap.rig import load_rig
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
@@ -82,8 +78,16 @@ def latency(
     json_path: Path | None = typer.Option(None, "--json", help="Write the finding as JSON."),
     seed: int | None = typer.Option(None, "--seed", help="Bootstrap seed (default: the "
                                     "rig's seed, else 0)."),
+    skip_bad_lines: bool = typer.Option(False, "--skip-bad-lines", help="Drop timing-log "
+                                        "lines that are not JSON objects (counted in a "
+                                        "warning) instead of stopping."),
 ) -> None:
     """Hold each stage and the total of the control loop against the control period."""
+    from simgap.branches.latency import analyse
+    from simgap.errors import InputError
+    from simgap.evidence.timing import TimingLogWarning, read_latency_files
+    from simgap.rig import load_rig
+
     r = load_rig(rig) if rig is not None else None
     dt = control_dt if control_dt is not None else (r.control_dt_s if r else None)
     if dt is None or not (math.isfinite(dt) and dt > 0):
@@ -96,7 +100,7 @@ def latency(
         paths = [*ev.timing_logs, *ev.server_logs, *ev.client_logs]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimingLogWarning)  # shown from the finding
-        timing, lerobot = read_latency_files(paths)
+        timing, lerobot = read_latency_files(paths, skip_bad_lines=skip_bad_lines)
     used_seed = seed if seed is not None else (r.seed if r else 0)
     finding = analyse(timing, lerobot, float(dt),
                       policy_server=r.deploy.policy_server if r else None, seed=used_seed)

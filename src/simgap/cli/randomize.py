@@ -7,9 +7,6 @@ from pathlib import Path
 import typer
 
 from simgap.cli._app import app, console, handles_errors, write_json
-from simgap.randomize import load_spec_from_findings
-from simgap.randomize_export import export
-from simgap.rig import load_rig
 
 
 @app.command()
@@ -24,6 +21,10 @@ def randomize(
     json_path: Path | None = typer.Option(None, "--json", help="Also write the spec as JSON."),
 ) -> None:
     """Pin what was identified, randomise what cannot be instrumented."""
+    from simgap.randomize import load_spec_from_findings
+    from simgap.randomize_export import export
+    from simgap.rig import load_rig
+
     rig_obj = load_rig(rig) if rig is not None else None
     spec = load_spec_from_findings(findings, rig_obj.name if rig_obj else None)
     paths = export(spec, fmt, out, model_path=rig_obj.model_path if rig_obj else None,

@@ -92,8 +92,8 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
 
     Raises:
         InputError: no index.csv, a missing column or file, a number that is not one, an
-            unknown pose label, an image size other than the camera's, or a count of PNG
-            files that differs from the index's joint-angle rows.
+            unknown pose label, an image size other than the camera's, or a file named in
+            two rows. PNG files the index does not name are ignored.
     """
     folder = Path(folder)
     index = folder / "index.csv"
@@ -102,12 +102,15 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
     for c in list(INDEX_COLUMNS) + [j.recorded for j in rig.joints]:
         if c not in cols:
             raise NameNotFoundError("column", c, cols, file=index)
-    pngs = sorted(p for p in folder.rglob("*.png"))
-    if len(pngs) != len(rows):
-        raise InputError(file=index, field="rows",
-                         expected=f"one joint-angle row per frame ({len(pngs)} PNG files)",
-                         got=f"{len(rows)} rows",
-                         fix="list every PNG exactly once in index.csv")
+    # The index is the list of frames: PNGs it does not name (thumbnails, exports) are not
+    # frames and are ignored; a file named twice is an error.
+    named: dict[str, int] = {}
+    for i, r in enumerate(rows):
+        if r["file"] in named:
+            raise InputError(file=index, field="file", expected="each PNG named once",
+                             got=f"{r['file']!r} in rows {named[r['file']] + 1} and {i + 1}",
+                             fix="list every frame exactly once in index.csv")
+        named[r["file"]] = i
     if not rows:
         raise InputError(file=index, expected="at least one frame", got="no rows")
     images, names = [], []

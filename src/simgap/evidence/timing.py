@@ -57,9 +57,15 @@ def _bad(path: Path, where: str, expected: str, got: object, fix: str = _FIX_FOR
     return InputError(file=path, field=where, expected=expected, got=got, fix=fix)
 
 
-def _parse_jsonl(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
-                                      np.ndarray]:
-    """Columns of a JSON Lines log: (episode/step/t, stages with NaN where absent, line no)."""
+def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: bool = False,
+                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """Columns of a JSON Lines log: (episode/step/t, stages with NaN where absent, line no).
+
+    A last line that is not JSON and has no newline after it is what a logger killed
+    mid-write leaves: it is dropped and ``notes`` says so. Any other broken line is an error
+    unless ``skip_bad_lines``, which drops every line that is not a JSON object and counts
+    them in ``notes``.
+    """
     eps: list[int] = []
     steps: list[int] = []
     ts: list[float] = []
@@ -67,45 +73,63 @@ def _parse_jsonl(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarra
     stage_rows: dict[str, list[int]] = {}
     stage_vals: dict[str, list[float]] = {}
     with path.open("r", encoding="utf-8", errors="replace") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            text = raw.strip()
-            if not text:
+        raws = list(fh)
+    numbered = [(i, raw.strip()) for i, raw in enumerate(raws, start=1) if raw.strip()]
+    # Cut off: the file ends inside its last line (no newline after it).
+    last = numbered[-1][0] if numbered and not raws[-1].endswith("\n") else -1
+    skipped: list[int] = []
+    for lineno, text in numbered:
+        try:
+            rec = json.loads(text)
+        except json.JSONDecodeError as e:
+            if lineno == last or skip_bad_lines:
+                skipped.append(lineno)
                 continue
-            try:
-                rec = json.loads(text)
-            except json.JSONDecodeError as e:
-                shown = text if len(text) <= 60 else text[:57] + "..."
-                raise _bad(path, f"line {lineno}", "one JSON object per line",
-                           f"text that is not JSON ({e.msg}): {shown!r}") from None
-            if not isinstance(rec, dict):
-                raise _bad(path, f"line {lineno}", "a JSON object", type(rec).__name__)
-            row = len(ts)
-            for key, dst in (("episode", eps), ("step", steps)):
-                v = rec.get(key)
-                if isinstance(v, bool) or not isinstance(v, int):
-                    raise _bad(path, f"line {lineno}: {key}", "an integer",
-                               "nothing" if v is None else repr(v))
-                dst.append(v)
-            t = rec.get("t")
-            if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-                raise _bad(path, f"line {lineno}: t", "the tick start in seconds (a finite "
-                           "number)", "nothing" if t is None else repr(t))
-            ts.append(float(t))
-            lines.append(lineno)
-            stages = rec.get("stages")
-            if not isinstance(stages, dict):
-                raise _bad(path, f"line {lineno}: stages", "an object of stage durations",
-                           "nothing" if stages is None else repr(stages)[:60])
-            for name, v in stages.items():
-                if v is None:
-                    continue  # an explicit null counts as a missing stage
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
-                    raise _bad(path, f"line {lineno}: stages.{name}", "a duration in seconds",
-                               repr(v)[:60])
-                if name not in stage_rows:
-                    stage_rows[name], stage_vals[name] = [], []
-                stage_rows[name].append(row)
-                stage_vals[name].append(float(v))
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            raise _bad(path, f"line {lineno}", "one JSON object per line",
+                       f"text that is not JSON ({e.msg}): {shown!r}",
+                       fix="repair or delete the line, or pass --skip-bad-lines to drop "
+                           "every line that is not JSON (they are counted)") from None
+        if not isinstance(rec, dict):
+            if skip_bad_lines:
+                skipped.append(lineno)
+                continue
+            raise _bad(path, f"line {lineno}", "a JSON object", type(rec).__name__)
+        row = len(ts)
+        for key, dst in (("episode", eps), ("step", steps)):
+            v = rec.get(key)
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise _bad(path, f"line {lineno}: {key}", "an integer",
+                           "nothing" if v is None else repr(v))
+            dst.append(v)
+        t = rec.get("t")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            raise _bad(path, f"line {lineno}: t", "the tick start in seconds (a finite "
+                       "number)", "nothing" if t is None else repr(t))
+        ts.append(float(t))
+        lines.append(lineno)
+        stages = rec.get("stages")
+        if not isinstance(stages, dict):
+            raise _bad(path, f"line {lineno}: stages", "an object of stage durations",
+                       "nothing" if stages is None else repr(stages)[:60])
+        for name, v in stages.items():
+            if v is None:
+                continue  # an explicit null counts as a missing stage
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise _bad(path, f"line {lineno}: stages.{name}", "a duration in seconds",
+                           repr(v)[:60])
+            if name not in stage_rows:
+                stage_rows[name], stage_vals[name] = [], []
+            stage_rows[name].append(row)
+            stage_vals[name].append(float(v))
+    notes = notes if notes is not None else []
+    if skipped == [last]:
+        notes.append(f"{path.name}: the last line ({last}) is cut off, as a logger stopped "
+                     "mid-write leaves it; dropped 1 line")
+    elif skipped:
+        shown = ", ".join(map(str, skipped[:5])) + (", ..." if len(skipped) > 5 else "")
+        notes.append(f"{path.name}: dropped {len(skipped)} line(s) that are not JSON objects "
+                     f"(lines {shown})")
     n = len(ts)
     cols: dict[str, np.ndarray] = {}
     for name, rows in stage_rows.items():
@@ -268,11 +292,16 @@ def _check(path: Path, base: dict[str, np.ndarray], cols: dict[str, np.ndarray],
     return times, notes
 
 
-def read_timing_log(path: str | Path) -> TimingLog:
+def read_timing_log(path: str | Path, *, skip_bad_lines: bool = False) -> TimingLog:
     """Read one timing log (``.jsonl``/``.ndjson``/``.json`` or ``.parquet``).
 
+    A truncated last line (not JSON, no newline after it) is dropped with a warning;
+    ``skip_bad_lines`` drops every line that is not a JSON object, with a warning that
+    counts them.
+
     Raises:
-        InputError: the file is missing or empty, a line is not JSON (the line is named), a
+        InputError: the file is missing or empty, a line before the last is not JSON (the
+            line is named; not with ``skip_bad_lines``), a
             field is missing or of the wrong type, a duration is negative or NaN, or a tick
             appears twice.
     """
@@ -281,6 +310,7 @@ def read_timing_log(path: str | Path) -> TimingLog:
         raise InputError(file=path, expected="a timing log", got="no such file",
                          fix="pass the JSON Lines or Parquet file your loop wrote")
     suffix = path.suffix.lower()
+    dropped: list[str] = []
     if suffix in PARQUET_SUFFIXES:
         base, cols, rows = _parse_parquet(path)
         unit = "row"
@@ -291,12 +321,13 @@ def read_timing_log(path: str | Path) -> TimingLog:
             for note in notes:
                 warnings.warn(note, TimingLogWarning, stacklevel=2)
             return TimingLog(times=times, warnings=tuple(notes), files=(str(path),))
-        base, cols, rows = _parse_jsonl(path)
+        base, cols, rows = _parse_jsonl(path, dropped, skip_bad_lines)
         unit = "line"
     else:
         raise _bad(path, "suffix", f"one of {', '.join(JSONL_SUFFIXES + PARQUET_SUFFIXES)}",
                    suffix or "no suffix", fix="name the log .jsonl (JSON Lines) or .parquet")
     times, notes = _check(path, base, cols, rows, unit)
+    notes = [*dropped, *notes]
     for note in notes:
         warnings.warn(note, TimingLogWarning, stacklevel=2)
     return TimingLog(times=times, warnings=tuple(notes), files=(str(path),))
@@ -322,11 +353,12 @@ def concat_stage_times(parts: Sequence[StageTimes], source: str = "") -> StageTi
                       source=source or ", ".join(p.source for p in parts))
 
 
-def read_timing_logs(paths: Sequence[str | Path]) -> TimingLog:
+def read_timing_logs(paths: Sequence[str | Path], *, skip_bad_lines: bool = False,
+                     ) -> TimingLog:
     """Read several timing logs as one (episodes of later files renumbered when they clash)."""
     if not paths:
         raise InputError(field="timing_logs", expected="at least one timing log", got="none")
-    logs = [read_timing_log(p) for p in paths]
+    logs = [read_timing_log(p, skip_bad_lines=skip_bad_lines) for p in paths]
     if len(logs) == 1:
         return logs[0]
     times = concat_stage_times([lg.times for lg in logs])
@@ -346,7 +378,8 @@ def load_timing_logs(rig: Rig) -> TimingLog | None:
 LOG_SUFFIXES = (".log", ".txt")
 
 
-def read_latency_files(paths: Sequence[str | Path]) -> tuple[TimingLog | None, tuple[Any, ...]]:
+def read_latency_files(paths: Sequence[str | Path], *, skip_bad_lines: bool = False,
+                       ) -> tuple[TimingLog | None, tuple[Any, ...]]:
     """Read timing logs (``.jsonl``/``.parquet``) and LeRobot async logs (``.log``) together.
 
     Returns:
@@ -368,5 +401,6 @@ def read_latency_files(paths: Sequence[str | Path]) -> tuple[TimingLog | None, t
             raise _bad(p, "suffix", "a timing log (.jsonl, .parquet) or a LeRobot log (.log)",
                        suffix or "no suffix",
                        fix="rename the file with the suffix of its format")
-    timing = read_timing_logs(timing_paths) if timing_paths else None
+    timing = read_timing_logs(timing_paths, skip_bad_lines=skip_bad_lines) \
+        if timing_paths else None
     return timing, tuple(lerobot)

@@ -1,8 +1,12 @@
 """Build the self-contained HTML report from a Diagnosis (its JSON form).
 
-Plots are inline SVG or base64 PNG; there is no script and no external resource, so the
-page opens offline. A branch adds its own plots by providing a module
-``simgap.report.plots_<branch>`` with ``plots(finding: dict) -> list[str]`` (HTML snippets).
+The page answers "what do I fix first?": a headline (the cheapest implicated finding, its key
+number against its threshold, its next step, then the other implicated findings in ladder
+order), one card per branch with its verdict and the one picture that proves it, and the raw
+figures collapsed at the bottom. Plots are inline SVG or base64 PNG; there is no script and
+no external resource, so the page opens offline. A branch adds its own plots by providing a
+module ``simgap.report.plots_<branch>`` with ``plots(finding: dict) -> list[str]`` (HTML
+snippets, most telling first; an empty string is dropped).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import jinja2
 
 from simgap.finding import Diagnosis
 from simgap.outputs import atomic_write_text
+from simgap.report.headline import RANK, contradictions, headline, key_line, sig, with_unit
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("simgap.report", "templates"),
@@ -33,12 +38,14 @@ def _branch_plots(finding: Mapping[str, Any]) -> list[str]:
         if e.name == f"simgap.report.plots_{name}":
             return []
         raise
-    return list(module.plots(finding))
+    return [p for p in module.plots(finding) if p]
 
 
 def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return "-" if value is None else str(value)
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return sig(value, 4)
     if isinstance(value, (list, tuple)) and len(value) <= 8:
         return "[" + ", ".join(_fmt(v) for v in value) + "]"
     if isinstance(value, Mapping):
@@ -52,8 +59,47 @@ def _flat_figures(figures: Mapping[str, Any], prefix: str = "") -> list[tuple[st
         if isinstance(v, Mapping) and len(rows) < 80:
             rows.extend(_flat_figures(v, f"{prefix}{k}."))
         elif not (isinstance(v, list) and len(v) > 8):
-            rows.append((f"{prefix}{k}", _fmt(v)))
+            rows.append((f"{prefix}{k}", _fmt(v) if not isinstance(v, (int, float))
+                         or isinstance(v, bool) else with_unit(str(k), v)))
     return rows
+
+
+def _cards(findings: list[dict[str, Any]], notes: Mapping[str, str]) -> list[dict[str, Any]]:
+    """One card per branch, in ladder order: its verdict (the most telling of its findings),
+    its findings, the one picture that proves the verdict and the other pictures."""
+    by_branch: dict[str, list[dict[str, Any]]] = {}
+    for f in findings:
+        by_branch.setdefault(str(f["branch"]), []).append(f)
+    cards = []
+    for branch, fs in by_branch.items():
+        best = min(fs, key=lambda f: RANK.get(str(f["verdict"]), 9))
+        ordered = sorted(fs, key=lambda f: RANK.get(str(f["verdict"]), 9))
+        pictures = [p for f in ordered for p in f["plots"]]
+        cards.append({"branch": branch, "anchor": f"b-{branch}", "verdict": best["verdict"],
+                      "findings": fs, "proof": pictures[:1], "more": pictures[1:],
+                      "note": notes.get(branch, "")})
+    return cards
+
+
+def _comparability(c: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The comparability check in one line (and its details, collapsed)."""
+    if not c:
+        return None
+    rates = []
+    for name, r in (c.get("rates") or {}).items():
+        w = r.get("wilson") or [None, None]
+        if isinstance(r.get("rate"), (int, float)) and None not in w:
+            rates.append(f"{name} {r.get('successes')}/{r.get('trials')} = "
+                         f"{100 * r['rate']:.0f}% (95% {100 * w[0]:.0f}-{100 * w[1]:.0f}%)")
+    tests = c.get("tests") or {}
+    p = tests.get("barnard_p", tests.get("fisher_p"))
+    line = "; ".join(rates)
+    if isinstance(p, (int, float)):
+        which = "Barnard" if "barnard_p" in tests else "Fisher"
+        line += f"; {which} p = {sig(float(p), 2)}"
+    must = [m for m in c.get("mismatches") or [] if m.get("must_match")]
+    return {"comparable": bool(c.get("comparable")), "line": line, "must": must,
+            "message": str(c.get("message") or ""), "raw": c}
 
 
 def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "simgap report",
@@ -61,20 +107,22 @@ def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "sim
     """The report as one HTML string."""
     d = diagnosis.to_dict() if isinstance(diagnosis, Diagnosis) else dict(diagnosis)
     findings = []
-    for i, f in enumerate(d["findings"]):
-        key = f.get("key_figure")
-        key_val = f["figures"].get(key) if key else None
+    for i, f in enumerate(d.get("findings") or []):
+        f = {"title": "", "summary": "", "next_step": "", "figures": {}, "artifacts": {},
+             "residual": None, "noise_floor": None, "residual_unit": "", **f}
         findings.append({
-            **f, "anchor": f"f{i}-{f['branch']}",
-            "key_text": f"{key} = {_fmt(key_val)}" if key is not None and key_val is not None
-            else "",
+            **f, "anchor": f"f{i}-{f['branch']}", "key_text": key_line(f).text,
             "figure_rows": _flat_figures(f.get("figures") or {}),
             "plots": _branch_plots(f),
         })
+    stop = d.get("stop") or {}
+    first, then = headline(findings, stop)
+    notes = contradictions(findings)
     return _ENV.get_template("report.html").render(
         title=title, rig=d.get("rig", ""), version=d.get("simgap_version", ""),
-        seed=d.get("seed", 0), comparability=d.get("comparability"), findings=findings,
-        stop=d.get("stop") or {}, fmt=_fmt)
+        seed=d.get("seed", 0), comparability=_comparability(d.get("comparability")),
+        first=first, then=then, cards=_cards(findings, notes), findings=findings,
+        stop=stop, fmt=_fmt)
 
 
 def write_report(diagnosis: Diagnosis | Mapping[str, Any], path: str | Path, **kw: Any) -> Path:

@@ -1,39 +1,123 @@
-"""Report plots of the actuator branch: each joint's ladder (train and held-out MAE of every
-rung against the noise floor), and the held-out error of the selected rung per log."""
+"""Report plots of the actuator branch, most telling first: real against simulated joint
+trajectories before and after the fit (when the finding carries them), the held-out error of
+every joint for the ideal actuator and the selected rung against the noise floor, the
+identified delay per joint with its 95% interval (and the delay profile when identification
+wrote one), then each joint's ladder."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from simgap.report import svg
 
 
+def _f(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
+def trajectory_plots(joints: Mapping[str, Any], floor: float | None) -> list[str]:
+    """Per joint: real, simulated before and after the fit; and the residual against the
+    noise floor. Reads ``details.joints[j].traces`` = {t_s, real_rad, before_rad, after_rad}."""
+    out = []
+    for name, j in joints.items():
+        tr = j.get("traces") if isinstance(j, Mapping) else None
+        if not isinstance(tr, Mapping) or not tr.get("t_s") or not tr.get("real_rad"):
+            continue
+        series = {"real": tr["real_rad"]}
+        if tr.get("before_rad"):
+            series["sim, nominal"] = tr["before_rad"]
+        if tr.get("after_rad"):
+            series[f"sim, fitted ({j.get('selected', 'fit')})"] = tr["after_rad"]
+        out.append(svg.lines(tr["t_s"], series, xlabel="time [s]", ylabel="angle [rad]",
+                             title=f"{name}: real vs simulated trajectory"))
+        if tr.get("after_rad"):
+            res = [_f(a) - _f(b) for a, b in zip(tr["real_rad"], tr["after_rad"], strict=False)]
+            out.append(svg.lines(tr["t_s"][:len(res)], {"real - fitted": res},
+                                 xlabel="time [s]", ylabel="residual [rad]",
+                                 title=f"{name}: residual after the fit",
+                                 band=(floor, f"noise floor +-{svg.fmt(floor)} rad")
+                                 if floor else None))
+    return out
+
+
+def overview(joints: Mapping[str, Any], floor: float | None) -> str:
+    """Held-out error per joint: the ideal actuator and the selected rung, against the floor."""
+    names, ideal, chosen = [], [], []
+    for name, j in joints.items():
+        rungs = {str(r.get("model")): r for r in j.get("rungs") or []}
+        if not rungs:
+            continue
+        names.append(name)
+        ideal.append(_f((rungs.get("ideal") or {}).get("validation_mae_rad")))
+        chosen.append(_f((rungs.get(str(j.get("selected"))) or {}).get("validation_mae_rad")))
+    return svg.bars(names, {"ideal actuator": ideal, "selected rung": chosen},
+                    xlabel="joint", ylabel="held-out MAE [rad]",
+                    title="Held-out error per joint, ideal vs fitted actuator",
+                    hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None)
+
+
+def delay_plots(fig: Mapping[str, Any], joints: Mapping[str, Any]) -> list[str]:
+    """The identified delay per joint with its 95% interval; the delay profile if written."""
+    out = []
+    delays = fig.get("delay_s")
+    if not isinstance(delays, Mapping):
+        delays = {n: j.get("delay_s") for n, j in joints.items() if isinstance(j, Mapping)}
+    raw_iv = fig.get("delay_interval_s")
+    iv: Mapping[str, Any] = raw_iv if isinstance(raw_iv, Mapping) else {}
+    names = [n for n, v in delays.items() if math.isfinite(_f(v))]
+    if names:
+        bounds: list[tuple[float, float] | None] = []
+        for n in names:
+            b = iv.get(n)
+            bounds.append((_f(b[0]) * 1e3, _f(b[1]) * 1e3) if isinstance(b, Sequence)
+                          and len(b) == 2 else None)
+        out.append(svg.intervals(names, [_f(delays[n]) * 1e3 for n in names], bounds,
+                                 xlabel="joint", ylabel="delay [ms]",
+                                 title="Identified command-to-motion delay per joint "
+                                       "(95% interval; hollow = no interval)"))
+    prof = fig.get("delay_profile")
+    if isinstance(prof, Mapping):
+        for name, p in prof.items():
+            if not isinstance(p, Mapping):
+                continue
+            x = p.get("delay_s") or p.get("delays_s")
+            y = p.get("loss") or p.get("mae_rad") or p.get("cost")
+            if isinstance(x, Sequence) and isinstance(y, Sequence) and len(x) == len(y) > 1:
+                out.append(svg.lines([_f(v) * 1e3 for v in x], {"fit error": y},
+                                     xlabel="assumed delay [ms]", ylabel="fit error [rad]",
+                                     title=f"{name}: delay profile"))
+    return out
+
+
 def plots(finding: Mapping[str, Any]) -> list[str]:
     """HTML snippets (inline SVG) for one actuator finding (its ``to_dict`` form)."""
     details = finding.get("details") or {}
+    fig = finding.get("figures") or {}
     joints = details.get("joints") or {}
-    floor = details.get("noise_floor_rad")
-    out: list[str] = []
+    floor_v = _f(details.get("noise_floor_rad", fig.get("noise_floor_rad")))
+    floor = floor_v if math.isfinite(floor_v) and floor_v > 0 else None
+    out = trajectory_plots(joints, floor)
+    out.append(overview(joints, floor))
+    out += delay_plots(fig, joints)
     for name, j in joints.items():
         rungs = j.get("rungs") or []
         if not rungs:
             continue
         labels = [str(r["model"]) for r in rungs]
-        series: dict[str, Sequence[float]] = {"train": [float(r["train_mae_rad"]) for r in rungs],
-                  "held-out": [float(r["validation_mae_rad"]) for r in rungs]}
-        hline = (float(floor), f"noise floor {float(floor):.2g} rad") if floor else None
-        out.append(svg.bars(labels, series, ylabel="MAE [rad]", hline=hline,
+        out.append(svg.bars(labels, {"train": [_f(r.get("train_mae_rad")) for r in rungs],
+                                     "held-out": [_f(r.get("validation_mae_rad"))
+                                                  for r in rungs]},
+                            xlabel="actuator model (ladder rung)", ylabel="MAE [rad]",
+                            hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor
+                            else None,
                             title=f"{name}: actuator ladder (selected {j.get('selected')})"))
         sel = next((r for r in rungs if r["model"] == j.get("selected")), None)
         per = (sel or {}).get("validation_per_log_rad") or []
         if len(per) > 1:
-            out.append(svg.bars([str(i) for i in range(len(per))],
-                                _one(str(j.get("selected")), [float(v) for v in per]),
-                                ylabel="held-out MAE [rad]",
+            out.append(svg.bars([f"log {i + 1}" for i in range(len(per))],
+                                {str(j.get("selected")): [_f(v) for v in per]},
+                                xlabel="held-out trajectory", ylabel="held-out MAE [rad]",
                                 title=f"{name}: held-out error per trajectory"))
-    return out
-
-
-def _one(name: str, values: Sequence[float]) -> dict[str, Sequence[float]]:
-    return {name: values}
+    return [p for p in out if p]

@@ -1,6 +1,7 @@
-"""Report plots of the appearance branch: real, simulated and difference images side by side
-at the policy resolution (upscaled nearest-neighbour so pixels stay pixels), and the jaws'
-brightness ratio frame by frame."""
+"""Report plots of the appearance branch: the real frame, the render at the same joint angles
+and their difference, at the policy's resolution and upscaled nearest-neighbour (pixels stay
+pixels), with the region gains (real / rendered brightness per region) beside them; and the
+jaws' brightness ratio frame by frame."""
 
 from __future__ import annotations
 
@@ -13,6 +14,22 @@ import numpy as np
 from simgap.report import svg
 
 
+def region_table(regions: Mapping[str, Any]) -> str:
+    """Real / rendered mean brightness per region, as a small table (empty without data)."""
+    rows = []
+    for name, r in regions.items():
+        if not isinstance(r, Mapping) or not r.get("real_rgb") or not r.get("sim_rgb"):
+            continue
+        real, sim = float(np.mean(r["real_rgb"])), float(np.mean(r["sim_rgb"]))
+        gain = svg.fmt(real / sim) if sim > 0 else "-"
+        rows.append(f"<tr><td>{html.escape(str(name))}</td><td>{svg.fmt(real)}</td>"
+                    f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.get('pixels', '')}</td></tr>")
+    if not rows:
+        return ""
+    return ("<table class=\"small\"><tr><th>region</th><th>real level</th><th>render level</th>"
+            "<th>gain (real/render)</th><th>pixels</th></tr>" + "".join(rows) + "</table>")
+
+
 def plots(finding: Mapping[str, Any]) -> list[str]:
     """HTML snippets for one appearance finding."""
     out: list[str] = []
@@ -20,23 +37,31 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     images = details.get("images")
     if images:
         cells = []
-        for key, label in (("real", "real"), ("sim", "simulated"),
+        for key, label in (("real", "real frame"), ("sim", "render, same joint angles"),
                            ("diff", "difference (grey = equal)")):
+            if key not in images:
+                continue
             img = np.asarray(images[key], dtype=np.uint8)
-            scale = max(1, 128 // max(1, img.shape[0]))
-            cells.append(f"<figure style=\"display:inline-block;margin:4px\">"
+            scale = max(1, 160 // max(1, img.shape[0]))
+            cells.append(f"<figure style=\"display:inline-block;margin:2px\">"
                          f"{svg.png_img(img, scale=scale, title=label)}"
-                         f"<figcaption>{html.escape(label)}</figcaption></figure>")
+                         f"<figcaption class=\"small\">{html.escape(label)}</figcaption>"
+                         "</figure>")
         label = str(images.get("pose_label") or "")
-        cap = (f"frame {images.get('frame')} ({html.escape(str(images.get('recording')))}"
-               f"{', ' + html.escape(label) if label else ''}) at the policy resolution")
-        out.append(f"<div><p>{cap}</p>{''.join(cells)}</div>")
+        shape = np.asarray(images.get("real", [[0]])).shape
+        cap = (f"Frame {images.get('frame')} ({html.escape(str(images.get('recording')))}"
+               f"{', ' + html.escape(label) if label else ''}) at the policy resolution "
+               f"{shape[1] if len(shape) > 1 else '?'} x {shape[0]} px, upscaled without "
+               "smoothing")
+        table = region_table((finding.get("figures") or {}).get("regions") or {})
+        out.append(f"<div><p class=\"small\"><strong>{cap}</strong></p>{''.join(cells)}"
+                   f"{table}</div>")
     gains = details.get("jaw_gain_per_frame")
     if gains:
         g = np.array([np.nan if v is None else v for v in gains], dtype=float)
         if np.isfinite(g).any():
-            out.append(svg.lines(np.arange(g.size), {"jaws real/sim": g,
-                                                     "match": np.ones(g.size)},
+            out.append(svg.lines(np.arange(1, g.size + 1), {"jaws real/render": g,
+                                                            "match (1)": np.ones(g.size)},
                                  xlabel="compared frame", ylabel="brightness ratio",
-                                 title="Jaw brightness ratio per frame"))
+                                 title="Jaw brightness, real / render, per frame"))
     return out

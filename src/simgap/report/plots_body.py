@@ -16,6 +16,11 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         return []
     ci = details.get("ci95_deg") or {}
     names = list(offsets)
-    return [svg.bars(names, {"|offset| [deg]": [abs(float(offsets[n])) for n in names],
-                             "95% half-width [deg]": [float(ci.get(n, 0.0)) for n in names]},
-                     ylabel="deg", title="Joint zero offsets")]
+    bounds: list[tuple[float, float] | None] = []
+    for n in names:
+        h = ci.get(n)
+        bounds.append((float(offsets[n]) - float(h), float(offsets[n]) + float(h))
+                      if isinstance(h, (int, float)) else None)
+    return [svg.intervals(names, [float(offsets[n]) for n in names], bounds, xlabel="joint",
+                          ylabel="zero offset [deg]",
+                          title="Joint zero offsets (95% interval)", hline=(0.0, "no offset"))]

@@ -1,5 +1,6 @@
-"""Report plots of the latency branch: the per-tick total against the control period, the
-per-stage p50/p95, and the async client's action queue over time when it was logged."""
+"""Report plots of the latency branch: the distribution of the per-tick total (ECDF) with the
+control period drawn on it, the per-stage p50 and p95 stacked against the control period, and
+the async client's action queue over time when it was logged."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from simgap.report import svg
 
 
 def _finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and math.isfinite(v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _ms(v: Any) -> float:
+    return float(v) * 1e3 if _finite(v) else float("nan")
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
@@ -19,36 +24,29 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     fig = finding.get("figures") or {}
     det = finding.get("details") or {}
     out: list[str] = []
-    dt = _ms(fig.get("control_dt_s")) / 1e3
-    qs = det.get("total_quantiles_s") or []
-    if qs and math.isfinite(dt):
-        # Every total (sorted) up to 2000 ticks; beyond, quantiles at equal probability steps,
-        # whose histogram has the shape of the density.
+    dt_ms = _ms(fig.get("control_dt_s"))
+    qs = [float(v) * 1e3 for v in det.get("total_quantiles_s") or [] if _finite(v)]
+    if qs:
         n_ticks = fig.get("ticks")
-        ylabel_note = "" if not isinstance(n_ticks, int) or n_ticks <= len(qs) else (
-            f" (shape from {len(qs)} quantiles of {n_ticks} ticks)")
-        vlines = [(dt * 1e3, f"control period {dt * 1e3:.1f} ms")]
-        if _finite(fig.get("total_p95_s")):
-            vlines.append((float(fig["total_p95_s"]) * 1e3,
-                           f"p95 {float(fig['total_p95_s']) * 1e3:.1f} ms"))
-        out.append(svg.histogram([float(v) * 1e3 for v in qs if _finite(v)], bins=40,
-                                 xlabel=f"per-tick total [ms]{ylabel_note}", vlines=vlines,
-                                 title="Per-tick total against the control period"))
+        note = "" if not isinstance(n_ticks, int) or n_ticks <= len(qs) else (
+            f", from {len(qs)} quantiles of {n_ticks} ticks")
+        vlines = [(dt_ms, f"control period {svg.fmt(dt_ms)} ms")] if math.isfinite(dt_ms) \
+            else []
+        out.append(svg.ecdf(qs, xlabel=f"per-tick total [ms]{note}", vlines=vlines,
+                            title="Per-tick loop total against the control period"))
     stages = fig.get("stages") or {}
     if stages:
         names = list(stages)
-        out.append(svg.bars(
-            names, {"p50": [_ms(stages[n].get("p50_s")) for n in names],
-                    "p95": [_ms(stages[n].get("p95_s")) for n in names]},
-            ylabel="ms", title="Per-stage p50 and p95",
-            hline=(dt * 1e3, "control period") if math.isfinite(dt) else None))
+        out.append(svg.stacked_bars(
+            ["p50", "p95"], {n: [_ms(stages[n].get("p50_s")), _ms(stages[n].get("p95_s"))]
+                             for n in names},
+            xlabel="percentile of each stage (sum in brackets)", ylabel="duration [ms]",
+            title="Per-stage p50 and p95, stacked",
+            hline=(dt_ms, f"control period {svg.fmt(dt_ms)} ms") if math.isfinite(dt_ms)
+            else None))
     q = det.get("queue_size") or []
     if q:
         out.append(svg.lines(list(range(len(q))), {"queue size": [float(v) for v in q]},
                              xlabel="observation send", ylabel="actions in queue",
                              title="Action queue at each observation send"))
     return out
-
-
-def _ms(v: Any) -> float:
-    return float(v) * 1e3 if _finite(v) else float("nan")

@@ -9,13 +9,15 @@ from simgap.report import svg
 
 
 def phase_bars(comparison: Mapping[str, Any], phases: list[str]) -> str:
-    """Grouped bars: the fraction of episodes that broke in each phase, sim vs real."""
+    """Grouped bars: the fraction of episodes that broke in each phase, sim vs real (empty
+    when no episode broke)."""
     series: dict[str, Sequence[float]] = {}
     for name in ("sim", "real"):
         c = comparison.get(name)
         if c and c.get("n"):
             series[f"{name} (n={c['n']})"] = [c["by_phase"].get(ph, 0) / c["n"] for ph in phases]
-    return svg.bars(phases, series, ylabel="fraction of episodes",
+    return svg.bars(phases, series, xlabel="phase the episode broke in",
+                    ylabel="fraction of episodes",
                     title="Where episodes break: failure phase, sim vs real")
 
 

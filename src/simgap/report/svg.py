@@ -1,6 +1,9 @@
 """Small inline SVG plots for the report: no JavaScript, no network, no plotting library.
 
-Every function returns an ``<svg>`` string sized in CSS pixels. Inputs are plain arrays.
+Every function returns an ``<svg class="plot">`` string sized in CSS pixels, with a title
+(``<title>`` and a visible heading), an x-axis label (``class="xlabel"``) and a y-axis label
+(``class="ylabel"``), or the empty string when there is nothing to draw: a plot of no data, or
+of nothing but zeros, is never drawn. Inputs are plain arrays.
 """
 
 from __future__ import annotations
@@ -8,13 +11,14 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-W, H = 560, 220
-PAD_L, PAD_R, PAD_T, PAD_B = 56, 16, 18, 40
+W, H = 560, 240
+PAD_L, PAD_R, PAD_T, PAD_B = 60, 16, 40, 44
 PALETTE = ("#2a6fdb", "#e07b00", "#2a9d55", "#c23b3b", "#7a4bc2", "#555555")
 
 
@@ -22,31 +26,49 @@ def _esc(s: object) -> str:
     return html.escape(str(s), quote=True)
 
 
-def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
-    if not np.isfinite(lo) or not np.isfinite(hi) or hi <= lo:
-        return [lo]
-    step = (hi - lo) / n
-    mag = 10 ** np.floor(np.log10(step))
-    step = min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= step), default=step)
-    start = np.ceil(lo / step) * step
-    return [float(v) for v in np.arange(start, hi + step * 1e-9, step)]
+def _step(lo: float, hi: float, n: int) -> float:
+    raw = (hi - lo) / n
+    mag = 10 ** math.floor(math.log10(raw))
+    return min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw * (1 - 1e-9)),
+               default=raw)
 
 
-def _fmt(v: float) -> str:
+def ticks(lo: float, hi: float, n: int = 5) -> list[tuple[float, str]]:
+    """Round tick positions in [lo, hi] and their labels, with as many decimals as the step
+    needs, so that neighbouring ticks never read the same."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [(lo, fmt(lo))] if math.isfinite(lo) else []
+    step = _step(lo, hi, n)
+    start = math.ceil(lo / step - 1e-9) * step
+    vals = [float(v) for v in np.arange(start, hi + step * 1e-6, step)]
+    big = max(abs(lo), abs(hi))
+    if big >= 1e5 or big < 1e-3:
+        digits = max(1, math.ceil(math.log10(big / step)) + 1) if big > 0 else 1
+        return [(v, f"{v:.{digits}g}") for v in vals]
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    if abs(step * 10 ** decimals - round(step * 10 ** decimals)) > 1e-6:
+        decimals += 1  # 2.5 x 10^-k needs one more
+    return [(v, f"{0.0 if abs(v) < step * 1e-6 else v:.{decimals}f}") for v in vals]
+
+
+def fmt(v: float) -> str:
+    """A number with three significant digits (no exponent for everyday magnitudes)."""
     a = abs(v)
+    if not math.isfinite(v):
+        return str(v)
     if a == 0:
         return "0"
-    if a >= 1000 or a < 0.01:
-        return f"{v:.2g}"
-    return f"{v:.3g}"
+    if a >= 1e5 or a < 1e-3:
+        return f"{v:.3g}"
+    return f"{v:.3g}" if a < 1000 else f"{v:.0f}"
 
 
 class _Frame:
     def __init__(self, xlo: float, xhi: float, ylo: float, yhi: float) -> None:
-        if xhi <= xlo:
-            xhi = xlo + 1.0
-        if yhi <= ylo:
-            yhi = ylo + 1.0
+        if not xhi > xlo:
+            xlo, xhi = xlo - 0.5, xlo + 0.5
+        if not yhi > ylo:
+            ylo, yhi = ylo - 0.5, ylo + 0.5
         self.xlo, self.xhi, self.ylo, self.yhi = xlo, xhi, ylo, yhi
 
     def x(self, v: float) -> float:
@@ -55,110 +77,310 @@ class _Frame:
     def y(self, v: float) -> float:
         return H - PAD_B - (v - self.ylo) / (self.yhi - self.ylo) * (H - PAD_T - PAD_B)
 
-    def axes(self, xlabel: str, ylabel: str) -> list[str]:
+    def axes(self, xlabel: str, ylabel: str, *, xticks: bool = True) -> list[str]:
         out = [f'<line x1="{PAD_L}" y1="{H - PAD_B}" x2="{W - PAD_R}" y2="{H - PAD_B}" '
                'stroke="#333"/>',
                f'<line x1="{PAD_L}" y1="{PAD_T}" x2="{PAD_L}" y2="{H - PAD_B}" stroke="#333"/>']
-        for t in _ticks(self.xlo, self.xhi):
-            out.append(f'<text x="{self.x(t):.1f}" y="{H - PAD_B + 14}" font-size="10" '
-                       f'text-anchor="middle">{_fmt(t)}</text>')
-        for t in _ticks(self.ylo, self.yhi, 4):
-            out.append(f'<text x="{PAD_L - 4}" y="{self.y(t) + 3:.1f}" font-size="10" '
-                       f'text-anchor="end">{_fmt(t)}</text>')
-        out.append(f'<text x="{(PAD_L + W - PAD_R) / 2}" y="{H - 6}" font-size="11" '
-                   f'text-anchor="middle">{_esc(xlabel)}</text>')
-        out.append(f'<text x="12" y="{(PAD_T + H - PAD_B) / 2}" font-size="11" '
-                   f'text-anchor="middle" transform="rotate(-90 12 {(PAD_T + H - PAD_B) / 2})">'
-                   f'{_esc(ylabel)}</text>')
+        if xticks:
+            for t, label in ticks(self.xlo, self.xhi):
+                out.append(f'<text x="{self.x(t):.1f}" y="{H - PAD_B + 14}" font-size="10" '
+                           f'text-anchor="middle">{label}</text>')
+        for t, label in ticks(self.ylo, self.yhi, 4):
+            out.append(f'<line x1="{PAD_L - 3}" y1="{self.y(t):.1f}" x2="{W - PAD_R}" '
+                       f'y2="{self.y(t):.1f}" stroke="#eee"/>'
+                       f'<text x="{PAD_L - 5}" y="{self.y(t) + 3:.1f}" font-size="10" '
+                       f'text-anchor="end">{label}</text>')
+        out.append(f'<text class="xlabel" x="{(PAD_L + W - PAD_R) / 2}" y="{H - 8}" '
+                   f'font-size="11" text-anchor="middle">{_esc(xlabel)}</text>')
+        mid = (PAD_T + H - PAD_B) / 2
+        out.append(f'<text class="ylabel" x="13" y="{mid}" font-size="11" '
+                   f'text-anchor="middle" transform="rotate(-90 13 {mid})">{_esc(ylabel)}</text>')
         return out
 
 
 def _wrap(parts: list[str], title: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+    return (f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
             f'viewBox="0 0 {W} {H}" role="img" aria-label="{_esc(title)}">'
-            f'<title>{_esc(title)}</title>' + "".join(parts) + "</svg>")
+            f'<title>{_esc(title)}</title>'
+            f'<text class="ptitle" x="{PAD_L}" y="16" font-size="12" font-weight="600">'
+            f'{_esc(title)}</text>' + "".join(parts) + "</svg>")
 
 
-def histogram(values: npt.ArrayLike, *, bins: int = 40, xlabel: str = "", title: str = "",
-              vlines: Sequence[tuple[float, str]] = ()) -> str:
+def _legend(names: Sequence[str], colors: Sequence[str]) -> list[str]:
+    """A legend above the plot area, right-aligned, one row."""
+    out, x = [], W - PAD_R
+    for name, color in reversed(list(zip(names, colors, strict=True))):
+        width = 14 + 6 * len(name)
+        x -= width
+        out.append(f'<rect x="{x:.0f}" y="{PAD_T - 12}" width="9" height="9" fill="{color}"/>'
+                   f'<text x="{x + 12:.0f}" y="{PAD_T - 4}" font-size="10">{_esc(name)}</text>')
+    return out
+
+
+def _vline(f: _Frame, x: float, label: str, color: str, row: int) -> str:
+    right = f.x(x) > PAD_L + 0.6 * (W - PAD_L - PAD_R)  # label on the left of the line
+    tx, anchor = (f.x(x) - 4, "end") if right else (f.x(x) + 4, "start")
+    return (f'<line x1="{f.x(x):.1f}" y1="{PAD_T}" x2="{f.x(x):.1f}" y2="{H - PAD_B}" '
+            f'stroke="{color}" stroke-width="2" stroke-dasharray="5 3"/>'
+            f'<text x="{tx:.1f}" y="{PAD_T + 12 + 12 * row}" font-size="10" '
+            f'text-anchor="{anchor}" fill="{color}" paint-order="stroke" stroke="#fff" '
+            f'stroke-width="3">{_esc(label)}</text>')
+
+
+def _finite(values: npt.ArrayLike) -> np.ndarray:
+    v = np.asarray(values, dtype=float).ravel()
+    return v[np.isfinite(v)]
+
+
+def histogram(values: npt.ArrayLike, *, bins: int = 40, xlabel: str, title: str,
+              ylabel: str = "count", vlines: Sequence[tuple[float, str]] = ()) -> str:
     """A histogram with optional labelled vertical lines (e.g. the control period)."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
+    v = _finite(values)
     if v.size == 0:
-        return _wrap(['<text x="20" y="40">no data</text>'], title)
-    lo = float(min(v.min(), *(x for x, _ in vlines))) if vlines else float(v.min())
-    hi = float(max(v.max(), *(x for x, _ in vlines))) if vlines else float(v.max())
-    counts, edges = np.histogram(v, bins=bins, range=(lo, hi if hi > lo else lo + 1e-9))
-    f = _Frame(lo, hi if hi > lo else lo + 1e-9, 0, float(counts.max()) * 1.1)
-    parts = f.axes(xlabel, "ticks")
+        return ""
+    xs = [x for x, _ in vlines if math.isfinite(x)]
+    lo, hi = float(min(v.min(), *xs)), float(max(v.max(), *xs))
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    counts, edges = np.histogram(v, bins=bins, range=(lo, hi))
+    f = _Frame(lo, hi, 0, float(counts.max()) * 1.15)
+    parts = f.axes(xlabel, ylabel)
     for c, a, b in zip(counts, edges[:-1], edges[1:], strict=True):
         if c:
             parts.append(f'<rect x="{f.x(a):.1f}" y="{f.y(c):.1f}" '
                          f'width="{max(0.5, f.x(b) - f.x(a) - 0.5):.1f}" '
                          f'height="{f.y(0) - f.y(c):.1f}" fill="{PALETTE[0]}"/>')
     for i, (x, label) in enumerate(vlines):
-        color = PALETTE[3 + i % 3]
-        parts.append(f'<line x1="{f.x(x):.1f}" y1="{PAD_T}" x2="{f.x(x):.1f}" y2="{H - PAD_B}" '
-                     f'stroke="{color}" stroke-width="2" stroke-dasharray="5 3"/>')
-        parts.append(f'<text x="{f.x(x) + 4:.1f}" y="{PAD_T + 12 + 12 * i}" font-size="11" '
-                     f'fill="{color}">{_esc(label)}</text>')
+        if math.isfinite(x):
+            parts.append(_vline(f, x, label, PALETTE[3 + i % 3], i))
     return _wrap(parts, title)
 
 
-def bars(labels: Sequence[str], series: dict[str, Sequence[float]], *, ylabel: str = "",
-         title: str = "", hline: tuple[float, str] | None = None) -> str:
-    """Grouped bars: one group per label, one bar per series."""
+def ecdf(values: npt.ArrayLike, *, xlabel: str, title: str,
+         vlines: Sequence[tuple[float, str]] = ()) -> str:
+    """The empirical cumulative distribution (fraction of samples at or below x)."""
+    v = np.sort(_finite(values))
+    if v.size == 0:
+        return ""
+    xs = [x for x, _ in vlines if math.isfinite(x)]
+    lo, hi = float(min(v[0], *xs)), float(max(v[-1], *xs))
+    pad = 0.03 * (hi - lo or 1.0)
+    f = _Frame(lo - pad, hi + pad, 0.0, 1.0)
+    parts = f.axes(xlabel, "fraction of ticks at or below")
+    p = np.arange(1, v.size + 1) / v.size
+    step = max(1, v.size // 1500)
+    pts = " ".join(f"{f.x(a):.1f},{f.y(b):.1f}" for a, b in zip(v[::step], p[::step],
+                                                               strict=True))
+    parts.append(f'<polyline points="{pts}" fill="none" stroke="{PALETTE[0]}" '
+                 'stroke-width="1.6"/>')
+    for i, (x, label) in enumerate(vlines):
+        if math.isfinite(x):
+            frac = float(np.mean(v <= x))
+            parts.append(_vline(f, x, f"{label} ({frac:.0%} at or below)", PALETTE[3 + i % 3],
+                                i))
+    return _wrap(parts, title)
+
+
+def bars(labels: Sequence[str], series: dict[str, Sequence[float]], *, xlabel: str,
+         ylabel: str, title: str, hline: tuple[float, str] | None = None,
+         errors: dict[str, Sequence[float]] | None = None) -> str:
+    """Grouped bars: one group per label, one bar per series; ``errors`` (same keys) draws
+    +-half-width whiskers. Empty when every value is zero or missing."""
+    vals = [float(x) for s in series.values() for x in s]
+    if not labels or not any(math.isfinite(x) and x != 0 for x in vals):
+        return ""
     n, k = len(labels), max(1, len(series))
-    allv = [float(x) for s in series.values() for x in s if np.isfinite(x)]
-    top = max(allv + ([hline[0]] if hline else []) + [1e-12]) * 1.15
-    f = _Frame(0, max(n, 1), 0, top)
-    parts = f.axes("", ylabel)[:-2]  # no numeric x ticks: labels instead
-    parts = [p for p in parts if 'text-anchor="middle">' not in p or "rotate" in p]
-    gw = (W - PAD_L - PAD_R) / max(n, 1)
+    tops = [x + float((errors or {}).get(name, [0.0] * n)[i] or 0.0)
+            for name, s in series.items() for i, x in enumerate(s) if math.isfinite(float(x))]
+    lo = min(0.0, *[float(x) for x in vals if math.isfinite(x)])
+    top = max(tops + ([hline[0]] if hline and math.isfinite(hline[0]) else []) + [0.0])
+    f = _Frame(0, n, lo * 1.15, top * 1.15 if top > 0 else 1.0)
+    parts = f.axes(xlabel, ylabel, xticks=False)
+    gw = (W - PAD_L - PAD_R) / n
+    colors = [PALETTE[j % len(PALETTE)] for j in range(k)]
+    small = 10 if n <= 8 else 8
     for i, lab in enumerate(labels):
-        for j, (name, vals) in enumerate(series.items()):
-            v = float(vals[i])
-            if not np.isfinite(v):
+        for j, (name, s) in enumerate(series.items()):
+            v = float(s[i])
+            if not math.isfinite(v):
                 continue
             x0 = PAD_L + i * gw + 0.1 * gw + j * 0.8 * gw / k
-            parts.append(f'<rect x="{x0:.1f}" y="{f.y(v):.1f}" width="{0.8 * gw / k - 1:.1f}" '
-                         f'height="{f.y(0) - f.y(v):.1f}" fill="{PALETTE[j % len(PALETTE)]}">'
-                         f'<title>{_esc(name)} {_esc(lab)}: {_fmt(v)}</title></rect>')
+            y0, y1 = sorted((f.y(v), f.y(0)))
+            parts.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{0.8 * gw / k - 1:.1f}" '
+                         f'height="{y1 - y0:.1f}" fill="{colors[j]}">'
+                         f'<title>{_esc(name)} {_esc(lab)}: {fmt(v)}</title></rect>')
+            e = float((errors or {}).get(name, [math.nan] * n)[i] or math.nan)
+            if math.isfinite(e) and e > 0:
+                cx = x0 + 0.4 * gw / k
+                parts.append(f'<line x1="{cx:.1f}" y1="{f.y(v - e):.1f}" x2="{cx:.1f}" '
+                             f'y2="{f.y(v + e):.1f}" stroke="#111"/>')
+        parts.append(f'<text x="{PAD_L + (i + 0.5) * gw:.1f}" y="{H - PAD_B + 14}" '
+                     f'font-size="{small}" text-anchor="middle">{_esc(lab)}</text>')
+    line = bool(hline and math.isfinite(hline[0]))
+    # The reference line is named in the legend, never written over the bars.
+    parts += _legend(list(series) + ([hline[1]] if hline and line else []),
+                     colors + ([PALETTE[3]] if line else []))
+    if hline and line:
+        parts.append(f'<line x1="{PAD_L}" y1="{f.y(hline[0]):.1f}" x2="{W - PAD_R}" '
+                     f'y2="{f.y(hline[0]):.1f}" stroke="{PALETTE[3]}" stroke-width="1.5" '
+                     f'stroke-dasharray="5 3"><title>{_esc(hline[1])}</title></line>')
+    return _wrap(parts, title)
+
+
+def stacked_bars(labels: Sequence[str], stacks: dict[str, Sequence[float]], *, xlabel: str,
+                 ylabel: str, title: str, hline: tuple[float, str] | None = None) -> str:
+    """One bar per label, stacked by the keys of ``stacks`` (e.g. stages)."""
+    if not labels or not any(math.isfinite(float(v)) and v > 0 for s in stacks.values()
+                             for v in s):
+        return ""
+    totals = [sum(float(s[i]) for s in stacks.values() if math.isfinite(float(s[i])))
+              for i in range(len(labels))]
+    top = max(totals + ([hline[0]] if hline else []))
+    f = _Frame(0, len(labels), 0, top * 1.15)
+    parts = f.axes(xlabel, ylabel, xticks=False)
+    gw = (W - PAD_L - PAD_R) / len(labels)
+    colors = [PALETTE[j % len(PALETTE)] for j in range(len(stacks))]
+    for i, lab in enumerate(labels):
+        base = 0.0
+        for j, (name, s) in enumerate(stacks.items()):
+            v = float(s[i])
+            if not (math.isfinite(v) and v > 0):
+                continue
+            parts.append(f'<rect x="{PAD_L + i * gw + 0.25 * gw:.1f}" y="{f.y(base + v):.1f}" '
+                         f'width="{0.5 * gw:.1f}" height="{f.y(base) - f.y(base + v):.1f}" '
+                         f'fill="{colors[j]}" stroke="#fff"><title>{_esc(lab)} '
+                         f'{_esc(name)}: {fmt(v)}</title></rect>')
+            base += v
+        parts.append(f'<text x="{PAD_L + (i + 0.5) * gw:.1f}" y="{H - PAD_B + 14}" '
+                     f'font-size="10" text-anchor="middle">{_esc(lab)} ({fmt(base)})</text>')
+    parts += _legend(list(stacks), colors)
+    if hline and math.isfinite(hline[0]):
+        parts.append(f'<line x1="{PAD_L}" y1="{f.y(hline[0]):.1f}" x2="{W - PAD_R}" '
+                     f'y2="{f.y(hline[0]):.1f}" stroke="{PALETTE[3]}" stroke-width="2" '
+                     f'stroke-dasharray="5 3"/><text x="{PAD_L + 4}" '
+                     f'y="{f.y(hline[0]) - 4:.1f}" font-size="10" fill="{PALETTE[3]}">'
+                     f'{_esc(hline[1])}</text>')
+    return _wrap(parts, title)
+
+
+def intervals(labels: Sequence[str], values: Sequence[float],
+              bounds: Sequence[tuple[float, float] | None], *, xlabel: str, ylabel: str,
+              title: str, hline: tuple[float, str] | None = None) -> str:
+    """One point per label with its 95% interval as a whisker (a missing interval: a hollow
+    point, not identifiable)."""
+    pts = [(i, float(v)) for i, v in enumerate(values) if math.isfinite(float(v))]
+    if not pts:
+        return ""
+    ys = [v for _, v in pts] + [float(b) for bb in bounds if bb for b in bb
+                                if math.isfinite(float(b))]
+    if hline:
+        ys.append(hline[0])
+    lo, hi = min(ys + [0.0]), max(ys)
+    f = _Frame(0, len(labels), lo, hi + 0.1 * (hi - lo or 1.0))
+    parts = f.axes(xlabel, ylabel, xticks=False)
+    gw = (W - PAD_L - PAD_R) / len(labels)
+    for i, v in pts:
+        cx = PAD_L + (i + 0.5) * gw
+        bb = bounds[i] if i < len(bounds) else None
+        if bb and all(math.isfinite(float(b)) for b in bb):
+            parts.append(f'<line x1="{cx:.1f}" y1="{f.y(float(bb[0])):.1f}" x2="{cx:.1f}" '
+                         f'y2="{f.y(float(bb[1])):.1f}" stroke="{PALETTE[0]}" '
+                         'stroke-width="2"/>')
+        fill = PALETTE[0] if bb else "#fff"
+        parts.append(f'<circle cx="{cx:.1f}" cy="{f.y(v):.1f}" r="4" fill="{fill}" '
+                     f'stroke="{PALETTE[0]}"><title>{_esc(labels[i])}: {fmt(v)}'
+                     f'{"" if bb else " (no interval: not identifiable)"}</title></circle>')
+    for i, lab in enumerate(labels):
         parts.append(f'<text x="{PAD_L + (i + 0.5) * gw:.1f}" y="{H - PAD_B + 14}" '
                      f'font-size="10" text-anchor="middle">{_esc(lab)}</text>')
-    for j, name in enumerate(series):
-        parts.append(f'<rect x="{W - PAD_R - 110}" y="{PAD_T + 14 * j}" width="10" height="10" '
-                     f'fill="{PALETTE[j % len(PALETTE)]}"/><text x="{W - PAD_R - 96}" '
-                     f'y="{PAD_T + 9 + 14 * j}" font-size="10">{_esc(name)}</text>')
     if hline:
         parts.append(f'<line x1="{PAD_L}" y1="{f.y(hline[0]):.1f}" x2="{W - PAD_R}" '
                      f'y2="{f.y(hline[0]):.1f}" stroke="{PALETTE[3]}" stroke-dasharray="5 3"/>'
-                     f'<text x="{PAD_L + 4}" y="{f.y(hline[0]) - 4:.1f}" font-size="10" '
-                     f'fill="{PALETTE[3]}">{_esc(hline[1])}</text>')
+                     f'<text x="{W - PAD_R - 2}" y="{f.y(hline[0]) - 4:.1f}" font-size="10" '
+                     f'text-anchor="end" fill="{PALETTE[3]}">{_esc(hline[1])}</text>')
     return _wrap(parts, title)
 
 
-def lines(x: npt.ArrayLike, series: dict[str, npt.ArrayLike], *, xlabel: str = "",
-          ylabel: str = "", title: str = "", max_points: int = 1500) -> str:
-    """Line plot of several series against one x axis (decimated to ``max_points``)."""
+def lines(x: npt.ArrayLike, series: dict[str, npt.ArrayLike], *, xlabel: str, ylabel: str,
+          title: str, max_points: int = 1500, band: tuple[float, str] | None = None) -> str:
+    """Line plot of several series against one x axis (decimated to ``max_points``);
+    ``band`` shades +-value around zero (e.g. the noise floor of a residual)."""
     xv = np.asarray(x, dtype=float)
+    if xv.size == 0:
+        return ""
     step = max(1, xv.size // max_points)
     xv = xv[::step]
     ys = {k: np.asarray(v, dtype=float)[::step] for k, v in series.items()}
     finite = [a[np.isfinite(a)] for a in ys.values()]
-    ylo = min((float(a.min()) for a in finite if a.size), default=0.0)
-    yhi = max((float(a.max()) for a in finite if a.size), default=1.0)
-    if xv.size == 0:
-        return _wrap(['<text x="20" y="40">no data</text>'], title)
-    f = _Frame(float(xv.min()), float(xv.max()), ylo, yhi + 0.05 * (yhi - ylo + 1e-12))
+    if not any(a.size and np.any(a != 0) for a in finite):
+        return ""
+    ylo = min(float(a.min()) for a in finite if a.size)
+    yhi = max(float(a.max()) for a in finite if a.size)
+    if band:
+        ylo, yhi = min(ylo, -band[0]), max(yhi, band[0])
+    f = _Frame(float(xv.min()), float(xv.max()), ylo, yhi + 0.05 * (yhi - ylo))
     parts = f.axes(xlabel, ylabel)
-    for j, (name, yv) in enumerate(ys.items()):
+    if band:
+        parts.append(f'<rect x="{PAD_L}" y="{f.y(band[0]):.1f}" width="{W - PAD_L - PAD_R}" '
+                     f'height="{f.y(-band[0]) - f.y(band[0]):.1f}" fill="#c23b3b" '
+                     f'fill-opacity="0.12"><title>{_esc(band[1])}</title></rect>')
+    colors = [PALETTE[j % len(PALETTE)] for j in range(len(ys))]
+    for j, yv in enumerate(ys.values()):
         pts = " ".join(f"{f.x(a):.1f},{f.y(b):.1f}" for a, b in zip(xv, yv, strict=False)
                        if np.isfinite(b))
-        parts.append(f'<polyline points="{pts}" fill="none" '
-                     f'stroke="{PALETTE[j % len(PALETTE)]}" stroke-width="1.3"/>')
-        parts.append(f'<text x="{W - PAD_R - 4}" y="{PAD_T + 10 + 12 * j}" font-size="10" '
-                     f'text-anchor="end" fill="{PALETTE[j % len(PALETTE)]}">{_esc(name)}</text>')
+        parts.append(f'<polyline points="{pts}" fill="none" stroke="{colors[j]}" '
+                     'stroke-width="1.3"/>')
+    names = list(ys) + ([band[1]] if band else [])
+    parts += _legend(names, colors + (["#e8b4b4"] if band else []))
+    return _wrap(parts, title)
+
+
+def scatter(groups: dict[str, tuple[np.ndarray, Sequence[bool | None]]], *, xlabel: str,
+            ylabel: str, title: str, rect: tuple[float, float, float, float] | None = None,
+            rect_label: str = "") -> str:
+    """Points (x, y) per group, filled on success, a red cross on failure; groups are drawn
+    in the order given so the last (the real runs) lies on top. ``rect`` = (x0, x1, y0, y1)
+    is drawn dashed (e.g. the training square); x and y share one scale."""
+    pts = {k: (np.asarray(p, dtype=float).reshape(-1, 2), s) for k, (p, s) in groups.items()}
+    allp = [p for p, _ in pts.values() if p.size]
+    if not allp:
+        return ""
+    xy = np.concatenate(allp)
+    xs, ys = list(xy[:, 0]), list(xy[:, 1])
+    if rect:
+        xs += [rect[0], rect[1]]
+        ys += [rect[2], rect[3]]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    half = max(max(xs) - min(xs), max(ys) - min(ys), 1e-3) * 0.55
+    # Equal scale on both axes: the plot area is wider than tall, so widen x.
+    aspect = (W - PAD_L - PAD_R) / (H - PAD_T - PAD_B)
+    f = _Frame(cx - half * aspect, cx + half * aspect, cy - half, cy + half)
+    parts = f.axes(xlabel, ylabel)
+    if rect:
+        parts.append(f'<rect x="{f.x(rect[0]):.1f}" y="{f.y(rect[3]):.1f}" '
+                     f'width="{f.x(rect[1]) - f.x(rect[0]):.1f}" '
+                     f'height="{f.y(rect[2]) - f.y(rect[3]):.1f}" fill="#2a9d55" '
+                     'fill-opacity="0.06" stroke="#2a9d55" stroke-dasharray="5 3">'
+                     f'<title>{_esc(rect_label)}</title></rect>')
+    colors = [PALETTE[j % len(PALETTE)] for j in range(len(pts))]
+    for j, (name, (p, succ)) in enumerate(pts.items()):
+        r = 3 if j < len(pts) - 1 else 4.5
+        for i, (x, y) in enumerate(p):
+            s = succ[i] if i < len(succ) else None
+            tip = f"<title>{_esc(name)} ({x:.3f}, {y:.3f}) success {s}</title>"
+            if s is False:
+                parts.append(f'<g stroke="#c23b3b" stroke-width="2.2">{tip}'
+                             f'<line x1="{f.x(x) - r:.1f}" y1="{f.y(y) - r:.1f}" '
+                             f'x2="{f.x(x) + r:.1f}" y2="{f.y(y) + r:.1f}"/>'
+                             f'<line x1="{f.x(x) - r:.1f}" y1="{f.y(y) + r:.1f}" '
+                             f'x2="{f.x(x) + r:.1f}" y2="{f.y(y) - r:.1f}"/></g>')
+            else:
+                op = "0.45" if j < len(pts) - 1 else "0.9"
+                parts.append(f'<circle cx="{f.x(x):.1f}" cy="{f.y(y):.1f}" r="{r}" '
+                             f'fill="{colors[j]}" fill-opacity="{op}" stroke="{colors[j]}">'
+                             f'{tip}</circle>')
+    names = [f"{k} (x = failure)" for k in pts] + ([rect_label] if rect else [])
+    parts += _legend(names, colors + (["#2a9d55"] if rect else []))
     return _wrap(parts, title)
 
 

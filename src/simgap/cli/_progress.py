@@ -1,0 +1,125 @@
+"""Progress for long commands, on standard error so that standard output stays the result.
+
+On a terminal a step shows as a bar (``steps``) or a spinner (``working``); otherwise, in a
+log or a pipe, as plain timestamped lines: one per step, a heartbeat every ``HEARTBEAT_S``
+while a step without hooks runs, and the time it took. ``simgap --quiet`` (or
+``SIMGAP_QUIET=1``) silences all of it; results and errors still print.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import typer
+
+from simgap.cli._app import app, err_console
+
+HEARTBEAT_S = 15.0
+_state = {"quiet": os.environ.get("SIMGAP_QUIET", "") not in ("", "0")}
+
+
+@app.callback()
+def _root(quiet: bool = typer.Option(False, "--quiet", "-q",
+                                     help="No progress output (results and errors still "
+                                          "print).")) -> None:
+    """Find out why a robot policy that works in simulation fails on hardware."""
+    _state["quiet"] = quiet or _state["quiet"]
+
+
+def quiet() -> bool:
+    """Whether progress output is off."""
+    return _state["quiet"]
+
+
+def _line(text: str) -> None:
+    err_console.print(f"{time.strftime('%H:%M:%S')} {text}", highlight=False, markup=False,
+                      soft_wrap=True)
+
+
+def say(text: str) -> None:
+    """One line of what the command is about to do (silenced by --quiet)."""
+    if not quiet():
+        err_console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+def about(seconds: float) -> str:
+    """A duration as a person says it: "about 40 s", "about 6 min"."""
+    if seconds < 90:
+        return f"about {max(5, round(seconds / 5) * 5):.0f} s"
+    return f"about {seconds / 60:.0f} min"
+
+
+@contextmanager
+def steps(name: str) -> Iterator[Callable[[str, float], None]]:
+    """A ``report(message, fraction)`` callback for a command made of named steps."""
+    t0 = time.monotonic()
+    if quiet():
+        yield lambda msg, frac: None
+        return
+    if err_console.is_terminal:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                      console=err_console, transient=True) as progress:
+            task = progress.add_task(name, total=1.0)
+
+            def bar(msg: str, frac: float) -> None:
+                progress.update(task, description=f"{name}: {msg}", completed=frac)
+
+            yield bar
+    else:
+        last = [""]
+        stop = threading.Event()
+
+        def plain(msg: str, frac: float) -> None:
+            if msg != last[0]:
+                last[0] = msg
+                _line(f"{name}: {msg} ({frac:.0%}, {time.monotonic() - t0:.0f} s)")
+
+        def beat() -> None:  # a long step still says it is alive
+            while not stop.wait(HEARTBEAT_S):
+                if last[0]:
+                    _line(f"{name}: {last[0]}, still working, {time.monotonic() - t0:.0f} s")
+
+        th = threading.Thread(target=beat, daemon=True)
+        th.start()
+        try:
+            yield plain
+        finally:
+            stop.set()
+            th.join(timeout=1.0)
+    _line(f"{name}: done in {time.monotonic() - t0:.0f} s")
+
+
+@contextmanager
+def working(name: str, what: str, expected_s: float | None = None) -> Iterator[None]:
+    """A long step with no progress hooks: says up front what it does and about how long,
+    then a spinner (terminal) or a heartbeat line every ``HEARTBEAT_S`` (log), then the time
+    it took."""
+    t0 = time.monotonic()
+    if quiet():
+        yield
+        return
+    say(f"{name}: {what}" + (f" ({about(expected_s)})" if expected_s else "") + ".")
+    if err_console.is_terminal:
+        with err_console.status(f"{name}: {what}"):
+            yield
+    else:
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(HEARTBEAT_S):
+                _line(f"{name}: still working, {time.monotonic() - t0:.0f} s")
+
+        th = threading.Thread(target=beat, daemon=True)
+        th.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            th.join(timeout=1.0)
+    _line(f"{name}: done in {time.monotonic() - t0:.0f} s")

@@ -1,0 +1,49 @@
+"""``simgap init``: a first rig.toml from a LeRobot dataset and a MuJoCo model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from simgap.cli._app import app, console, handles_errors
+
+
+@app.command()
+@handles_errors
+def init(
+    dataset: Path = typer.Argument(..., help="The LeRobot dataset folder (holding "
+                                             "meta/info.json)."),
+    model: Path | None = typer.Option(None, "--model", help="The MuJoCo model (MJCF) of the arm; "
+                                      "for an SO-101, MuJoCo Menagerie's robotstudio_so101/"
+                                      "so101.xml."),
+    out: Path = typer.Option(Path("rig.toml"), "--out", help="The rig file to write."),
+    calibration: Path | None = typer.Option(None, "--calibration", help="LeRobot's calibration "
+                                            "JSON of the arm (the gripper's range_min/range_max "
+                                            "give its range_rad)."),
+    name: str | None = typer.Option(None, "--name", help="The rig's name (default: the "
+                                    "dataset folder's)."),
+    joint_map: list[str] = typer.Option([], "--map", help="FEATURE=MODEL_JOINT where a "
+                                        "recorded name differs from the model's (repeat)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing rig file."),
+) -> None:
+    """Write a rig.toml for DATASET and a model; print what was guessed and what to fill."""
+    from simgap.errors import InputError
+    from simgap.outputs import atomic_write_text
+    from simgap.rig_init import draft_rig, parse_map
+
+    if out.exists() and not force:
+        raise InputError(file=out, expected="a new file", got="it exists",
+                         fix="pass --force to overwrite it, or --out another path")
+    draft = draft_rig(dataset, model, out, calibration=calibration, name=name,
+                      joint_map=parse_map(joint_map))
+    atomic_write_text(out, draft.text)
+    console.print(f"wrote {out}", highlight=False, markup=False)
+    console.print("guessed (check these):", highlight=False, markup=False)
+    for g in draft.guessed:
+        console.print(f"  - {g}", highlight=False, markup=False)
+    console.print("still to fill in (each adds a branch):", highlight=False, markup=False)
+    for t in draft.to_fill:
+        console.print(f"  - {t}", highlight=False, markup=False)
+    console.print(f"next: simgap diagnose {out} --out simgap-out", highlight=False,
+                  markup=False)

@@ -1,0 +1,267 @@
+"""A first rig.toml from a LeRobot dataset and a MuJoCo model (``simgap init``).
+
+What is read, and what becomes of it:
+
+- ``meta/info.json`` of the dataset: the joint names of ``observation.state`` (else
+  ``action``) become ``[joints.<name>]`` with ``recorded = "<name>.pos"``; ``fps`` becomes the
+  control period ``[control] dt_s = 1 / fps``; ``robot_type`` picks the units (an SO-100/101 or
+  Koch follower records degrees and a 0..100 % gripper) and the encoder noise floor (one count
+  of a 4096-count servo); image features are listed for the camera section.
+- The model: every joint name is checked against its joints (a miss lists them); the gripper's
+  ``range_rad`` is the model joint's range; the end-effector site and the object body are
+  guessed from names and free joints.
+- LeRobot's calibration file of the arm, when given: the gripper's ``range_min``/``range_max``
+  (ticks) give the span of 0..100 %, anchored at the model joint's lower (closed) end.
+
+Nothing is written that the user did not confirm or that cannot be read back: the draft is
+parsed by ``rig_from_dict`` before it is returned.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simgap.errors import InputError
+from simgap.rig import rig_from_dict
+from simgap.units import STS3215_TICKS_PER_REV
+
+MENAGERIE_SO101 = ("MuJoCo Menagerie's robotstudio_so101 model (robotstudio_so101/so101.xml, "
+                   "or scene.xml with a floor, from github.com/google-deepmind/mujoco_menagerie)")
+_FOLLOWERS = ("so100", "so101", "koch")
+_EE_HINTS = ("gripperframe", "ee", "tcp", "end_effector", "grasp", "gripper", "pinch")
+
+
+@dataclass(frozen=True)
+class RigDraft:
+    """A rig.toml and what went into it.
+
+    Attributes:
+        text: the rig.toml (TOML text that ``load_rig`` accepts where it is written).
+        guessed: one line per value that was inferred and should be checked.
+        to_fill: one line per thing the user must still add for a branch to run.
+    """
+
+    text: str
+    guessed: tuple[str, ...]
+    to_fill: tuple[str, ...]
+
+
+def read_info(dataset: Path) -> dict[str, Any]:
+    """The dataset's ``meta/info.json``."""
+    path = dataset / "meta" / "info.json"
+    if not path.is_file():
+        raise InputError(file=path, expected="a LeRobot dataset folder (meta/info.json)",
+                         got="no such file", fix="pass the folder that holds meta/ and data/")
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(file=path, expected="JSON", got=str(e)) from None
+    if not isinstance(info, dict) or not isinstance(info.get("features"), dict):
+        raise InputError(file=path, field="features", expected="a features table",
+                         got=type(info.get("features") if isinstance(info, dict) else info)
+                         .__name__)
+    return info
+
+
+def read_calibration(path: Path) -> dict[str, dict[str, int]]:
+    """LeRobot's calibration JSON: ``{motor: {"range_min", "range_max", "drive_mode", ...}}``."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(file=path, expected="LeRobot's calibration JSON of the arm",
+                         got="no such file",
+                         fix="it lies under ~/.cache/huggingface/lerobot/calibration/robots/"
+                             "<robot_type>/<id>.json") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(file=path, expected="JSON", got=str(e)) from None
+    out: dict[str, dict[str, int]] = {}
+    for motor, c in (raw.items() if isinstance(raw, dict) else []):
+        if isinstance(c, dict) and isinstance(c.get("range_min"), int) \
+                and isinstance(c.get("range_max"), int):
+            out[str(motor)] = {k: int(v) for k, v in c.items() if isinstance(v, int)}
+    if not out:
+        raise InputError(file=path, expected="motors with integer range_min and range_max",
+                         got="none")
+    return out
+
+
+def _names(feature: Any) -> list[str]:
+    names = feature.get("names") if isinstance(feature, dict) else None
+    if isinstance(names, dict):  # LeRobot v2: {"motors": [...]}
+        names = next((v for v in names.values() if isinstance(v, list)), None)
+    return [str(n) for n in names] if isinstance(names, list) else []
+
+
+def _model_names(model: Path) -> tuple[dict[str, list[str]], dict[str, tuple[float, float]]]:
+    """({"joint", "site", "camera", "free_body"}: names, {limited joint: (lo, hi) [rad]})."""
+    from simgap.sim.model import load_model, names
+
+    m = load_model(model)
+    free = [m.body(int(m.jnt_bodyid[j])).name for j in range(m.njnt) if int(m.jnt_type[j]) == 0]
+    ranges = {m.joint(j).name: (float(m.jnt_range[j][0]), float(m.jnt_range[j][1]))
+              for j in range(m.njnt) if bool(m.jnt_limited[j])}
+    return ({"joint": names(m, "joint"), "site": names(m, "site"),
+             "camera": names(m, "camera"), "free_body": free}, ranges)
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.7g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    return str(v)
+
+
+def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Path, *,
+              calibration: str | Path | None = None, name: str | None = None,
+              joint_map: Mapping[str, str] | None = None) -> RigDraft:
+    """Draft ``rig_path``'s text for ``dataset`` and ``model`` (paths written relative to it).
+
+    Raises:
+        InputError: no meta/info.json, no joint names in it, no model (for an SO-101 the
+            message points at MuJoCo Menagerie's robotstudio_so101), or a joint the model
+            does not have (the model's joints are listed).
+    """
+    dataset, rig_path = Path(dataset).resolve(), Path(rig_path).resolve()
+    info = read_info(dataset)
+    robot = str(info.get("robot_type") or "")
+    follower = any(robot.lower().startswith(k) for k in _FOLLOWERS)
+    if model is None:
+        raise InputError(field="--model", expected="a MuJoCo model (MJCF) of the arm",
+                         got="nothing", fix=f"for an {robot or 'SO-101'}, use "
+                         f"{MENAGERIE_SO101}" if follower or not robot else
+                         "pass --model path/to/arm.xml")
+    model = Path(model).resolve()
+    found, ranges = _model_names(model)
+    feats = info["features"]
+    key = "observation.state" if _names(feats.get("observation.state")) else "action"
+    recorded = _names(feats.get(key))
+    if not recorded:
+        raise InputError(file=dataset / "meta" / "info.json",
+                         field="features.observation.state.names",
+                         expected="joint names", got="none",
+                         fix="record with a LeRobot version that names the state's entries")
+    jmap = dict(joint_map or {})
+    joints: dict[str, str] = {}
+    missing = []
+    for rec in recorded:
+        j = jmap.get(rec, rec.removesuffix(".pos"))
+        if j in found["joint"]:
+            joints[j] = rec
+        else:
+            missing.append((rec, j))
+    if missing:
+        rec, j = missing[0]
+        raise InputError(file=model, field=f"joint {j!r} (from {key} entry {rec!r})",
+                         expected=f"a joint of the model: {', '.join(found['joint'])}",
+                         got=f"{len(missing)} name(s) the model lacks: "
+                             + ", ".join(m[1] for m in missing),
+                         fix=f"pass --map {rec}=<model joint> for each")
+    guessed: list[str] = [f"joints: {', '.join(joints)} (from {key}, matched to the model)"]
+    to_fill: list[str] = []
+    fps = info.get("fps")
+    if not isinstance(fps, (int, float)) or fps <= 0:
+        raise InputError(file=dataset / "meta" / "info.json", field="fps",
+                         expected="the recording rate [Hz]", got=fps)
+    dt = 1.0 / float(fps)
+    guessed.append(f"control.dt_s = {dt:.7g} s (1 / fps {fps}): set it to the period your "
+                   "simulation ran the policy at if that differs")
+    rel = os.path.relpath
+    base = rig_path.parent
+    cal = read_calibration(Path(calibration)) if calibration else {}
+    lines = ["# Written by 'simgap init'. Check every line marked 'guessed'.",
+             f"name = {_toml(name or dataset.name)}", "seed = 0", "", "[model]",
+             f"path = {_toml(rel(model, base))}"]
+    site = next((s for h in _EE_HINTS for s in found["site"] if h in s.lower()), None)
+    if site:
+        lines.append(f"ee_site = {_toml(site)}   # guessed from the name")
+        guessed.append(f"model.ee_site = {site!r} (from its name)")
+    else:
+        sites = ", ".join(found["site"]) or "none"
+        to_fill.append("model.ee_site: the end-effector site (the controller and envelope "
+                       f"branches need it); the model's sites: {sites}")
+    if found["free_body"]:
+        obj = found["free_body"][0]
+        lines.append(f"object_body = {_toml(obj)}   # guessed: the first free body")
+        guessed.append(f"model.object_body = {obj!r} (the model's first free body)")
+    else:
+        to_fill.append("model.object_body: the manipulated object's body (contact branch)")
+    lines += ["", "[control]", f"dt_s = {dt:.7g}   # guessed: 1 / fps of the recording",
+              f"real_dt_s = {dt:.7g}", 'action_space = "joint_position"', ""]
+    unit_note = ("degrees, gripper 0..100 %" if follower else "radians")
+    guessed.append(f"units: {unit_note} (robot_type {robot or 'not given'}); a recording made "
+                   "with LeRobot's -100..100 body range needs unit = \"m100\" and range_rad")
+    for j, rec in joints.items():
+        lines += [f"[joints.{j}]", f"recorded = {_toml(rec)}"]
+        is_grip = "gripper" in j.lower()
+        if not follower:
+            lines.append('unit = "rad"')
+            continue
+        if not is_grip:
+            lines.append('unit = "deg"')
+            continue
+        lo_hi = ranges.get(j)
+        c = cal.get(j) or cal.get("gripper")
+        if c and lo_hi:
+            span = (c["range_max"] - c["range_min"]) * 2 * math.pi / STS3215_TICKS_PER_REV
+            rng = [lo_hi[0], lo_hi[0] + span]
+            guessed.append(f"joints.{j}.range_rad = [{rng[0]:.4g}, {rng[1]:.4g}] rad: the "
+                           f"calibrated span ({c['range_max'] - c['range_min']} ticks) from the "
+                           "model's closed end; close the gripper: it must read 0 %")
+        elif lo_hi:
+            rng = [lo_hi[0], lo_hi[1]]
+            guessed.append(f"joints.{j}.range_rad = the model joint's range [{rng[0]:.4g}, "
+                           f"{rng[1]:.4g}] rad; pass --calibration for the arm's own span")
+        else:
+            rng = None
+            to_fill.append(f"joints.{j}.range_rad: the model angles [rad] at 0 % and 100 %")
+        lines += ['unit = "pct"', "gripper = true"]
+        if rng:
+            lines.append(f"range_rad = {_toml(rng)}   # guessed")
+    if follower:
+        enc = 2 * math.pi / STS3215_TICKS_PER_REV
+        lines += ["", "[noise]", f"encoder_rad = {enc:.8g}   # one count of a 4096-count servo"]
+    images = [k for k, f in feats.items() if isinstance(f, dict)
+              and f.get("dtype") in ("image", "video")]
+    if images:
+        cam = next((c for c in found["camera"] for k in images
+                    if c.split("_")[0] in k.split(".")[-1]), None)
+        shape = feats[images[0]].get("shape") or []
+        lines += ["", "# The camera (appearance branch): uncomment, and set the resolution the",
+                  "# policy sees.", "# [camera]", f"# name = {_toml(cam or '<model camera>')}",
+                  f"# recorded = {_toml(images[0])}"]
+        if len(shape) >= 2:
+            lines.append(f"# render_resolution = {_toml([int(shape[0]), int(shape[1])])}")
+        lines.append("# policy_resolution = [<height>, <width>]")
+        to_fill.append(f"[camera]: images {', '.join(images)} were recorded; the model's "
+                       f"cameras: {', '.join(found['camera']) or 'none'}; fill the commented "
+                       "section for the appearance branch")
+    lines += ["", "[evidence]", f"dataset = {_toml(rel(dataset, base))}"]
+    to_fill += ["[training]: what the policy was trained with (rate, noise, workspace) for "
+                "the envelope branch", "[evidence]: timing logs, servo logs, push logs, "
+                "evaluation manifests, frames: each adds a branch (docs/formats.md)"]
+    text = "\n".join(lines) + "\n"
+    rig_from_dict(tomllib.loads(text), source=rig_path)  # what is written can be read back
+    return RigDraft(text=text, guessed=tuple(guessed), to_fill=tuple(to_fill))
+
+
+def parse_map(items: Sequence[str]) -> dict[str, str]:
+    """``["feature=joint", ...]`` as a mapping."""
+    out = {}
+    for it in items:
+        feat, sep, joint = it.partition("=")
+        if not sep or not feat or not joint:
+            raise InputError(field="--map", expected="FEATURE=MODEL_JOINT", got=it)
+        out[feat.strip()] = joint.strip()
+    return out
