@@ -66,7 +66,8 @@ def test_onsets_act_at_their_own_times_not_the_nearest_step() -> None:
     fine = np.arange(0, 21 * 0.005, 1e-6)
     held = c[np.clip(np.searchsorted(t + 0.0123, fine, side="right") - 1, 0, 3), 0]
     held[fine < 0.0123] = 0.0
-    want = [held[(fine >= a) & (fine < b)].mean() for a, b in zip(edges[:-1], edges[1:])]
+    want = [held[(fine >= a) & (fine < b)].mean()
+            for a, b in zip(edges[:-1], edges[1:], strict=True)]
     np.testing.assert_allclose(u[:, 0], want, atol=2e-3)
     # a delay shifts the response continuously: half a step is not rounded away
     a = expand_commands(t, c, 0.005, 21, "hold", delay_s=0.010)
