@@ -214,6 +214,7 @@ class JointProblem:
         self.hi = np.log(np.array([[BOUNDS[kind][1] for kind in self.kinds]
                                    for _ in self.joints])).reshape(-1)
         self.n_evals = 0
+        self.floor_numerical = np.zeros(len(self.joints))
 
     @property
     def J(self) -> int:
@@ -331,6 +332,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     cfg = config or IdConfig()
     J, K = problem.J, problem.K
     floor = noise_floor(problem, encoder_rad)
+    problem.floor_numerical = np.array([floor[j]["numerical_rad"] for j in problem.joints])
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
     coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,

@@ -45,7 +45,10 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     rows = slice(j * N, (j + 1) * N)
     g = int(np.argmin(ssr))
     infl = lag1_inflation(fit.resid[g, j])
-    prof = delay_profile(fit.delays, ssr, N - K - 1, infl)
+    # the replay's own floor bounds what the data can tell apart: below it the variance
+    # of the residual is not the noise (the numerical error is systematic)
+    s2_min = float(problem.floor_numerical[j]) ** 2
+    prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min)
     z = _interp_z(fit, j, K, prof.best_s)
     values = ref * np.exp(z)
     lo_d, hi_d = prof.interval_s
@@ -54,7 +57,7 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     zlo, zhi = z.copy(), z.copy()
 
     def hw_at(i: int) -> tuple[np.ndarray, np.ndarray]:
-        return block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols)
+        return block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min)
 
     hw_best, corr = hw_at(g)
     for i in inside:
