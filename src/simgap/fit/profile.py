@@ -30,7 +30,7 @@ from scipy import stats
 EvalFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """(z, shape (M, n); delays [s], shape (M,)) -> residuals, shape (M, J, N)."""
 
-LINE_STEPS = (2.0, 1.0, 0.5, 0.25, 0.1)
+LINE_STEPS = (1.5, 1.0, 0.5, 0.2)
 """Fractions of each LM step tried together (one batched evaluation)."""
 
 CHI2_95 = float(stats.chi2.ppf(0.95, 1))
@@ -61,14 +61,21 @@ class GridFit:
 
 
 def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
-              h: float, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, int]:
-    """Central-difference Jacobian (G, R, n) in one batched evaluation (one-sided at a
-    bound). Central differences over +-h average the small jumps of a piecewise-smooth
-    replay instead of taking the slope of one side of a kink."""
+              h: float, lo: np.ndarray, hi: np.ndarray, central: bool = True,
+              ) -> tuple[np.ndarray, int]:
+    """Finite-difference Jacobian (G, R, n) in one batched evaluation: central over +-h
+    (one-sided at a bound), or forward by h. Wide differences average the small jumps of a
+    piecewise-smooth replay instead of taking the slope of one side of a kink."""
     G, n = z.shape
-    up = np.minimum(z + h, hi[None])
-    dn = np.maximum(z - h, lo[None])
     eye = np.eye(n)[None]
+    up = np.minimum(z + h, hi[None])
+    if not central:
+        up = np.where(z + h > hi[None], z - h, z + h)
+        rows = z[:, None, :] * (1 - eye) + up[:, :, None] * eye
+        rp = evaluate(rows.reshape(G * n, n), np.repeat(delays, n)).reshape(G, n, -1)
+        step = up - z
+        return ((rp - r[:, None, :]) / step[:, :, None]).transpose(0, 2, 1), G * n
+    dn = np.maximum(z - h, lo[None])
     rows_up = z[:, None, :] * (1 - eye) + up[:, :, None] * eye
     rows_dn = z[:, None, :] * (1 - eye) + dn[:, :, None] * eye
     rows = np.concatenate([rows_up, rows_dn], axis=1)               # (G, 2n, n)
@@ -80,7 +87,7 @@ def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray
 
 def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
-             tol: float = 1e-4) -> GridFit:
+             tol: float = 1e-4, central: bool = True) -> GridFit:
     """Levenberg-Marquardt at every grid delay at once (see the module docstring).
 
     Args:
@@ -93,6 +100,10 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         h: central-difference half-step in z (10 % of the value: wide enough to average
             over the small jumps of a saturating actuator).
         tol: relative SSR decrease below which a grid point counts as converged.
+        central: central differences (2n candidates per grid point and iteration) from
+            the start; otherwise forward ones (n) until a step is rejected (the forward
+            slope misled at a kink), central after. The final Jacobian, for the
+            intervals, is always central.
     """
     delays = np.asarray(delays, dtype=float)
     G = delays.size
@@ -105,12 +116,13 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
     r = r3.reshape(G, -1)
     n_evals = G
     it = 0
+    rejected = False
     for it in range(1, iters + 1):  # noqa: B007
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
         jac, ne = _jacobian(lambda x, d: evaluate(x, d).reshape(x.shape[0], -1), z[idx],
-                            r[idx], delays[idx], h, lo, hi)
+                            r[idx], delays[idx], h, lo, hi, central or rejected)
         n_evals += ne
         A = np.einsum("grk,grl->gkl", jac, jac)
         grad = np.einsum("grk,gr->gk", jac, r[idx])
@@ -132,6 +144,8 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         rt = rts[np.arange(idx.size), best]
         ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt ** 2, axis=1)
         better = ssr_t < ssr
+        # a rejected step means a forward slope misled (a kink): central from now on
+        rejected = rejected or bool((~better).any())
         gain = (ssr - ssr_t) / np.maximum(ssr, 1e-300)
         z[idx[better]] = trial[better]
         r[idx[better]] = rt[better]
