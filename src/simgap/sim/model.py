@@ -241,6 +241,30 @@ def with_params(base: mujoco.MjModel, writes: dict[tuple[str, str], float]) -> m
     return m
 
 
+class ModelPool:
+    """Reusable copies of one compiled model for fits that write every searched parameter
+    of every candidate anew at each evaluation (``models(writes_per_candidate)``): no copy
+    and no scratch ``MjData`` per candidate, which on a meshed arm cost more than the
+    rollout itself."""
+
+    def __init__(self, base: mujoco.MjModel) -> None:
+        self.base = base
+        self._models: list[mujoco.MjModel] = []
+        self._data = mujoco.MjData(base)
+
+    def models(self, writes: list[dict[tuple[str, str], float]]) -> list[mujoco.MjModel]:
+        """One model per dict of writes (valid until the next call)."""
+        while len(self._models) < len(writes):
+            self._models.append(copy.copy(self.base))
+        out = self._models[:len(writes)]
+        for m, w in zip(out, writes, strict=True):
+            for (kind, target), value in w.items():
+                set_param(m, kind, target, float(value))
+            if any(k in ("mass", "armature") for k, _ in w):
+                mujoco.mj_setConst(m, self._data)
+        return out
+
+
 def spec_from_xml(xml: str, source: str | Path | None = None) -> mujoco.MjSpec:
     """Parse MJCF text into a spec; a parse failure names ``source``."""
     try:
