@@ -106,3 +106,15 @@ def space_and_values(data: Mapping[str, Any]) -> tuple[PhysicalSpace, np.ndarray
                           and servo.max_velocity_box is not None)
     x = np.array([float(data[DELAY_KEY if n == "delay_s" else n]) for n in space.names])
     return space, x
+
+
+def joint_bam_json(res: Any) -> dict[str, Any] | None:
+    """The BAM parameter object of a ladder's ``JointResult`` (None unless its servo rung
+    fitted a friction family on a known servo), with the held-out scores as provenance."""
+    if res.bam_params is None or res.friction_family is None or res.servo_family is None:
+        return None
+    servo = res.rung("servo")
+    prov = {"joint": res.joint, "selected_rung": res.selected, "held_out": res.held_out,
+            "validation_mae_rad": servo.validation_mae_rad,
+            "train_mae_rad": servo.train_mae_rad}
+    return bam_params_json(res.friction_family, res.servo_family, res.bam_params, prov)

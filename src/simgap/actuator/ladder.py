@@ -140,7 +140,10 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
         qd=np.array([pad(lg.traj.qd[:, joint]) if lg.traj.qd is not None
                      else pad(np.gradient(lg.traj.q[:, joint], lg.dt)) for lg in logs]),
         tau=np.array([pad(lg.traj.tau[:, joint]) for lg in logs  # type: ignore[index]
-                      ]) if all(lg.traj.tau is not None for lg in logs) else None)
+                      ]) if all(lg.traj.tau is not None for lg in logs) else None,
+        vin_t=np.array([pad(lg.vin) for lg in logs])  # type: ignore[arg-type]
+        if all(lg.vin is not None and d.known for lg, d in zip(logs, drives, strict=True))
+        else None)
 
 
 def select(rungs: Sequence[RungResult], config: LadderConfig) -> tuple[str, str]:

@@ -3,6 +3,8 @@
 One step of ``dt`` for N candidates on L logs (every array has shape (N, L))::
 
     u     = cmd(t - delay_s)              (STS3215: u moves at most max_velocity * dt a step)
+    vin   = the logged supply voltage where the logs have it (``ServoBatch.vin_t``), else
+            the header's
     duty  = clip(kp_fw * error_gain * (u - q), +-max_pwm)
     tau_m = on * (kt / R * vin * duty - kt^2 / R * qd)          motor, back-EMF included
     tau_e = g_sin sin(q + q_offset) + g_cos cos(q + q_offset)   the load (pendulum)
@@ -217,6 +219,7 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
     use_quad = bool(np.any(qm) or np.any(qe))
     use_clamp = bool(np.any(np.isfinite(vmax)))
     use_cos = bool(np.any(gc))
+    vscale = None if batch.vin_t is None else (batch.vin_t / batch.vin[:, None]).astype(DTYPE)
     q = np.broadcast_to(batch.q[:, 0][None, :], (N, L)).astype(DTYPE)
     qd = np.broadcast_to(batch.qd0[None, :], (N, L)).astype(DTYPE)
     target = q.copy()
@@ -231,7 +234,11 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
         else:
             target = cmd[:, :, k]
         on = en[None, :, k]
-        tau_m = (np.clip(kvr * (target - q), -tmax, tmax) - dm * qd) * on
+        if vscale is None:
+            tau_m = (np.clip(kvr * (target - q), -tmax, tmax) - dm * qd) * on
+        else:
+            vs = vscale[None, :, k]
+            tau_m = (np.clip(kvr * vs * (target - q), -tmax * vs, tmax * vs) - dm * qd) * on
         qo = q + qoff
         tau_e = gs * np.sin(qo)
         if use_cos:

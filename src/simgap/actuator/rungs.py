@@ -65,7 +65,7 @@ class LadderConfig:
     lm_iters: int = 40
     fold_iters: int = 20
     net_epochs: int = 150
-    cma_evaluations: int = 1200
+    cma_evaluations: int = 1000
     families: tuple[str, ...] = ("m1", "m3", "m2", "m4", "m5", "m6")
     bootstrap_replicates: int = 12
     gain_out: bool = True

@@ -64,6 +64,9 @@ class ServoBatch:
         g_cos: gravity torque coefficient of cos(q) [N m], shape (L,).
         qd: measured (or differentiated) velocity [rad/s], shape (L, T).
         tau: logged joint torque [N m], shape (L, T), when every log has it.
+        vin_t: logged supply voltage [V], shape (L, T), when every log has it (the
+            physical servo then drives with it instead of ``vin``: the XL330 logs sag to
+            5.7 V and rise to 8.5 V around their 7.4 V).
     """
 
     dt: float
@@ -81,6 +84,7 @@ class ServoBatch:
     g_cos: np.ndarray
     qd: np.ndarray | None = None
     tau: np.ndarray | None = None
+    vin_t: np.ndarray | None = None
 
     @property
     def n_logs(self) -> int:
