@@ -208,8 +208,11 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
             from simgap.actuator.families import servo_family
             from simgap.actuator.physical_rung import rung_physical
 
-            phys = rung_physical(batch, folds, gain_folds, servo_family(str(fams.pop())),
-                                 config)
+            from simgap.actuator.net import grouped_folds
+
+            # many logs without types (LeRobot episodes): at most 4 held-out groups
+            phys = rung_physical(batch, grouped_folds(folds), gain_folds,
+                                 servo_family(str(fams.pop())), config)
             servo = (phys.result, phys.legacy_params, ParamSpace(FREE_BAM),
                      float(phys.fit.params(0)["delay_s"]))
         else:

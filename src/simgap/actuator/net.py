@@ -172,7 +172,8 @@ def grouped_folds(folds: Folds) -> Folds:
     groups = np.arange(n) % MAX_NET_FOLDS
     held = np.array([groups == g for g in range(MAX_NET_FOLDS)])
     return Folds(train=np.vstack([folds.train[:1], ~held]),
-                 held=np.vstack([np.zeros((1, n), dtype=bool), held]))
+                 held=np.vstack([np.zeros((1, n), dtype=bool), held]),
+                 scheme=f"leave-trajectories-out ({MAX_NET_FOLDS} groups)")
 
 
 def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generator,
@@ -293,8 +294,10 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
               "early_stop": "a held-out training type" if folds.groups and
               len(folds.groups) >= 3 else "10 % of the samples",
               "epochs": config.net_epochs}
-    return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist())),
-            module)
+    from simgap.actuator.rungs import by_group
+
+    return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
+                       {"held_out_by_group_rad": by_group(per, folds)}), module)
 
 
 def rollout(Ws: list[np.ndarray], bs: list[np.ndarray], in_scale: np.ndarray,
