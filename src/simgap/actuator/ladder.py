@@ -206,9 +206,8 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     if min(r.validation_mae_rad for r in rungs) > config.noise_floor_rad:
         if len(fams) == 1 and None not in fams:
             from simgap.actuator.families import servo_family
-            from simgap.actuator.physical_rung import rung_physical
-
             from simgap.actuator.net import grouped_folds
+            from simgap.actuator.physical_rung import rung_physical
 
             # many logs without types (LeRobot episodes): at most 4 held-out groups
             phys = rung_physical(batch, grouped_folds(folds), gain_folds,
