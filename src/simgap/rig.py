@@ -77,6 +77,7 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "deploy": {
         "policy_server": ((str,), False),
         "servo_p_gain": (_NUM, False),
+        "servo_model": ((str,), False),
         "gripper_torque_limit": (_NUM, False),
         "action_scale": (_NUM, False),
     },
@@ -174,6 +175,8 @@ class Deploy:
     servo_p_gain: float | None = None
     gripper_torque_limit: float | None = None
     action_scale: float = 1.0
+    servo_model: str | None = None
+    """The servos' model (``sts3215`` on the SO-101): the actuator branch's servo family."""
 
 
 @dataclass(frozen=True)
@@ -457,7 +460,8 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
     d = sections["deploy"]
     deploy = Deploy(policy_server=d.get("policy_server"), servo_p_gain=d.get("servo_p_gain"),
                     gripper_torque_limit=d.get("gripper_torque_limit"),
-                    action_scale=float(d.get("action_scale", 1.0)))
+                    action_scale=float(d.get("action_scale", 1.0)),
+                    servo_model=d.get("servo_model"))
     f = sections["frame"]
     origin = None
     if "origin_reference_m" in f:

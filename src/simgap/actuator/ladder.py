@@ -30,6 +30,7 @@ from simgap.actuator.rungs import (
     xcorr_delays,
 )
 from simgap.actuator.servo import (
+    FREE_BAM,
     Drive,
     JointLoad,
     ParamSpace,
@@ -56,6 +57,12 @@ class JointResult:
         lag_s: the delay_lag rung's time constant [s].
         net: the trained network (``net.ActuatorNet``), if rung 4 ran.
         logs: the names of the held-out logs in order of ``validation_per_log_rad``.
+        held_out: the held-out scheme (``rungs.HELD_OUT_SCHEMES``).
+        friction_family: the BAM friction family of the servo rung (``m1`` ... ``m6``) on
+            a known servo, else None.
+        servo_family: the servo family (``xl330``, ``sts3215``) when known.
+        bam_params: the servo rung's BAM-named parameters (kt, R, ..., delay_s) on a known
+            servo, else None; ``servo_params`` then holds their M1 projection.
     """
 
     joint: str
@@ -71,6 +78,10 @@ class JointResult:
     lag_s: float | None = None
     net: Any = None
     logs: tuple[str, ...] = ()
+    held_out: str = "leave-one-trajectory-out"
+    friction_family: str | None = None
+    servo_family: str | None = None
+    bam_params: dict[str, float] | None = None
 
     def rung(self, name: str) -> RungResult:
         """A rung by name; a miss lists the rungs fitted."""
@@ -129,7 +140,10 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
         qd=np.array([pad(lg.traj.qd[:, joint]) if lg.traj.qd is not None
                      else pad(np.gradient(lg.traj.q[:, joint], lg.dt)) for lg in logs]),
         tau=np.array([pad(lg.traj.tau[:, joint]) for lg in logs  # type: ignore[index]
-                      ]) if all(lg.traj.tau is not None for lg in logs) else None)
+                      ]) if all(lg.traj.tau is not None for lg in logs) else None,
+        vin_t=np.array([pad(lg.vin) for lg in logs])  # type: ignore[arg-type]
+        if all(lg.vin is not None and d.known for lg, d in zip(logs, drives, strict=True))
+        else None)
 
 
 def select(rungs: Sequence[RungResult], config: LadderConfig) -> tuple[str, str]:
@@ -171,7 +185,11 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     j = logs[0].traj.joint_index(joint)
     train_logs = list(logs[: len(logs) - n_validate])
     check_excitation(train_logs, j, config.noise_floor_rad)
-    folds = make_folds(len(train_logs), n_validate)
+    folds = make_folds(len(train_logs), n_validate, _labels(train_logs, "trajectory"))
+    gain_folds = None
+    kps = _labels(train_logs, "kp")
+    if config.gain_out and n_validate == 0 and kps is not None and len(set(kps)) >= 2:
+        gain_folds = make_folds(len(train_logs), 0, kps, scheme="leave-one-gain-out")
     batch = build_batch(logs, j, loads, drives)
     delays = xcorr_delays(batch, folds, config.max_delay_s, logs[0].source)
     rungs = [rung_ideal(batch, folds)]
@@ -182,10 +200,23 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     else:
         dl_delays, lags = np.array([delays[0]]), np.array([np.nan])
     servo: tuple[RungResult, np.ndarray, ParamSpace, float] | None = None
+    phys = None
     net = None
+    fams = {d.family for d in drives}
     if min(r.validation_mae_rad for r in rungs) > config.noise_floor_rad:
-        known = all(d.known for d in drives)
-        servo = rung_servo(batch, folds, known, float(delays[0]), config)
+        if len(fams) == 1 and None not in fams:
+            from simgap.actuator.families import servo_family
+            from simgap.actuator.net import grouped_folds
+            from simgap.actuator.physical_rung import rung_physical
+
+            # many logs without types (LeRobot episodes): at most 4 held-out groups
+            phys = rung_physical(batch, grouped_folds(folds), gain_folds,
+                                 servo_family(str(fams.pop())), config)
+            servo = (phys.result, phys.legacy_params, ParamSpace(FREE_BAM),
+                     float(phys.fit.params(0)["delay_s"]))
+        else:
+            known = all(d.known for d in drives)
+            servo = rung_servo(batch, folds, known, float(delays[0]), config)
         rungs.append(servo[0])
         if config.use_net and servo[0].validation_mae_rad > config.noise_floor_rad:
             from simgap.actuator import net as net_mod
@@ -204,4 +235,13 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
         servo_delay_s=0.0 if servo is None else servo[3],
         lag_s=None if np.isnan(lags[0]) else float(lags[0]), net=net,
         logs=tuple(lg.source for lg in logs[len(logs) - n_validate:] if n_validate)
-        or tuple(lg.source for lg in train_logs))
+        or tuple(lg.source for lg in train_logs), held_out=folds.scheme,
+        friction_family=None if phys is None else phys.family,
+        servo_family=None if phys is None else phys.fit.space.servo.name,
+        bam_params=None if phys is None else phys.fit.params(0))
+
+
+def _labels(logs: Sequence[ActuatorLog], key: str) -> list[str] | None:
+    """Each log's header value ``key`` (trajectory type, gain), or None if one lacks it."""
+    vals = [lg.meta.get(key) for lg in logs]
+    return None if any(v is None for v in vals) else [str(v) for v in vals]

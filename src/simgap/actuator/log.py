@@ -33,6 +33,7 @@ class ActuatorLog:
             regular steps of ``dt`` [s].
         torque_enable: whether the servo drove its motor, shape (T, J), bool.
         duty: measured PWM duty cycle in [-1, 1], shape (T, J), when logged.
+        vin: measured supply voltage [V], shape (T,), when logged (BAM ``input_volts``).
         dt: sample period [s].
         resampling: how the raw samples were put on the grid: ``{"resampled": bool,
             "raw_samples": int, "raw_median_dt_s": float, "raw_max_dt_s": float}``.
@@ -42,6 +43,7 @@ class ActuatorLog:
     torque_enable: np.ndarray
     dt: float
     duty: np.ndarray | None = None
+    vin: np.ndarray | None = None
     resampling: Mapping[str, Any] = field(default_factory=dict)
 
     @property

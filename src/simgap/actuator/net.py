@@ -5,12 +5,13 @@ and the velocity at t, t - d, t - 2d (d = 10 ms, rounded to samples) to the actu
 torque: the logged torque where the logs have it (``tau_<joint>`` in the CSV), otherwise
 (BAM logs, LeRobot datasets) the torque the measured motion implies through the load
 model, ``tau = J * qdd - tau_gravity`` (inverse dynamics with the servo rung's
-armature). About 10 % of each fold's training samples are held back for early
-stopping. Every fold's network trains at once (stacked weights, one batched matmul per
-layer), and the held-out score comes from an open-loop rollout with the network in the
-loop, the same load model and, while torque is disabled, the servo rung's passive
-friction. With many logs the held-out trajectories are
-grouped (at most four folds, each trajectory still held out once) to bound the fit time.
+armature). Early stopping holds back a whole training trajectory type when the logs are
+grouped by type (``early_stop_samples``), else 10 % of the samples. Every fold's network
+trains at once (stacked weights, one batched matmul per layer), and the held-out score
+comes from an open-loop rollout with the network in the loop, the same load model and,
+while torque is disabled, the servo rung's passive friction. With many logs the held-out
+trajectories are grouped (at most four folds, each trajectory still held out once) to
+bound the fit time.
 
 Networks are TorchScript modules ``(N, 6) -> (N, 1)``, the form Isaac Lab's
 ``ActuatorNetMLPCfg`` loads; ``save_torchscript``/``load_torchscript`` round-trip them.
@@ -171,7 +172,29 @@ def grouped_folds(folds: Folds) -> Folds:
     groups = np.arange(n) % MAX_NET_FOLDS
     held = np.array([groups == g for g in range(MAX_NET_FOLDS)])
     return Folds(train=np.vstack([folds.train[:1], ~held]),
-                 held=np.vstack([np.zeros((1, n), dtype=bool), held]))
+                 held=np.vstack([np.zeros((1, n), dtype=bool), held]),
+                 scheme=f"leave-trajectories-out ({MAX_NET_FOLDS} groups)")
+
+
+def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generator,
+                       ) -> np.ndarray:
+    """Which samples each fold holds back for early stopping, shape (F, N).
+
+    With grouped folds (trajectory types) a fold stops on a whole training *type* it does
+    not fit (the next group after the one it holds out; the fit on all logs stops on the
+    first group), so the network stops where it still carries to an unseen type; otherwise
+    10 % of the samples at random.
+    """
+    F = folds.train.shape[0]
+    if not folds.groups or len(folds.groups) < 3:
+        return rng.random((F, log_of.size)) < 0.1
+    G = len(folds.groups)
+    held = folds.held[1:]                                              # (G, L)
+    out = np.zeros((F, log_of.size), dtype=bool)
+    for f in range(F):
+        inner = 0 if f == 0 else f % G            # row f holds out group f - 1
+        out[f] = held[inner][log_of]
+    return out
 
 
 def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_delay_s: float,
@@ -223,7 +246,7 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
     out_scale = float(max(yf.std(), 1e-6))
     F = folds.train.shape[0]
     train_mask = folds.train[:, log_of]                                  # (F, N)
-    early = rng.random(train_mask.shape) < 0.1
+    early = early_stop_samples(folds, log_of, rng)
     fit_mask = train_mask & ~early
     stop_mask = train_mask & early
     xt = torch.as_tensor(Xf * in_scale, dtype=torch.float32)
@@ -268,10 +291,13 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
               "inputs": ["e_t", "e_t-d", "e_t-2d", "qd_t", "qd_t-d", "qd_t-2d"],
               "error": "cmd - q", "history_spacing_s": stride * dt, "target":
               "logged torque" if measured else "inverse-dynamics torque (J qdd - gravity)",
-              "early_stop_fraction": 0.1,
+              "early_stop": "a held-out training type" if folds.groups and
+              len(folds.groups) >= 3 else "10 % of the samples",
               "epochs": config.net_epochs}
-    return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist())),
-            module)
+    from simgap.actuator.rungs import by_group
+
+    return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
+                       {"held_out_by_group_rad": by_group(per, folds)}), module)
 
 
 def rollout(Ws: list[np.ndarray], bs: list[np.ndarray], in_scale: np.ndarray,

@@ -8,8 +8,8 @@ rung is fitted on the training logs of every fold at once and scored on the held
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,10 @@ class LadderConfig:
         lm_iters: LM iterations of the fit on all training logs.
         fold_iters: LM iterations of each fold (warm started).
         net_epochs: training epochs of the actuator network.
+        cma_evaluations: CMA-ES rollouts per (friction family, fold) on a known servo.
+        families: BAM friction families fitted on a known servo.
+        bootstrap_replicates: bootstrap refits for the selected family's intervals.
+        gain_out: also hold out each firmware gain in turn where the gain varies.
     """
 
     noise_floor_rad: float
@@ -61,6 +65,10 @@ class LadderConfig:
     lm_iters: int = 40
     fold_iters: int = 20
     net_epochs: int = 150
+    cma_evaluations: int = 1000
+    families: tuple[str, ...] = ("m1", "m3", "m2", "m4", "m5", "m6")
+    bootstrap_replicates: int = 12
+    gain_out: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,39 +81,59 @@ class RungResult:
     params: dict[str, Any]
     fit_time_s: float = 0.0
     validation_per_log_rad: tuple[float, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...)."""
+        """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...; ``details``
+        adds e.g. the held-out MAE per group, the other held-out scheme, the families)."""
         return {"model": self.model, "train_mae_rad": self.train_mae_rad,
                 "validation_mae_rad": self.validation_mae_rad, "params": self.params,
                 "fit_time_s": self.fit_time_s,
-                "validation_per_log_rad": list(self.validation_per_log_rad)}
+                "validation_per_log_rad": list(self.validation_per_log_rad), **self.details}
 
 
 @dataclass(frozen=True)
 class Folds:
     """Training and held-out logs: row 0 is the fit on all training logs, rows 1.. the
-    folds. ``train`` (F, L) and ``held`` (F, L) are boolean."""
+    folds. ``train`` (F, L) and ``held`` (F, L) are boolean; ``scheme`` names how the logs
+    were held out and ``groups`` the group each fold row holds out (row 0 excepted)."""
 
     train: np.ndarray
     held: np.ndarray
+    scheme: str = "leave-one-trajectory-out"
+    groups: tuple[str, ...] = ()
 
 
-def make_folds(n_train: int, n_val: int) -> Folds:
-    """``--validate`` logs (n_val > 0): one fold; otherwise leave-one-trajectory-out."""
+HELD_OUT_SCHEMES = ("validate", "leave-one-trajectory-type-out", "leave-one-gain-out",
+                    "leave-one-trajectory-out")
+
+
+def make_folds(n_train: int, n_val: int, groups: Sequence[str] | None = None,
+               scheme: str = "leave-one-trajectory-type-out") -> Folds:
+    """``--validate`` logs (n_val > 0): one fold. Otherwise, when ``groups`` (one label per
+    training log: its trajectory type, or its gain) has at least two values, one fold per
+    group holds that group out (``scheme`` names it); else leave-one-trajectory-out."""
     n = n_train + n_val
     if n_val > 0:
         tr = np.zeros((1, n), dtype=bool)
         tr[0, :n_train] = True
-        return Folds(train=tr, held=~tr)
+        return Folds(train=tr, held=~tr, scheme="validate")
     if n_train < 2:
         raise InputError(field="logs", expected="at least two trajectories for "
                          "leave-one-trajectory-out", got=f"{n_train}",
                          fix="record another trajectory, or pass held-out logs with --validate")
     full = np.ones((1, n), dtype=bool)
+    if groups is not None and len(set(groups)) >= 2:
+        labels = sorted(set(groups))
+        g = np.asarray(list(groups))
+        held = np.array([g == lab for lab in labels])
+        return Folds(train=np.vstack([full, ~held]),
+                     held=np.vstack([np.zeros((1, n), dtype=bool), held]), scheme=scheme,
+                     groups=tuple(str(x) for x in labels))
     loto = ~np.eye(n, dtype=bool)
     return Folds(train=np.vstack([full, loto]),
-                 held=np.vstack([np.zeros((1, n), dtype=bool), ~loto]))
+                 held=np.vstack([np.zeros((1, n), dtype=bool), ~loto]),
+                 scheme="leave-one-trajectory-out")
 
 
 def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, float, np.ndarray]:
@@ -123,6 +151,18 @@ def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, f
     val_per_log = np.array([per_log[folds_rows][held[:, i], i].mean()
                             for i in range(held.shape[1]) if held[:, i].any()])
     return train, float(val_per_log.mean()), val_per_log
+
+
+def by_group(per_log: np.ndarray, folds: Folds) -> dict[str, float]:
+    """Held-out MAE per held-out group [rad] (groups of a grouped scheme; {} otherwise).
+    ``per_log`` is the held-out MAE of each held-out log, in log order."""
+    if not folds.groups:
+        return {}
+    held = folds.held[1:]
+    ix = np.flatnonzero(held.any(axis=0))
+    pos = {int(i): k for k, i in enumerate(ix)}
+    return {g: float(np.mean([per_log[pos[int(i)]] for i in np.flatnonzero(held[r])]))
+            for r, g in enumerate(folds.groups)}
 
 
 def _fold_weights(batch: ServoBatch, folds: Folds) -> np.ndarray:
@@ -146,7 +186,8 @@ def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
     t0 = time.perf_counter()
     pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
     tr, va, per = _scores(pred, batch, folds)
-    return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()))
+    return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()),
+                      {"held_out_by_group_rad": by_group(per, folds)})
 
 
 def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
@@ -199,7 +240,8 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
     tr, va, per = _scores(preds, batch, folds)
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
     return (RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
-                       tuple(per.tolist())), delays, lags)
+                       tuple(per.tolist()), {"held_out_by_group_rad": by_group(per, folds)}),
+            delays, lags)
 
 
 def _golden(cost: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray,
@@ -338,5 +380,6 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
     tr, va, per = _scores(pred, batch, folds)
     p_full = space.full(theta_full)[0]
     params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
-    return (RungResult("servo", tr, va, params, time.perf_counter() - t0, tuple(per.tolist())),
+    return (RungResult("servo", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
+                       {"held_out_by_group_rad": by_group(per, folds)}),
             p_full, space, float(d_full[0]))

@@ -40,7 +40,8 @@ XL330_ERROR_GAIN = (4096.0 / (2.0 * np.pi)) / (256.0 * 885.0)
 ERROR_GAINS = {"xl330": XL330_ERROR_GAIN, "mx64": 0.158, "mx106": 0.158, "xl320": 0.0505,
                "sts3215": 0.166}
 MAX_PWM = {"xl330": 1.0, "mx64": 0.9625, "mx106": 0.9625, "xl320": 1.0, "sts3215": 0.97}
-GRAVITY = 9.81
+GRAVITY = 9.80665
+"""Standard gravity [m/s^2] (BAM's pendulum uses it)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class ServoBatch:
         g_cos: gravity torque coefficient of cos(q) [N m], shape (L,).
         qd: measured (or differentiated) velocity [rad/s], shape (L, T).
         tau: logged joint torque [N m], shape (L, T), when every log has it.
+        vin_t: logged supply voltage [V], shape (L, T), when every log has it (the
+            physical servo then drives with it instead of ``vin``: the XL330 logs sag to
+            5.7 V and rise to 8.5 V around their 7.4 V).
     """
 
     dt: float
@@ -80,6 +84,7 @@ class ServoBatch:
     g_cos: np.ndarray
     qd: np.ndarray | None = None
     tau: np.ndarray | None = None
+    vin_t: np.ndarray | None = None
 
     @property
     def n_logs(self) -> int:
@@ -229,12 +234,15 @@ class Drive:
         vin: supply voltage [V] (1 when unknown).
         max_pwm: duty limit (inf when unknown).
         known: True when the firmware law is known (BAM-style kt, R are then fitted).
+        family: the servo family (``families.FAMILIES``) when its constants and motor
+            boxes are known: the servo rung then fits BAM's friction families M1-M6.
     """
 
     gain: float = 1.0
     vin: float = 1.0
     max_pwm: float = float("inf")
     known: bool = False
+    family: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,5 +270,21 @@ def bam_drive(meta: Mapping[str, object]) -> Drive:
     kp, vin = meta.get("kp"), meta.get("vin", 1.0)
     if key is None or not isinstance(kp, (int, float)) or not isinstance(vin, (int, float)):
         return Drive()
+    from simgap.actuator.families import FAMILIES
+
     return Drive(gain=float(kp) * ERROR_GAINS[key], vin=float(vin), max_pwm=MAX_PWM[key],
-                 known=True)
+                 known=True, family=key if key in FAMILIES else None)
+
+
+def rig_drive(rig: object) -> Drive | None:
+    """The drive of a rig whose ``deploy.servo_model`` names a known servo family (the
+    SO-101: ``sts3215``, firmware gain ``deploy.servo_p_gain``, LeRobot's 16 by default);
+    None otherwise. The actuator branch uses it for every joint of such a rig."""
+    from simgap.actuator.families import servo_family_for
+
+    found = servo_family_for(rig)
+    if found is None:
+        return None
+    fam, kp = found
+    return Drive(gain=kp * fam.error_gain, vin=fam.vin_v, max_pwm=fam.max_pwm, known=True,
+                 family=fam.name)

@@ -3,15 +3,48 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
+from typer.core import TyperCommand
 
 from simgap.cli._app import app, console, handles_errors, write_json
 from simgap.cli._progress import working
 
 
-@app.command()
+class _ValidateList(TyperCommand):
+    """``--validate`` takes a list: ``--validate a.json b.json`` is read as ``--validate
+    a.json --validate b.json`` (every value up to the next option), and stays repeatable."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        out: list[str] = []
+        i = 0
+        while i < len(args):
+            if args[i] == "--validate":
+                i += 1
+                while i < len(args) and not args[i].startswith("-"):
+                    out += ["--validate", args[i]]
+                    i += 1
+                continue
+            out.append(args[i])
+            i += 1
+        return super().parse_args(ctx, out)
+
+
+def _check_disjoint(train: list[Path], held: list[Path]) -> None:
+    from simgap.errors import InputError
+
+    both = sorted({str(p) for p in train if p.resolve() in {h.resolve() for h in held}})
+    if both:
+        raise InputError(file=both[0], field="--validate",
+                         expected="held-out logs that are not also training logs",
+                         got=f"{len(both)} log(s) named both as training and as validation: "
+                             f"{', '.join(both)}",
+                         fix="name each log once: as a training log or after --validate")
+
+
+@app.command(cls=_ValidateList)
 @handles_errors
 def actuator(
     logs: list[Path] = typer.Argument(..., help="Actuator logs (BAM JSON, CSV, or LeRobot "
@@ -19,8 +52,9 @@ def actuator(
     fmt: str = typer.Option(..., "--format", help="bam | lerobot | csv"),
     rig: Path | None = typer.Option(None, "--rig", help="rig.toml: joint map, units, model "
                                     "(the load) and noise floor."),
-    validate: list[Path] = typer.Option([], "--validate", help="Held-out logs (default: "
-                                        "leave-one-trajectory-out)."),
+    validate: list[Path] = typer.Option([], "--validate", help="Held-out logs, repeatable "
+                                        "or as a list up to the next option (default: "
+                                        "leave one trajectory type out)."),
     json_path: Path = typer.Option(..., "--json", help="Where to write the result JSON."),
     out: Path | None = typer.Option(None, "--out", help="Folder for the MJCF patch, Isaac "
                                     "Lab and BAM exports."),
@@ -33,6 +67,7 @@ def actuator(
     from simgap.outputs import prepare_out_dir
     from simgap.rig import load_rig
 
+    _check_disjoint(list(logs), list(validate))
     r = load_rig(rig) if rig is not None else None
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []

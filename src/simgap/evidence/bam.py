@@ -3,7 +3,8 @@
 One file is one trajectory of one servo swinging a pendulum: a header (``mass`` [kg],
 ``length`` [m], ``kp`` firmware gain, ``vin`` [V], ``motor``, ``trajectory``, optional
 ``arm_mass``) and ``entries`` with ``timestamp`` [s], ``position`` [rad], ``speed`` [rad/s],
-``goal_position`` [rad], ``torque_enable`` and ``load``.
+``goal_position`` [rad], ``torque_enable``, ``load`` and ``input_volts`` [V] (kept as the
+log's ``vin``: the supply sags under load, 5.7-8.5 V on the 7.4 V XL330 bench).
 
 The XL330 trap: ``load`` holds the Present PWM register as an unsigned 16-bit number (65535
 means -1). It is cast to int16 and divided by 885 (the XL330's full-scale PWM) to give the
@@ -99,8 +100,12 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     if all("load" in e for e in entries):
         duty = pwm_register_to_duty(np.array([e["load"] for e in entries]), motor)
     enable = np.array([bool(e["torque_enable"]) for e in entries], dtype=float)
+    volts = col("input_volts") if all("input_volts" in e for e in entries) else None
+    if volts is not None and not np.all(np.isfinite(volts) & (volts > 0)):
+        volts = None  # a broken voltage channel: fall back on the header's vin
     tt, ch, report = resample_uniform(
-        t, {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable}, dt)
+        t, {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable,
+            "vin": volts}, dt)
     meta = {"mass": float(raw["mass"]), "arm_mass": float(raw.get("arm_mass", 0.0)),
             "length": float(raw["length"]), "kp": float(raw["kp"]), "vin": float(raw["vin"]),
             "motor": motor, "trajectory": str(raw["trajectory"]), "format": "bam"}
@@ -113,4 +118,4 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     d = ch["duty"]
     return ActuatorLog(traj=traj, torque_enable=(en >= 0.5).reshape(-1, 1),
                        dt=float(report["dt_s"]), duty=None if d is None else d.reshape(-1, 1),
-                       resampling=report)
+                       vin=ch["vin"], resampling=report)

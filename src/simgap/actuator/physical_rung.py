@@ -1,0 +1,135 @@
+"""Rung 3 on a known servo: BAM's friction families M1-M6 as sub-rungs, selected by how
+they carry to held-out trajectory types.
+
+Every family is fitted (``family_fit``) on every fold of the main held-out scheme (leave
+one trajectory *type* out when the logs name several types) and, where the firmware gain
+varies, of leave-one-gain-out too; all of it in one lockstep CMA-ES. The families are
+walked from the simplest (``SELECTION_ORDER``), and the first one that no richer family
+beats on the held-out type by more than ``improve_fraction`` (and the noise floor) is kept:
+the simplest model the held-out types do not reject. Its fit on all training logs is the
+rung's parameters, with bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from simgap.actuator import cma_fit
+from simgap.actuator.families import ServoFamily
+from simgap.actuator.family_fit import (
+    SELECTION_ORDER,
+    FamilyFit,
+    bootstrap_intervals,
+    fit_families,
+)
+from simgap.actuator.rungs import Folds, LadderConfig, RungResult, _scores, by_group
+from simgap.actuator.servo import ServoBatch
+
+
+@dataclass(frozen=True)
+class PhysicalRung:
+    """The servo rung on a known servo.
+
+    Attributes:
+        result: the rung (the selected family's scores and parameters).
+        family: the selected family.
+        fit: the selected family's FamilyFit (row 0: all training logs).
+        table: every family's scores: name -> dict (train, held out, per group, gain-out).
+        reason: why that family was kept.
+        legacy_params: the M1 projection in ``servo.PARAM_NAMES`` order (km = kt / R,
+            dm = kt^2 / R, armature, friction_base, friction_viscous, lag 0), for the
+            exports that read the six-parameter servo.
+    """
+
+    result: RungResult
+    family: str
+    fit: FamilyFit
+    table: dict[str, dict[str, Any]]
+    reason: str
+    legacy_params: np.ndarray
+
+
+def _family_scores(fit: FamilyFit, batch: ServoBatch, folds: Folds, rows: np.ndarray,
+                   ) -> tuple[float, float, np.ndarray]:
+    """Scores of the fold rows ``rows`` (row 0 first) of a fit under ``folds``."""
+    return _scores(fit.pred[rows], batch, folds)
+
+
+def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
+                  servo: ServoFamily, config: LadderConfig) -> PhysicalRung:
+    """Fit and select among M1-M6 (see the module docstring).
+
+    Args:
+        batch: the logs (training then held out).
+        folds: the main held-out scheme (type-out, validate, or log-out).
+        gain_folds: leave-one-gain-out folds (None when the gain does not vary).
+        servo: the servo family.
+        config: noise floor, improvement fraction, CMA-ES budget, seed.
+    """
+    t0 = time.perf_counter()
+    cpu0 = time.process_time()
+    n_main = folds.train.shape[0]
+    train = folds.train if gain_folds is None else np.vstack([folds.train,
+                                                              gain_folds.train[1:]])
+    settings = cma_fit.CmaSettings(evaluations=config.cma_evaluations)
+    fits = fit_families(batch, train, servo, config.seed, config.families, settings,
+                        fit_max_velocity=servo.max_velocity_box is not None)
+    main_rows = np.arange(n_main)
+    table: dict[str, dict[str, Any]] = {}
+    results: dict[str, RungResult] = {}
+    for name, fit in fits.items():
+        tr, va, per = _family_scores(fit, batch, folds, main_rows)
+        row: dict[str, Any] = {"train_mae_rad": tr, "validation_mae_rad": va,
+                               "held_out_by_group_rad": by_group(per, folds),
+                               "evaluations": int(fit.evaluations.sum()),
+                               "fit_time_s": fit.fit_time_s, "params": fit.params(0)}
+        if gain_folds is not None:
+            g_rows = np.r_[0, np.arange(n_main, train.shape[0])]
+            _, g_va, g_per = _family_scores(fit, batch, gain_folds, g_rows)
+            row["gain_out_mae_rad"] = g_va
+            row["gain_out_by_group_rad"] = by_group(g_per, gain_folds)
+        table[name] = row
+        results[name] = RungResult(f"servo_{name}", tr, va, fit.params(0), fit.fit_time_s,
+                                   tuple(per.tolist()))
+    order = [f for f in SELECTION_ORDER if f in fits]
+    chosen, reason = _select(order, table, config)
+    fit = fits[chosen]
+    intervals = bootstrap_intervals(fit, batch, folds.train[0], config.seed,
+                                    replicates=config.bootstrap_replicates) \
+        if config.bootstrap_replicates > 1 else {}
+    sel = results[chosen]
+    p = fit.params(0)
+    params: dict[str, Any] = {"family": chosen, "servo_family": servo.name, **p,
+                              "intervals": intervals}
+    details: dict[str, Any] = {"held_out_by_group_rad": table[chosen]["held_out_by_group_rad"],
+                               "families": table, "family_reason": reason,
+                               "cpu_time_s": time.process_time() - cpu0,
+                               "held_out": folds.scheme}
+    if "gain_out_mae_rad" in table[chosen]:
+        details["gain_out_mae_rad"] = table[chosen]["gain_out_mae_rad"]
+    result = RungResult("servo", sel.train_mae_rad, sel.validation_mae_rad, params,
+                        time.perf_counter() - t0, sel.validation_per_log_rad, details)
+    legacy = np.array([p["kt"] / p["R"], p["kt"] ** 2 / p["R"], p["armature"],
+                       p["friction_base"], p["friction_viscous"], 0.0])
+    return PhysicalRung(result=result, family=chosen, fit=fit, table=table, reason=reason,
+                        legacy_params=legacy)
+
+
+def _select(order: list[str], table: dict[str, dict[str, Any]], config: LadderConfig,
+            ) -> tuple[str, str]:
+    """The simplest family that no richer family beats on held-out data."""
+    frac, floor = config.improve_fraction, config.noise_floor_rad
+    for i, f in enumerate(order):
+        va = table[f]["validation_mae_rad"]
+        better = [g for g in order[i + 1:]
+                  if table[g]["validation_mae_rad"] < va * (1 - frac)
+                  and va - table[g]["validation_mae_rad"] > floor]
+        if not better:
+            rest = ", ".join(f"{g} {table[g]['validation_mae_rad']:.4f}" for g in order[i + 1:])
+            return f, (f"{f} (held-out {va:.4f} rad) is the simplest family no richer one "
+                       f"beats by more than {frac:.0%}" + (f" ({rest})" if rest else ""))
+    return order[-1], "richest family"

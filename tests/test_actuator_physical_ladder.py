@@ -1,0 +1,40 @@
+"""The ladder on a known servo: BAM-header logs of a synthetic XL330 go to the friction
+families, held out by trajectory type and by gain; the JointResult keeps the names the
+actuator branch and the exports read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simgap.actuator.export_bam import joint_bam_json
+from simgap.actuator.ladder import LadderConfig, fit_joint
+from simgap.actuator.servo import PARAM_NAMES, JointLoad, bam_drive, pendulum_load
+from tests.bam_synth import make_logs
+from tests.test_actuator_friction import TRUTH
+
+pytestmark = pytest.mark.slow  # two families on 1 + 3 + 2 folds (~15 s on 2 cores)
+
+
+def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
+    specs = [(k, kp) for k in ("sin_sin", "lift_and_drop", "up_and_down") for kp in (200, 800)]
+    logs = make_logs(TRUTH, "m1", specs, seed=4, duration=2.0)
+    loads = [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs)
+    cfg = LadderConfig(noise_floor_rad=2 * np.pi / 4096, use_net=False, families=("m1", "m3"),
+                       cma_evaluations=500, bootstrap_replicates=4)
+    res = fit_joint(logs, "xl330", loads, [bam_drive(lg.meta) for lg in logs], cfg)
+    assert res.held_out == "leave-one-trajectory-type-out"
+    assert res.selected == "servo" and res.friction_family == "m1"   # the simplest suffices
+    servo = res.rung("servo")
+    assert servo.validation_mae_rad < 0.01
+    assert set(servo.details["held_out_by_group_rad"]) == {"sin_sin", "lift_and_drop",
+                                                            "up_and_down"}
+    assert set(servo.details["families"]["m1"]["gain_out_by_group_rad"]) == {"200.0", "800.0"}
+    # backward-compatible names: six-parameter servo vector and BAM-named parameters
+    assert res.servo_params is not None and len(res.servo_params) == len(PARAM_NAMES)
+    p = dict(zip(PARAM_NAMES, res.servo_params, strict=True))
+    assert p["km"] == pytest.approx(res.bam_params["kt"] / res.bam_params["R"])  # type: ignore[index]
+    assert res.servo_delay_s == pytest.approx(res.bam_params["delay_s"])  # type: ignore[index]
+    bam = joint_bam_json(res)
+    assert bam is not None and bam["model"] == "m1" and bam["actuator"] == "xl330"
+    assert "intervals" in servo.params and "kt" in servo.params["intervals"]
