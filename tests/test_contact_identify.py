@@ -22,7 +22,7 @@ def _assess(bench_rig: object, out: Path) -> object:
     return f
 
 
-@pytest.mark.parametrize("seed,priority", [(3, False), (4, True)])
+@pytest.mark.parametrize("seed,priority", [(3, False), (4, True), (8, False)])
 def test_sliding_recovered_within_its_interval(tmp_path: Path, seed: int, priority: bool
                                                ) -> None:
     mu = float(np.random.default_rng(seed).uniform(0.25, 0.45))
@@ -72,15 +72,18 @@ def test_healthy_oblique_bench_keeps_the_model(tmp_path: Path) -> None:
     assert not f.artifacts  # type: ignore[attr-defined]
 
 
-def test_torsional_case_implicated_with_condim_4_in_the_patch(tmp_path: Path) -> None:
-    tor = float(np.random.default_rng(7).uniform(0.0012, 0.0025))
-    b = make_bench(tmp_path, "grasp", {("grip", "torsional"): tor}, seed=7)
+@pytest.mark.parametrize("seed,priority", [(7, False)])
+def test_torsional_case_implicated_with_condim_4_in_the_patch(tmp_path: Path, seed: int,
+                                                              priority: bool) -> None:
+    tor = float(np.random.default_rng(seed).uniform(0.0012, 0.0025))
+    b = make_bench(tmp_path, "grasp", {("grip", "torsional"): tor}, seed=seed,
+                   priority=priority)
     f = _assess(b.rig, tmp_path / "out")
     assert f.verdict.value == "implicated", f.summary  # type: ignore[attr-defined]
     fig = f.figures  # type: ignore[attr-defined]
     lo, hi = fig["torsional_interval"]
     assert lo < tor < hi and fig["torsional_best"] is not None
-    assert fig["torsional_rms_best_rad"] < fig["torsional_rms_nominal_rad"] / 2
+    assert fig["torsional_rms_best_rad"] < 0.75 * fig["torsional_rms_nominal_rad"]
     patch = f.details["patch"]  # type: ignore[attr-defined]
     assert patch["offered"], patch
     assert all(a < b for a, b in zip(patch["holdout"]["chi2_fitted"],

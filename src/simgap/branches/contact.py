@@ -118,10 +118,11 @@ def offer_patch(rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_di
     info: dict[str, Any] = {"pairs": entries, "holdout": ho}
     if not entries:
         return {}, info
-    if ho is None or not ho["better"]:
+    if ho is None or not (ho["better"] and all(ho["better_each"])):
         info["offered"] = False
         info["why"] = ("one push only: no held-out push to prove the patch on" if ho is None
-                       else "the refitted model does not beat the model on held-out pushes")
+                       else "the refitted model does not beat the model on every held-out "
+                            "push")
         return {}, info
     path = out_dir / "contact_pair.xml"
     text = patch_xml(rig.model_path, path, [

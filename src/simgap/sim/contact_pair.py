@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from simgap.errors import InputError, NameNotFoundError
+from simgap.errors import NameNotFoundError
 from simgap.sim.model import compile_spec, finish_params, names, object_id, set_param
 from simgap.sim.replay import Replayer, ReplayLog
 
@@ -257,14 +257,6 @@ def set_pair_value(model: mujoco.MjModel, p: int, name: str, value: float) -> No
     need = CONDIM_NEEDED.get(name, 0)
     if need and int(model.pair_dim[p]) < need:
         model.pair_dim[p] = need
-
-
-def log_start_state(rep: Replayer, log: ReplayLog) -> np.ndarray:
-    """The full physics state a log starts from (``Replayer.initial_state``)."""
-    if log.obj_pose0 is None:
-        raise InputError(file=log.source, field="obj_x, obj_y, obj_z",
-                         expected="the object's start pose", got="nothing")
-    return rep.initial_state(log)
 
 
 def replay_file(path: str, joints: Sequence[str], object_body: str, logs: Sequence[ReplayLog],
