@@ -85,8 +85,14 @@ def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
 def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:
     f = _finding(diagnosis, "contact", "Contact")["figures"]
     assert f["friction_nominal"] == pytest.approx(TRUTH.contact.sim_pad_friction)
-    assert f["friction_best"] == pytest.approx(TRUTH.contact.pad_friction, rel=0.15)
-    assert f["friction_rms_best_m"] < f["friction_rms_nominal_m"] / 2
+    # The demo plants a 10x cube mass beside the pad friction, and quasi-static pushes see
+    # friction x mass: the interval must hold the truth over the mass the pushes cannot pin,
+    # and exclude the model's friction.
+    lo, hi = f["friction_interval"]
+    assert lo is not None and hi is not None
+    assert lo <= TRUTH.contact.pad_friction <= hi
+    assert not lo <= TRUTH.contact.sim_pad_friction <= hi
+    assert f["rms_fitted_m"] < f["rms_nominal_m"] / 2
 
 
 def test_camera_offset_within_one_policy_pixel(diagnosis: dict[str, Any],

@@ -53,6 +53,11 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "encoder_rad": (_NUM, False),
         "torque_nm": (_NUM, False),
     },
+    "contact": {
+        "tracker_noise_m": (_NUM, False),
+        "tracker_noise_rad": (_NUM, False),
+        "support_geoms": ((list,), False),
+    },
     "camera": {
         "name": ((str,), True),
         "policy_resolution": ((list,), False),
@@ -238,6 +243,10 @@ class Rig:
         origin_reference_m: a declared reference point in model coordinates [m].
         evidence: what was recorded.
         seed: seed for anything random done on this rig's behalf.
+        tracker_noise_m, tracker_noise_rad: the object tracker's noise, 1 sigma per axis
+            [m] / [rad] (``[contact]``; None: the contact branch's defaults).
+        support_geoms: what the object rests on (``[contact]``; None: found from the
+            contacts at each push's start).
     """
 
     name: str
@@ -262,6 +271,9 @@ class Rig:
     origin_reference_name: str | None = None
     evidence: Evidence = field(default_factory=Evidence)
     seed: int = 0
+    tracker_noise_m: float | None = None
+    tracker_noise_rad: float | None = None
+    support_geoms: tuple[str, ...] | None = None
 
     @property
     def joint_names(self) -> tuple[str, ...]:
@@ -510,4 +522,16 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
                               "noise.encoder_rad"),
         torque_nm=noise.get("torque_nm"), camera=cam, training=training, deploy=deploy,
         origin_reference_m=origin, origin_reference_name=f.get("origin_reference_name"),
-        evidence=evidence, seed=int(raw.get("seed", 0)))
+        evidence=evidence, seed=int(raw.get("seed", 0)),
+        **_contact(sections["contact"], source))
+
+
+def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
+    """``[contact]``: the object tracker's noise (1 sigma) and the object's support geoms."""
+    out: dict[str, Any] = {}
+    for key in ("tracker_noise_m", "tracker_noise_rad"):
+        if key in c:
+            out[key] = _positive(c[key], source, f"contact.{key}")
+    if "support_geoms" in c:
+        out["support_geoms"] = tuple(str(g) for g in c["support_geoms"])
+    return out

@@ -16,20 +16,31 @@ and BAM exports are written as artifacts); ``inconclusive`` otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from simgap.actuator import export
+from simgap.actuator import export, export_bam, export_mjlab
 from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, fit_joint
 from simgap.actuator.log import ActuatorLog
-from simgap.actuator.servo import PARAM_NAMES, Drive, JointLoad, bam_drive, pendulum_load
+from simgap.actuator.servo import (
+    PARAM_NAMES,
+    Drive,
+    JointLoad,
+    bam_drive,
+    pendulum_load,
+    rig_drive,
+)
 from simgap.errors import InputError
 from simgap.finding import Finding, Verdict
 from simgap.ladder import Context, not_measured
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig
+from simgap.series import Trajectory
 from simgap.units import ENCODER_RESOLUTION_RAD
 
 ELIMINATE_FACTOR = 2.0
@@ -52,7 +63,8 @@ def _loads_drives(logs: Sequence[ActuatorLog], joint: str, rig: Rig | None,
         from simgap.sim.load import joint_load
 
         ld = joint_load(rig.model_path, joint)
-        return [ld] * len(logs), [Drive()] * len(logs), f"MuJoCo model {rig.model_path.name}"
+        drive = rig_drive(rig) or Drive()  # the rig's servo family (deploy.servo_model), if any
+        return [ld] * len(logs), [drive] * len(logs), f"MuJoCo model {rig.model_path.name}"
     return ([JointLoad(inertia=NOMINAL_INERTIA)] * len(logs), [Drive()] * len(logs),
             f"assumed inertia {NOMINAL_INERTIA:g} kg m^2 (no model)")
 
@@ -124,7 +136,8 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
                          "rungs": [r.to_dict() for r in res.rungs],
                          "verdict": v, "stop_reason": res.stop_reason,
                          "xcorr_delay_s": res.xcorr_delay_s, "load": load_src,
-                         "held_out": "validate" if validate else "leave-one-trajectory-out"}
+                         "held_out": "validate" if validate else (
+                             res.held_out or "leave-one-trajectory-out")}
     if not results:
         assert first_error is not None
         raise first_error
@@ -135,7 +148,10 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
                            "joints": joint_json, "unexcited_joints": unexcited,
                            "resampling": [dict(lg.resampling) for lg in all_logs]}
     if out_dir is not None:
-        out["artifacts"] = write_artifacts(results, all_logs, rig, Path(out_dir))
+        proof: dict[str, Any] = {}
+        out["artifacts"] = write_artifacts(results, all_logs, rig, Path(out_dir),
+                                           n_validate=len(validate), proof=proof)
+        out["patch_proof"] = proof
     return out, results
 
 
@@ -156,10 +172,49 @@ def _settings(res: JointResult, drive: Drive) -> Any:
         armature=p["armature"] if "armature" in res.servo_free else None)
 
 
+def proof_episodes(logs: Sequence[ActuatorLog], rig: Rig, n_validate: int,
+                   ) -> list[Trajectory]:
+    """The recordings a patch is proven on: the validation logs when given (the last
+    ``n_validate`` of ``logs``), else every fitting log (the rung table then holds the
+    held-out errors); joints named as in the rig's model."""
+    chosen = list(logs[-n_validate:]) if n_validate else list(logs)
+    out = []
+    for lg in chosen:
+        names = tuple(rig.joint(j).name for j in lg.traj.joint_names)
+        out.append(replace(lg.traj, joint_names=names))
+    return out
+
+
+def _ident(joint: str) -> str:
+    """A Python identifier for a joint name (never the raw name in generated code)."""
+    base = re.sub(r"\W", "_", joint).strip("_").upper() or "JOINT"
+    if base[0].isdigit():
+        base = "J_" + base
+    return base if base.lower() == joint.lower() else (
+        f"{base}_{hashlib.sha1(joint.encode()).hexdigest()[:6].upper()}")
+
+
+def _mjlab_snippet(joint: str, res: JointResult, drive: Drive, physics_dt: float) -> str:
+    """mjlab's configuration of a joint whose servo rung fitted a physical motor, named after
+    the joint; empty when the selected rung has no motor constants to map."""
+    if res.selected != "servo" or not res.bam_params or not drive.known:
+        return ""
+    params = {**res.bam_params, "delay_s": res.servo_delay_s}
+    if not all(math.isfinite(float(v)) for v in params.values()
+               if isinstance(v, (int, float))):
+        return ""
+    text = export_mjlab.dc_motor_cfg(joint, params, drive.gain, drive.vin, drive.max_pwm,
+                                     physics_dt, family=res.friction_family)
+    return text.replace("ACTUATOR_CFG = ", f"{_ident(joint)}_ACTUATOR_CFG = ")
+
+
 def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog],
-                    rig: Rig | None, out_dir: Path) -> dict[str, str]:
-    """Write the MJCF patch (with a rig model), Isaac Lab snippets, BAM params, networks
-    and the randomisation entry; returns name -> path."""
+                    rig: Rig | None, out_dir: Path, n_validate: int = 0,
+                    proof: dict[str, Any] | None = None) -> dict[str, str]:
+    """Write the MJCF patch (with a rig model; kept only when its replay proof passes, the
+    proof put in ``proof``), Isaac Lab and mjlab snippets, BAM params, networks and the
+    randomisation entry; returns name -> path."""
+    proof = {} if proof is None else proof
     out_dir.mkdir(parents=True, exist_ok=True)
     arts: dict[str, str] = {}
     physics_dt = logs[0].dt
@@ -167,18 +222,24 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
         from simgap.sim.load import model_timestep
 
         physics_dt = rig.physics_dt_s or model_timestep(rig.model_path)
-    drives = {j: (bam_drive(logs[0].meta) if logs[0].meta.get("format") == "bam" else Drive())
+    rig_servo = rig_drive(rig) if rig is not None else None
+    drives = {j: (bam_drive(logs[0].meta) if logs[0].meta.get("format") == "bam"
+                  else rig_servo or Drive())
               for j in results}
     if rig is not None and rig.model_path.is_file():
-        from simgap.sim.actuator_patch import write_actuator_patch
+        from simgap.sim.patch_proof import offer_patch
 
         settings = {j: s for j, r in results.items()
                     if (s := _settings(r, drives[j])) is not None}
         if settings:
             path = out_dir / f"{rig.model_path.stem}_actuator_patch.xml"
-            arts["mjcf_patch"] = str(write_actuator_patch(rig.model_path, path, settings))
+            offer = offer_patch(rig.model_path, path, settings,
+                                proof_episodes(logs, rig, n_validate))
+            proof["mjcf_patch"] = offer.to_dict()
+            if offer.path is not None:
+                arts["mjcf_patch"] = str(offer.path)
     delays = [r.delay_s for r in results.values()]
-    snippets = []
+    snippets, mjlab = [], []
     for j, r in results.items():
         d = drives[j]
         snippets.append(export.delayed_pd_cfg(j, r, physics_dt, delays, d.gain, d.vin))
@@ -189,10 +250,17 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
             arts[f"net_{j}"] = str(npath)
             spacing = float(r.rung("net").params["history_spacing_s"])
             snippets.append(export.actuator_net_cfg(j, npath.name, physics_dt, spacing))
-        bam = export.bam_params(r, str(logs[0].meta.get("motor", j)))
+        mj = _mjlab_snippet(j, r, d, physics_dt)
+        if mj:
+            mjlab.append(mj)
+        bam = export_bam.joint_bam_json(r) or export.bam_params(
+            r, str(logs[0].meta.get("motor", j)))
         if bam:
             arts[f"bam_params_{j}"] = str(atomic_write_json(out_dir / f"bam_params_{j}.json",
                                                             bam))
+    if mjlab:
+        arts["mjlab"] = str(atomic_write_text(out_dir / "mjlab_actuators.py",
+                                              "\n".join(mjlab)))
     arts["isaaclab"] = str(atomic_write_text(out_dir / "isaaclab_actuators.py",
                                              "\n".join(snippets)))
     arts["randomisation"] = str(atomic_write_json(out_dir / "actuator_randomisation.json",
@@ -225,6 +293,13 @@ def finding_from(out: dict[str, Any]) -> Finding:
             "eliminated": "The actuators track their commands within the noise floor; look "
                           "at the next branch.",
             "inconclusive": "Record richer excitation ('simgap excite') and fit again."}[verdict]
+    offer = out.get("patch_proof", {}).get("mjcf_patch")
+    if offer is not None:
+        figures["patch_proof"] = offer
+        if verdict == "implicated" and offer.get("path") is None:
+            step = ("Do not apply an MJCF patch yet: the fitted model failed its replay proof "
+                    f"({offer['proof']['reason']}). Use the Isaac Lab or BAM export only after "
+                    "checking it, and record a validation log to prove a refit.")
     return Finding(branch="actuator", verdict=Verdict(verdict), figures=figures,
                    title="Actuator dynamics", summary="; ".join(parts),
                    key_figure="worst_ideal_mae_rad", residual=worst_sel, noise_floor=floor,

@@ -9,7 +9,8 @@ import typer
 from simgap.cli._app import app, console, handles_errors, write_json
 
 contact_app = typer.Typer(help="Contact: lint a model, write a pair patch, sweep a "
-                               "coefficient.", no_args_is_help=True)
+                               "coefficient, convert bench measurements.",
+                          no_args_is_help=True)
 app.add_typer(contact_app, name="contact")
 
 
@@ -24,6 +25,30 @@ def _floats(text: str, n: tuple[int, ...], what: str) -> list[float]:
         raise InputError(field=what, expected=f"{' or '.join(map(str, n))} numbers",
                          got=text)
     return vals
+
+
+def _names(values: list[str]) -> list[str]:
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
+
+
+@contact_app.command("measure")
+@handles_errors
+def measure(tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Slip angle "
+                                                   "of a tilted plate [deg]."),
+            patch_diameter_mm: float | None = typer.Option(
+                None, "--patch-diameter-mm", help="Contact patch diameter [mm] (caliper)."),
+            sliding: float | None = typer.Option(None, "--sliding", help="Sliding "
+                                                 "coefficient for the torsional rule."),
+            depth_mm: float | None = typer.Option(None, "--depth-mm", help="Pad "
+                                                  "deformation depth [mm]."),
+            json_path: Path | None = typer.Option(None, "--json")) -> None:
+    """Bench numbers -> MuJoCo pair coefficients (sliding, torsional [m], rolling [m])."""
+    from simgap.contact.converters import measure as convert
+
+    out = convert(tilt_deg, patch_diameter_mm, sliding, depth_mm)
+    for k, v in out.items():
+        console.print(f"{k}: {v:.6g}", highlight=False)
+    write_json(json_path, out)
 
 
 @contact_app.command("lint")
@@ -50,7 +75,9 @@ def lint(model: Path = typer.Argument(..., help="The MJCF model."),
 @contact_app.command("pair")
 @handles_errors
 def pair(model: Path = typer.Argument(..., help="The MJCF model (never edited)."),
-         geom1: str = typer.Option(..., "--geom1"), geom2: str = typer.Option(..., "--geom2"),
+         geom1: list[str] = typer.Option(..., "--geom1", help="Geom(s): repeat or "
+                                         "comma-separate (e.g. both finger pads)."),
+         geom2: list[str] = typer.Option(..., "--geom2", help="Geom(s), as --geom1."),
          out: Path = typer.Option(..., "--out", help="The new MJCF file to write."),
          friction: str = typer.Option(..., "--friction", help="Five numbers: sliding "
                                       "sliding torsional rolling rolling."),
@@ -58,10 +85,12 @@ def pair(model: Path = typer.Argument(..., help="The MJCF model (never edited)."
          solref: str = typer.Option("0.02 1", "--solref"),
          solimp: str = typer.Option("0.9 0.95 0.001 0.5 2", "--solimp"),
          json_path: Path | None = typer.Option(None, "--json")) -> None:
-    """Write a new MJCF that includes MODEL and adds one <contact><pair>."""
+    """Write a new MJCF that includes MODEL and adds a <contact><pair> for every
+    (geom1, geom2) combination."""
     from simgap.contact.pair import write_pair
 
-    path = write_pair(model, out, geom1, geom2, friction=_floats(friction, (5,), "friction"),
+    path = write_pair(model, out, _names(geom1), _names(geom2),
+                      friction=_floats(friction, (5,), "friction"),
                       condim=condim, solref=_floats(solref, (2,), "solref"),
                       solimp=_floats(solimp, (3, 5), "solimp"))
     console.print(f"wrote {path} (compiles)", highlight=False)
@@ -79,9 +108,12 @@ def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_
               lo: float = typer.Option(0.25, "--lo", help="Lowest multiple of nominal."),
               hi: float = typer.Option(4.0, "--hi", help="Highest multiple of nominal."),
               n: int = typer.Option(25, "--n", help="Values per coefficient."),
+              noise_m: float | None = typer.Option(None, "--noise-m", help="Tracker "
+                                                   "noise [m] (default: the rig's [contact]"
+                                                   " tracker_noise_m, else 2 mm)."),
               force: bool = typer.Option(False, "--force", help="Allow a 2-D sweep."),
               json_path: Path | None = typer.Option(None, "--json")) -> None:
-    """Replay the first logged push once per value of ONE coefficient; print the curve."""
+    """Replay every logged push once per value of ONE coefficient; print the curve."""
     import numpy as np
 
     from simgap.contact.sweep import Coefficient, nominal_of, sweep
@@ -100,15 +132,20 @@ def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_
               for k, t in zip(kind, target, strict=True)]
     from simgap.cli._progress import working
 
-    with working("contact sweep", f"replaying the first logged push {n ** len(coeffs)} times"):
-        out = sweep(str(r.model_path), r.joint_names, push_logs(r)[:1], r.object_body, coeffs,
-                    force=force, interp=r.command_interp, physics_dt=r.physics_dt_s)
-    if "best_value" in out:
-        best = out["refined_value"] or out["best_value"]
+    pushes = push_logs(r)
+    with working("contact sweep", f"replaying {len(pushes)} logged push(es) "
+                 f"{n ** len(coeffs)} times each"):
+        out = sweep(str(r.model_path), r.joint_names, pushes, r.object_body, coeffs,
+                    force=force, interp=r.command_interp, physics_dt=r.physics_dt_s,
+                    noise_m=noise_m or r.tracker_noise_m or 0.002)
+    if "interval" in out:
+        iv = out["interval"]
+        found = (f"best {out['refined_value'] or out['best_value']:.4g} (RMS "
+                 f"{out['best_loss']:.3g} m), 95 % {iv[0]:.4g}..{iv[1]:.4g}"
+                 if out["identifiable"] else out["reason"])
         console.print(f"{out['name']}: nominal {out['nominal']:.4g} (RMS "
-                      f"{out['nominal_loss']:.3g} m), best {best:.4g}"
-                      f" (RMS {out['best_loss']:.3g} m){' FLAT' if out['flat'] else ''}",
-                      highlight=False)
+                      f"{out['nominal_loss']:.3g} m) over {out['pushes']} push(es); "
+                      + found, highlight=False)
     from simgap.report.headline import sig
 
     values, loss = out.get("values") or [], out.get("loss") or []

@@ -10,6 +10,9 @@ each ``<pair>`` is checked for:
 - contact parameters left at MuJoCo's defaults (friction 1 0.005 0.0001, solref 0.02 1,
   solimp 0.9 0.95 0.001 0.5 2);
 - pairs that override their geoms' own settings (the geoms' values are ignored there);
+- a geom friction its partners make inert: MuJoCo mixes two colliding geoms by priority
+  (the higher one's values alone), then, at equal priority, takes the LARGER friction, so
+  a pad set to 0.35 against a default 1.0 object acts as 1.0 (fix: an explicit pair);
 - implausible values (sliding outside [0.05, 2], torsional > 0.05 m, rolling > 0.01 m,
   solref time constant under two physics steps, solimp outside (0, 1) or dmin > dmax).
 """
@@ -160,6 +163,7 @@ def lint_model(path: str | Path) -> list[Problem]:
             timestep = float(el.attrs["timestep"])
     problems: list[Problem] = []
     geoms = {}
+    collidable: list[Element] = []
     for el in _walk(root):
         if el.tag == "geom" and el.parent is not None and el.parent.tag != "default":
             if "name" in el.attrs:
@@ -168,11 +172,75 @@ def lint_model(path: str | Path) -> list[Problem]:
             conaff, _ = defaults.lookup(el, "conaffinity")
             if (contype or "1") == "0" and (conaff or "1") == "0":
                 continue
+            collidable.append(el)
             problems.extend(_check(el, defaults, timestep, path))
         elif el.tag == "pair":
             problems.extend(_check(el, defaults, timestep, path))
             problems.extend(_override(el, geoms, defaults))
+    paired = {frozenset((el.attrs.get("geom1", ""), el.attrs.get("geom2", "")))
+              for el in _walk(root) if el.tag == "pair"}
+    problems.extend(_inert(collidable, defaults, paired))
     return problems
+
+
+def _body(el: Element) -> Element | None:
+    p = el.parent
+    while p is not None and p.tag != "body":
+        if p.tag == "worldbody":
+            return None
+        p = p.parent
+    return p
+
+
+def _can_touch(a: Element, b: Element, defaults: _Defaults) -> bool:
+    """Whether MuJoCo's dynamic filter lets two geoms collide (bitmasks, bodies)."""
+    ba, bb = _body(a), _body(b)
+    if ba is bb or (ba is not None and _body(ba) is bb) or (bb is not None and
+                                                            _body(bb) is ba):
+        return False  # same body, world-world, or parent-child (filtered by default)
+
+    def bits(el: Element, attr: str) -> int:
+        v, _ = defaults.lookup(el, attr)
+        return int(v) if v is not None else 1
+
+    return bool(bits(a, "contype") & bits(b, "conaffinity")
+                or bits(b, "contype") & bits(a, "conaffinity"))
+
+
+def _inert(geoms: list[Element], defaults: _Defaults, paired: set[frozenset[str]]
+           ) -> list[Problem]:
+    """A set geom friction that every partner it can touch makes inert (see docstring)."""
+    out = []
+
+    def prio(el: Element) -> int:
+        v, _ = defaults.lookup(el, "priority")
+        return int(v) if v is not None else 0
+
+    def fric(el: Element) -> float:
+        v, _ = defaults.lookup(el, "friction")
+        return _floats(v)[0] if v else DEFAULT_FRICTION[0]
+
+    for g in geoms:
+        fs, _ = defaults.lookup(g, "friction")
+        if fs is None:
+            continue
+        name = g.attrs.get("name", "")
+        why = []
+        partners = [h for h in geoms if h is not g and _can_touch(g, h, defaults)
+                    and frozenset((name, h.attrs.get("name", ""))) not in paired]
+        for h in partners:
+            hn = h.attrs.get("name", "?")
+            if prio(h) > prio(g):
+                why.append(f"'{hn}' (priority {prio(h)} > {prio(g)}: its values alone)")
+            elif prio(h) == prio(g) and fric(h) > fric(g):
+                why.append(f"'{hn}' ({fric(h):g}: equal priority takes the larger)")
+        if partners and len(why) == len(partners):
+            out.append(_p(g, f"sliding friction {fric(g):g} is inert: every geom it can "
+                             f"touch overrides it: " + ", ".join(why[:3])
+                          + (f" and {len(why) - 3} more" if len(why) > 3 else ""),
+                          "declare an explicit <contact><pair> for the surfaces that "
+                          "matter (simgap contact pair), or raise this geom's priority"))
+    return out
 
 
 def _p(el: Element, problem: str, fix: str) -> Problem:

@@ -2,9 +2,12 @@
 ``<contact><pair>`` with measured numbers. The original file is never edited.
 
 MuJoCo resolves mesh and texture paths against the MAIN model's folder, so the patch
-re-states the original's asset folders as absolute paths in its own ``<compiler>`` (after
-the include); it can then live in any folder. It is compiled before it is reported, and a
-failure carries MuJoCo's message.
+re-states the original's asset folders in its own ``<compiler>`` (after the include),
+relative to the patch's own folder: no absolute path is written, so the patch and model
+can move together. ``geom1`` and ``geom2`` take lists (one pair for every combination:
+several finger pads in one patch), and ``pair_entries_xml`` writes pairs whose numbers
+differ (a fitted patch keeps each pair's other values at the model's). It is compiled
+before it is reported, and a failure carries MuJoCo's message.
 """
 
 from __future__ import annotations
@@ -31,30 +34,50 @@ def pair_xml(model: Path, out: Path, pairs: Sequence[tuple[str, str]],
     if len(solref) != 2 or len(solimp) not in (3, 5):
         raise InputError(field="solref/solimp", expected="2 and 3 or 5 numbers",
                          got=(list(solref), list(solimp)))
-    try:
-        inc = os.path.relpath(model.resolve(), out.resolve().parent)
-    except ValueError:
-        inc = str(model.resolve())
 
     def nums(v: Sequence[float]) -> str:
         return quoteattr(" ".join(f"{x:.6g}" for x in v))
 
     nm = f" name={quoteattr(name)}" if name and len(pairs) == 1 else ""
-    dirs = _asset_dirs(model)
+    return patch_xml(model, out, [
+        f"<pair{nm} geom1={quoteattr(g1)} geom2={quoteattr(g2)} condim=\"{condim}\" "
+        f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>"
+        for g1, g2 in pairs])
+
+
+def _rel(target: Path, out: Path) -> str:
+    try:
+        return os.path.relpath(target.resolve(), out.resolve().parent).replace(os.sep, "/")
+    except ValueError as e:  # another drive: no relative path exists
+        raise InputError(file=out, expected="a patch folder on the model's drive",
+                         got=str(target), fix="write the patch next to the model") from e
+
+
+def patch_xml(model: Path, out: Path, pairs: Sequence[str], comment: str = "") -> str:
+    """The patch MJCF around ready ``<pair .../>`` elements (relative paths only)."""
+    dirs = _asset_dirs(model, out)
     comp = "".join(f" {k}={quoteattr(v)}" for k, v in dirs.items())
+    note = f"  <!-- {comment} -->\n" if comment else ""
     return (f'<mujoco model={quoteattr(model.stem + "_pair")}>\n'
             f"  <!-- written by simgap contact pair; the original is included unchanged -->\n"
-            f"  <include file={quoteattr(inc)}/>\n"
+            + note + f"  <include file={quoteattr(_rel(model, out))}/>\n"
             f"  <compiler{comp}/>\n"
-            f"  <contact>\n"
-            + "".join(f"    <pair{nm} geom1={quoteattr(g1)} geom2={quoteattr(g2)} "
-                      f'condim="{condim}" friction={nums(friction)} solref={nums(solref)} '
-                      f"solimp={nums(solimp)}/>\n" for g1, g2 in pairs)
+            f"  <contact>\n" + "".join(f"    {p}\n" for p in pairs)
             + "  </contact>\n</mujoco>\n")
 
 
-def _asset_dirs(model: Path) -> dict[str, str]:
-    """The original's mesh/texture folders as absolute paths."""
+def pair_entry(geom1: str, geom2: str, condim: int, friction: Sequence[float],
+               solref: Sequence[float], solimp: Sequence[float]) -> str:
+    """One ``<pair>`` element."""
+    def nums(v: Sequence[float]) -> str:
+        return quoteattr(" ".join(f"{x:.6g}" for x in v))
+
+    return (f"<pair geom1={quoteattr(geom1)} geom2={quoteattr(geom2)} condim=\"{condim}\" "
+            f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>")
+
+
+def _asset_dirs(model: Path, out: Path) -> dict[str, str]:
+    """The original's mesh/texture folders, relative to the patch's folder."""
     from simgap.contact.lint import _parse, _walk
 
     base = model.resolve().parent
@@ -66,16 +89,19 @@ def _asset_dirs(model: Path) -> dict[str, str]:
                     if key in el.attrs:
                         found[key] = el.attrs[key]
     asset = found.get("assetdir", "")
-    return {k: str((base / found.get(k, asset)).resolve()) for k in ("meshdir", "texturedir")}
+    return {k: _rel(base / found.get(k, asset), out) or "." for k in ("meshdir",
+                                                                       "texturedir")}
 
 
-def write_pair(model: str | Path, out: str | Path, geom1: str, geom2: str | Sequence[str], *,
+def write_pair(model: str | Path, out: str | Path, geom1: str | Sequence[str],
+               geom2: str | Sequence[str], *,
                friction: Sequence[float], condim: int = 4,
                solref: Sequence[float] = (0.02, 1.0),
                solimp: Sequence[float] = (0.9, 0.95, 0.001, 0.5, 2.0),
                name: str | None = None) -> Path:
-    """Write the patch and check that it compiles (``geom2`` may list several geoms:
-    one pair each, e.g. both finger pads against the object).
+    """Write the patch and check that it compiles (``geom1`` and ``geom2`` may list
+    several geoms: one pair for each combination, e.g. both finger pads against the
+    object).
 
     Raises:
         InputError: the output would overwrite the model, a geom is unknown (valid names
@@ -89,14 +115,26 @@ def write_pair(model: str | Path, out: str | Path, geom1: str, geom2: str | Sequ
                          got="the original model", fix="name another output file")
     base = load_model(model)
     valid = names(base, "geom")
+    firsts = [geom1] if isinstance(geom1, str) else list(geom1)
     others = [geom2] if isinstance(geom2, str) else list(geom2)
-    for g in [geom1, *others]:
+    for g in [*firsts, *others]:
         if g not in valid:
             from simgap.errors import NameNotFoundError
 
             raise NameNotFoundError("geom", g, valid, file=model)
-    text = pair_xml(model, out, [(geom1, g) for g in others], friction, condim, solref,
-                    solimp, name)
+    text = pair_xml(model, out, [(a, b) for a in firsts for b in others if a != b],
+                    friction, condim, solref, solimp, name)
+    return write_checked(model, out, text)
+
+
+def write_checked(model: str | Path, out: str | Path, text: str) -> Path:
+    """Write patch text and check that it compiles (removed again when it does not)."""
+    from simgap.sim.model import load_model
+
+    model, out = Path(model), Path(out)
+    if out.resolve() == model.resolve():
+        raise InputError(file=out, expected="a new file for the patch",
+                         got="the original model", fix="name another output file")
     atomic_write_text(out, text)
     try:
         load_model(out)

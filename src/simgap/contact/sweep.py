@@ -1,8 +1,12 @@
-"""The contact sweep: replay one logged push once per value of ONE coefficient.
+"""The contact sweep: replay every logged push once per value of ONE coefficient.
 
-Every value is one candidate model in ONE batched replay; each is scored by the RMS
-distance [m] between the simulated and the logged object position over the push. The
-result is a 1-D curve a person can read. A two-coefficient sweep is refused unless forced:
+Every value is one candidate model in ONE batched replay per push; each is scored by the
+RMS distance [m] between the simulated and the logged object position over all pushes,
+and the curve's 95 % interval is read from it as a likelihood-ratio set with the tracker
+noise (``contact.profile.interval``); a flat curve is "not identifiable", never a point.
+The result is a 1-D curve a person can read. (``contact.identify`` is the branch's
+method: pair coefficients, orientation scored too.) A two-coefficient sweep is refused
+unless forced:
 MuJoCo's soft-contact solver couples the coefficients (friction cones, solref and solimp
 enter the same constraint solve), so a 2-D error surface has ridges and valleys that do
 not separate into per-coefficient answers, and it cannot be read like a curve.
@@ -16,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from simgap.contact.profile import interval
 from simgap.errors import InputError
 from simgap.evidence.push_log import PushLog
 from simgap.fit import search
@@ -77,14 +82,15 @@ def nominal_of(model: str, kind: str, target: str, model_is_xml: bool = False) -
 def sweep(model: str, joints: Sequence[str], logs: Sequence[PushLog], object_body: str,
           coefficients: Sequence[Coefficient], *, force: bool = False, interp: str = "hold",
           delay_s: float = 0.0, physics_dt: float | None = None,
-          model_is_xml: bool = False) -> dict[str, Any]:
-    """Sweep one coefficient (or, forced, a grid of two) against logged pushes.
+          model_is_xml: bool = False, noise_m: float = 0.002) -> dict[str, Any]:
+    """Sweep one coefficient (or, forced, a grid of two) against every logged push.
 
     Returns:
         For one coefficient: ``{"name", "kind", "target", "values", "loss" (RMS object
         error [m] per value), "best_value", "refined_value", "best_loss", "nominal",
-        "nominal_loss", "flat"}``; ``flat`` is True when the curve varies less than 1 % of
-        its level (the data cannot see the coefficient). Forced two: ``{"names",
+        "nominal_loss", "flat", "interval", "identifiable", "reason", "pushes"}``;
+        ``flat`` is True when the curve is not identifiable (``interval`` then holds the
+        range that fits, None for an open end). Forced two: ``{"names",
         "values": [v1, v2], "loss": K1 x K2 grid}``.
 
     Raises:
@@ -109,11 +115,17 @@ def sweep(model: str, joints: Sequence[str], logs: Sequence[PushLog], object_bod
     try:
         if len(coefficients) == 1:
             c = coefficients[0]
-            out = search.sweep(be, ps, 0, np.asarray(c.values, dtype=float), loss=rms_m)
+            vals = np.sort(np.asarray(c.values, dtype=float))
+            out = search.sweep(be, ps, 0, vals, loss=rms_m)
             curve = np.asarray(out["loss"])
-            level = max(float(np.mean(curve)), 1e-12)
+            n_pos = sum(len(lg.t) for lg in logs)
+            iv = interval(vals, curve ** 2 * n_pos / noise_m ** 2, 3 * n_pos)
             out.update(kind=c.kind, target=c.target, nominal=params[0].nominal,
-                       flat=bool(np.ptp(curve) < 0.01 * level), unit="m")
+                       flat=not iv.identifiable, unit="m", interval=[iv.lo, iv.hi],
+                       identifiable=iv.identifiable, reason=iv.reason, pushes=len(logs),
+                       noise_m=noise_m)
+            if not iv.identifiable:  # never a point from a curve that cannot see it
+                out["refined_value"] = out["best_value"] = None
             return out
         c1, c2 = coefficients
         xs = np.array([[ps.params[0].to_x(a), ps.params[1].to_x(b)]

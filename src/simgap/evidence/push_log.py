@@ -2,7 +2,9 @@
 
 Columns: ``t`` [s]; ``cmd_<joint>`` for every rig joint (recorded units; the joint by its
 recorded or model name); optional ``q_<joint>`` (measured); the object's world position
-``obj_x, obj_y, obj_z`` [m] and optional ``obj_qw, obj_qx, obj_qy, obj_qz``.
+``obj_x, obj_y, obj_z`` [m] and optional ``obj_qw, obj_qx, obj_qy, obj_qz`` (the
+orientation: the contact branch then scores it too, and profiles torsional and rolling
+friction). A rig lists several pushes; every one is replayed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from simgap.rig import Rig
 
 OBJ_POS = ("obj_x", "obj_y", "obj_z")
 OBJ_QUAT = ("obj_qw", "obj_qx", "obj_qy", "obj_qz")
+REST_ROWS_MAX = 10
 
 
 @dataclass(frozen=True)
@@ -48,11 +51,23 @@ class PushLog:
         return (self.q if self.q is not None else self.cmd)[0]
 
     @property
+    def rest_rows(self) -> int:
+        """Leading rows (1..REST_ROWS_MAX) before the first command change: the object is
+        still there, so its start pose is their mean (tracker noise averaged down)."""
+        moved = np.flatnonzero(np.any(self.cmd != self.cmd[:1], axis=1))
+        n = int(moved[0]) if moved.size else len(self.t)
+        return int(np.clip(n, 1, REST_ROWS_MAX))
+
+    @property
     def obj_pose0(self) -> np.ndarray:
-        """The object's start pose (x, y, z[, qw, qx, qy, qz])."""
+        """The object's start pose (x, y, z, qw, qx, qy, qz): the mean over ``rest_rows``."""
+        k = self.rest_rows
+        pos = self.obj_pos[:k].mean(axis=0)
         if self.obj_quat is None:
-            return np.concatenate([self.obj_pos[0], [1.0, 0.0, 0.0, 0.0]])
-        return np.concatenate([self.obj_pos[0], self.obj_quat[0]])
+            return np.concatenate([pos, [1.0, 0.0, 0.0, 0.0]])
+        q = self.obj_quat[:k] * np.sign(self.obj_quat[:k] @ self.obj_quat[0])[:, None]
+        q = q.mean(axis=0)
+        return np.concatenate([pos, q / np.linalg.norm(q)])
 
 
 def read_push_log(path: str | Path, rig: Rig) -> PushLog:
