@@ -7,11 +7,13 @@ means the same thing for a gain of 2 and one of 200. A parameter that any arm fi
 below zero is aggregated on its own scale.
 
 Outliers: each arm is compared with the fleet of the *other* arms (leave one out, so a
-faulty arm cannot widen the band it is tested against). Its own 95 % interval must lie
-wholly outside the other arms' band ``mu +- z sqrt(tau^2 + se(mu)^2)``, with ``z`` the
-Bonferroni quantile over every (arm, parameter) test in the fleet, so a fleet of healthy
-arms raises a false flag in at most 5 % of fleets. The fleet's spread is then refit on the
-arms not flagged.
+faulty arm cannot widen the band it is tested against). It is flagged when it lies outside
+their spread by more than its own uncertainty allows: ``|y - mu| > z sqrt(tau^2 + se(mu)^2
++ s^2)`` (``s`` its own fit's standard error), with ``z`` the Bonferroni quantile over every
+(arm, parameter) test in the fleet and ``tau`` the upper end of the interval of the spread
+pooled over joints (the same servo model on every joint: 8 arms x 5 joints determine one
+spread far better than 8 arms one joint's). The fleet's spread is then refit on the arms
+not flagged.
 """
 
 from __future__ import annotations
@@ -81,9 +83,14 @@ class ParamSpread:
             arms; stratified DerSimonian-Laird), far better determined than one joint's.
         tau_pooled_interval: its 95 % Q-profile interval (the groups' Q summed).
         band_tau: the spread ``band`` uses: ``tau_pooled``, unless this joint's own 95 %
-            interval of ``tau`` excludes it (then ``tau``).
+            interval of ``tau`` lies wholly above it (then ``tau``). Never narrower than
+            the pooled spread: a joint whose few units happen to agree is not evidence
+            that the next unit will, and a range too narrow is the costly mistake.
         band: 95 % prediction interval for a new unit [unit]:
             ``mu +- t(k - 2) sqrt(band_tau^2 + se(mu)^2)``.
+        cover: the range that holds 95 % of units with about 95 % confidence (a tolerance
+            range: ``mu +- 1.96 (tau_upper + se(mu))``, ``tau_upper`` the upper end of the
+            interval of ``band_tau``): what a randomisation range must span [unit].
         flag_band: the band beyond which (by more than its own interval) an arm is flagged.
         outliers: the arms flagged on this parameter.
         note: why no spread was estimated, when ``n`` < ``MIN_ARMS``.
@@ -106,6 +113,7 @@ class ParamSpread:
     tau_pooled_interval: tuple[float, float] | None = None
     band_tau: float | None = None
     band: tuple[float, float] | None = None
+    cover: tuple[float, float] | None = None
     flag_band: tuple[float, float] | None = None
     outliers: tuple[Outlier, ...] = ()
     note: str = ""
@@ -191,18 +199,19 @@ def _scale_of(ok: Sequence[ArmValue]) -> str:
                                for a in ok) else "linear"
 
 
-def _deleted_tau(i: int, joint: str, rows: Mapping[str, np.ndarray], arms: Sequence[str],
-                 own: Spread) -> float:
-    """The spread arm ``i`` is tested against: the one tau of this parameter pooled over
-    every joint (arm i left out at ``joint``), unless this joint's own spread without arm i
-    is larger beyond doubt (its 95 % lower end above the pooled value)."""
+def _deleted_tau(i: int, joint: str, rows: Mapping[str, np.ndarray], own: Spread) -> float:
+    """The spread arm ``i`` is tested against: the upper end of the 95 % interval of the one
+    tau of this parameter pooled over every joint (arm i left out at ``joint``), or this
+    joint's own tau without arm i where that is larger beyond doubt. The upper end, because
+    a spread underestimated by chance would flag healthy arms."""
     groups = []
     for j, ys in rows.items():
         if j == joint:
             ys = np.delete(ys, i, axis=0)
         groups.append((ys[:, 0], variances(ys[:, 0], ys[:, 1])))
     pooled = math.sqrt(pooled_tau2(groups))
-    return own.tau if own.tau_interval[0] > pooled else pooled
+    upper = math.sqrt(pooled_q_profile(groups, lower=False)[1])
+    return max(own.tau, upper) if own.tau_interval[0] > pooled else upper
 
 
 def _sentence(a: ArmValue, branch: str, param: str, joint: str, unit: str, centre: float,
@@ -236,7 +245,7 @@ def _flags(branch: str, param: str, joints: Mapping[str, list[ArmValue]], z_flag
         for i, a in enumerate(ok):
             rest = np.delete(ys, i, axis=0)
             s = spread(rest[:, 0], rest[:, 1])
-            tau = _deleted_tau(i, joint, rows, [b.arm for b in ok], s)
+            tau = _deleted_tau(i, joint, rows, s)
             score = (ys[i, 0] - s.mu) / math.sqrt(tau ** 2 + s.mu_se ** 2 + ys[i, 1] ** 2)
             if abs(score) > z_flag:
                 assert a.value is not None
@@ -272,8 +281,11 @@ def _one(key: Key, arms: list[ArmValue], outliers: list[Outlier], z_flag: float,
     s = spread(ys[:, 0], ys[:, 1])
     ci = (s.mu - Z95 * s.mu_se, s.mu + Z95 * s.mu_se)
     flag = _band(s, z_flag, tau_pooled)
-    lo_t, hi_t = s.tau_interval
-    band_tau = tau_pooled if lo_t <= tau_pooled <= hi_t else s.tau
+    own = s.tau_interval[0] > tau_pooled
+    band_tau = s.tau if own else tau_pooled
+    tau_up = s.tau_interval[1] if own else pooled[1][1]
+    half = Z95 * tau_up + Z95 * s.mu_se
+    cover = (s.mu - half, s.mu + half)
     t = float(stats.t.ppf(0.975, len(ys) - 2)) if len(ys) > 2 else math.inf
     band = _band(s, t, band_tau)
     return ParamSpread(
@@ -282,6 +294,7 @@ def _one(key: Key, arms: list[ArmValue], outliers: list[Outlier], z_flag: float,
         tau=s.tau, tau_interval=s.tau_interval, i2=s.i2, tau_pooled=tau_pooled,
         tau_pooled_interval=pooled[1], band_tau=band_tau,
         band=(_back(scale, band[0]), _back(scale, band[1])),
+        cover=(_back(scale, cover[0]), _back(scale, cover[1])),
         flag_band=(_back(scale, flag[0]), _back(scale, flag[1])), outliers=tuple(outliers))
 
 

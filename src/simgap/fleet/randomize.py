@@ -5,12 +5,13 @@ is exactly what one arm cannot show, so ``simgap randomize`` on a single diagnos
 back to Peng et al.'s default spans for it. A fleet measures it: every parameter the arms
 identified gets
 
-- an entry ``<param>.<joint>`` (e.g. ``kp.elbow_flex``): a range over the fleet's 95 %
-  prediction interval for a new unit (centre and unit-to-unit spread ``tau`` from the
+- an entry ``<param>.<joint>`` (e.g. ``kp.elbow_flex``): a range that holds 95 % of units
+  with about 95 % confidence (``ParamSpread.cover``: the fleet's centre +- 1.96 times the
+  upper end of the unit-to-unit spread's interval plus the centre's own uncertainty, from the
   random-effects fit of ``simgap.fleet.aggregate``; flagged arms left out and named);
 - the global entries the exporters read: ``kp``, ``kv`` pinned to the median over joints of
-  the fleet's centres, ``servo_delay_s`` a range over the joints' delay bands, and
-  ``unit_gain_scale`` / ``joint_damping_scale`` the widest joint's band of kp / kv about its
+  the fleet's centres, ``servo_delay_s`` a range over the joints' delay ranges, and
+  ``unit_gain_scale`` / ``joint_damping_scale`` the widest joint's range of kp / kv about its
   centre, as a scale.
 
 Every such entry is ``measured`` and its note says across how many units. Entries the
@@ -34,7 +35,7 @@ REPLACED = ("kp", "kv", "kp_scale", "servo_delay_s", "unit_gain_scale", "joint_d
 
 
 def _measured(p: ParamSpread) -> bool:
-    return p.band is not None and p.centre is not None and p.tau is not None
+    return p.cover is not None and p.centre is not None and p.tau is not None
 
 
 def _note(p: ParamSpread) -> str:
@@ -44,23 +45,23 @@ def _note(p: ParamSpread) -> str:
     left = f"; left out as outliers: {flagged}" if flagged else ""
     return (f"measured across {p.n} units: fleet centre {p.centre:.4g} {p.unit}, unit-to-unit "
             f"spread tau {p.tau:.3g} ({scale}; 95% {p.tau_interval[0]:.3g} to "
-            f"{p.tau_interval[1]:.3g}); range = the 95% prediction interval for a new "
-            f"unit{left}")
+            f"{p.tau_interval[1]:.3g}); range = 95% of units with 95% confidence "
+            f"(tau's upper end){left}")
 
 
 def _per_joint(p: ParamSpread) -> Entry:
-    assert p.band is not None
-    lo = max(p.band[0], 0.0) if p.scale == "log" else p.band[0]
+    assert p.cover is not None
+    lo = max(p.cover[0], 0.0) if p.scale == "log" else p.cover[0]
     return Entry(f"{p.param}.{p.joint}", "range", "measured", low=float(lo),
-                 high=float(p.band[1]),
+                 high=float(p.cover[1]),
                  distribution="log_uniform" if p.scale == "log" and lo > 0 else "uniform",
                  target=p.joint, note=_note(p))
 
 
 def _scale(name: str, ps: Sequence[ParamSpread], what: str) -> Entry | None:
-    """A scale range about the pinned centre covering every joint's band of ``ps``."""
-    rel = [(p.joint, p.n, p.band[0] / p.centre, p.band[1] / p.centre) for p in ps
-           if p.band is not None and p.centre is not None and p.centre > 0]
+    """A scale range about the pinned centre covering every joint's range of ``ps``."""
+    rel = [(p.joint, p.n, p.cover[0] / p.centre, p.cover[1] / p.centre) for p in ps
+           if p.cover is not None and p.centre is not None and p.centre > 0]
     if not rel:
         return None
     lo = min(r[2] for r in rel)
@@ -96,13 +97,13 @@ def fleet_entries(summary: FleetSummary) -> list[Entry]:
                                                              for p in ps) + ")"))
     delays = by.get("delay_s", [])
     if delays:
-        lo = min(max(p.band[0], 0.0) for p in delays if p.band)
-        hi = max(p.band[1] for p in delays if p.band)
+        lo = min(max(p.cover[0], 0.0) for p in delays if p.cover)
+        hi = max(p.cover[1] for p in delays if p.cover)
         out.append(Entry("servo_delay_s", "range", "measured", low=float(lo), high=float(hi),
                          target=".*",
                          note=f"command transport delay, measured across "
                               f"{min(p.n for p in delays)} units: the union of every joint's "
-                              f"95% prediction interval"))
+                              f"range of 95% of units (95% confidence)"))
     for name, param in (("unit_gain_scale", "kp"), ("joint_damping_scale", "kv")):
         e = _scale(name, by.get(param, []) or (by.get("damping", []) if param == "kv" else []),
                    param if by.get(param) else "damping")

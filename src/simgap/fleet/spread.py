@@ -94,17 +94,24 @@ def q_profile(y: np.ndarray, s2: np.ndarray, level: float = 0.95) -> tuple[float
     return pooled_q_profile([(y, s2)], level)
 
 
-def pooled_q_profile(groups: list[tuple[np.ndarray, np.ndarray]], level: float = 0.95
-                     ) -> tuple[float, float]:
+def pooled_q_profile(groups: list[tuple[np.ndarray, np.ndarray]], level: float = 0.95,
+                     *, lower: bool = True) -> tuple[float, float]:
     """The Q-profile interval of a tau^2 shared by groups with their own means: the sum of
-    the groups' generalised Q against chi-square with sum(k_j - 1) degrees of freedom."""
+    the groups' generalised Q against chi-square with sum(k_j - 1) degrees of freedom.
+    ``lower=False`` skips the lower end (returned as 0) when only the upper is needed."""
     groups = [(y, s2) for y, s2 in groups if y.size >= 2]
     df = sum(y.size - 1 for y, _ in groups)
     if df < 1:
         return 0.0, float("inf")
 
+    ys = np.concatenate([y for y, _ in groups])
+    s2s = np.concatenate([s2 for _, s2 in groups])
+    gid = np.concatenate([np.full(y.size, i) for i, (y, _) in enumerate(groups)])
+
     def q(t: float) -> float:
-        return sum(q_of(t, y, s2) for y, s2 in groups)
+        w = 1.0 / (s2s + t)
+        mu = np.bincount(gid, w * ys) / np.bincount(gid, w)
+        return float(np.sum(w * (ys - mu[gid]) ** 2))
 
     a = (1.0 - level) / 2.0
     scale = max(float(np.var(y) + np.max(s2)) for y, s2 in groups) or 1.0
@@ -118,9 +125,10 @@ def pooled_q_profile(groups: list[tuple[np.ndarray, np.ndarray]], level: float =
             if hi > 1e12 * scale:
                 return float("inf")
         return float(optimize.brentq(lambda t: q(t) - target, 0.0, hi,
-                                     xtol=1e-14 * scale, rtol=1e-10))
+                                     xtol=1e-12 * scale, rtol=1e-7))
 
-    return root(float(stats.chi2.ppf(1.0 - a, df))), root(float(stats.chi2.ppf(a, df)))
+    lo = root(float(stats.chi2.ppf(1.0 - a, df))) if lower else 0.0
+    return lo, root(float(stats.chi2.ppf(a, df)))
 
 
 def variances(y: np.ndarray, se: np.ndarray) -> np.ndarray:
