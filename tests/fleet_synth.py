@@ -14,6 +14,8 @@ JOINTS = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_ro
 CENTRES = {"kp": 20.0, "kv": 0.8, "delay_s": 0.012}
 TAU = 0.10
 """True unit-to-unit spread (log scale, ~10 %)."""
+FAULT = (7, "elbow_flex", "kp", 0.5)
+"""The planted fault of the tests: arm 7's elbow kp halved."""
 
 
 def synth_fleet(seed: int, n_arms: int = 8, *, fault: tuple[int, str, str, float] | None =

@@ -11,9 +11,9 @@ from simgap.finding import Diagnosis
 from simgap.fleet.aggregate import aggregate
 from simgap.fleet.randomize import fleet_spec
 from simgap.fleet.spread import Z95, dersimonian_laird, q_of, spread
-from tests.fleet_synth import CENTRES, JOINTS, TAU, synth_fleet
+from tests.fleet_synth import CENTRES, FAULT, JOINTS, TAU, synth_fleet
 
-FAULT = (7, "elbow_flex", "kp", 0.5)
+
 
 
 def test_spread_known_case() -> None:
@@ -61,7 +61,7 @@ def test_fleet_recovers_spread_and_flags_the_faulty_arm() -> None:
     flagged = {(o.arm, o.param, o.joint) for o in s.outliers}
     assert flagged == {("arm_7", "kp", "elbow_flex")}
     o = s.outliers[0]
-    assert "arm arm_7's elbow_flex kp is" in o.sentence and "below the fleet" in o.sentence
+    assert "arm_7's elbow_flex kp is" in o.sentence and "below the fleet" in o.sentence
     assert "check that servo" in o.sentence
     assert -0.65 < o.deviation < -0.35
     for param in CENTRES:

@@ -84,6 +84,10 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "origin_reference_m": ((list,), False),
         "origin_reference_name": ((str,), False),
     },
+    "compute": {
+        "backend": ((str,), False),
+        "address": ((str,), False),
+    },
     "evidence": {
         "timing_logs": ((list,), False),
         "client_logs": ((list,), False),
@@ -234,6 +238,10 @@ class Rig:
         origin_reference_m: a declared reference point in model coordinates [m].
         evidence: what was recorded.
         seed: seed for anything random done on this rig's behalf.
+        compute_backend: where the identification's candidate batches run: ``local``
+            (threads) or ``ray`` (``[compute] backend``).
+        compute_address: the Ray cluster address (``[compute] address``; None or
+            ``local`` starts one on this machine).
     """
 
     name: str
@@ -258,6 +266,8 @@ class Rig:
     origin_reference_name: str | None = None
     evidence: Evidence = field(default_factory=Evidence)
     seed: int = 0
+    compute_backend: str = "local"
+    compute_address: str | None = None
 
     @property
     def joint_names(self) -> tuple[str, ...]:
@@ -483,4 +493,15 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
                               "noise.encoder_rad"),
         torque_nm=noise.get("torque_nm"), camera=cam, training=training, deploy=deploy,
         origin_reference_m=origin, origin_reference_name=f.get("origin_reference_name"),
-        evidence=evidence, seed=int(raw.get("seed", 0)))
+        evidence=evidence, seed=int(raw.get("seed", 0)),
+        compute_backend=_backend(sections["compute"], source),
+        compute_address=sections["compute"].get("address"))
+
+
+def _backend(compute: Mapping[str, Any], source: Path | None) -> str:
+    kind = str(compute.get("backend", "local"))
+    if kind not in ("local", "ray"):
+        raise InputError(file=source, field="compute.backend", expected="'local' or 'ray'",
+                         got=kind, fix='write backend = "ray" (and address = "auto", '
+                                       '"ray://host:10001" or "local") or leave it out')
+    return kind

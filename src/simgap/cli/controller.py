@@ -18,6 +18,8 @@ def controller(
     seed: int | None = typer.Option(None, "--seed", help="Annealing seed (default: rig's)."),
     maxfun: int = typer.Option(300, "--maxfun", help="Annealing evaluation budget."),
     max_iter: int = typer.Option(20, "--max-iter", help="Least-squares iterations."),
+    ray: str | None = typer.Option(None, "--ray", help="Evaluate candidates on Ray: a "
+                                   "cluster ADDRESS or 'local'."),
 ) -> None:
     """Fit per-joint kp/kv by annealing and by least squares; print both."""
     from simgap.branches.controller import controller_report, load_episodes
@@ -30,9 +32,12 @@ def controller(
 
         raise InputError(file=rig, field="evidence.dataset", expected="a LeRobot dataset path",
                          got="nothing", fix="add evidence.dataset to rig.toml")
+    from simgap.diagnose import compute_backend
+
     ds = read_lerobot_dataset(r.evidence.dataset)
-    rep = controller_report(r, load_episodes(r, ds), seed=r.seed if seed is None else seed,
-                            maxfun=maxfun, max_iter=max_iter)
+    with compute_backend(r, ray):
+        rep = controller_report(r, load_episodes(r, ds), seed=r.seed if seed is None else seed,
+                                maxfun=maxfun, max_iter=max_iter)
     console.print(f"controller: {rep['verdict']}  loss {rep['loss_before']:.4g} -> "
                   f"{rep['loss_after']:.4g} (best: {rep['best']}, cond {rep['cond']:.3g})",
                   highlight=False)

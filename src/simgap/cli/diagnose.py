@@ -36,7 +36,8 @@ def print_summary(diagnosis: Diagnosis) -> None:
                          + f". {stop.get('reason', '')}"), highlight=False)
 
 
-def _run(rig: Path, out: Path, force: bool, control_dt: float | None) -> None:
+def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
+         ray: str | None = None) -> None:
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("diagnose", total=1.0)
@@ -44,7 +45,8 @@ def _run(rig: Path, out: Path, force: bool, control_dt: float | None) -> None:
         def report(msg: str, frac: float) -> None:
             progress.update(task, description=f"diagnose: {msg}", completed=frac)
 
-        diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt)
+        diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt,
+                                 ray_address=ray)
     print_summary(diagnosis)
     console.print(f"findings: {out / 'findings.json'}\nreport:   {out / 'report.html'}",
                   highlight=False)
@@ -59,9 +61,12 @@ def diagnose(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
     control_dt: float | None = typer.Option(None, "--control-dt",
                                             help="Override the simulated control period [s]."),
+    ray: str | None = typer.Option(None, "--ray", help="Run the fits' candidate batches on "
+                                   "Ray: a cluster ADDRESS ('auto', 'ray://host:10001') or "
+                                   "'local' to start one here."),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
-    _run(rig, out, force, control_dt)
+    _run(rig, out, force, control_dt, ray)
 
 
 @app.command()

@@ -91,7 +91,8 @@ class ParamSpread:
         cover: the range that holds 95 % of units with about 95 % confidence (a tolerance
             range: ``mu +- 1.96 (tau_upper + se(mu))``, ``tau_upper`` the upper end of the
             interval of ``band_tau``): what a randomisation range must span [unit].
-        flag_band: the band beyond which (by more than its own interval) an arm is flagged.
+        flag_band: the threshold an arm of negligible own uncertainty is flagged beyond
+            [unit] (an arm's own standard error widens it for that arm).
         outliers: the arms flagged on this parameter.
         note: why no spread was estimated, when ``n`` < ``MIN_ARMS``.
     """
@@ -217,7 +218,8 @@ def _deleted_tau(i: int, joint: str, rows: Mapping[str, np.ndarray], own: Spread
 def _sentence(a: ArmValue, branch: str, param: str, joint: str, unit: str, centre: float,
               dev: float, scale: str) -> str:
     assert a.value is not None
-    what = f"arm {a.arm}'s {joint} {param}"
+    who = a.arm if a.arm.lower().startswith("arm") else f"arm {a.arm}"
+    what = f"{who}'s {joint} {param}"
     if scale == "log":
         how = f"{abs(dev) * 100:.0f}% {'below' if dev < 0 else 'above'} the fleet"
     else:
@@ -280,12 +282,12 @@ def _one(key: Key, arms: list[ArmValue], outliers: list[Outlier], z_flag: float,
     ys = _kept(arms, outliers)
     s = spread(ys[:, 0], ys[:, 1])
     ci = (s.mu - Z95 * s.mu_se, s.mu + Z95 * s.mu_se)
-    flag = _band(s, z_flag, tau_pooled)
     own = s.tau_interval[0] > tau_pooled
     band_tau = s.tau if own else tau_pooled
     tau_up = s.tau_interval[1] if own else pooled[1][1]
     half = Z95 * tau_up + Z95 * s.mu_se
     cover = (s.mu - half, s.mu + half)
+    flag = _band(s, z_flag, max(s.tau, pooled[1][1]) if own else pooled[1][1])
     t = float(stats.t.ppf(0.975, len(ys) - 2)) if len(ys) > 2 else math.inf
     band = _band(s, t, band_tau)
     return ParamSpread(

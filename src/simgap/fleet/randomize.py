@@ -23,9 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
+from simgap.errors import InputError
 from simgap.finding import Diagnosis
 from simgap.fleet.aggregate import FleetSummary, ParamSpread
 from simgap.randomize import Entry, RandomizationSpec, build_spec
@@ -120,3 +122,29 @@ def fleet_spec(summary: FleetSummary, base: Diagnosis, name: str = "fleet") -> R
     names = {e.name for e in measured}
     kept = [e for e in spec.entries if e.name not in names]
     return replace(spec, rig=name, entries=tuple(kept + measured))
+
+
+def load_fleet_spec(fleet_dir: str | Path) -> tuple[RandomizationSpec, Path | None]:
+    """The spec of a fleet folder written by ``simgap fleet`` (re-aggregated from each
+    arm's ``findings.json``) and the first arm's model (the base of MuJoCo variants).
+
+    Raises:
+        InputError: the folder has no ``fleet.json``, or no arm has findings.
+    """
+    from simgap.fleet.run import FLEET_FILE, summarise_folder
+
+    d = Path(fleet_dir)
+    if not (d / FLEET_FILE).is_file():
+        raise InputError(file=d, field=FLEET_FILE, expected="a fleet folder written by "
+                         "'simgap fleet'", got="no fleet.json",
+                         fix="run 'simgap fleet RIG... --out DIR' and pass DIR")
+    summary, first, rig = summarise_folder(d)
+    model = None
+    if rig:
+        from simgap.rig import load_rig
+
+        try:
+            model = load_rig(rig).model_path
+        except InputError:
+            model = None
+    return fleet_spec(summary, first, name=d.name), model
