@@ -14,8 +14,6 @@ from simgap.fleet.spread import Z95, dersimonian_laird, q_of, spread
 from tests.fleet_synth import CENTRES, FAULT, JOINTS, TAU, synth_fleet
 
 
-
-
 def test_spread_known_case() -> None:
     """Equal within-fit variances: DL's tau^2 is the sample variance minus s^2, and the
     Q-profile ends are where Q crosses the chi-square quantiles."""

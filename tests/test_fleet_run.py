@@ -28,11 +28,26 @@ def _latency_rig(folder: Path, seed: int, name: str) -> Path:
     return rig
 
 
+@pytest.mark.slow
+def test_fleet_on_local_processes(tmp_path: Path) -> None:
+    """Two rigs on two spawned processes give the findings of one at a time."""
+    rigs = [_latency_rig(tmp_path / f"r{i}", i, f"arm{i}") for i in range(2)]
+    lines: list[str] = []
+    res, _ = run_fleet(rigs, tmp_path / "p", jobs=2, progress=lines.append)
+    assert [r.status for r in res] == ["done", "done"], [r.error for r in res]
+    assert any("2 local process(es)" in x for x in lines)
+    run_fleet(rigs, tmp_path / "s", jobs=1, progress=lines.append)
+    for r in res:
+        a = json.loads((tmp_path / "p" / r.folder / "findings.json").read_text())
+        b = json.loads((tmp_path / "s" / r.folder / "findings.json").read_text())
+        assert a["findings"] == b["findings"]
+
+
 def test_fleet_runs_each_rig_once_and_resumes(tmp_path: Path) -> None:
     rigs = [_latency_rig(tmp_path / f"r{i}", i, "arm") for i in range(2)]
     out = tmp_path / "fleet"
     lines: list[str] = []
-    results, summary = run_fleet(rigs, out, jobs=2, progress=lines.append)
+    results, summary = run_fleet(rigs, out, jobs=1, progress=lines.append)
     assert [r.name for r in results] == ["arm", "arm-2"]  # same rig name made unique
     assert [r.status for r in results] == ["done", "done"], [r.error for r in results]
     assert (out / "arm" / "findings.json").is_file() and (out / "arm-2" / "report.html").is_file()
@@ -44,7 +59,7 @@ def test_fleet_runs_each_rig_once_and_resumes(tmp_path: Path) -> None:
     assert "<script" not in html and "latency" in html
     # unchanged inputs: nothing reruns
     lines.clear()
-    results, _ = run_fleet(rigs, out, jobs=2, progress=lines.append)
+    results, _ = run_fleet(rigs, out, jobs=1, progress=lines.append)
     assert [r.status for r in results] == ["cached", "cached"]
     assert all("unchanged, kept" in x for x in lines)
     # one evidence file changed: only that rig reruns
