@@ -49,11 +49,44 @@ def test_expand_hold_linear_and_delay() -> None:
     t = np.array([0.0, 0.1, 0.2])
     c = np.array([[0.0], [1.0], [2.0]])
     hold = expand_commands(t, c, 0.05, 5, "hold")
-    assert hold[:, 0].tolist() == [0, 0, 1, 1, 2]
+    np.testing.assert_allclose(hold[:, 0], [0, 0, 1, 1, 2], atol=1e-12)
     lin = expand_commands(t, c, 0.05, 5, "linear")
     np.testing.assert_allclose(lin[:, 0], [0, 0.5, 1, 1.5, 2])
     late = expand_commands(t, c, 0.05, 5, "hold", delay_s=0.1, hold_before=np.array([-1.0]))
-    assert late[:, 0].tolist() == [-1, -1, 0, 0, 1]
+    np.testing.assert_allclose(late[:, 0], [-1, -1, 0, 0, 1], atol=1e-12)
+
+
+def test_onsets_act_at_their_own_times_not_the_nearest_step() -> None:
+    # 30 fps commands against a 5 ms step: onsets fall inside steps; each step applies
+    # the time average of the held command over it (its integral is exact)
+    t = np.arange(4) / 30.0
+    c = np.array([[0.0], [1.0], [2.0], [3.0]])
+    u = expand_commands(t, c, 0.005, 21, "hold", delay_s=0.0123)
+    edges = np.arange(22) * 0.005
+    fine = np.arange(0, 21 * 0.005, 1e-6)
+    held = c[np.clip(np.searchsorted(t + 0.0123, fine, side="right") - 1, 0, 3), 0]
+    held[fine < 0.0123] = 0.0
+    want = [held[(fine >= a) & (fine < b)].mean()
+            for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    np.testing.assert_allclose(u[:, 0], want, atol=2e-3)
+    # a delay shifts the response continuously: half a step is not rounded away
+    a = expand_commands(t, c, 0.005, 21, "hold", delay_s=0.010)
+    b = expand_commands(t, c, 0.005, 21, "hold", delay_s=0.0125)
+    assert not np.allclose(a, b)
+
+
+def test_sample_times_between_steps_are_interpolated() -> None:
+    # a log at 30 fps on a 5 ms model: the replay at t[k] equals a fine-step reference
+    t = np.arange(31) / 30.0
+    log = ReplayLog(t=t, commands=(0.4 * np.sin(3 * t))[:, None], joints=("j",),
+                    q0=np.array([0.0]))
+    with Replayer.build(spec_from_xml(XML), ["j"], nthread=1) as coarse, \
+            Replayer.build(spec_from_xml(XML), ["j"], nthread=1,
+                           physics_dt=0.0005) as fine:
+        qc = coarse.replay(None, log).q[0, :, 0]
+        qf = fine.replay(None, log).q[0, :, 0]
+    # the 5 ms replay follows the 0.5 ms one within its own discretisation error
+    assert np.max(np.abs(qc - qf)) < 0.05 * np.ptp(qf)
 
 
 def test_bad_inputs_are_clear_errors(tmp_path) -> None:

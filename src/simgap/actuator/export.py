@@ -1,6 +1,10 @@
 """Exports of a fitted actuator ladder: Isaac Lab configs, BAM-style parameters, and the
 randomisation entry for what stays uncertain.
 
+Per-joint snippets (``simgap.actuator.isaaclab`` writes the whole module, one configuration
+per joint group); each snippet names its configuration after its joint, never one shared name,
+and a joint without finite stiffness and damping gets a comment saying so instead.
+
 - ``DelayedPDActuatorCfg``: stiffness/damping and ``min_delay``/``max_delay`` in *physics
   steps* (Isaac Lab counts the delay in steps of the physics dt).
 - ``ActuatorNetMLPCfg``: a TorchScript network file plus ``pos_scale``, ``vel_scale`` and
@@ -24,6 +28,15 @@ import numpy as np
 
 from simgap.actuator.ladder import JointResult
 from simgap.actuator.servo import PARAM_NAMES
+
+
+def config_name(joint: str, kind: str = "") -> str:
+    """A Python variable name of one joint's configuration: ``<JOINT>[_<KIND>]_CFG``."""
+    import re
+
+    ident = re.sub(r"\W", "_", joint, flags=re.ASCII).upper().strip("_") or "JOINT"
+    ident = ("J_" + ident) if ident[0].isdigit() else ident
+    return f"{ident}_{kind}_CFG" if kind else f"{ident}_CFG"
 
 
 def delay_steps(delay_s: float, physics_dt_s: float) -> int:
@@ -61,19 +74,22 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
     lo, hi = delay_steps(min(ds), physics_dt_s), delay_steps(max(ds), physics_dt_s)
     stiff = eq.get("stiffness", float("nan"))
     damp = eq.get("damping", float("nan"))
+    if not (math.isfinite(stiff) and math.isfinite(damp)):
+        return (f"# {res.joint!r}: no DelayedPDActuatorCfg offered: stiffness and damping "
+                f"not identified (rung {res.selected!r})\n")
     lines = [
         "from isaaclab.actuators import DelayedPDActuatorCfg",
         "",
-        f"# simgap fit of {res.joint}: selected rung '{res.selected}', physics dt "
+        f"# simgap fit of {res.joint!r}: selected rung {res.selected!r}, physics dt "
         f"{physics_dt_s:g} s",
-        "ACTUATOR_CFG = DelayedPDActuatorCfg(",
+        f"{config_name(res.joint)} = DelayedPDActuatorCfg(",
         f"    joint_names_expr=[{joint_expr!r}],",
         f"    stiffness={stiff:.6g},",
         f"    damping={damp:.6g},",
     ]
-    if "armature" in eq:
-        lines.append(f"    armature={eq['armature']:.6g},")
-        lines.append(f"    friction={eq['friction']:.6g},")
+    for key in ("armature", "friction"):
+        if key in eq and math.isfinite(eq[key]):
+            lines.append(f"    {key}={eq[key]:.6g},")
     if effort_limit is not None and math.isfinite(effort_limit):
         lines.append(f"    effort_limit={effort_limit:.6g},")
     lines += [f"    min_delay={lo},  # physics steps", f"    max_delay={hi},  # physics steps",
@@ -99,7 +115,7 @@ def actuator_net_cfg(joint_expr: str, network_file: str, physics_dt_s: float,
         "",
         f"# trained with a {history_spacing_s * 1000:g} ms input history; physics dt "
         f"{physics_dt_s:g} s -> input_idx {idx}",
-        "ACTUATOR_NET_CFG = ActuatorNetMLPCfg(",
+        f"{config_name(joint_expr, 'NET')} = ActuatorNetMLPCfg(",
         f"    joint_names_expr=[{joint_expr!r}],",
         f"    network_file={network_file!r},",
         f"    pos_scale={pos_scale:g},",

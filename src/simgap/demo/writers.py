@@ -37,7 +37,8 @@ def write_lerobot_v3(root: Path, episodes: Sequence[Mapping[str, Any]], *, fps: 
     Args:
         root: dataset folder.
         episodes: per episode, ``action`` and ``observation.state`` (T, n) in recorded units,
-            optional ``observation.object_pos`` (T, 3) [m] and, when ``image_key`` is given,
+            optional ``observation.object_pos`` (T, 3) [m] (in every episode or in none)
+            and, when ``image_key`` is given,
             ``images``: a list of T PNG byte strings.
         fps: frames per second; ``timestamp = frame_index / fps`` as LeRobot writes it.
         names: element names of ``action`` and ``observation.state``.
@@ -59,8 +60,9 @@ def write_lerobot_v3(root: Path, episodes: Sequence[Mapping[str, Any]], *, fps: 
         for i in range(n):
             cols["action"].append([float(x) for x in ep["action"][i]])
             cols["observation.state"].append([float(x) for x in ep["observation.state"][i]])
-            cols["observation.object_pos"].append([float(x) for x in
-                                                   ep["observation.object_pos"][i]])
+            if "observation.object_pos" in ep:
+                cols["observation.object_pos"].append([float(x) for x in
+                                                       ep["observation.object_pos"][i]])
             cols["timestamp"].append(i / fps)
             cols["frame_index"].append(i)
             cols["episode_index"].append(e)
@@ -74,11 +76,12 @@ def write_lerobot_v3(root: Path, episodes: Sequence[Mapping[str, Any]], *, fps: 
                         "meta/episodes/chunk_index": 0, "meta/episodes/file_index": 0})
         gi += n
     nj = len(names)
+    obj = bool(cols["observation.object_pos"])
     arrays: dict[str, pa.Array] = {
         "action": pa.array(cols["action"], type=pa.list_(pa.float32(), nj)),
         "observation.state": pa.array(cols["observation.state"], type=pa.list_(pa.float32(), nj)),
-        "observation.object_pos": pa.array(cols["observation.object_pos"],
-                                           type=pa.list_(pa.float32(), 3)),
+        **({"observation.object_pos": pa.array(cols["observation.object_pos"],
+                                               type=pa.list_(pa.float32(), 3))} if obj else {}),
         "timestamp": pa.array(cols["timestamp"], type=pa.float32()),
         "frame_index": pa.array(cols["frame_index"], type=pa.int64()),
         "episode_index": pa.array(cols["episode_index"], type=pa.int64()),
@@ -88,7 +91,8 @@ def write_lerobot_v3(root: Path, episodes: Sequence[Mapping[str, Any]], *, fps: 
     features: dict[str, Any] = {
         "action": {"dtype": "float32", "shape": [nj], "names": list(names)},
         "observation.state": {"dtype": "float32", "shape": [nj], "names": list(names)},
-        "observation.object_pos": {"dtype": "float32", "shape": [3], "names": ["x", "y", "z"]},
+        **({"observation.object_pos": {"dtype": "float32", "shape": [3],
+                                       "names": ["x", "y", "z"]}} if obj else {}),
     }
     if image_key:
         arrays[image_key] = pa.array(cols[image_key], type=pa.struct(

@@ -82,7 +82,7 @@ def patch_spec(spec: mujoco.MjSpec, model: mujoco.MjModel,
         if s.force_limit is not None and math.isfinite(s.force_limit):
             act.forcelimited = 1
             act.forcerange[:] = [-s.force_limit, s.force_limit]
-        if s.lag_s is not None and s.lag_s > 0:
+        if s.lag_s is not None and s.lag_s >= dt:
             act.dyntype = mujoco.mjtDyn.mjDYN_FILTER
             act.dynprm[0] = s.lag_s
         if s.delay_s is not None and s.delay_s > 0:
@@ -90,6 +90,27 @@ def patch_spec(spec: mujoco.MjSpec, model: mujoco.MjModel,
             act.nsample = int(math.ceil(s.delay_s / dt)) + 2
             act.interp = INTERP_LINEAR
     return spec
+
+
+def patch_notes(settings: Mapping[str, ActuatorSettings], physics_dt_s: float) -> list[str]:
+    """What ``patch_spec`` leaves out, one sentence each: a filter time constant below the
+    physics step is never written (the step cannot resolve it; an explicit filter that fast
+    only adds a stiff state), and non-finite values are never written."""
+    notes = []
+    for name, s in settings.items():
+        if s.lag_s is not None and 0 < s.lag_s < physics_dt_s:
+            notes.append(f"{name!r}: lag {s.lag_s * 1e3:.3g} ms is below the "
+                         f"{physics_dt_s * 1e3:.3g} ms physics step; no filter written")
+        for k, v in asdict(s).items():
+            if v is not None and not math.isfinite(v) and k != "force_limit":
+                notes.append(f"{name!r}: {k} is not finite ({v}); not written")
+    return notes
+
+
+def _finite(s: ActuatorSettings) -> ActuatorSettings:
+    vals = {k: (v if v is None or math.isfinite(v) or k == "force_limit" else None)
+            for k, v in asdict(s).items()}
+    return ActuatorSettings(**vals)
 
 
 def write_actuator_patch(original: str | Path, out_path: str | Path,
@@ -114,13 +135,19 @@ def write_actuator_patch(original: str | Path, out_path: str | Path,
             setattr(spec, attr, str((base / val).resolve()))
         elif not val:
             setattr(spec, attr, str(base))
+    dt = float(model.opt.timestep)
+    notes = patch_notes(settings, dt)
+    settings = {j: _finite(s) for j, s in settings.items()}
     patch_spec(spec, model, settings)
     compile_spec(spec, out_path)
-    changes = "; ".join(f"{j}: " + ", ".join(f"{k}={v:.6g}" for k, v in asdict(s).items()
-                                             if v is not None)
+    changes = "; ".join(f"{j!r}: " + ", ".join(f"{k}={v:.6g}" for k, v in asdict(s).items()
+                                               if v is not None and not (
+                                                   k == "lag_s" and v < dt))
                         for j, s in settings.items())
-    header = (f"<!-- simgap actuator patch of {original} (the original is not modified).\n"
-              f"     Changed: {changes} -->\n")
+    left = ("\n     Not written: " + "; ".join(notes)) if notes else ""
+    body = (f"simgap actuator patch of {original} (the original is not modified).\n"
+            f"     Changed: {changes}{left}").replace("--", "- -")  # '--' ends a comment
+    header = f"<!-- {body} -->\n"
     text = spec.to_xml()
     atomic_write_text(out_path, header + text)
     load_model(out_path)  # the written file itself must compile

@@ -10,6 +10,15 @@ Commands arrive at the control rate and are expanded to the physics step, held
 (zero-order) or linearly interpolated as the rig's ``command_interp`` says, optionally
 delayed by a transport delay ``delay_s`` (the command logged at ``t`` acts at ``t + delay``;
 before the first logged command acts, the actuators hold the start state).
+
+Timing follows a LeRobot record loop: the observation of frame k is read at ``t[k]`` and
+the action of frame k is sent after it, so the state sampled at ``t[k]`` has not felt
+command k yet. Held commands act at their own times, not at the nearest physics step: a
+physics step that a command onset (``t[k] + delay``) falls inside applies the time average
+of the commands over the step (exact for the impulse of a position actuator, whose force
+is linear in its control), and the state at a sample time between two physics steps is
+interpolated linearly between them. A physics step that does not divide the control period
+(5 ms against 30 fps) is therefore handled, and a delay is a continuous quantity.
 """
 
 from __future__ import annotations
@@ -82,6 +91,8 @@ class ReplayResult:
         ee_quat: end-effector orientation (w, x, y, z), shape (B, T, 4), or None.
         obj_pos: object position [m], shape (B, T, 3), or None.
         obj_quat: object orientation (w, x, y, z), shape (B, T, 4), or None.
+        force: actuator force of each joint's actuator [N m], shape (B, T, J), or None
+            (built with ``actuator_force=True``).
     """
 
     t: np.ndarray
@@ -90,6 +101,7 @@ class ReplayResult:
     ee_quat: np.ndarray | None = None
     obj_pos: np.ndarray | None = None
     obj_quat: np.ndarray | None = None
+    force: np.ndarray | None = None
 
 
 def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nstep: int,
@@ -97,24 +109,54 @@ def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nste
                     hold_before: np.ndarray | None = None) -> np.ndarray:
     """Commands at the physics steps, shape (nstep, J).
 
-    Step ``i`` runs from ``t[0] + i * physics_dt``; it applies the command logged at or
-    before ``tau - delay_s`` (``hold``) or the linear interpolation there (``linear``).
-    Before ``t[0] + delay_s`` the command is ``hold_before`` (default: the first command).
+    Step ``i`` runs over ``[s_i, s_i + physics_dt)`` with ``s_i = t[0] + i * physics_dt``.
+    ``hold``: the command logged at ``t[k]`` acts over ``[t[k] + delay_s, t[k+1] + delay_s)``
+    and each step applies the time average of that piecewise-constant signal over the
+    step (an onset inside a step is not moved to a step boundary). ``linear``: the linear
+    interpolation at ``s_i - delay_s``. Before ``t[0] + delay_s`` the command is
+    ``hold_before`` (default: the first command).
     """
-    tau = t[0] + np.arange(nstep) * physics_dt - delay_s
     first = commands[0] if hold_before is None else hold_before
     if interp == "hold":
-        # a logged time acts from the physics step nearest to it (as sample_steps rounds)
-        idx = np.searchsorted(t, tau + 0.499 * physics_dt, side="right") - 1
-        out = commands[np.clip(idx, 0, len(t) - 1)].copy()
-    elif interp == "linear":
+        h = float(physics_dt)
+        onsets = t + delay_s
+        # an onset within 1e-6 of a step of a boundary is on it (float32 timestamps)
+        rel = (onsets - t[0]) / h
+        near = np.abs(rel - np.rint(rel)) < 1e-6
+        onsets = np.where(near, t[0] + np.rint(rel) * h, onsets)
+        edges = t[0] + np.arange(nstep + 1) * h
+        lo = min(float(edges[0]), float(onsets[0])) - h
+        hi = max(float(edges[-1]), float(onsets[-1])) + h
+        knots = np.concatenate([[lo], onsets, [hi]])
+        vals = np.vstack([first[None, :], commands])  # value on [knot_k, knot_k+1)
+        seg = np.diff(knots)[:, None] * vals
+        cum = np.vstack([np.zeros((1, commands.shape[1])), np.cumsum(seg, axis=0)])
+        out = np.empty((nstep, commands.shape[1]))
+        for j in range(commands.shape[1]):
+            f = np.interp(edges, knots, cum[:, j])
+            out[:, j] = np.diff(f) / h
+        return out
+    if interp == "linear":
+        tau = t[0] + np.arange(nstep) * physics_dt - delay_s
         out = np.stack([np.interp(tau, t, commands[:, j]) for j in range(commands.shape[1])],
                        axis=1)
-    else:
-        raise InputError(field="control.command_interp", expected="'hold' or 'linear'",
-                         got=interp)
-    out[tau < t[0] - 0.501 * physics_dt] = first
-    return out
+        out[tau < t[0] - 0.501 * physics_dt] = first
+        return out
+    raise InputError(field="control.command_interp", expected="'hold' or 'linear'",
+                     got=interp)
+
+
+def sample_weights(t: np.ndarray, physics_dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where each log time lies between physics steps: (step index i (T,), weight w (T,)).
+
+    The state at ``t[k]`` is ``(1 - w) * state_i + w * state_{i+1}``; a time within 1e-6
+    of a step of a step boundary is on it (w = 0).
+    """
+    rel = (np.asarray(t, dtype=float) - t[0]) / physics_dt
+    r = np.rint(rel)
+    rel = np.where(np.abs(rel - r) < 1e-6, r, rel)
+    i = np.floor(rel).astype(int)
+    return i, rel - i
 
 
 @dataclass
@@ -140,16 +182,18 @@ class Replayer:
     ee_site: str | None = None
     object_body: str | None = None
     source: str | None = None
+    actuator_force: bool = False
     _pool: mujoco.rollout.Rollout | None = field(default=None, repr=False)
     _datas: list[mujoco.MjData] = field(default_factory=list, repr=False)
-    _inputs: dict[int, tuple[ReplayLog, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=dict, repr=False)
+    _inputs: dict[int, tuple[ReplayLog, np.ndarray]] = field(default_factory=dict,
+                                                            repr=False)
+    _ctrl: dict[tuple[int, float], np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, spec: mujoco.MjSpec, joints: Sequence[str], *, ee_site: str | None = None,
               object_body: str | None = None, interp: str = "hold", delay_s: float = 0.0,
               physics_dt: float | None = None, nthread: int | None = None,
-              source: str | Path | None = None) -> Replayer:
+              source: str | Path | None = None, actuator_force: bool = False) -> Replayer:
         """Add the replay's sensors to a copy of ``spec`` and compile it once.
 
         Raises:
@@ -183,12 +227,19 @@ class Replayer:
                             ("quat", mujoco.mjtSensor.mjSENS_FRAMEQUAT)):
                 spec.add_sensor(name=f"_simgap_obj_{nm}", type=typ,
                                 objtype=mujoco.mjtObj.mjOBJ_XBODY, objname=object_body)
+        if actuator_force:
+            for j in joints:
+                act = mujoco.mj_id2name(probe, mujoco.mjtObj.mjOBJ_ACTUATOR,
+                                        actuator_for_joint(probe, j))
+                spec.add_sensor(name=f"_simgap_f_{j}", type=mujoco.mjtSensor.mjSENS_ACTUATORFRC,
+                                objtype=mujoco.mjtObj.mjOBJ_ACTUATOR, objname=act)
         if physics_dt is not None:
             spec.option.timestep = physics_dt
         model = compile_spec(spec, source)
         return cls(model=model, joints=tuple(joints), interp=interp, delay_s=delay_s,
                    nthread=nthread or (os.cpu_count() or 1), ee_site=ee_site,
-                   object_body=object_body, source=None if source is None else str(source))
+                   object_body=object_body, source=None if source is None else str(source),
+                   actuator_force=actuator_force)
 
     @property
     def _sensor_col(self) -> int:
@@ -222,8 +273,8 @@ class Replayer:
         return float(self.model.opt.timestep)
 
     def sample_steps(self, log: ReplayLog) -> np.ndarray:
-        """Physics-step index of each log sample, shape (T,)."""
-        return np.rint((log.t - log.t[0]) / self.physics_dt).astype(int)
+        """Physics-step index of each log sample (the step at or before it), shape (T,)."""
+        return sample_weights(log.t, self.physics_dt)[0]
 
     def initial_state(self, log: ReplayLog) -> np.ndarray:
         """The full physics state at the log's start, shape (nstate,).
@@ -274,62 +325,100 @@ class Replayer:
         mujoco.mj_getState(m, d, state, spec)
         return state
 
-    def controls(self, log: ReplayLog) -> np.ndarray:
-        """Actuator controls at every physics step, shape (nstep, nu).
+    def controls(self, log: ReplayLog, delay_s: float | None = None) -> np.ndarray:
+        """Actuator controls at every physics step, shape (nstep, nu); the steps cover
+        the last sample time and one step beyond it (for the interpolation).
 
         Raises:
             InputError: the log is not longer than the command delay.
         """
+        delay = self.delay_s if delay_s is None else float(delay_s)
         span = float(log.t[-1] - log.t[0])
-        if span <= self.delay_s:
+        if span <= delay:
             raise InputError(file=log.source, field="t",
                              expected=f"a log longer than the command delay "
-                                      f"({self.delay_s:.4g} s)", got=f"{span:.4g} s",
+                                      f"({delay:.4g} s)", got=f"{span:.4g} s",
                              fix="replay a longer log or check the delay")
-        nstep = int(self.sample_steps(log)[-1]) + 1
+        nstep = int(self.sample_steps(log)[-1]) + 2
         cmds = expand_commands(log.t, log.commands, self.physics_dt, nstep, self.interp,
-                               self.delay_s, hold_before=log.q0)
+                               delay, hold_before=log.q0)
         ctrl = np.zeros((nstep, self.model.nu))
         for k, j in enumerate(self.joints):
             ctrl[:, actuator_for_joint(self.model, j)] = cmds[:, k]
         return ctrl
 
+    def _controls_cached(self, log: ReplayLog, delay_s: float) -> np.ndarray:
+        key = (id(log), round(float(delay_s), 12))
+        c = self._ctrl.get(key)
+        if c is None:
+            if len(self._ctrl) > 256:
+                self._ctrl.clear()
+            c = self.controls(log, delay_s)
+            self._ctrl[key] = c
+        return c
+
     # -- the replay --------------------------------------------------------------------
-    def replay(self, models: Sequence[mujoco.MjModel] | None, log: ReplayLog) -> ReplayResult:
+    def replay(self, models: Sequence[mujoco.MjModel] | None, log: ReplayLog,
+               delays: Sequence[float] | np.ndarray | None = None) -> ReplayResult:
         """Roll ``log`` out under each model (same size signature as ``self.model``).
 
         Args:
             models: candidate models (e.g. from ``with_params(self.model, ...)``); None
                 replays the base model once.
             log: the logged commands and start state.
+            delays: one command delay [s] per model (default: ``self.delay_s`` for all);
+                candidates with different delays still run in ONE batched call.
 
         Returns:
             The trajectories at the log's sample times, batch axis first.
         """
         models = [self.model] if models is None else list(models)
+        nb = len(models)
         cached = self._inputs.get(id(log))
         if cached is None or cached[0] is not log:  # a fit replays one log many times
-            cached = (log, self.initial_state(log)[None, :], self.controls(log)[None, :, :],
-                      self.sample_steps(log))
+            cached = (log, self.initial_state(log)[None, :])
             self._inputs[id(log)] = cached
-        _, state0, ctrl, idx = cached
+        _, state0 = cached
+        if delays is None:
+            ctrl = self._controls_cached(log, self.delay_s)[None, :, :]
+        else:
+            dl = np.asarray(delays, dtype=float).reshape(-1)
+            if dl.size != nb:
+                raise InputError(field="delays", expected=f"{nb} delays (one per model)",
+                                 got=dl.size)
+            uniq = sorted(set(dl.tolist()))
+            if len(uniq) == 1:
+                ctrl = self._controls_cached(log, uniq[0])[None, :, :]
+            else:
+                table = {d: self._controls_cached(log, d) for d in uniq}
+                ctrl = np.stack([table[d] for d in dl.tolist()])
+        idx, w = sample_weights(log.t, self.physics_dt)
         pool = self._ensure_pool()
-        nb = len(models)
         # a zero warm start for every rollout: results then do not depend on which
         # rollouts shared an MjData before (bit-identical across batchings and backends)
         warm = np.zeros((1, self.model.nv))
         _, sens = pool.rollout(models, self._datas, state0, ctrl, initial_warmstart=warm,
                                chunk_size=max(1, nb // (2 * self.nthread)) if nb > 1 else 1)
-        s = sens[:, idx, :]
+        ww = w[None, :, None]
+        s = (1.0 - ww) * sens[:, idx, :] + ww * sens[:, np.minimum(idx + 1, sens.shape[1] - 1),
+                                                    :]
         nj = len(self.joints)
         out: dict[str, np.ndarray | None] = {"ee_pos": None, "ee_quat": None,
-                                             "obj_pos": None, "obj_quat": None}
+                                             "obj_pos": None, "obj_quat": None,
+                                             "force": None}
         col = self._sensor_col
         q = s[..., col:col + nj]
         col += nj
         if self.ee_site is not None:
-            out["ee_pos"], out["ee_quat"] = s[..., col:col + 3], s[..., col + 3:col + 7]
+            quat = s[..., col + 3:col + 7]
+            out["ee_pos"] = s[..., col:col + 3]
+            out["ee_quat"] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
             col += 7
         if self.object_body is not None:
-            out["obj_pos"], out["obj_quat"] = s[..., col:col + 3], s[..., col + 3:col + 7]
+            quat = s[..., col + 3:col + 7]
+            out["obj_pos"] = s[..., col:col + 3]
+            out["obj_quat"] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+            col += 7
+        if self.actuator_force:
+            out["force"] = s[..., col:col + nj]
         return ReplayResult(t=log.t, q=q, **out)

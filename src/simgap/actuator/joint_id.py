@@ -1,0 +1,385 @@
+"""Joint-dynamics identification held against the rig's own MJCF.
+
+The null hypothesis is the rig's model exactly as given: its position actuators (kp, kv,
+force range), joint damping, frictionloss and armature, replayed open loop from each
+episode's first observation with the episode's commands (``simgap.sim.replay``: LeRobot
+record timing, commands at their own times). Never an ideal actuator.
+
+1. **Noise floor, derived** per joint (``noise_floor``): encoder quantisation
+   (count / sqrt 12), sampling (timestamp error x joint speed) and the replay's own
+   numerical floor, measured on the nominal model (the replay at the model's step against
+   the same replay at a quarter of it). A perfect model lands at this floor.
+2. **Delay profiled** (``simgap.fit.profile``): the dynamics are refitted at every delay of
+   a coarse grid and then of a fine grid around its minimum, each grid one batched LM; the
+   per-joint profile gives the best delay and its 95 % interval.
+3. **Every parameter with an interval or a reason**: Gauss-Newton intervals at the best
+   delay (inflated for residual autocorrelation), widened by the fits at every delay inside
+   the delay interval; a parameter whose interval spans more than ``MAX_SPAN`` is not
+   identifiable, with the reason in numbers (force saturation, sensitivity against an
+   encoder count, correlation with another parameter).
+4. **Delay against the dynamics**: where the delay interval is wide and the servo's own
+   lag (kv + damping) / kp absorbs the change, the identified quantity is the effective
+   delay d + (kv + damping) / kp, reported with its interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simgap.errors import InputError
+from simgap.fit.profile import GridFit, grid_fit
+
+KINDS: tuple[str, ...] = ("kp", "kv", "damping", "frictionloss", "armature")
+"""Per-joint parameters of a position-actuated MJCF joint."""
+
+BOUNDS: dict[str, tuple[float, float]] = {
+    "kp": (0.2, 5.0), "kv": (0.05, 20.0), "damping": (0.02, 50.0),
+    "frictionloss": (0.02, 50.0), "armature": (0.1, 10.0)}
+"""Physical search bounds, as multiples of the model's nominal value."""
+
+MAX_SPAN = 2.0
+"""A parameter whose 95 % interval spans more than this factor (hi / lo) is not identified."""
+
+SATURATED = 0.5
+"""Fraction of samples with the actuator force at its limit above which kp is masked."""
+
+
+@dataclass(frozen=True)
+class IdConfig:
+    """Settings of one identification.
+
+    Attributes:
+        kinds: parameter kinds fitted per joint.
+        max_delay_s: largest delay profiled [s].
+        coarse_step_s: coarse grid step [s].
+        fine_points: points of the fine grid, spanning two coarse steps around the best.
+        coarse_iters: LM iterations on the coarse grid.
+        fine_iters: LM iterations on the fine grid.
+        profile_delay: profile the delay (False: fit at ``fixed_delay_s`` only).
+        fixed_delay_s: the delay when it is not profiled [s].
+    """
+
+    kinds: tuple[str, ...] = KINDS
+    max_delay_s: float = 0.14
+    coarse_step_s: float = 0.02
+    fine_points: int = 9
+    coarse_iters: int = 3
+    fine_iters: int = 10
+    profile_delay: bool = True
+    fixed_delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class JointIdResult:
+    """The identification of every joint (JSON: ``to_json``).
+
+    Attributes:
+        joints: fitted joints.
+        kinds: kinds per joint.
+        nominal: nominal values, shape (J, K) [SI].
+        floor: per-joint noise floor [rad] and its parts.
+        nominal_rms: per-joint RMS residual of the rig's model as given [rad], shape (J,).
+        best_rms: per-joint RMS residual of the identified model [rad], shape (J,).
+        delay: per joint, the profile (``profile.DelayProfile``).
+        values: identified values at each joint's best delay, shape (J, K) [SI].
+        intervals: 95 % intervals, shape (J, K, 2) [SI].
+        reasons: per joint, kind -> why it is not identifiable ("" when it is).
+        effective: per joint, effective delay (best, lo, hi) [s].
+        ridge: per joint, the delay/dynamics trade-off in words ("" when none).
+        saturation: per joint, fraction of samples with the actuator force at its limit.
+        grids: the coarse and fine grid fits.
+        n_evals: rollouts per log in all.
+    """
+
+    joints: tuple[str, ...]
+    kinds: tuple[str, ...]
+    nominal: np.ndarray
+    floor: dict[str, dict[str, float]]
+    nominal_rms: np.ndarray
+    best_rms: np.ndarray
+    delay: tuple[Any, ...]
+    values: np.ndarray
+    intervals: np.ndarray
+    reasons: tuple[dict[str, str], ...]
+    effective: np.ndarray
+    ridge: tuple[str, ...]
+    saturation: np.ndarray
+    grids: tuple[GridFit, ...]
+    n_evals: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract keys (``delay_s``, ``delay_interval_s``, ``params``,
+        ``params_interval``, ``not_identifiable``) plus the profile and the floor."""
+        out: dict[str, Any] = {k: {} for k in (
+            "delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
+            "effective_delay_s", "effective_delay_interval_s", "delay_ridge",
+            "nominal_rms_rad", "identified_rms_rad", "noise_floor_rad", "force_saturation",
+            "params_nominal", "delay_profile")}
+        for j, name in enumerate(self.joints):
+            p = self.delay[j]
+            out["delay_s"][name] = p.best_s
+            out["delay_interval_s"][name] = list(p.interval_s)
+            out["effective_delay_s"][name] = float(self.effective[j, 0])
+            out["effective_delay_interval_s"][name] = [float(self.effective[j, 1]),
+                                                       float(self.effective[j, 2])]
+            if self.ridge[j]:
+                out["delay_ridge"][name] = self.ridge[j]
+            out["params"][name], out["params_interval"][name] = {}, {}
+            out["not_identifiable"][name] = {}
+            out["params_nominal"][name] = {}
+            for k, kind in enumerate(self.kinds):
+                out["params_nominal"][name][kind] = float(self.nominal[j, k])
+                why = self.reasons[j].get(kind, "")
+                if why:
+                    out["not_identifiable"][name][kind] = why
+                else:
+                    out["params"][name][kind] = float(self.values[j, k])
+                    out["params_interval"][name][kind] = [float(v) for v in self.intervals[j, k]]
+            if self.ridge[j]:
+                out["not_identifiable"][name]["delay"] = self.ridge[j]
+            out["nominal_rms_rad"][name] = float(self.nominal_rms[j])
+            out["identified_rms_rad"][name] = float(self.best_rms[j])
+            out["noise_floor_rad"][name] = self.floor[name]
+            out["force_saturation"][name] = float(self.saturation[j])
+            out["delay_profile"][name] = {"delays_s": [float(v) for v in p.delays],
+                                          "ssr_rad2": [float(v) for v in p.ssr],
+                                          "threshold_rad2": p.threshold,
+                                          "open_ends": list(p.open_ends)}
+        out["bounds_x_nominal"] = {k: list(BOUNDS[k]) for k in self.kinds}
+        out["n_evals"] = self.n_evals
+        return out
+
+
+class JointProblem:
+    """Replays of L episodes under candidate (parameters, delay) pairs, batched.
+
+    Args:
+        model_path: the rig's MJCF.
+        joints: fitted joints (model names, the episodes' column order).
+        logs: ``ReplayLog`` per episode.
+        targets: measured joint positions [rad], shape (T_l, J) per episode.
+        kinds: parameter kinds per joint.
+        physics_dt: physics step [s] (None: the model's).
+        interp: command expansion (``hold`` | ``linear``).
+        fit_joints: the joints whose parameters are fitted (default all; the others stay
+            at the model's values but are still replayed and scored).
+    """
+
+    def __init__(self, model_path: str | Path, joints: Sequence[str], logs: Sequence[Any],
+                 targets: Sequence[np.ndarray], kinds: Sequence[str] = KINDS, *,
+                 physics_dt: float | None = None, interp: str = "hold",
+                 fit_joints: Sequence[str] | None = None) -> None:
+        from simgap.sim.model import get_param, load_spec, strip_visuals
+        from simgap.sim.replay import Replayer
+
+        if len(logs) != len(targets) or not logs:
+            raise InputError(field="episodes", expected="one target per log, at least one",
+                             got=f"{len(logs)} logs, {len(targets)} targets")
+        self.model_path = Path(model_path)
+        self.all_joints = tuple(joints)
+        self.joints = tuple(fit_joints) if fit_joints is not None else self.all_joints
+        unknown = [j for j in self.joints if j not in self.all_joints]
+        if unknown:
+            raise InputError(field="fit_joints", expected=f"joints among {self.all_joints}",
+                             got=unknown)
+        self.rows = [self.all_joints.index(j) for j in self.joints]
+        self.kinds = tuple(kinds)
+        self.logs = list(logs)
+        self.targets = [np.asarray(t, dtype=float) for t in targets]
+        self.spec = strip_visuals(load_spec(self.model_path))
+        self.interp = interp
+        self.replayer = Replayer.build(self.spec, self.all_joints, interp=interp,
+                                       physics_dt=physics_dt, actuator_force=True,
+                                       source=self.model_path)
+        m = self.replayer.model
+        self.nominal = np.array([[get_param(m, kind, j) for kind in self.kinds]
+                                 for j in self.joints])
+        # a kind at zero nominal is searched around a reference value (from its own lower
+        # bound) so that log-multipliers stay defined
+        ref = self.nominal.copy()
+        for k, kind in enumerate(self.kinds):
+            col = ref[:, k]
+            pos = col[col > 0]
+            col[col <= 0] = (float(pos.mean()) if pos.size else 1e-3) * BOUNDS[kind][0]
+        self.ref = ref
+        self.z0 = np.log(np.where(self.nominal > 0, self.nominal, ref) / ref).reshape(-1)
+        self.lo = np.log(np.array([[BOUNDS[kind][0] * (1 if n > 0 else 1) for kind, n in
+                                    zip(self.kinds, row, strict=True)]
+                                   for row in self.nominal])).reshape(-1)
+        self.hi = np.log(np.array([[BOUNDS[kind][1] for kind in self.kinds]
+                                   for _ in self.joints])).reshape(-1)
+        self.n_evals = 0
+
+    @property
+    def J(self) -> int:
+        return len(self.joints)
+
+    @property
+    def K(self) -> int:
+        return len(self.kinds)
+
+    def values(self, z: np.ndarray) -> np.ndarray:
+        """SI values of log-multipliers, shape (..., J, K)."""
+        zz = np.asarray(z, dtype=float).reshape(*np.shape(z)[:-1], self.J, self.K)
+        out: np.ndarray = self.ref * np.exp(zz)
+        return out
+
+    def models(self, z: np.ndarray) -> list[Any]:
+        from simgap.sim.model import with_params
+
+        base = self.replayer.model
+        out = []
+        for row in np.atleast_2d(z):
+            v = self.values(row)
+            out.append(with_params(base, {(kind, j): float(v[a, k])
+                                          for a, j in enumerate(self.joints)
+                                          for k, kind in enumerate(self.kinds)}))
+        return out
+
+    def replays(self, z: np.ndarray, delays: np.ndarray) -> list[Any]:
+        models = self.models(z)
+        self.n_evals += len(models)
+        return [self.replayer.replay(models, log, delays) for log in self.logs]
+
+    def residuals(self, z: np.ndarray, delays: np.ndarray) -> np.ndarray:
+        """Residuals (simulated - measured) of the fitted joints, shape (M, J, N) with N
+        samples over episodes."""
+        parts = [res.q - tgt[None] for res, tgt in zip(self.replays(z, delays), self.targets,
+                                                       strict=True)]
+        r = np.concatenate(parts, axis=1).transpose(0, 2, 1)[:, self.rows, :]
+        out: np.ndarray = np.where(np.isfinite(r), np.clip(r, -10.0, 10.0), 10.0)
+        return out
+
+    def saturation(self, z: np.ndarray, delay: float) -> np.ndarray:
+        """Per fitted joint, the fraction of samples whose actuator force is at its limit."""
+        from simgap.sim.model import actuator_for_joint
+
+        m = self.replayer.model
+        res = self.replays(z[None], np.array([delay]))
+        frac = np.zeros(self.J)
+        for a, j in enumerate(self.joints):
+            act = actuator_for_joint(m, j)
+            if not m.actuator_forcelimited[act]:
+                continue
+            lim = np.abs(m.actuator_forcerange[act])
+            col = self.rows[a]
+            f = np.concatenate([r.force[0, :, col] for r in res])
+            frac[a] = float(np.mean((f >= 0.999 * lim[1]) | (f <= -0.999 * lim[0])))
+        return frac
+
+    def close(self) -> None:
+        self.replayer.close()
+
+
+def noise_floor(problem: JointProblem, encoder_rad: float) -> dict[str, dict[str, float]]:
+    """Per joint: ``quantisation_rad``, ``sampling_rad``, ``numerical_rad``, ``total_rad``.
+
+    Quantisation is one encoder count / sqrt(12); sampling the RMS speed times the RMS
+    timestamp error against a uniform grid (float32 timestamps); numerical the RMS
+    difference between the nominal model replayed at its step and at a quarter of it.
+    """
+    from simgap.sim.replay import Replayer
+
+    fine = Replayer.build(problem.spec, problem.all_joints, interp=problem.interp,
+                          physics_dt=problem.replayer.physics_dt / 4, nthread=1,
+                          source=problem.model_path)
+    try:
+        num, samp = [], []
+        for log, tgt in zip(problem.logs, problem.targets, strict=True):
+            qa = problem.replayer.replay(None, log).q[0][:, problem.rows]
+            qb = fine.replay(None, log).q[0][:, problem.rows]
+            num.append(qa - qb)
+            n = np.arange(log.t.size)
+            fit = np.polyfit(n, log.t, 1)
+            terr = log.t - np.polyval(fit, n)
+            speed = np.gradient(tgt[:, problem.rows], log.t, axis=0)
+            samp.append(speed * float(np.sqrt(np.mean(terr ** 2))))
+    finally:
+        fine.close()
+    dn = np.concatenate(num)
+    ds = np.concatenate(samp)
+    quant = encoder_rad / np.sqrt(12.0)
+    out = {}
+    for a, j in enumerate(problem.joints):
+        n_rms = float(np.sqrt(np.mean(dn[:, a] ** 2)))
+        s_rms = float(np.sqrt(np.mean(ds[:, a] ** 2)))
+        out[j] = {"quantisation_rad": float(quant), "sampling_rad": s_rms,
+                  "numerical_rad": n_rms,
+                  "total_rad": float(np.sqrt(quant ** 2 + s_rms ** 2 + n_rms ** 2))}
+    return out
+
+
+def _grid(config: IdConfig) -> np.ndarray:
+    if not config.profile_delay:
+        return np.array([config.fixed_delay_s])
+    n = int(np.floor(config.max_delay_s / config.coarse_step_s + 1e-9)) + 1
+    return np.arange(n) * config.coarse_step_s
+
+
+def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | None = None,
+             ) -> JointIdResult:
+    """Profile the delay and identify every joint's parameters (module docstring)."""
+    from simgap.actuator.joint_id_report import assess_joint
+
+    cfg = config or IdConfig()
+    J, K = problem.J, problem.K
+    floor = noise_floor(problem, encoder_rad)
+    r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
+    nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
+    coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
+                      K, iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters)
+    grids = [coarse]
+    fit = coarse
+    if cfg.profile_delay and coarse.delays.size > 1:
+        total = coarse.ssr.sum(axis=1)
+        g = int(np.argmin(total))
+        lo_d = max(0.0, float(coarse.delays[g]) - cfg.coarse_step_s)
+        hi_d = min(float(coarse.delays[-1]), float(coarse.delays[g]) + cfg.coarse_step_s)
+        fine_d = np.linspace(lo_d, hi_d, cfg.fine_points)
+        z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))]
+                            for d in fine_d])
+        fine = grid_fit(problem.residuals, fine_d, z_start, problem.lo, problem.hi, J, K,
+                        iters=cfg.fine_iters)
+        grids.append(fine)
+        fit = _merge(coarse, fine)
+    profiles, values, intervals, reasons, effective, ridge, best_rms = [], [], [], [], [], [], []
+    for j, name in enumerate(problem.joints):
+        a = assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad)
+        profiles.append(a["profile"])
+        values.append(a["values"])
+        intervals.append(a["intervals"])
+        reasons.append(a["reasons"])
+        effective.append(a["effective"])
+        ridge.append(a["ridge"])
+        best_rms.append(a["rms"])
+    # saturation at each joint's own best fit (one replay at the median best delay)
+    zb = np.log(np.array(values) / problem.ref).reshape(-1)
+    sat = problem.saturation(zb, float(np.median([p.best_s for p in profiles])))
+    from simgap.actuator.joint_id_report import saturation_reasons
+
+    reasons = saturation_reasons(problem, reasons, sat)
+    return JointIdResult(
+        joints=problem.joints, kinds=problem.kinds, nominal=problem.nominal, floor=floor,
+        nominal_rms=nominal_rms, best_rms=np.array(best_rms), delay=tuple(profiles),
+        values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
+        effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
+        grids=tuple(grids), n_evals=problem.n_evals)
+
+
+def _merge(a: GridFit, b: GridFit) -> GridFit:
+    """Two grid fits as one, sorted by delay (the fine grid wins on a shared delay)."""
+    d = np.concatenate([b.delays, a.delays])
+    _, first = np.unique(np.round(d, 9), return_index=True)
+    order = first[np.argsort(d[first])]
+
+    def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.concatenate([y, x])[order]
+
+    return GridFit(delays=d[order], z=cat(a.z, b.z), ssr=cat(a.ssr, b.ssr),
+                   jac=cat(a.jac, b.jac), resid=cat(a.resid, b.resid),
+                   iterations=a.iterations + b.iterations, n_evals=a.n_evals + b.n_evals)

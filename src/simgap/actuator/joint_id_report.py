@@ -1,0 +1,132 @@
+"""Per-joint verdicts of a joint identification: the delay profile, the intervals, and the
+reason in numbers for every parameter the data do not pin down (see ``joint_id``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simgap.fit.params import UNITS
+from simgap.fit.profile import GridFit, block_intervals, delay_profile, lag1_inflation
+
+RIDGE_MIN_WIDTH_S = 0.01
+"""A delay interval narrower than this is a delay, not a ridge [s]."""
+
+
+def _interp_z(fit: GridFit, j: int, K: int, d: float) -> np.ndarray:
+    """Joint j's fitted z at delay d, linear between the bracketing grid points."""
+    zj = fit.z[:, j * K:(j + 1) * K]
+    return np.array([np.interp(d, fit.delays, zj[:, k]) for k in range(K)])
+
+
+def _effective(values: np.ndarray, kinds: tuple[str, ...], nominal: np.ndarray,
+               delay: float) -> float:
+    """d + (kv + damping) / kp: the low-frequency lag of a PD-held joint [s]."""
+    def get(kind: str) -> float:
+        return float(values[kinds.index(kind)]) if kind in kinds else 0.0
+
+    kp = get("kp")
+    if kp <= 0:
+        return delay
+    return delay + (get("kv") + get("damping")) / kp
+
+
+def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_rad: float,
+                 ) -> dict[str, Any]:
+    """Profile, values, 95 % intervals, reasons, effective delay and ridge of joint ``j``."""
+    from simgap.actuator.joint_id import BOUNDS, MAX_SPAN
+
+    K, kinds, name = problem.K, problem.kinds, problem.joints[j]
+    ref = problem.ref[j]
+    ssr = fit.ssr[:, j]
+    N = fit.resid.shape[-1]
+    cols = np.arange(j * K, (j + 1) * K)
+    rows = slice(j * N, (j + 1) * N)
+    g = int(np.argmin(ssr))
+    infl = lag1_inflation(fit.resid[g, j])
+    prof = delay_profile(fit.delays, ssr, N - K - 1, infl)
+    z = _interp_z(fit, j, K, prof.best_s)
+    values = ref * np.exp(z)
+    lo_d, hi_d = prof.interval_s
+    inside = [i for i in range(fit.delays.size)
+              if lo_d - 1e-12 <= fit.delays[i] <= hi_d + 1e-12] or [g]
+    zlo, zhi = z.copy(), z.copy()
+
+    def hw_at(i: int) -> tuple[np.ndarray, np.ndarray]:
+        return block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols)
+
+    hw_best, corr = hw_at(g)
+    for i in inside:
+        hw, _ = hw_at(i)
+        zi = fit.z[i, cols]
+        zlo = np.minimum(zlo, zi - hw)
+        zhi = np.maximum(zhi, zi + hw)
+    zlo = np.minimum(zlo, z - hw_best)
+    zhi = np.maximum(zhi, z + hw_best)
+    lo_b = problem.lo[cols]
+    hi_b = problem.hi[cols]
+    iv = np.stack([ref * np.exp(np.maximum(zlo, lo_b)), ref * np.exp(np.minimum(zhi, hi_b))],
+                  axis=1)
+    reasons: dict[str, str] = {}
+    jac = fit.jac[g][rows][:, cols]
+    for k, kind in enumerate(kinds):
+        span = float(np.exp(min(zhi[k], hi_b[k]) - max(zlo[k], lo_b[k])))
+        at_bound = z[k] <= lo_b[k] + 1e-3 or z[k] >= hi_b[k] - 1e-3
+        if span <= MAX_SPAN and not at_bound and np.isfinite(span):
+            continue
+        v, unit = float(values[k]), UNITS[kind]
+        sens = float(np.sqrt(np.mean((jac[:, k] * np.log(2.0)) ** 2)))
+        parts = [f"doubling {kind} ({v:.3g} -> {2 * v:.3g} {unit}) moves {name} by "
+                 f"{sens * 1e3:.3g} mrad RMS, {sens / encoder_rad:.2g} of an encoder count "
+                 f"({encoder_rad * 1e3:.3g} mrad)"]
+        others = [(abs(corr[k, i]), i) for i in range(K) if i != k and np.isfinite(corr[k, i])]
+        if others:
+            c, i = max(others)
+            if c > 0.9:
+                parts.append(f"it trades off with {kinds[i]} (correlation "
+                             f"{corr[k, i]:+.3f}): only their combination is identified")
+        if at_bound:
+            b = BOUNDS[kind][0 if z[k] <= lo_b[k] + 1e-3 else 1]
+            parts.append(f"the fit ended at its physical bound ({b:g} x nominal)")
+        lo_v, hi_v = iv[k]
+        parts.append(f"95% interval [{lo_v:.3g}, {hi_v:.3g}] {unit} spans "
+                     f"x{span:.3g} (> x{MAX_SPAN:g})" if np.isfinite(span) else
+                     "the interval is unbounded (a null direction)")
+        reasons[kind] = "; ".join(parts)
+    # effective delay along the profile
+    nominal = problem.nominal[j]
+    eff = np.array([_effective(ref * np.exp(fit.z[i, cols]), kinds, nominal,
+                               float(fit.delays[i])) for i in range(fit.delays.size)])
+    eff_best = _effective(values, kinds, nominal, prof.best_s)
+    eff_in = eff[inside]
+    e_lo, e_hi = float(min(eff_in.min(), eff_best)), float(max(eff_in.max(), eff_best))
+    width = hi_d - lo_d
+    ridge = ""
+    if width > RIDGE_MIN_WIDTH_S and (e_hi - e_lo) < 0.5 * width:
+        ridge = (f"delay and the servo's own lag (kv + damping) / kp trade off: over the 95% "
+                 f"delay interval [{lo_d * 1e3:.1f}, {hi_d * 1e3:.1f}] ms the effective delay "
+                 f"stays within [{e_lo * 1e3:.1f}, {e_hi * 1e3:.1f}] ms; the effective delay "
+                 f"{eff_best * 1e3:.1f} ms is identified, the split is not")
+    elif "hi" in prof.open_ends and width > RIDGE_MIN_WIDTH_S:
+        ridge = (f"the delay profile stays flat up to the largest delay searched "
+                 f"({fit.delays[-1] * 1e3:.0f} ms): no upper bound")
+    rms = float(np.sqrt(max(float(ssr[g]), 0.0) / N))
+    return {"profile": prof, "values": values, "intervals": iv, "reasons": reasons,
+            "effective": (eff_best, e_lo, e_hi), "ridge": ridge, "rms": rms,
+            "floor": floor_rad}
+
+
+def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndarray,
+                       threshold: float = 0.2) -> list[dict[str, str]]:
+    """Prefix kp's reason with the force saturation that masks it, where it does."""
+    if "kp" not in problem.kinds:
+        return reasons
+    out = []
+    for j, r in enumerate(reasons):
+        r = dict(r)
+        if "kp" in r and sat[j] >= threshold:
+            r["kp"] = (f"kp masked: force saturated in {100 * sat[j]:.0f}% of samples (a "
+                       f"saturated servo's torque does not depend on kp); " + r["kp"])
+        out.append(r)
+    return out

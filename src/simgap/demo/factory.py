@@ -1,0 +1,340 @@
+"""SO-101 benches built outside the design: a model with planted faults, recorded like LeRobot.
+
+``make_so101_bench(out_dir, model_path, seed)`` simulates the rig's own MJCF (the Menagerie
+SO-101 ``so101.xml``, path given by the caller and never copied) with joint faults
+(``simgap.demo.faults``: ``None`` healthy, ``"random"`` drawn from issue 12's ranges, or an
+explicit dict, the form a fleet uses to draw each arm from its own known distribution, e.g.
+``faults=draw_faults([fleet_seed, arm], JOINTS, ranges={...})``), drives it with wide-band
+joint targets and writes what a user of ``lerobot-record`` would hand simgap:
+
+- ``dataset/``: a LeRobot v3 dataset at ``fps`` (30 or 100), ``timestamp`` float32 =
+  frame_index / fps, body joints in degrees, the gripper in percent of its range, ``action``
+  the goal sent to the servo (whole STS3215 counts, 4096 per turn), ``observation.state`` the
+  encoder reading (whole counts);
+- ``heldout/``: ``n_heldout`` more episodes of the same arm, not named in the rig (for
+  proving a patch on episodes the fit never saw);
+- ``rig.toml``: written without knowledge of the faults (model = the nominal MJCF);
+- ``truth.json``: the planted truth (never read by simgap).
+
+Timing, as LeRobot's record loop: in frame k at ``t_k = k / fps`` the observation is read,
+then the action is sent; it reaches joint j at ``t_k + delay_j`` and is held until the next
+one arrives. Before the first command the servos hold the first goal (1 s of settling precedes
+t = 0). Physics runs the model's own integrator and timestep on the grid ``n * timestep``;
+a step that an event (an observation read or a command arrival) falls inside is split at the
+event, so commands act at their own times. Deterministic from the seed.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import mujoco
+import numpy as np
+
+from simgap.demo.faults import PARAMS, JointTruth, resolve_faults
+from simgap.demo.writers import write_lerobot_v3
+from simgap.errors import InputError
+from simgap.outputs import atomic_write_json, atomic_write_text
+from simgap.sim.model import compile_spec, load_spec, strip_visuals
+from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
+
+JOINTS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
+                           "wrist_roll", "gripper")
+GRIPPER = "gripper"
+TASK = "wide-band joint excitation"
+SETTLE_S = 1.0
+_EPS_T = 1e-9
+
+
+@dataclass(frozen=True)
+class Bench:
+    """One recorded bench.
+
+    Attributes:
+        rig: the bench's ``rig.toml`` (written without knowledge of the faults).
+        dataset: the LeRobot v3 dataset the rig names.
+        heldout: the held-out LeRobot v3 dataset (same arm, other excitation), or None.
+        model: the nominal MJCF the rig names (the caller's path).
+        truth: per joint, the planted parameters, multipliers and delay, model order.
+        seed: the seed everything random on the bench came from.
+        fps: frames per second of the recording [Hz].
+        contact_fraction: fraction of physics steps with any contact (self-collision) [0..1].
+    """
+
+    rig: Path
+    dataset: Path
+    heldout: Path | None
+    model: Path
+    truth: tuple[JointTruth, ...]
+    seed: int
+    fps: int
+    contact_fraction: float
+
+    @property
+    def faulty(self) -> bool:
+        """True when any joint carries a fault (False: the healthy case)."""
+        return any(t.faulty for t in self.truth)
+
+    def joint(self, name: str) -> JointTruth:
+        """The truth of one joint; a miss lists the joints."""
+        from simgap.errors import NameNotFoundError
+
+        for t in self.truth:
+            if t.name == name:
+                return t
+        raise NameNotFoundError("joint", name, [t.name for t in self.truth])
+
+
+@functools.lru_cache(maxsize=4)
+def _nominal(path: str, mtime: float) -> mujoco.MjModel:
+    return compile_spec(strip_visuals(load_spec(path)), source=path)
+
+
+def nominal_model(model_path: str | Path) -> mujoco.MjModel:
+    """A fresh copy of the nominal model, without its massless visual geoms (the same
+    dynamics, faster to compile); the compiled model is cached per process."""
+    p = Path(model_path)
+    if not p.is_file():
+        raise InputError(file=p, expected="the SO-101 MJCF (so101.xml)", got="no such file",
+                         fix="pass the path of the Menagerie robotstudio_so101/so101.xml")
+    return copy.copy(_nominal(str(p.resolve()), p.stat().st_mtime))
+
+
+def _ids(m: mujoco.MjModel) -> tuple[list[int], list[int]]:
+    """(actuator id, dof address) per joint of ``JOINTS``; a position actuator each."""
+    acts, dofs = [], []
+    for j in JOINTS:
+        jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+        aid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, j)
+        if jid < 0 or aid < 0:
+            raise InputError(field=f"joint {j!r}", expected="an SO-101 joint with an actuator "
+                             "of the same name", got="absent from the model")
+        acts.append(aid)
+        dofs.append(int(m.jnt_dofadr[jid]))
+    return acts, dofs
+
+
+def nominal_params(m: mujoco.MjModel) -> dict[str, dict[str, float]]:
+    """joint -> {kp, kv, damping, frictionloss, armature} of the model, ``JOINTS`` order."""
+    acts, dofs = _ids(m)
+    return {j: {"kp": float(m.actuator_gainprm[a, 0]), "kv": float(-m.actuator_biasprm[a, 2]),
+                "damping": float(m.dof_damping[d]), "frictionloss": float(m.dof_frictionloss[d]),
+                "armature": float(m.dof_armature[d])}
+            for j, a, d in zip(JOINTS, acts, dofs, strict=True)}
+
+
+def apply_truth(m: mujoco.MjModel, truth: tuple[JointTruth, ...]) -> mujoco.MjModel:
+    """Write the true joint parameters into ``m`` (in place) and return it."""
+    acts, dofs = _ids(m)
+    for t, a, d in zip(truth, acts, dofs, strict=True):
+        kp, kv = t.value("kp"), t.value("kv")
+        m.actuator_gainprm[a, 0] = kp
+        m.actuator_biasprm[a, 1] = -kp
+        m.actuator_biasprm[a, 2] = -kv
+        m.dof_damping[d] = t.value("damping")
+        m.dof_frictionloss[d] = t.value("frictionloss")
+        m.dof_armature[d] = t.value("armature")
+    return m
+
+
+def faulty_model(bench: Bench) -> mujoco.MjModel:
+    """The bench's true model (without its delay, which lives in the command timing)."""
+    return apply_truth(nominal_model(bench.model), bench.truth)
+
+
+def excitation(rng: np.random.Generator, t: np.ndarray, lo: float, hi: float,
+               gripper: bool) -> np.ndarray:
+    """Wide-band targets [rad] at times ``t`` inside [lo, hi]: a random-phase multisine of
+    12 log-spaced frequencies (0.08-4 Hz, amplitude ~ 1/sqrt(f)) plus holds that step to a new
+    level every 1-3 s. Body joints use 70% of their range around its middle, the gripper
+    10-90%."""
+    mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    span = 0.8 * half if gripper else 0.7 * half
+    f = np.exp(np.linspace(np.log(0.08), np.log(4.0), 12)) * rng.uniform(0.9, 1.1, 12)
+    amp = 1.0 / np.sqrt(f)
+    ph = rng.uniform(0, 2 * np.pi, 12)
+    sines = (amp[None, :] * np.sin(2 * np.pi * f[None, :] * t[:, None] + ph[None, :])).sum(1)
+    sines /= np.abs(sines).max()
+    steps = np.zeros_like(t)
+    edge = 0.0
+    while edge < t[-1]:
+        nxt = edge + rng.uniform(1.0, 3.0)
+        steps[(t >= edge) & (t < nxt)] = rng.uniform(-1, 1)
+        edge = nxt
+    return mid + span * np.clip(0.6 * sines + 0.4 * steps, -1, 1)
+
+
+def _schedule(n_frames: int, fps: int, dt: float, delays: np.ndarray,
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Physics sub-steps of one episode: (step length [s], command frame per joint in force
+    during the step (-1: the first goal, before any arrival), frame read at the step's
+    start or -1)."""
+    t_obs = np.arange(n_frames) / fps
+    t_end = n_frames / fps
+    arrivals = (t_obs[:, None] + delays[None, :]).ravel()
+    grid = np.arange(-SETTLE_S, t_end + dt / 2, dt)
+    pts = np.unique(np.concatenate([grid, t_obs, arrivals[arrivals < t_end]]))
+    keep = np.concatenate([[True], np.diff(pts) > _EPS_T])
+    pts = pts[keep]
+    starts, ends = pts[:-1], pts[1:]
+    cmd = np.stack([np.searchsorted(t_obs + d, starts + _EPS_T, side="right") - 1
+                    for d in delays], axis=1)
+    k = np.rint(starts * fps).astype(int)
+    is_obs = (np.abs(starts - k / fps) < _EPS_T) & (k >= 0) & (k < n_frames)
+    return ends - starts, cmd, np.where(is_obs, k, -1)
+
+
+def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: int, delays: np.ndarray,
+             ) -> tuple[np.ndarray, float]:
+    """Run one episode; returns (q at every frame's read (T, J) [rad], contact fraction).
+
+    ``targets`` (T, J) [rad] are the goals sent at each frame, held; joint j receives them
+    ``delays[j]`` seconds late.
+    """
+    acts, dofs = _ids(m)
+    qadr = [int(m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)])
+            for j in JOINTS]
+    d = mujoco.MjData(m)
+    d.qpos[qadr] = targets[0]
+    mujoco.mj_forward(m, d)
+    h, cmd, obs = _schedule(len(targets), fps, m.opt.timestep, delays)
+    out = np.empty_like(targets)
+    nominal_dt = m.opt.timestep
+    contacts = 0
+    cols = np.arange(len(JOINTS))
+    try:
+        for i in range(len(h)):
+            if obs[i] >= 0:
+                out[obs[i]] = d.qpos[qadr]
+            d.ctrl[acts] = targets[np.maximum(cmd[i], 0), cols]
+            m.opt.timestep = h[i]
+            mujoco.mj_step(m, d)
+            contacts += d.ncon > 0
+    finally:
+        m.opt.timestep = nominal_dt
+    if not np.all(np.isfinite(out)):
+        raise InputError(field="simulation", expected="a finite state", got="nan/inf",
+                         fix="the fault multipliers make the model unstable; narrow them")
+    return out, contacts / len(h)
+
+
+def quantise(q: np.ndarray) -> np.ndarray:
+    """Whole STS3215 encoder counts (4096 per turn) [rad]."""
+    return np.rint(q / ENCODER_RESOLUTION_RAD) * ENCODER_RESOLUTION_RAD
+
+
+def _units(m: mujoco.MjModel) -> dict[str, JointUnit]:
+    out = {}
+    for j in JOINTS:
+        if j == GRIPPER:
+            lo, hi = (float(x) for x in m.jnt_range[mujoco.mj_name2id(
+                m, mujoco.mjtObj.mjOBJ_JOINT, j)])
+            out[j] = JointUnit(unit="pct", lo_rad=lo, hi_rad=hi)
+        else:
+            out[j] = JointUnit(unit="deg")
+    return out
+
+
+def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, duration_s: float,
+              delays: np.ndarray) -> tuple[list[dict[str, Any]], float]:
+    units = _units(m)
+    t = np.arange(int(round(duration_s * fps))) / fps
+    eps, cfrac = [], []
+    for e in range(n):
+        rng = np.random.default_rng([seed, 0 if which == "dataset" else 1, e])
+        ranges = [m.jnt_range[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]
+                  for j in JOINTS]
+        tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == GRIPPER)
+                       for j, r in zip(JOINTS, ranges, strict=True)], axis=1)
+        tg = quantise(tg)
+        q, cf = simulate(m, tg, fps, delays)
+        q = quantise(q)
+        cfrac.append(cf)
+        conv = [units[j].from_rad for j in JOINTS]
+        eps.append({"action": np.stack([c(tg[:, i]) for i, c in enumerate(conv)], 1),
+                    "observation.state": np.stack([c(q[:, i]) for i, c in enumerate(conv)], 1)})
+    return eps, float(np.mean(cfrac)) if cfrac else 0.0
+
+
+def _rig_text(name: str, seed: int, model: Path, fps: int, grip: JointUnit) -> str:
+    lines = [f"# {name}: an SO-101 dataset as lerobot-record writes it ({fps} fps).",
+             f'name = "{name}"', f"seed = {seed}", "", "[model]",
+             f"path = {json.dumps(str(model))}", 'ee_site = "gripperframe"', "",
+             "[control]", f"dt_s = {1.0 / fps!r}", f"real_dt_s = {1.0 / fps!r}",
+             'action_space = "joint_position"', 'command_interp = "hold"', ""]
+    for j in JOINTS:
+        lines += [f"[joints.{j}]", f'recorded = "{j}.pos"']
+        if j == GRIPPER:
+            lines += ['unit = "pct"', f"range_rad = [{grip.lo_rad!r}, {grip.hi_rad!r}]",
+                      "gripper = true"]
+        else:
+            lines += ['unit = "deg"']
+    lines += ["", "[noise]", f"encoder_rad = {ENCODER_RESOLUTION_RAD!r}   # one STS3215 count",
+              "", "[evidence]", 'dataset = "dataset"', ""]
+    return "\n".join(lines)
+
+
+def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
+                     fps: Literal[30, 100] | int = 30, n_episodes: int = 3,
+                     duration_s: float = 20.0,
+                     faults: None | str | Mapping[str, Any] = None,
+                     n_heldout: int = 1) -> Bench:
+    """Simulate and record one SO-101 bench into ``out_dir`` (see the module docstring).
+
+    Args:
+        out_dir: folder to write (created; existing files of the same name are replaced).
+        model_path: the nominal MJCF (the Menagerie ``so101.xml``); the rig names it as is.
+        seed: seed of the excitation and of ``faults="random"``.
+        fps: recording rate [Hz].
+        n_episodes: episodes in ``dataset/``.
+        duration_s: length of each episode [s].
+        faults: None (healthy), ``"random"`` or an explicit dict (``simgap.demo.faults``).
+        n_heldout: episodes in ``heldout/`` (0: none).
+    """
+    out = Path(out_dir)
+    if fps <= 0 or n_episodes < 1 or duration_s <= 0 or n_heldout < 0:
+        raise InputError(field="make_so101_bench", expected="fps > 0, n_episodes >= 1, "
+                         "duration_s > 0, n_heldout >= 0",
+                         got=(fps, n_episodes, duration_s, n_heldout))
+    model = Path(model_path).resolve()
+    m = nominal_model(model)
+    truth = resolve_faults(faults, seed, nominal_params(m))
+    apply_truth(m, truth)
+    delays = np.array([t.delay_s for t in truth])
+    names = [f"{j}.pos" for j in JOINTS]
+    eps, cf = _episodes(m, seed, "dataset", n_episodes, fps, duration_s, delays)
+    write_lerobot_v3(out / "dataset", eps, fps=fps, names=names, task=TASK,
+                     robot_type="so101_follower")
+    heldout = None
+    if n_heldout:
+        heps, _ = _episodes(m, seed, "heldout", n_heldout, fps, duration_s, delays)
+        heldout = write_lerobot_v3(out / "heldout", heps, fps=fps, names=names, task=TASK,
+                                   robot_type="so101_follower")
+    grip = _units(m)[GRIPPER]
+    rig = atomic_write_text(out / "rig.toml",
+                            _rig_text(f"so101-bench-{seed}", seed, model, fps, grip))
+    bench = Bench(rig=rig, dataset=out / "dataset", heldout=heldout, model=model, truth=truth,
+                  seed=seed, fps=int(fps), contact_fraction=cf)
+    atomic_write_json(out / "truth.json", {
+        "seed": seed, "fps": fps, "faulty": bench.faulty, "params": list(PARAMS),
+        "contact_fraction": cf, "joints": {t.name: t.to_dict() for t in truth}})
+    return bench
+
+
+def bench_summary(bench: Bench) -> str:
+    """One line per faulty joint: the planted multipliers and delay (for benchmark output)."""
+    rows = []
+    for t in bench.truth:
+        parts = [f"{p} x{t.factor(p):.2f}" for p in PARAMS if not math.isclose(t.factor(p), 1)]
+        if t.delay_s:
+            parts.append(f"delay {t.delay_s * 1e3:.1f} ms")
+        if parts:
+            rows.append(f"{t.name}: " + ", ".join(parts))
+    return "\n".join(rows) if rows else "healthy (no fault)"

@@ -1,0 +1,258 @@
+"""Delay profile: the joint dynamics refitted at every delay of a grid, all in one batch.
+
+A transport delay trades against the dynamics (a softer servo or more viscous friction
+looks like a later response), so it is not fitted by gradient together with them. It is
+*profiled*: at each delay ``d_g`` of a grid the dynamics parameters are refitted, and the
+per-joint sum of squared residuals ``SSR_j(d_g)`` is the profile. Its minimum is the best
+delay, and the 95 % interval is the set of delays whose profile rises by less than
+``chi2_1(0.95) * s_j^2 * inflation_j`` (profile likelihood; ``s_j^2`` is the residual
+variance at the minimum, ``inflation_j = (1 + rho) / (1 - rho)`` corrects for the lag-1
+autocorrelation ``rho`` of the residuals, which are not white when the model is not
+perfect).
+
+``grid_fit`` runs a Levenberg-Marquardt at every grid delay at once: each iteration is ONE
+batched evaluation of every grid point's finite-difference candidates and one of the
+trial steps. Parameters are in log-multiplier coordinates ``z = ln(value / nominal)``
+(five orders of magnitude between kp and armature would stall an isotropic LM). The
+Jacobian is the full one: on an arm the parameters of one joint move the others (a
+softer shoulder changes the elbow's gravity load as much as its own error), so a
+per-joint block Jacobian is not a descent direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+EvalFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""(z, shape (M, n); delays [s], shape (M,)) -> residuals, shape (M, J, N)."""
+
+LINE_STEPS = (2.0, 1.0, 0.5, 0.25, 0.1)
+"""Fractions of each LM step tried together (one batched evaluation)."""
+
+CHI2_95 = float(stats.chi2.ppf(0.95, 1))
+"""The profile-likelihood threshold of a 95 % interval on one parameter (3.84)."""
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """The dynamics fitted at every delay of a grid.
+
+    Attributes:
+        delays: the grid [s], shape (G,).
+        z: fitted log-multipliers, shape (G, J*K) (joint-major: joint j, kind k at j*K+k).
+        ssr: per-joint sum of squared residuals [rad^2], shape (G, J).
+        jac: the Jacobian at the fit, shape (G, J*N, n) [rad per unit z], rows joint-major.
+        resid: residuals at the fit, shape (G, J, N) [rad].
+        iterations: LM iterations run.
+        n_evals: candidate evaluations (rollouts per log).
+    """
+
+    delays: np.ndarray
+    z: np.ndarray
+    ssr: np.ndarray
+    jac: np.ndarray
+    resid: np.ndarray
+    iterations: int
+    n_evals: int
+
+
+def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
+              h: float, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, int]:
+    """Central-difference Jacobian (G, R, n) in one batched evaluation (one-sided at a
+    bound). Central differences over +-h average the small jumps of a piecewise-smooth
+    replay instead of taking the slope of one side of a kink."""
+    G, n = z.shape
+    up = np.minimum(z + h, hi[None])
+    dn = np.maximum(z - h, lo[None])
+    eye = np.eye(n)[None]
+    rows_up = z[:, None, :] * (1 - eye) + up[:, :, None] * eye
+    rows_dn = z[:, None, :] * (1 - eye) + dn[:, :, None] * eye
+    rows = np.concatenate([rows_up, rows_dn], axis=1)               # (G, 2n, n)
+    rp = evaluate(rows.reshape(G * 2 * n, n), np.repeat(delays, 2 * n)).reshape(G, 2 * n, -1)
+    width = np.maximum(up - dn, 1e-12)                              # (G, n)
+    jac = ((rp[:, :n] - rp[:, n:]) / width[:, :, None]).transpose(0, 2, 1)
+    return jac, G * 2 * n
+
+
+def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
+             hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
+             tol: float = 1e-4) -> GridFit:
+    """Levenberg-Marquardt at every grid delay at once (see the module docstring).
+
+    Args:
+        evaluate: residuals (M, J, N) of M candidates in one batched call.
+        delays: grid [s], shape (G,).
+        z0: start, shape (n,) or (G, n).
+        lo, hi: bounds of z, shape (n,).
+        J: joints in the residual; K: parameter kinds per fitted joint (n = J_fit * K).
+        iters: most iterations.
+        h: central-difference half-step in z (10 % of the value: wide enough to average
+            over the small jumps of a saturating actuator).
+        tol: relative SSR decrease below which a grid point counts as converged.
+    """
+    delays = np.asarray(delays, dtype=float)
+    G = delays.size
+    n = np.size(lo)
+    z = np.clip(np.broadcast_to(np.asarray(z0, dtype=float), (G, n)).copy(), lo, hi)
+    lam = np.full(G, 1e-2)
+    active = np.ones(G, dtype=bool)
+    r3 = evaluate(z, delays)
+    shape = r3.shape[1:]
+    r = r3.reshape(G, -1)
+    n_evals = G
+    it = 0
+    for it in range(1, iters + 1):  # noqa: B007
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        jac, ne = _jacobian(lambda x, d: evaluate(x, d).reshape(x.shape[0], -1), z[idx],
+                            r[idx], delays[idx], h, lo, hi)
+        n_evals += ne
+        A = np.einsum("grk,grl->gkl", jac, jac)
+        grad = np.einsum("grk,gr->gk", jac, r[idx])
+        diag = np.einsum("gkk->gk", A)
+        floor = 1e-9 * diag.max(axis=1, keepdims=True) + 1e-300
+        Ad = A + (lam[idx, None] * np.maximum(diag, floor))[:, :, None] * np.eye(n)[None]
+        delta = -np.linalg.solve(Ad, grad[:, :, None])[:, :, 0]
+        # a batched line search along the step: the replay is only piecewise smooth (a
+        # force-limited actuator drops its implicit damping when it saturates), so the
+        # full step of the local model is often too long
+        m = len(LINE_STEPS)
+        trials = np.clip(z[idx, None, :] + np.asarray(LINE_STEPS)[None, :, None]
+                         * delta[:, None, :], lo, hi)                # (f, m, n)
+        rts = evaluate(trials.reshape(-1, n), np.repeat(delays[idx], m)).reshape(
+            idx.size, m, -1)
+        n_evals += idx.size * m
+        best = np.argmin(np.sum(rts ** 2, axis=2), axis=1)
+        trial = trials[np.arange(idx.size), best]
+        rt = rts[np.arange(idx.size), best]
+        ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt ** 2, axis=1)
+        better = ssr_t < ssr
+        gain = (ssr - ssr_t) / np.maximum(ssr, 1e-300)
+        z[idx[better]] = trial[better]
+        r[idx[better]] = rt[better]
+        lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
+        done = (better & (gain < tol)) | (lam[idx] > 1e6)
+        active[idx[done]] = False
+    jac, ne = _jacobian(lambda x, d: evaluate(x, d).reshape(x.shape[0], -1), z, r, delays,
+                        h, lo, hi)
+    r3 = r.reshape((G,) + shape)
+    return GridFit(delays=delays, z=z, ssr=np.sum(r3 ** 2, axis=-1), jac=jac, resid=r3,
+                   iterations=it, n_evals=n_evals + ne)
+
+
+def lag1_inflation(r: np.ndarray) -> float:
+    """Variance inflation (1 + rho) / (1 - rho) of residuals with lag-1 autocorrelation
+    rho (clipped to [0, 0.98]); 1 for white residuals."""
+    r = np.asarray(r, dtype=float) - np.mean(r)
+    den = float(r @ r)
+    if den <= 0 or r.size < 3:
+        return 1.0
+    rho = float(np.clip((r[1:] @ r[:-1]) / den, 0.0, 0.98))
+    return (1.0 + rho) / (1.0 - rho)
+
+
+@dataclass(frozen=True)
+class DelayProfile:
+    """One joint's delay profile.
+
+    Attributes:
+        delays: grid [s], shape (G,).
+        ssr: the profile [rad^2], shape (G,).
+        best_s: the minimum, refined between grid points by a parabola [s].
+        interval_s: 95 % profile-likelihood interval [lo, hi] [s]; an end at the grid's
+            edge means the data do not bound it there (``open_ends`` says which).
+        threshold: the SSR rise that bounds the interval [rad^2].
+        s2: residual variance at the minimum [rad^2].
+        inflation: the autocorrelation inflation used.
+        open_ends: ``"lo"``/``"hi"`` for an end that reached the grid's edge.
+    """
+
+    delays: np.ndarray
+    ssr: np.ndarray
+    best_s: float
+    interval_s: tuple[float, float]
+    threshold: float
+    s2: float
+    inflation: float
+    open_ends: tuple[str, ...]
+
+
+def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: float = 1.0,
+                  ) -> DelayProfile:
+    """Best delay and 95 % profile-likelihood interval of one joint's profile."""
+    d = np.asarray(delays, dtype=float)
+    y = np.asarray(ssr, dtype=float)
+    k = int(np.argmin(y))
+    best = float(d[k])
+    ymin = float(y[k])
+    if 0 < k < d.size - 1:  # parabola through the minimum and its neighbours
+        x3, y3 = d[k - 1:k + 2], y[k - 1:k + 2]
+        a, b, c = np.polyfit(x3, y3, 2)
+        if a > 0:
+            best = float(np.clip(-b / (2 * a), x3[0], x3[2]))
+            ymin = float(min(ymin, c - b * b / (4 * a)))
+    s2 = max(ymin, 0.0) / max(1, dof)
+    thr = CHI2_95 * s2 * inflation
+    level = ymin + thr
+    open_ends: list[str] = []
+
+    def crossing(side: int) -> float:
+        i = k
+        while 0 <= i + side < d.size and y[i + side] <= level:
+            i += side
+        if not 0 <= i + side < d.size:
+            open_ends.append("lo" if side < 0 else "hi")
+            return float(d[i])
+        j = i + side  # y[i] <= level < y[j]
+        if i == k and 0 < k < d.size - 1:
+            a, b, c = np.polyfit(d[k - 1:k + 2], y[k - 1:k + 2], 2)
+            if a > 0:
+                disc = b * b - 4 * a * (c - level)
+                if disc >= 0:
+                    root = (-b + side * np.sqrt(disc)) / (2 * a)
+                    lo_, hi_ = sorted((float(d[i]), float(d[j])))
+                    if lo_ - 1e-12 <= root <= hi_ + 1e-12:
+                        return float(root)
+        yi = min(float(y[i]), level)
+        f = (level - yi) / max(float(y[j]) - yi, 1e-300)
+        return float(d[i] + f * (d[j] - d[i]))
+
+    lo = crossing(-1)
+    hi = crossing(+1)
+    lo, hi = min(lo, best), max(hi, best)
+    return DelayProfile(delays=d, ssr=y, best_s=best, interval_s=(lo, hi), threshold=thr,
+                        s2=s2, inflation=inflation, open_ends=tuple(open_ends))
+
+
+def block_intervals(jac: np.ndarray, r: np.ndarray, inflation: float = 1.0,
+                    cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Newton 95 % half-widths and correlations from the full Jacobian.
+
+    Args:
+        jac: shape (R, n); r: residuals, shape (R,); cols: the parameters reported
+            (default all).
+
+    Returns:
+        (half-widths in z of ``cols``, inf along null directions; their correlation).
+    """
+    R, n = jac.shape
+    s2 = float(r @ r) / max(1, R - n) * inflation
+    A = jac.T @ jac
+    w, v = np.linalg.eigh(A)
+    wmax = float(max(w.max(), 0.0))
+    null = w <= 1e-12 * wmax if wmax > 0 else np.ones_like(w, dtype=bool)
+    inv = np.where(null, 0.0, 1.0 / np.where(null, 1.0, w))
+    cov = s2 * (v * inv) @ v.T
+    var = np.clip(np.diag(cov), 0.0, None)
+    hw = float(stats.norm.ppf(0.975)) * np.sqrt(var)
+    touches = (np.abs(v[:, null]) > 1e-2).any(axis=1) if null.any() else np.zeros(n, bool)
+    hw = np.where(touches, np.inf, hw)
+    sd = np.sqrt(np.where(var > 0, var, 1.0))
+    corr = cov / np.outer(sd, sd)
+    c = np.arange(n) if cols is None else np.asarray(cols)
+    return hw[c], corr[np.ix_(c, c)]

@@ -1,0 +1,91 @@
+"""A patch is offered only when a held-out replay proves it stable and better than nominal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+
+from simgap.demo.factory import make_so101_bench
+from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
+from simgap.rig import load_rig
+from simgap.series import Trajectory
+from simgap.sim.actuator_patch import ActuatorSettings, write_actuator_patch
+from simgap.sim.model import load_model, load_spec, strip_visuals
+from simgap.sim.patch_proof import offer_patch, prove_patch, step_controls
+
+
+@pytest.fixture(scope="module")
+def bench(shared_data: Path, tmp_path_factory: pytest.TempPathFactory,
+          ) -> tuple[Path, list[Trajectory], dict[str, ActuatorSettings]]:
+    """A bench with a 40 ms delay, kp x0.55 and damping x1.4; its held-out episode; the true
+    settings as a patch."""
+    model = shared_data / "so101" / "so101.xml"
+    b = make_so101_bench(tmp_path_factory.mktemp("bench"), model, 11, duration_s=5.0,
+                         n_episodes=1, faults={"delay_s": 0.04, "kp": 0.55, "damping": 1.4})
+    assert b.heldout is not None
+    held = dataset_trajectories(read_lerobot_dataset(b.heldout), load_rig(b.rig))
+    true = {t.name: ActuatorSettings(kp=t.value("kp"), damping=t.value("damping"),
+                                     delay_s=t.delay_s) for t in b.truth}
+    return model, held, true
+
+
+def test_true_patch_is_stable_better_and_offered(bench: tuple, tmp_path: Path) -> None:
+    model, held, true = bench
+    offer = offer_patch(model, tmp_path / "p.xml", true, held)
+    assert offer.proof.passed, offer.proof.reason
+    assert offer.path is not None and offer.path.is_file()
+    p = offer.proof
+    assert p.patched_total_rad < 0.2 * p.nominal_total_rad
+    assert all(np.isfinite(v) for v in p.patched_rms_rad.values())
+    m = load_model(offer.path)
+    assert m.actuator_delay[0] == pytest.approx(0.04)  # MuJoCo's native actuator delay
+
+
+def test_filter_below_the_physics_step_is_never_written(bench: tuple, tmp_path: Path) -> None:
+    model, held, _ = bench
+    lag = {j: ActuatorSettings(lag_s=0.0012) for j in held[0].joint_names}
+    out = write_actuator_patch(model, tmp_path / "lag.xml", lag)
+    m = load_model(out)
+    assert np.all(m.actuator_dyntype == mujoco.mjtDyn.mjDYN_NONE)
+    assert "below the 5 ms physics step" in out.read_text()[:2000]
+    offer = offer_patch(model, tmp_path / "lag2.xml", lag, held)
+    # the patch changes nothing that matters, so it is not better and not offered
+    assert offer.path is None and not (tmp_path / "lag2.xml").exists()
+    assert not offer.proof.better and "not better" in offer.proof.reason
+    assert any("below the 5 ms physics step" in n for n in offer.notes)
+
+
+def test_an_unstable_patch_is_caught(bench: tuple) -> None:
+    """The issue's failure: a 1.2 ms filter under a 5 ms step diverges within seconds."""
+    model, held, _ = bench
+    spec = strip_visuals(load_spec(model))
+    nominal = spec.compile()
+    for act in spec.actuators:
+        act.dyntype = mujoco.mjtDyn.mjDYN_FILTER
+        act.dynprm[0] = 0.0012
+    proof = prove_patch(nominal, spec.compile(), held)
+    assert not proof.stable and not proof.passed
+    assert proof.diverged_at_s is not None and proof.diverged_at_s < 5.0
+    assert "diverges" in proof.reason
+
+
+def test_wrong_patch_is_not_better(bench: tuple) -> None:
+    model, held, true = bench
+    spec = strip_visuals(load_spec(model))
+    nominal = spec.compile()
+    for act in spec.actuators:  # kp x3: faster still, while the true arm is slower and late
+        act.gainprm[0] = 3000.0
+        act.biasprm[1] = -3000.0
+    proof = prove_patch(nominal, spec.compile(), held)
+    assert proof.stable and not proof.better
+    assert proof.patched_total_rad > proof.nominal_total_rad
+
+
+def test_step_controls_average_a_command_inside_a_step() -> None:
+    t = np.array([0.0, 0.0125, 0.025])
+    q = np.array([[0.0], [1.0], [1.0]])
+    u = step_controls(t, q, 0.005, 5)
+    np.testing.assert_allclose(u[:, 0], [0.0, 0.0, 0.5, 1.0, 1.0])
