@@ -139,3 +139,20 @@ def test_false_flags_and_power_across_fleets() -> None:
                                                   for o in aggregate(arms).outliers}
     assert false <= 6
     assert hits >= 34
+
+
+def test_delay_traded_against_the_lag_leaves_only_the_effective_delay() -> None:
+    arms, _ = synth_fleet(7)
+    fig = arms[3][1]["findings"][1]["figures"]
+    fig["not_identifiable"]["wrist_roll"] = {"delay": "delay and (kv + damping)/kp trade "
+                                                      "along a ridge (correlation 0.99)"}
+    for name, f in arms:
+        g = f["findings"][1]["figures"]
+        g["effective_delay_s"] = dict(g["delay_s"])
+        g["effective_delay_interval_s"] = dict(g["delay_interval_s"])
+    s = aggregate(arms)
+    d = s.param("actuator", "delay_s", "wrist_roll")
+    assert d.arms[3].status == "not_identifiable" and "ridge" in d.arms[3].reason
+    assert d.n == 7
+    eff = s.param("actuator", "effective_delay_s", "wrist_roll")
+    assert eff.n == 8 and eff.unit == "s"

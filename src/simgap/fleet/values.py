@@ -3,7 +3,9 @@
 The actuator finding's ``figures`` carry ``delay_s {joint: s}``, ``delay_interval_s {joint:
 [lo, hi]}``, ``params {joint: {kp|kv|damping|frictionloss|armature: value}}``,
 ``params_interval {joint: {name: [lo, hi]}}`` and ``not_identifiable {joint: {name:
-reason}}``; the controller finding carries ``params``, ``params_interval`` and
+reason}}`` (``delay`` there: the delay trades against the servo's lag, so only the
+effective delay ``effective_delay_s`` with ``effective_delay_interval_s`` is identified);
+the controller finding carries ``params``, ``params_interval`` and
 ``not_identifiable`` the same way. This module turns them into one ``ArmValue`` per arm,
 branch, parameter and joint.
 """
@@ -19,6 +21,7 @@ Status = Literal["ok", "not_identifiable", "no_interval", "absent"]
 
 UNITS: dict[str, str] = {
     "delay_s": "s",
+    "effective_delay_s": "s",
     "kp": "N m/rad",
     "kv": "N m s/rad",
     "damping": "N m s/rad",
@@ -87,14 +90,18 @@ def _table(fig: Mapping[str, Any]) -> dict[tuple[str, str], tuple[Any, Any, Any]
     """(param, joint) -> (value, interval, not-identifiable reason) of one finding."""
     out: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
     unid = fig.get("not_identifiable") or {}
-    delay = fig.get("delay_s")
-    if isinstance(delay, Mapping):
-        ivs = fig.get("delay_interval_s") or {}
+    for key, iv_key in (("delay_s", "delay_interval_s"),
+                        ("effective_delay_s", "effective_delay_interval_s")):
+        delay = fig.get(key)
+        if not isinstance(delay, Mapping):
+            continue
+        ivs = fig.get(iv_key) or {}
         for j, v in delay.items():
-            why = (unid.get(j) or {}).get("delay_s") if isinstance(unid.get(j), Mapping) \
-                else None
-            out[("delay_s", str(j))] = (v, ivs.get(j) if isinstance(ivs, Mapping) else None,
-                                        why)
+            ju = unid.get(j) if isinstance(unid, Mapping) else None
+            # the identification names a delay traded against the servo's lag "delay"
+            why = (ju.get(key) or (ju.get("delay") if key == "delay_s" else None)) \
+                if isinstance(ju, Mapping) else None
+            out[(key, str(j))] = (v, ivs.get(j) if isinstance(ivs, Mapping) else None, why)
     params = fig.get("params")
     ivs = fig.get("params_interval") or {}
     if isinstance(params, Mapping):
@@ -111,7 +118,8 @@ def _table(fig: Mapping[str, Any]) -> dict[tuple[str, str], tuple[Any, Any, Any]
         for j, per in unid.items():
             if isinstance(per, Mapping):
                 for name, why in per.items():
-                    out.setdefault((str(name), str(j)), (None, None, why))
+                    if name != "delay":
+                        out.setdefault((str(name), str(j)), (None, None, why))
     return out
 
 
