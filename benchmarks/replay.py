@@ -11,6 +11,10 @@ simgap's ``Replayer.replay`` (persistent pool, sensors, sampling) against raw
 ``mujoco.rollout`` with one thread per core (target: >= 0.8 of it) and against a Python
 ``mj_step`` loop that writes ``d.ctrl`` every step (target: >= 2x).
 
+Part 3 (``run_engine``): the same problem through simgap's joint identification
+(``actuator.joint_id``: grid LM, intervals, reasons), and again with a planted 40 ms delay
+profiled (target: delay within +-3 ms).
+
 Part 2, reference mujoco.md 5.2: 24 parameters (armature, frictionloss, damping, kp per
 joint) from 8 s of 3-sine excitation with 2 mrad noise, as multipliers of nominal, solved
 by simgap (``fit.search.least_squares``) and by ``mujoco.sysid`` (optimizer "mujoco") from
@@ -156,6 +160,47 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
             "cond": fit.cond}
 
 
+def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int,
+               delay_s: float | None = None, noise: float = 0.002,
+               seed: int = 0) -> dict[str, object]:
+    """simgap's joint identification (``actuator.joint_id``): the grid LM at no delay, or
+    with ``delay_s`` planted the whole delay profile (coarse grid + fine grid)."""
+    from simgap.actuator.joint_id import IdConfig, JointProblem, identify
+
+    log, q = prob.logs[0], prob.targets[0]
+    if delay_s is not None:  # re-record the same truth with the delay planted
+        spec = strip_visuals(load_spec(path))
+        with Replayer.build(spec, JOINTS) as rep:
+            m = with_params(rep.model, prob.params.writes(truth))
+            q = rep.replay([m], log, [delay_s]).q[0]
+        q = q + np.random.default_rng(seed + 2).normal(0, noise, q.shape)
+    kinds = tuple(dict.fromkeys(p.kind for p in prob.params.params))
+    t0 = time.perf_counter()
+    jp = JointProblem(path, JOINTS, [log], [q], kinds)
+    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, fine_iters=max_iter)
+    res = identify(jp, encoder_rad=noise * np.sqrt(12.0), config=cfg)
+    jp.close()
+    wall = time.perf_counter() - t0
+    # the engine's values in the benchmark's parameter order, as multipliers of nominal
+    x = np.array([res.values[res.joints.index(p.target), kinds.index(p.kind)] / p.nominal
+                  for p in prob.params.params])
+    cover = [bool(res.intervals[res.joints.index(p.target), kinds.index(p.kind), 0]
+                  <= t * p.nominal
+                  <= res.intervals[res.joints.index(p.target), kinds.index(p.kind), 1])
+             for p, t in zip(prob.params.params, truth, strict=True)
+             if not res.reasons[res.joints.index(p.target)].get(p.kind)]
+    out: dict[str, object] = {"wall_s": wall, "errors": errors(prob.params, x, truth),
+                              "n_evals": res.n_evals, "identified_inside_interval":
+                              float(np.mean(cover)) if cover else None,
+                              "n_identified": len(cover)}
+    if delay_s is not None:
+        d = np.array([p.best_s for p in res.delay])
+        out["delay_s"] = d.tolist()
+        out["delay_interval_s"] = [list(p.interval_s) for p in res.delay]
+        out["delay_error_ms"] = float(np.max(np.abs(d - delay_s)) * 1e3)
+    return out
+
+
 def run_sysid(path: Path, prob: ReplayProblem, truth: np.ndarray, noisy: np.ndarray,
               max_iter: int) -> dict[str, object]:
     """mujoco.sysid (optimizer "mujoco") on the same data, parameters as multipliers."""
@@ -212,6 +257,8 @@ def main() -> None:
     ap.add_argument("--max-iter", type=int, default=20, help="LM iterations (both)")
     ap.add_argument("--seed", type=int, default=1, help="excitation and truth seed")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--no-delay", action="store_true", help="skip the planted-delay run")
+    ap.add_argument("--no-curve", action="store_true", help="skip simgap's budget curve")
     a = ap.parse_args()
     out: dict[str, object] = {"machine_cores": os.cpu_count()}
     scene = a.scene or a.so101.with_name("scene.xml")
@@ -228,6 +275,17 @@ def main() -> None:
     sg = run_simgap(prob, truth, iters)
     out["simgap_fit"] = sg
     print(f"simgap fit: {sg['wall_s']:.1f} s, median rel. error {sg['errors']}")
+    eng = run_engine(a.so101, prob, truth, iters)
+    out["engine_fit"] = eng
+    print(f"simgap joint_id (no delay): {eng['wall_s']:.1f} s, median rel. error "
+          f"{eng['errors']}, identified inside interval {eng['identified_inside_interval']}")
+    if not a.no_delay:
+        eng_d = run_engine(a.so101, prob, truth, iters, delay_s=0.040)
+        out["engine_fit_delay_40ms"] = eng_d
+        print(f"simgap joint_id, planted 40 ms delay: {eng_d['wall_s']:.1f} s, delay error "
+              f"max {eng_d['delay_error_ms']:.2f} ms (target <= 3), median rel. error "
+              f"{eng_d['errors']['all']:.3f}, identified inside interval "
+              f"{eng_d['identified_inside_interval']}")
     try:
         sy = run_sysid(a.so101, prob, truth, noisy, iters)
     except ImportError as e:
@@ -236,6 +294,10 @@ def main() -> None:
         out["sysid_fit"] = sy
         ratio = sg["wall_s"] / sy["wall_s"]  # type: ignore[operator]
         out["time_ratio_simgap_over_sysid"] = ratio
+        out["time_ratio_engine_over_sysid"] = float(eng["wall_s"]) / float(sy["wall_s"])  # type: ignore[arg-type]
+        print(f"joint_id/sysid time ratio {out['time_ratio_engine_over_sysid']:.2f} at median "
+              f"error {eng['errors']['all']:.3f} vs sysid {sy['errors']['all']:.3f} "  # type: ignore[index]
+              "(target <= 0.5 at no more error)")
         print(f"mujoco.sysid fit: {sy['wall_s']:.1f} s, median rel. error {sy['errors']}")
         print(f"time ratio simgap/sysid at the same iteration cap {ratio:.2f} "
               f"(simgap's error is lower: {sg['errors']['all']:.3f} vs "
@@ -244,7 +306,8 @@ def main() -> None:
         # the smallest budget from which every larger one is at or below sysid's final error
         # (LM paths are not monotone in the budget, so one lucky budget does not count)
         target_err = float(sy["errors"]["all"])  # type: ignore[index]
-        curve = [(it, run_simgap(prob, truth, it)) for it in range(2, iters + 1, 2)]
+        curve = [] if a.no_curve else [(it, run_simgap(prob, truth, it))
+                                        for it in range(2, iters + 1, 2)]
         for it, run in curve:
             print(f"  simgap max_iter {it:2d}: {run['wall_s']:.2f} s, median error "
                   f"{run['errors']['all']:.3f}")  # type: ignore[index]

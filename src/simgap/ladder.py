@@ -77,6 +77,9 @@ class Context:
         seed: seed for everything random.
         progress: callback for long work.
         options: per-run options (e.g. ``control_dt_s`` override).
+        findings: the findings of the branches run so far (cheaper first), so that a
+            branch can account for another's result (the actuator's delay for the
+            latency the loop explains).
     """
 
     rig: Rig
@@ -85,6 +88,7 @@ class Context:
     seed: int = 0
     progress: ProgressFn = field(default=lambda msg, frac: None)
     options: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
 
 
 def not_measured(spec: BranchSpec, why: str = "") -> Finding:
@@ -142,7 +146,9 @@ def run_ladder(ctx: Context, ladder: Sequence[BranchSpec] = LADDER,
             findings.append(not_measured(spec, f"The {spec.name} branch is not part of this "
                                                "build of simgap."))
             continue
-        findings.extend(assess(ctx))
+        found = assess(ctx)
+        findings.extend(found)
+        ctx.findings.extend(found)
     ctx.progress("done", 1.0)
     return Diagnosis(rig=ctx.rig.name, findings=tuple(findings), stop=_stop(findings),
                      comparability=comparability, seed=ctx.seed)

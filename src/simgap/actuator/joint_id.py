@@ -67,9 +67,9 @@ class IdConfig:
     kinds: tuple[str, ...] = KINDS
     max_delay_s: float = 0.14
     coarse_step_s: float = 0.02
-    fine_points: int = 9
-    coarse_iters: int = 3
-    fine_iters: int = 10
+    fine_points: int = 5
+    coarse_iters: int = 2
+    fine_iters: int = 6
     profile_delay: bool = True
     fixed_delay_s: float = 0.0
 
@@ -214,6 +214,7 @@ class JointProblem:
         self.hi = np.log(np.array([[BOUNDS[kind][1] for kind in self.kinds]
                                    for _ in self.joints])).reshape(-1)
         self.n_evals = 0
+        self.floor_numerical = np.zeros(len(self.joints))
 
     @property
     def J(self) -> int:
@@ -281,7 +282,9 @@ def noise_floor(problem: JointProblem, encoder_rad: float) -> dict[str, dict[str
 
     Quantisation is one encoder count / sqrt(12); sampling the RMS speed times the RMS
     timestamp error against a uniform grid (float32 timestamps); numerical the RMS
-    difference between the nominal model replayed at its step and at a quarter of it.
+    difference between the nominal model replayed at its step and at a quarter of it,
+    times 4/3 (Richardson: for an error linear in the step, e(h) - e(h/4) = 3/4 e(h), so
+    this is the replay's distance from continuous time).
     """
     from simgap.sim.replay import Replayer
 
@@ -306,7 +309,7 @@ def noise_floor(problem: JointProblem, encoder_rad: float) -> dict[str, dict[str
     quant = encoder_rad / np.sqrt(12.0)
     out = {}
     for a, j in enumerate(problem.joints):
-        n_rms = float(np.sqrt(np.mean(dn[:, a] ** 2)))
+        n_rms = float(np.sqrt(np.mean(dn[:, a] ** 2))) * 4.0 / 3.0
         s_rms = float(np.sqrt(np.mean(ds[:, a] ** 2)))
         out[j] = {"quantisation_rad": float(quant), "sampling_rad": s_rms,
                   "numerical_rad": n_rms,
@@ -329,6 +332,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     cfg = config or IdConfig()
     J, K = problem.J, problem.K
     floor = noise_floor(problem, encoder_rad)
+    problem.floor_numerical = np.array([floor[j]["numerical_rad"] for j in problem.joints])
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
     coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
@@ -362,7 +366,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     sat = problem.saturation(zb, float(np.median([p.best_s for p in profiles])))
     from simgap.actuator.joint_id_report import saturation_reasons
 
-    reasons = saturation_reasons(problem, reasons, sat)
+    reasons = saturation_reasons(problem, reasons, sat, np.array(values))
     return JointIdResult(
         joints=problem.joints, kinds=problem.kinds, nominal=problem.nominal, floor=floor,
         nominal_rms=nominal_rms, best_rms=np.array(best_rms), delay=tuple(profiles),

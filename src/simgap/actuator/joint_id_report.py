@@ -45,7 +45,10 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     rows = slice(j * N, (j + 1) * N)
     g = int(np.argmin(ssr))
     infl = lag1_inflation(fit.resid[g, j])
-    prof = delay_profile(fit.delays, ssr, N - K - 1, infl)
+    # the replay's own floor bounds what the data can tell apart: below it the variance
+    # of the residual is not the noise (the numerical error is systematic)
+    s2_min = float(problem.floor_numerical[j]) ** 2
+    prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min)
     z = _interp_z(fit, j, K, prof.best_s)
     values = ref * np.exp(z)
     lo_d, hi_d = prof.interval_s
@@ -54,7 +57,7 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     zlo, zhi = z.copy(), z.copy()
 
     def hw_at(i: int) -> tuple[np.ndarray, np.ndarray]:
-        return block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols)
+        return block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min)
 
     hw_best, corr = hw_at(g)
     for i in inside:
@@ -118,15 +121,24 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
 
 
 def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndarray,
-                       threshold: float = 0.2) -> list[dict[str, str]]:
-    """Prefix kp's reason with the force saturation that masks it, where it does."""
+                       values: np.ndarray, threshold: float = 0.2) -> list[dict[str, str]]:
+    """kp is masked where the actuator force sits at its limit: at ``SATURATED`` of the
+    samples or more it is not identifiable whatever its interval says (a saturated servo's
+    torque does not depend on kp, and the replay is only piecewise smooth there); above
+    ``threshold`` the saturation is added to a reason kp already has."""
+    from simgap.actuator.joint_id import SATURATED
+
     if "kp" not in problem.kinds:
         return reasons
+    k = problem.kinds.index("kp")
     out = []
     for j, r in enumerate(reasons):
         r = dict(r)
-        if "kp" in r and sat[j] >= threshold:
-            r["kp"] = (f"kp masked: force saturated in {100 * sat[j]:.0f}% of samples (a "
-                       f"saturated servo's torque does not depend on kp); " + r["kp"])
+        msg = (f"kp masked: force saturated in {100 * sat[j]:.0f}% of samples (a saturated "
+               f"servo's torque does not depend on kp; fitted {values[j, k]:.4g} N m/rad)")
+        if sat[j] >= SATURATED:
+            r["kp"] = msg + ("; " + r["kp"] if "kp" in r else "")
+        elif "kp" in r and sat[j] >= threshold:
+            r["kp"] = msg + "; " + r["kp"]
         out.append(r)
     return out

@@ -1,5 +1,10 @@
-"""The actuator branch: how far the servo is from an ideal actuator, and the simplest model
-that explains it.
+"""The actuator branch: how far the servo is from the rig's model, and what explains it.
+
+From a LeRobot dataset (no servo bench logs) the null hypothesis is the rig's own MJCF
+(``simgap.branches.joint_dynamics``: delay profiled, every parameter with a 95 % interval
+or a reason, the MJCF patch offered only once proven on held-out episodes). From servo
+bench logs (``evidence.actuator_logs``) the ladder below runs, its null being the ideal
+actuator of a bench log (the commanded position).
 
 ``analyse`` climbs the ladder (ideal -> delay_lag -> servo -> net) for every joint of the
 logs and returns the JSON the CLI writes; ``assess(ctx)`` runs it on the rig's evidence.
@@ -229,6 +234,7 @@ def finding_from(out: dict[str, Any]) -> Finding:
 
 def assess(ctx: Context) -> list[Finding]:
     """Run the branch on the rig's actuator logs or LeRobot dataset."""
+    from simgap.branches import actuator_dataset, joint_dynamics
     from simgap.evidence.actuator_logs import rig_actuator_logs
     from simgap.ladder import LADDER
 
@@ -236,6 +242,9 @@ def assess(ctx: Context) -> list[Finding]:
     rig = ctx.rig
     if not rig.evidence.actuator_logs and rig.evidence.dataset is None:
         return [not_measured(spec)]
+    if joint_dynamics.applies(rig):
+        ctx.progress("actuator: identifying the joint dynamics against the rig's model", 0.0)
+        return [actuator_dataset.finding(ctx)]
     logs = ctx.evidence.get("actuator_logs", rig_actuator_logs)
     if not logs:
         return [not_measured(spec)]

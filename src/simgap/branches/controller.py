@@ -210,6 +210,24 @@ def controller_report(rig: Rig, episodes: Sequence[Episode], *, seed: int = 0,
             "traces": error_traces(problem, problem.params.x_nominal, x_best)}
 
 
+def contract_figures(rep: dict[str, Any]) -> dict[str, Any]:
+    """``params`` (identified only), ``params_interval`` [lo, hi] and ``not_identifiable``
+    {joint: {kind: reason}} of a SIMPLER fit (``controller_report``)."""
+    params: dict[str, dict[str, float]] = {}
+    iv: dict[str, dict[str, list[float]]] = {}
+    unid: dict[str, dict[str, str]] = {}
+    for j, kinds in rep["params"].items():
+        for k, v in kinds.items():
+            h = rep["intervals"][j][k]
+            if rep["identified"][j][k] and h is not None:
+                params.setdefault(j, {})[k] = v
+                iv.setdefault(j, {})[k] = [v - h, v + h]
+            else:
+                unid.setdefault(j, {})[k] = rep["why"].get(f"{j}.{k}") or (
+                    "infinite interval" if h is None else f"95% half-width {h:.3g}")
+    return {"params": params, "params_interval": iv, "not_identifiable": unid}
+
+
 def load_episodes(rig: Rig, dataset: Any) -> list[Episode]:
     """Episodes from a LeRobot dataset value (``simgap.evidence.lerobot.LeRobotDataset``)."""
     from simgap.evidence.lerobot import dataset_trajectories
@@ -246,6 +264,10 @@ def assess(ctx: Any) -> list[Finding]:
     rig = ctx.rig
     if rig.evidence.dataset is None or rig.ee_site is None:
         return [not_measured(spec)]
+    from simgap.branches import controller_record, joint_dynamics
+
+    if joint_dynamics.applies(rig):
+        return [controller_record.finding(ctx)]
     ds = ctx.evidence.get("lerobot_dataset",
                           lambda r: read_lerobot_dataset(r.evidence.dataset))
     episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
@@ -265,7 +287,7 @@ def assess(ctx: Any) -> list[Finding]:
     return [Finding(branch="controller", verdict=Verdict(rep["verdict"]), title="Controller",
                     summary=summary, next_step=nxt[rep["verdict"]], key_figure="loss_after",
                     figures={"loss_before": rep["loss_before"], "loss_after": rep["loss_after"],
-                             "cond": rep["cond"], "params": rep["params"],
-                             "intervals": rep["intervals"]},
+                             "cond": rep["cond"], "intervals": rep["intervals"],
+                             **contract_figures(rep)},
                     residual=rep["loss_after"], noise_floor=rep["noise_floor"],
                     residual_unit="m + rad/2", details=rep)]

@@ -183,8 +183,9 @@ class DelayProfile:
 
 
 def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: float = 1.0,
-                  ) -> DelayProfile:
-    """Best delay and 95 % profile-likelihood interval of one joint's profile."""
+                  s2_min: float = 0.0) -> DelayProfile:
+    """Best delay and 95 % profile-likelihood interval of one joint's profile; the residual
+    variance is at least ``s2_min`` (the replay's own floor) [rad^2]."""
     d = np.asarray(delays, dtype=float)
     y = np.asarray(ssr, dtype=float)
     k = int(np.argmin(y))
@@ -196,7 +197,7 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
         if a > 0:
             best = float(np.clip(-b / (2 * a), x3[0], x3[2]))
             ymin = float(min(ymin, c - b * b / (4 * a)))
-    s2 = max(ymin, 0.0) / max(1, dof)
+    s2 = max(max(ymin, 0.0) / max(1, dof), s2_min)
     thr = CHI2_95 * s2 * inflation
     level = ymin + thr
     open_ends: list[str] = []
@@ -208,14 +209,16 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
         if not 0 <= i + side < d.size:
             open_ends.append("lo" if side < 0 else "hi")
             return float(d[i])
-        j = i + side  # y[i] <= level < y[j]
+        j = i + side  # y[i] <= level < y[j] (or the neighbours of the minimum)
         if i == k and 0 < k < d.size - 1:
+            # the crossing lies between the refined minimum and the next grid point: the
+            # parabola through the minimum's neighbours gives it
             a, b, c = np.polyfit(d[k - 1:k + 2], y[k - 1:k + 2], 2)
             if a > 0:
                 disc = b * b - 4 * a * (c - level)
                 if disc >= 0:
                     root = (-b + side * np.sqrt(disc)) / (2 * a)
-                    lo_, hi_ = sorted((float(d[i]), float(d[j])))
+                    lo_, hi_ = sorted((best, float(d[j])))
                     if lo_ - 1e-12 <= root <= hi_ + 1e-12:
                         return float(root)
         yi = min(float(y[i]), level)
@@ -230,18 +233,20 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
 
 
 def block_intervals(jac: np.ndarray, r: np.ndarray, inflation: float = 1.0,
-                    cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    cols: np.ndarray | None = None, s2_min: float = 0.0,
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Newton 95 % half-widths and correlations from the full Jacobian.
 
     Args:
         jac: shape (R, n); r: residuals, shape (R,); cols: the parameters reported
-            (default all).
+            (default all); s2_min: the least residual variance [rad^2] (the replay's own
+            floor: what lies below it the replay cannot tell apart).
 
     Returns:
         (half-widths in z of ``cols``, inf along null directions; their correlation).
     """
     R, n = jac.shape
-    s2 = float(r @ r) / max(1, R - n) * inflation
+    s2 = max(float(r @ r) / max(1, R - n), s2_min) * inflation
     A = jac.T @ jac
     w, v = np.linalg.eigh(A)
     wmax = float(max(w.max(), 0.0))

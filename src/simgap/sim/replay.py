@@ -53,6 +53,8 @@ class ReplayLog:
         q0: the start joint state [rad], shape (J,).
         obj_pose0: the object's start pose (x, y, z, qw, qx, qy, qz) [m], or None.
         source: where the log came from (for messages).
+        hold_before: the command the actuators hold before the first logged one acts
+            [rad], shape (J,); None holds the start state ``q0``.
     """
 
     t: np.ndarray
@@ -61,6 +63,7 @@ class ReplayLog:
     q0: np.ndarray
     obj_pose0: np.ndarray | None = None
     source: str = ""
+    hold_before: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         t = np.asarray(self.t, dtype=float)
@@ -340,8 +343,9 @@ class Replayer:
                                       f"({delay:.4g} s)", got=f"{span:.4g} s",
                              fix="replay a longer log or check the delay")
         nstep = int(self.sample_steps(log)[-1]) + 2
+        hold = log.q0 if log.hold_before is None else np.asarray(log.hold_before, float)
         cmds = expand_commands(log.t, log.commands, self.physics_dt, nstep, self.interp,
-                               delay, hold_before=log.q0)
+                               delay, hold_before=hold)
         ctrl = np.zeros((nstep, self.model.nu))
         for k, j in enumerate(self.joints):
             ctrl[:, actuator_for_joint(self.model, j)] = cmds[:, k]

@@ -1,0 +1,102 @@
+"""The actuator finding of a LeRobot dataset, from the joint dynamics of record.
+
+Figures (the JSON contract): ``delay_s {joint: s}``, ``delay_interval_s {joint: [lo, hi]}``,
+``params {joint: {kind: value}}``, ``params_interval {joint: {kind: [lo, hi]}}`` (only the
+parameters the data identify), ``not_identifiable {joint: {kind: reason}}``, plus the
+effective delay and its interval, the delay account against the loop's latency, and the
+noise floor with its parts. ``artifacts.mjcf_patch`` is written only when the patch replays
+the held-out episodes stable and better than the rig's model; otherwise the finding says why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from simgap.branches.joint_dynamics import delay_account, identification, loop_latency
+from simgap.finding import Finding, Verdict
+
+CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable")
+
+
+def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """ActuatorSettings per implicated joint: identified values only, the servo's share of
+    the delay (the loop's part belongs to the latency branch)."""
+    from simgap.sim.actuator_patch import ActuatorSettings
+
+    out = {}
+    servo = account.get("servo_delay_s") or js["delay_s"]
+    for j, v in js["joint_verdicts"].items():
+        if v != "implicated":
+            continue
+        p = js["params"].get(j, {})
+        ridge = "delay" in js["not_identifiable"].get(j, {})
+        d = float(servo[j])
+        out[j] = ActuatorSettings(
+            kp=p.get("kp"), kv=p.get("kv"), damping=p.get("damping"),
+            frictionloss=p.get("frictionloss"), armature=p.get("armature"),
+            delay_s=None if ridge or d <= 0 else d)
+    return out
+
+
+def finding(ctx: Any) -> Finding:
+    """The actuator Finding from the identification of record."""
+    js = identification(ctx)
+    rig = ctx.rig
+    account = delay_account(js, loop_latency(ctx))
+    figures: dict[str, Any] = {k: js[k] for k in CONTRACT}
+    for k in ("effective_delay_s", "effective_delay_interval_s", "delay_ridge",
+              "nominal_rms_rad", "identified_rms_rad", "noise_floor_rad", "force_saturation",
+              "params_nominal", "bounds_x_nominal", "joint_verdicts"):
+        figures[k] = js[k]
+    figures["delay_account"] = account
+    worst = max(js["nominal_rms_rad"].values())
+    floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())
+    figures["worst_nominal_rms_rad"] = worst
+    figures["estimate_of_record"] = ("the joint-dynamics fit of the actuator branch (the "
+                                     "controller's SIMPLER pose fit is a cross-check)")
+    artifacts: dict[str, str] = {}
+    patch_note = "no joint implicated: no patch"
+    verdict = js["verdict"]
+    settings = patch_settings(js, account)
+    if settings and ctx.out_dir is not None and js["_held_out"]:
+        from simgap.sim.patch_proof import offer_patch
+
+        out_dir = Path(ctx.out_dir) / "actuator"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        offer = offer_patch(rig.model_path, out_dir / f"{rig.model_path.stem}_actuator_patch.xml",
+                            settings, js["_held_out"])
+        figures["patch_proof"] = offer.to_dict()
+        if offer.path is not None:
+            artifacts["mjcf_patch"] = str(offer.path)
+            patch_note = f"MJCF patch proven: {offer.proof.reason}"
+        else:
+            patch_note = f"no patch offered: {offer.proof.reason}"
+    elif settings:
+        patch_note = ("no patch offered: nothing to prove it on (no held-out episode or no "
+                      "output folder)")
+    figures["patch"] = patch_note
+    parts = []
+    for j, v in js["joint_verdicts"].items():
+        d = js["delay_s"][j]
+        lo, hi = js["delay_interval_s"][j]
+        parts.append(f"{j}: {v}, replay {js['nominal_rms_rad'][j] * 1e3:.2g} -> "
+                     f"{js['identified_rms_rad'][j] * 1e3:.2g} mrad (floor "
+                     f"{js['noise_floor_rad'][j]['total_rad'] * 1e3:.2g}), delay "
+                     f"{d * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}]")
+    step = {"implicated": ("Apply the proven MJCF patch (artifacts.mjcf_patch) and randomise "
+                           "what stays uncertain, then re-train." if "mjcf_patch" in artifacts
+                           else "Set the identified values (figures.params) in the model; "
+                                + patch_note + "."),
+            "eliminated": "The rig's model replays the recording within the noise floor; look "
+                          "at the next branch.",
+            "inconclusive": "Record richer, slower excitation (the servo saturates less) and "
+                            "fit again."}[verdict]
+    if account.get("loop_latency_s") is not None and verdict == "implicated":
+        step += " " + account["note"] + "."
+    details = {k: v for k, v in js.items() if not k.startswith("_")}
+    return Finding(branch="actuator", verdict=Verdict(verdict), figures=figures,
+                   title="Actuator dynamics", summary="; ".join(parts),
+                   key_figure="worst_nominal_rms_rad",
+                   residual=max(js["identified_rms_rad"].values()), noise_floor=floor,
+                   residual_unit="rad", artifacts=artifacts, next_step=step, details=details)

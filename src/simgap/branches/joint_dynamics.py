@@ -1,0 +1,151 @@
+"""The joint dynamics of record, shared by the actuator and controller branches.
+
+One identification per run (``identification(ctx)``, cached in the evidence bundle): the
+rig's LeRobot dataset replayed against the rig's own MJCF (``simgap.actuator.joint_id``),
+the delay profiled, every parameter with a 95 % interval or a reason. The actuator finding
+reports it; the controller finding reports the gains of the same fit (and its SIMPLER pose
+fit only as a cross-check), so the two never disagree on the delay or the gains, and the
+same seed gives the same numbers standalone and inside ``diagnose``.
+
+Verdict per joint against the derived noise floor: ``eliminated`` when the rig's model as
+given replays within ``ELIMINATE_FACTOR`` x the floor; ``implicated`` when it is more than
+``IMPLICATE_FACTOR`` x the floor away and the identified model removes at least
+``IMPLICATE_GAIN`` of its RMS error; ``inconclusive`` otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simgap.rig import Rig
+
+ELIMINATE_FACTOR = 1.5
+IMPLICATE_FACTOR = 2.0
+IMPLICATE_GAIN = 0.3
+MAX_FIT_EPISODES = 2
+"""Episodes fitted (the rest are held out to prove a patch)."""
+FIT_SECONDS = 8.0
+"""Seconds of each fitted episode replayed (the fit's cost grows with it)."""
+
+
+def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
+                 ) -> tuple[list[Any], list[np.ndarray], list[Any]]:
+    """(ReplayLogs, measured joints (T, J) [rad], Trajectories) of every episode; the
+    actuators hold the first command before it acts (LeRobot: the arm was already at it)."""
+    from simgap.evidence.lerobot import dataset_trajectories
+    from simgap.series import Trajectory
+    from simgap.sim.replay import ReplayLog
+
+    logs, targets, trajs = [], [], []
+    for tr in dataset_trajectories(ds, rig):
+        t = np.asarray(tr.t, dtype=float)
+        keep = slice(None) if seconds is None else t - t[0] <= seconds + 1e-9
+        t, q, c = t[keep], np.asarray(tr.q)[keep], np.asarray(tr.q_cmd)[keep]
+        logs.append(ReplayLog(t=t, commands=c, joints=rig.joint_names, q0=q[0],
+                              hold_before=c[0], source=f"{tr.source} episode {tr.episode}"))
+        targets.append(q)
+        trajs.append(Trajectory(t=t, q_cmd=c, q=q, joint_names=rig.joint_names,
+                                episode=tr.episode, source=tr.source))
+    return logs, targets, trajs
+
+
+def _verdicts(js: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    per: dict[str, str] = {}
+    for j, nom in js["nominal_rms_rad"].items():
+        floor = js["noise_floor_rad"][j]["total_rad"]
+        best = js["identified_rms_rad"][j]
+        if nom <= ELIMINATE_FACTOR * floor:
+            per[j] = "eliminated"
+        elif nom > IMPLICATE_FACTOR * floor and best <= (1 - IMPLICATE_GAIN) * nom:
+            per[j] = "implicated"
+        else:
+            per[j] = "inconclusive"
+    vals = list(per.values())
+    verdict = "implicated" if "implicated" in vals else (
+        "eliminated" if all(v == "eliminated" for v in vals) else "inconclusive")
+    return verdict, per
+
+
+def loop_latency(ctx: Any) -> dict[str, Any] | None:
+    """The control loop's measured latency (observation read -> send) from the latency
+    finding of this run, if that branch ran and measured it."""
+    for f in getattr(ctx, "findings", []) or []:
+        if f.branch == "latency" and isinstance(f.figures, dict):
+            p50 = f.figures.get("total_p50_s")
+            ci = f.figures.get("total_p50_ci_s")
+            if isinstance(p50, (int, float)):
+                return {"p50_s": float(p50), "ci_s": list(ci) if ci else None}
+    return None
+
+
+def delay_account(js: dict[str, Any], loop: dict[str, Any] | None) -> dict[str, Any]:
+    """How much of each joint's delay the loop explains and what is left for the servo."""
+    if loop is None:
+        return {"loop_latency_s": None,
+                "note": "the latency branch did not measure the loop: the delay is the whole "
+                        "command-to-motion delay (loop + servo)"}
+    out: dict[str, Any] = {"loop_latency_s": loop["p50_s"], "servo_delay_s": {},
+                           "servo_delay_interval_s": {}}
+    for j, d in js["delay_s"].items():
+        lo, hi = js["delay_interval_s"][j]
+        out["servo_delay_s"][j] = max(0.0, d - loop["p50_s"])
+        out["servo_delay_interval_s"][j] = [max(0.0, lo - loop["p50_s"]),
+                                            max(0.0, hi - loop["p50_s"])]
+    worst = max(out["servo_delay_s"].values())
+    out["note"] = (f"the loop's own latency ({loop['p50_s'] * 1e3:.1f} ms median) explains "
+                   f"that much of the delay; at most {worst * 1e3:.1f} ms is left for the "
+                   "servo: act on the latency first, and model only the servo's part")
+    return out
+
+
+def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
+                 options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The identification of record as JSON (contract keys plus verdicts)."""
+    from simgap.actuator.joint_id import IdConfig, JointProblem, identify
+
+    opts = options or {}
+    logs, targets, trajs = dataset_logs(rig, ds, float(opts.get("joint_id_seconds",
+                                                                FIT_SECONDS)))
+    n_fit = min(len(logs), int(opts.get("joint_id_episodes", MAX_FIT_EPISODES)))
+    if len(logs) > 1:
+        n_fit = min(n_fit, len(logs) - 1)  # keep at least one episode held out
+    cfg = IdConfig(max_delay_s=float(opts.get("joint_id_max_delay_s", 0.14)),
+                   kinds=tuple(opts.get("joint_id_kinds", IdConfig.kinds)),
+                   profile_delay=bool(opts.get("joint_id_profile_delay", True)))
+    problem = JointProblem(rig.model_path, rig.joint_names, logs[:n_fit], targets[:n_fit],
+                           cfg.kinds, physics_dt=rig.physics_dt_s, interp=rig.command_interp)
+    try:
+        res = identify(problem, encoder_rad=rig.encoder_rad, config=cfg)
+    finally:
+        problem.close()
+    js = res.to_json()
+    verdict, per = _verdicts(js)
+    js.update({"verdict": verdict, "joint_verdicts": per, "seed": seed,
+               "fitted_episodes": n_fit, "held_out_episodes": len(logs) - n_fit,
+               "fit_seconds": float(opts.get("joint_id_seconds", FIT_SECONDS)),
+               "null_hypothesis": f"the rig's MJCF as given ({rig.model_path.name}): its "
+                                  "actuators, damping, frictionloss and armature"})
+    js["_held_out"] = trajs[n_fit:]
+    return js
+
+
+def identification(ctx: Any) -> dict[str, Any]:
+    """The run's identification of record (computed once, shared by the branches)."""
+    from simgap.evidence.lerobot import read_lerobot_dataset
+
+    def load(rig: Rig) -> dict[str, Any]:
+        ds = ctx.evidence.get("lerobot_dataset",
+                              lambda r: read_lerobot_dataset(r.evidence.dataset))
+        return identify_rig(rig, ds, seed=ctx.seed, options=ctx.options)
+
+    out: dict[str, Any] = ctx.evidence.get("joint_identification", load)
+    return out
+
+
+def applies(rig: Rig) -> bool:
+    """Whether the rig's evidence is a LeRobot dataset with the rig's own model (and no
+    servo bench logs, which the actuator ladder reads instead)."""
+    return (not rig.evidence.actuator_logs and rig.evidence.dataset is not None
+            and rig.model_path.is_file())
