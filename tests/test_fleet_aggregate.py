@@ -146,7 +146,7 @@ def test_delay_traded_against_the_lag_leaves_only_the_effective_delay() -> None:
     fig = arms[3][1]["findings"][1]["figures"]
     fig["not_identifiable"]["wrist_roll"] = {"delay": "delay and (kv + damping)/kp trade "
                                                       "along a ridge (correlation 0.99)"}
-    for name, f in arms:
+    for _, f in arms:
         g = f["findings"][1]["figures"]
         g["effective_delay_s"] = dict(g["delay_s"])
         g["effective_delay_interval_s"] = dict(g["delay_interval_s"])
