@@ -1,15 +1,15 @@
 """Benchmark: wall time of a fleet of simulated SO-101 arms on local processes and on Ray.
 
-Builds N arms with issue 12's bench factory (kp drawn per arm and joint, log-uniform in
-[0.8, 1.25] x nominal; arm 5's elbow kp halved on top), then runs ``simgap fleet`` on them
-twice: on ``--jobs`` local processes and on a local Ray instance with as many CPUs. Prints
-both wall times side by side, the per-rig diagnosis time (median and range), the
-overhead of each backend over the sum of per-rig times divided by the workers, and
-whether the two runs gave the same numbers. The per-rig cost times N over the workers is
-how the wall time grows with the fleet.
+Builds N arms with issue 12's bench factory (joint damping drawn per arm and joint,
+log-uniform in [0.8, 1.25] x nominal; arm 5's elbow damping x2.5 on top; one episode
+each), then runs ``simgap fleet`` on them twice: on ``--jobs`` local processes and on a
+local Ray instance with as many CPUs. Prints both wall times side by side, the per-rig
+diagnosis time (median and range), the overhead of each backend over the sum of per-rig
+times divided by the workers, and whether the two runs gave the same numbers. The per-rig
+cost times N over the workers is how the wall time grows with the fleet.
 
 Run from the repository root (takes a few minutes on 2 cores):
-    PYTHONPATH=src python benchmarks/fleet.py [--arms 8] [--jobs 2] [--duration 5]
+    PYTHONPATH=src python benchmarks/fleet.py [--arms 8] [--jobs 2] [--duration 4]
         [--data ../shared/data] [--json out.json]
 """
 
@@ -32,10 +32,11 @@ def _benches(root: Path, model: Path, n: int, duration: float) -> list[Path]:
 
     rigs = []
     for i in range(n):
-        f = draw_faults([18, i], JOINTS, ranges={"kp": (0.8, 1.25)}, delay_range_s=(0.02, 0.02))
+        f = draw_faults([18, i], JOINTS, ranges={"damping": (0.8, 1.25)},
+                        delay_range_s=(0.02, 0.02))
         if i == 5:
-            f["kp"]["elbow_flex"] *= 0.5
-        rigs.append(make_so101_bench(root / f"arm{i}", model, seed=100 + i, n_episodes=2,
+            f["damping"]["elbow_flex"] *= 2.5
+        rigs.append(make_so101_bench(root / f"arm{i}", model, seed=100 + i, n_episodes=1,
                                      duration_s=duration, faults=f, n_heldout=0).rig)
     return rigs
 
@@ -57,7 +58,7 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--arms", type=int, default=8)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--duration", type=float, default=5.0, help="seconds per episode")
+    ap.add_argument("--duration", type=float, default=4.0, help="seconds per episode")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     model = args.data / "so101" / "so101.xml"
@@ -84,7 +85,7 @@ def main() -> int:
         finally:
             ray.shutdown()
     same = local["summary"] == on_ray["summary"]
-    print(f"fleet of {args.arms} SO-101 arms ({args.duration:g} s x 2 episodes each; benches "
+    print(f"fleet of {args.arms} SO-101 arms ({args.duration:g} s, one episode each; benches "
           f"made in {t_make:.1f} s), {args.jobs} workers")
     print(f"{'backend':<18}{'wall [s]':>10}{'per rig median [s]':>20}{'min-max [s]':>16}"
           f"{'overhead [s]':>14}")
