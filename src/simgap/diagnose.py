@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,11 @@ from simgap.rig import Rig, load_rig
 
 def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
                  progress: ProgressFn | None = None, control_dt_s: float | None = None,
-                 ) -> Diagnosis:
+                 ray_address: str | None = None) -> Diagnosis:
     """Diagnose one rig and write ``findings.json`` and ``report.html`` into ``out_dir``.
+
+    ``ray_address`` (or the rig's ``[compute] backend = "ray"``) runs the identification's
+    candidate batches on Ray (``local`` starts an instance on this machine).
 
     Raises:
         InputError: the rig is invalid, or evidence paths it names do not exist (all of
@@ -36,10 +40,23 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
                   progress=progress or (lambda m, f: None),
                   options={"control_dt_s": control_dt_s} if control_dt_s else {})
-    diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
+    with compute_backend(rig, ray_address):
+        diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
     atomic_write_json(out / "findings.json", diagnosis.to_dict())
     write_report(diagnosis, out / "report.html")
     return diagnosis
+
+
+def compute_backend(rig: Rig, ray_address: str | None = None) -> AbstractContextManager[None]:
+    """The backend the rig's fits use: Ray when ``ray_address`` is given or the rig's
+    ``[compute]`` says so, else the default (local threads)."""
+    from simgap.fit.backends import use_backend
+
+    if ray_address is not None:
+        return use_backend("ray", address=ray_address)
+    if rig.compute_backend == "ray":
+        return use_backend("ray", address=rig.compute_address)
+    return nullcontext()
 
 
 def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = None,

@@ -90,6 +90,10 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "origin_reference_m": ((list,), False),
         "origin_reference_name": ((str,), False),
     },
+    "compute": {
+        "backend": ((str,), False),
+        "address": ((str,), False),
+    },
     "evidence": {
         "timing_logs": ((list,), False),
         "client_logs": ((list,), False),
@@ -247,6 +251,10 @@ class Rig:
             [m] / [rad] (``[contact]``; None: the contact branch's defaults).
         support_geoms: what the object rests on (``[contact]``; None: found from the
             contacts at each push's start).
+        compute_backend: where the identification's candidate batches run: ``local``
+            (threads) or ``ray`` (``[compute] backend``).
+        compute_address: the Ray cluster address (``[compute] address``; None or
+            ``local`` starts one on this machine).
     """
 
     name: str
@@ -274,6 +282,8 @@ class Rig:
     tracker_noise_m: float | None = None
     tracker_noise_rad: float | None = None
     support_geoms: tuple[str, ...] | None = None
+    compute_backend: str = "local"
+    compute_address: str | None = None
 
     @property
     def joint_names(self) -> tuple[str, ...]:
@@ -523,7 +533,9 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
         torque_nm=noise.get("torque_nm"), camera=cam, training=training, deploy=deploy,
         origin_reference_m=origin, origin_reference_name=f.get("origin_reference_name"),
         evidence=evidence, seed=int(raw.get("seed", 0)),
-        **_contact(sections["contact"], source))
+        **_contact(sections["contact"], source),
+        compute_backend=_backend(sections["compute"], source),
+        compute_address=sections["compute"].get("address"))
 
 
 def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
@@ -535,3 +547,12 @@ def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
     if "support_geoms" in c:
         out["support_geoms"] = tuple(str(g) for g in c["support_geoms"])
     return out
+
+
+def _backend(compute: Mapping[str, Any], source: Path | None) -> str:
+    kind = str(compute.get("backend", "local"))
+    if kind not in ("local", "ray"):
+        raise InputError(file=source, field="compute.backend", expected="'local' or 'ray'",
+                         got=kind, fix='write backend = "ray" (and address = "auto", '
+                                       '"ray://host:10001" or "local") or leave it out')
+    return kind

@@ -54,6 +54,8 @@ def controller(
     seed: int | None = typer.Option(None, "--seed", help="Annealing seed (default: rig's)."),
     maxfun: int = typer.Option(300, "--maxfun", help="Annealing evaluation budget."),
     max_iter: int = typer.Option(20, "--max-iter", help="Least-squares iterations."),
+    ray: str | None = typer.Option(None, "--ray", help="Evaluate candidates on Ray: a "
+                                   "cluster ADDRESS or 'local'."),
 ) -> None:
     """Fit per-joint kp/kv by annealing and by least squares; print both."""
     from simgap.branches.controller import controller_report, load_episodes
@@ -66,14 +68,17 @@ def controller(
 
         raise InputError(file=rig, field="evidence.dataset", expected="a LeRobot dataset path",
                          got="nothing", fix="add evidence.dataset to rig.toml")
+    from simgap.diagnose import compute_backend
+
     ds = read_lerobot_dataset(r.evidence.dataset)
     episodes = load_episodes(r, ds)
     n = len(episodes)
     with working("controller", f"fitting kp/kv per joint to all {n} logged episode(s) by "
                  f"annealing ({maxfun} evaluations) and least squares; 'simgap diagnose' fits "
                  "fewer", _SECONDS_PER_EPISODE * n * max(0.2, maxfun / 300)):
-        rep = controller_report(r, episodes, seed=r.seed if seed is None else seed,
-                                maxfun=maxfun, max_iter=max_iter)
+        with compute_backend(r, ray):
+            rep = controller_report(r, episodes, seed=r.seed if seed is None else seed,
+                                    maxfun=maxfun, max_iter=max_iter)
     print_report(rep)
     rep.pop("traces", None)
     write_json(json_path, _clean(rep))

@@ -64,13 +64,15 @@ def rig_file(path: Path) -> Path:
                      fix="pass the rig file itself, or write one with 'simgap init'")
 
 
-def _run(rig: Path, out: Path, force: bool, control_dt: float | None) -> None:
+def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
+         ray: str | None = None) -> None:
     from simgap.diagnose import diagnose_rig
 
     say("diagnose: runs every branch the evidence allows, cheapest first (a few minutes on "
         "a laptop for a full rig; each branch is named as it starts).")
     with steps("diagnose") as report:
-        diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt)
+        diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt,
+                                 ray_address=ray)
     print_summary(diagnosis)
     console.print(f"findings: {out / 'findings.json'}\nreport:   {out / 'report.html'}",
                   highlight=False)
@@ -86,9 +88,12 @@ def diagnose(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
     control_dt: float | None = typer.Option(None, "--control-dt",
                                             help="Override the simulated control period [s]."),
+    ray: str | None = typer.Option(None, "--ray", help="Run the fits' candidate batches on "
+                                   "Ray: a cluster ADDRESS ('auto', 'ray://host:10001') or "
+                                   "'local' to start one here."),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
-    _run(rig_file(rig), out, force, control_dt)
+    _run(rig_file(rig), out, force, control_dt, ray)
 
 
 @app.command()

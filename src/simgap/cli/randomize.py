@@ -12,7 +12,8 @@ from simgap.cli._app import app, console, handles_errors, write_json
 @app.command()
 @handles_errors
 def randomize(
-    findings: Path = typer.Argument(..., help="findings.json from 'simgap diagnose'."),
+    findings: Path = typer.Argument(..., help="findings.json from 'simgap diagnose', or a "
+                                    "fleet folder from 'simgap fleet'."),
     fmt: str = typer.Option("json", "--format", help="json | isaaclab | mujoco"),
     out: Path = typer.Option(..., "--out", help="Output file (a folder for mujoco)."),
     rig: Path | None = typer.Option(None, "--rig", help="The rig the findings must be of "
@@ -26,9 +27,15 @@ def randomize(
     from simgap.rig import load_rig
 
     rig_obj = load_rig(rig) if rig is not None else None
-    spec = load_spec_from_findings(findings, rig_obj.name if rig_obj else None)
-    paths = export(spec, fmt, out, model_path=rig_obj.model_path if rig_obj else None,
-                   n_variants=n)
+    model = rig_obj.model_path if rig_obj else None
+    if findings.is_dir():  # a fleet: ranges from the measured unit-to-unit spread
+        from simgap.fleet.randomize import load_fleet_spec
+
+        spec, fleet_model = load_fleet_spec(findings)
+        model = model or fleet_model
+    else:
+        spec = load_spec_from_findings(findings, rig_obj.name if rig_obj else None)
+    paths = export(spec, fmt, out, model_path=model, n_variants=n)
     write_json(json_path, spec.to_dict())
     for p in paths:
         console.print(f"wrote {p}", highlight=False)

@@ -19,7 +19,8 @@ seeded search gives the same result on either.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -204,10 +205,13 @@ class RayBackend:
             local instance with ``num_cpus``.
         num_workers: actors to start (default: the cluster's CPU count).
         num_cpus: CPUs of a local instance.
+        actor_cpus: CPUs each actor reserves (0 inside a Ray task that already holds its
+            CPU, so a fleet's rig tasks cannot starve their own actors).
     """
 
     def __init__(self, problem: ReplayProblem, *, address: str | None = None,
-                 num_workers: int | None = None, num_cpus: int | None = None) -> None:
+                 num_workers: int | None = None, num_cpus: int | None = None,
+                 actor_cpus: float = 1.0) -> None:
         try:
             import ray
         except ImportError as e:
@@ -223,7 +227,7 @@ class RayBackend:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False)
             self._started = True
         n = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor: Any = ray.remote(num_cpus=1)(_RayWorker)
+        actor: Any = ray.remote(num_cpus=actor_cpus)(_RayWorker)
         self.workers: list[Any] = [actor.remote(problem) for _ in range(n)]
         self.n_evals = 0
 
@@ -245,9 +249,41 @@ class RayBackend:
             self._ray.shutdown()
 
 
+_DEFAULT: dict[str, Any] = {}
+"""The backend ``make_backend(problem, "local")`` gives inside ``use_backend``."""
+
+
+@contextmanager
+def use_backend(kind: str, *, address: str | None = None, num_workers: int | None = None,
+                actor_cpus: float = 1.0) -> Iterator[None]:
+    """Within the block, every ``make_backend(problem, "local")`` (the default the branches
+    ask for) gives ``kind`` instead: what ``--ray ADDRESS`` and a rig's ``[compute]``
+    section select. ``address`` ``local`` (or None) starts a Ray instance on this machine.
+
+    Raises:
+        InputError: ``kind`` is neither ``local`` nor ``ray``.
+    """
+    if kind not in ("local", "ray"):
+        raise InputError(field="compute.backend", expected="'local' or 'ray'", got=kind)
+    before = dict(_DEFAULT)
+    _DEFAULT.clear()
+    if kind == "ray":
+        _DEFAULT.update(kind="ray", address=None if address in (None, "local") else address,
+                        num_workers=num_workers, actor_cpus=actor_cpus)
+    try:
+        yield
+    finally:
+        _DEFAULT.clear()
+        _DEFAULT.update(before)
+
+
 def make_backend(problem: ReplayProblem, kind: str = "local", *, address: str | None = None,
                  nthread: int | None = None, num_cpus: int | None = None) -> Backend:
-    """A backend by name: ``local`` or ``ray``."""
+    """A backend by name: ``local`` or ``ray`` (``local`` yields to ``use_backend``)."""
+    if kind == "local" and _DEFAULT.get("kind") == "ray":
+        return RayBackend(problem, address=_DEFAULT["address"], num_cpus=num_cpus,
+                          num_workers=_DEFAULT["num_workers"],
+                          actor_cpus=_DEFAULT["actor_cpus"])
     if kind == "local":
         return LocalBackend(problem, nthread=nthread)
     if kind == "ray":

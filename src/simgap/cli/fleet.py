@@ -1,0 +1,55 @@
+"""``simgap fleet RIG... --out DIR``: diagnose every arm, then the fleet's spread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from simgap.cli._app import app, console, handles_errors
+
+_COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
+           "not_measured": "dim", "not_run": "dim"}
+
+
+@app.command()
+@handles_errors
+def fleet(
+    rigs: list[Path] = typer.Argument(..., help="Each arm's rig.toml (one arm, or one arm on "
+                                                "one day, per rig)."),
+    out: Path = typer.Option(..., "--out", help="Fleet folder: one folder per arm, "
+                                                "fleet.json and fleet.html. An earlier run's "
+                                                "folder is resumed."),
+    ray: str | None = typer.Option(None, "--ray", help="Run on Ray: a cluster ADDRESS "
+                                   "('auto', 'ray://host:10001') or 'local' to start one "
+                                   "here. Default: local processes."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Rigs at once (default: the CPU "
+                                    "count)."),
+) -> None:
+    """Diagnose every rig into its own folder, in parallel, then aggregate the fleet."""
+    from simgap.fleet.run import run_fleet
+
+    results, summary = run_fleet(rigs, out, ray=ray, jobs=jobs)
+    table = Table(title=f"simgap fleet: {len(summary.arms)} arms")
+    table.add_column("arm")
+    for b in summary.branches:
+        table.add_column(b)
+    for a in summary.arms:
+        cells = [summary.verdicts[a][b] for b in summary.branches]
+        table.add_row(escape(a), *(f"[{_COLORS.get(v, 'dim')}]{v}[/]" for v in cells))
+    console.print(table)
+    for o in summary.outliers:
+        console.print(escape(o.sentence), highlight=False)
+    if not summary.outliers:
+        console.print("no arm lies off the fleet by more than its own interval",
+                      highlight=False)
+    failed = [r for r in results if r.status == "failed"]
+    for r in failed:
+        console.print(f"[red]failed[/red] {escape(r.name)}: {escape(r.error)}",
+                      highlight=False)
+    console.print(f"fleet:  {out / 'fleet.json'}\nreport: {out / 'fleet.html'}",
+                  highlight=False)
+    if failed:
+        raise typer.Exit(code=1)
