@@ -24,6 +24,7 @@ import numpy as np
 
 from simgap.actuator.ladder import JointResult
 from simgap.actuator.servo import PARAM_NAMES
+from simgap.safe_names import py_comment
 
 
 def delay_steps(delay_s: float, physics_dt_s: float) -> int:
@@ -64,7 +65,8 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
     lines = [
         "from isaaclab.actuators import DelayedPDActuatorCfg",
         "",
-        f"# simgap fit of {res.joint}: selected rung '{res.selected}', physics dt "
+        f"# simgap fit of {py_comment(res.joint)}: selected rung {py_comment(res.selected)}, "
+        "physics dt "
         f"{physics_dt_s:g} s",
         "ACTUATOR_CFG = DelayedPDActuatorCfg(",
         f"    joint_names_expr=[{joint_expr!r}],",

@@ -25,19 +25,24 @@ def actuator(
                                     "Lab and BAM exports."),
     no_net: bool = typer.Option(False, "--no-net", help="Skip rung 4 (the network)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the fits."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder."),
 ) -> None:
     """Fit the actuator ladder (ideal, delay+lag, servo, net) and say where it stops."""
+    from contextlib import nullcontext
+
     from simgap.branches.actuator import analyse
     from simgap.evidence.actuator_logs import load_actuator_logs
-    from simgap.outputs import prepare_out_dir
+    from simgap.outputs import output_folder, relocate_paths
     from simgap.rig import load_rig
 
     r = load_rig(rig) if rig is not None else None
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
-    out_dir = prepare_out_dir(out, force=True) if out is not None else None
-    result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
-                        out_dir=out_dir)
+    with output_folder(out, force=force) if out is not None else nullcontext() as out_dir:
+        result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
+                            out_dir=out_dir)
+    if out is not None and out_dir is not None:  # name the artifacts where they now lie
+        result = relocate_paths(result, out_dir, out.absolute())
     write_json(json_path, result)
     for name, j in result["joints"].items():
         rungs = ", ".join(f"{x['model']} {x['validation_mae_rad']:.4g}" for x in j["rungs"])

@@ -25,6 +25,10 @@ def _ms(v: Any) -> str:
     return f"{v * 1e3:.2f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 
 
+def _pct(v: Any) -> str:
+    return f"{v:.0%}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
 def _g(v: Any) -> str:
     return f"{v:.4g}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 
@@ -41,7 +45,7 @@ def _print(d: dict[str, Any]) -> None:
             lo, hi = s["p95_ci_s"]
             table.add_row(escape(name), _ms(s["p50_s"]), _ms(s["p95_s"]),
                           f"[{_ms(lo)}, {_ms(hi)}]", _ms(s["p99_s"]), _ms(s["max_s"]),
-                          f"{s['share_fraction']:.0%}")
+                          _pct(s["share_fraction"]))
         lo, hi = fig["total_p95_ci_s"]
         table.add_row("[bold]total[/bold]", _ms(fig["total_p50_s"]), _ms(fig["total_p95_s"]),
                       f"[{_ms(lo)}, {_ms(hi)}]", _ms(fig["total_p99_s"]),

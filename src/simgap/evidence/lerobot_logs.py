@@ -30,6 +30,7 @@ import numpy as np
 from simgap.errors import InputError
 from simgap.rig import Rig
 from simgap.series import StageTimes
+from simgap.validate import check_input_file
 
 _F = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
 _LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
@@ -144,9 +145,10 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
             how to get LeRobot's DEBUG lines).
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(file=path, expected="a LeRobot log file", got="no such file",
                          fix="pass logs/policy_server_*.log or logs/robot_client_*.log")
+    check_input_file(path, "a LeRobot log file")
     st: dict[str, list[float]] = {k: [] for k in (*SERVER_STAGES, "unaccounted", "t")}
     pred: list[float] = []
     pred_t: list[float] = []

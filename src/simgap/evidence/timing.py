@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.evidence._checks import MAX_INDEX, check_stage_values
 from simgap.rig import Rig
 from simgap.series import StageTimes
+from simgap.validate import check_input_file
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -73,16 +75,17 @@ def _parse_jsonl(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarra
                 continue
             try:
                 rec = json.loads(text)
-            except json.JSONDecodeError as e:
+            except (json.JSONDecodeError, RecursionError, ValueError) as e:
                 shown = text if len(text) <= 60 else text[:57] + "..."
+                msg = getattr(e, "msg", type(e).__name__)
                 raise _bad(path, f"line {lineno}", "one JSON object per line",
-                           f"text that is not JSON ({e.msg}): {shown!r}") from None
+                           f"text that is not JSON ({msg}): {shown!r}") from None
             if not isinstance(rec, dict):
                 raise _bad(path, f"line {lineno}", "a JSON object", type(rec).__name__)
             row = len(ts)
             for key, dst in (("episode", eps), ("step", steps)):
                 v = rec.get(key)
-                if isinstance(v, bool) or not isinstance(v, int):
+                if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < MAX_INDEX:
                     raise _bad(path, f"line {lineno}: {key}", "an integer",
                                "nothing" if v is None else repr(v))
                 dst.append(v)
@@ -192,8 +195,8 @@ def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndar
 
     try:
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise _bad(path, "file", "a Parquet file", str(e)) from e
+    except (pa.ArrowException, OSError) as e:
+        raise _bad(path, "file", "a Parquet file", str(e)[:300]) from e
     return _table_columns(table, path)
 
 
@@ -227,6 +230,7 @@ def _check(path: Path, base: dict[str, np.ndarray], cols: dict[str, np.ndarray],
     if not cols:
         raise InputError(file=path, field="stages", expected="at least one stage duration",
                          got=f"{n} ticks without any", fix=_FIX_FORMAT)
+    check_stage_values(path, base, cols, rows, unit)
     for name, arr in cols.items():
         neg = arr < 0
         if neg.any():
@@ -277,9 +281,10 @@ def read_timing_log(path: str | Path) -> TimingLog:
             appears twice.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(file=path, expected="a timing log", got="no such file",
                          fix="pass the JSON Lines or Parquet file your loop wrote")
+    check_input_file(path, "a timing log")
     suffix = path.suffix.lower()
     if suffix in PARQUET_SUFFIXES:
         base, cols, rows = _parse_parquet(path)

@@ -17,7 +17,6 @@ nothing. Also here: ``probe_checkpoint``, which loads a checkpoint on the CPU (t
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ import numpy as np
 
 from simgap.errors import InputError, MissingExtraError, NameNotFoundError
 from simgap.rig import Rig
+from simgap.validate import parse_json, read_text
 
 MOTORS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
                            "wrist_roll", "gripper")
@@ -109,10 +109,11 @@ class Trace:
 
 
 def _num(v: Any, path: Path, line: int, key: str) -> float:
-    if v is None:
-        return math.nan
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(file=path, field=f"line {line}: {key}", expected="a number", got=v)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+            or abs(v) > 1e15:
+        raise InputError(file=path, field=f"line {line}: {key}",
+                         expected="a finite number (leave the key out when there is no value)",
+                         got="null" if v is None else v)
     return float(v)
 
 
@@ -148,14 +149,12 @@ def read_trace(path: str | Path) -> Trace:
                          got="no such file", fix="record one with the fake arm or your rig "
                          "(docs/plumbing.md)")
     recs: list[tuple[int, dict[str, Any]]] = []
-    for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, text in enumerate(read_text(path, "a deployment trace (JSON Lines)").splitlines(),
+                             start=1):
         if not text.strip():
             continue
-        try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(file=path, field=f"line {i}", expected="one JSON object per line",
-                             got=str(e)) from e
+        rec = parse_json(text, f"{path}: line {i}", "one JSON object per line (finite "
+                         "numbers; NaN and Infinity are not JSON)", allow_nan=False)
         if not isinstance(rec, dict):
             raise InputError(file=path, field=f"line {i}", expected="a JSON object",
                              got=type(rec).__name__)
