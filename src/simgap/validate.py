@@ -266,7 +266,44 @@ def numeric_rows(rows: list[list[str]], header: list[str], path: str | Path, *,
             except ValueError:
                 v = None
             if v is None or not math.isfinite(v):
+                got = text[:40] or "an empty cell"
+                if v is not None:
+                    got = f"{'NaN' if math.isnan(v) else 'an infinity'} ({got})"
                 raise InputError(file=path, field=f"row {i + 2}, column {header[j]!r}",
-                                 expected="a finite number", got=text[:40] or "an empty cell")
+                                 expected="a finite number", got=got)
             out[i, j] = v
+    return out
+
+
+PERIOD_TOLERANCE = 0.05
+"""Relative disagreement of two control periods above which a warning is named."""
+
+
+def period_warnings(control_dt_s: float, *, tick_times_s: Any = None, episodes: Any = None,
+                    dataset_fps: float | None = None, source: str = "") -> list[str]:
+    """Named warnings (``control_period_mismatch: ...``) when the control period disagrees
+    by more than 5 % with the median tick interval of a timing log or with a dataset's
+    fps."""
+    import numpy as np
+
+    out = []
+    if tick_times_s is not None:
+        t = np.asarray(tick_times_s, dtype=float)
+        ep = np.zeros(t.shape, dtype=np.int64) if episodes is None else np.asarray(episodes)
+        d = np.diff(t)
+        d = d[(np.diff(ep) == 0) & np.isfinite(d) & (d > 0)]
+        if d.size >= 3:
+            med = float(np.median(d))
+            if period_disagreement(control_dt_s, med) > PERIOD_TOLERANCE:
+                out.append(f"control_period_mismatch: the control period {control_dt_s:g} s "
+                           f"differs by {period_disagreement(control_dt_s, med):.0%} from the "
+                           f"median tick interval {med:.4g} s of the timing log {source}".strip()
+                           + "; check control.dt_s (seconds) and the loop's rate")
+    if dataset_fps is not None and dataset_fps > 0:
+        ds = 1.0 / dataset_fps
+        if period_disagreement(control_dt_s, ds) > PERIOD_TOLERANCE:
+            out.append(f"control_period_mismatch: the control period {control_dt_s:g} s "
+                       f"differs by {period_disagreement(control_dt_s, ds):.0%} from the "
+                       f"dataset's frame period 1/{dataset_fps:g} = {ds:.4g} s; check "
+                       "control.dt_s (seconds) against info.json's fps")
     return out

@@ -14,8 +14,10 @@ from rich.table import Table
 from simgap.branches.latency import analyse
 from simgap.cli._app import app, console, handles_errors, write_json
 from simgap.errors import InputError
+from simgap.evidence._checks import dataset_fps
 from simgap.evidence.timing import TimingLogWarning, read_latency_files
 from simgap.rig import load_rig
+from simgap.validate import control_period
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
@@ -94,6 +96,7 @@ def latency(
         raise InputError(field="--control-dt", expected="a positive control period [s]",
                          got=dt if dt is not None else "nothing",
                          fix="pass --control-dt 0.0667 (15 Hz) or --rig rig.toml")
+    dt = control_period(dt, field="--control-dt" if control_dt is not None else "control.dt_s")
     paths = list(logs or [])
     if not paths and r is not None:
         ev = r.evidence
@@ -103,7 +106,8 @@ def latency(
         timing, lerobot = read_latency_files(paths)
     used_seed = seed if seed is not None else (r.seed if r else 0)
     finding = analyse(timing, lerobot, float(dt),
-                      policy_server=r.deploy.policy_server if r else None, seed=used_seed)
+                      policy_server=r.deploy.policy_server if r else None, seed=used_seed,
+                      dataset_fps=dataset_fps(r.evidence.dataset) if r else None)
     d = {**finding.to_dict(), "seed": used_seed}
     _print(d)
     write_json(json_path, d)

@@ -164,3 +164,19 @@ def check_stage_values(path: Path, base: Mapping[str, np.ndarray],
                              expected=f"a duration in seconds, at most {MAX_STAGE_S:g}",
                              got=float(a[i]), fix="log durations in seconds "
                              "(time.perf_counter differences), not milliseconds or stamps")
+
+
+def dataset_fps(root: Path | None) -> float | None:
+    """A LeRobot dataset's ``fps`` from ``meta/info.json`` (None when absent or unreadable:
+    the dataset's own reader reports those problems)."""
+    if root is None:
+        return None
+    try:
+        import json
+
+        info = json.loads((Path(root) / "meta" / "info.json").read_text(encoding="utf-8"))
+        fps = info.get("fps") if isinstance(info, Mapping) else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    ok = isinstance(fps, (int, float)) and not isinstance(fps, bool) and math.isfinite(fps)
+    return float(fps) if ok and 0 < fps <= MAX_FPS else None

@@ -137,7 +137,7 @@ def _read_parquets(root: Path, pattern: str, what: str) -> pa.Table:
     try:
         tables = [pq.read_table(f) for f in files]
         return pa.concat_tables(tables, promote_options="default")
-    except (pa.ArrowException, OSError) as e:  # unreadable, or files of different schemas
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as e:  # unreadable, 2 schemas
         raise InputError(file=files[0].parent, expected=f"readable {what} parquet files of one "
                          "schema", got=str(e)[:300]) from e
 
@@ -178,7 +178,12 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
     table = table.sort_by("index")
     episodes: tuple[Mapping[str, Any], ...] = ()
     if list(root.glob(EPISODES_GLOB)):
-        ep = _read_parquets(root, EPISODES_GLOB, "episode metadata").sort_by("episode_index")
+        ep = _read_parquets(root, EPISODES_GLOB, "episode metadata")
+        if "episode_index" not in ep.column_names:
+            raise InputError(file=root / "meta" / "episodes", field="episode_index",
+                             expected="this column in the episode metadata",
+                             got=f"columns {ep.column_names}")
+        ep = ep.sort_by("episode_index")
         episodes = tuple(ep.to_pylist())
     return LeRobotDataset(root=root, info=info, fps=float(fps), features=features, table=table,
                           episodes=episodes)

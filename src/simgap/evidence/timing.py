@@ -195,7 +195,7 @@ def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndar
 
     try:
         table = pq.read_table(path)
-    except (pa.ArrowException, OSError) as e:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as e:
         raise _bad(path, "file", "a Parquet file", str(e)[:300]) from e
     return _table_columns(table, path)
 
@@ -208,7 +208,7 @@ def _read_jsonl_fast(path: Path) -> tuple[StageTimes, list[str]] | None:
 
     try:
         table = pj.read_json(path)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+    except (pa.ArrowException, OSError, UnicodeDecodeError):
         return None
     if table.num_rows == 0:
         return None
