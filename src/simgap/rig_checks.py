@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from simgap.errors import InputError
+from simgap.outputs import note_input
 from simgap.validate import control_period, number
 
 MAX_PIXELS = 16384
@@ -110,13 +111,16 @@ def check_rig_values(raw: Mapping[str, Any], source: Path | None) -> None:
 
 
 def resolve_path(base: Path, value: Any, source: Path | None, field: str) -> Path:
-    """``base / value`` made absolute without following symlinks into a loop."""
+    """``base / value`` made absolute without following symlinks into a loop; noted as an
+    input of the running command."""
     if not isinstance(value, str) or not value or "\x00" in value:
         raise InputError(file=source, field=field, expected="a path (a non-empty string)",
                          got=value)
     try:
-        return Path(os.path.realpath(base / value))
+        out = Path(os.path.realpath(base / value))
     except (OSError, RuntimeError, ValueError) as e:
         raise InputError(file=source, field=field, expected="a path that resolves",
                          got=f"{value} ({e})", fix="correct the path (a symlink loop?)"
                          ) from None
+    note_input(out)  # evidence and model: no output of this run may land on them
+    return out
