@@ -178,5 +178,7 @@ def dataset_fps(root: Path | None) -> float | None:
         fps = info.get("fps") if isinstance(info, Mapping) else None
     except (OSError, ValueError, RecursionError):
         return None
-    ok = isinstance(fps, (int, float)) and not isinstance(fps, bool) and math.isfinite(fps)
-    return float(fps) if ok and 0 < fps <= MAX_FPS else None
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)):
+        return None
+    ok = math.isfinite(fps) and 0 < fps <= MAX_FPS
+    return float(fps) if ok else None
