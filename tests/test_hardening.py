@@ -365,3 +365,14 @@ def test_demo_cache_is_built_once_under_a_lock(tmp_path: Path) -> None:
             with folder_lock(folder):
                 pass
         assert time.monotonic() - t0 < 5
+
+
+def test_contact_lint_flags_negative_friction(tmp_path: Path) -> None:
+    model = tmp_path / "m.xml"
+    model.write_text('<mujoco><worldbody><body><freejoint/><geom type="box" size=".1 .1 .1" '
+                     'friction="0.8 -0.01 0.0001"/></body></worldbody></mujoco>')
+    out = tmp_path / "lint.json"
+    res = runner.invoke(app, ["contact", "lint", str(model), "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    problems = [p["problem"] for p in json.loads(out.read_text())["problems"]]
+    assert any("negative or non-finite friction" in p for p in problems), problems
