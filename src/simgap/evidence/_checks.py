@@ -62,8 +62,12 @@ def check_lerobot_info(info: Any, path: Path) -> None:
 def check_lerobot_table(table: pa.Table, root: Path) -> None:
     """Data rows: ``index`` unique whole numbers; ``action`` and ``observation.state``
     numeric and finite; ``timestamp`` finite."""
+    ep = table.column("episode_index")
+    if not pa.types.is_integer(ep.type) or ep.null_count:
+        raise InputError(file=root / "data", field="episode_index",
+                         expected="integer episode indices in every row", got=str(ep.type))
     idx = table.column("index")
-    if not pa.types.is_integer(idx.type):
+    if not pa.types.is_integer(idx.type) or idx.null_count:
         raise InputError(file=root / "data", field="index", expected="integer frame indices",
                          got=str(idx.type))
     values = idx.to_numpy(zero_copy_only=False)
@@ -182,3 +186,15 @@ def dataset_fps(root: Path | None) -> float | None:
         return None
     ok = math.isfinite(fps) and 0 < fps <= MAX_FPS
     return float(fps) if ok else None
+
+
+def check_durations(stages: Mapping[str, np.ndarray], path: Path, where: str) -> None:
+    """Stage durations parsed from a log: finite, >= 0 and at most an hour."""
+    for name, arr in stages.items():
+        a = np.asarray(arr, dtype=float)
+        bad = ~np.isfinite(a) | (a < 0) | (a > MAX_STAGE_S)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(file=path, field=f"{name} (the {i + 1}th {where})",
+                             expected=f"a duration in [0, {MAX_STAGE_S:g}] s", got=float(a[i]),
+                             fix="the log is edited or corrupted; use the file LeRobot wrote")

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.evidence._checks import check_durations
 from simgap.rig import Rig
 from simgap.series import StageTimes
 from simgap.validate import check_input_file
@@ -229,6 +230,8 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
         notes.append(f"{path.name}: only the INFO line 'Preprocessing and inference took' "
                      f"({n} inferences); the per-stage breakdown needs the DEBUG lines. "
                      + DEBUG_FIX)
+    if server is not None:
+        check_durations(server.stages, path, "log line with the stage")
     has_client = bool(qs or loop)
     if server is None and not has_client:
         what = (f"{matched_prefix} LeRobot log lines, none with timing" if matched_prefix

@@ -27,7 +27,7 @@ from simgap.errors import InputError
 from simgap.evidence._checks import MAX_INDEX, check_stage_values
 from simgap.rig import Rig
 from simgap.series import StageTimes
-from simgap.validate import check_input_file
+from simgap.validate import check_input_file, read_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -290,6 +290,7 @@ def read_timing_log(path: str | Path) -> TimingLog:
         base, cols, rows = _parse_parquet(path)
         unit = "row"
     elif suffix in JSONL_SUFFIXES:
+        read_text(path, "a timing log (UTF-8 JSON Lines)")  # Latin-1 or UTF-16: refused
         fast = _read_jsonl_fast(path)
         if fast is not None:
             times, notes = fast
