@@ -153,3 +153,20 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]
         pytest.skip(GL_SKIP_REASON)
     assert result.exit_code == 0, result.output
     return out, cache, result.output
+
+
+# Hypothesis profiles: the default is small and deterministic (CI); run many fresh cases
+# by hand with ``pytest tests/test_fuzz_inputs.py --hypothesis-profile=long``.
+try:
+    from hypothesis import HealthCheck, settings
+
+    _quiet = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+              HealthCheck.function_scoped_fixture]
+    settings.register_profile("default", max_examples=int(os.environ.get("SIMGAP_FUZZ_N", 120)),
+                              derandomize=True, deadline=None, database=None,
+                              suppress_health_check=_quiet, print_blob=True)
+    settings.register_profile("long", max_examples=3000, derandomize=False, deadline=None,
+                              suppress_health_check=_quiet, print_blob=True)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+except ImportError:  # hypothesis is a test dependency; without it the fuzz suite is skipped
+    pass

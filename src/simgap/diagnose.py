@@ -11,9 +11,10 @@ from simgap.evaluation.protocol import comparability_from_rig
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Diagnosis, Finding
 from simgap.ladder import LADDER, Context, ProgressFn, load_assess, run_ladder
-from simgap.outputs import atomic_write_json, prepare_out_dir
+from simgap.outputs import atomic_write_json, json_safe, output_folder, relocate_paths
 from simgap.report import write_report
 from simgap.rig import Rig, load_rig
+from simgap.validate import control_period
 
 
 def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
@@ -36,14 +37,21 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
         raise InputError(file=rig_path, field="evidence",
                          expected="paths that exist", got=f"{len(missing)} missing: {listed}",
                          fix="correct these paths in rig.toml (relative to the rig file)")
-    out = prepare_out_dir(out_dir, force=force)
-    ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
-                  progress=progress or (lambda m, f: None),
-                  options={"control_dt_s": control_dt_s} if control_dt_s else {})
-    with compute_backend(rig, ray_address):
-        diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
-    atomic_write_json(out / "findings.json", diagnosis.to_dict())
-    write_report(diagnosis, out / "report.html")
+    if control_dt_s is not None:
+        control_dt_s = control_period(control_dt_s, field="--control-dt")
+    final = Path(out_dir)
+    with output_folder(final, force=force) as out:
+        ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
+                      progress=progress or (lambda m, f: None),
+                      options={"control_dt_s": control_dt_s} if control_dt_s else {})
+        with compute_backend(rig, ray_address):
+            diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
+        # artifacts were written into the temporary folder: name them where they will be
+        d = json_safe(relocate_paths(diagnosis.to_dict(), out, final.absolute()))
+        d = json_safe(relocate_paths(d, out.resolve(), final.absolute()))
+        diagnosis = Diagnosis.from_dict(d)
+        atomic_write_json(out / "findings.json", d)
+        write_report(diagnosis, out / "report.html")
     return diagnosis
 
 

@@ -119,6 +119,7 @@ class Finding:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str | Path | None = None) -> Finding:
         """Build from ``to_dict`` output; unknown or missing keys are named in the error."""
+        _check_types(d, source)
         known = {"branch", "verdict", "title", "summary", "figures", "key_figure", "residual",
                  "noise_floor", "residual_unit", "artifacts", "next_step", "details", "needs"}
         for key in ("branch", "verdict"):
@@ -137,6 +138,24 @@ class Finding:
             residual=d.get("residual"), noise_floor=d.get("noise_floor"),
             residual_unit=d.get("residual_unit"), artifacts=dict(d.get("artifacts") or {}),
             details=dict(d.get("details") or {}), needs=tuple(d.get("needs") or ()))
+
+
+def _check_types(d: Any, source: str | Path | None) -> None:
+    """The JSON types of one finding (values are checked where they are used)."""
+    if not isinstance(d, Mapping):
+        raise InputError(file=source, field="findings[]", expected="an object per finding",
+                         got=type(d).__name__)
+    for key, types, name in (("branch", (str,), "a string"), ("verdict", (str,), "a string"),
+                             ("figures", (Mapping, type(None)), "an object"),
+                             ("artifacts", (Mapping, type(None)), "an object"),
+                             ("details", (Mapping, type(None)), "an object"),
+                             ("needs", (list, type(None)), "a list")):
+        if key in d and not isinstance(d[key], types):
+            raise InputError(file=source, field=key, expected=name,
+                             got=f"{type(d[key]).__name__} {str(d[key])[:60]!r}")
+    if d.get("verdict") not in VERDICTS:
+        raise InputError(file=source, field="verdict", expected=f"one of {', '.join(VERDICTS)}",
+                         got=d.get("verdict"))
 
 
 @dataclass(frozen=True)
@@ -184,6 +203,12 @@ class Diagnosis:
         if "findings" not in d or not isinstance(d["findings"], list):
             raise InputError(file=source, field="findings", expected="a list of findings",
                              got=type(d.get("findings")).__name__)
+        seed = d.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise InputError(file=source, field="seed", expected="a whole number >= 0",
+                             got=seed)
+        if not isinstance(d.get("stop") or {}, Mapping):
+            raise InputError(file=source, field="stop", expected="an object", got=d.get("stop"))
         return cls(rig=str(d.get("rig", "")),
                    findings=tuple(Finding.from_dict(f, source) for f in d["findings"]),
                    stop=dict(d.get("stop") or {}), comparability=d.get("comparability"),
@@ -196,15 +221,13 @@ class Diagnosis:
 
 def load_diagnosis(path: str | Path) -> Diagnosis:
     """Read ``findings.json``; errors name the file."""
+    from simgap.validate import read_json
+
     path = Path(path)
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise InputError(file=path, expected="a findings.json file", got="no such file",
-                         fix="run 'simgap diagnose RIG --out DIR' and pass DIR/findings.json"
-                         ) from None
-    except json.JSONDecodeError as e:
-        raise InputError(file=path, expected="JSON", got=str(e)) from e
+                         fix="run 'simgap diagnose RIG --out DIR' and pass DIR/findings.json")
+    d = read_json(path, "a findings.json file")
     if not isinstance(d, dict):
         raise InputError(file=path, expected="a JSON object", got=type(d).__name__)
     return Diagnosis.from_dict(d, source=path)

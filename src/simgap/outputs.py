@@ -1,25 +1,103 @@
-"""Writing outputs: atomically, into a folder the user names, never over the inputs."""
+"""Writing outputs: atomically, into a folder the user names, never over the inputs.
+
+- Files are written to a temporary sibling and renamed into place; their mode follows the
+  user's umask (``0o666 & ~umask``), not ``mkstemp``'s 0600.
+- A folder (``output_folder``) is built in a temporary sibling folder and renamed into place
+  at the end, so a run killed half way leaves the old folder or nothing; ``force`` replaces
+  the old folder only then. A lock beside the target refuses a second concurrent run.
+- While a command runs (``guard_inputs``), every file it read is noted (``note_input``) and
+  no output may equal an input, lie inside an input folder, or be a folder holding an input.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import errno
+import fcntl
 import json
+import math
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from simgap.errors import InputError, OutputExistsError
 
+_INPUTS: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar(
+    "simgap_inputs", default=None)
+
+
+def _resolved(path: str | Path) -> Path:
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, RuntimeError, ValueError):
+        return Path(os.path.abspath(path))
+
+
+@contextlib.contextmanager
+def guard_inputs() -> Iterator[None]:
+    """While inside, inputs noted with ``note_input`` are protected from every output."""
+    token = _INPUTS.set([])
+    try:
+        yield
+    finally:
+        _INPUTS.reset(token)
+
+
+def note_input(path: str | Path) -> None:
+    """Record ``path`` (a file or folder read by this command) as an input."""
+    seen = _INPUTS.get()
+    if seen is not None:
+        seen.append(_resolved(path))
+
+
+def check_not_input(path: str | Path, *, folder: bool = False) -> None:
+    """Refuse an output ``path`` that is an input, lies inside an input folder, or (a
+    ``folder`` output) holds an input.
+
+    Raises:
+        InputError: naming the output and the input it would overwrite.
+    """
+    seen = _INPUTS.get()
+    if not seen:
+        return
+    out = _resolved(path)
+    for inp in seen:
+        inside = out == inp or inp in out.parents
+        holds = folder and out in inp.parents
+        if inside or holds:
+            what = ("is an input" if out == inp else "lies inside the input" if inside
+                    else "holds the input")
+            raise InputError(file=path, expected="an output path apart from every input",
+                             got=f"the output {what} {inp}",
+                             fix="write the output somewhere else (a new file or folder)")
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a new file gets under the user's umask (0o666 & ~umask)."""
+    return 0o666 & ~_umask()
+
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to a temporary file beside ``path`` and rename it into place."""
     path = Path(path)
+    check_not_input(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            os.fchmod(fh.fileno(), file_mode())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -33,25 +111,127 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def json_safe(obj: Any) -> Any:
+    """``obj`` with NaN/Inf floats as None and numpy scalars/arrays as Python values."""
+    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if hasattr(obj, "tolist"):  # numpy scalars and arrays
+        return json_safe(obj.tolist())
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     """Write pretty JSON atomically (NaN is refused: use None)."""
     return atomic_write_text(path, json.dumps(obj, indent=2, allow_nan=False) + "\n")
 
 
 def prepare_out_dir(path: str | Path, *, force: bool = False) -> Path:
-    """Make sure ``path`` is a usable output folder.
+    """Make sure ``path`` is a usable output folder (written in place; see
+    ``output_folder`` for the atomic version).
 
     Raises:
         OutputExistsError: it exists and is not empty, and ``force`` is False.
-        InputError: it exists and is a file.
+        InputError: it exists and is a file, or it is, holds or lies inside an input.
     """
     path = Path(path)
+    _check_target(path, force)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _check_target(path: Path, force: bool) -> None:
+    check_not_input(path, folder=True)
     if path.exists() and not path.is_dir():
         raise InputError(file=path, expected="an output folder", got="an existing file",
                          fix="name a folder, not a file")
     if path.is_dir() and any(path.iterdir()) and not force:
         raise OutputExistsError(
             f"{path}: the output folder exists and is not empty. "
-            "Fix: name a new folder, or pass --force to write into it.")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+            "Fix: name a new folder, or pass --force to replace it.")
+
+
+@contextlib.contextmanager
+def folder_lock(path: str | Path, *, wait: bool = False) -> Iterator[None]:
+    """An exclusive lock on ``path`` (a file or folder that may not exist yet), held in a
+    sibling ``.<name>.lock`` file; the kernel drops it when the process dies.
+
+    Raises:
+        OutputExistsError: another process holds it and ``wait`` is False.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.parent / f".{path.name}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, file_mode())
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except OSError as e:
+            if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise
+            raise OutputExistsError(
+                f"{path}: another simgap run is writing this output now (lock {lock}). "
+                "Fix: wait for it to finish, or name another output folder.") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _stale_siblings(path: Path) -> list[Path]:
+    return [p for p in path.parent.glob(f".{path.name}.*.tmp") if p.is_dir()]
+
+
+@contextlib.contextmanager
+def output_folder(path: str | Path, *, force: bool = False) -> Iterator[Path]:
+    """Build an output folder atomically: yields a temporary sibling folder to write into;
+    on success it is renamed to ``path`` (an old folder is replaced only then, with
+    ``force``); on any error, or if the process dies, ``path`` keeps its old contents.
+
+    Raises:
+        OutputExistsError: ``path`` is a non-empty folder and ``force`` is False, or
+            another run holds its lock.
+        InputError: ``path`` is a file, or is, holds or lies inside an input.
+    """
+    path = Path(path)
+    _check_target(path, force)
+    with folder_lock(path):
+        for stale in _stale_siblings(path):  # left by a run that died (we hold the lock)
+            shutil.rmtree(stale, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+        try:
+            os.chmod(tmp, 0o777 & ~_umask())
+            yield tmp
+            _check_target(path, force)
+            old = None
+            if path.exists():
+                old = path.parent / f".{path.name}.old-{os.getpid()}.tmp"
+                os.rename(path, old)
+            os.rename(tmp, path)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def relocate_paths(obj: Any, src: Path, dst: Path) -> Any:
+    """``obj`` with every string path under ``src`` rewritten to lie under ``dst``."""
+    if isinstance(obj, str):
+        s = str(src)
+        if obj == s or obj.startswith(s + os.sep):
+            return str(dst) + obj[len(s):]
+        return obj
+    if isinstance(obj, dict):
+        return {k: relocate_paths(v, src, dst) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [relocate_paths(v, src, dst) for v in obj]
+    return obj

@@ -8,13 +8,13 @@ against the rig file's folder. The format is documented in ``docs/rig.md``.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from simgap.errors import InputError, NameNotFoundError
+from simgap.rig_checks import check_rig_values, resolve_path
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
 ActionSpace = Literal["joint_position", "ee_delta"]
@@ -316,15 +316,13 @@ def load_rig(path: str | Path) -> Rig:
         InputError: the file is missing or not TOML, a key is unknown or missing, a value has
             the wrong type or range. The message names the file and the key.
     """
+    from simgap.validate import parse_toml, read_text
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise InputError(file=path, expected="a rig.toml file", got="no such file",
                          fix="pass the path of your rig.toml (see docs/rig.md)")
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise InputError(file=path, expected="valid TOML", got=str(e),
-                         fix="correct the TOML syntax") from e
+    raw = parse_toml(read_text(path, "a rig.toml file"), path, "valid TOML")
     return rig_from_dict(raw, source=path)
 
 
@@ -411,6 +409,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
         if sec in raw:
             _check_section(val, sec, sec, source)
         sections[sec] = val
+    check_rig_values(raw, source)
 
     joints_raw = raw.get("joints")
     if not isinstance(joints_raw, Mapping) or not joints_raw:
@@ -496,14 +495,14 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
     ev = sections["evidence"]
 
     def _p(key: str) -> Path | None:
-        return (base / ev[key]).resolve() if key in ev else None
+        return resolve_path(base, ev[key], source, f"evidence.{key}") if key in ev else None
 
     def _ps(key: str) -> tuple[Path, ...]:
         vals = ev.get(key, [])
-        if not all(isinstance(v, str) for v in vals):
+        if not isinstance(vals, list) or not all(isinstance(v, str) for v in vals):
             raise InputError(file=source, field=f"evidence.{key}", expected="a list of paths",
                              got=vals)
-        return tuple((base / v).resolve() for v in vals)
+        return tuple(resolve_path(base, v, source, f"evidence.{key}") for v in vals)
 
     evidence = Evidence(
         timing_logs=_ps("timing_logs"), client_logs=_ps("client_logs"),
@@ -517,7 +516,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
     noise = sections["noise"]
     return Rig(
         name=raw["name"], source=source,
-        model_path=(base / model["path"]).resolve(),
+        model_path=resolve_path(base, model["path"], source, "model.path"),
         joints=tuple(joints),
         control_dt_s=_control_dt(control, frames_only, source),
         physics_dt_s=_positive(model["physics_dt_s"], source, "model.physics_dt_s")

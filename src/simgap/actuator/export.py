@@ -28,6 +28,7 @@ import numpy as np
 
 from simgap.actuator.ladder import JointResult
 from simgap.actuator.servo import PARAM_NAMES
+from simgap.safe_names import py_comment
 
 
 def config_name(joint: str, kind: str = "") -> str:
@@ -80,7 +81,8 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
     lines = [
         "from isaaclab.actuators import DelayedPDActuatorCfg",
         "",
-        f"# simgap fit of {res.joint!r}: selected rung {res.selected!r}, physics dt "
+        f"# simgap fit of {py_comment(res.joint)}: selected rung {py_comment(res.selected)}, "
+        "physics dt "
         f"{physics_dt_s:g} s",
         f"{config_name(res.joint)} = DelayedPDActuatorCfg(",
         f"    joint_names_expr=[{joint_expr!r}],",

@@ -84,6 +84,25 @@ def check_stale_first_frame(trace: Trace) -> Finding | None:
               details={"episodes": per})
 
 
+_NOT_GPU = {
+    "not_a_checkpoint": (
+        "Checkpoint is not a checkpoint",
+        "{path} is neither a PyTorch zip archive nor a pickle: it is not a checkpoint.",
+        "Point meta.checkpoint at the weights file the deployment loads."),
+    "unsafe_pickle": (
+        "Checkpoint holds unsafe pickled objects",
+        "{path} holds Python objects beyond tensors, which the safe loader "
+        "(weights_only=True) refuses: {error}",
+        "Do not load it with weights_only=False (that runs code from the file). Re-save "
+        "the weights as a plain state_dict of tensors, or as safetensors, from a trusted "
+        "copy."),
+    "unreadable": (
+        "Checkpoint does not load",
+        "{path} does not load on the CPU with the safe loader: {error}",
+        "Check that the file is complete (not truncated) and was written by torch.save."),
+}
+
+
 def check_checkpoint(probe: CheckpointProbe | None) -> Finding | None:
     """A checkpoint saved from CUDA memory: storages tagged ``cuda``, so ``torch.load``
     without ``map_location`` fails on a machine without CUDA."""
@@ -95,6 +114,14 @@ def check_checkpoint(probe: CheckpointProbe | None) -> Finding | None:
             probe.loads_plain, "loads_with_map_location_cpu": probe.loads_cpu,
             "cuda_available_here": probe.cuda_available}
     bad = bool(cuda) or not probe.loads_plain
+    kind = getattr(probe, "kind", "cuda" if cuda else "ok")
+    figs["kind"] = kind
+    if kind in _NOT_GPU:
+        title, summary, step = _NOT_GPU[kind]
+        return make_finding(title, True, figs, "loads_without_map_location",
+                            summary.format(path=probe.path, error=probe.cpu_error), step,
+                            details={"plain_error": probe.plain_error,
+                                     "cpu_error": probe.cpu_error})
     if cuda:
         summary = (f"The checkpoint's tensors are tagged {', '.join(cuda)}: it was saved from "
                    "GPU memory" + (" and does not load here without map_location='cpu'."
@@ -105,8 +132,9 @@ def check_checkpoint(probe: CheckpointProbe | None) -> Finding | None:
     else:
         summary = "The checkpoint loads on the CPU without a map location."
     return make_finding("Checkpoint loads only on a GPU", bad, figs, "loads_without_map_location",
-              summary, "Load with torch.load(path, map_location='cpu'), or re-save the "
-              "checkpoint from CPU memory (model.cpu().state_dict()).",
+              summary, "Load with torch.load(path, map_location='cpu') (keeping the safe "
+              "default weights_only=True), or re-save the checkpoint from CPU memory "
+              "(model.cpu().state_dict()).",
               details={"plain_error": probe.plain_error, "cpu_error": probe.cpu_error})
 
 

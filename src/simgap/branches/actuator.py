@@ -40,6 +40,7 @@ from simgap.finding import Finding, Verdict
 from simgap.ladder import Context, not_measured
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig
+from simgap.safe_names import safe_filename
 from simgap.series import Trajectory
 from simgap.units import ENCODER_RESOLUTION_RAD
 
@@ -246,7 +247,7 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
         if r.net is not None:
             from simgap.actuator.net import save_torchscript
 
-            npath = save_torchscript(r.net, out_dir / f"actuator_net_{j}.pt")
+            npath = save_torchscript(r.net, out_dir / safe_filename(j, ".pt", "actuator_net_"))
             arts[f"net_{j}"] = str(npath)
             spacing = float(r.rung("net").params["history_spacing_s"])
             snippets.append(export.actuator_net_cfg(j, npath.name, physics_dt, spacing))
@@ -256,8 +257,8 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
         bam = export_bam.joint_bam_json(r) or export.bam_params(
             r, str(logs[0].meta.get("motor", j)))
         if bam:
-            arts[f"bam_params_{j}"] = str(atomic_write_json(out_dir / f"bam_params_{j}.json",
-                                                            bam))
+            bpath = out_dir / safe_filename(j, ".json", "bam_params_")
+            arts[f"bam_params_{j}"] = str(atomic_write_json(bpath, bam))
     if mjlab:
         arts["mjlab"] = str(atomic_write_text(out_dir / "mjlab_actuators.py",
                                               "\n".join(mjlab)))

@@ -22,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from simgap.evidence._checks import dataset_fps
 from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
 from simgap.evidence.timing import TimingLog, concat_stage_times, load_timing_logs
 from simgap.finding import Finding, Verdict
 from simgap.ladder import LADDER, Context, not_measured
 from simgap.series import StageTimes
+from simgap.validate import period_warnings
 
 from .latency_queue import ADVICE, QueueStats, queue_figures, queue_stats
 from .latency_stats import (
@@ -143,6 +145,7 @@ def _delay_figures(times: StageTimes, total: np.ndarray, control_dt_s: float,
 
 
 def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: float, *,
+            dataset_fps: float | None = None,
             policy_server: str | None = None, seed: int = 0) -> Finding:
     """The latency Finding from a timing log and/or LeRobot async logs.
 
@@ -166,6 +169,10 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
     if times is None and qs is None:
         return not_measured(spec, "Not measured: the logs given hold no per-tick timing.")
     warns = list(timing.warnings if timing else ()) + [w for lg in logs for w in lg.warnings]
+    if times is not None:  # a control period in the wrong unit shows against the ticks
+        warns += period_warnings(control_dt_s, tick_times_s=times.t, episodes=times.episode)
+    if dataset_fps is not None:
+        warns += period_warnings(control_dt_s, dataset_fps=dataset_fps)
     remote = not _is_loopback(policy_server)
     figures: dict[str, Any] = {"control_dt_s": control_dt_s, "source": source or "client queue"}
     details: dict[str, Any] = {"warnings": warns}
@@ -323,4 +330,5 @@ def assess(ctx: Context) -> list[Finding]:
     logs = (ctx.evidence.get("server_logs", load_server_logs)
             + ctx.evidence.get("client_logs", load_client_logs))
     dt = float(ctx.options.get("control_dt_s") or rig.control_dt_s)
-    return [analyse(timing, logs, dt, policy_server=rig.deploy.policy_server, seed=ctx.seed)]
+    return [analyse(timing, logs, dt, policy_server=rig.deploy.policy_server, seed=ctx.seed,
+                    dataset_fps=dataset_fps(ev.dataset))]

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from simgap.errors import SimgapError
-from simgap.outputs import atomic_write_json
+from simgap.outputs import atomic_write_json, guard_inputs, json_safe
 
 app = typer.Typer(
     name="simgap",
@@ -30,36 +30,63 @@ err_console = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+BUG_EXIT = 3
+"""Exit status of an exception simgap did not raise on purpose (a bug, never bad input)."""
+
+
+def _crash_site(e: BaseException) -> str:
+    """``file:line`` of the innermost frame of ``e`` (for the bug report)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return "unknown"
+    return f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+
+
 def handles_errors(fn: F) -> F:
-    """Turn simgap's own errors into a one-paragraph message and exit status 2."""
+    """Turn simgap's own errors into a one-paragraph message and exit status 2, and any
+    other exception into a short bug message and exit status 3 (never a traceback)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with guard_inputs():
+                return fn(*args, **kwargs)
         except SimgapError as e:
             err_console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False,
                               soft_wrap=True)
             raise typer.Exit(code=2) from None
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-            msg = escape(f"{e.filename}: {e.strerror}")
+        except OSError as e:  # the user's files: missing, unreadable, a loop, a full disk
+            msg = escape(f"{e.filename}: {e.strerror}" if e.filename else str(e))
             err_console.print(f"[bold red]error:[/bold red] {msg}",
                               highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
+        except (typer.Exit, typer.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as e:  # the last line of defence: a short message, never a traceback
+            where = _crash_site(e)
+            err_console.print(
+                f"[bold red]internal error:[/bold red] {escape(type(e).__name__)}: "
+                f"{escape(str(e)[:300])} (at {escape(where)}). This is a bug in simgap; "
+                "please report it with this file (the command and the input that caused it).",
+                highlight=False, soft_wrap=True)
+            raise typer.Exit(code=BUG_EXIT) from None
 
     return wrapper  # type: ignore[return-value]
 
 
 def write_json(path: Path | None, obj: Any) -> None:
-    """Write ``obj`` as JSON to ``path`` atomically when a path was given."""
+    """Write ``obj`` as JSON to ``path`` atomically when a path was given (NaN and Inf as
+    null; never over an input)."""
     if path is not None:
-        atomic_write_json(path, obj)
+        atomic_write_json(path, json_safe(obj))
         err_console.print(f"wrote {path}", highlight=False)
 
 
 def print_json(obj: Any) -> None:
     """Print JSON to standard output."""
-    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+    sys.stdout.write(json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
 
 
 def print_findings(title: str, findings: list[Any]) -> None:

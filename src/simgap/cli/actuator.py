@@ -60,25 +60,30 @@ def actuator(
                                     "Lab and BAM exports."),
     no_net: bool = typer.Option(False, "--no-net", help="Skip rung 4 (the network)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the fits."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder."),
 ) -> None:
     """Fit the actuator ladder (ideal, delay+lag, servo, net) and say where it stops."""
+    from contextlib import nullcontext
+
     from simgap.branches.actuator import analyse
     from simgap.evidence.actuator_logs import load_actuator_logs
-    from simgap.outputs import prepare_out_dir
+    from simgap.outputs import output_folder, relocate_paths
     from simgap.rig import load_rig
 
     _check_disjoint(list(logs), list(validate))
     r = load_rig(rig) if rig is not None else None
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
-    out_dir = prepare_out_dir(out, force=True) if out is not None else None
     rungs = "ideal, delay+lag, servo" + ("" if no_net else ", network")
     with working("actuator", f"fitting the actuator ladder ({rungs}) to {len(train)} log(s), "
-                 "held out " + ("on --validate" if held else "one trajectory at a time")
+                 "held out " + ("on --validate" if held else "one trajectory type at a time")
                  + ("" if no_net else "; --no-net skips the slowest rung"),
-                 70.0 if not no_net else 20.0):
+                 70.0 if not no_net else 20.0), \
+            output_folder(out, force=force) if out is not None else nullcontext() as out_dir:
         result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
                             out_dir=out_dir)
+    if out is not None and out_dir is not None:  # name the artifacts where they now lie
+        result = relocate_paths(result, out_dir, out.absolute())
     write_json(json_path, result)
     from simgap.report.headline import sig
 

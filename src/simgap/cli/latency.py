@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.errors import InputError
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
@@ -19,6 +20,10 @@ _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
 
 def _ms(v: Any) -> str:
     return f"{v * 1e3:.2f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
+def _pct(v: Any) -> str:
+    return f"{v:.0%}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 
 
 def _g(v: Any) -> str:
@@ -37,7 +42,7 @@ def _print(d: dict[str, Any]) -> None:
             lo, hi = s["p95_ci_s"]
             table.add_row(escape(name), _ms(s["p50_s"]), _ms(s["p95_s"]),
                           f"[{_ms(lo)}, {_ms(hi)}]", _ms(s["p99_s"]), _ms(s["max_s"]),
-                          f"{s['share_fraction']:.0%}")
+                          _pct(s["share_fraction"]))
         lo, hi = fig["total_p95_ci_s"]
         table.add_row("[bold]total[/bold]", _ms(fig["total_p50_s"]), _ms(fig["total_p95_s"]),
                       f"[{_ms(lo)}, {_ms(hi)}]", _ms(fig["total_p99_s"]),
@@ -84,9 +89,10 @@ def latency(
 ) -> None:
     """Hold each stage and the total of the control loop against the control period."""
     from simgap.branches.latency import analyse
-    from simgap.errors import InputError
+    from simgap.evidence._checks import dataset_fps
     from simgap.evidence.timing import TimingLogWarning, read_latency_files
     from simgap.rig import load_rig
+    from simgap.validate import control_period
 
     r = load_rig(rig) if rig is not None else None
     dt = control_dt if control_dt is not None else (r.control_dt_s if r else None)
@@ -94,6 +100,7 @@ def latency(
         raise InputError(field="--control-dt", expected="a positive control period [s]",
                          got=dt if dt is not None else "nothing",
                          fix="pass --control-dt 0.0667 (15 Hz) or --rig rig.toml")
+    dt = control_period(dt, field="--control-dt" if control_dt is not None else "control.dt_s")
     paths = list(logs or [])
     if not paths and r is not None:
         ev = r.evidence
@@ -103,7 +110,8 @@ def latency(
         timing, lerobot = read_latency_files(paths, skip_bad_lines=skip_bad_lines)
     used_seed = seed if seed is not None else (r.seed if r else 0)
     finding = analyse(timing, lerobot, float(dt),
-                      policy_server=r.deploy.policy_server if r else None, seed=used_seed)
+                      policy_server=r.deploy.policy_server if r else None, seed=used_seed,
+                      dataset_fps=dataset_fps(r.evidence.dataset) if r else None)
     d = {**finding.to_dict(), "seed": used_seed}
     _print(d)
     write_json(json_path, d)

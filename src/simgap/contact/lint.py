@@ -19,6 +19,7 @@ each ``<pair>`` is checked for:
 
 from __future__ import annotations
 
+import math
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -253,6 +254,10 @@ def _check(el: Element, defaults: _Defaults, timestep: float, main: Path) -> lis
     condim = int(condim_s) if condim_s else 3
     fric_s, _ = defaults.lookup(el, "friction")
     fric = _floats(fric_s) if fric_s else None
+    if fric is not None and any(not (v >= 0 and math.isfinite(v)) for v in fric):
+        out.append(_p(el, f"negative or non-finite friction {' '.join(f'{v:g}' for v in fric)}"
+                          " (MuJoCo takes it as given; no material has it)",
+                      "give every friction coefficient as a number >= 0"))
     if fric is not None:
         tor = fric[2] if el.tag == "pair" and len(fric) > 2 else (
             fric[1] if el.tag != "pair" and len(fric) > 1 else None)

@@ -73,20 +73,29 @@ def prepare_demo(cache: str | Path | None = None, seed: int = 0) -> Path:
             ``~/.cache/simgap/demo``.
         seed: seed of everything random on the bench.
     """
+    from simgap.outputs import folder_lock
+
     folder = demo_cache_dir(cache, seed)
     marker = folder / _MARKER
     stamp = _stamp()
     if marker.is_file() and marker.read_text().strip() == stamp:
         return folder / RIG_FILE
     folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    try:
-        _build(tmp, seed)
-        (tmp / _MARKER).write_text(stamp)
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+    with folder_lock(folder, wait=True):  # a concurrent demo builds it once; we wait
+        if marker.is_file() and marker.read_text().strip() == stamp:
+            return folder / RIG_FILE
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        try:
+            _build(tmp, seed)
+            (tmp / _MARKER).write_text(stamp)
+            old = None
+            if folder.exists():  # a stale bench: moved aside, then the new one renamed in
+                old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.parent))
+                os.replace(folder, old / "bench")
+            os.replace(tmp, folder)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
     return folder / RIG_FILE

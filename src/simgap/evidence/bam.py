@@ -14,7 +14,6 @@ is off): they are resampled onto a regular grid explicitly and the log says so.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,9 @@ import numpy as np
 
 from simgap.actuator.log import ActuatorLog, check_finite, check_time, resample_uniform
 from simgap.errors import InputError
+from simgap.evidence._checks import check_bam
 from simgap.series import Trajectory
+from simgap.validate import read_json
 
 BAM_DT_S = 0.005
 """Grid step BAM's own processing resamples to [s] (200 Hz)."""
@@ -59,12 +60,9 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     """
     path = Path(path)
     src = str(path)
-    try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(file=path, expected="a BAM JSON log", got="no such file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(file=path, expected="a BAM JSON log", got=str(e)) from e
+    if not path.exists():
+        raise InputError(file=path, expected="a BAM JSON log", got="no such file")
+    raw: Any = read_json(path, "a BAM JSON log")
     if not isinstance(raw, dict):
         raise InputError(file=path, expected="a JSON object with a header and 'entries'",
                          got=type(raw).__name__)
@@ -77,6 +75,7 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     if not isinstance(entries, list) or not entries:
         raise InputError(file=path, field="entries", expected="a non-empty list of samples",
                          got=type(entries).__name__)
+    check_bam(raw, path)
     for i, entry in enumerate(entries):
         missing = [k for k in ENTRY_KEYS if k not in entry]
         if missing:

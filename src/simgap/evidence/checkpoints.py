@@ -9,12 +9,12 @@ number where lower is better (e.g. validation loss).
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from simgap.errors import InputError
+from simgap.evidence.csv_table import read_csv_table
 
 REQUIRED = ("checkpoint", "sim_success", "real_success")
 OPTIONAL = ("sim_trials", "real_trials", "offline_metric")
@@ -63,19 +63,16 @@ def read_checkpoint_table(path: str | Path) -> CheckpointTable:
             empty cell. Each names the row and column.
     """
     path = Path(path)
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        cols = [c.strip() for c in (reader.fieldnames or [])]
-        missing = [c for c in REQUIRED if c not in cols]
-        if missing:
-            raise InputError(file=path, field=missing[0], expected="a CSV with columns "
-                             + ",".join(REQUIRED) + "[," + ",".join(OPTIONAL) + "]",
-                             got="columns: " + ",".join(cols) if cols else "an empty file")
-        unknown = [c for c in cols if c not in REQUIRED + OPTIONAL]
-        if unknown:
-            raise InputError(file=path, field=unknown[0], expected="a known column",
-                             got=unknown[0], fix="use: " + ", ".join(REQUIRED + OPTIONAL))
-        rows = [{(k or "").strip(): (v or "").strip() for k, v in r.items()} for r in reader]
+    cols, rows = read_csv_table(path, what="a checkpoint CSV", fix="pass the rank table")
+    missing = [c for c in REQUIRED if c not in cols]
+    if missing:
+        raise InputError(file=path, field=missing[0], expected="a CSV with columns "
+                         + ",".join(REQUIRED) + "[," + ",".join(OPTIONAL) + "]",
+                         got="columns: " + ",".join(cols) if cols else "an empty file")
+    unknown = [c for c in cols if c not in REQUIRED + OPTIONAL]
+    if unknown:
+        raise InputError(file=path, field=unknown[0], expected="a known column",
+                         got=unknown[0], fix="use: " + ", ".join(REQUIRED + OPTIONAL))
     names: list[str] = []
     data: dict[str, list[float]] = {c: [] for c in REQUIRED[1:] + OPTIONAL}
     for i, r in enumerate(rows):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from simgap.errors import InputError
+from simgap.validate import csv_header, csv_records, read_csv_rows
 
 
 def read_csv_table(path: str | Path, *, what: str, fix: str,
@@ -17,16 +17,14 @@ def read_csv_table(path: str | Path, *, what: str, fix: str,
         fix: how the user points at the right file.
 
     Raises:
-        InputError: the file does not exist or is not UTF-8 text.
+        InputError: the file does not exist or is not UTF-8 text, a column name is
+            empty or repeated, or a row has more or fewer fields than the header.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(file=path, expected=what, got="no such file", fix=fix)
-    try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            cols = [c.strip() for c in (reader.fieldnames or [])]
-            rows = list(reader)
-    except UnicodeDecodeError as e:
-        raise InputError(file=path, expected=f"{what} as UTF-8 text", got=str(e)) from e
-    return cols, rows
+    rows = read_csv_rows(path, what)
+    if not rows:
+        return [], []
+    cols = csv_header(rows[0], path, what)
+    return cols, csv_records(rows[1:], cols, path)

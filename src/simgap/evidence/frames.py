@@ -128,7 +128,9 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
             fi.append(int(r["frame_index"] or i))
             for k, jm in enumerate(rig.joints):
                 q[i, k] = float(jm.unit.to_rad(float(r[jm.recorded])))
-        except (TypeError, ValueError) as e:
+            if not np.isfinite(q[i]).all():
+                raise ValueError(f"a joint angle that is not finite: {q[i].tolist()}")
+        except (TypeError, ValueError, OverflowError) as e:
             raise InputError(file=index, field=f"row {i + 1}", expected="numbers",
                              got=str(e)) from None
         label = (r["pose_label"] or "").strip()

@@ -13,7 +13,6 @@ element names are in ``info["features"][key]["names"]``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +23,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgap.errors import InputError, NameNotFoundError
+from simgap.evidence._checks import check_lerobot_info, check_lerobot_table
 from simgap.rig import Rig
 from simgap.series import Trajectory
+from simgap.validate import read_json
 
 INFO_PATH = "meta/info.json"
 EPISODES_GLOB = "meta/episodes/chunk-*/file-*.parquet"
@@ -135,9 +136,10 @@ def _read_parquets(root: Path, pattern: str, what: str) -> pa.Table:
                          got="none", fix="point at the dataset root (the folder with meta/)")
     try:
         tables = [pq.read_table(f) for f in files]
-    except (pa.ArrowInvalid, OSError) as e:
-        raise InputError(file=files[0].parent, expected="readable parquet", got=str(e)) from e
-    return pa.concat_tables(tables, promote_options="default")
+        return pa.concat_tables(tables, promote_options="default")
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as e:  # unreadable, 2 schemas
+        raise InputError(file=files[0].parent, expected=f"readable {what} parquet files of one "
+                         "schema", got=str(e)[:300]) from e
 
 
 def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
@@ -152,10 +154,8 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
     if not info_path.is_file():
         raise InputError(file=info_path, expected="a LeRobot dataset's meta/info.json",
                          got="no such file", fix="point at the dataset root folder")
-    try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise InputError(file=info_path, expected="JSON", got=str(e)) from e
+    info = read_json(info_path, "a LeRobot dataset's meta/info.json")
+    check_lerobot_info(info, info_path)
     version = str(info.get("codebase_version", ""))
     if not version.startswith("v3"):
         raise InputError(
@@ -174,10 +174,16 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
         if col not in table.column_names:
             raise InputError(file=root / "data", field=col, expected="this column in the data",
                              got=f"columns {table.column_names}")
+    check_lerobot_table(table, root)
     table = table.sort_by("index")
     episodes: tuple[Mapping[str, Any], ...] = ()
     if list(root.glob(EPISODES_GLOB)):
-        ep = _read_parquets(root, EPISODES_GLOB, "episode metadata").sort_by("episode_index")
+        ep = _read_parquets(root, EPISODES_GLOB, "episode metadata")
+        if "episode_index" not in ep.column_names:
+            raise InputError(file=root / "meta" / "episodes", field="episode_index",
+                             expected="this column in the episode metadata",
+                             got=f"columns {ep.column_names}")
+        ep = ep.sort_by("episode_index")
         episodes = tuple(ep.to_pylist())
     return LeRobotDataset(root=root, info=info, fps=float(fps), features=features, table=table,
                           episodes=episodes)

@@ -28,8 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.evidence._checks import check_durations
 from simgap.rig import Rig
 from simgap.series import StageTimes
+from simgap.validate import check_input_file
 
 _F = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
 _LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
@@ -144,9 +146,10 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
             how to get LeRobot's DEBUG lines).
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(file=path, expected="a LeRobot log file", got="no such file",
                          fix="pass logs/policy_server_*.log or logs/robot_client_*.log")
+    check_input_file(path, "a LeRobot log file")
     st: dict[str, list[float]] = {k: [] for k in (*SERVER_STAGES, "unaccounted", "t")}
     pred: list[float] = []
     pred_t: list[float] = []
@@ -227,6 +230,8 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
         notes.append(f"{path.name}: only the INFO line 'Preprocessing and inference took' "
                      f"({n} inferences); the per-stage breakdown needs the DEBUG lines. "
                      + DEBUG_FIX)
+    if server is not None:
+        check_durations(server.stages, path, "log line with the stage")
     has_client = bool(qs or loop)
     if server is None and not has_client:
         what = (f"{matched_prefix} LeRobot log lines, none with timing" if matched_prefix

@@ -8,16 +8,15 @@ converts; it never compares or computes statistics.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from simgap.errors import InputError
+from simgap.validate import parse_json, parse_toml, read_json, read_text
 
 PHASES = ("approach", "contact", "grasp", "lift_and_carry", "place", "after_success")
 _JUDGE = re.compile(r"^(automatic|human:.+|model:.+)$")
@@ -106,14 +105,11 @@ def read_manifest(path: str | Path) -> Manifest:
             (e.g. ``policy.sha256``), or a malformed value; the message names the field.
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix.lower() == ".json":
-            raw = json.loads(text)
-        else:
-            raw = tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
-        raise InputError(file=path, expected="a TOML or JSON manifest", got=str(e)) from e
+    text = read_text(path, "a TOML or JSON manifest")
+    if path.suffix.lower() == ".json":
+        raw = parse_json(text, path, "a TOML or JSON manifest")
+    else:
+        raw = parse_toml(text, path, "a TOML or JSON manifest")
     if not isinstance(raw, dict):
         raise InputError(file=path, expected="a table at the top level", got=type(raw).__name__)
     return manifest_from_dict(raw, source=path)
@@ -291,10 +287,7 @@ def read_eval_info(path: str | Path) -> tuple[Trial, ...]:
     state, so two runs with the same seeds pair trial by trial.
     """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise InputError(file=path, expected="lerobot-eval's eval_info.json", got=str(e)) from e
+    data = read_json(path, "lerobot-eval's eval_info.json")
     rows = data.get("per_episode") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
         raise InputError(file=path, field="per_episode", expected="a non-empty list of "

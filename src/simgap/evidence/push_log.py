@@ -9,7 +9,6 @@ friction). A rig lists several pushes; every one is replayed.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from simgap.errors import InputError
 from simgap.rig import Rig
+from simgap.validate import csv_header, numeric_rows, read_csv_rows
 
 OBJ_POS = ("obj_x", "obj_y", "obj_z")
 OBJ_QUAT = ("obj_qw", "obj_qx", "obj_qy", "obj_qz")
@@ -76,19 +76,12 @@ def read_push_log(path: str | Path, rig: Rig) -> PushLog:
     if not path.is_file():
         raise InputError(file=path, expected="a push-log CSV", got="no such file",
                          fix="check evidence.push_logs in rig.toml")
-    with path.open(newline="", encoding="utf-8") as fh:
-        rows = list(csv.reader(fh))
+    rows = read_csv_rows(path, "a push-log CSV")
     if len(rows) < 3:
         raise InputError(file=path, expected="a header and at least 2 rows",
                          got=f"{len(rows)} lines")
-    header = [h.strip() for h in rows[0]]
-    try:
-        data = np.array([[float(v) for v in r] for r in rows[1:] if r], dtype=float)
-    except ValueError as e:
-        raise InputError(file=path, expected="numbers in every data cell", got=str(e)) from e
-    if data.shape[1] != len(header):
-        raise InputError(file=path, expected=f"{len(header)} cells per row",
-                         got=f"{data.shape[1]}")
+    header = csv_header(rows[0], path, "a push-log CSV")
+    data = numeric_rows(rows[1:], header, path)
     col = {h: i for i, h in enumerate(header)}
 
     def find(prefix: str, required: bool) -> np.ndarray | None:

@@ -8,7 +8,6 @@ one the rig maps. Irregular timestamps are resampled onto a regular grid (report
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from simgap.actuator.log import ActuatorLog, from_trajectory
 from simgap.errors import InputError
 from simgap.rig import Rig
 from simgap.series import Trajectory
+from simgap.validate import csv_header, numeric_rows, read_csv_rows
 
 
 def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None = None,
@@ -29,16 +29,12 @@ def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None
             not map.
     """
     path = Path(path)
-    try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh))
-    except FileNotFoundError:
-        raise InputError(file=path, expected="an actuator CSV", got="no such file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(file=path, expected="a UTF-8 CSV", got=str(e)) from e
+    if not path.exists():
+        raise InputError(file=path, expected="an actuator CSV", got="no such file")
+    rows = read_csv_rows(path, "a UTF-8 actuator CSV")
     if len(rows) < 2:
         raise InputError(file=path, expected="a header and data rows", got=f"{len(rows)} rows")
-    header = [h.strip() for h in rows[0]]
+    header = csv_header(rows[0], path, "an actuator CSV")
     if "t" not in header:
         raise InputError(file=path, field="t", expected="a 't' column (time [s])",
                          got=f"columns {header}")
@@ -50,11 +46,7 @@ def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None
         if f"q_{j}" not in header:
             raise InputError(file=path, field=f"q_{j}", expected="a measured column for every "
                              "commanded joint", got="nothing")
-    try:
-        data = np.array([[float(x) if x.strip() != "" else np.nan for x in r]
-                         for r in rows[1:] if r], dtype=float)
-    except ValueError as e:
-        raise InputError(file=path, expected="numbers in every cell", got=str(e)) from e
+    data = numeric_rows(rows[1:], header, path, empty_nan=True)
     col = {h: i for i, h in enumerate(header)}
     names = []
     for j in joints:

@@ -7,6 +7,7 @@ the rig's recorded units and the object's position measured in the camera frame 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,10 +63,13 @@ def read_static_poses(path: str | Path, rig: Rig) -> StaticPoses:
 
     def num(row: dict[str, str], col: str, i: int) -> float:
         try:
-            return float(row[col])
+            v = float(row[col])
         except (TypeError, ValueError):
-            raise InputError(file=path, field=col, expected="a number",
-                             got=f"{row.get(col)!r} on data row {i + 1}") from None
+            v = math.nan
+        if not math.isfinite(v):
+            raise InputError(file=path, field=col, expected="a finite number",
+                             got=f"{row.get(col)!r} on data row {i + 1}")
+        return v
 
     q = np.empty((len(rows), len(rig.joints)))
     for k, jm in enumerate(rig.joints):

@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.evidence._checks import MAX_INDEX, check_stage_values
 from simgap.rig import Rig
 from simgap.series import StageTimes
+from simgap.validate import check_input_file, read_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -81,13 +83,14 @@ def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: boo
     for lineno, text in numbered:
         try:
             rec = json.loads(text)
-        except json.JSONDecodeError as e:
+        except (json.JSONDecodeError, RecursionError, ValueError) as e:
             if lineno == last or skip_bad_lines:
                 skipped.append(lineno)
                 continue
             shown = text if len(text) <= 60 else text[:57] + "..."
             raise _bad(path, f"line {lineno}", "one JSON object per line",
-                       f"text that is not JSON ({e.msg}): {shown!r}",
+                       f"text that is not JSON ({getattr(e, 'msg', type(e).__name__)}): "
+                       f"{shown!r}",
                        fix="repair or delete the line, or pass --skip-bad-lines to drop "
                            "every line that is not JSON (they are counted)") from None
         if not isinstance(rec, dict):
@@ -98,7 +101,7 @@ def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: boo
         row = len(ts)
         for key, dst in (("episode", eps), ("step", steps)):
             v = rec.get(key)
-            if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < MAX_INDEX:
                 raise _bad(path, f"line {lineno}: {key}", "an integer",
                            "nothing" if v is None else repr(v))
             dst.append(v)
@@ -216,8 +219,8 @@ def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndar
 
     try:
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as e:
-        raise _bad(path, "file", "a Parquet file", str(e)) from e
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as e:
+        raise _bad(path, "file", "a Parquet file", str(e)[:300]) from e
     return _table_columns(table, path)
 
 
@@ -229,7 +232,7 @@ def _read_jsonl_fast(path: Path) -> tuple[StageTimes, list[str]] | None:
 
     try:
         table = pj.read_json(path)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+    except (pa.ArrowException, OSError, UnicodeDecodeError):
         return None
     if table.num_rows == 0:
         return None
@@ -251,6 +254,7 @@ def _check(path: Path, base: dict[str, np.ndarray], cols: dict[str, np.ndarray],
     if not cols:
         raise InputError(file=path, field="stages", expected="at least one stage duration",
                          got=f"{n} ticks without any", fix=_FIX_FORMAT)
+    check_stage_values(path, base, cols, rows, unit)
     for name, arr in cols.items():
         neg = arr < 0
         if neg.any():
@@ -306,15 +310,17 @@ def read_timing_log(path: str | Path, *, skip_bad_lines: bool = False) -> Timing
             appears twice.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(file=path, expected="a timing log", got="no such file",
                          fix="pass the JSON Lines or Parquet file your loop wrote")
+    check_input_file(path, "a timing log")
     suffix = path.suffix.lower()
     dropped: list[str] = []
     if suffix in PARQUET_SUFFIXES:
         base, cols, rows = _parse_parquet(path)
         unit = "row"
     elif suffix in JSONL_SUFFIXES:
+        read_text(path, "a timing log (UTF-8 JSON Lines)")  # Latin-1 or UTF-16: refused
         fast = _read_jsonl_fast(path)
         if fast is not None:
             times, notes = fast

@@ -17,7 +17,6 @@ nothing. Also here: ``probe_checkpoint``, which loads a checkpoint on the CPU (t
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ import numpy as np
 
 from simgap.errors import InputError, MissingExtraError, NameNotFoundError
 from simgap.rig import Rig
+from simgap.validate import check_input_file, parse_json, read_text
 
 MOTORS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
                            "wrist_roll", "gripper")
@@ -109,10 +109,11 @@ class Trace:
 
 
 def _num(v: Any, path: Path, line: int, key: str) -> float:
-    if v is None:
-        return math.nan
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(file=path, field=f"line {line}: {key}", expected="a number", got=v)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+            or abs(v) > 1e15:
+        raise InputError(file=path, field=f"line {line}: {key}",
+                         expected="a finite number (leave the key out when there is no value)",
+                         got="null" if v is None else v)
     return float(v)
 
 
@@ -148,14 +149,12 @@ def read_trace(path: str | Path) -> Trace:
                          got="no such file", fix="record one with the fake arm or your rig "
                          "(docs/plumbing.md)")
     recs: list[tuple[int, dict[str, Any]]] = []
-    for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, text in enumerate(read_text(path, "a deployment trace (JSON Lines)").splitlines(),
+                             start=1):
         if not text.strip():
             continue
-        try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(file=path, field=f"line {i}", expected="one JSON object per line",
-                             got=str(e)) from e
+        rec = parse_json(text, f"{path}: line {i}", "one JSON object per line (finite "
+                         "numbers; NaN and Infinity are not JSON)", allow_nan=False)
         if not isinstance(rec, dict):
             raise InputError(file=path, field=f"line {i}", expected="a JSON object",
                              got=type(rec).__name__)
@@ -284,6 +283,9 @@ class CheckpointProbe:
         loads_cpu: ``torch.load(path, map_location="cpu", weights_only=True)`` succeeded.
         cpu_error: its error message, if it failed.
         cuda_available: whether this machine has CUDA.
+        kind: ``ok``; ``cuda`` (tensors tagged for a GPU); ``not_a_checkpoint`` (neither a
+            torch zip archive nor a pickle); ``unsafe_pickle`` (a pickle holding Python
+            objects that the safe loader, ``weights_only=True``, refuses); ``unreadable``.
     """
 
     path: Path
@@ -293,6 +295,7 @@ class CheckpointProbe:
     loads_cpu: bool
     cpu_error: str | None
     cuda_available: bool
+    kind: str = "ok"
 
 
 def probe_checkpoint(path: str | Path) -> CheckpointProbe:
@@ -324,9 +327,40 @@ def probe_checkpoint(path: str | Path) -> CheckpointProbe:
             return f"{type(e).__name__}: {e}".strip()[:300]
         return None
 
+    check_input_file(path, "a checkpoint file")
+    if not _looks_like_checkpoint(path):
+        err = "neither a torch zip archive nor a pickle"
+        return CheckpointProbe(path=path, locations=(), loads_plain=False, plain_error=err,
+                               loads_cpu=False, cpu_error=err, kind="not_a_checkpoint",
+                               cuda_available=bool(torch.cuda.is_available()))
     plain = attempt()
     cpu = attempt(map_location="cpu")
     attempt(map_location=spy)
-    return CheckpointProbe(path=path, locations=tuple(sorted(set(seen))),
+    locations = tuple(sorted(set(seen)))
+    return CheckpointProbe(path=path, locations=locations,
                            loads_plain=plain is None, plain_error=plain, loads_cpu=cpu is None,
-                           cpu_error=cpu, cuda_available=bool(torch.cuda.is_available()))
+                           cpu_error=cpu, cuda_available=bool(torch.cuda.is_available()),
+                           kind=_probe_kind(locations, plain, cpu))
+
+
+_UNSAFE = ("weights only load failed", "unsupported global", "unpicklingerror",
+           "unsupported operand")
+
+
+def _looks_like_checkpoint(path: Path) -> bool:
+    """A torch zip archive (``PK``) or a legacy pickle (protocol byte 0x80)."""
+    with path.open("rb") as fh:
+        head = fh.read(4)
+    return head.startswith(b"PK\x03\x04") or head[:1] == b"\x80"
+
+
+def _probe_kind(locations: tuple[str, ...], plain: str | None, cpu: str | None) -> str:
+    errors = " ".join(e.lower() for e in (plain, cpu) if e)
+    if any(loc.startswith("cuda") for loc in locations) or (
+            plain is not None and cpu is None and "cuda" in plain.lower()):
+        return "cuda"
+    if any(u in errors for u in _UNSAFE):
+        return "unsafe_pickle"
+    if plain is None and cpu is None:
+        return "ok"
+    return "cuda" if "cuda" in errors else "unreadable"

@@ -23,6 +23,7 @@ import mujoco
 
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_text
+from simgap.safe_names import xml_comment
 from simgap.sim.model import actuator_for_joint, compile_spec, load_model, load_spec
 
 INTERP_LINEAR = 1
@@ -145,9 +146,8 @@ def write_actuator_patch(original: str | Path, out_path: str | Path,
                                                    k == "lag_s" and v < dt))
                         for j, s in settings.items())
     left = ("\n     Not written: " + "; ".join(notes)) if notes else ""
-    body = (f"simgap actuator patch of {original} (the original is not modified).\n"
-            f"     Changed: {changes}{left}").replace("--", "- -")  # '--' ends a comment
-    header = f"<!-- {body} -->\n"
+    header = (f"<!-- simgap actuator patch of {xml_comment(str(original))} (the original is "
+              f"not modified).\n     Changed: {xml_comment(changes + left)} -->\n")
     text = spec.to_xml()
     atomic_write_text(out_path, header + text)
     load_model(out_path)  # the written file itself must compile

@@ -14,6 +14,7 @@ from typing import Literal
 import mujoco
 
 from simgap.errors import InputError, NameNotFoundError
+from simgap.validate import check_input_file
 
 ObjKind = Literal["joint", "actuator", "site", "body", "geom", "camera", "sensor"]
 
@@ -38,6 +39,7 @@ def load_model(path: str | Path) -> mujoco.MjModel:
     if not path.is_file():
         raise InputError(file=path, expected="an MJCF model file", got="no such file",
                          fix="set model.path in rig.toml to your MJCF")
+    check_input_file(path, "an MJCF model file")
     try:
         return mujoco.MjModel.from_xml_path(str(path))
     except ValueError as e:
