@@ -170,3 +170,21 @@ try:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 except ImportError:  # hypothesis is a test dependency; without it the fuzz suite is skipped
     pass
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (real-log fits, benches, fleets; "
+                          "tens of minutes on 2 cores)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked slow run only with --run-slow (or SIMGAP_RUN_SLOW=1), or when chosen
+    with -m; the default run stays within a few minutes on 2 cores."""
+    if config.getoption("--run-slow") or os.environ.get("SIMGAP_RUN_SLOW") == "1" \
+            or config.getoption("-m"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --run-slow (or SIMGAP_RUN_SLOW=1)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
