@@ -88,8 +88,10 @@ def histogram(values: npt.ArrayLike, *, bins: int = 40, xlabel: str = "", title:
         return _wrap(['<text x="20" y="40">no data</text>'], title)
     lo = float(min(v.min(), *(x for x, _ in vlines))) if vlines else float(v.min())
     hi = float(max(v.max(), *(x for x, _ in vlines))) if vlines else float(v.max())
-    counts, edges = np.histogram(v, bins=bins, range=(lo, hi if hi > lo else lo + 1e-9))
-    f = _Frame(lo, hi if hi > lo else lo + 1e-9, 0, float(counts.max()) * 1.1)
+    # A span below 1e-9 relative (equal values up to rounding) is widened to one that bins.
+    hi = max(hi, lo + 1e-9 * max(1.0, abs(lo)))
+    counts, edges = np.histogram(v, bins=bins, range=(lo, hi))
+    f = _Frame(lo, hi, 0, float(counts.max()) * 1.1)
     parts = f.axes(xlabel, "ticks")
     for c, a, b in zip(counts, edges[:-1], edges[1:], strict=True):
         if c:
