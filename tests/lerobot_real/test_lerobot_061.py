@@ -25,7 +25,8 @@ pytestmark = pytest.mark.lerobot_real
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-CAMERA = "{wrist: {type: simgap_sim, width: 32, height: 32, fps: 10}}"
+CAMERA = "{wrist: {type: simgap_sim, width: 32, height: 32, fps: 5}}"
+"""5 Hz: the fake arm renders its camera on the CPU (OSMesa), ~0.1 s a frame on a busy machine."""
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -84,8 +85,8 @@ def test_lerobot_discovers_and_builds_the_fake_arm(tmp_path: Path) -> None:
 
 def _record(tmp: Path, root: Path, episodes: int, seconds: float, resume: bool) -> None:
     cmd = [str(BIN / "lerobot-record"), "--robot.type=simgap_fake_so101", "--robot.id=ci",
-           f"--robot.cameras={CAMERA}", "--teleop.type=simgap_scripted", "--teleop.fps=10",
-           "--dataset.fps=10", "--dataset.repo_id=local/simgap_fake",
+           f"--robot.cameras={CAMERA}", "--teleop.type=simgap_scripted", "--teleop.fps=5",
+           "--dataset.fps=5", "--dataset.repo_id=local/simgap_fake",
            f"--dataset.root={root}", "--dataset.single_task=wave",
            f"--dataset.num_episodes={episodes}", f"--dataset.episode_time_s={seconds}",
            "--dataset.reset_time_s=0", "--dataset.push_to_hub=false", "--dataset.video=false",
@@ -100,23 +101,22 @@ def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
     from tests.factories import SO101_JOINTS
 
     root = tmp_path / "ds"
-    _record(tmp_path, root, 2, 3.0, resume=False)
-    _record(tmp_path, root, 1, 1.5, resume=True)  # a shorter third episode
+    _record(tmp_path, root, 2, 5.0, resume=False)
+    _record(tmp_path, root, 1, 3.0, resume=True)  # a shorter third episode
     ds = read_lerobot_dataset(root)
-    assert ds.info["codebase_version"] == "v3.0" and ds.fps == 10.0
+    assert ds.info["codebase_version"] == "v3.0" and ds.fps == 5.0
     assert ds.info["robot_type"] == "so_follower"
     assert ds.features["observation.images.wrist"]["shape"] == [32, 32, 3]
     lengths = [int(e["length"]) for e in ds.episodes]
     assert len(lengths) == 3 and lengths[2] < max(lengths[:2])
-    steps = set()
     for e in ds.episode_indices:
         stored = ds.column("timestamp", e)
         assert stored.dtype == np.float32  # LeRobot's writer: float32 frame_index / fps
-        steps.add(float(np.median(np.diff(stored.astype(float)))))
-        np.testing.assert_allclose(np.diff(episode_times(ds, e)), 0.1, rtol=1e-12)
+        assert np.any(np.diff(stored.astype(float)) != 0.2)  # steps off in the last digits
+        np.testing.assert_allclose(np.diff(episode_times(ds, e)), 0.2, rtol=1e-12)
     rig = tmp_path / "rig.toml"
     rig.write_text(f'name = "fake"\n[model]\npath = "{ROOT}/src/simgap/demo/so101_demo.xml"\n'
-                   f'ee_site = "gripperframe"\n[control]\ndt_s = 0.1\n[evidence]\n'
+                   f'ee_site = "gripperframe"\n[control]\ndt_s = 0.2\n[evidence]\n'
                    f'dataset = "{root}"\n' + SO101_JOINTS)
     r = subprocess.run([sys.executable, "-m", "simgap", "diagnose", str(rig), "--out",
                         str(tmp_path / "out")], env=_env(tmp_path), capture_output=True,
@@ -270,7 +270,7 @@ def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
             client = subprocess.Popen(
                 [py, "-m", "lerobot.async_inference.robot_client",
                  "--robot.type=simgap_fake_so101", "--robot.id=ci",
-                 f"--robot.cameras={CAMERA.replace('fps: 10', 'fps: 30')}",
+                 f"--robot.cameras={CAMERA.replace('fps: 5', 'fps: 30')}",
                  f"--server_address=127.0.0.1:{port}", "--policy_type=act",
                  f"--pretrained_name_or_path={policy}", "--policy_device=cpu",
                  "--client_device=cpu", "--actions_per_chunk=10",
