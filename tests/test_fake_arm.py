@@ -141,6 +141,8 @@ def test_camera_frame_age_and_reset(tmp_path: Path) -> None:
     img = obs["wrist"]
     assert img.shape == (24, 32, 3) and img.dtype == np.uint8
     assert r.frame_age_s == pytest.approx(0.064, abs=1e-9)
+    t_img, frame = r.camera_frame()  # what the plugin's LeRobot camera reads
+    assert t_img == pytest.approx(0.2) and np.array_equal(frame, img)
     r.send_action({"gripper.pos": 50.0})
     r.reset_scene((0.22, 0.05))
     r.get_observation()  # same capture slot: the frame from before the reset
@@ -213,6 +215,8 @@ def test_robot_must_be_connected() -> None:
     r = FakeSO101()
     with pytest.raises(InputError, match="connect"):
         r.get_observation()
+    with pytest.raises(InputError, match="connect"):
+        r.camera_frame()
 
 
 def test_runs_on_the_menagerie_so101(shared_data: Path, tmp_path: Path) -> None:
