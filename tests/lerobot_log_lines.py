@@ -1,5 +1,9 @@
-"""Builders of LeRobot v0.6.1 async-inference log files, line formats from its source:
-``"%(levelname)s %(asctime)s %(lerobot_location)15s %(message)s"``, 1-second asctime."""
+"""Builders of LeRobot v0.6.1 async-inference log files (stand-ins for the files
+lerobot/async_inference/policy_server.py and robot_client.py of LeRobot 0.6.1 write; the
+real ones are produced and read in tests/lerobot_real/). Line formats from that source:
+``"%(levelname)s %(asctime)s %(lerobot_location)15s %(message)s"``, 1-second asctime; a
+filtered observation logs a ``Skipping observation`` line and its ``has been filtered out``
+twin; a (re)connecting client logs ``Client {peer} connected and ready``."""
 
 from __future__ import annotations
 
@@ -41,9 +45,11 @@ def server_log(path: Path, stages_ms: Sequence[Sequence[float]], *, must_go: boo
             line("INFO", t, "policy_server.py:373", f"Observation {t} | Total time: {total:.2f}ms"),
             line("INFO", t, "policy_server.py:250",
                  f"Action chunk #{t} generated | Total time: {total + 1.3:.2f}ms"),
-            line("DEBUG", t, "policy_server.py:220",
+            line("DEBUG", t, "policy_server.py:278",
                  f"Skipping observation #{t + 1000} - Observation too similar to last obs "
                  "predicted!"),
+            line("DEBUG", t, "policy_server.py:210",
+                 f"Observation #{t + 1000} has been filtered out"),
         ]
     path.write_text("\n".join(out) + "\n")
     return path

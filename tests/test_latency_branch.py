@@ -212,12 +212,23 @@ def test_remote_policy_server_warns_and_asks_to_remeasure() -> None:
 def test_server_log_alone_drives_the_branch(tmp_path: Path) -> None:
     from tests.lerobot_log_lines import server_log
 
+    # Async serving: each inference is held against the queue's budget, chunk_size_threshold
+    # (LeRobot's default 0.5, no client log) x actions per chunk (50, from the action shape)
+    # x dt (1/30 s) = 833 ms, not against one 33 ms period.
     stages = [(1.0, 5.0, 300.0 + k % 7, 2.0) for k in range(120)]
     log = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
     f = latency.analyse(None, [log], 1 / 30)
-    assert f.figures["source"] == "policy-server log" and f.verdict is Verdict.IMPLICATED
+    assert f.figures["source"] == "policy-server log" and f.verdict is Verdict.ELIMINATED
+    assert f.figures["budget"]["budget_s"] == pytest.approx(0.5 * 50 / 30)
+    assert f.figures["budget"]["sources"]["chunk_size_threshold"] == "LeRobot default"
+    assert "Rule: async serving" in f.summary and "833.3 ms queue budget" in f.summary
     assert f.figures["stages"]["inference"]["p50_s"] == pytest.approx(0.303)
     assert f.figures["network"]["one_way_p50_s"] == pytest.approx(0.0042)
+    slow = [(1.0, 5.0, 900.0 + k % 7, 2.0) for k in range(120)]
+    log = read_lerobot_log(server_log(tmp_path / "policy_server_2.log", slow))
+    f = latency.analyse(None, [log], 1 / 30)
+    assert f.verdict is Verdict.IMPLICATED and "exceeds the budget" in f.summary
+    assert f.figures["overrun_fraction"] == pytest.approx(1.0)
 
 
 def _ctx(rig_path: Path, **options: float) -> Context:
@@ -271,3 +282,23 @@ def test_added_delay_from_totals_when_loop_runs_faster_than_period() -> None:
     ad = f.figures["added_delay"]
     assert ad["source"] == "stage totals"
     assert ad["pooled_rate_per_s"] == pytest.approx(300.0, rel=0.10)
+
+
+def test_async_budget_from_the_client_config(tmp_path: Path) -> None:
+    """chunk_size_threshold, actions_per_chunk and fps as the client logs its config."""
+    from tests.lerobot_log_lines import line, server_log
+
+    cfg = [line("INFO", 0, "t_client.py:486", "{'actions_per_chunk': 12,"),
+           " 'chunk_size_threshold': 0.25,", " 'fps': 20,", " 'task': ''}",
+           line("DEBUG", 1, "t_client.py:434", "QUEUE SIZE: 5 (Must go: False)")]
+    (tmp_path / "robot_client_1.log").write_text("\n".join(cfg) + "\n")
+    client = read_lerobot_log(tmp_path / "robot_client_1.log")
+    budget = 0.25 * 12 / 20  # 150 ms
+    for inf_ms, verdict in ((100.0, Verdict.ELIMINATED), (200.0, Verdict.IMPLICATED)):
+        stages = [(1.0, 2.0, inf_ms + k % 5, 1.0) for k in range(150)]
+        log = read_lerobot_log(server_log(tmp_path / f"policy_server_{inf_ms:.0f}.log", stages))
+        f = latency.analyse(None, [log, client], 1 / 30)
+        assert f.figures["budget"]["budget_s"] == pytest.approx(budget)
+        assert f.figures["budget"]["sources"]["chunk_size_threshold"] == "client config"
+        assert f.verdict is verdict, f.summary
+        assert "150.0 ms queue budget (0.25 x 12 actions x 50.0 ms)" in f.summary

@@ -88,3 +88,54 @@ def test_log_without_timing_lines_says_debug(tmp_path: Path) -> None:
         read_lerobot_log(tmp_path / "other.log")
     with pytest.raises(InputError, match="no such file"):
         read_lerobot_log(tmp_path / "missing.log")
+
+
+def test_filtered_once_sessions_split_and_client_config(tmp_path: Path) -> None:
+    """Lines as LeRobot 0.6.1's policy_server.py / robot_client.py write them (copied from
+    a run of the real server and client; the real run is tests/lerobot_real/)."""
+    stages = "| Prepare time: 1.00ms | Preprocessing time: 2.00ms | Inference time: {}ms | " \
+             "Postprocessing time: 1.00ms | Total time: {}ms"
+    srv = [line("INFO", 0, "y_server.py:110", "Client ipv4:127.0.0.1:43182 connected and ready"),
+           line("INFO", 0, "y_server.py:136", "Receiving policy instructions from ipv4:127.0.0."
+                "1:43182 | Policy type: act | Pretrained name or path: /p | Actions per chunk: "
+                "10 | Device: cpu")]
+    rng = np.random.default_rng(5)
+    truth: list[tuple[int, int]] = []  # (inferences, filtered) per session
+    for session in range(3):
+        if session:
+            srv.append(line("INFO", 9 * session, "y_server.py:110",
+                            f"Client ipv4:127.0.0.1:{50000 + session} connected and ready"))
+        n_inf, n_filt = int(rng.integers(2, 6)), int(rng.integers(0, 5))
+        for k in range(n_inf):
+            inf = 100.0 + k
+            srv.append(line("DEBUG", 9 * session + 1, "y_server.py:396",
+                            f"Observation {k} " + stages.format(inf, inf + 4.0)))
+        for k in range(n_filt):
+            srv += [line("DEBUG", 9 * session + 2, "y_server.py:274",
+                         f"Skipping observation #{k} - Timestep predicted already!"),
+                    line("DEBUG", 9 * session + 2, "y_server.py:210",
+                         f"Observation #{k} has been filtered out")]
+        truth.append((n_inf, n_filt))
+    (tmp_path / "policy_server_9.log").write_text("\n".join(srv) + "\n")
+    log = read_lerobot_log(tmp_path / "policy_server_9.log")
+    assert log.sessions == ("ipv4:127.0.0.1:43182", "ipv4:127.0.0.1:50001",
+                            "ipv4:127.0.0.1:50002")
+    assert log.filtered_per_session == tuple(f for _, f in truth)
+    assert log.filtered == sum(f for _, f in truth)
+    st = log.server_stages
+    assert st is not None
+    assert np.bincount(st.episode).tolist() == [n for n, _ in truth]
+    assert st.step.tolist() == [k for n, _ in truth for k in range(n)]
+    assert log.actions_per_chunk == 10 and any("3 client sessions" in w for w in log.warnings)
+    client = [line("INFO", 0, "t_client.py:486", "{'actions_per_chunk': 10,"),
+              " 'aggregate_fn_name': 'weighted_average',",
+              " 'chunk_size_threshold': 0.6,",
+              " 'fps': 15,",
+              " 'robot': {'cameras': {'wrist': {'fps': 30, 'height': 32}},",
+              "           'id': 'ci'},",
+              " 'task': 'wave'}",
+              line("DEBUG", 1, "t_client.py:434", "QUEUE SIZE: 0 (Must go: True)")]
+    (tmp_path / "robot_client_9.log").write_text("\n".join(client) + "\n")
+    c = read_lerobot_log(tmp_path / "robot_client_9.log")
+    assert (c.actions_per_chunk, c.chunk_size_threshold, c.client_fps) == (10, 0.6, 15.0)
+    assert c.sessions == ()

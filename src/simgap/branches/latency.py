@@ -9,7 +9,10 @@ with (control period + exponential delay, rate fixed per episode, Peng et al. 20
 Verdicts: ``implicated`` when the total's p95 exceeds the period (its whole bootstrap
 interval above it) or the async client's queue runs dry; ``eliminated`` when the p95's
 interval lies below the period over at least the recipe's episodes; ``inconclusive`` with too
-few ticks or episodes, saying how many more are needed.
+few ticks or episodes, saying how many more are needed. "The period" is one control period
+for a synchronous loop; for LeRobot's async serving (server logs) it is the queue's budget
+``chunk_size_threshold x actions_per_chunk x dt`` (``latency_queue.async_budget``), the time
+the queue lasts once the client sends an observation.
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ from simgap.ladder import LADDER, Context, not_measured
 from simgap.series import StageTimes
 from simgap.validate import period_warnings
 
-from .latency_queue import ADVICE, QueueStats, queue_figures, queue_stats
+from .latency_queue import (
+    ADVICE,
+    BUDGET_RULE,
+    Budget,
+    QueueStats,
+    async_budget,
+    queue_figures,
+    queue_stats,
+)
 from .latency_stats import (
     N_BOOT,
     fit_added_delay,
@@ -183,8 +194,16 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         details["queue_size"] = sizes[::step].tolist()
     verdict, summary, next_step = Verdict.INCONCLUSIVE, "", ""
     if times is not None:
+        budget = (async_budget(logs, control_dt_s) if source == "policy-server log"
+                  else Budget(mode="sync", budget_s=control_dt_s, dt_s=control_dt_s))
+        figures["budget"] = budget.figures()
         verdict, summary, next_step = _timing_part(times, source, control_dt_s, seed,
-                                                   figures, details)
+                                                   figures, details, budget)
+        summary += f" Rule: {BUDGET_RULE}."
+        server_logs = [lg for lg in logs if lg.server_stages is not None]
+        if server_logs:
+            figures["filtered_observations"] = sum(lg.filtered for lg in server_logs)
+            figures["sessions"] = sum(max(1, len(lg.sessions)) for lg in server_logs)
     one_way = np.concatenate([lg.one_way_latency_s for lg in logs]) if logs else np.array([])
     if one_way.size:
         net = figures.setdefault("network", {})
@@ -219,9 +238,11 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
 
 
 def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
-                 figures: dict[str, Any], details: dict[str, Any],
+                 figures: dict[str, Any], details: dict[str, Any], budget: Budget,
                  ) -> tuple[Verdict, str, str]:
-    """Fill the per-tick figures and details; return the verdict, summary and next step."""
+    """Fill the per-tick figures and details; return the verdict, summary and next step.
+    The total is held against ``budget`` (one period, or the async queue's budget)."""
+    limit = budget.budget_s
     total = times.total()
     has_any = np.zeros(times.n_ticks, dtype=bool)
     for arr in times.stages.values():
@@ -231,7 +252,7 @@ def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
     tp = percentiles(total, boot, level=LEVEL,
                      grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total)))))
     ok = np.isfinite(total)
-    over, over_ci = fraction_with_ci(total[ok] > control_dt_s,
+    over, over_ci = fraction_with_ci(total[ok] > limit,
                                      replace(boot, cluster=boot.cluster[ok]))
     n = tp.n
     episodes = int(np.unique(times.episode[ok]).size)
@@ -243,8 +264,8 @@ def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
         "total_max_s": tp.max, "total_mean_s": tp.mean,
         "total_p50_ci_s": list(tp.ci["p50"]), "total_p95_ci_s": list(tp.ci["p95"]),
         "total_p99_ci_s": list(tp.ci["p99"]),
-        "margin_s": tp.p95 - control_dt_s,
-        "margin_fraction": (tp.p95 - control_dt_s) / control_dt_s,
+        "margin_s": tp.p95 - limit,
+        "margin_fraction": (tp.p95 - limit) / limit if limit > 0 else math.inf,
         "overrun_fraction": over, "overrun_ci_fraction": list(over_ci),
         "jitter_s": tp.std,
         "interval_p50_s": float(np.median(ivf)) if ivf.size else None,
@@ -265,11 +286,13 @@ def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
                               "ticks": int(np.count_nonzero(np.isfinite(net)))}
     figures["bootstrap"] = {"replicates": N_BOOT, "unit": boot.unit,
                             "clusters": boot.n_clusters, "seed": seed, "level": LEVEL}
-    return _judge(figures, tp.ci["p95"], n, episodes, source, control_dt_s)
+    return _judge(figures, tp.ci["p95"], n, episodes, source, budget)
 
 
 def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: int,
-           source: str, dt: float) -> tuple[Verdict, str, str]:
+           source: str, budget: Budget) -> tuple[Verdict, str, str]:
+    dt = budget.budget_s
+    unit = {"timing log": "episode", "policy-server log": "session"}.get(source, "log file")
     p95, margin = fig["total_p95_s"], fig["margin_s"]
     lo, hi = p95_ci
     stages = fig["stages"]
@@ -277,11 +300,12 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
         stages[k]["p95_s"]) else -1.0) if stages else "total"
     ad = fig["added_delay"]
     per_ep = max(1, n // max(1, episodes))
+    what = "inference" if budget.mode == "async" else "tick"
+    bword = "budget" if budget.mode == "async" else "period"
     head = (f"Total p95 {p95 * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}] against a "
-            f"{dt * 1e3:.1f} ms control period over {n} tick{'' if n == 1 else 's'} ({episodes} "
-            f"{'episode' if source == 'timing log' else 'log file'}"
-            f"{'' if episodes == 1 else 's'}); "
-            f"{fig['overrun_fraction']:.1%} of ticks overrun.")
+            f"{budget.label} over {n} {what}{'' if n == 1 else 's'} ({episodes} "
+            f"{unit}{'' if episodes == 1 else 's'}); "
+            f"{fig['overrun_fraction']:.1%} of {what}s overrun.")
     if n < MIN_TICKS:
         more = MIN_TICKS - n
         return (Verdict.INCONCLUSIVE, head + f" Too few ticks for a p95: {more} more needed.",
@@ -293,25 +317,28 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
                 f"[{rate[0]:.4g}, {rate[1]:.4g}] /s" if all(
                     r is not None and math.isfinite(r) for r in rate) else "")
         return (Verdict.IMPLICATED,
-                head + f" p95 exceeds the period by {margin * 1e3:.1f} ms "
+                head + f" p95 exceeds the {bword} by {margin * 1e3:.1f} ms "
                 f"({fig['margin_fraction']:.0%}); the slowest stage is '{worst}' "
                 f"(p95 {stages[worst]['p95_s'] * 1e3:.1f} ms)." if stages else head,
                 f"Cut '{worst}' until the total p95 fits in {dt * 1e3:.1f} ms, lower the fps "
-                f"to match the loop{spec}, or serve with real-time chunking.")
+                f"to match the loop{spec}, or serve with real-time chunking." if budget.mode ==
+                "sync" else f"Cut '{worst}' until the inference p95 fits in the "
+                f"{budget.label}, raise chunk_size_threshold (send earlier) or "
+                "actions_per_chunk, or serve with real-time chunking.")
     if hi < dt:
         if source == "timing log" and episodes < RECIPE_EPISODES:
             more = RECIPE_EPISODES - episodes
             return (Verdict.INCONCLUSIVE,
-                    head + f" p95 is below the period, but over {episodes} episodes only.",
+                    head + f" p95 is below the {bword}, but over {episodes} episodes only.",
                     f"Time {more} more episodes (about {more * per_ep} ticks; the recipe is "
                     f"{RECIPE_EPISODES}) before eliminating latency.")
         return (Verdict.ELIMINATED,
-                head + f" p95 is {-margin * 1e3:.1f} ms below the period, its whole interval "
+                head + f" p95 is {-margin * 1e3:.1f} ms below the {bword}, its whole interval "
                 "with it.",
                 "Latency alone does not explain the gap: move to the contact branch.")
     more = _more_needed(n, (hi - lo) / 2.0, abs(margin))
     return (Verdict.INCONCLUSIVE,
-            head + " The p95 interval straddles the period.",
+            head + f" The p95 interval straddles the {bword}.",
             f"Time about {more} more ticks (~{math.ceil(more / per_ep)} episodes of {per_ep} "
             "ticks) and re-run.")
 

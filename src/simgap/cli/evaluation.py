@@ -55,6 +55,8 @@ def compare(
     console.print(t)
     console.print("  ".join(f"{k} = {_f(v)}" for k, v in result["tests"].items()
                             if k not in ("mcnemar", "sequential")), highlight=False)
+    if result["paired"]["reason"]:
+        console.print(escape("unpaired: " + result["paired"]["reason"]), highlight=False)
     seq = result["tests"].get("sequential")
     if seq:
         console.print(f"sequential (anytime-valid, alpha {seq['alpha']:g}): {seq['decision']}"

@@ -141,6 +141,10 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
     if rounds is None and a.trials and len(a.trials) == len(b.trials):
         rounds = ([t.success for t in a.trials], [t.success for t in b.trials])
     seq = sequential_test(*rounds) if rounds else None
+    unpaired_why = None if paired else (
+        a.pairing_note or b.pairing_note
+        or "the runs do not share initial states trial by trial: paired tests (McNemar) are "
+           "not available")
     tests: dict[str, Any] = {
         "fisher_p": stats.fisher_p(sa, na, sb, nb),
         "barnard_p": stats.barnard_p(sa, na, sb, nb),
@@ -165,6 +169,7 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
         "rates": {names[0]: stats.rate_summary(sa, na, conf),
                   names[1]: stats.rate_summary(sb, nb, conf)},
         "tests": tests,
+        "paired": {"available": paired is not None, "reason": unpaired_why},
         "conventions": {"difference": f"{names[0]} - {names[1]}",
                         "p_a_better": f"P(rate {names[0]} > rate {names[1]}) under "
                                       "independent uniform Beta(1, 1) priors",

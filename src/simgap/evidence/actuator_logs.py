@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from simgap.actuator.log import ActuatorLog, from_trajectory
+from simgap.actuator.log import MIN_DURATION_S, ActuatorLog, from_trajectory
 from simgap.errors import InputError
 from simgap.rig import Rig
 
@@ -42,7 +42,10 @@ def load_actuator_logs(paths: Sequence[str | Path], fmt: str, rig: Rig | None = 
             from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 
             ds = read_lerobot_dataset(p)
-            logs.extend(from_trajectory(tr) for tr in dataset_trajectories(ds, rig))
+            # LeRobot episodes differ in length; one shorter than a fit needs is left out,
+            # not a reason to refuse the dataset.
+            logs.extend(from_trajectory(tr) for tr in dataset_trajectories(ds, rig)
+                        if tr.t[-1] - tr.t[0] >= MIN_DURATION_S)
     return logs
 
 

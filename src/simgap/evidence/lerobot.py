@@ -34,6 +34,8 @@ DATA_GLOB = "data/chunk-*/file-*.parquet"
 DEFAULT_DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
 DEFAULT_VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"
 CODEBASE_VERSION = "v3.0"
+LEROBOT_TOLERANCE_S = 1e-4
+"""LeRobot's default ``tolerance_s`` for matching frames to timestamps [s]."""
 
 
 @dataclass(frozen=True)
@@ -204,19 +206,60 @@ def joint_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int | None = 
     return out
 
 
+def episode_times(ds: LeRobotDataset, episode: int) -> np.ndarray:
+    """Sample times [s] of one episode, shape (T,): ``frame_index / fps``, the step from
+    ``meta/info.json``.
+
+    LeRobot's writer sets ``timestamp = frame_index / fps`` and stores it as float32, so the
+    stored steps differ from ``1 / fps`` in the last digits (0.033333302 against 0.033333331)
+    and from episode to episode; the step is taken from ``fps`` and the timestamps are only
+    checked against it, within ``timestamp_tolerance_s``.
+
+    Raises:
+        InputError: a timestamp is further than the tolerance from ``frame_index / fps``.
+    """
+    frames = ds.column("frame_index", episode).astype(float) \
+        if "frame_index" in ds.table.column_names else None
+    stamps = ds.column("timestamp", episode).astype(float) \
+        if "timestamp" in ds.table.column_names else None
+    if frames is None:
+        if stamps is None:
+            raise InputError(file=ds.root / "data", field="frame_index",
+                             expected="a frame_index or timestamp column", got="neither")
+        frames = np.round((stamps - stamps[0]) * ds.fps)
+    t = frames / ds.fps
+    if stamps is not None and stamps.size:
+        err = np.abs(stamps - t)
+        tol = timestamp_tolerance_s(float(np.max(np.abs(stamps))))
+        if float(err.max()) > tol:
+            i = int(np.argmax(err))
+            raise InputError(
+                file=ds.root / "data", field=f"timestamp (episode {episode}, frame {i})",
+                expected=f"frame_index / fps = {t[i]:.6f} s within {tol:.1e} s "
+                         f"(fps {ds.fps:g} from meta/info.json)",
+                got=f"{stamps[i]:.6f} s",
+                fix="check meta/info.json's fps: LeRobot writes timestamp = frame_index / fps")
+    return t
+
+
+def timestamp_tolerance_s(t_max_s: float) -> float:
+    """How far a stored float32 timestamp may lie from ``frame_index / fps`` [s]: LeRobot's
+    own ``tolerance_s`` (1e-4 s), or 4 float32 spacings at the largest time if larger."""
+    return max(LEROBOT_TOLERANCE_S, 4.0 * float(np.spacing(np.float32(max(t_max_s, 1.0)))))
+
+
 def dataset_trajectories(ds: LeRobotDataset, rig: Rig, *, command_key: str = "action",
                          state_key: str = "observation.state") -> list[Trajectory]:
     """One Trajectory per episode: action = command, observation.state = measured.
 
     Values are converted to model radians through the rig's joint map; joints are in the
-    rig's order. Time is the dataset's ``timestamp`` (synthetic: frame_index / fps).
+    rig's order. Time is ``frame_index / fps`` (``episode_times``), so every episode has the
+    step ``1 / fps`` whatever its length; ``meta["dt_s"]`` holds that step.
     """
     trajs = []
     for e in ds.episode_indices:
-        t = ds.column("timestamp", e).astype(float) if "timestamp" in ds.table.column_names \
-            else ds.column("frame_index", e) / ds.fps
         trajs.append(Trajectory(
-            t=t, q_cmd=joint_columns(ds, command_key, rig, e),
+            t=episode_times(ds, e), q_cmd=joint_columns(ds, command_key, rig, e),
             q=joint_columns(ds, state_key, rig, e), joint_names=rig.joint_names, episode=e,
-            source=str(ds.root), meta={"fps": ds.fps}))
+            source=str(ds.root), meta={"fps": ds.fps, "dt_s": 1.0 / ds.fps}))
     return trajs

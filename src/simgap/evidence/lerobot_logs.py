@@ -15,6 +15,14 @@ format ``"%(levelname)s %(asctime)s %(lerobot_location)15s %(message)s"`` with a
 - client, DEBUG: ``QUEUE SIZE: {n} (Must go: {b})``, ``Control loop (ms): {ms}``,
   ``Observation serialization time: {s}s``; behind ``verbose``: ``... | Network latency
   (server->client): {ms}ms | ...`` and ``... Action #{t} performed | Queue size: {n}``.
+
+A filtered observation logs two DEBUG lines (``Skipping observation #N - ...`` then
+``Observation #N has been filtered out``, policy_server.py); the pair counts once. The server
+logs INFO ``Client {peer} connected and ready`` whenever a client (re)connects, and resets
+its state there: each such line starts a new session, read as its own episode. The client
+logs its whole ``RobotClientConfig`` at start (INFO, pretty-printed over several lines), from
+which ``actions_per_chunk``, ``chunk_size_threshold`` and ``fps`` are read; the server logs
+``Actions per chunk: N`` with the policy instructions.
 """
 
 from __future__ import annotations
@@ -46,7 +54,11 @@ _RUN = re.compile(r"Running inference for observation #(\d+) \(must_go: (True|Fa
 _OBS_TOTAL = re.compile(r"^Observation #?(\d+) \| Total time: " + _F + r"\s*ms\s*$")
 _CHUNK = re.compile(r"Action chunk #(\d+) generated \| Total time: " + _F + r"\s*ms")
 _RECV = re.compile(r"Received observation #(\d+) \|.*One-way latency: " + _F + r"\s*ms")
-_SKIP = re.compile(r"Skipping observation #\d+|Observation #\d+ has been filtered out")
+_SKIP = re.compile(r"Skipping observation #(\d+)")
+_FILTERED = re.compile(r"Observation #(\d+) has been filtered out")
+_READY = re.compile(r"Client (\S+) connected and ready")
+_APC = re.compile(r"Receiving policy instructions from .*\| Actions per chunk: (\d+)")
+_CFG = re.compile(r"^\{?\s?'(actions_per_chunk|chunk_size_threshold|fps)': ([-+0-9.eE]+),?\s*$")
 _DEVICE = re.compile(r"Time taken to put policy on (\S+): " + _F + r"\s*seconds")
 _QUEUE = re.compile(r"QUEUE SIZE: (\d+) \(Must go: (True|False)\)")
 _LOOP = re.compile(r"Control loop \(ms\): " + _F)
@@ -96,6 +108,12 @@ class LeRobotLog:
         pop_queue_size: the queue size after each performed action (verbose only).
         debug_lines: whether any DEBUG line was present.
         warnings: oddities, with counts.
+        sessions: the peer of each client session, in order (server log; one
+            ``connected and ready`` line each); a server log without one is one session.
+        filtered_per_session: observations filtered out in each session (server log).
+        actions_per_chunk: from the client's config or the server's policy instructions.
+        chunk_size_threshold: from the client's config (None: not logged).
+        client_fps: the client's ``fps`` from its config [1/s] (None: not logged).
     """
 
     source: str
@@ -116,6 +134,11 @@ class LeRobotLog:
     pop_queue_size: np.ndarray = field(default_factory=lambda: _arr([], int))
     debug_lines: bool = False
     warnings: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+    filtered_per_session: tuple[int, ...] = ()
+    actions_per_chunk: int | None = None
+    chunk_size_threshold: float | None = None
+    client_fps: float | None = None
 
     @property
     def role(self) -> str:
@@ -134,6 +157,59 @@ class LeRobotLog:
                           source=self.source)
 
 
+class _Sessions:
+    """Client sessions of a server log, split at ``Client {peer} connected and ready``, and
+    the filtered observations of each (a ``Skipping`` line and its ``filtered out`` twin count
+    once)."""
+
+    def __init__(self) -> None:
+        self._peers: list[str] = []
+        self._events = 0
+        self.filtered: list[int] = [0]
+        self._pending: list[int] = []
+
+    @property
+    def current(self) -> int:
+        return max(0, len(self._peers) - 1)
+
+    def ready(self, peer: str) -> None:
+        if self._events and not self._peers:
+            self._peers.append("(before the first 'connected and ready')")
+        if self._peers:
+            self.filtered.append(0)
+        self._peers.append(peer)
+        self._events, self._pending = 0, []
+
+    def event(self) -> None:
+        self._events += 1
+
+    def skipped(self, timestep: int) -> None:
+        self.event()
+        self.filtered[self.current] += 1
+        self._pending.append(timestep)
+
+    def filtered_out(self, timestep: int) -> None:
+        self.event()
+        if timestep in self._pending:
+            self._pending.remove(timestep)  # the twin of a counted 'Skipping' line
+        else:
+            self.filtered[self.current] += 1
+
+    def peers(self) -> tuple[str, ...]:
+        return tuple(self._peers) if self._peers else (("(one session)",) if any(
+            self.filtered) or self._events else ())
+
+
+def _steps(session: list[float] | list[int]) -> np.ndarray:
+    """Step index within each session, shape (N,)."""
+    e = np.asarray(session, dtype=np.int64)
+    out = np.zeros(e.size, np.int64)
+    for k in np.unique(e):
+        idx = np.flatnonzero(e == k)
+        out[idx] = np.arange(idx.size)
+    return out
+
+
 def _epoch(stamp: str) -> float:
     return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp()
 
@@ -150,9 +226,11 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
         raise InputError(file=path, expected="a LeRobot log file", got="no such file",
                          fix="pass logs/policy_server_*.log or logs/robot_client_*.log")
     check_input_file(path, "a LeRobot log file")
-    st: dict[str, list[float]] = {k: [] for k in (*SERVER_STAGES, "unaccounted", "t")}
+    st: dict[str, list[float]] = {k: [] for k in (*SERVER_STAGES, "unaccounted", "t",
+                                                  "session")}
     pred: list[float] = []
     pred_t: list[float] = []
+    pred_session: list[int] = []
     must_go: list[bool] = []
     one_way: list[float] = []
     chunk: list[float] = []
@@ -166,18 +244,29 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
     pop: list[int] = []
     shape: tuple[int, ...] | None = None
     device: tuple[str, float] | None = None
-    filtered = lines = matched_prefix = 0
+    lines = matched_prefix = 0
     debug = False
+    sessions = _Sessions()
+    cfg: dict[str, float] = {}
+    in_cfg = False
+    apc_server: int | None = None
     with path.open("r", encoding="utf-8", errors="replace") as fh:
         for raw in fh:
             lines += 1
             m = _LINE.match(raw.rstrip("\r\n"))
             if m is None:
+                if in_cfg and (c := _CFG.match(raw.rstrip("\r\n"))) is not None:
+                    cfg[c.group(1)] = float(c.group(2))
                 continue  # tracebacks, continuation lines, other output
             matched_prefix += 1
             level, stamp, msg = m.group(1), m.group(2), m.group(4)
             debug = debug or level == "DEBUG"
+            in_cfg = msg.startswith("{'actions_per_chunk'")
+            if in_cfg and (c := _CFG.match(msg)) is not None:
+                cfg[c.group(1)] = float(c.group(2))
             if (s := _STAGES.search(msg)) is not None:
+                sessions.event()
+                st["session"].append(sessions.current)
                 vals = [float(s.group(i)) * 1e-3 for i in range(2, 7)]
                 for k, v in zip(SERVER_STAGES, vals[:4], strict=True):
                     st[k].append(v)
@@ -186,6 +275,8 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
             elif (s := _PRED.search(msg)) is not None:
                 pred.append(float(s.group(1)))
                 pred_t.append(_epoch(stamp))
+                sessions.event()
+                pred_session.append(sessions.current)
                 if s.group(2):
                     shape = tuple(int(x) for x in s.group(2).split(",") if x.strip())
             elif (s := _RUN.search(msg)) is not None:
@@ -207,8 +298,14 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
                 net.append(float(s.group(1)) * 1e-3)
             elif (s := _POP.search(msg)) is not None:
                 pop.append(int(s.group(1)))
-            elif _SKIP.search(msg) is not None:
-                filtered += 1
+            elif (s := _SKIP.search(msg)) is not None:
+                sessions.skipped(int(s.group(1)))
+            elif (s := _FILTERED.search(msg)) is not None:
+                sessions.filtered_out(int(s.group(1)))
+            elif (s := _READY.search(msg)) is not None:
+                sessions.ready(s.group(1))
+            elif (s := _APC.search(msg)) is not None:
+                apc_server = int(s.group(1))
             elif (s := _DEVICE.search(msg)) is not None:
                 device = (s.group(1), float(s.group(2)))
             elif _OBS_TOTAL.search(msg) is not None:
@@ -220,12 +317,12 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
         stages = {k: np.asarray(st[k]) for k in SERVER_STAGES}
         if any(st["unaccounted"]):
             stages["unaccounted"] = np.asarray(st["unaccounted"])
-        server = StageTimes(t=np.asarray(st["t"]), episode=np.zeros(n, np.int64),
-                            step=np.arange(n), stages=stages, source=str(path))
+        server = StageTimes(t=np.asarray(st["t"]), episode=np.asarray(st["session"], np.int64),
+                            step=_steps(st["session"]), stages=stages, source=str(path))
     elif pred:
         n = len(pred)
-        server = StageTimes(t=np.asarray(pred_t), episode=np.zeros(n, np.int64),
-                            step=np.arange(n), stages={"inference": np.asarray(pred)},
+        server = StageTimes(t=np.asarray(pred_t), episode=np.asarray(pred_session, np.int64),
+                            step=_steps(pred_session), stages={"inference": np.asarray(pred)},
                             source=str(path))
         notes.append(f"{path.name}: only the INFO line 'Preprocessing and inference took' "
                      f"({n} inferences); the per-stage breakdown needs the DEBUG lines. "
@@ -247,9 +344,17 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
         if neg:
             notes.append(f"{path.name}: {neg} negative '{name}' values (client and server "
                          "clocks differ); left out")
+    peers = sessions.peers()
+    if len(peers) > 1:
+        notes.append(f"{path.name}: {len(peers)} client sessions (the server reset at each "
+                     "'connected and ready': " + ", ".join(peers) + "); each is its own episode")
+    apc = int(cfg["actions_per_chunk"]) if "actions_per_chunk" in cfg else apc_server
     return LeRobotLog(
         source=str(path), server_stages=server, must_go=_arr(must_go, bool),
-        filtered=filtered, one_way_latency_s=_arr([v for v in one_way if v >= 0]),
+        filtered=sum(sessions.filtered), sessions=peers,
+        filtered_per_session=tuple(sessions.filtered), actions_per_chunk=apc,
+        chunk_size_threshold=cfg.get("chunk_size_threshold"), client_fps=cfg.get("fps"),
+        one_way_latency_s=_arr([v for v in one_way if v >= 0]),
         chunk_total_s=_arr(chunk), action_shape=shape, device=device,
         queue_size=_arr(qs, int), queue_must_go=_arr(qmg, bool), queue_t=_arr(qt),
         control_loop_s=_arr([v for v in loop if v >= 0]),

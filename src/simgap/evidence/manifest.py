@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from simgap.errors import InputError
-from simgap.validate import parse_json, parse_toml, read_json, read_text
+from simgap.evidence import eval_info as _eval_info
+from simgap.validate import parse_json, parse_toml, read_text
 
 PHASES = ("approach", "contact", "grasp", "lift_and_carry", "place", "after_success")
 _JUDGE = re.compile(r"^(automatic|human:.+|model:.+)$")
@@ -74,6 +75,8 @@ class Manifest:
         successes: number of successes.
         n_trials: number of trials.
         conditions: other declared conditions (lighting, control rate...), compared key by key.
+        pairing_note: why the trials cannot be paired by initial state (e.g. an
+            eval_info.json without seeds); None when nothing is known against pairing.
     """
 
     source: Path | None
@@ -95,6 +98,7 @@ class Manifest:
     successes: int
     n_trials: int
     conditions: Mapping[str, Any] = field(default_factory=dict)
+    pairing_note: str | None = None
 
 
 def read_manifest(path: str | Path) -> Manifest:
@@ -171,10 +175,12 @@ def manifest_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Ma
                          expected="'automatic', 'human:<name>' or 'model:<id>'", got=judge)
     trials = _trials(raw.get("trials", []), source)
     successes, n = _outcomes(raw, trials, source)
+    pairing_note = None
     if not trials and (ev := _get(raw, "outcomes", "lerobot_eval_info", (s,), source, False)):
         base = source.parent if source is not None else Path.cwd()
-        trials = read_eval_info(base / ev)
-        successes, n = sum(t.success for t in trials), len(trials)
+        info = _eval_info.read_eval_info(base / ev)
+        trials = tuple(Trial(success=o.success, initial_state=o.seed) for o in info.outcomes)
+        successes, n, pairing_note = info.successes, info.n_trials, info.pairing_note
     if n == 0:
         raise InputError(file=source, field="trials", expected="at least one trial outcome",
                          got="none", fix="add [[trials]] tables, an [outcomes] summary, or "
@@ -192,7 +198,7 @@ def manifest_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Ma
                     generator=gen, generator_seed=gen_seed, states_hash=shash,
                     predicate=predicate, threshold=None if thr is None else float(thr),
                     judge=judge, trials=trials, successes=successes, n_trials=n,
-                    conditions=dict(cond))
+                    conditions=dict(cond), pairing_note=pairing_note)
 
 
 def _initial_states(raw: Mapping[str, Any], source: Path | None,
@@ -280,28 +286,15 @@ def _outcomes(raw: Mapping[str, Any], trials: tuple[Trial, ...], source: Path | 
 
 
 def read_eval_info(path: str | Path) -> tuple[Trial, ...]:
-    """Read lerobot-eval's ``eval_info.json`` into trials, one per episode.
+    """lerobot-eval's ``eval_info.json`` (any layout, ``simgap.evidence.eval_info``) as
+    trials, one per episode, ``initial_state`` = the environment seed where it was written.
 
-    ``per_episode`` rows ``{episode_ix, sum_reward, max_reward, success, seed}`` become
-    ``Trial(success, initial_state=seed)``: the environment seed identifies the initial
-    state, so two runs with the same seeds pair trial by trial.
+    Raises:
+        InputError: unreadable, no per-trial outcomes (an overall-only file), or malformed.
     """
-    path = Path(path)
-    data = read_json(path, "lerobot-eval's eval_info.json")
-    rows = data.get("per_episode") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not rows:
-        raise InputError(file=path, field="per_episode", expected="a non-empty list of "
-                         "episodes", got=type(rows).__name__,
-                         fix="pass the eval_info.json written by lerobot-eval")
-    out = []
-    for i, r in enumerate(rows):
-        if not isinstance(r, dict) or not isinstance(r.get("success"), bool):
-            raise InputError(file=path, field=f"per_episode[{i}].success",
-                             expected="true or false",
-                             got=r.get("success") if isinstance(r, dict) else r)
-        seed = r.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InputError(file=path, field=f"per_episode[{i}].seed", expected="an integer "
-                             "or null", got=seed)
-        out.append(Trial(success=r["success"], initial_state=seed))
-    return tuple(out)
+    info = _eval_info.read_eval_info(path)
+    if not info.outcomes:
+        raise InputError(file=info.source, field="per_task", expected="per-trial outcomes",
+                         got=f"only the {info.layout} summary",
+                         fix="pass the eval_info.json lerobot-eval wrote in its output_dir")
+    return tuple(Trial(success=o.success, initial_state=o.seed) for o in info.outcomes)

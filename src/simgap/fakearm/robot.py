@@ -354,6 +354,22 @@ class FakeSO101:
         if self.bus is not None:
             self.bus.heat(frac, self._sim.time - t0)
 
+    def camera_frame(self) -> tuple[float, np.ndarray]:
+        """(capture time [s], image (H, W, 3) uint8) of the wrist camera's latest frame.
+
+        The same frame ``get_observation`` returns at this instant (what LeRobot's
+        ``Camera.read_latest`` gives a follower).
+
+        Raises:
+            InputError: the arm is not connected, or has no camera.
+        """
+        if not self._connected or not self.config.cameras:
+            raise InputError(field="cameras", expected="a connected arm with a camera",
+                             got="not connected" if not self._connected else "no camera",
+                             fix="configure a camera and call connect() first")
+        t_img, image, _ = self._latest_frame()
+        return t_img, image.copy()
+
     def _latest_frame(self) -> tuple[float, np.ndarray, str]:
         """The frame of the latest capture instant, rendered when that instant is new."""
         fps = next(iter(self.config.cameras.values())).fps

@@ -142,6 +142,8 @@ def histogram(values: npt.ArrayLike, *, bins: int = 40, xlabel: str, title: str,
     lo, hi = float(min(v.min(), *xs)), float(max(v.max(), *xs))
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
+    # A span below 1e-9 relative (equal values up to rounding) is widened to one that bins.
+    hi = max(hi, lo + 1e-9 * max(1.0, abs(lo)))
     counts, edges = np.histogram(v, bins=bins, range=(lo, hi))
     f = _Frame(lo, hi, 0, float(counts.max()) * 1.15)
     parts = f.axes(xlabel, ylabel)

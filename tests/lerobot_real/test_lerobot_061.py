@@ -1,0 +1,309 @@
+"""simgap against the real LeRobot 0.6.1 (its own discovery, factory, record script, dataset
+writer, eval aggregation, policy server and robot client), not a stand-in.
+
+Runs only where LeRobot is installed: .ci/run's Python 3.12 step (LeRobot >= 0.5 needs
+Python >= 3.12), with simgap and plugins/lerobot_robot_simgap installed beside it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+lerobot = pytest.importorskip("lerobot")
+pytestmark = pytest.mark.lerobot_real
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+CAMERA = "{wrist: {type: simgap_sim, width: 32, height: 32, fps: 5}}"
+"""5 Hz: the fake arm renders its camera on the CPU (OSMesa), ~0.1 s a frame on a busy machine."""
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(HF_HUB_OFFLINE="1", HF_LEROBOT_HOME=str(tmp / "hf"),
+               HF_LEROBOT_CALIBRATION=str(tmp / "hf" / "calibration"),
+               MUJOCO_GL=env.get("MUJOCO_GL", "osmesa"),
+               PYOPENGL_PLATFORM=env.get("PYOPENGL_PLATFORM", "osmesa"),
+               PYTHONPATH=str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", ""))
+    return env
+
+
+def test_the_release_and_the_plugin_distribution() -> None:
+    assert importlib.metadata.version("lerobot") == "0.6.1"
+    names = [d.metadata["Name"] for d in importlib.metadata.distributions()]
+    assert "lerobot_robot_simgap" in names  # LeRobot discovers plugins by this name
+
+
+def test_lerobot_discovers_and_builds_the_fake_arm(tmp_path: Path) -> None:
+    from lerobot.cameras import CameraConfig
+    from lerobot.robots import Robot, RobotConfig, make_robot_from_config
+    from lerobot.teleoperators import TeleoperatorConfig, make_teleoperator_from_config
+    from lerobot.utils.import_utils import register_third_party_plugins
+
+    register_third_party_plugins()  # LeRobot's own discovery, as its scripts call it
+    assert "simgap_fake_so101" in RobotConfig.get_known_choices()
+    assert "simgap_sim" in CameraConfig.get_known_choices()
+    cam = CameraConfig.get_choice_class("simgap_sim")(width=24, height=16, fps=30)
+    cfg = RobotConfig.get_choice_class("simgap_fake_so101")(
+        id="t", realtime=False, cameras={"wrist": cam}, trace_path=str(tmp_path / "t.jsonl"))
+    robot = make_robot_from_config(cfg)  # LeRobot's factory: the config's parent module
+    assert isinstance(robot, Robot) and type(robot).__name__ == "SimgapFakeSO101"
+    assert robot.observation_features["wrist"] == (16, 24, 3)
+    robot.connect()
+    obs = robot.get_observation()
+    assert obs["wrist"].shape == (16, 24, 3) and obs["wrist"].dtype == np.uint8
+    np.testing.assert_array_equal(robot.cameras["wrist"].read_latest(), obs["wrist"])
+    for _ in range(3):
+        robot.send_action({k: obs[k] + 1.0 for k in robot.action_features})
+        obs = robot.get_observation()
+    robot.disconnect()
+    assert len((tmp_path / "t.jsonl").read_text().splitlines()) >= 4
+
+    import simgap.fakearm.lerobot_robot as fake
+    assert fake.register() == (type(cfg), type(robot))
+    teleop = make_teleoperator_from_config(
+        TeleoperatorConfig.get_choice_class("simgap_scripted")(fps=30))
+    teleop.connect()
+    assert set(teleop.get_action()) == set(robot.action_features)
+    from lerobot.cameras.opencv import OpenCVCameraConfig
+    bad = RobotConfig.get_choice_class("simgap_fake_so101")(
+        cameras={"wrist": OpenCVCameraConfig(index_or_path=0, width=32, height=32, fps=30)})
+    with pytest.raises(ValueError, match="simgap_sim"):
+        make_robot_from_config(bad)
+
+
+def _record(tmp: Path, root: Path, episodes: int, seconds: float, resume: bool) -> None:
+    cmd = [str(BIN / "lerobot-record"), "--robot.type=simgap_fake_so101", "--robot.id=ci",
+           f"--robot.cameras={CAMERA}", "--teleop.type=simgap_scripted", "--teleop.fps=5",
+           "--dataset.fps=5", "--dataset.repo_id=local/simgap_fake",
+           f"--dataset.root={root}", "--dataset.single_task=wave",
+           f"--dataset.num_episodes={episodes}", f"--dataset.episode_time_s={seconds}",
+           "--dataset.reset_time_s=0", "--dataset.push_to_hub=false", "--dataset.video=false",
+           "--display_data=false", "--play_sounds=false", f"--resume={str(resume).lower()}"]
+    r = subprocess.run(cmd, env=_env(tmp), cwd=tmp, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
+    from simgap.evidence.lerobot import episode_times, read_lerobot_dataset
+    from tests.factories import SO101_JOINTS
+
+    root = tmp_path / "ds"
+    _record(tmp_path, root, 2, 5.0, resume=False)
+    _record(tmp_path, root, 1, 3.0, resume=True)  # a shorter third episode
+    ds = read_lerobot_dataset(root)
+    assert ds.info["codebase_version"] == "v3.0" and ds.fps == 5.0
+    assert ds.info["robot_type"] == "so_follower"
+    assert ds.features["observation.images.wrist"]["shape"] == [32, 32, 3]
+    lengths = [int(e["length"]) for e in ds.episodes]
+    assert len(lengths) == 3 and lengths[2] < max(lengths[:2])
+    for e in ds.episode_indices:
+        stored = ds.column("timestamp", e)
+        assert stored.dtype == np.float32  # LeRobot's writer: float32 frame_index / fps
+        assert np.any(np.diff(stored.astype(float)) != 0.2)  # steps off in the last digits
+        np.testing.assert_allclose(np.diff(episode_times(ds, e)), 0.2, rtol=1e-12)
+    rig = tmp_path / "rig.toml"
+    rig.write_text(f'name = "fake"\n[model]\npath = "{ROOT}/src/simgap/demo/so101_demo.xml"\n'
+                   f'ee_site = "gripperframe"\n[control]\ndt_s = 0.2\n[evidence]\n'
+                   f'dataset = "{root}"\n' + SO101_JOINTS)
+    r = subprocess.run([sys.executable, "-m", "simgap", "diagnose", str(rig), "--out",
+                        str(tmp_path / "out")], env=_env(tmp_path), capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    found = json.loads((tmp_path / "out" / "findings.json").read_text())
+    actuator = [f for f in found["findings"] if f["branch"] == "actuator"]
+    assert actuator and actuator[0]["verdict"] not in ("not_measured", "error")
+
+
+def test_eval_info_in_0_6_1_layout_read_by_compare(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """LeRobot's own ``eval_policy_all`` / ``run_one`` / ``eval_one`` build the file's dict
+    and it is dumped as ``eval_main`` dumps it; only the rollout (``eval_policy``, which needs
+    a gym env and a trained policy) is replaced by known per-episode outcomes, in the shape
+    ``eval_policy`` returns (lerobot/scripts/lerobot_eval.py, 0.6.1)."""
+    import torch
+    from lerobot.scripts import lerobot_eval
+
+    rng = np.random.default_rng(3)
+    truth: dict[str, list[bool]] = {}
+
+    class Env:
+        def __init__(self, key: str) -> None:
+            self.key = key
+
+        def close(self) -> None:
+            pass
+
+    def rollout(env: Env, **kw: object) -> dict:
+        succ = [bool(s) for s in rng.random(int(rng.integers(4, 9))) < 0.6]
+        truth[env.key] = succ
+        return {"per_episode": [{"episode_ix": i, "sum_reward": float(s), "max_reward":
+                                 float(s), "success": s, "seed": 1000 + i}
+                                for i, s in enumerate(succ)]}
+
+    monkeypatch.setattr(lerobot_eval, "eval_policy", rollout)
+    for run in ("sim", "real"):
+        envs = {"pusht": {0: Env(f"{run}0"), 1: Env(f"{run}1")}}
+        info = lerobot_eval.eval_policy_all(envs, torch.nn.Linear(1, 1), None, None, None, None,
+                                            n_episodes=8)
+        (tmp_path / f"{run}.json").write_text(json.dumps(info, indent=2))
+        env = 'model = "pusht"\ncommit = "abc"' if run == "sim" else 'rig = "bench-1"'
+        (tmp_path / f"{run}.toml").write_text(
+            f'[policy]\ncheckpoint = "c"\nsha256 = "abcdef0123"\n[environment]\nkind = '
+            f'"{run}"\n{env}\n[initial_states]\ngenerator = "lerobot-env-seed"\nseed = 1000\n'
+            f'hash = "s1000"\n[success]\npredicate = "is_success"\njudge = "automatic"\n'
+            f'[outcomes]\nlerobot_eval_info = "{run}.json"\n')
+    written = json.loads((tmp_path / "sim.json").read_text())
+    assert set(written) == {"per_task", "per_group", "overall"} and "seed" not in json.dumps(
+        written["per_task"])
+    from simgap.evidence.manifest import read_manifest
+    sim = read_manifest(tmp_path / "sim.toml")
+    every = truth["sim0"] + truth["sim1"]
+    assert (sim.successes, sim.n_trials) == (sum(every), len(every))
+    r = subprocess.run([sys.executable, "-m", "simgap", "compare", str(tmp_path / "sim.toml"),
+                        str(tmp_path / "real.toml"), "--json", str(tmp_path / "c.json")],
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    said = " ".join(r.stdout.split())  # rich wraps lines
+    assert "unpaired:" in said and "records no environment seeds" in said
+    result = json.loads((tmp_path / "c.json").read_text())
+    real = truth["real0"] + truth["real1"]
+    assert result["rates"]["a"]["trials"] == len(every)
+    assert result["rates"]["b"]["successes"] == sum(real)
+    assert result["paired"]["available"] is False and result["tests"]["mcnemar"] is None
+
+
+# ---- async inference: LeRobot's policy server and robot client on 127.0.0.1 --------------
+
+def _tiny_act(out: Path) -> Path:
+    """A random-weight ACT saved with LeRobot's own save_pretrained (no hub, no download)."""
+    import torch
+    from lerobot.configs.types import FeatureType, PolicyFeature
+    from lerobot.policies.act.configuration_act import ACTConfig
+    from lerobot.policies.act.modeling_act import ACTPolicy
+    from lerobot.policies.factory import make_pre_post_processors
+
+    torch.manual_seed(0)
+    cfg = ACTConfig(
+        input_features={"observation.state": PolicyFeature(FeatureType.STATE, (6,)),
+                        "observation.images.wrist": PolicyFeature(FeatureType.VISUAL,
+                                                                  (3, 32, 32))},
+        output_features={"action": PolicyFeature(FeatureType.ACTION, (6,))},
+        chunk_size=10, n_action_steps=10, dim_model=32, n_heads=2, dim_feedforward=64,
+        n_encoder_layers=1, n_decoder_layers=1, use_vae=False,
+        pretrained_backbone_weights=None, device="cpu", push_to_hub=False)
+    policy = ACTPolicy(cfg)
+    stats = {k: {"mean": torch.zeros(6), "std": torch.ones(6)}
+             for k in ("observation.state", "action")}
+    pre, post = make_pre_post_processors(cfg, dataset_stats=stats)
+    for thing in (policy, pre, post):
+        thing.save_pretrained(out)
+    return out
+
+
+def _wait_lines(folder: Path, prefix: str, pattern: str, n: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for f in folder.glob(f"{prefix}_*.log"):
+            if f.read_text(errors="replace").count(pattern) >= n:
+                return
+        time.sleep(0.5)
+    raise AssertionError(f"no {n} '{pattern}' lines in {folder}/{prefix}_*.log in {timeout} s")
+
+
+def _stop(p: subprocess.Popen) -> None:
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def _independent(server: Path, clients: list[Path]) -> dict[str, float]:
+    """The figures, parsed here with plain regexes over the files LeRobot wrote."""
+    text = server.read_text(errors="replace")
+    inf = [float(x) for x in re.findall(r"Inference time: ([0-9.]+)ms", text)]
+    total = [float(x) for x in re.findall(
+        r"\| Prepare time: .*\| Total time: ([0-9.]+)ms", text)]
+    queue = [int(x) for c in clients
+             for x in re.findall(r"QUEUE SIZE: (\d+) \(Must go", c.read_text(errors="replace"))]
+    return {"ticks": len(inf), "inference_p50": float(np.quantile(inf, 0.5)) / 1e3,
+            "inference_p95": float(np.quantile(inf, 0.95)) / 1e3,
+            "total_p95": float(np.quantile(total, 0.95)) / 1e3,
+            "empty_fraction": float(np.mean(np.asarray(queue) == 0)),
+            "filtered": text.count("has been filtered out"),
+            "skipping": text.count("Skipping observation #"),
+            "sessions": text.count("connected and ready")}
+
+
+def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
+    from simgap.branches import latency
+    from simgap.evidence.lerobot_logs import read_lerobot_log
+
+    policy = _tiny_act(tmp_path / "policy")
+    work = tmp_path / "run"
+    work.mkdir()
+    logs = work / "logs"
+    port = 18000 + os.getpid() % 1000
+    env = _env(tmp_path)
+    py = sys.executable
+    server = subprocess.Popen(
+        [py, "-m", "lerobot.async_inference.policy_server", "--host=127.0.0.1",
+         f"--port={port}", "--fps=30", "--inference_latency=0.0", "--obs_queue_timeout=2"],
+        cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        _wait_lines(logs, "policy_server", "PolicyServer started", 1, 120)
+        for session in range(2):  # the second client is a reconnect to the same server
+            client = subprocess.Popen(
+                [py, "-m", "lerobot.async_inference.robot_client",
+                 "--robot.type=simgap_fake_so101", "--robot.id=ci",
+                 f"--robot.cameras={CAMERA.replace('fps: 5', 'fps: 30')}",
+                 f"--server_address=127.0.0.1:{port}", "--policy_type=act",
+                 f"--pretrained_name_or_path={policy}", "--policy_device=cpu",
+                 "--client_device=cpu", "--actions_per_chunk=10",
+                 "--chunk_size_threshold=0.5", "--fps=30", "--task=wave"],
+                cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            try:
+                _wait_lines(logs, "policy_server", "Prepare time:", 4 * (session + 1), 180)
+            finally:
+                _stop(client)
+            time.sleep(1.1)  # one log file per client: its name holds the unix second
+    finally:
+        _stop(server)
+    server_log = next(logs.glob("policy_server_*.log"))
+    client_logs = sorted(logs.glob("robot_client_*.log"))
+    assert len(client_logs) == 2
+    mine = _independent(server_log, client_logs)
+    s = read_lerobot_log(server_log)
+    cs = [read_lerobot_log(c) for c in client_logs]
+    assert len(s.sessions) == mine["sessions"] == 2
+    assert s.filtered == mine["filtered"] == mine["skipping"]  # one event, two lines, once
+    assert sum(s.filtered_per_session) == s.filtered
+    assert all(c.chunk_size_threshold == 0.5 and c.actions_per_chunk == 10 for c in cs)
+    assert s.actions_per_chunk == 10 and s.action_shape == (1, 10, 6)
+    f = latency.analyse(None, [s, *cs], 1 / 30)
+    fig = f.figures
+    assert fig["ticks"] == mine["ticks"] >= 8 and fig["sessions"] == 2
+    assert fig["episodes"] == 2  # the sessions, not one run
+    assert fig["stages"]["inference"]["p50_s"] == pytest.approx(mine["inference_p50"])
+    assert fig["stages"]["inference"]["p95_s"] == pytest.approx(mine["inference_p95"])
+    assert fig["total_p95_s"] == pytest.approx(mine["total_p95"], rel=1e-3)
+    assert fig["queue"]["empty_fraction"] == pytest.approx(mine["empty_fraction"])
+    assert fig["filtered_observations"] == mine["filtered"]
+    assert fig["budget"]["mode"] == "async"
+    assert fig["budget"]["budget_s"] == pytest.approx(0.5 * 10 / 30)
+    assert "Rule: async serving" in f.summary and "166.7 ms queue budget" in f.summary
+    assert any("2 client sessions" in w for w in s.warnings)
