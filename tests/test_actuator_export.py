@@ -90,5 +90,7 @@ def test_report_plots_show_every_rung() -> None:
             {"model": "servo", "train_mae_rad": 0.05, "validation_mae_rad": 0.06,
              "validation_per_log_rad": [0.05, 0.07]}]}}}}
     out = plots(finding)
-    assert len(out) == 2
-    assert "<svg" in out[0] and "ideal" in out[0] and "noise floor" in out[0]
+    assert len(out) == 3  # the overview, the joint's ladder, its held-out error per log
+    assert all("<svg" in o for o in out)
+    assert "ideal" in out[1] and "noise floor" in out[1] and "j: actuator ladder" in out[1]
+    assert "held-out error per trajectory" in out[2]

@@ -24,4 +24,4 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         out.append(bars(list(d), {"last - first episode": [float(v) for v in d.values()]},
                         xlabel="motor", ylabel="temperature drift [C]",
                         title="Temperature drift across episodes"))
-    return out
+    return [p for p in out if p]  # an empty plot is never drawn
