@@ -189,3 +189,28 @@ def test_random_faults_inside_intervals_or_declared(so101: Path, tmp_path: Path,
     assert np.mean(inside) >= (0.9 if fps == 100 else 0.8), js["delay_interval_s"]
     assert np.mean(params) >= 0.9, (js["params_interval"], js["not_identifiable"])
     assert n_id >= 1  # not everything declared away
+
+
+def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from simgap.branches.actuator_dataset import isaaclab_file
+
+    js = {"params": {"a": {"kp": 600.0, "kv": 3.0, "damping": 0.5},
+                     "b": {"damping": 0.7, "armature": float("nan")}},
+          "not_identifiable": {"a": {}, "b": {"kp": "kp masked: force saturated in 71% of "
+                                                  "samples", "kv": "spans x9.1"}},
+          "delay_s": {"a": 0.041, "b": 0.039},
+          "delay_interval_s": {"a": [0.030, 0.052], "b": [0.028, 0.050]}}
+    out = isaaclab_file(js, SimpleNamespace(physics_dt_s=0.005), tmp_path)
+    assert out is not None
+    path, not_offered = out
+    src = path.read_text()
+    assert "DelayedPDActuatorCfg" in src and "nan" not in src.lower()
+    assert "600" in src and "min_delay=6" in src.replace(" ", "")
+    # the joint whose kp is not identified is kept out, with the reason in numbers
+    assert set(not_offered) == {"b"} and "71%" in not_offered["b"]
+    compile(src, str(path), "exec")
+    # nothing identified: no file
+    none = {**js, "params": {"b": js["params"]["b"]}}
+    assert isaaclab_file(none, SimpleNamespace(physics_dt_s=0.005), tmp_path / "x") is None
