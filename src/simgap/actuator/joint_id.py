@@ -430,8 +430,8 @@ def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
 
     One bus carries every joint's command, so the delay is one per arm: the shared estimate
     is the mean of the joints' best delays, its 95 % half-width the wider of
-    t(J-1) * sd / sqrt(J) and the narrowest joint's own half-width (the joints' errors
-    are not independent). A joint's interval is widened to hold its best +- t(J-1) * sd
+    t(J-1) * sd / sqrt(J) and the median joint's own half-width (the joints' errors share
+    a bias, so averaging them does not narrow it). A joint's interval is widened to hold its best +- t(J-1) * sd
     (how far one joint's estimate falls from the others') and the shared interval.
 
     Returns:
@@ -447,7 +447,7 @@ def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
     t = float(stats.t.ppf(0.975, J - 1))
     sd = float(np.std(best, ddof=1))
     mean = float(np.mean(best))
-    hw_own = min(0.5 * (b - a) for a, b in own)
+    hw_own = float(np.median([0.5 * (b - a) for a, b in own]))
     hw = max(t * sd / np.sqrt(J), hw_own)
     s_lo, s_hi = max(lo, mean - hw), min(hi, mean + hw)
     out = [(max(lo, min(a, b_j - t * sd, s_lo)), min(hi, max(b, b_j + t * sd, s_hi)))
