@@ -431,8 +431,9 @@ def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
     One bus carries every joint's command, so the delay is one per arm: the shared estimate
     is the mean of the joints' best delays, its 95 % half-width the wider of
     t(J-1) * sd / sqrt(J) and the median joint's own half-width (the joints' errors share
-    a bias, so averaging them does not narrow it). A joint's interval is widened to hold its best +- t(J-1) * sd
-    (how far one joint's estimate falls from the others') and the shared interval.
+    a bias, so averaging them does not narrow it). A joint's interval is widened to hold
+    its best +- t(J-1) * sd (how far one joint's estimate falls from the others') and the
+    shared interval.
 
     Returns:
         ((best, lo, hi) of the shared delay [s], per joint (lo, hi) [s]).
