@@ -29,13 +29,68 @@ def test_profile_interval_is_the_chi2_crossing_of_a_parabola() -> None:
     assert flat.interval_s == (0.0, 0.1) and set(flat.open_ends) == {"lo", "hi"}
 
 
+def test_block_jackknife_covers_correlated_residuals() -> None:
+    from scipy.signal import lfilter
+
+    from simgap.fit.profile import (
+        block_intervals,
+        jackknife_halfwidths,
+        lag1_inflation,
+        time_blocks,
+    )
+
+    # a line fitted to residuals that drift slowly (AR(1), rho 0.9: a correlation time of
+    # 10-20 samples against blocks of 60): the white-noise interval is far too narrow; the
+    # engine's interval (the wider of the lag-1 inflated Gauss-Newton one and the block
+    # jackknife's) holds both true values at about the nominal 0.95^2 rate
+    rng = np.random.default_rng(3)
+    N = 600
+    x = np.linspace(-1.0, 1.0, N)
+    jac = np.stack([np.ones(N), x], axis=1)
+    blocks = time_blocks([N // 2, N // 2], 60)
+    assert len(blocks) == 10 and sum(b.size for b in blocks) == N
+    hit_jk = hit_white = 0
+    trials = 200
+    for _ in range(trials):
+        e = lfilter([1.0], [1.0, -0.9], 0.1 * rng.standard_normal(N))
+        beta = np.linalg.lstsq(jac, e, rcond=None)[0]  # truth is 0
+        r = (jac @ beta - e)[None]
+        jk, left = jackknife_halfwidths(jac, r, blocks, np.arange(2))
+        white, _ = block_intervals(jac, r.reshape(-1))
+        gn, _ = block_intervals(jac, r.reshape(-1), lag1_inflation(r[0]))
+        assert np.all(left < 1e-9)  # converged: the GN step left is nil
+        hit_jk += bool(np.all(np.abs(beta) <= np.maximum(gn, jk) + left))
+        hit_white += bool(np.all(np.abs(beta) <= white))
+    assert hit_white / trials < 0.3
+    assert hit_jk / trials >= 0.85
+
+
+def test_shared_delay_widens_joints_narrower_than_the_spread() -> None:
+    from simgap.actuator.joint_id import shared_delay
+    from simgap.fit.profile import delay_profile
+
+    d = np.linspace(0.0, 0.1, 21)
+    bests = [0.036, 0.040, 0.041, 0.044, 0.038, 0.047]
+    # each joint's own profile is sharp (about +-1 ms) but they disagree by +-4 ms
+    profs = [delay_profile(d, 1.0 + 4e5 * (d - b) ** 2, 10_000) for b in bests]
+    assert all(p.interval_s[1] - p.interval_s[0] < 0.003 for p in profs)
+    (best, lo, hi), per = shared_delay(profs, 0.0, 0.1)
+    assert best == pytest.approx(np.mean(bests))
+    assert lo < 0.040 < hi
+    for (a, b), p in zip(per, profs, strict=True):
+        assert a <= p.interval_s[0] and b >= p.interval_s[1]  # never narrower
+        assert a <= lo and b >= hi  # each joint's holds the arm's delay interval
+        assert a <= 0.040 <= b
+        assert 0.0 <= a and b <= 0.1
+
+
 def _bench(tmp: Path, so101: Path, seed: int, fps: int, faults: Any, seconds: float,
-           ) -> tuple[Any, Any]:
+           episodes: int = 2) -> tuple[Any, Any]:
     from simgap.demo.factory import make_so101_bench
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 
-    b = make_so101_bench(tmp, so101, seed, fps=fps, n_episodes=2, duration_s=seconds,
+    b = make_so101_bench(tmp, so101, seed, fps=fps, n_episodes=episodes, duration_s=seconds,
                          faults=faults, n_heldout=1)
     rig = load_rig(b.rig)
     return b, (rig, read_lerobot_dataset(rig.evidence.dataset))
@@ -68,24 +123,39 @@ def test_clean_recording_is_eliminated_and_kp_masked_by_saturation(
         if sat >= 0.5:
             why = js["not_identifiable"][j]["kp"]
             assert f"force saturated in {100 * sat:.0f}% of samples" in why
+        assert floor["chaos_rad"] >= 0.0 and floor["total_rad"] >= floor["chaos_rad"]
         for k, (lo, hi) in js["params_interval"][j].items():
             assert 0 < lo <= js["params"][j][k] <= hi
             # identified means bounded: no interval spans more than a factor two
             assert hi / lo <= 2.0
+            # and it holds the truth: on a clean bench the truth is the model as given
+            assert lo <= js["params_nominal"][j][k] <= hi, (j, k, lo, hi)
     # the not-identifiable case carries numbers: at least one reason names mrad or counts
     reasons = [r for d in js["not_identifiable"].values() for r in d.values()]
     assert reasons and all(any(ch.isdigit() for ch in r) for r in reasons)
 
 
+def _coverage(js: dict[str, Any], truth: Any) -> tuple[list[bool], list[bool], int]:
+    """(delay interval holds the truth, per joint; parameter covered or declared not
+    identifiable with a reason, per parameter; how many were identified)."""
+    delay, params, n_id = [], [], 0
+    for t in truth:
+        lo, hi = js["delay_interval_s"][t.name]
+        delay.append(lo - 1e-9 <= t.delay_s <= hi + 1e-9)
+        for k in KINDS5:
+            v = t.factor(k) * js["params_nominal"][t.name][k]
+            if k in js["params_interval"][t.name]:
+                lo, hi = js["params_interval"][t.name][k]
+                params.append(lo <= v <= hi)
+                n_id += 1
+            else:
+                why = js["not_identifiable"][t.name][k]
+                params.append(bool(why) and any(ch.isdigit() for ch in why))
+    return delay, params, n_id
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("fps", "seed", "delay"), [
-    (30, 11, 0.040),
-    # measured: the 100 fps delay intervals hold the truth on 4 of 6 joints (too narrow on
-    # wrist_flex and one more); the issue asks for 90 %: known short, kept visible
-    pytest.param(100, 12, 0.025, marks=pytest.mark.xfail(
-        reason="100 fps delay intervals too narrow on 2 of 6 joints (issue 12 open)",
-        strict=False)),
-])
+@pytest.mark.parametrize(("fps", "seed", "delay"), [(30, 11, 0.040), (100, 12, 0.025)])
 def test_delay_and_dissipation_recovered(so101: Path, tmp_path: Path, fps: int, seed: int,
                                          delay: float) -> None:
     from simgap.branches.joint_dynamics import identify_rig
@@ -94,20 +164,55 @@ def test_delay_and_dissipation_recovered(so101: Path, tmp_path: Path, fps: int, 
     b, (rig, ds) = _bench(tmp_path, so101, seed, fps, faults, 4.0)
     js = identify_rig(rig, ds, options={"joint_id_seconds": 4.0, "joint_id_episodes": 2})
     assert js["verdict"] == "implicated"
-    joints = list(js["delay_s"])
-    inside = [js["delay_interval_s"][j][0] - 1e-3 <= delay <= js["delay_interval_s"][j][1]
-              + 1e-3 for j in joints]
-    assert np.mean(inside) >= 0.8, js["delay_interval_s"]
-    assert abs(np.median([js["delay_s"][j] for j in joints]) - delay) < 0.003
-    hit = []
-    for t in b.truth:
-        for k in KINDS5:
-            if k in js["params_interval"][t.name]:
-                lo, hi = js["params_interval"][t.name][k]
-                hit.append(lo <= t.factor(k) * js["params_nominal"][t.name][k] <= hi)
-            else:
-                assert js["not_identifiable"][t.name][k]
-    assert np.mean(hit) >= 0.6, hit
+    inside, params, n_id = _coverage(js, b.truth)
+    assert np.mean(inside) >= (0.9 if fps == 100 else 0.8), js["delay_interval_s"]
+    lo, hi = js["shared_delay_interval_s"]
+    assert lo <= delay <= hi
+    assert abs(np.median([js["delay_s"][j] for j in js["delay_s"]]) - delay) < 0.003
+    assert np.mean(params) >= 0.9, js["params_interval"]
     dmp = [js["params"][t.name]["damping"] / js["params_nominal"][t.name]["damping"]
            for t in b.truth if "damping" in js["params"][t.name]]
-    assert len(dmp) >= 4 and np.median(dmp) == pytest.approx(1.5, rel=0.1)
+    assert n_id >= 2 and dmp and np.median(dmp) == pytest.approx(1.5, rel=0.15)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("fps", "seed"), [(30, 31), (100, 33)])
+def test_random_faults_inside_intervals_or_declared(so101: Path, tmp_path: Path, fps: int,
+                                                    seed: int) -> None:
+    """Faults drawn at random (the issue's ranges): the truth lies inside the intervals or
+    the parameter is declared not identifiable with its reason in numbers."""
+    from simgap.branches.joint_dynamics import identify_rig
+
+    # 2 fitted episodes of 6 s (with 1 x 4 s nothing is identified: every parameter is
+    # declared, which would pass trivially)
+    b, (rig, ds) = _bench(tmp_path, so101, seed, fps, "random", 6.0, episodes=3)
+    js = identify_rig(rig, ds, options={"joint_id_seconds": 6.0, "joint_id_episodes": 2})
+    inside, params, n_id = _coverage(js, b.truth)
+    assert np.mean(inside) >= (0.9 if fps == 100 else 0.8), js["delay_interval_s"]
+    assert np.mean(params) >= 0.9, (js["params_interval"], js["not_identifiable"])
+    assert n_id >= 1  # not everything declared away
+
+
+def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from simgap.branches.actuator_dataset import isaaclab_file
+
+    js = {"params": {"a": {"kp": 600.0, "kv": 3.0, "damping": 0.5},
+                     "b": {"damping": 0.7, "armature": float("nan")}},
+          "not_identifiable": {"a": {}, "b": {"kp": "kp masked: force saturated in 71% of "
+                                                  "samples", "kv": "spans x9.1"}},
+          "delay_s": {"a": 0.041, "b": 0.039},
+          "delay_interval_s": {"a": [0.030, 0.052], "b": [0.028, 0.050]}}
+    out = isaaclab_file(js, SimpleNamespace(physics_dt_s=0.005), tmp_path)
+    assert out is not None
+    path, not_offered = out
+    src = path.read_text()
+    assert "DelayedPDActuatorCfg" in src and "nan" not in src.lower()
+    assert "600" in src and "min_delay=6" in src.replace(" ", "")
+    # the joint whose kp is not identified is kept out, with the reason in numbers
+    assert set(not_offered) == {"b"} and "71%" in not_offered["b"]
+    compile(src, str(path), "exec")
+    # nothing identified: no file
+    none = {**js, "params": {"b": js["params"]["b"]}}
+    assert isaaclab_file(none, SimpleNamespace(physics_dt_s=0.005), tmp_path / "x") is None

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
-from simgap.fit.profile import GridFit, grid_fit
+from simgap.fit.profile import GridFit, grid_fit, time_blocks
 
 KINDS: tuple[str, ...] = ("kp", "kv", "damping", "frictionloss", "armature")
 """Per-joint parameters of a position-actuated MJCF joint."""
@@ -44,6 +44,13 @@ BOUNDS: dict[str, tuple[float, float]] = {
 
 MAX_SPAN = 2.0
 """A parameter whose 95 % interval spans more than this factor (hi / lo) is not identified."""
+
+BLOCK_S = 2.0
+"""Length of a jackknife time block [s]: longer than the residuals' correlation time (the
+replay's chaotic drift decorrelates over about a second), so blocks are nearly independent."""
+
+MIN_BLOCKS = 4
+"""Fewest jackknife blocks: shorter data are cut into shorter blocks."""
 
 SATURATED = 0.5
 """Fraction of samples with the actuator force at its limit above which kp is masked."""
@@ -97,6 +104,7 @@ class JointIdResult:
         saturation: per joint, fraction of samples with the actuator force at its limit.
         grids: the coarse and fine grid fits.
         n_evals: rollouts per log in all.
+        shared_delay: the arm's one delay (best, lo, hi) [s] (``shared_delay``).
     """
 
     joints: tuple[str, ...]
@@ -114,6 +122,7 @@ class JointIdResult:
     saturation: np.ndarray
     grids: tuple[GridFit, ...]
     n_evals: int
+    shared_delay: tuple[float, float, float] = (float("nan"),) * 3
 
     def to_json(self) -> dict[str, Any]:
         """The contract keys (``delay_s``, ``delay_interval_s``, ``params``,
@@ -153,6 +162,9 @@ class JointIdResult:
                                           "ssr_rad2": [float(v) for v in p.ssr],
                                           "threshold_rad2": p.threshold,
                                           "open_ends": list(p.open_ends)}
+        out["shared_delay_s"] = float(self.shared_delay[0])
+        out["shared_delay_interval_s"] = [float(self.shared_delay[1]),
+                                          float(self.shared_delay[2])]
         out["bounds_x_nominal"] = {k: list(BOUNDS[k]) for k in self.kinds}
         out["n_evals"] = self.n_evals
         return out
@@ -221,6 +233,7 @@ class JointProblem:
                                    for _ in self.joints])).reshape(-1)
         self.n_evals = 0
         self.floor_numerical = np.zeros(len(self.joints))
+        self.blocks: list[np.ndarray] = []
 
     @property
     def J(self) -> int:
@@ -281,26 +294,41 @@ class JointProblem:
         self.replayer.close()
 
 
+CHAOS_EPS_RAD = 1e-6
+"""Command perturbation of the chaos floor [rad] (float32 rounding of a command is ~1e-7)."""
+
+
 def noise_floor(problem: JointProblem, encoder_rad: float) -> dict[str, dict[str, float]]:
-    """Per joint: ``quantisation_rad``, ``sampling_rad``, ``numerical_rad``, ``total_rad``.
+    """Per joint: ``quantisation_rad``, ``sampling_rad``, ``numerical_rad``, ``chaos_rad``,
+    ``total_rad``.
 
     Quantisation is one encoder count / sqrt(12); sampling the RMS speed times the RMS
     timestamp error against a uniform grid (float32 timestamps); numerical the RMS
     difference between the nominal model replayed at its step and at a quarter of it,
     times 4/3 (Richardson: for an error linear in the step, e(h) - e(h/4) = 3/4 e(h), so
-    this is the replay's distance from continuous time).
+    this is the replay's distance from continuous time); chaos the RMS change of the
+    nominal replay when its commands move by ``CHAOS_EPS_RAD`` (Gaussian, fixed seed): a
+    stiff servo at a coarse physics step is numerically chaotic, so two replays that differ
+    by rounding part by this much, and no model fits the data closer than it.
     """
+    import dataclasses
+
     from simgap.sim.replay import Replayer
 
     fine = Replayer.build(problem.spec, problem.all_joints, interp=problem.interp,
                           physics_dt=problem.replayer.physics_dt / 4, nthread=1,
                           source=problem.model_path)
     try:
-        num, samp = [], []
+        num, samp, chaos = [], [], []
+        rng = np.random.default_rng(0)
         for log, tgt in zip(problem.logs, problem.targets, strict=True):
             qa = problem.replayer.replay(None, log).q[0][:, problem.rows]
             qb = fine.replay(None, log).q[0][:, problem.rows]
             num.append(qa - qb)
+            moved = dataclasses.replace(log, commands=np.asarray(log.commands) + CHAOS_EPS_RAD
+                                        * rng.standard_normal(np.shape(log.commands)))
+            qc = problem.replayer.replay(None, moved).q[0][:, problem.rows]
+            chaos.append(np.where(np.isfinite(qc - qa), qc - qa, 0.0))
             n = np.arange(log.t.size)
             fit = np.polyfit(n, log.t, 1)
             terr = log.t - np.polyval(fit, n)
@@ -310,14 +338,17 @@ def noise_floor(problem: JointProblem, encoder_rad: float) -> dict[str, dict[str
         fine.close()
     dn = np.concatenate(num)
     ds = np.concatenate(samp)
+    dc = np.concatenate(chaos)
     quant = encoder_rad / np.sqrt(12.0)
     out = {}
     for a, j in enumerate(problem.joints):
         n_rms = float(np.sqrt(np.mean(dn[:, a] ** 2))) * 4.0 / 3.0
         s_rms = float(np.sqrt(np.mean(ds[:, a] ** 2)))
+        c_rms = float(np.sqrt(np.mean(dc[:, a] ** 2)))
         out[j] = {"quantisation_rad": float(quant), "sampling_rad": s_rms,
-                  "numerical_rad": n_rms,
-                  "total_rad": float(np.sqrt(quant ** 2 + s_rms ** 2 + n_rms ** 2))}
+                  "numerical_rad": n_rms, "chaos_rad": c_rms,
+                  "total_rad": float(np.sqrt(quant ** 2 + s_rms ** 2 + n_rms ** 2
+                                             + c_rms ** 2))}
     return out
 
 
@@ -336,7 +367,8 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     cfg = config or IdConfig()
     J, K = problem.J, problem.K
     floor = noise_floor(problem, encoder_rad)
-    problem.floor_numerical = np.array([floor[j]["numerical_rad"] for j in problem.joints])
+    problem.floor_numerical = np.array([max(floor[j]["numerical_rad"], floor[j]["chaos_rad"])
+                                        for j in problem.joints])
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
     coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
@@ -356,9 +388,16 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
                         iters=cfg.fine_iters, central=cfg.central)
         grids.append(fine)
         fit = _merge(coarse, fine)
+    lengths = [t.shape[0] for t in problem.targets]
+    problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
+                                              max(2, sum(lengths) // MIN_BLOCKS)))
+    first = [assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad)["profile"]
+             for j, name in enumerate(problem.joints)]
+    shared, widened = shared_delay(first, float(fit.delays[0]), float(fit.delays[-1]))
     profiles, values, intervals, reasons, effective, ridge, best_rms = [], [], [], [], [], [], []
     for j, name in enumerate(problem.joints):
-        a = assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad)
+        a = assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad,
+                         delay_interval=widened[j])
         profiles.append(a["profile"])
         values.append(a["values"])
         intervals.append(a["intervals"])
@@ -377,7 +416,44 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         nominal_rms=nominal_rms, best_rms=np.array(best_rms), delay=tuple(profiles),
         values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
         effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
-        grids=tuple(grids), n_evals=problem.n_evals)
+        grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared)
+
+
+def _block_samples(t: np.ndarray) -> int:
+    dt = float(np.median(np.diff(np.asarray(t, dtype=float))))
+    return max(2, int(round(BLOCK_S / dt)))
+
+
+def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
+                 ) -> tuple[tuple[float, float, float], list[tuple[float, float]]]:
+    """The arm's one delay and every joint's interval widened by the spread across joints.
+
+    One bus carries every joint's command, so the delay is one per arm: the shared estimate
+    is the mean of the joints' best delays, its 95 % half-width the wider of
+    t(J-1) * sd / sqrt(J) and the median joint's own half-width (the joints' errors share
+    a bias, so averaging them does not narrow it). A joint's interval is widened to hold
+    its best +- t(J-1) * sd (how far one joint's estimate falls from the others') and the
+    shared interval.
+
+    Returns:
+        ((best, lo, hi) of the shared delay [s], per joint (lo, hi) [s]).
+    """
+    from scipy import stats
+
+    best = np.array([p.best_s for p in profiles])
+    own = [tuple(p.interval_s) for p in profiles]
+    J = best.size
+    if J < 2:
+        return (float(best[0]), own[0][0], own[0][1]), [(o[0], o[1]) for o in own]
+    t = float(stats.t.ppf(0.975, J - 1))
+    sd = float(np.std(best, ddof=1))
+    mean = float(np.mean(best))
+    hw_own = float(np.median([0.5 * (b - a) for a, b in own]))
+    hw = max(t * sd / np.sqrt(J), hw_own)
+    s_lo, s_hi = max(lo, mean - hw), min(hi, mean + hw)
+    out = [(max(lo, min(a, b_j - t * sd, s_lo)), min(hi, max(b, b_j + t * sd, s_hi)))
+           for (a, b), b_j in zip(own, best, strict=True)]
+    return (mean, s_lo, s_hi), out
 
 
 def _merge(a: GridFit, b: GridFit) -> GridFit:

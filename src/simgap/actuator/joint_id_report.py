@@ -3,12 +3,20 @@ reason in numbers for every parameter the data do not pin down (see ``joint_id``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from simgap.fit.params import UNITS
-from simgap.fit.profile import GridFit, block_intervals, delay_profile, lag1_inflation
+from simgap.fit.profile import (
+    GridFit,
+    block_intervals,
+    delay_profile,
+    jackknife_delay,
+    jackknife_halfwidths,
+    lag1_inflation,
+)
 
 RIDGE_MIN_WIDTH_S = 0.01
 """A delay interval narrower than this is a delay, not a ridge [s]."""
@@ -33,8 +41,16 @@ def _effective(values: np.ndarray, kinds: tuple[str, ...], nominal: np.ndarray,
 
 
 def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_rad: float,
-                 ) -> dict[str, Any]:
-    """Profile, values, 95 % intervals, reasons, effective delay and ridge of joint ``j``."""
+                 delay_interval: tuple[float, float] | None = None) -> dict[str, Any]:
+    """Profile, values, 95 % intervals, reasons, effective delay and ridge of joint ``j``.
+
+    The delay interval is the wider of the profile-likelihood one and the block
+    jackknife's (``problem.blocks``), or ``delay_interval`` where the caller widened it
+    (the arm's shared delay). Each parameter's half-width is the widest of Gauss-Newton
+    (residual variance at least the model floor, lag-1 inflated), the block jackknife of
+    the refit, plus the step the LM left and the change that moves the replay by the
+    model floor (what the floor cannot tell apart); widened over the fits at every delay
+    inside the delay interval."""
     from simgap.actuator.joint_id import BOUNDS, MAX_SPAN
 
     K, kinds, name = problem.K, problem.kinds, problem.joints[j]
@@ -49,6 +65,14 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     # of the residual is not the noise (the numerical error is systematic)
     s2_min = float(problem.floor_numerical[j]) ** 2
     prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min)
+    blocks = getattr(problem, "blocks", None) or [np.arange(N)]
+    if delay_interval is None:
+        per_block = np.array([np.sum(fit.resid[:, j, idx] ** 2, axis=-1) for idx in blocks])
+        hw_d = jackknife_delay(fit.delays, per_block, N - K - 1)
+        d_lo = max(float(fit.delays[0]), prof.best_s - hw_d)
+        d_hi = min(float(fit.delays[-1]), prof.best_s + hw_d)
+        delay_interval = (min(prof.interval_s[0], d_lo), max(prof.interval_s[1], d_hi))
+    prof = replace(prof, interval_s=(float(delay_interval[0]), float(delay_interval[1])))
     z = _interp_z(fit, j, K, prof.best_s)
     values = ref * np.exp(z)
     lo_d, hi_d = prof.interval_s
@@ -57,7 +81,13 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     zlo, zhi = z.copy(), z.copy()
 
     def hw_at(i: int) -> tuple[np.ndarray, np.ndarray]:
-        return block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min)
+        hw, corr = block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min)
+        jk, left = jackknife_halfwidths(fit.jac[i], fit.resid[i], blocks, cols)
+        # the model floor as a bias: a change of z_k whose replay moves by less than the
+        # floor (RMS) cannot be told from the replay's own chaos, whatever the noise says
+        sens = np.sqrt(np.mean(fit.jac[i][rows][:, cols] ** 2, axis=0))
+        indist = np.sqrt(s2_min) / np.maximum(sens, 1e-300)
+        return np.maximum(hw, jk) + left + indist, corr
 
     hw_best, corr = hw_at(g)
     for i in inside:
@@ -76,10 +106,12 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     for k, kind in enumerate(kinds):
         span = float(np.exp(min(zhi[k], hi_b[k]) - max(zlo[k], lo_b[k])))
         at_bound = z[k] <= lo_b[k] + 1e-3 or z[k] >= hi_b[k] - 1e-3
-        if span <= MAX_SPAN and not at_bound and np.isfinite(span):
+        sens = float(np.sqrt(np.mean((jac[:, k] * np.log(2.0)) ** 2)))
+        model_floor = float(np.sqrt(s2_min))
+        weak = sens < model_floor
+        if span <= MAX_SPAN and not at_bound and np.isfinite(span) and not weak:
             continue
         v, unit = float(values[k]), UNITS[kind]
-        sens = float(np.sqrt(np.mean((jac[:, k] * np.log(2.0)) ** 2)))
         parts = [f"doubling {kind} ({v:.3g} -> {2 * v:.3g} {unit}) moves {name} by "
                  f"{sens * 1e3:.3g} mrad RMS, {sens / encoder_rad:.2g} of an encoder count "
                  f"({encoder_rad * 1e3:.3g} mrad)"]
@@ -89,13 +121,18 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
             if c > 0.9:
                 parts.append(f"it trades off with {kinds[i]} (correlation "
                              f"{corr[k, i]:+.3f}): only their combination is identified")
+        if weak:
+            parts.append(f"below the model floor of {model_floor * 1e3:.3g} mrad RMS (the "
+                         "replay's own numerical chaos: what the data cannot tell apart)")
         if at_bound:
             b = BOUNDS[kind][0 if z[k] <= lo_b[k] + 1e-3 else 1]
             parts.append(f"the fit ended at its physical bound ({b:g} x nominal)")
         lo_v, hi_v = iv[k]
-        parts.append(f"95% interval [{lo_v:.3g}, {hi_v:.3g}] {unit} spans "
-                     f"x{span:.3g} (> x{MAX_SPAN:g})" if np.isfinite(span) else
-                     "the interval is unbounded (a null direction)")
+        if not np.isfinite(span):
+            parts.append("the interval is unbounded (a null direction)")
+        elif span > MAX_SPAN:
+            parts.append(f"95% interval [{lo_v:.3g}, {hi_v:.3g}] {unit} spans "
+                         f"x{span:.3g} (> x{MAX_SPAN:g})")
         reasons[kind] = "; ".join(parts)
     # effective delay along the profile
     nominal = problem.nominal[j]

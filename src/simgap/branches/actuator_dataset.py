@@ -45,7 +45,8 @@ def finding(ctx: Any) -> Finding:
     rig = ctx.rig
     account = delay_account(js, loop_latency(ctx))
     figures: dict[str, Any] = {k: js[k] for k in CONTRACT}
-    for k in ("effective_delay_s", "effective_delay_interval_s", "delay_ridge",
+    for k in ("shared_delay_s", "shared_delay_interval_s",
+              "effective_delay_s", "effective_delay_interval_s", "delay_ridge",
               "nominal_rms_rad", "identified_rms_rad", "noise_floor_rad", "force_saturation",
               "params_nominal", "bounds_x_nominal", "joint_verdicts"):
         figures[k] = js[k]
@@ -76,6 +77,11 @@ def finding(ctx: Any) -> Finding:
         patch_note = ("no patch offered: nothing to prove it on (no held-out episode or no "
                       "output folder)")
     figures["patch"] = patch_note
+    if verdict == "implicated" and ctx.out_dir is not None:
+        isl = isaaclab_file(js, rig, Path(ctx.out_dir) / "actuator")
+        if isl is not None:
+            artifacts["isaaclab"] = str(isl[0])
+            figures["isaaclab_not_offered"] = isl[1]
     parts = []
     for j, v in js["joint_verdicts"].items():
         d = js["delay_s"][j]
@@ -100,3 +106,33 @@ def finding(ctx: Any) -> Finding:
                    key_figure="worst_nominal_rms_rad",
                    residual=max(js["identified_rms_rad"].values()), noise_floor=floor,
                    residual_unit="rad", artifacts=artifacts, next_step=step, details=details)
+
+
+def isaaclab_file(js: dict[str, Any], rig: Any, out_dir: Path,
+                  ) -> tuple[Path, dict[str, str]] | None:
+    """The Isaac Lab actuator module of the identified joints (``DelayedPDActuatorCfg`` with
+    the identified kp/kv and the delay's 95 % interval), written only from finite
+    identified values: a parameter declared not identifiable is left out, and a joint
+    whose stiffness or damping is not identified is not offered (listed with its reason).
+    None when no joint can be offered."""
+    import math
+
+    from simgap.actuator.isaaclab import drive_from_params, isaaclab_export
+
+    drives = []
+    for j, params in js["params"].items():
+        good = {k: float(v) for k, v in params.items() if math.isfinite(float(v))}
+        lo, hi = js["delay_interval_s"][j]
+        d = float(js["delay_s"][j])
+        why = "; ".join(f"{k} not identifiable: {r}" for k, r in
+                        js["not_identifiable"][j].items() if k in ("kp", "kv"))
+        drives.append(drive_from_params(j, "delay", good, delay_s=d if math.isfinite(d)
+                                        else None, delay_interval_s=(float(lo), float(hi)),
+                                        reason=why))
+    dt = rig.physics_dt_s or js.get("physics_dt_s") or 0.005
+    export = isaaclab_export(drives, float(dt))
+    if not export.groups:
+        return None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = export.write(out_dir / "isaaclab_actuators.py")
+    return path, {j: r for j, r in export.not_offered}
