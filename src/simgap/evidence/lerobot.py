@@ -206,6 +206,25 @@ def joint_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int | None = 
     return out
 
 
+def _numbers(ds: LeRobotDataset, name: str, episode: int) -> np.ndarray | None:
+    """A scalar column of one episode as finite floats, None when the table lacks it."""
+    if name not in ds.table.column_names:
+        return None
+    col = ds.column(name, episode)
+    try:
+        out = np.asarray(col, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(file=ds.root / "data", field=name, expected="numbers",
+                         got=f"values of type {np.asarray(col).dtype}",
+                         fix="pass the dataset as LeRobot wrote it") from None
+    if out.ndim != 1 or not np.all(np.isfinite(out)):
+        raise InputError(file=ds.root / "data", field=name,
+                         expected="one finite number per frame",
+                         got="non-finite values" if out.ndim == 1 else f"shape {out.shape}",
+                         fix="pass the dataset as LeRobot wrote it")
+    return out
+
+
 def episode_times(ds: LeRobotDataset, episode: int) -> np.ndarray:
     """Sample times [s] of one episode, shape (T,): ``frame_index / fps``, the step from
     ``meta/info.json``.
@@ -218,10 +237,8 @@ def episode_times(ds: LeRobotDataset, episode: int) -> np.ndarray:
     Raises:
         InputError: a timestamp is further than the tolerance from ``frame_index / fps``.
     """
-    frames = ds.column("frame_index", episode).astype(float) \
-        if "frame_index" in ds.table.column_names else None
-    stamps = ds.column("timestamp", episode).astype(float) \
-        if "timestamp" in ds.table.column_names else None
+    frames = _numbers(ds, "frame_index", episode)
+    stamps = _numbers(ds, "timestamp", episode)
     if frames is None:
         if stamps is None:
             raise InputError(file=ds.root / "data", field="frame_index",
