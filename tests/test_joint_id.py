@@ -128,6 +128,20 @@ def test_clean_recording_is_eliminated_and_kp_masked_by_saturation(
             assert 0 < lo <= js["params"][j][k] <= hi
             # identified means bounded: no interval spans more than a factor two
             assert hi / lo <= 2.0
+    # the report's real-against-simulated trace: the held-out episode replayed on the model
+    from simgap.branches.actuator_dataset import TRACE_POINTS, held_out_traces
+
+    assert js["_held_out"], "the bench holds an episode out"
+    traces = held_out_traces(rig, js["_held_out"][0], None)
+    assert set(traces) == set(js["params_nominal"])
+    for j, d in traces.items():
+        tr = d["traces"]
+        real, before = np.array(tr["real_rad"]), np.array(tr["before_rad"])
+        assert len(tr["t_s"]) == len(real) == len(before) <= TRACE_POINTS + 1
+        assert "after_rad" not in tr  # no patch, no fitted trace
+        moved = float(np.std(real))
+        if moved > 0.02:  # the clean model follows the recording
+            assert float(np.sqrt(np.mean((real - before) ** 2))) < 0.25 * moved, j
             # and it holds the truth: on a clean bench the truth is the model as given
             assert lo <= js["params_nominal"][j][k] <= hi, (j, k, lo, hi)
     # the not-identifiable case carries numbers: at least one reason names mrad or counts

@@ -39,6 +39,34 @@ def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
     return out
 
 
+TRACE_POINTS = 400
+"""Samples kept of a held-out trace for the report's real-against-simulated plot."""
+
+
+def held_out_traces(rig: Any, episode: Any, patch: str | None) -> dict[str, Any]:
+    """Per joint, one held-out episode as recorded, replayed on the rig's model and (when a
+    patch was proven) on the patched model: ``{joint: {"traces": {t_s, real_rad,
+    before_rad, after_rad}}}``, thinned to ``TRACE_POINTS`` samples."""
+    from simgap.sim.model import compile_spec, load_spec, strip_visuals
+    from simgap.sim.patch_proof import replay
+
+    def run(path: Any) -> Any:
+        return replay(compile_spec(strip_visuals(load_spec(path)), path), episode)[0]
+
+    before = run(rig.model_path)
+    after = run(patch) if patch else None
+    k = max(1, len(episode.t) // TRACE_POINTS)
+    t = (episode.t[::k] - episode.t[0]).tolist()
+    out: dict[str, Any] = {}
+    for i, j in enumerate(episode.joint_names):
+        tr = {"t_s": t, "real_rad": episode.q[::k, i].tolist(),
+              "before_rad": before[::k, i].tolist()}
+        if after is not None:
+            tr["after_rad"] = after[::k, i].tolist()
+        out[j] = {"traces": tr, "selected": "identified" if after is not None else "nominal"}
+    return out
+
+
 def finding(ctx: Any) -> Finding:
     """The actuator Finding from the identification of record."""
     js = identification(ctx)
@@ -101,6 +129,9 @@ def finding(ctx: Any) -> Finding:
     if account.get("loop_latency_s") is not None and verdict == "implicated":
         step += " " + account["note"] + "."
     details = {k: v for k, v in js.items() if not k.startswith("_")}
+    if js["_held_out"]:
+        details["joints"] = held_out_traces(rig, js["_held_out"][0],
+                                            artifacts.get("mjcf_patch"))
     return Finding(branch="actuator", verdict=Verdict(verdict), figures=figures,
                    title="Actuator dynamics", summary="; ".join(parts),
                    key_figure="worst_nominal_rms_rad",
