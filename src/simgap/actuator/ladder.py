@@ -29,14 +29,9 @@ from simgap.actuator.rungs import (
     rung_servo,
     xcorr_delays,
 )
-from simgap.actuator.servo import (
-    FREE_BAM,
-    Drive,
-    JointLoad,
-    ParamSpace,
-    ServoBatch,
-)
+from simgap.actuator.servo import FREE_BAM, Drive, ParamSpace, ServoBatch
 from simgap.errors import InputError
+from simgap.values.load import JointLoad
 
 
 @dataclass(frozen=True)

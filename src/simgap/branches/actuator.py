@@ -27,14 +27,7 @@ from typing import Any
 from simgap.actuator import export, export_bam, export_mjlab
 from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, fit_joint
 from simgap.actuator.log import ActuatorLog
-from simgap.actuator.servo import (
-    PARAM_NAMES,
-    Drive,
-    JointLoad,
-    bam_drive,
-    pendulum_load,
-    rig_drive,
-)
+from simgap.actuator.servo import PARAM_NAMES, Drive, bam_drive, pendulum_load, rig_drive
 from simgap.errors import InputError
 from simgap.finding import Finding, Verdict
 from simgap.ladder import Context, not_measured
@@ -43,6 +36,7 @@ from simgap.rig import Rig
 from simgap.safe_names import safe_filename
 from simgap.series import Trajectory
 from simgap.units import ENCODER_RESOLUTION_RAD
+from simgap.values.load import JointLoad
 
 ELIMINATE_FACTOR = 2.0
 IMPLICATE_FACTOR = 5.0
