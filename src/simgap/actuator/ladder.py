@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator.log import ActuatorLog
 from simgap.actuator.rungs import (
     LadderConfig,
     RungResult,
@@ -31,6 +30,7 @@ from simgap.actuator.rungs import (
 )
 from simgap.actuator.servo import FREE_BAM, Drive, ParamSpace, ServoBatch
 from simgap.errors import InputError
+from simgap.values.actuator_log import ActuatorLog
 from simgap.values.load import JointLoad
 
 
