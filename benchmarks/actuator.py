@@ -63,9 +63,10 @@ def main() -> int:
     from simgap.actuator.family_fit import fit_families, per_log_mae
     from simgap.actuator.ladder import LadderConfig, build_batch, fit_joint
     from simgap.actuator.physical import simulate_physical
-    from simgap.actuator.servo import JointLoad, bam_drive, pendulum_load
+    from simgap.actuator.servo import bam_drive, pendulum_load
     from simgap.evidence.bam import read_bam_log
     from simgap.units import ENCODER_RESOLUTION_RAD
+    from simgap.values.load import JointLoad
 
     logs = [read_bam_log(p) for p in sorted(raw.glob("*.json"))]
     types = np.array([str(lg.meta["trajectory"]) for lg in logs])

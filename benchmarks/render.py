@@ -16,9 +16,9 @@ import time
 import numpy as np
 
 from simgap.appearance.regions import compare_regions, pure_masks
-from simgap.appearance.resample import resize_bilinear
 from simgap.demo import demo_model_path
 from simgap.sim.render import SceneRenderer, region_ids
+from simgap.sim.resample import resize_bilinear
 
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 START = np.array([0.0, -0.6, 0.9, 0.9, 0.0, 0.6])

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from simgap.actuator.families import XL330, ServoFamily
-from simgap.actuator.log import ActuatorLog
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch, pendulum_load
 from simgap.series import Trajectory
+from simgap.values.actuator_log import ActuatorLog
 
 DT = 0.005
 MASS, LENGTH = 0.49, 0.10

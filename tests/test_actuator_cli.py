@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.evidence.bundle import EvidenceBundle
-from simgap.ladder import Context
 from simgap.rig import load_rig
 from tests.factories import SO101_NAMES, write_rig, write_v3_dataset
 

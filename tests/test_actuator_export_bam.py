@@ -19,8 +19,9 @@ from simgap.actuator.families import XL330
 from simgap.actuator.family_fit import fit_families, per_log_mae
 from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import simulate_physical
-from simgap.actuator.servo import JointLoad, bam_drive, pendulum_load
+from simgap.actuator.servo import bam_drive, pendulum_load
 from simgap.errors import InputError
+from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH
 

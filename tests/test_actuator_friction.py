@@ -12,8 +12,9 @@ from simgap.actuator.family_fit import bootstrap_intervals, fit_families
 from simgap.actuator.friction import FAMILIES, FRICTION_BOXES, friction_family
 from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
-from simgap.actuator.servo import JointLoad, ServoBatch, bam_drive, pendulum_load
+from simgap.actuator.servo import ServoBatch, bam_drive, pendulum_load
 from simgap.errors import NameNotFoundError
+from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 
 TRUTH = {"kt": 0.38, "R": 3.4, "armature": 0.0019, "q_offset": 0.03, "delay_s": 0.01,

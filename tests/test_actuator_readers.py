@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from simgap.actuator.ladder import LadderConfig, fit_joint
-from simgap.actuator.log import ActuatorLog
-from simgap.actuator.servo import Drive, JointLoad
+from simgap.actuator.servo import Drive
 from simgap.errors import InputError, NameNotFoundError
 from simgap.evidence.bam import pwm_register_to_duty, read_bam_log
 from simgap.evidence.servo_csv import read_servo_csv
 from simgap.rig import load_rig
+from simgap.values.actuator_log import ActuatorLog
+from simgap.values.load import JointLoad
 from tests.factories import write_rig
 
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from simgap.actuator.ladder import JointResult, LadderConfig, fit_joint
-from simgap.actuator.log import ActuatorLog
 from simgap.actuator.servo import Drive
 from simgap.series import Trajectory
 from simgap.sim.load import joint_load
 from simgap.sim.servo_twin import TwinParams, run_twin, twin_xml
+from simgap.values.actuator_log import ActuatorLog
 
 pytestmark = pytest.mark.slow  # one ladder fit (~10 s on 2 cores), shared by the tests
 

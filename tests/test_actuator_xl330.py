@@ -14,9 +14,10 @@ from simgap.actuator.families import XL330
 from simgap.actuator.family_fit import per_log_mae
 from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import simulate_physical
-from simgap.actuator.servo import JointLoad, bam_drive, pendulum_load
+from simgap.actuator.servo import bam_drive, pendulum_load
 from simgap.branches.actuator import analyse
 from simgap.evidence.bam import read_bam_log
+from simgap.values.load import JointLoad
 
 pytestmark = pytest.mark.slow  # every family on 8 folds of 12 real logs (~2 min on 2 cores)
 

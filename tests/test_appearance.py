@@ -14,11 +14,11 @@ from simgap.appearance.flags import background_flag, drift_flag, mismatch_flag, 
 from simgap.appearance.regions import compare_regions, region_masks
 from simgap.appearance.visibility import inside_workspace
 from simgap.branches.appearance import assess
+from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
-from simgap.ladder import Context
 from simgap.report.plots_appearance import plots
 from simgap.rig import load_rig
 from tests._twin import REST, START, Twin, write_frames, write_rig

@@ -126,9 +126,9 @@ def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: 
     """Issue 12: a bench with no object and a sine-excited gripper must not implicate the
     grasp margin; it is not measured, with the reason in numbers."""
     from simgap.branches import envelope as envelope_branch
+    from simgap.branches.context import Context
     from simgap.evidence.bundle import EvidenceBundle
     from simgap.finding import Verdict
-    from simgap.ladder import Context
 
     bench = make_so101_bench(tmp_path, so101, 8, fps=fps, duration_s=6.0, n_heldout=0,
                              faults={"delay_s": delay, "kp": 0.5})

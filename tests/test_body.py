@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 from simgap.body.frame_origin import frame_origin
 from simgap.body.zero_offsets import fit_zero_offsets
 from simgap.branches.body import assess
+from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.errors import InputError, NameNotFoundError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.static_poses import read_static_poses
 from simgap.finding import Verdict
-from simgap.ladder import Context
 from simgap.rig import load_rig
 from simgap.sim.kinematics import Kinematics
 from tests._twin import JOINTS, RECORDED, START, Twin, to_recorded, write_rig

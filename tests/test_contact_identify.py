@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from simgap.branches.context import Context
 from simgap.evidence.bundle import EvidenceBundle
-from simgap.ladder import Context
 from tests.contact_benches import make_bench
 
 

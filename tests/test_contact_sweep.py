@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.push_log import read_push_log, write_push_log
 from simgap.fit.backends import LocalBackend
 from simgap.fit.params import Param, ParamSet
-from simgap.ladder import Context
 from simgap.rig import load_rig
 
 PUSHER = """<mujoco><compiler angle="radian"/><option timestep="0.002"/>

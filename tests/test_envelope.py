@@ -10,12 +10,12 @@ import pytest
 from scipy.stats import fisher_exact
 
 from simgap.branches import envelope as envelope_branch
+from simgap.branches.context import Context
 from simgap.episodes.envelope import noise_check, speed_check
 from simgap.episodes.placements import edge_distance, placements_check
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 from simgap.finding import Finding, Verdict
-from simgap.ladder import Context
 from simgap.report.plots_envelope import plots
 from simgap.rig import load_rig
 from tests.episode_scripts import (

@@ -6,12 +6,12 @@ import pytest
 from scipy import stats
 
 from simgap.branches import latency
+from simgap.branches.context import Context
 from simgap.branches.latency_stats import exponential_rate, fit_added_delay
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.lerobot_logs import read_lerobot_log
 from simgap.evidence.timing import TimingLog
 from simgap.finding import Verdict
-from simgap.ladder import Context
 from simgap.rig import load_rig
 from simgap.series import StageTimes
 from tests.factories import write_rig

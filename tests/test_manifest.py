@@ -10,8 +10,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
+from simgap.diagnose import comparability_from_rig
 from simgap.errors import InputError
-from simgap.evaluation.protocol import comparability_from_rig, compare
+from simgap.evaluation.protocol import compare
 from simgap.evidence.manifest import read_eval_info, read_manifest
 from simgap.rig import load_rig
 from tests.factories import write_rig

@@ -8,10 +8,10 @@ import mujoco
 import numpy as np
 import pytest
 
-from simgap.appearance.resample import purity, resize_bilinear, resize_labels
 from simgap.errors import InputError, NameNotFoundError
 from simgap.sim.kinematics import CameraOffset, Kinematics
 from simgap.sim.render import SceneRenderer, check_segmentation_ids, region_ids
+from simgap.sim.resample import purity, resize_bilinear, resize_labels
 from tests._twin import JOINTS, START
 
 torch = pytest.importorskip("torch")

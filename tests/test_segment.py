@@ -7,11 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.episodes.segment import PHASES, EpisodeRecord, check_phase, segment
+from simgap.episodes.segment import check_phase, segment
 from simgap.errors import InputError
 from simgap.evidence.episodes_io import read_episodes
 from simgap.rig import load_rig
 from simgap.sim.fk import ForwardKinematics
+from simgap.values.episode import PHASES, EpisodeRecord
 from tests.episode_scripts import FK, GRIP_HI, GRIP_LO, HOME, JOINTS, grasp_pose, pick_place
 from tests.factories import SO101_NAMES, write_rig, write_v3_dataset
 

@@ -9,16 +9,16 @@ import pytest
 from scipy.stats import fisher_exact
 
 from simgap.branches import phases as phases_branch
+from simgap.branches.context import Context
 from simgap.episodes.compare import compare_phases
-from simgap.episodes.segment import PHASES
 from simgap.episodes.signatures import PHASE_BRANCHES, SIGNATURES, EpisodeResult, branch_map
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.episodes_io import read_manifest_trials
 from simgap.finding import Verdict
-from simgap.ladder import Context
 from simgap.report.plots_phases import plots
 from simgap.rig import load_rig
+from simgap.values.episode import PHASES
 from tests.episode_scripts import manifest_text, pick_place, write_manifest
 from tests.factories import write_rig, write_v3_dataset
 

@@ -8,9 +8,9 @@ numbers behind it and the change to make.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
+
+from simgap._version import __version__
 
 if TYPE_CHECKING:
     from simgap.errors import InputError, NameNotFoundError, SimgapError

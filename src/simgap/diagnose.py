@@ -7,14 +7,31 @@ from pathlib import Path
 from typing import Any
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.evaluation.protocol import comparability_from_rig
+from simgap.evaluation.protocol import compare
 from simgap.evidence.bundle import EvidenceBundle
+from simgap.evidence.manifest import read_manifest
 from simgap.finding import Diagnosis, Finding
-from simgap.ladder import LADDER, Context, ProgressFn, load_assess, run_ladder
+from simgap.ladder import LADDER, Context, ProgressFn, assess_for, run_ladder
 from simgap.outputs import atomic_write_json, json_safe, output_folder, relocate_paths
 from simgap.report import write_report
 from simgap.rig import Rig, load_rig
 from simgap.validate import control_period
+
+
+def comparability_from_rig(rig: Any) -> dict[str, Any] | None:
+    """The report's comparability block from the rig's sim and real manifests, or None.
+
+    The manifests are read here, at the edge; ``evaluation.protocol.compare`` takes the values.
+
+    Uses ``rig.evidence.sim_manifest`` and ``rig.evidence.real_manifest``; None unless both
+    are given. Rates are named "simulated" and "real".
+    """
+    ev = getattr(rig, "evidence", None)
+    sim = getattr(ev, "sim_manifest", None)
+    real = getattr(ev, "real_manifest", None)
+    if sim is None or real is None:
+        return None
+    return compare(read_manifest(sim), read_manifest(real), names=("simulated", "real"))
 
 
 def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
@@ -74,9 +91,7 @@ def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = N
     spec = next((s for s in LADDER if s.name == branch), None)
     if spec is None:
         raise NameNotFoundError("branch", branch, [s.name for s in LADDER])
-    assess = load_assess(spec)
-    if assess is None:
-        raise InputError(field="branch", expected="a branch this build ships", got=branch)
+    assess = assess_for(spec)
     rig = load_rig(rig_path)
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir, seed=rig.seed,
                   options=dict(options or {}))

@@ -186,7 +186,7 @@ class Diagnosis:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict: ``{"rig", "seed", "comparability", "findings", "stop"}``."""
-        from simgap import __version__
+        from simgap._version import __version__
 
         return {
             "simgap_version": __version__,

@@ -6,98 +6,38 @@ afternoon on the bench), actuator dynamics (a fit) and appearance (a camera); th
 and the body are fits beside them, and the failure-phase and training-envelope checks use
 the rollouts a user already has.
 
-Each branch module exposes ``assess(ctx: Context) -> list[Finding]``. A branch whose
-evidence is absent returns one ``not_measured`` Finding that names what it needs.
+Each branch module (imported here directly: every branch ships) exposes
+``assess(ctx: Context) -> list[Finding]``; ``Context``, ``BranchSpec`` and ``LADDER`` live in
+``simgap.branches.context``. A branch whose evidence is absent returns one ``not_measured``
+Finding that names what it needs.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from simgap.evidence.bundle import EvidenceBundle
-from simgap.finding import Diagnosis, Finding, Verdict
-from simgap.rig import Rig
-
-ProgressFn = Callable[[str, float], None]
-"""Progress callback: (message, fraction done in [0, 1])."""
-
-
-@dataclass(frozen=True)
-class BranchSpec:
-    """One rung of the ladder.
-
-    Attributes:
-        name: branch name, as in findings.
-        module: module holding ``assess(ctx)``.
-        cost: relative cost; the ladder runs in increasing cost.
-        needs: the evidence keys the branch reads (for the not_measured message).
-    """
-
-    name: str
-    module: str
-    cost: float
-    needs: tuple[str, ...] = ()
-
-
-LADDER: tuple[BranchSpec, ...] = (
-    BranchSpec("plumbing", "simgap.branches.plumbing", 0.5,
-               ("evidence.trace (a deployment trace from the fake arm or the real one)",)),
-    BranchSpec("phases", "simgap.branches.phases", 0.7,
-               ("evidence.dataset or evidence.sim_dataset (recorded rollouts)",)),
-    BranchSpec("envelope", "simgap.branches.envelope", 0.8,
-               ("evidence.dataset and a [training] section",)),
-    BranchSpec("latency", "simgap.branches.latency", 1.0,
-               ("evidence.timing_logs or evidence.client_logs/server_logs",)),
-    BranchSpec("contact", "simgap.branches.contact", 2.0,
-               ("evidence.push_logs (logged pushes) and model.object_body",)),
-    BranchSpec("actuator", "simgap.branches.actuator", 3.0,
-               ("evidence.actuator_logs or evidence.dataset",)),
-    BranchSpec("controller", "simgap.branches.controller", 3.5,
-               ("evidence.dataset with actions, and model.ee_site",)),
-    BranchSpec("body", "simgap.branches.body", 3.7,
-               ("evidence.static_object_poses or frame.origin_reference_m",)),
-    BranchSpec("appearance", "simgap.branches.appearance", 4.0,
-               ("evidence.frames or camera frames in evidence.dataset", "a [camera] section")),
+from simgap.branches import (
+    actuator,
+    appearance,
+    body,
+    contact,
+    controller,
+    envelope,
+    latency,
+    phases,
+    plumbing,
 )
-"""Every branch, cheapest first. Each module exposes ``assess(ctx) -> list[Finding]``."""
+from simgap.branches.context import LADDER, BranchSpec, Context, ProgressFn
+from simgap.errors import NameNotFoundError
+from simgap.finding import Diagnosis, Finding, Verdict
 
+_ASSESS: dict[str, Callable[[Context], list[Finding]]] = {
+    m.__name__: m.assess
+    for m in (plumbing, phases, envelope, latency, contact, actuator, controller, body, appearance)}
+"""Each shipped branch module's ``assess``, by module name (``BranchSpec.module``)."""
 
-@dataclass
-class Context:
-    """What a branch gets: the rig, its evidence, where to write artifacts, progress.
-
-    Attributes:
-        rig: the rig.
-        evidence: lazily loaded evidence values.
-        out_dir: folder for artifacts (None when nothing may be written).
-        seed: seed for everything random.
-        progress: callback for long work.
-        options: per-run options (e.g. ``control_dt_s`` override).
-        findings: the findings of the branches run so far (cheaper first), so that a
-            branch can account for another's result (the actuator's delay for the
-            latency the loop explains).
-    """
-
-    rig: Rig
-    evidence: EvidenceBundle
-    out_dir: Path | None = None
-    seed: int = 0
-    progress: ProgressFn = field(default=lambda msg, frac: None)
-    options: dict[str, Any] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-
-
-def not_measured(spec: BranchSpec, why: str = "") -> Finding:
-    """The Finding of a branch that could not run, naming the evidence it needs."""
-    needs = " and ".join(spec.needs) if spec.needs else "its evidence"
-    return Finding(
-        branch=spec.name, verdict=Verdict.NOT_MEASURED, title=spec.name.capitalize(),
-        summary=why or f"Not measured: the rig gives no {needs}.",
-        next_step=f"Record {needs} and name it in rig.toml.", needs=spec.needs)
+__all__ = ["LADDER", "BranchSpec", "Context", "ProgressFn", "assess_for", "run_ladder"]
 
 
 def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
@@ -122,15 +62,11 @@ def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
             "implicated": [], "fits_at_noise_floor": at_floor}
 
 
-def load_assess(spec: BranchSpec) -> Callable[[Context], list[Finding]] | None:
-    """The branch's ``assess``, or None when this build does not ship the branch."""
-    try:
-        module = importlib.import_module(spec.module)
-    except ModuleNotFoundError as e:
-        if e.name == spec.module:
-            return None  # this build of simgap does not ship the branch
-        raise
-    assess: Callable[[Context], list[Finding]] = module.assess
+def assess_for(spec: BranchSpec) -> Callable[[Context], list[Finding]]:
+    """The branch's ``assess``; a spec naming no shipped branch module lists the valid ones."""
+    assess = _ASSESS.get(spec.module)
+    if assess is None:
+        raise NameNotFoundError("branch module", spec.module, sorted(_ASSESS))
     return assess
 
 
@@ -141,12 +77,7 @@ def run_ladder(ctx: Context, ladder: Sequence[BranchSpec] = LADDER,
     specs = sorted(ladder, key=lambda s: s.cost)
     for i, spec in enumerate(specs):
         ctx.progress(spec.name, i / max(1, len(specs)))
-        assess = load_assess(spec)
-        if assess is None:
-            findings.append(not_measured(spec, f"The {spec.name} branch is not part of this "
-                                               "build of simgap."))
-            continue
-        found = assess(ctx)
+        found = assess_for(spec)(ctx)
         findings.extend(found)
         ctx.findings.extend(found)
     ctx.progress("done", 1.0)

@@ -12,16 +12,14 @@ never widened past the evidence without a note that says so.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from simgap.errors import InputError
 from simgap.finding import Diagnosis, Verdict, load_diagnosis
-
-Source = Literal["measured", "fitted", "defaulted"]
+from simgap.values.randomization import Entry, RandomizationSpec
 
 PENG_TABLE: dict[str, tuple[float, float]] = {
     "link_mass_scale": (0.25, 4.0),
@@ -34,59 +32,6 @@ PENG_TABLE: dict[str, tuple[float, float]] = {
     "action_delay_rate_per_s": (125.0, 1000.0),
 }
 """Peng, Andrychowicz, Zaremba, Abbeel 2018, Table I (arXiv:1710.06537)."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One parameter of the spec.
-
-    Attributes:
-        name: parameter name; the unit is the suffix (``_s``, ``_kg``, ``_per_s``, ``_scale``).
-        kind: ``pinned`` (a value) or ``range`` (``low``..``high``).
-        source: ``measured``, ``fitted`` or ``defaulted``.
-        value: the pinned value.
-        low: lower end of a range.
-        high: upper end of a range.
-        distribution: ``uniform`` or ``log_uniform``.
-        resample: ``episode`` or ``step`` (when a new value is drawn).
-        target: what it applies to (a joint regex, a body or geom name).
-        note: why this value or range, and where it came from.
-    """
-
-    name: str
-    kind: Literal["pinned", "range"]
-    source: Source
-    value: float | None = None
-    low: float | None = None
-    high: float | None = None
-    distribution: str = "uniform"
-    resample: str = "episode"
-    target: str = ""
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class RandomizationSpec:
-    """The spec for the next training run."""
-
-    rig: str
-    seed: int
-    control_dt_s: float | None
-    entries: tuple[Entry, ...]
-
-    def entry(self, name: str) -> Entry:
-        """An entry by name; a miss lists the names."""
-        for e in self.entries:
-            if e.name == name:
-                return e
-        from simgap.errors import NameNotFoundError
-
-        raise NameNotFoundError("spec entry", name, [e.name for e in self.entries])
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form."""
-        return {"rig": self.rig, "seed": self.seed, "control_dt_s": self.control_dt_s,
-                "entries": [asdict(e) for e in self.entries]}
 
 
 def _walk(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:

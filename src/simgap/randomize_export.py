@@ -8,8 +8,8 @@ from pathlib import Path
 
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_text
-from simgap.randomize import Entry, RandomizationSpec
 from simgap.safe_names import py_comment, py_literal
+from simgap.values.randomization import Entry, RandomizationSpec
 
 FORMATS = ("json", "isaaclab", "mujoco")
 

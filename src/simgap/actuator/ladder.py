@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator.log import ActuatorLog
 from simgap.actuator.rungs import (
     LadderConfig,
     RungResult,
@@ -29,14 +28,10 @@ from simgap.actuator.rungs import (
     rung_servo,
     xcorr_delays,
 )
-from simgap.actuator.servo import (
-    FREE_BAM,
-    Drive,
-    JointLoad,
-    ParamSpace,
-    ServoBatch,
-)
+from simgap.actuator.servo import FREE_BAM, Drive, ParamSpace, ServoBatch
 from simgap.errors import InputError
+from simgap.values.actuator_log import ActuatorLog
+from simgap.values.load import JointLoad
 
 
 @dataclass(frozen=True)

@@ -245,23 +245,6 @@ class Drive:
     family: str | None = None
 
 
-@dataclass(frozen=True)
-class JointLoad:
-    """What one joint moves.
-
-    Attributes:
-        inertia: inertia about the joint without the servo's own armature [kg m^2].
-        g_sin: gravity torque = g_sin * sin(q) + g_cos * cos(q) [N m].
-        g_cos: see g_sin.
-        tau_max: motor torque limit [N m] (inf when none).
-    """
-
-    inertia: float
-    g_sin: float = 0.0
-    g_cos: float = 0.0
-    tau_max: float = float("inf")
-
-
 def bam_drive(meta: Mapping[str, object]) -> Drive:
     """The drive of a BAM log from its header (``kp``, ``vin``, ``motor``); a motor whose
     firmware constants are unknown gets the generic drive."""

@@ -24,10 +24,10 @@ from simgap.appearance.flags import (
     rest_pose_flag,
 )
 from simgap.appearance.regions import RegionStats, compare_regions, pure_masks
-from simgap.appearance.resample import resize_bilinear
-from simgap.evidence.frames import FrameSet
 from simgap.sim.kinematics import CameraOffset
 from simgap.sim.render import SceneRenderer
+from simgap.sim.resample import resize_bilinear
+from simgap.values.frames import FrameSet
 
 
 @dataclass(frozen=True)

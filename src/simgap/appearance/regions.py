@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from simgap.appearance.resample import purity
 from simgap.errors import InputError
+from simgap.sim.resample import purity
 
 REGIONS = ("jaws", "object", "background")
 PURE = 0.999

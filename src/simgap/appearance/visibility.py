@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from simgap.appearance.resample import resize_labels
 from simgap.errors import InputError
 from simgap.sim.render import SceneRenderer
+from simgap.sim.resample import resize_labels
 
 
 @dataclass(frozen=True)

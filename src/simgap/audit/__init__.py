@@ -31,9 +31,9 @@ from simgap.audit.setup import (
     check_stale_first_frame,
     check_temperature_drift,
 )
-from simgap.evidence.trace import CheckpointProbe, Trace, checkpoint_path, probe_checkpoint
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
+from simgap.values.trace import CheckpointProbe, Trace
 
 CHECKS: tuple[str, ...] = (
     "Torque on before goal = present", "Gripper unit or scale", "Stale first frame",
@@ -71,12 +71,6 @@ def audit(trace: Trace, *, expected_dt_s: float | None = None,
     return [f for f in found if f is not None]
 
 
-def probe_for(trace: Trace) -> CheckpointProbe | None:
-    """Probe the checkpoint the trace's meta names (None when it names none)."""
-    path = checkpoint_path(trace)
-    return None if path is None else probe_checkpoint(path)
-
-
 @dataclass(frozen=True)
 class AuditReport:
     """The audit of one trace.
@@ -111,22 +105,15 @@ class AuditReport:
                 "findings": [f.to_dict() for f in self.findings]}
 
 
-def audit_trace(trace: Trace, rig: Rig | None = None) -> AuditReport:
-    """Audit a trace already read, with the rig's period and policy server if given."""
+def audit_trace(trace: Trace, rig: Rig | None = None,
+                checkpoint: CheckpointProbe | None = None) -> AuditReport:
+    """Audit a trace already read, with the rig's period and policy server if given, and what
+    probing the trace's checkpoint showed (``evidence.trace.probe_for``; None: not probed)."""
     findings = audit(trace, expected_dt_s=rig_control_dt(rig),
                      policy_server=rig.deploy.policy_server if rig else None,
-                     checkpoint=probe_for(trace))
+                     checkpoint=checkpoint)
     return AuditReport(trace=trace.source, rig=rig.name if rig else None, n_ticks=len(trace),
                        n_episodes=len(set(trace.episode.tolist())), findings=tuple(findings))
 
 
-def run_audit(trace_path: str | Path, rig_path: str | Path | None = None) -> AuditReport:
-    """Read the trace (and the rig) and audit it: what ``simgap audit`` runs."""
-    from simgap.evidence.trace import read_trace
-    from simgap.rig import load_rig
-
-    rig = load_rig(rig_path) if rig_path is not None else None
-    return audit_trace(read_trace(trace_path), rig)
-
-
-__all__ = ["CHECKS", "AuditReport", "audit", "audit_trace", "probe_for", "run_audit"]
+__all__ = ["CHECKS", "AuditReport", "audit", "audit_trace", "rig_control_dt"]

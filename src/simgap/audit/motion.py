@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.evidence.trace import JOINT_FEATURES, MOTORS, Trace
 from simgap.finding import Finding, Verdict
+from simgap.values.trace import JOINT_FEATURES, MOTORS, Trace
 
 BRANCH = "plumbing"
 TICKS_PER_REV = 4096

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from simgap.audit.motion import make_finding
-from simgap.evidence.trace import MOTORS, CheckpointProbe, Trace
 from simgap.finding import Finding
+from simgap.values.trace import MOTORS, CheckpointProbe, Trace
 
 TEMPERATURE_DRIFT_C = 5.0
 """Mean motor temperature rising this much [deg C] from the first to the last episode."""

@@ -26,23 +26,17 @@ from typing import Any
 
 from simgap.actuator import export, export_bam, export_mjlab
 from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, fit_joint
-from simgap.actuator.log import ActuatorLog
-from simgap.actuator.servo import (
-    PARAM_NAMES,
-    Drive,
-    JointLoad,
-    bam_drive,
-    pendulum_load,
-    rig_drive,
-)
+from simgap.actuator.servo import PARAM_NAMES, Drive, bam_drive, pendulum_load, rig_drive
+from simgap.branches.context import Context, not_measured
 from simgap.errors import InputError
 from simgap.finding import Finding, Verdict
-from simgap.ladder import Context, not_measured
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig
 from simgap.safe_names import safe_filename
 from simgap.series import Trajectory
 from simgap.units import ENCODER_RESOLUTION_RAD
+from simgap.values.actuator_log import ActuatorLog
+from simgap.values.load import JointLoad
 
 ELIMINATE_FACTOR = 2.0
 IMPLICATE_FACTOR = 5.0
@@ -311,8 +305,8 @@ def finding_from(out: dict[str, Any]) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """Run the branch on the rig's actuator logs or LeRobot dataset."""
     from simgap.branches import actuator_dataset, joint_dynamics
+    from simgap.branches.context import LADDER
     from simgap.evidence.actuator_logs import rig_actuator_logs
-    from simgap.ladder import LADDER
 
     spec = next(s for s in LADDER if s.name == "actuator")
     rig = ctx.rig

@@ -16,12 +16,13 @@ from simgap.appearance.compare import AppearanceResult, analyse
 from simgap.appearance.flags import CLIP_MIN
 from simgap.appearance.regions import difference_image, difference_map
 from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
-from simgap.evidence.frames import FrameSet, load_frames
+from simgap.branches.context import LADDER, Context, not_measured
+from simgap.evidence.frames import load_frames
 from simgap.evidence.initial_states import load_initial_states
 from simgap.finding import Finding, Verdict
-from simgap.ladder import LADDER, Context, not_measured
 from simgap.rig import Rig
 from simgap.sim.render import SceneRenderer, region_ids
+from simgap.values.frames import FrameSet
 
 BRANCH = "appearance"
 _SPEC = next(s for s in LADDER if s.name == BRANCH)

@@ -13,10 +13,10 @@ import numpy as np
 
 from simgap.body.frame_origin import FrameOrigin, frame_origin
 from simgap.body.zero_offsets import ZeroOffsetFit, fit_zero_offsets
+from simgap.branches.context import LADDER, Context, not_measured
 from simgap.errors import InputError
 from simgap.evidence.static_poses import StaticPoses, load_static_poses
 from simgap.finding import Finding, Verdict
-from simgap.ladder import LADDER, Context, not_measured
 from simgap.rig import Rig
 from simgap.sim.kinematics import Kinematics
 

@@ -160,7 +160,7 @@ def offer_patch(rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_di
 
 def assess(ctx: Any) -> list[Finding]:
     """The contact finding for ``ctx.rig`` (its evidence.push_logs)."""
-    from simgap.ladder import LADDER, not_measured
+    from simgap.branches.context import LADDER, not_measured
 
     spec = next(s for s in LADDER if s.name == "contact")
     rig: Rig = ctx.rig

@@ -257,8 +257,8 @@ def _spread(episodes: list[Episode], n: int) -> list[Episode]:
 
 def assess(ctx: Any) -> list[Finding]:
     """The controller finding for ``ctx.rig`` (its evidence.dataset)."""
+    from simgap.branches.context import LADDER, not_measured
     from simgap.evidence.lerobot import read_lerobot_dataset
-    from simgap.ladder import LADDER, not_measured
 
     spec = next(s for s in LADDER if s.name == "controller")
     rig = ctx.rig

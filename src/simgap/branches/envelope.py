@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from simgap.branches.context import Context
 from simgap.branches.phases import episode_records
 from simgap.episodes.envelope import (
     EnvelopeCheck,
@@ -28,7 +29,6 @@ from simgap.evidence.episodes_io import (
     load_sim_manifest,
 )
 from simgap.finding import Finding, Verdict
-from simgap.ladder import Context
 from simgap.rig import Rig
 
 _VERDICT = {"outside": Verdict.IMPLICATED, "inside": Verdict.ELIMINATED,

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from simgap.branches.context import Context
 from simgap.episodes.compare import PhaseComparison, compare_phases
-from simgap.episodes.segment import PHASES, EpisodeRecord
 from simgap.episodes.signatures import PHASE_BRANCHES, EpisodeResult, analyse, branch_map
 from simgap.errors import InputError
 from simgap.evidence.episodes_io import (
@@ -26,8 +26,8 @@ from simgap.evidence.episodes_io import (
     load_sim_manifest,
 )
 from simgap.finding import Finding, Verdict
-from simgap.ladder import Context
 from simgap.rig import Rig
+from simgap.values.episode import PHASES, EpisodeRecord
 
 
 def gripper_range(run: RecordedEpisodes, rig: Rig) -> tuple[float, float]:

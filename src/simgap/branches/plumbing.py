@@ -7,10 +7,13 @@ check that the trace allows (see ``simgap.audit``). A rig without a trace gets o
 
 from __future__ import annotations
 
-from simgap.audit import audit, probe_for, rig_control_dt
-from simgap.evidence.trace import Trace, trace_from_rig
+from pathlib import Path
+
+from simgap.audit import AuditReport, audit, audit_trace, rig_control_dt
+from simgap.branches.context import LADDER, Context, not_measured
+from simgap.evidence.trace import probe_for, read_trace, trace_from_rig
 from simgap.finding import Finding
-from simgap.ladder import LADDER, Context, not_measured
+from simgap.values.trace import Trace
 
 _SPEC = next(s for s in LADDER if s.name == "plumbing")
 
@@ -37,3 +40,13 @@ def assess(ctx: Context) -> list[Finding]:
         return [not_measured(_SPEC, "Not measured: the trace holds nothing the audit can "
                                     "check (no actions, images, registers or meta).")]
     return findings
+
+
+def run_audit(trace_path: str | Path, rig_path: str | Path | None = None) -> AuditReport:
+    """Read the trace (and the rig), probe its checkpoint and audit it: what ``simgap audit``
+    runs. The reading happens here, at the edge; ``simgap.audit`` takes the values."""
+    from simgap.rig import load_rig
+
+    rig = load_rig(rig_path) if rig_path is not None else None
+    trace = read_trace(trace_path)
+    return audit_trace(trace, rig, checkpoint=probe_for(trace))

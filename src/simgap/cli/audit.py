@@ -21,7 +21,7 @@ def audit(
 ) -> None:
     """Check a deployment trace for plumbing bugs (torque jump, gripper unit, stale frames,
     limits, rate, checkpoint, temperature, policy server)."""
-    from simgap.audit import run_audit
+    from simgap.branches.plumbing import run_audit
 
     report = run_audit(trace, rig)
     print_findings(f"simgap audit: {trace.name}", list(report.findings))
@@ -49,7 +49,7 @@ def fake_arm(
     json_path: Path | None = typer.Option(None, "--json", help="Write the audit as JSON."),
 ) -> None:
     """Run a deployment script against the fake SO-101, write its trace and audit it."""
-    from simgap.audit import run_audit
+    from simgap.branches.plumbing import run_audit
     from simgap.fakearm.script import run_script
 
     with working("fake-arm", f"running {script.name} against the simulated SO-101"

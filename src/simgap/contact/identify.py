@@ -33,7 +33,7 @@ from simgap.contact.profile import (
     refine,
     score,
 )
-from simgap.evidence.push_log import PushLog
+from simgap.values.push import PushLog
 
 NOISE_MULTIPLE = 3.0
 """A fit must beat the model by this many tracker noises (RMS) to be accepted."""

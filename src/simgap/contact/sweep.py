@@ -22,10 +22,10 @@ import numpy as np
 
 from simgap.contact.profile import interval
 from simgap.errors import InputError
-from simgap.evidence.push_log import PushLog
 from simgap.fit import search
 from simgap.fit.backends import LocalBackend, ReplayProblem
 from simgap.fit.params import Param, ParamSet
+from simgap.values.push import PushLog
 
 TWO_D_REFUSAL = (
     "a two-coefficient contact sweep is refused: MuJoCo's soft-contact solver couples the "

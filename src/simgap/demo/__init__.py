@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 import simgap.sim  # noqa: F401  (chooses an offscreen GL backend before mujoco loads)
-from simgap import __version__
+from simgap._version import __version__
 
 MODEL_FILE = "so101_demo.xml"
 RIG_FILE = "rig.toml"

@@ -14,8 +14,8 @@ from typing import Any
 
 from scipy.stats import fisher_exact
 
-from simgap.episodes.segment import PHASES
 from simgap.episodes.signatures import EpisodeResult
+from simgap.values.episode import PHASES
 
 
 @dataclass(frozen=True)

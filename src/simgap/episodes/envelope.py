@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from simgap.episodes.segment import EpisodeRecord, Segmentation
+from simgap.episodes.segment import Segmentation
 from simgap.series import Trajectory
+from simgap.values.episode import EpisodeRecord
 
 NOISE_BAND = 3.0
 """Real noise more than this many times training's is outside the envelope; training noise

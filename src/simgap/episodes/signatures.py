@@ -15,14 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.episodes.segment import (
-    PHASES,
-    EpisodeRecord,
-    Segmentation,
-    SegmentParams,
-    check_phase,
-    segment,
-)
+from simgap.episodes.segment import Segmentation, SegmentParams, check_phase, segment
+from simgap.values.episode import PHASES, EpisodeRecord
 
 PHASE_BRANCHES: dict[str, dict[str, Any]] = {
     "approach": {

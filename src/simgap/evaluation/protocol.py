@@ -17,7 +17,7 @@ from typing import Any
 
 from simgap.evaluation import stats
 from simgap.evaluation.sequential import sequential_test
-from simgap.evidence.manifest import Manifest, read_manifest
+from simgap.values.manifest import Manifest
 
 MUST_MATCH = ("initial_states", "success.predicate", "success.threshold", "success.judge",
               "policy.sha256")
@@ -180,17 +180,3 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
                                       "state, else in recorded order when the runs have "
                                       "equally many trials); null otherwise"},
     }
-
-
-def comparability_from_rig(rig: Any) -> dict[str, Any] | None:
-    """The report's comparability block from the rig's sim and real manifests, or None.
-
-    Uses ``rig.evidence.sim_manifest`` and ``rig.evidence.real_manifest``; None unless both
-    are given. Rates are named "simulated" and "real".
-    """
-    ev = getattr(rig, "evidence", None)
-    sim = getattr(ev, "sim_manifest", None)
-    real = getattr(ev, "real_manifest", None)
-    if sim is None or real is None:
-        return None
-    return compare(read_manifest(sim), read_manifest(real), names=("simulated", "real"))

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from scipy import stats
 
 from simgap.errors import InputError
-from simgap.evidence.checkpoints import CheckpointTable
+from simgap.values.checkpoints import CheckpointTable
 
 Vector = Sequence[float] | npt.NDArray[np.float64]
 """A vector of rates, shape (N,)."""

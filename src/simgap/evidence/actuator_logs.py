@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from simgap.actuator.log import MIN_DURATION_S, ActuatorLog, from_trajectory
 from simgap.errors import InputError
 from simgap.rig import Rig
+from simgap.values.actuator_log import MIN_DURATION_S, ActuatorLog, from_trajectory
 
 FORMATS = ("bam", "csv", "lerobot")
 

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator.log import ActuatorLog, check_finite, check_time, resample_uniform
 from simgap.errors import InputError
 from simgap.evidence._checks import check_bam
 from simgap.series import Trajectory
 from simgap.validate import read_json
+from simgap.values.actuator_log import ActuatorLog, check_finite, check_time, resample_uniform
 
 BAM_DT_S = 0.005
 """Grid step BAM's own processing resamples to [s] (200 Hz)."""

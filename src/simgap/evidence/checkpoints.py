@@ -10,37 +10,14 @@ number where lower is better (e.g. validation loss).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 from simgap.errors import InputError
 from simgap.evidence.csv_table import read_csv_table
+from simgap.values.checkpoints import CheckpointTable
 
 REQUIRED = ("checkpoint", "sim_success", "real_success")
 OPTIONAL = ("sim_trials", "real_trials", "offline_metric")
-
-
-@dataclass(frozen=True)
-class CheckpointTable:
-    """Per-checkpoint success rates, in file order.
-
-    Attributes:
-        checkpoints: names, shape (N,).
-        sim: simulated success rates in [0, 1], shape (N,).
-        real: real success rates in [0, 1], shape (N,).
-        sim_trials: simulated trial counts, shape (N,), or None when the column is absent.
-        real_trials: real trial counts, shape (N,), or None.
-        offline_metric: offline metric (lower is better), shape (N,), or None.
-        source: the file.
-    """
-
-    checkpoints: tuple[str, ...]
-    sim: tuple[float, ...]
-    real: tuple[float, ...]
-    sim_trials: tuple[int, ...] | None
-    real_trials: tuple[int, ...] | None
-    offline_metric: tuple[float, ...] | None
-    source: Path | None = None
 
 
 def _number(text: str, path: Path, field: str) -> float:

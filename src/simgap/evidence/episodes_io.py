@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from simgap.episodes.segment import NO_GRIPPER_MESSAGE
 from simgap.errors import InputError
 from simgap.evidence.lerobot import INFO_PATH, dataset_trajectories, read_lerobot_dataset
-from simgap.evidence.manifest import Trial, read_manifest
+from simgap.evidence.manifest import read_manifest
 from simgap.rig import Rig
 from simgap.series import Trajectory
+from simgap.values.episode import NO_GRIPPER_MESSAGE
+from simgap.values.manifest import Trial
 
 OBJECT_KEY = "observation.object_pos"
 

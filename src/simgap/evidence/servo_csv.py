@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from simgap.actuator.log import ActuatorLog, from_trajectory
 from simgap.errors import InputError
 from simgap.rig import Rig
 from simgap.series import Trajectory
 from simgap.validate import csv_header, numeric_rows, read_csv_rows
+from simgap.values.actuator_log import ActuatorLog, from_trajectory
 
 
 def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None = None,

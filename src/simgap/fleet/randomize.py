@@ -30,7 +30,8 @@ import numpy as np
 from simgap.errors import InputError
 from simgap.finding import Diagnosis
 from simgap.fleet.aggregate import FleetSummary, ParamSpread
-from simgap.randomize import Entry, RandomizationSpec, build_spec
+from simgap.randomize import build_spec
+from simgap.values.randomization import Entry, RandomizationSpec
 
 REPLACED = ("kp", "kv", "kp_scale", "servo_delay_s", "unit_gain_scale", "joint_damping_scale")
 """Entries of a one-arm spec that a fleet's measurement replaces."""

@@ -14,7 +14,6 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from simgap.actuator.servo import JointLoad
 from simgap.sim.model import (
     actuator_for_joint,
     joint_dof_index,
@@ -22,6 +21,7 @@ from simgap.sim.model import (
     load_model,
     object_id,
 )
+from simgap.values.load import JointLoad
 
 
 def joint_load(model: mujoco.MjModel | str | Path, joint: str,

@@ -6,7 +6,7 @@ Rendering needs an OpenGL backend chosen before MuJoCo is imported: ``MUJOCO_GL=
 ``close()`` so the context is released.
 
 Frames are resized to the policy's input resolution with the policy's own resampling
-(``simgap.appearance.resample``: bilinear, align_corners=False, no antialias); segmentation
+(``simgap.sim.resample``: bilinear, align_corners=False, no antialias); segmentation
 is resized by weighted majority with the same weights.
 """
 
@@ -21,10 +21,10 @@ import mujoco
 import numpy as np
 import numpy.typing as npt
 
-from simgap.appearance.resample import resize_bilinear, resize_labels
 from simgap.errors import InputError, NameNotFoundError, SimgapError
 from simgap.sim.kinematics import CameraOffset, Kinematics, mat_to_quat
 from simgap.sim.model import load_model, names, object_id
+from simgap.sim.resample import resize_bilinear, resize_labels
 
 
 class RenderBackendError(SimgapError):

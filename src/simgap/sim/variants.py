@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 
 from simgap.outputs import atomic_write_text
-from simgap.randomize import Entry, RandomizationSpec
+from simgap.values.randomization import Entry, RandomizationSpec
 
 
 def _draw(e: Entry, rng: np.random.Generator) -> float:
