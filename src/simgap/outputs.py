@@ -211,16 +211,23 @@ def output_folder(path: str | Path, *, force: bool = False) -> Iterator[Path]:
             os.chmod(tmp, 0o777 & ~_umask())
             yield tmp
             _check_target(path, force)
-            old = None
-            if path.exists():
-                old = path.parent / f".{path.name}.old-{os.getpid()}.tmp"
-                os.rename(path, old)
-            os.rename(tmp, path)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
+            swap_into_place(tmp, path)
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
+
+
+def swap_into_place(new: Path, target: Path) -> None:
+    """Rename the finished folder ``new`` to ``target``; an old ``target`` is moved aside
+    first and removed only once the new one is in place, so a reader sees the old folder or
+    the new one, never a half of either."""
+    old = None
+    if target.exists():
+        old = target.parent / f".{target.name}.old-{os.getpid()}.tmp"
+        os.rename(target, old)
+    os.rename(new, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def relocate_paths(obj: Any, src: Path, dst: Path) -> Any:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import simgap.sim  # noqa: F401  (chooses an offscreen GL backend before mujoco loads)
 from simgap._version import __version__
+from simgap.outputs import swap_into_place
 
 MODEL_FILE = "so101_demo.xml"
 RIG_FILE = "rig.toml"
@@ -88,13 +89,7 @@ def prepare_demo(cache: str | Path | None = None, seed: int = 0) -> Path:
         try:
             _build(tmp, seed)
             (tmp / _MARKER).write_text(stamp)
-            old = None
-            if folder.exists():  # a stale bench: moved aside, then the new one renamed in
-                old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.parent))
-                os.replace(folder, old / "bench")
-            os.replace(tmp, folder)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
+            swap_into_place(tmp, folder)  # a stale bench is moved aside, then removed
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
