@@ -31,8 +31,11 @@ def _dataset(root: Path, *, fps: int = 30, names: list[str] | None = None,
     return ds
 
 
-def test_draft_maps_features_fps_units_and_model_names(tmp_path: Path, demo_model: Path) -> None:
-    ds = _dataset(tmp_path, fps=30)
+@pytest.mark.parametrize("robot", ["so_follower", "so101_follower", "so100"])
+def test_draft_maps_features_fps_units_and_model_names(tmp_path: Path, demo_model: Path,
+                                                       robot: str) -> None:
+    # LeRobot >= 0.4.3 records robot_type "so_follower"; older datasets the longer names
+    ds = _dataset(tmp_path, fps=30, robot=robot)
     r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
                                  str(tmp_path / "rig.toml")])
     assert r.exit_code == 0, r.output

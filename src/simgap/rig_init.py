@@ -34,7 +34,10 @@ from simgap.units import STS3215_TICKS_PER_REV
 
 MENAGERIE_SO101 = ("MuJoCo Menagerie's robotstudio_so101 model (robotstudio_so101/so101.xml, "
                    "or scene.xml with a floor, from github.com/google-deepmind/mujoco_menagerie)")
-_FOLLOWERS = ("so100", "so101", "koch")
+_FOLLOWERS = ("so_follower", "bi_so_follower", "so100", "so101", "koch")
+"""robot_type prefixes of arms whose LeRobot driver records body joints in degrees (the
+default since LeRobot 0.4.4) and the gripper in 0..100 %: LeRobot 0.4.3 and later name the
+SO-100/101 follower ``so_follower`` (older datasets ``so101_follower``, ``so100``)."""
 _EE_HINTS = ("gripperframe", "ee", "tcp", "end_effector", "grasp", "gripper", "pinch")
 
 

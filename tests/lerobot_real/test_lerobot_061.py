@@ -98,7 +98,6 @@ def _record(tmp: Path, root: Path, episodes: int, seconds: float, resume: bool) 
 
 def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
     from simgap.evidence.lerobot import episode_times, read_lerobot_dataset
-    from tests.factories import SO101_JOINTS
 
     root = tmp_path / "ds"
     _record(tmp_path, root, 2, 5.0, resume=False)
@@ -114,10 +113,17 @@ def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
         assert stored.dtype == np.float32  # LeRobot's writer: float32 frame_index / fps
         assert np.any(np.diff(stored.astype(float)) != 0.2)  # steps off in the last digits
         np.testing.assert_allclose(np.diff(episode_times(ds, e)), 0.2, rtol=1e-12)
+    # the rig comes from `simgap init` on LeRobot's own dataset, and diagnoses unedited
     rig = tmp_path / "rig.toml"
-    rig.write_text(f'name = "fake"\n[model]\npath = "{ROOT}/src/simgap/demo/so101_demo.xml"\n'
-                   f'ee_site = "gripperframe"\n[control]\ndt_s = 0.2\n[evidence]\n'
-                   f'dataset = "{root}"\n' + SO101_JOINTS)
+    r = subprocess.run([sys.executable, "-m", "simgap", "init", str(root), "--model",
+                        f"{ROOT}/src/simgap/demo/so101_demo.xml", "--out", str(rig)],
+                       env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    from simgap.rig import load_rig
+
+    made = load_rig(rig)
+    assert made.control_dt_s == pytest.approx(0.2)  # from info.json's fps
+    assert made.evidence.dataset is not None
     r = subprocess.run([sys.executable, "-m", "simgap", "diagnose", str(rig), "--out",
                         str(tmp_path / "out")], env=_env(tmp_path), capture_output=True,
                        text=True, timeout=600)
