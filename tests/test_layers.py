@@ -15,8 +15,8 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "simgap"
 
-VALUES = {"errors", "units", "series", "finding", "rig", "outputs", "instrument", "values",
-          "_version", "validate", "rig_checks", "safe_names"}
+VALUES = {"errors", "units", "series", "finding", "rig", "rig_schema", "outputs", "instrument",
+          "values", "_version", "validate", "rig_checks", "safe_names"}
 ENGINE = {"sim", "fit"}
 READERS = {"evidence"}
 METHODS = {"actuator", "contact", "appearance", "body", "episodes", "audit", "evaluation",

@@ -15,109 +15,11 @@ from typing import Any, Literal
 
 from simgap.errors import InputError, NameNotFoundError
 from simgap.rig_checks import check_rig_values, resolve_path
+from simgap.rig_schema import _NUM, _PATH_KEYS, _SCHEMA, _SECTIONS
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
 ActionSpace = Literal["joint_position", "ee_delta"]
 CommandInterp = Literal["hold", "linear"]
-
-# Schema: section -> key -> (python types accepted, required). "" is the top level.
-_NUM = (int, float)
-_SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
-    "": {"name": ((str,), True), "seed": ((int,), False)},
-    "model": {
-        "path": ((str,), True),
-        "ee_site": ((str,), False),
-        "physics_dt_s": (_NUM, False),
-        "object_body": ((str,), False),
-        "gripper_geoms": ((list,), False),
-        "object_geom": ((str,), False),
-    },
-    "control": {
-        "dt_s": (_NUM, False),  # required unless the evidence is frames alone (_control_dt)
-        "action_space": ((str,), False),
-        "command_interp": ((str,), False),
-        "real_dt_s": (_NUM, False),
-        "action_scale": (_NUM, False),
-    },
-    "joint": {
-        "recorded": ((str,), False),
-        "unit": ((str,), False),
-        "range_rad": ((list,), False),
-        "ticks_per_rev": ((int,), False),
-        "zero_ticks": (_NUM, False),
-        "sign": (_NUM, False),
-        "offset_rad": (_NUM, False),
-        "gripper": ((bool,), False),
-    },
-    "noise": {
-        "encoder_rad": (_NUM, False),
-        "torque_nm": (_NUM, False),
-    },
-    "contact": {
-        "tracker_noise_m": (_NUM, False),
-        "tracker_noise_rad": (_NUM, False),
-        "support_geoms": ((list,), False),
-    },
-    "camera": {
-        "name": ((str,), True),
-        "policy_resolution": ((list,), False),
-        "render_resolution": ((list,), False),
-        "training_jitter_px": (_NUM, False),
-        "training_jitter_m": (_NUM, False),
-        "training_jitter_deg": (_NUM, False),
-        "training_background_max": (_NUM, False),
-        "recorded": ((str,), False),
-    },
-    "training": {
-        "control_dt_s": (_NUM, False),
-        "obs_noise_std_rad": (_NUM, False),
-        "action_scale": (_NUM, False),
-        "top_speed_rad_s": (_NUM, False),
-        "workspace_x_m": ((list,), False),
-        "workspace_y_m": ((list,), False),
-        "servo_p_gain": (_NUM, False),
-        "object_mass_kg": (_NUM, False),
-        "finger_friction": (_NUM, False),
-    },
-    "deploy": {
-        "policy_server": ((str,), False),
-        "servo_p_gain": (_NUM, False),
-        "servo_model": ((str,), False),
-        "gripper_torque_limit": (_NUM, False),
-        "action_scale": (_NUM, False),
-    },
-    "frame": {
-        "origin_reference_m": ((list,), False),
-        "origin_reference_name": ((str,), False),
-    },
-    "compute": {
-        "backend": ((str,), False),
-        "address": ((str,), False),
-    },
-    "evidence": {
-        "timing_logs": ((list,), False),
-        "client_logs": ((list,), False),
-        "server_logs": ((list,), False),
-        "dataset": ((str,), False),
-        "sim_dataset": ((str,), False),
-        "actuator_logs": ((list,), False),
-        "actuator_format": ((str,), False),
-        "sim_manifest": ((str,), False),
-        "real_manifest": ((str,), False),
-        "frames": ((str,), False),
-        "trace": ((str,), False),
-        "push_logs": ((list,), False),
-        "checkpoints": ((str,), False),
-        "static_object_poses": ((str,), False),
-    },
-}
-_SECTIONS = tuple(k for k in _SCHEMA if k not in ("", "joint")) + ("joints",)
-_PATH_KEYS = {
-    "timing_logs", "client_logs", "server_logs", "dataset", "sim_dataset", "actuator_logs",
-    "sim_manifest", "real_manifest", "frames", "trace", "push_logs", "checkpoints",
-    "static_object_poses",
-}
-
 
 @dataclass(frozen=True)
 class JointMap:
