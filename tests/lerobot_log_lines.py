@@ -1,6 +1,9 @@
-"""Builders of LeRobot v0.6.1 async-inference log files (stand-ins for the files
-lerobot/async_inference/policy_server.py and robot_client.py of LeRobot 0.6.1 write; the
-real ones are produced and read in tests/lerobot_real/). Line formats from that source:
+"""Builders of LeRobot v0.6.1 async-inference log files: a stand-in that copies the log
+lines written by ``src/lerobot/async_inference/policy_server.py`` and ``robot_client.py``
+of LeRobot release 0.6.1, so the default suite runs without LeRobot. The real package's
+own server and client write and are read in
+``tests/lerobot_real/test_lerobot_061.py::test_async_policy_server_and_robot_client_logs``
+(CI's Python 3.12 step). Line formats from that source:
 ``"%(levelname)s %(asctime)s %(lerobot_location)15s %(message)s"``, 1-second asctime; a
 filtered observation logs a ``Skipping observation`` line and its ``has been filtered out``
 twin; a (re)connecting client logs ``Client {peer} connected and ready``."""
