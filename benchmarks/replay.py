@@ -302,25 +302,33 @@ def main() -> None:
         print(f"time ratio simgap/sysid at the same iteration cap {ratio:.2f} "
               f"(simgap's error is lower: {sg['errors']['all']:.3f} vs "
               f"{sy['errors']['all']:.3f} median over all parameters)")
-        # the target compares time at equal or lower error: the budget curve of simgap, and
-        # the smallest budget from which every larger one is at or below sysid's final error
-        # (LM paths are not monotone in the budget, so one lucky budget does not count)
+        # the target compares time at equal or lower error: the budget curve of each simgap
+        # path, and the smallest budget from which every larger one is at or below sysid's
+        # final error (LM paths are not monotone in the budget, so one lucky budget does
+        # not count)
         target_err = float(sy["errors"]["all"])  # type: ignore[index]
-        curve = [] if a.no_curve else [(it, run_simgap(prob, truth, it))
-                                        for it in range(2, iters + 1, 2)]
-        for it, run in curve:
-            print(f"  simgap max_iter {it:2d}: {run['wall_s']:.2f} s, median error "
-                  f"{run['errors']['all']:.3f}")  # type: ignore[index]
-        ok = [float(run["errors"]["all"]) <= target_err for _, run in curve]  # type: ignore[index]
-        first = next((i for i in range(len(curve)) if all(ok[i:])), None)
-        if first is None:
-            print(f"simgap does not stay at or below sysid's error ({target_err:.3f})")
-        else:
+        budgets = list(range(2, iters + 1, 2))
+        for label, key, runner in (
+                ("simgap least_squares", "equal_error",
+                 lambda it: run_simgap(prob, truth, it)),
+                ("simgap joint_id", "engine_equal_error",
+                 lambda it: run_engine(a.so101, prob, truth, it))):
+            curve = [] if a.no_curve else [(it, runner(it)) for it in budgets]
+            for it, run in curve:
+                print(f"  {label} max_iter {it:2d}: {run['wall_s']:.2f} s, median error "
+                      f"{run['errors']['all']:.3f}")  # type: ignore[index]
+            if not curve:
+                continue
+            ok = [float(run["errors"]["all"]) <= target_err for _, run in curve]  # type: ignore[index]
+            first = next((i for i in range(len(curve)) if all(ok[i:])), None)
+            if first is None:
+                print(f"{label} does not stay at or below sysid's error ({target_err:.3f})")
+                continue
             it, run = curve[first]
             r_eq = float(run["wall_s"]) / float(sy["wall_s"])  # type: ignore[arg-type]
-            out["equal_error"] = {"max_iter": it, "simgap": run, "time_ratio": r_eq,
-                                  "curve": [(i, r["wall_s"], r["errors"]) for i, r in curve]}
-            print(f"from max_iter {it} on, simgap stays at or below sysid's error "
+            out[key] = {"max_iter": it, "simgap": run, "time_ratio": r_eq,
+                        "curve": [(i, r["wall_s"], r["errors"]) for i, r in curve]}
+            print(f"{label}: from max_iter {it} on it stays at or below sysid's error "
                   f"({target_err:.3f}): {run['wall_s']:.1f} s; time ratio {r_eq:.2f} "
                   "(target <= 0.5)")
     if a.json:

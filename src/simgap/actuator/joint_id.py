@@ -391,13 +391,15 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     lengths = [t.shape[0] for t in problem.targets]
     problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
                                               max(2, sum(lengths) // MIN_BLOCKS)))
-    first = [assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad)["profile"]
+    cache: dict[int, Any] = {}  # the linearised fit per grid point, shared by the joints
+    first = [assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad,
+                          cache=cache)["profile"]
              for j, name in enumerate(problem.joints)]
     shared, widened = shared_delay(first, float(fit.delays[0]), float(fit.delays[-1]))
     profiles, values, intervals, reasons, effective, ridge, best_rms = [], [], [], [], [], [], []
     for j, name in enumerate(problem.joints):
         a = assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad,
-                         delay_interval=widened[j])
+                         delay_interval=widened[j], cache=cache)
         profiles.append(a["profile"])
         values.append(a["values"])
         intervals.append(a["intervals"])

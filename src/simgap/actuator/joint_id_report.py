@@ -11,11 +11,13 @@ import numpy as np
 from simgap.fit.params import UNITS
 from simgap.fit.profile import (
     GridFit,
+    LinearFit,
     block_intervals,
     delay_profile,
     jackknife_delay,
     jackknife_halfwidths,
     lag1_inflation,
+    linear_fit,
 )
 
 RIDGE_MIN_WIDTH_S = 0.01
@@ -41,7 +43,8 @@ def _effective(values: np.ndarray, kinds: tuple[str, ...], nominal: np.ndarray,
 
 
 def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_rad: float,
-                 delay_interval: tuple[float, float] | None = None) -> dict[str, Any]:
+                 delay_interval: tuple[float, float] | None = None,
+                 cache: dict[int, LinearFit] | None = None) -> dict[str, Any]:
     """Profile, values, 95 % intervals, reasons, effective delay and ridge of joint ``j``.
 
     The delay interval is the wider of the profile-likelihood one and the block
@@ -50,7 +53,11 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     (residual variance at least the model floor, lag-1 inflated), the block jackknife of
     the refit, plus the step the LM left and the change that moves the replay by the
     model floor (what the floor cannot tell apart); widened over the fits at every delay
-    inside the delay interval."""
+    inside the delay interval.
+
+    ``cache`` (grid index -> ``LinearFit``) shares the linearised fit of each grid point
+    between the joints and the passes of one identification: it depends on the grid fit
+    and the blocks only, not on the joint."""
     from simgap.actuator.joint_id import BOUNDS, MAX_SPAN
 
     K, kinds, name = problem.K, problem.kinds, problem.joints[j]
@@ -80,9 +87,15 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
               if lo_d - 1e-12 <= fit.delays[i] <= hi_d + 1e-12] or [g]
     zlo, zhi = z.copy(), z.copy()
 
+    lins = cache if cache is not None else {}
+
     def hw_at(i: int) -> tuple[np.ndarray, np.ndarray]:
-        hw, corr = block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min)
-        jk, left = jackknife_halfwidths(fit.jac[i], fit.resid[i], blocks, cols)
+        if i not in lins:
+            lins[i] = linear_fit(np.ascontiguousarray(fit.jac[i]), fit.resid[i], blocks)
+        lin = lins[i]
+        hw, corr = block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min,
+                                   lin=lin)
+        jk, left = jackknife_halfwidths(fit.jac[i], fit.resid[i], blocks, cols, lin=lin)
         # the model floor as a bias: a change of z_k whose replay moves by less than the
         # floor (RMS) cannot be told from the replay's own chaos, whatever the noise says
         sens = np.sqrt(np.mean(fit.jac[i][rows][:, cols] ** 2, axis=0))

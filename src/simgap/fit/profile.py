@@ -100,10 +100,15 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         h: central-difference half-step in z (10 % of the value: wide enough to average
             over the small jumps of a saturating actuator).
         tol: relative SSR decrease below which a grid point counts as converged.
-        central: central differences (2n candidates per grid point and iteration) from
-            the start; otherwise forward ones (n) until a step is rejected (the forward
-            slope misled at a kink), central after. The final Jacobian, for the
-            intervals, is always central.
+        central: central differences (2n candidates per grid point and iteration) at
+            every step; otherwise forward ones (n) until a step on a forward Jacobian is
+            rejected (its slope may have misled at a kink), then that grid point is
+            differenced again centrally at the same z and centrally from then on. The
+            final Jacobian, for the intervals, is always central.
+
+    A rejected step on a central Jacobian keeps it (the point did not move) and retries
+    with a larger damping, so a rejection costs one batched trial evaluation, not a new
+    Jacobian (the same numbers as differencing it again, for fewer rollouts).
     """
     delays = np.asarray(delays, dtype=float)
     G = delays.size
@@ -116,14 +121,31 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
     r = r3.reshape(G, -1)
     n_evals = G
     it = 0
-    rejected = False
+    want_central = np.full(G, central)   # difference the next Jacobian centrally
+    jac_all: np.ndarray | None = None     # (G, R, n), the Jacobian each point holds
+    stale = np.ones(G, dtype=bool)        # it must be differenced before the next solve
+    was_central = np.zeros(G, dtype=bool)  # its Jacobian is a central one
+
+    def flat(x: np.ndarray, d: np.ndarray) -> np.ndarray:
+        return evaluate(x, d).reshape(x.shape[0], -1)
+
     for it in range(1, iters + 1):  # noqa: B007
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        jac, ne = _jacobian(lambda x, d: evaluate(x, d).reshape(x.shape[0], -1), z[idx],
-                            r[idx], delays[idx], h, lo, hi, central or rejected)
-        n_evals += ne
+        need = idx[stale[idx]]
+        for mode in (False, True):
+            sub = need[want_central[need] == mode]
+            if not sub.size:
+                continue
+            jn, ne = _jacobian(flat, z[sub], r[sub], delays[sub], h, lo, hi, mode)
+            n_evals += ne
+            if jac_all is None:
+                jac_all = np.zeros((G,) + jn.shape[1:])
+            jac_all[sub] = jn
+            stale[sub], was_central[sub] = False, mode
+        assert jac_all is not None
+        jac = jac_all[idx]
         A = np.einsum("grk,grl->gkl", jac, jac)
         grad = np.einsum("grk,gr->gk", jac, r[idx])
         diag = np.einsum("gkk->gk", A)
@@ -144,16 +166,20 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         rt = rts[np.arange(idx.size), best]
         ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt ** 2, axis=1)
         better = ssr_t < ssr
-        # a rejected step means a forward slope misled (a kink): central from now on
-        rejected = rejected or bool((~better).any())
+        # a step rejected on a forward Jacobian: its slope may have misled (a kink), so
+        # that point is differenced again centrally at the same z, and centrally from
+        # then on
+        redo = idx[~better & ~was_central[idx]]
+        stale[redo], want_central[redo] = True, True
         gain = (ssr - ssr_t) / np.maximum(ssr, 1e-300)
-        z[idx[better]] = trial[better]
-        r[idx[better]] = rt[better]
+        acc = idx[better]
+        stale[acc] = True
+        z[acc] = trial[better]
+        r[acc] = rt[better]
         lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
         done = (better & (gain < tol)) | (lam[idx] > 1e6)
         active[idx[done]] = False
-    jac, ne = _jacobian(lambda x, d: evaluate(x, d).reshape(x.shape[0], -1), z, r, delays,
-                        h, lo, hi)
+    jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
     r3 = r.reshape((G,) + shape)
     return GridFit(delays=delays, z=z, ssr=np.sum(r3 ** 2, axis=-1), jac=jac, resid=r3,
                    iterations=it, n_evals=n_evals + ne)
@@ -246,23 +272,67 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
                         s2=s2, inflation=inflation, open_ends=tuple(open_ends))
 
 
+@dataclass(frozen=True)
+class LinearFit:
+    """The linearised fit at one grid point, shared by every joint's intervals: the
+    eigen-decomposition of J^T J, the full-data Gauss-Newton step and the delete-one-block
+    refits (computed once per grid point, not once per joint).
+
+    Attributes:
+        w, v: eigenvalues (n,) and eigenvectors (n, n) of J^T J.
+        ssr: r . r [rad^2]; rows: R, the residual count.
+        step: the full-data Gauss-Newton step in z, shape (n,).
+        blocks: the delete-one-block estimates in z, shape (B, n) (B = 0 without blocks).
+    """
+
+    w: np.ndarray
+    v: np.ndarray
+    ssr: float
+    rows: int
+    step: np.ndarray
+    blocks: np.ndarray
+
+
+def linear_fit(jac: np.ndarray, resid: np.ndarray,
+               blocks: list[np.ndarray] | None = None) -> LinearFit:
+    """``LinearFit`` of the Jacobian ``jac`` (J*N, n), rows joint-major, and the residuals
+    ``resid`` (J, N) [rad]; ``blocks``: sample indices (into N) of each time block."""
+    resid = np.asarray(resid, dtype=float)
+    if resid.ndim == 1:
+        resid = resid[None]
+    J, N = resid.shape
+    r = resid.reshape(-1)
+    A = jac.T @ jac
+    g = jac.T @ r
+    w, v = np.linalg.eigh(A)
+    step = -_pinv_solve(A, g)
+    ests = []
+    for idx in blocks or []:
+        rows = (np.arange(J)[:, None] * N + idx[None, :]).reshape(-1)
+        Jb = jac[rows]
+        ests.append(-_pinv_solve(A - Jb.T @ Jb, g - Jb.T @ r[rows]))
+    est = np.array(ests) if ests else np.zeros((0, jac.shape[1]))
+    return LinearFit(w=w, v=v, ssr=float(r @ r), rows=int(r.size), step=step, blocks=est)
+
+
 def block_intervals(jac: np.ndarray, r: np.ndarray, inflation: float = 1.0,
                     cols: np.ndarray | None = None, s2_min: float = 0.0,
-                    ) -> tuple[np.ndarray, np.ndarray]:
+                    lin: LinearFit | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Newton 95 % half-widths and correlations from the full Jacobian.
 
     Args:
         jac: shape (R, n); r: residuals, shape (R,); cols: the parameters reported
             (default all); s2_min: the least residual variance [rad^2] (the replay's own
-            floor: what lies below it the replay cannot tell apart).
+            floor: what lies below it the replay cannot tell apart); lin: ``linear_fit``
+            of the same ``jac`` and ``r``, when already computed.
 
     Returns:
         (half-widths in z of ``cols``, inf along null directions; their correlation).
     """
-    R, n = jac.shape
-    s2 = max(float(r @ r) / max(1, R - n), s2_min) * inflation
-    A = jac.T @ jac
-    w, v = np.linalg.eigh(A)
+    lin = lin if lin is not None else linear_fit(jac, r)
+    n = lin.w.size
+    s2 = max(lin.ssr / max(1, lin.rows - n), s2_min) * inflation
+    w, v = lin.w, lin.v
     wmax = float(max(w.max(), 0.0))
     null = w <= 1e-12 * wmax if wmax > 0 else np.ones_like(w, dtype=bool)
     inv = np.where(null, 0.0, 1.0 / np.where(null, 1.0, w))
@@ -299,12 +369,14 @@ def _pinv_solve(A: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def jackknife_halfwidths(jac: np.ndarray, resid: np.ndarray, blocks: list[np.ndarray],
-                         cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                         cols: np.ndarray, lin: LinearFit | None = None,
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """Delete-one-block jackknife of the linearised refit, and the fit's remaining step.
 
     Args:
         jac: shape (J*N, n), rows joint-major; resid: shape (J, N) [rad];
-        blocks: sample indices (into N) of each time block; cols: parameters reported.
+        blocks: sample indices (into N) of each time block; cols: parameters reported;
+        lin: ``linear_fit(jac, resid, blocks)``, when already computed.
 
     Returns:
         (95 % half-widths in z, t quantile with B - 1 dof times the jackknife standard
@@ -314,23 +386,14 @@ def jackknife_halfwidths(jac: np.ndarray, resid: np.ndarray, blocks: list[np.nda
         episode-to-episode differences of the estimate, which a white-noise or lag-1
         model of the residuals does not.
     """
-    J, N = resid.shape
-    r = resid.reshape(-1)
-    A = jac.T @ jac
-    g = jac.T @ r
-    step = -_pinv_solve(A, g)
-    B = len(blocks)
+    lin = lin if lin is not None else linear_fit(jac, resid, blocks)
+    B = lin.blocks.shape[0]
     if B < 2:
-        return np.full(cols.size, np.inf), np.abs(step[cols])
-    ests = []
-    for idx in blocks:
-        rows = (np.arange(J)[:, None] * N + idx[None, :]).reshape(-1)
-        Jb = jac[rows]
-        ests.append(-_pinv_solve(A - Jb.T @ Jb, g - Jb.T @ r[rows]))
-    E = np.array(ests)[:, cols]
+        return np.full(cols.size, np.inf), np.abs(lin.step[cols])
+    E = lin.blocks[:, cols]
     var = (B - 1) / B * np.sum((E - E.mean(axis=0)) ** 2, axis=0)
     hw = float(stats.t.ppf(0.975, B - 1)) * np.sqrt(var)
-    return hw, np.abs(step[cols])
+    return hw, np.abs(lin.step[cols])
 
 
 def jackknife_delay(delays: np.ndarray, ssr_blocks: np.ndarray, dof: int) -> float:
