@@ -160,11 +160,12 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
             "cond": fit.cond}
 
 
-def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int,
+def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int | None,
                delay_s: float | None = None, noise: float = 0.002,
                seed: int = 0) -> dict[str, object]:
     """simgap's joint identification (``actuator.joint_id``): the grid LM at no delay, or
-    with ``delay_s`` planted the whole delay profile (coarse grid + fine grid)."""
+    with ``delay_s`` planted the whole delay profile (coarse grid + fine grid);
+    ``max_iter`` caps the LM on the whole episodes (None: the engine's default)."""
     from simgap.actuator.joint_id import IdConfig, JointProblem, identify
 
     log, q = prob.logs[0], prob.targets[0]
@@ -177,7 +178,9 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
     kinds = tuple(dict.fromkeys(p.kind for p in prob.params.params))
     t0 = time.perf_counter()
     jp = JointProblem(path, JOINTS, [log], [q], kinds)
-    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, fine_iters=max_iter)
+    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None)
+    if max_iter is not None:
+        cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, fine_iters=max_iter)
     res = identify(jp, encoder_rad=noise * np.sqrt(12.0), config=cfg)
     jp.close()
     wall = time.perf_counter() - t0
@@ -198,6 +201,11 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
         out["delay_s"] = d.tolist()
         out["delay_interval_s"] = [list(p.interval_s) for p in res.delay]
         out["delay_error_ms"] = float(np.max(np.abs(d - delay_s)) * 1e3)
+        out["shared_delay_s"] = float(res.shared_delay[0])
+        out["shared_delay_interval_s"] = [float(res.shared_delay[1]), float(res.shared_delay[2])]
+        out["shared_delay_error_ms"] = abs(float(res.shared_delay[0]) - delay_s) * 1e3
+        out["delay_inside_interval"] = float(np.mean([lo <= delay_s <= hi for lo, hi in
+                                                      out["delay_interval_s"]]))
     return out
 
 
@@ -259,6 +267,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--no-delay", action="store_true", help="skip the planted-delay run")
     ap.add_argument("--no-curve", action="store_true", help="skip simgap's budget curve")
+    ap.add_argument("--no-lsq", action="store_true",
+                    help="skip the generic least_squares path (joint_id is the identification "
+                         "of record)")
     a = ap.parse_args()
     out: dict[str, object] = {"machine_cores": os.cpu_count()}
     scene = a.scene or a.so101.with_name("scene.xml")
@@ -272,36 +283,58 @@ def main() -> None:
     seconds, iters = (2.0, 10) if a.quick else (8.0, a.max_iter)
     prob, truth, noisy, _ = so101_problem(a.so101, seconds, seed=a.seed)
     out["seed"] = a.seed
-    sg = run_simgap(prob, truth, iters)
-    out["simgap_fit"] = sg
-    print(f"simgap fit: {sg['wall_s']:.1f} s, median rel. error {sg['errors']}")
-    eng = run_engine(a.so101, prob, truth, iters)
-    out["engine_fit"] = eng
-    print(f"simgap joint_id (no delay): {eng['wall_s']:.1f} s, median rel. error "
-          f"{eng['errors']}, identified inside interval {eng['identified_inside_interval']}")
-    if not a.no_delay:
-        eng_d = run_engine(a.so101, prob, truth, iters, delay_s=0.040)
-        out["engine_fit_delay_40ms"] = eng_d
-        print(f"simgap joint_id, planted 40 ms delay: {eng_d['wall_s']:.1f} s, delay error "
-              f"max {eng_d['delay_error_ms']:.2f} ms (target <= 3), median rel. error "
-              f"{eng_d['errors']['all']:.3f}, identified inside interval "
-              f"{eng_d['identified_inside_interval']}")
+    # sysid and joint_id run back to back, so that the machine's load is alike for both
     try:
         sy = run_sysid(a.so101, prob, truth, noisy, iters)
     except ImportError as e:
         print(f"mujoco.sysid half skipped: {e}")
+        sy = None
     else:
         out["sysid_fit"] = sy
-        ratio = sg["wall_s"] / sy["wall_s"]  # type: ignore[operator]
-        out["time_ratio_simgap_over_sysid"] = ratio
-        out["time_ratio_engine_over_sysid"] = float(eng["wall_s"]) / float(sy["wall_s"])  # type: ignore[arg-type]
-        print(f"joint_id/sysid time ratio {out['time_ratio_engine_over_sysid']:.2f} at median "
-              f"error {eng['errors']['all']:.3f} vs sysid {sy['errors']['all']:.3f} "  # type: ignore[index]
-              "(target <= 0.5 at no more error)")
-        print(f"mujoco.sysid fit: {sy['wall_s']:.1f} s, median rel. error {sy['errors']}")
-        print(f"time ratio simgap/sysid at the same iteration cap {ratio:.2f} "
-              f"(simgap's error is lower: {sg['errors']['all']:.3f} vs "
-              f"{sy['errors']['all']:.3f} median over all parameters)")
+        print(f"mujoco.sysid fit (max_iter {iters}): {sy['wall_s']:.1f} s, median rel. error "
+              f"{sy['errors']}")
+    eng = run_engine(a.so101, prob, truth, None)
+    out["engine_fit"] = eng
+    print(f"simgap joint_id (no delay, its defaults): {eng['wall_s']:.1f} s, median rel. "
+          f"error {eng['errors']}, identified inside interval "
+          f"{eng['identified_inside_interval']} of {eng['n_identified']}")
+    eng_cap = run_engine(a.so101, prob, truth, iters)
+    out["engine_fit_same_cap"] = eng_cap
+    print(f"simgap joint_id (no delay, max_iter {iters} as sysid): {eng_cap['wall_s']:.1f} s, "
+          f"median rel. error {eng_cap['errors']['all']:.3f}")
+    sg = None
+    if not a.no_lsq:
+        sg = run_simgap(prob, truth, iters)
+        out["simgap_fit"] = sg
+        print(f"simgap least_squares (max_iter {iters}): {sg['wall_s']:.1f} s, median rel. "
+              f"error {sg['errors']}")
+    if sy is not None:
+        e_sy = float(sy["errors"]["all"])  # type: ignore[index]
+        for key, label, run in (("time_ratio_engine_over_sysid", "joint_id (defaults)", eng),
+                                ("time_ratio_engine_same_cap_over_sysid",
+                                 f"joint_id (max_iter {iters})", eng_cap),
+                                ("time_ratio_simgap_over_sysid",
+                                 f"least_squares (max_iter {iters})", sg)):
+            if run is None:
+                continue
+            r = float(run["wall_s"]) / float(sy["wall_s"])  # type: ignore[arg-type]
+            e = float(run["errors"]["all"])  # type: ignore[index]
+            out[key] = r
+            print(f"{label} / sysid time ratio {r:.2f} at median error {e:.3f} vs sysid "
+                  f"{e_sy:.3f} ({'met' if r <= 0.5 and e <= e_sy else 'NOT met'}: target "
+                  "<= 0.5 at no more error)")
+    if not a.no_delay:
+        eng_d = run_engine(a.so101, prob, truth, None, delay_s=0.040)
+        out["engine_fit_delay_40ms"] = eng_d
+        print(f"simgap joint_id, planted 40 ms delay: {eng_d['wall_s']:.1f} s, the arm's "
+              f"delay {eng_d['shared_delay_s'] * 1e3:.2f} ms, error "
+              f"{eng_d['shared_delay_error_ms']:.2f} ms (target <= 3), 95% interval "
+              f"{[round(v * 1e3, 1) for v in eng_d['shared_delay_interval_s']]} ms; per joint "
+              f"error max {eng_d['delay_error_ms']:.2f} ms, truth inside the joint's interval "
+              f"on {eng_d['delay_inside_interval']:.0%} of joints; median rel. error "
+              f"{eng_d['errors']['all']:.3f}, identified inside interval "
+              f"{eng_d['identified_inside_interval']} of {eng_d['n_identified']}")
+    if sy is not None:
         # the target compares time at equal or lower error: the budget curve of each simgap
         # path, and the smallest budget from which every larger one is at or below sysid's
         # final error (LM paths are not monotone in the budget, so one lucky budget does
@@ -309,8 +342,8 @@ def main() -> None:
         target_err = float(sy["errors"]["all"])  # type: ignore[index]
         budgets = list(range(2, iters + 1, 2))
         for label, key, runner in (
-                ("simgap least_squares", "equal_error",
-                 lambda it: run_simgap(prob, truth, it)),
+                *([] if a.no_lsq else [("simgap least_squares", "equal_error",
+                                         lambda it: run_simgap(prob, truth, it))]),
                 ("simgap joint_id", "engine_equal_error",
                  lambda it: run_engine(a.so101, prob, truth, it))):
             curve = [] if a.no_curve else [(it, runner(it)) for it in budgets]
