@@ -204,7 +204,17 @@ def test_random_faults_inside_intervals_or_declared(so101: Path, tmp_path: Path,
     inside, params, n_id = _coverage(js, b.truth)
     assert np.mean(inside) >= (0.9 if fps == 100 else 0.8), js["delay_interval_s"]
     assert np.mean(params) >= 0.9, (js["params_interval"], js["not_identifiable"])
-    assert n_id >= 1  # not everything declared away
+    sat = np.array(list(js["force_saturation"].values()))
+    if np.median(sat) < 0.5:
+        assert n_id >= 1  # not everything declared away
+    else:
+        # a servo held at its force limit most of the time (seed 31 at 30 fps draws kp
+        # x0.5-0.66: 57-88 % of samples saturated, chaos floors of 5-39 mrad) supports no
+        # identification; then every kp says so in numbers
+        for j, frac in js["force_saturation"].items():
+            if frac >= 0.5:
+                assert f"force saturated in {100 * frac:.0f}% of samples" in \
+                    js["not_identifiable"][j]["kp"]
 
 
 def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> None:

@@ -10,10 +10,8 @@ record timing, commands at their own times). Never an ideal actuator.
    numerical floor, measured on the nominal model (the replay at the model's step against
    the same replay at a quarter of it). A perfect model lands at this floor.
 2. **Delay profiled** (``simgap.fit.profile``): the dynamics are refitted at every delay of
-   a coarse grid and then of a fine grid around its minimum, each grid one batched LM
-   started from an LM on the first quarter of every episode (a quarter of the cost per
-   iteration, and less chaotic drift); the per-joint profile gives the best delay and its
-   95 % interval.
+   a coarse grid and then of a fine grid around its minimum, each grid one batched LM; the
+   per-joint profile gives the best delay and its 95 % interval.
 3. **Every parameter with an interval or a reason**: Gauss-Newton intervals at the best
    delay (inflated for residual autocorrelation), widened by the fits at every delay inside
    the delay interval; a parameter whose interval spans more than ``MAX_SPAN`` is not
@@ -77,13 +75,6 @@ class IdConfig:
         fixed_delay_s: the delay when it is not profiled [s].
         central: central differences from the first LM iteration (default: forward ones
             until a step is rejected, which halves the cost of a smooth problem).
-        warm_fraction: the fits start from an LM on the first this fraction of every
-            episode (0: from the nominal model): a short replay costs that fraction of a
-            long one and drifts less, so most of the way to the optimum is travelled at a
-            quarter of the cost; the fits on the whole episodes then polish.
-        warm_iters: LM iterations on the episodes' beginnings.
-        warm_min_s: the shortest beginning worth fitting [s]; shorter data start from
-            the nominal model.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -95,9 +86,6 @@ class IdConfig:
     profile_delay: bool = True
     fixed_delay_s: float = 0.0
     central: bool = False
-    warm_fraction: float = 0.25
-    warm_iters: int = 10
-    warm_min_s: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -306,21 +294,6 @@ class JointProblem:
             frac[a] = float(np.mean((f >= 0.999 * lim[1]) | (f <= -0.999 * lim[0])))
         return frac
 
-    def prefix(self, fraction: float) -> JointProblem:
-        """The same problem on the first ``fraction`` of every episode (sharing this one's
-        replayer and model pool; its rollouts are counted apart, in its ``n_evals``)."""
-        import copy
-        import dataclasses
-
-        out = copy.copy(self)
-        n = [max(2, int(round(fraction * t.shape[0]))) for t in self.targets]
-        out.logs = [dataclasses.replace(lg, t=np.asarray(lg.t)[:k],
-                                        commands=np.asarray(lg.commands)[:k])
-                    for lg, k in zip(self.logs, n, strict=True)]
-        out.targets = [t[:k] for t, k in zip(self.targets, n, strict=True)]
-        out.n_evals = 0
-        return out
-
     def close(self) -> None:
         self.replayer.close()
 
@@ -345,15 +318,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
                                         for j in problem.joints])
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
-    z0: np.ndarray = problem.z0
-    shortest = min(float(lg.t[-1] - lg.t[0]) for lg in problem.logs)
-    if cfg.warm_fraction > 0 and cfg.warm_fraction * shortest >= cfg.warm_min_s:
-        head = problem.prefix(cfg.warm_fraction)
-        warm = grid_fit(head.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J, K,
-                        iters=cfg.warm_iters, central=cfg.central, final_jacobian=False)
-        problem.n_evals += head.n_evals
-        z0 = warm.z
-    coarse = grid_fit(problem.residuals, _grid(cfg), z0, problem.lo, problem.hi, J,
+    coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
                       K, iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
                       central=cfg.central)
     grids = [coarse]

@@ -87,8 +87,7 @@ def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray
 
 def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
-             tol: float = 1e-4, central: bool = True, final_jacobian: bool = True,
-             ) -> GridFit:
+             tol: float = 1e-4, central: bool = True) -> GridFit:
     """Levenberg-Marquardt at every grid delay at once (see the module docstring).
 
     Args:
@@ -102,13 +101,10 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             over the small jumps of a saturating actuator).
         tol: relative SSR decrease below which a grid point counts as converged.
         central: central differences (2n candidates per grid point and iteration) at
-            every step; otherwise forward ones (n), and where a step on a forward
-            Jacobian is rejected (its slope may have misled at a kink) that grid point is
-            differenced again centrally at the same z, once (its next accepted step
-            returns it to forward differences). The final Jacobian, for the intervals,
-            is always central.
-        final_jacobian: difference the final Jacobian (False: a fit used only as a
-            start; ``jac`` is then empty).
+            every step; otherwise forward ones (n) until a step on a forward Jacobian is
+            rejected (its slope may have misled at a kink): that point is differenced
+            again centrally at the same z, and every point centrally from then on. The
+            final Jacobian, for the intervals, is always central.
 
     A rejected step on a central Jacobian keeps it (the point did not move) and retries
     with a larger damping, so a rejection costs one batched trial evaluation, not a new
@@ -171,9 +167,12 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt ** 2, axis=1)
         better = ssr_t < ssr
         # a step rejected on a forward Jacobian: its slope may have misled (a kink), so
-        # that point is differenced again centrally at the same z, once
+        # that point is differenced again centrally at the same z, and every point
+        # centrally from then on (the grid points share the replay's kinks)
         redo = idx[~better & ~was_central[idx]]
-        stale[redo], want_central[redo] = True, True
+        if redo.size:
+            central = True
+            stale[redo], want_central[:] = True, True
         gain = (ssr - ssr_t) / np.maximum(ssr, 1e-300)
         acc = idx[better]
         stale[acc], want_central[acc] = True, central
@@ -182,10 +181,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
         done = (better & (gain < tol)) | (lam[idx] > 1e6)
         active[idx[done]] = False
-    if final_jacobian:
-        jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
-    else:
-        jac, ne = np.zeros((G, 0, n)), 0
+    jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
     r3 = r.reshape((G,) + shape)
     return GridFit(delays=delays, z=z, ssr=np.sum(r3 ** 2, axis=-1), jac=jac, resid=r3,
                    iterations=it, n_evals=n_evals + ne)
