@@ -44,8 +44,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
                  delay_interval: tuple[float, float] | None = None) -> dict[str, Any]:
     """Profile, values, 95 % intervals, reasons, effective delay and ridge of joint ``j``.
 
-    The delay interval is the wider of the profile-likelihood one and the block
-    jackknife's (``problem.blocks``), or ``delay_interval`` where the caller widened it
+    The delay interval is the wider of the profile-likelihood one (its SSR rise at least
+    ``N * floor^2``: the delays whose replay moves by less than the model floor RMS) and the
+    block jackknife's (``problem.blocks``), or ``delay_interval`` where the caller widened it
     (the arm's shared delay). Each parameter's half-width is the widest of Gauss-Newton
     (residual variance at least the model floor, lag-1 inflated), the block jackknife of
     the refit, plus the step the LM left and the change that moves the replay by the
@@ -64,7 +65,8 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     # the replay's own floor bounds what the data can tell apart: below it the variance
     # of the residual is not the noise (the numerical error is systematic)
     s2_min = float(problem.floor_numerical[j]) ** 2
-    prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min)
+    # a delay whose replay moves by less than the floor RMS is not told apart either
+    prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min, min_rise=N * s2_min)
     blocks = getattr(problem, "blocks", None) or [np.arange(N)]
     if delay_interval is None:
         per_block = np.array([np.sum(fit.resid[:, j, idx] ** 2, axis=-1) for idx in blocks])
