@@ -391,8 +391,8 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     lengths = [t.shape[0] for t in problem.targets]
     problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
                                               max(2, sum(lengths) // MIN_BLOCKS)))
-    first = [assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad)["profile"]
-             for j, name in enumerate(problem.joints)]
+    first = [assess_joint(problem, fit, j, floor[name]["total_rad"],
+                          encoder_rad)["profile_stat"] for j, name in enumerate(problem.joints)]
     shared, widened = shared_delay(first, float(fit.delays[0]), float(fit.delays[-1]))
     profiles, values, intervals, reasons, effective, ridge, best_rms = [], [], [], [], [], [], []
     for j, name in enumerate(problem.joints):
