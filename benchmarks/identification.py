@@ -44,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PARAMS = ("kp", "kv", "damping", "frictionloss", "armature")
 TARGET_DELAY = {30: 0.80, 100: 0.90}
 TARGET_PARAMS = 0.90
+FIGURES = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
+           "shared_delay_s", "shared_delay_interval_s", "force_saturation", "noise_floor_rad")
 
 
 def _finding(findings: list[dict[str, Any]], branch: str) -> dict[str, Any] | None:
@@ -181,6 +183,8 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     row["delay"] = delay_scores((act or {}).get("figures", {}), truth)
     row["params_actuator"] = param_scores((act or {}).get("figures", {}), truth)
     row["params_controller"] = param_scores((ctl or {}).get("figures", {}), truth)
+    fig = (act or {}).get("figures", {})
+    row["figures_actuator"] = {k: fig.get(k) for k in FIGURES}  # to look into a miss
     arts = (act or {}).get("artifacts") or {}
     row["patch"] = None
     if arts.get("mjcf_patch"):
@@ -210,8 +214,21 @@ def _engine_only(bench: Any, seconds: float) -> dict[str, Any]:
                           "artifacts": {}}], "stop": {}}
 
 
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a proportion k/n."""
+    from scipy.stats import beta
+
+    a = (1 - level) / 2
+    lo = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    return lo, hi
+
+
 def _pct(a: int, b: int) -> str:
-    return f"{a}/{b} ({a / b:.0%})" if b else "0/0"
+    if not b:
+        return "0/0"
+    lo, hi = clopper_pearson(a, b)
+    return f"{a}/{b} ({a / b:.0%}, 95% CI {lo:.0%}-{hi:.0%})"
 
 
 def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str, Any], bool]:
@@ -241,6 +258,7 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
             print(f"  missed: {x['joint']} truth {x['truth_s'] * 1e3:.1f} ms, interval "
                   + (f"[{iv[0] * 1e3:.1f}, {iv[1] * 1e3:.1f}] ms" if iv else "none"))
         summary[f"delay_{fps}"] = {"covered": cov, "joints": len(d),
+                                   "ci95": clopper_pearson(cov, len(d)) if d else None,
                                    "width_ms_median": float(np.median(widths))
                                    if widths.size else None}
         for key in ("params_actuator", "params_controller"):
@@ -256,7 +274,8 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
                 tot_ok, tot = tot_ok + c + dcl, tot + n
                 print(f"  {'':<10} {p:<13} {_pct(c, n):>14} {dcl:>9} {m:>7} "
                       f"{(np.median(rw) if rw else float('nan')):>9.3g}")
-            summary[f"{key}_{fps}"] = {"ok": tot_ok, "total": tot}
+            summary[f"{key}_{fps}"] = {"ok": tot_ok, "total": tot, "ci95":
+                                       clopper_pearson(tot_ok, tot) if tot else None}
             if key == "params_actuator":
                 ok &= bool(tot) and tot_ok / tot >= TARGET_PARAMS
             print(f"  {'':<10} covered or declared: {_pct(tot_ok, tot)} (target "
@@ -323,11 +342,11 @@ def main() -> int:
         with ProcessPoolExecutor(args.jobs, mp_context=mp.get_context("spawn")) as pool:
             for row in pool.map(run_one, jobs):
                 rows.append(row)
-                _progress(row)
+                _progress(row, rows, args.json)
     else:
         for job in jobs:
             rows.append(run_one(job))
-            _progress(rows[-1])
+            _progress(rows[-1], rows, args.json)
     summary, ok = summarise(rows, fps_list)
     total = time.perf_counter() - t0
     print(f"\n{len(rows)} benches in {total:.0f} s; all targets met: {ok}")
@@ -337,7 +356,12 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def _progress(r: Mapping[str, Any]) -> None:
+def _progress(r: Mapping[str, Any], rows: list[dict[str, Any]], out: Path | None) -> None:
+    """One line per bench; the rows so far go to ``out.partial`` (a long run stopped
+    early still leaves its scored benches)."""
+    if out is not None:
+        out.with_suffix(out.suffix + ".partial").write_text(
+            json.dumps({"benches": rows}, indent=2, default=str))
     kind = "faulty" if r["faulty"] else "clean "
     d = [x for x in r["delay"] if x["estimate_s"] is not None]
     delay = (f"delay truth {r['delay'][0]['truth_s'] * 1e3:.0f} ms, est "

@@ -29,6 +29,26 @@ def test_profile_interval_is_the_chi2_crossing_of_a_parabola() -> None:
     assert flat.interval_s == (0.0, 0.1) and set(flat.open_ends) == {"lo", "hi"}
 
 
+def test_delay_interval_holds_what_the_model_floor_cannot_tell_apart() -> None:
+    # A replay whose speed is v rad/s RMS moves by v * delta RMS when the delay moves by
+    # delta: SSR(d) = ssr0 + N v^2 (d - d0)^2. With a model floor of f rad RMS a delay
+    # within f / v of the best replays the same to within the floor, so the interval holds
+    # it, however many samples make the chi-square interval narrow.
+    N, v, f, d0 = 1200, 0.5, 2e-3, 0.0203
+    d = np.linspace(0.0, 0.04, 41)
+    ssr = 1200 * (0.7e-3) ** 2 + N * v ** 2 * (d - d0) ** 2
+    chi = delay_profile(d, ssr, N - 6, 1.0, f ** 2)
+    floor = delay_profile(d, ssr, N - 6, 1.0, f ** 2, min_rise=N * f ** 2)
+    assert chi.interval_s[1] - d0 < 0.1 * f / v  # 1/sqrt(N): narrower than the floor allows
+    # (linear between grid points: within 1 % of the parabola's crossing)
+    assert floor.interval_s[0] == pytest.approx(d0 - f / v, rel=1e-2)
+    assert floor.interval_s[1] == pytest.approx(d0 + f / v, rel=1e-2)
+    assert floor.threshold == pytest.approx(N * f ** 2)
+    # the term never narrows: where the chi-square rise is the larger, it stays
+    wide = delay_profile(d, ssr, N - 6, 50.0, f ** 2, min_rise=1e-12)
+    assert wide.interval_s == delay_profile(d, ssr, N - 6, 50.0, f ** 2).interval_s
+
+
 def test_block_jackknife_covers_correlated_residuals() -> None:
     from scipy.signal import lfilter
 

@@ -96,3 +96,61 @@ def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = N
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir, seed=rig.seed,
                   options=dict(options or {}))
     return rig, assess(ctx)
+
+
+STANDALONE_BEFORE_ACTUATOR = ("latency",)
+"""Branches ``actuator_from_dataset`` runs before the actuator, as the ladder does: the
+latency branch's loop measurement sets the actuator's delay account (and so the patch)."""
+
+
+def actuator_from_dataset(rig: Rig, dataset: str | Path | None = None, *,
+                          out_dir: Path | None = None, seed: int | None = None,
+                          progress: ProgressFn | None = None,
+                          ray_address: str | None = None) -> Finding:
+    """The actuator Finding of a LeRobot dataset exactly as ``diagnose_rig`` makes it.
+
+    The null hypothesis is the rig's own MJCF (``branches.joint_dynamics.identify_rig``:
+    the delay profiled, every parameter with a 95 % interval or a reason, the MJCF patch
+    and the Isaac Lab file written into ``out_dir/actuator`` only once proven), with
+    diagnose's seed (the rig's, unless ``seed`` is given), options and episode selection
+    (the first ``MAX_FIT_EPISODES`` fitted, the rest held out), and the latency branch run
+    first so that the delay account against the loop is the same.
+
+    Args:
+        rig: the rig (joint map, units, model, noise floor).
+        dataset: the LeRobot v3 dataset folder; None reads the rig's ``evidence.dataset``.
+            Given, it replaces the rig's dataset and its servo bench logs (whose ladder
+            diagnose would run instead).
+        out_dir: folder for the artifacts (None: nothing written, no patch offered).
+        seed: seed of the fits; None is the rig's ``seed``, as in diagnose.
+        progress: progress callback.
+        ray_address: run the identification's batches on Ray, as ``diagnose_rig``.
+
+    Raises:
+        InputError: no dataset, or the rig's model file is missing.
+    """
+    import os
+    from dataclasses import replace
+
+    from simgap.branches import actuator_dataset
+
+    if dataset is not None:  # absolute and real, as load_rig resolves evidence.dataset
+        path = Path(os.path.realpath(Path(dataset).absolute()))
+        rig = replace(rig, evidence=replace(rig.evidence, dataset=path,
+                                            actuator_logs=()))
+    if rig.evidence.dataset is None:
+        raise InputError(file=rig.source, field="evidence.dataset",
+                         expected="a LeRobot v3 dataset folder", got="none",
+                         fix="name the dataset on the command line or in rig.toml")
+    if not rig.model_path.is_file():
+        raise InputError(file=rig.source, field="model.path",
+                         expected="the rig's MJCF (the null hypothesis of the identification)",
+                         got=str(rig.model_path), fix="correct model.path in rig.toml")
+    ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir,
+                  seed=rig.seed if seed is None else int(seed),
+                  progress=progress or (lambda m, f: None))
+    with compute_backend(rig, ray_address):
+        for spec in sorted((s for s in LADDER if s.name in STANDALONE_BEFORE_ACTUATOR),
+                           key=lambda s: s.cost):
+            ctx.findings.extend(assess_for(spec)(ctx))
+        return actuator_dataset.finding(ctx)

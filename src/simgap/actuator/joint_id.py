@@ -340,7 +340,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
                                               max(2, sum(lengths) // MIN_BLOCKS)))
     cache: dict[int, Any] = {}  # the linearised fit per grid point, shared by the joints
     first = [assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad,
-                          cache=cache)["profile"]
+                          cache=cache)["profile_stat"]
              for j, name in enumerate(problem.joints)]
     shared, widened = shared_delay(first, float(fit.delays[0]), float(fit.delays[-1]))
     profiles, values, intervals, reasons, effective, ridge, best_rms = [], [], [], [], [], [], []

@@ -49,7 +49,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
 
     The delay interval is the wider of the profile-likelihood one and the block
     jackknife's (``problem.blocks``), or ``delay_interval`` where the caller widened it
-    (the arm's shared delay). Each parameter's half-width is the widest of Gauss-Newton
+    (the arm's shared delay; ``profile_stat``). The reported ``profile`` also holds every
+    delay whose replay moves by less than the model floor RMS (an SSR rise below
+    ``N * floor^2``). Each parameter's half-width is the widest of Gauss-Newton
     (residual variance at least the model floor, lag-1 inflated), the block jackknife of
     the refit, plus the step the LM left and the change that moves the replay by the
     model floor (what the floor cannot tell apart); widened over the fits at every delay
@@ -72,6 +74,11 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     # of the residual is not the noise (the numerical error is systematic)
     s2_min = float(problem.floor_numerical[j]) ** 2
     prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min)
+    # a delay whose replay moves by less than the floor RMS is not told apart either; the
+    # reported interval holds them (the parameters carry the floor in their own half-widths,
+    # so they are widened over the statistical interval only: the floor counts once)
+    by_floor = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min,
+                             min_rise=N * s2_min).interval_s
     blocks = getattr(problem, "blocks", None) or [np.arange(N)]
     if delay_interval is None:
         per_block = np.array([np.sum(fit.resid[:, j, idx] ** 2, axis=-1) for idx in blocks])
@@ -165,7 +172,10 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
         ridge = (f"the delay profile stays flat up to the largest delay searched "
                  f"({fit.delays[-1] * 1e3:.0f} ms): no upper bound")
     rms = float(np.sqrt(max(float(ssr[g]), 0.0) / N))
-    return {"profile": prof, "values": values, "intervals": iv, "reasons": reasons,
+    reported = replace(prof, interval_s=(min(lo_d, float(by_floor[0])),
+                                         max(hi_d, float(by_floor[1]))))
+    return {"profile": reported, "profile_stat": prof, "values": values, "intervals": iv,
+            "reasons": reasons,
             "effective": (eff_best, e_lo, e_hi), "ridge": ridge, "rms": rms,
             "floor": floor_rad}
 

@@ -47,22 +47,29 @@ def _check_disjoint(train: list[Path], held: list[Path]) -> None:
 @app.command(cls=_ValidateList)
 @handles_errors
 def actuator(
-    logs: list[Path] = typer.Argument(..., help="Actuator logs (BAM JSON, CSV, or LeRobot "
-                                      "dataset folders)."),
+    logs: list[Path] = typer.Argument(..., help="Servo bench logs (BAM JSON, CSV: the "
+                                      "ladder), or one LeRobot dataset folder (diagnose's "
+                                      "identification against the rig's MJCF; needs --rig)."),
     fmt: str = typer.Option(..., "--format", help="bam | lerobot | csv"),
     rig: Path | None = typer.Option(None, "--rig", help="rig.toml: joint map, units, model "
                                     "(the load) and noise floor."),
-    validate: list[Path] = typer.Option([], "--validate", help="Held-out logs, repeatable "
-                                        "or as a list up to the next option (default: "
-                                        "leave one trajectory type out)."),
+    validate: list[Path] = typer.Option([], "--validate", help="Held-out bench logs, "
+                                        "repeatable or as a list up to the next option "
+                                        "(default: leave one trajectory type out; a LeRobot "
+                                        "dataset holds out its own episodes)."),
     json_path: Path = typer.Option(..., "--json", help="Where to write the result JSON."),
     out: Path | None = typer.Option(None, "--out", help="Folder for the MJCF patch, Isaac "
                                     "Lab and BAM exports."),
     no_net: bool = typer.Option(False, "--no-net", help="Skip rung 4 (the network)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the fits."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the fits (default: the "
+                                    "rig's seed, as diagnose uses; 0 without a rig)."),
     force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder."),
 ) -> None:
-    """Fit the actuator ladder (ideal, delay+lag, servo, net) and say where it stops."""
+    """Identify the actuators. A LeRobot dataset (--format lerobot, with --rig) runs
+    diagnose's identification: the rig's own MJCF is the null, the delay is profiled and
+    every parameter gets a 95 % interval or a reason, with the same seed, episodes and
+    numbers as the actuator finding of 'simgap diagnose'. Bench logs (bam, csv) climb the
+    actuator ladder (ideal, delay+lag, servo, net), whose null is the ideal actuator."""
     from contextlib import nullcontext
 
     from simgap.branches.actuator import analyse
@@ -72,6 +79,22 @@ def actuator(
 
     _check_disjoint(list(logs), list(validate))
     r = load_rig(rig) if rig is not None else None
+    if fmt == "lerobot":
+        _check_lerobot(list(logs), r, list(validate))
+        assert r is not None
+        with working("actuator", "identifying the joint dynamics against the rig's model "
+                     "(as diagnose does)", 60.0), \
+                output_folder(out, force=force) if out is not None else nullcontext() as od:
+            from simgap.diagnose import actuator_from_dataset
+
+            found = actuator_from_dataset(r, logs[0], out_dir=od, seed=seed).to_dict()
+        if out is not None and od is not None:
+            found = relocate_paths(found, od, out.absolute())
+        write_json(json_path, {"method": "joint_dynamics", "rig": r.name, "dataset":
+                               str(logs[0]), **found})
+        _print_identification(found)
+        return
+    seed = seed if seed is not None else (r.seed if r is not None else 0)
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
     rungs = "ideal, delay+lag, servo" + ("" if no_net else ", network")
@@ -99,6 +122,45 @@ def actuator(
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
                              f"{delay}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
+
+
+def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
+    from simgap.errors import InputError
+
+    if rig is None:
+        raise InputError(file=logs[0], field="--rig", expected="a rig.toml to identify a "
+                         "LeRobot dataset (its joint map, units, and the MJCF that is the "
+                         "null hypothesis)", got="no --rig",
+                         fix="pass --rig rig.toml ('simgap init' writes one for a dataset)")
+    if len(logs) != 1:
+        raise InputError(file=logs[1], field="logs", expected="one LeRobot dataset folder "
+                         "(diagnose reads one: evidence.dataset)", got=f"{len(logs)} folders",
+                         fix="run 'simgap actuator' once per dataset")
+    if validate:
+        raise InputError(file=validate[0], field="--validate", expected="no --validate with "
+                         "a LeRobot dataset: the episodes after the fitted ones are held "
+                         "out, as in diagnose", got=f"{len(validate)} validation log(s)",
+                         fix="drop --validate (or record the validation episodes into the "
+                             "dataset)")
+
+
+def _print_identification(found: dict[str, Any]) -> None:
+    from simgap.report.headline import sig
+
+    fig = found["figures"]
+    for j, v in fig["joint_verdicts"].items():
+        lo, hi = fig["delay_interval_s"][j]
+        ids = ", ".join(f"{k} {sig(x)} [{sig(fig['params_interval'][j][k][0])}, "
+                        f"{sig(fig['params_interval'][j][k][1])}]"
+                        for k, x in fig["params"].get(j, {}).items()
+                        if k in fig["params_interval"].get(j, {}))
+        console.print(escape(f"{j}: {v}; delay {sig(fig['delay_s'][j] * 1e3)} ms "
+                             f"[{sig(lo * 1e3)}, {sig(hi * 1e3)}]; identified: "
+                             f"{ids or 'none'}; not identifiable: "
+                             f"{', '.join(fig['not_identifiable'].get(j, {})) or 'none'}"),
+                      highlight=False)
+    console.print(escape(f"patch: {fig['patch']}"), highlight=False)
+    console.print(f"verdict: {found['verdict']}", highlight=False)
 
 
 @app.command()

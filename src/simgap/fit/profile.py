@@ -225,9 +225,16 @@ class DelayProfile:
 
 
 def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: float = 1.0,
-                  s2_min: float = 0.0) -> DelayProfile:
+                  s2_min: float = 0.0, min_rise: float = 0.0) -> DelayProfile:
     """Best delay and 95 % profile-likelihood interval of one joint's profile; the residual
-    variance is at least ``s2_min`` (the replay's own floor) [rad^2]."""
+    variance is at least ``s2_min`` (the replay's own floor) [rad^2].
+
+    ``min_rise`` [rad^2] is the least SSR rise that bounds the interval: with
+    ``N * floor^2`` (N samples) the interval also holds every delay whose replay differs
+    from the best one's by less than the model floor RMS (at the minimum the profile rises
+    by the squared norm of the replay's change), the same floor-as-a-bias term the
+    parameters' half-widths carry; the chi-square rise alone shrinks as 1/N and claims to
+    tell apart delays whose replays the floor cannot."""
     d = np.asarray(delays, dtype=float)
     y = np.asarray(ssr, dtype=float)
     k = int(np.argmin(y))
@@ -240,7 +247,7 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
             best = float(np.clip(-b / (2 * a), x3[0], x3[2]))
             ymin = float(min(ymin, c - b * b / (4 * a)))
     s2 = max(max(ymin, 0.0) / max(1, dof), s2_min)
-    thr = CHI2_95 * s2 * inflation
+    thr = max(CHI2_95 * s2 * inflation, float(min_rise))
     level = ymin + thr
     open_ends: list[str] = []
 
