@@ -33,7 +33,7 @@ import numpy as np
 
 from simgap.actuator.noise_floor import CHAOS_EPS_RAD, noise_floor
 from simgap.errors import InputError
-from simgap.fit.profile import GridFit, grid_fit, time_blocks
+from simgap.fit.profile import GridFit, delay_profile, grid_fit, time_blocks
 
 __all__ = ["BOUNDS", "CHAOS_EPS_RAD", "KINDS", "IdConfig", "JointIdResult", "JointProblem",
            "identify", "noise_floor", "shared_delay"]
@@ -69,6 +69,11 @@ class IdConfig:
         max_delay_s: largest delay profiled [s].
         coarse_step_s: coarse grid step [s].
         fine_points: points of the fine grid, spanning two coarse steps around the best.
+        polish_points: delays of a third grid around the fine grid's best (0: none),
+            spanning a quarter of the fine spacing either side: the parabola through the
+            profile's minimum and its neighbours is biased by the profile's asymmetry in
+            proportion to the spacing (measured: +2.8 ms on a planted 40 ms at the fine
+            grid's 10 ms).
         coarse_iters: LM iterations on the coarse grid.
         fine_iters: LM iterations on the fine grid.
         profile_delay: profile the delay (False: fit at ``fixed_delay_s`` only).
@@ -81,6 +86,7 @@ class IdConfig:
     max_delay_s: float = 0.14
     coarse_step_s: float = 0.02
     fine_points: int = 5
+    polish_points: int = 2
     coarse_iters: int = 2
     fine_iters: int = 6
     profile_delay: bool = True
@@ -335,6 +341,21 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
                         iters=cfg.fine_iters, central=cfg.central)
         grids.append(fine)
         fit = _merge(coarse, fine)
+        if cfg.polish_points > 0 and fine_d.size > 1:
+            step = float(fine_d[1] - fine_d[0]) / 4
+            d_best = float(np.median([delay_profile(fit.delays, fit.ssr[:, j], 1).best_s
+                                      for j in range(J)]))
+            pol = d_best + step * (np.linspace(-1.0, 1.0, cfg.polish_points)
+                                   if cfg.polish_points > 1 else np.zeros(1))
+            pol = np.unique(np.clip(pol, 0.0, float(fit.delays[-1])))
+            pol = pol[np.min(np.abs(pol[:, None] - fit.delays[None]), axis=1) > 1e-6]
+            if pol.size:
+                z_pol = np.stack([np.array([np.interp(d, fit.delays, fit.z[:, i])
+                                            for i in range(fit.z.shape[1])]) for d in pol])
+                polish = grid_fit(problem.residuals, pol, z_pol, problem.lo, problem.hi, J,
+                                  K, iters=cfg.fine_iters, central=cfg.central)
+                grids.append(polish)
+                fit = _merge(fit, polish)
     lengths = [t.shape[0] for t in problem.targets]
     problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
                                               max(2, sum(lengths) // MIN_BLOCKS)))
