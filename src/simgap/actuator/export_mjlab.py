@@ -76,17 +76,24 @@ def _header(cls: str, joint: str, params: Mapping[str, float], physics_dt_s: flo
     return out
 
 
+def _pd_open(cls: str, joint_expr: str, params: Mapping[str, float], physics_dt_s: float,
+             family: str | None, g: Mapping[str, float]) -> list[str]:
+    """The header comments and the opening lines of a PD config ``cls``: the joints, the
+    stiffness and the damping."""
+    return _header(cls, joint_expr, params, physics_dt_s, family) + [
+        f"ACTUATOR_CFG = {cls}(",
+        f"    target_names_expr=({joint_expr!r},),",
+        f"    stiffness={g['stiffness']:.6g},",
+        f"    damping={g['damping']:.6g},"]
+
+
 def builtin_position_cfg(joint_expr: str, params: Mapping[str, float], gain: float,
                          vin: float, max_pwm: float, physics_dt_s: float,
                          delays_s: Sequence[float] | None = None,
                          family: str | None = None) -> str:
     """A ``BuiltinPositionActuatorCfg`` snippet (MuJoCo's <position> actuator)."""
     g = servo_gains(params, gain, vin, max_pwm)
-    lines = _header("BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family)
-    lines += ["ACTUATOR_CFG = BuiltinPositionActuatorCfg(",
-              f"    target_names_expr=({joint_expr!r},),",
-              f"    stiffness={g['stiffness']:.6g},",
-              f"    damping={g['damping']:.6g},"]
+    lines = _pd_open("BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family, g)
     if math.isfinite(g["effort_limit"]):
         lines.append(f"    effort_limit={g['effort_limit']:.6g},")
     lines += _common(params, physics_dt_s, delays_s) + [")"]
@@ -98,12 +105,8 @@ def dc_motor_cfg(joint_expr: str, params: Mapping[str, float], gain: float, vin:
                  family: str | None = None) -> str:
     """A ``DcMotorActuatorCfg`` snippet: PD with the motor's torque-speed line."""
     g = servo_gains(params, gain, vin, max_pwm)
-    lines = _header("DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family)
-    lines += ["ACTUATOR_CFG = DcMotorActuatorCfg(",
-              f"    target_names_expr=({joint_expr!r},),",
-              f"    stiffness={g['stiffness']:.6g},",
-              f"    damping={g['damping']:.6g},",
-              f"    effort_limit={g['effort_limit']:.6g},",
+    lines = _pd_open("DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family, g)
+    lines += [f"    effort_limit={g['effort_limit']:.6g},",
               f"    saturation_effort={g['effort_limit']:.6g},",
               f"    velocity_limit={g['no_load_speed']:.6g},"]
     lines += _common(params, physics_dt_s, delays_s) + [")"]

@@ -341,21 +341,11 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
                         iters=cfg.fine_iters, central=cfg.central)
         grids.append(fine)
         fit = _merge(coarse, fine)
-        if cfg.polish_points > 0 and fine_d.size > 1:
-            step = float(fine_d[1] - fine_d[0]) / 4
-            d_best = float(np.median([delay_profile(fit.delays, fit.ssr[:, j], 1).best_s
-                                      for j in range(J)]))
-            pol = d_best + step * (np.linspace(-1.0, 1.0, cfg.polish_points)
-                                   if cfg.polish_points > 1 else np.zeros(1))
-            pol = np.unique(np.clip(pol, 0.0, float(fit.delays[-1])))
-            pol = pol[np.min(np.abs(pol[:, None] - fit.delays[None]), axis=1) > 1e-6]
-            if pol.size:
-                z_pol = np.stack([np.array([np.interp(d, fit.delays, fit.z[:, i])
-                                            for i in range(fit.z.shape[1])]) for d in pol])
-                polish = grid_fit(problem.residuals, pol, z_pol, problem.lo, problem.hi, J,
-                                  K, iters=cfg.fine_iters, central=cfg.central)
-                grids.append(polish)
-                fit = _merge(fit, polish)
+        polish = _polish(problem, fit, float(fine_d[1] - fine_d[0]) / 4
+                         if fine_d.size > 1 else 0.0, cfg)
+        if polish is not None:
+            grids.append(polish)
+            fit = _merge(fit, polish)
     lengths = [t.shape[0] for t in problem.targets]
     problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
                                               max(2, sum(lengths) // MIN_BLOCKS)))
@@ -387,6 +377,27 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
         effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
         grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared)
+
+
+def _polish(problem: JointProblem, fit: GridFit, step: float, cfg: IdConfig,
+            ) -> GridFit | None:
+    """``cfg.polish_points`` delays within ``step`` either side of the joints' median best
+    delay, each refitted from the dynamics interpolated between the grid's neighbours
+    (None: no polish, or every such delay is already on the grid)."""
+    if cfg.polish_points <= 0 or step <= 0:
+        return None
+    best = float(np.median([delay_profile(fit.delays, fit.ssr[:, j], 1).best_s
+                            for j in range(problem.J)]))
+    pol = best + step * (np.linspace(-1.0, 1.0, cfg.polish_points)
+                         if cfg.polish_points > 1 else np.zeros(1))
+    pol = np.unique(np.clip(pol, 0.0, float(fit.delays[-1])))
+    pol = pol[np.min(np.abs(pol[:, None] - fit.delays[None]), axis=1) > 1e-6]
+    if not pol.size:
+        return None
+    z0 = np.stack([np.interp(pol, fit.delays, fit.z[:, i]) for i in range(fit.z.shape[1])],
+                  axis=1)
+    return grid_fit(problem.residuals, pol, z0, problem.lo, problem.hi, problem.J, problem.K,
+                    iters=cfg.fine_iters, central=cfg.central)
 
 
 def _block_samples(t: np.ndarray) -> int:
