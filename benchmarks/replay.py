@@ -177,7 +177,9 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
         q = q + np.random.default_rng(seed + 2).normal(0, noise, q.shape)
     kinds = tuple(dict.fromkeys(p.kind for p in prob.params.params))
     t0 = time.perf_counter()
-    jp = JointProblem(path, JOINTS, [log], [q], kinds)
+    # the same box as mujoco.sysid's (0.25-4 x nominal): the same 24-parameter problem
+    box = {p.kind: (p.lo / p.nominal, p.hi / p.nominal) for p in prob.params.params}
+    jp = JointProblem(path, JOINTS, [log], [q], kinds, bounds=box)
     cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None)
     if max_iter is not None:
         cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, fine_iters=max_iter)
@@ -193,7 +195,7 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
              for p, t in zip(prob.params.params, truth, strict=True)
              if not res.reasons[res.joints.index(p.target)].get(p.kind)]
     out: dict[str, object] = {"wall_s": wall, "errors": errors(prob.params, x, truth),
-                              "n_evals": res.n_evals, "identified_inside_interval":
+                              "x": x.tolist(), "n_evals": res.n_evals, "identified_inside_interval":
                               float(np.mean(cover)) if cover else None,
                               "n_identified": len(cover)}
     if delay_s is not None:
@@ -206,6 +208,25 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
         out["shared_delay_error_ms"] = abs(float(res.shared_delay[0]) - delay_s) * 1e3
         out["delay_inside_interval"] = float(np.mean([lo <= delay_s <= hi for lo, hi in
                                                       out["delay_interval_s"]]))
+    return out
+
+
+def ssr_of(path: Path, prob: ReplayProblem, xs: dict[str, np.ndarray]) -> dict[str, float]:
+    """The sum of squared residuals [rad^2] of each named multiplier vector, replayed by one
+    ``JointProblem`` (the same replay for every fit): how close each got to the minimum,
+    which the parameter error does not say where parameters are not identified."""
+    from simgap.actuator.joint_id import JointProblem
+
+    kinds = tuple(dict.fromkeys(p.kind for p in prob.params.params))
+    jp = JointProblem(path, JOINTS, [prob.logs[0]], [prob.targets[0]], kinds)
+    out = {}
+    for name, x in xs.items():
+        z = np.zeros(jp.lo.size)
+        for p, m in zip(prob.params.params, x, strict=True):
+            j, k = jp.joints.index(p.target), kinds.index(p.kind)
+            z[j * len(kinds) + k] = np.log(m * p.nominal / jp.ref[j, k])
+        out[name] = float(np.sum(jp.residuals(z[None], np.array([0.0]))[0] ** 2))
+    jp.close()
     return out
 
 
@@ -252,7 +273,7 @@ def run_sysid(path: Path, prob: ReplayProblem, truth: np.ndarray, noisy: np.ndar
                             optimizer="mujoco", verbose=False, max_iters=max_iter, eps=1e-6)
     wall = time.perf_counter() - t0
     x = np.array([float(opt[n].value[0]) for n in prob.params.names])
-    return {"wall_s": wall, "errors": errors(prob.params, x, truth)}
+    return {"wall_s": wall, "errors": errors(prob.params, x, truth), "x": x.tolist()}
 
 
 def main() -> None:
@@ -302,6 +323,13 @@ def main() -> None:
     out["engine_fit_same_cap"] = eng_cap
     print(f"simgap joint_id (no delay, max_iter {iters} as sysid): {eng_cap['wall_s']:.1f} s, "
           f"median rel. error {eng_cap['errors']['all']:.3f}")
+    fits = {"truth": truth, "joint_id_defaults": np.array(eng["x"]),
+            f"joint_id_{iters}_iter": np.array(eng_cap["x"])}
+    if sy is not None:
+        fits["sysid"] = np.array(sy["x"])
+    out["ssr_rad2"] = ssr_of(a.so101, prob, fits)
+    print("SSR at each fit [rad^2] (same replay): " + ", ".join(
+        f"{k} {v:.5f}" for k, v in out["ssr_rad2"].items()))  # type: ignore[union-attr]
     sg = None
     if not a.no_lsq:
         sg = run_simgap(prob, truth, iters)

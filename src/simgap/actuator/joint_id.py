@@ -193,15 +193,27 @@ class JointProblem:
         interp: command expansion (``hold`` | ``linear``).
         fit_joints: the joints whose parameters are fitted (default all; the others stay
             at the model's values but are still replayed and scored).
+        bounds: search bounds per kind as multiples of the nominal value (default
+            ``BOUNDS``; a kind left out keeps its default).
     """
 
     def __init__(self, model_path: str | Path, joints: Sequence[str], logs: Sequence[Any],
                  targets: Sequence[np.ndarray], kinds: Sequence[str] = KINDS, *,
                  physics_dt: float | None = None, interp: str = "hold",
-                 fit_joints: Sequence[str] | None = None) -> None:
+                 fit_joints: Sequence[str] | None = None,
+                 bounds: dict[str, tuple[float, float]] | None = None) -> None:
         from simgap.sim.model import get_param, load_spec, strip_visuals
         from simgap.sim.replay import Replayer
 
+        unknown_kinds = sorted(set(bounds or {}) - set(BOUNDS))
+        if unknown_kinds:
+            raise InputError(field="bounds", expected=f"kinds among {sorted(BOUNDS)}",
+                             got=unknown_kinds)
+        box = {**BOUNDS, **(bounds or {})}
+        bad = {k: v for k, v in box.items() if not 0 < v[0] < 1 < v[1]}
+        if bad:
+            raise InputError(field="bounds", expected="0 < lower < 1 < upper (multiples of "
+                             "the nominal value)", got=bad)
         if len(logs) != len(targets) or not logs:
             raise InputError(field="episodes", expected="one target per log, at least one",
                              got=f"{len(logs)} logs, {len(targets)} targets")
@@ -236,10 +248,10 @@ class JointProblem:
             col[col <= 0] = (float(pos.mean()) if pos.size else 1e-3) * BOUNDS[kind][0]
         self.ref = ref
         self.z0 = np.log(np.where(self.nominal > 0, self.nominal, ref) / ref).reshape(-1)
-        self.lo = np.log(np.array([[BOUNDS[kind][0] * (1 if n > 0 else 1) for kind, n in
-                                    zip(self.kinds, row, strict=True)]
-                                   for row in self.nominal])).reshape(-1)
-        self.hi = np.log(np.array([[BOUNDS[kind][1] for kind in self.kinds]
+        box = {**BOUNDS, **(bounds or {})}
+        self.lo = np.log(np.array([[box[kind][0] for kind in self.kinds]
+                                   for _ in self.joints])).reshape(-1)
+        self.hi = np.log(np.array([[box[kind][1] for kind in self.kinds]
                                    for _ in self.joints])).reshape(-1)
         self.n_evals = 0
         self.floor_numerical = np.zeros(len(self.joints))

@@ -60,7 +60,7 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     ``cache`` (grid index -> ``LinearFit``) shares the linearised fit of each grid point
     between the joints and the passes of one identification: it depends on the grid fit
     and the blocks only, not on the joint."""
-    from simgap.actuator.joint_id import BOUNDS, MAX_SPAN
+    from simgap.actuator.joint_id import MAX_SPAN
 
     K, kinds, name = problem.K, problem.kinds, problem.joints[j]
     ref = problem.ref[j]
@@ -145,8 +145,8 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
             parts.append(f"below the model floor of {model_floor * 1e3:.3g} mrad RMS (the "
                          "replay's own numerical chaos: what the data cannot tell apart)")
         if at_bound:
-            b = BOUNDS[kind][0 if z[k] <= lo_b[k] + 1e-3 else 1]
-            parts.append(f"the fit ended at its physical bound ({b:g} x nominal)")
+            b = float(np.exp(lo_b[k] if z[k] <= lo_b[k] + 1e-3 else hi_b[k]))
+            parts.append(f"the fit ended at its search bound ({b:.3g} x nominal)")
         lo_v, hi_v = iv[k]
         if not np.isfinite(span):
             parts.append("the interval is unbounded (a null direction)")
