@@ -171,9 +171,12 @@ def test_second_concurrent_run_is_refused(tmp_path: Path) -> None:
 
 
 _KILL_SCRIPT = """
-import sys, time
+import signal, sys, time
 from pathlib import Path
 from simgap.outputs import output_folder
+# a shell without job control starts background commands with SIGINT ignored, and Python
+# then installs no KeyboardInterrupt handler: restore what an interactive run has
+signal.signal(signal.SIGINT, signal.default_int_handler)
 with output_folder(Path(sys.argv[1]), force=True) as tmp:
     for i in range(1000):
         (tmp / f"artifact_{i}.txt").write_text("x")
