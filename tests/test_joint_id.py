@@ -49,40 +49,6 @@ def test_delay_interval_holds_what_the_model_floor_cannot_tell_apart() -> None:
     assert wide.interval_s == delay_profile(d, ssr, N - 6, 50.0, f ** 2).interval_s
 
 
-def _linear_problem(seed: int) -> tuple[np.ndarray, np.ndarray, Any]:
-    """r(z) = A z - b for 3 joints x 40 samples and 6 parameters, batched like a replay."""
-    rng = np.random.default_rng(seed)
-    A = rng.normal(size=(120, 6)) * np.array([1.0, 3.0, 0.3, 1.0, 2.0, 0.5])
-    b = rng.normal(size=120) * 2.0
-
-    def evaluate(z: np.ndarray, delays: np.ndarray) -> np.ndarray:
-        return (np.asarray(z) @ A.T - b).reshape(len(z), 3, 40)
-
-    return A, b, evaluate
-
-
-@pytest.mark.parametrize("seed", [0, 4, 5])
-def test_grid_lm_reaches_the_bounded_least_squares_optimum(seed: int) -> None:
-    # A box the unconstrained optimum lies outside of: the LM must land on the bounded
-    # optimum (scipy's lsq_linear), the parameters at their bounds held there and the free
-    # ones solved without them (clipping an unconstrained step bends the free ones: on
-    # seeds 4 and 5 that LM stalled 5e-6 to 6e-5 above the optimum after 8 iterations).
-    from scipy.optimize import lsq_linear
-
-    from simgap.fit.profile import grid_fit
-
-    A, b, evaluate = _linear_problem(seed)
-    free = np.linalg.lstsq(A, b, rcond=None)[0]
-    lo, hi = -0.5 * np.abs(free), 0.5 * np.abs(free)
-    want = lsq_linear(A, b, bounds=(lo, hi)).x
-    assert np.any(np.isclose(want, lo) | np.isclose(want, hi))  # a bound is active
-    fit = grid_fit(evaluate, np.array([0.0]), np.zeros(6), lo, hi, 3, 2, iters=8, h=0.1,
-                   tol=1e-12)
-    ssr_want = float(np.sum((A @ want - b) ** 2))
-    assert float(fit.ssr[0].sum()) == pytest.approx(ssr_want, rel=1e-9)
-    np.testing.assert_allclose(fit.z[0], want, atol=1e-4)
-
-
 def test_block_jackknife_covers_correlated_residuals() -> None:
     from scipy.signal import lfilter
 
