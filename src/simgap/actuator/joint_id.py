@@ -248,7 +248,6 @@ class JointProblem:
             col[col <= 0] = (float(pos.mean()) if pos.size else 1e-3) * BOUNDS[kind][0]
         self.ref = ref
         self.z0 = np.log(np.where(self.nominal > 0, self.nominal, ref) / ref).reshape(-1)
-        box = {**BOUNDS, **(bounds or {})}
         self.lo = np.log(np.array([[box[kind][0] for kind in self.kinds]
                                    for _ in self.joints])).reshape(-1)
         self.hi = np.log(np.array([[box[kind][1] for kind in self.kinds]
