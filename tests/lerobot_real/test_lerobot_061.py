@@ -229,6 +229,20 @@ def _wait_lines(folder: Path, prefix: str, pattern: str, n: int, timeout: float)
     raise AssertionError(f"no {n} '{pattern}' lines in {folder}/{prefix}_*.log in {timeout} s")
 
 
+def _count(folder: Path, prefix: str, pattern: str) -> int:
+    return sum(f.read_text(errors="replace").count(pattern)
+               for f in folder.glob(f"{prefix}_*.log"))
+
+
+def _wait_files(folder: Path, prefix: str, n: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(list(folder.glob(f"{prefix}_*.log"))) >= n:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"no {n} {prefix}_*.log files in {folder} in {timeout} s")
+
+
 def _stop(p: subprocess.Popen) -> None:
     p.send_signal(signal.SIGINT)
     try:
@@ -273,6 +287,7 @@ def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
     try:
         _wait_lines(logs, "policy_server", "PolicyServer started", 1, 120)
         for session in range(2):  # the second client is a reconnect to the same server
+            before = _count(logs, "policy_server", "Prepare time:")
             client = subprocess.Popen(
                 [py, "-m", "lerobot.async_inference.robot_client",
                  "--robot.type=simgap_fake_so101", "--robot.id=ci",
@@ -283,7 +298,11 @@ def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
                  "--chunk_size_threshold=0.5", "--fps=30", "--task=wave"],
                 cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
             try:
-                _wait_lines(logs, "policy_server", "Prepare time:", 4 * (session + 1), 180)
+                # this client's own log, and 4 observations of its own on the server (the
+                # server may have prepared more than 4 of the first client's before it
+                # stopped, so a cumulative count would let the second stop at once)
+                _wait_files(logs, "robot_client", session + 1, 180)
+                _wait_lines(logs, "policy_server", "Prepare time:", before + 4, 180)
             finally:
                 _stop(client)
             time.sleep(1.1)  # one log file per client: its name holds the unix second
