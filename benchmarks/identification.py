@@ -182,9 +182,12 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     act, ctl = _finding(findings, "actuator"), _finding(findings, "controller")
     row["delay"] = delay_scores((act or {}).get("figures", {}), truth)
     row["params_actuator"] = param_scores((act or {}).get("figures", {}), truth)
-    row["params_controller"] = param_scores((ctl or {}).get("figures", {}), truth)
+    # engine-only runs have no controller branch: not scored (None), rather than all missed
+    row["params_controller"] = (None if job.get("engine_only") else
+                                param_scores((ctl or {}).get("figures", {}), truth))
     fig = (act or {}).get("figures", {})
     row["figures_actuator"] = {k: fig.get(k) for k in FIGURES}  # to look into a miss
+    row["convergence"] = convergence(bench, fig) if fig.get("identified_rms_rad") else None
     arts = (act or {}).get("artifacts") or {}
     row["patch"] = None
     if arts.get("mjcf_patch"):
@@ -198,6 +201,40 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     row["isaaclab"] = check_isaaclab(_resolve(arts["isaaclab"], out_dir)) \
         if arts.get("isaaclab") else None
     return row
+
+
+def convergence(bench: Any, fig: Mapping[str, Any]) -> dict[str, Any]:
+    """Per joint, the identified model's RMS residual and the planted truth's own on the same
+    fitted episodes (the truth replayed by the engine's own ``JointProblem``). The truth is
+    in the model class here, so a ratio well above 1 is a fit that stopped short of the
+    minimum (a local minimum or too few iterations), not a model that cannot do better:
+    what the profile and the intervals were computed from."""
+    from simgap.actuator.joint_id import KINDS, JointProblem
+    from simgap.branches.joint_dynamics import dataset_logs
+    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.rig import load_rig
+
+    rig = load_rig(bench.rig)
+    assert rig.evidence.dataset is not None  # the factory's rig names its dataset
+    logs, targets, _ = dataset_logs(rig, read_lerobot_dataset(rig.evidence.dataset),
+                                    float(fig["fit_seconds"]))
+    n = int(fig["fitted_episodes"])
+    jp = JointProblem(rig.model_path, rig.joint_names, logs[:n], targets[:n], KINDS,
+                      physics_dt=rig.physics_dt_s, interp=rig.command_interp)
+    try:
+        by_name = {t.name: t for t in bench.truth}
+        val = np.array([[by_name[j].value(k) for k in KINDS] for j in jp.joints])
+        z = np.log(val / jp.ref).reshape(-1)
+        delay = float(np.median([t.delay_s for t in bench.truth]))
+        r = jp.residuals(z[None], np.array([delay]))[0]
+    finally:
+        jp.close()
+    truth_rms = np.sqrt(np.mean(r ** 2, axis=-1))
+    fit_rms = np.array([float(fig["identified_rms_rad"][j]) for j in jp.joints])
+    return {"truth_rms_rad": dict(zip(jp.joints, truth_rms.tolist(), strict=True)),
+            "fit_rms_rad": dict(zip(jp.joints, fit_rms.tolist(), strict=True)),
+            "ratio": dict(zip(jp.joints, (fit_rms / np.maximum(truth_rms, 1e-12)).tolist(),
+                              strict=True))}
 
 
 def _engine_only(bench: Any, seconds: float) -> dict[str, Any]:
@@ -261,7 +298,21 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
                                    "ci95": clopper_pearson(cov, len(d)) if d else None,
                                    "width_ms_median": float(np.median(widths))
                                    if widths.size else None}
+        ratios = np.array([v for r in faulty + [r for r in clean if r["fps"] == fps]
+                           if r.get("convergence") for v in r["convergence"]["ratio"].values()])
+        if ratios.size:
+            print(f"  fit RMS / planted truth's RMS on the fitted episodes (1 = converged): "
+                  f"median {np.median(ratios):.2f}, p90 {np.percentile(ratios, 90):.2f}, "
+                  f"max {ratios.max():.2f}; within 1.25x on {np.sum(ratios <= 1.25)}/"
+                  f"{ratios.size} joints")
+            summary[f"convergence_{fps}"] = {"median": float(np.median(ratios)),
+                                             "p90": float(np.percentile(ratios, 90)),
+                                             "within_1.25": int(np.sum(ratios <= 1.25)),
+                                             "joints": int(ratios.size)}
         for key in ("params_actuator", "params_controller"):
+            if key == "params_controller" and not any(r[key] for r in faulty):
+                print("  controller: no controller finding (--engine-only): not scored")
+                continue
             print(f"  {key.split('_')[1]:<10} {'param':<13} {'covered':>14} {'declared':>9} "
                   f"{'missed':>7} {'rel width':>9}")
             tot_ok = tot = 0

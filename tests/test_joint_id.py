@@ -256,6 +256,30 @@ def test_search_box_is_the_callers_or_a_clear_error(so101: Path) -> None:
                          bounds=bad)
 
 
+def test_saturation_masks_the_gains_inside_the_force_clamp() -> None:
+    """kp and kv sit inside one clamp (the position actuator clips kp * e - kv * qdot), so
+    saturation masks both; joint damping, frictionloss and armature act outside it."""
+    from types import SimpleNamespace
+
+    from simgap.actuator.joint_id_report import saturation_reasons
+
+    prob = SimpleNamespace(kinds=("kp", "kv", "damping", "armature"))
+    values = np.array([[600.0, 5.0, 0.5, 0.03]] * 3)
+    given = [{}, {"kv": "spans x9.1"}, {"kv": "spans x3.0"}]
+    out = saturation_reasons(prob, given, np.array([0.73, 0.3, 0.1]), values)
+    assert given == [{}, {"kv": "spans x9.1"}, {"kv": "spans x3.0"}]  # input untouched
+    # saturated most of the time: both gains masked, with the figure and the fitted value
+    assert set(out[0]) == {"kp", "kv"}
+    assert out[0]["kv"].startswith("kv masked: force saturated in 73% of samples")
+    assert "5 N m s/rad" in out[0]["kv"] and "600 N m/rad" in out[0]["kp"]
+    # partly saturated: the saturation is added to a reason the gain already has, and
+    # nothing is declared that had an interval
+    assert set(out[1]) == {"kv"} and out[1]["kv"].endswith("; spans x9.1")
+    assert "30%" in out[1]["kv"]
+    # barely saturated: the reasons as they were
+    assert out[2] == {"kv": "spans x3.0"}
+
+
 def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> None:
     from types import SimpleNamespace
 

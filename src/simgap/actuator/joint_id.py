@@ -57,7 +57,11 @@ MIN_BLOCKS = 4
 """Fewest jackknife blocks: shorter data are cut into shorter blocks."""
 
 SATURATED = 0.5
-"""Fraction of samples with the actuator force at its limit above which kp is masked."""
+"""Fraction of samples with the actuator force at its limit above which the clamped gains
+(``CLAMPED``) are masked."""
+
+CLAMPED: tuple[str, ...] = ("kp", "kv")
+"""The kinds inside a position actuator's force clamp: saturation masks them together."""
 
 
 @dataclass(frozen=True)

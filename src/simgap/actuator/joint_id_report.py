@@ -182,23 +182,26 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
 
 def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndarray,
                        values: np.ndarray, threshold: float = 0.2) -> list[dict[str, str]]:
-    """kp is masked where the actuator force sits at its limit: at ``SATURATED`` of the
-    samples or more it is not identifiable whatever its interval says (a saturated servo's
-    torque does not depend on kp, and the replay is only piecewise smooth there); above
-    ``threshold`` the saturation is added to a reason kp already has."""
-    from simgap.actuator.joint_id import SATURATED
+    """The gains inside the actuator's force clamp (``CLAMPED``: kp and kv, since MuJoCo's
+    position actuator clips ``kp * (u - q) - kv * qdot`` as a whole) are masked where the
+    force sits at its limit: at ``SATURATED`` of the samples or more such a gain is not
+    identifiable whatever its interval says (a saturated servo's torque depends on neither,
+    and the replay is only piecewise smooth there); above ``threshold`` the saturation is
+    added to a reason the gain already has. Joint damping, frictionloss and armature act
+    outside the clamp and keep their intervals."""
+    from simgap.actuator.joint_id import CLAMPED, SATURATED
 
-    if "kp" not in problem.kinds:
-        return reasons
-    k = problem.kinds.index("kp")
-    out = []
-    for j, r in enumerate(reasons):
-        r = dict(r)
-        msg = (f"kp masked: force saturated in {100 * sat[j]:.0f}% of samples (a saturated "
-               f"servo's torque does not depend on kp; fitted {values[j, k]:.4g} N m/rad)")
-        if sat[j] >= SATURATED:
-            r["kp"] = msg + ("; " + r["kp"] if "kp" in r else "")
-        elif "kp" in r and sat[j] >= threshold:
-            r["kp"] = msg + "; " + r["kp"]
-        out.append(r)
+    out = [dict(r) for r in reasons]
+    for kind in CLAMPED:
+        if kind not in problem.kinds:
+            continue
+        k = problem.kinds.index(kind)
+        for j, r in enumerate(out):
+            msg = (f"{kind} masked: force saturated in {100 * sat[j]:.0f}% of samples (a "
+                   f"saturated servo's torque does not depend on {kind}; fitted "
+                   f"{values[j, k]:.4g} {UNITS[kind]})")
+            if sat[j] >= SATURATED:
+                r[kind] = msg + ("; " + r[kind] if kind in r else "")
+            elif kind in r and sat[j] >= threshold:
+                r[kind] = msg + "; " + r[kind]
     return out

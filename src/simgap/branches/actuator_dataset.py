@@ -76,7 +76,8 @@ def finding(ctx: Any) -> Finding:
     for k in ("shared_delay_s", "shared_delay_interval_s",
               "effective_delay_s", "effective_delay_interval_s", "delay_ridge",
               "nominal_rms_rad", "identified_rms_rad", "noise_floor_rad", "force_saturation",
-              "params_nominal", "bounds_x_nominal", "joint_verdicts"):
+              "params_nominal", "bounds_x_nominal", "joint_verdicts", "fitted_episodes",
+              "fit_seconds"):
         figures[k] = js[k]
     figures["delay_account"] = account
     worst = max(js["nominal_rms_rad"].values())
