@@ -42,6 +42,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = ("kp", "kv", "damping", "frictionloss", "armature")
+CONTROLLER_PARAMS = ("kp", "kv")
+"""What the controller branch fits (its gain fit); the joint's own dynamics are the
+actuator finding's."""
 TARGET_DELAY = {30: 0.80, 100: 0.90}
 TARGET_PARAMS = 0.90
 FIGURES = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
@@ -59,15 +62,17 @@ def _interval(v: Any) -> tuple[float, float] | None:
     return None
 
 
-def param_scores(fig: Mapping[str, Any], truth: Mapping[str, Any]) -> dict[str, Any]:
-    """Per parameter: covered (truth in the 95% interval), declared not identifiable (with
-    a reason), missed (neither)."""
+def param_scores(fig: Mapping[str, Any], truth: Mapping[str, Any],
+                 kinds: tuple[str, ...] = PARAMS) -> dict[str, Any]:
+    """Per parameter of ``kinds``: covered (truth in the 95% interval), declared not
+    identifiable (with a reason), missed (neither). Kinds outside ``kinds`` score nothing
+    (all zero)."""
     ivals = fig.get("params_interval") or {}
     noid = fig.get("not_identifiable") or {}
     out: dict[str, Any] = {p: {"covered": 0, "declared": 0, "missed": 0, "rel_width": []}
                            for p in PARAMS}
     for j, jt in truth.items():
-        for p in PARAMS:
+        for p in kinds:
             val = jt["value"][p]
             iv = _interval((ivals.get(j) or {}).get(p))
             if iv is not None and iv[0] <= val <= iv[1]:
@@ -183,8 +188,11 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     row["delay"] = delay_scores((act or {}).get("figures", {}), truth)
     row["params_actuator"] = param_scores((act or {}).get("figures", {}), truth)
     # engine-only runs have no controller branch: not scored (None), rather than all missed
+    # engine-only runs have no controller branch: not scored (None), rather than all missed;
+    # the controller fits the gains only (CONTROLLER_PARAMS), so only those are scored
     row["params_controller"] = (None if job.get("engine_only") else
-                                param_scores((ctl or {}).get("figures", {}), truth))
+                                param_scores((ctl or {}).get("figures", {}), truth,
+                                             CONTROLLER_PARAMS))
     fig = (act or {}).get("figures", {})
     row["figures_actuator"] = {k: fig.get(k) for k in FIGURES}  # to look into a miss
     row["convergence"] = convergence(bench, fig) if fig.get("identified_rms_rad") else None
@@ -316,7 +324,7 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
             print(f"  {key.split('_')[1]:<10} {'param':<13} {'covered':>14} {'declared':>9} "
                   f"{'missed':>7} {'rel width':>9}")
             tot_ok = tot = 0
-            for p in PARAMS:
+            for p in (CONTROLLER_PARAMS if key == "params_controller" else PARAMS):
                 c = sum(r[key][p]["covered"] for r in faulty)
                 dcl = sum(r[key][p]["declared"] for r in faulty)
                 m = sum(r[key][p]["missed"] for r in faulty)
