@@ -187,7 +187,6 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     act, ctl = _finding(findings, "actuator"), _finding(findings, "controller")
     row["delay"] = delay_scores((act or {}).get("figures", {}), truth)
     row["params_actuator"] = param_scores((act or {}).get("figures", {}), truth)
-    # engine-only runs have no controller branch: not scored (None), rather than all missed
     # engine-only runs have no controller branch: not scored (None), rather than all missed;
     # the controller fits the gains only (CONTROLLER_PARAMS), so only those are scored
     row["params_controller"] = (None if job.get("engine_only") else

@@ -184,8 +184,8 @@ def determined(path: Path, prob: ReplayProblem, truth: np.ndarray, noise: float 
     keep = w > 1e-12 * w.max()
     cov = noise ** 2 * (v[:, keep] / w[keep]) @ v[:, keep].T
     sd = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    sd = np.where((np.abs(v[:, ~keep]) > 1e-2).any(axis=1), np.inf, sd) if (~keep).any() \
-        else sd
+    if (~keep).any():  # a parameter on a null direction is not determined at all
+        sd = np.where((np.abs(v[:, ~keep]) > 1e-2).any(axis=1), np.inf, sd)
     out: np.ndarray = sd[np.array(col)] < rel_sd
     return out
 
