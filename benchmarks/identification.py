@@ -48,8 +48,7 @@ actuator finding's."""
 TARGET_DELAY = {30: 0.80, 100: 0.90}
 TARGET_PARAMS = 0.90
 FIGURES = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
-           "shared_delay_s", "shared_delay_interval_s", "force_saturation", "noise_floor_rad",
-           "multistart")
+           "shared_delay_s", "shared_delay_interval_s", "force_saturation", "noise_floor_rad")
 
 
 def _finding(findings: list[dict[str, Any]], branch: str) -> dict[str, Any] | None:
@@ -172,7 +171,7 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     t1 = time.perf_counter()
     try:
         if job.get("engine_only"):
-            diag = _engine_only(bench, job["duration_s"], job.get("starts"))
+            diag = _engine_only(bench, job["duration_s"])
         else:
             diag = diagnose_rig(bench.rig, out_dir, force=True).to_dict()
         error = ""
@@ -245,7 +244,7 @@ def convergence(bench: Any, fig: Mapping[str, Any]) -> dict[str, Any]:
                               strict=True))}
 
 
-def _engine_only(bench: Any, seconds: float, starts: int | None = None) -> dict[str, Any]:
+def _engine_only(bench: Any, seconds: float) -> dict[str, Any]:
     """The joint identification of record alone (``identify_rig``, the figures the actuator
     finding carries), without the other branches: a faster coverage check of the engine."""
     from simgap.branches.joint_dynamics import identify_rig
@@ -253,10 +252,8 @@ def _engine_only(bench: Any, seconds: float, starts: int | None = None) -> dict[
     from simgap.rig import load_rig
 
     rig = load_rig(bench.rig)
-    opts: dict[str, Any] = {"joint_id_seconds": seconds}
-    if starts is not None:
-        opts["joint_id_starts"] = starts
-    js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset), options=opts)
+    js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset),
+                      options={"joint_id_seconds": seconds})
     return {"findings": [{"branch": "actuator", "verdict": js["verdict"], "figures": js,
                           "artifacts": {}}], "stop": {}}
 
@@ -377,9 +374,6 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--engine-only", action="store_true",
                     help="score the joint identification alone, not a whole diagnose")
-    ap.add_argument("--starts", type=int, default=None,
-                    help="with --engine-only: LM starts at the coarse best delay (1: none; "
-                         "default: the engine's)")
     ap.add_argument("--seed0", type=int, default=0,
                     help="added to every bench seed (draw benches not used before)")
     args = ap.parse_args()
@@ -393,7 +387,7 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="simgap-ident-"))
     jobs = [{"model": str(model), "seed": 1000 * k + i + args.seed0, "fps": fps, "faulty": k == 1,
              "duration_s": args.duration, "work": str(work),
-             "engine_only": args.engine_only, "starts": args.starts}
+             "engine_only": args.engine_only}
             for fps in fps_list for k, n in ((1, args.faulty), (2, args.clean))
             for i in range(n)]
     print(f"{len(jobs)} benches ({args.faulty} faulty + {args.clean} clean at "

@@ -280,65 +280,6 @@ def test_saturation_masks_the_gains_inside_the_force_clamp() -> None:
     assert out[2] == {"kv": "spans x3.0"}
 
 
-def test_multistart_takes_each_joints_best_basin_and_repeats() -> None:
-    """A double well per joint (a shallow minimum near the start, the deep one at 0.8 in
-    ln(value)): the LM from the coarse fit stays in the shallow one, the other starts reach
-    the deep one for some joints, and each joint takes its own best start."""
-    from types import SimpleNamespace
-
-    from simgap.actuator.joint_id import IdConfig, _multistart
-
-    a, b, c = -0.1, 0.8, 0.1
-
-    def residuals(z: np.ndarray, delays: np.ndarray) -> np.ndarray:
-        z = np.atleast_2d(z)[:, :, None]                        # (M, J, 1)
-        return np.concatenate([(z - a) * (z - b), c * (z - b)], axis=2)
-
-    J = 3
-    prob = SimpleNamespace(z0=np.zeros(J), lo=np.full(J, -1.6), hi=np.full(J, 1.6), J=J, K=1,
-                           joints=("j0", "j1", "j2"), residuals=residuals)
-    cfg = IdConfig(starts=6, start_iters=8)
-    z, rec = _multistart(prob, 0.02, np.full(J, a), cfg)
-    ssr = np.sum(residuals(z[None], np.zeros(1))[0] ** 2, axis=-1)
-    ssr_coarse = np.sum(residuals(np.full((1, J), a), np.zeros(1))[0] ** 2, axis=-1)
-    assert np.all(ssr <= ssr_coarse + 1e-12)
-    escaped = [name for name, r in rec["coarse_start_over_taken"].items() if r > 10.0]
-    assert escaped, rec  # some joint left the shallow well ...
-    assert rec["switched"] == escaped  # ... and only those start the fine grid elsewhere
-    for j, name in enumerate(prob.joints):
-        if name in escaped:   # ... for the deep one, from a start other than the coarse fit
-            assert z[j] == pytest.approx(b, abs=0.02) and rec["start_taken"][name] > 0
-    assert len(rec["ssr_rad2"]) == cfg.starts and rec["delay_s"] == 0.02
-    # the same data give the same numbers
-    z2, rec2 = _multistart(prob, 0.02, np.full(J, a), cfg)
-    assert np.array_equal(z, z2) and rec == rec2
-    # the coarse fit alone stays in the shallow well
-    z1, rec1 = _multistart(prob, 0.02, np.full(J, a), IdConfig(starts=1, start_iters=8))
-    assert set(rec1["start_taken"].values()) == {0} and np.all(z1 < 0.35)
-
-
-def test_multistart_is_reported_only_when_asked(so101: Path, tmp_path: Path) -> None:
-    """``joint_id_starts`` above 1 runs the starts at the coarse best delay and says what
-    they found; the default (1) runs none and reports none."""
-    from simgap.branches.joint_dynamics import identify_rig
-
-    _, (rig, ds) = _bench(tmp_path, so101, 5, 30, {"kp": 0.6, "delay_s": 0.02}, 2.0)
-    opts = {"joint_id_seconds": 2.0, "joint_id_episodes": 1, "joint_id_kinds": ("kp",),
-            "joint_id_max_delay_s": 0.04}
-    one = identify_rig(rig, ds, options=opts)
-    many = identify_rig(rig, ds, options={**opts, "joint_id_starts": 3})
-    assert "multistart" not in one
-    ms = many["multistart"]
-    assert ms["starts"] == 3 and len(ms["ssr_rad2"]) == 3
-    assert ms["delay_s"] in (0.0, 0.02, 0.04)  # a coarse grid delay
-    assert set(ms["start_taken"]) == set(ms["coarse_start_over_taken"]) == set(one["delay_s"])
-    assert set(ms["switched"]) <= set(one["delay_s"])
-    assert all(np.isfinite(v) and v > 0 for v in ms["coarse_start_over_taken"].values())
-    assert many["n_evals"] > one["n_evals"]
-    if not ms["switched"]:  # nothing better found: the same fit as with one start
-        assert many["delay_s"] == one["delay_s"]
-
-
 def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> None:
     from types import SimpleNamespace
 

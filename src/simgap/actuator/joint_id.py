@@ -25,7 +25,7 @@ record timing, commands at their own times). Never an ideal actuator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +33,7 @@ import numpy as np
 
 from simgap.actuator.noise_floor import CHAOS_EPS_RAD, noise_floor
 from simgap.errors import InputError
-from simgap.fit.profile import (
-    CHI2_95,
-    GridFit,
-    delay_profile,
-    grid_fit,
-    lag1_inflation,
-    time_blocks,
-)
+from simgap.fit.profile import GridFit, delay_profile, grid_fit, time_blocks
 
 __all__ = ["BOUNDS", "CHAOS_EPS_RAD", "KINDS", "IdConfig", "JointIdResult", "JointProblem",
            "identify", "noise_floor", "shared_delay"]
@@ -91,19 +84,6 @@ class IdConfig:
         fixed_delay_s: the delay when it is not profiled [s].
         central: central differences from the first LM iteration (default: forward ones
             until a step is rejected, which halves the cost of a smooth problem).
-        starts: LM starts at the coarse grid's best delay before the fine grid (1, the
-            default: the coarse fit alone): the coarse fit and ``starts - 1``
-            Latin-hypercube points within ``start_width`` of the nominal values in
-            ln(value), all run together for ``start_iters`` iterations; a joint whose best
-            start beats the coarse fit's by more than the profile's 95 % threshold starts
-            the fine grid from it (``_multistart``). Not the default: on the drawn benches
-            it freed a fit stuck above the planted truth's SSR, and on another bench sent
-            joints already below it to deeper minima further from the truth (measured in
-            ``_multistart``), at 17 % more time.
-        start_width: half-width of the start box [ln(value / nominal)]: 1.0 spans
-            0.37x-2.7x nominal, the range of a worn or misconfigured servo's gains and
-            friction.
-        start_iters: LM iterations of every start.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -116,9 +96,6 @@ class IdConfig:
     profile_delay: bool = True
     fixed_delay_s: float = 0.0
     central: bool = False
-    starts: int = 1
-    start_width: float = 1.0
-    start_iters: int = 6
 
 
 @dataclass(frozen=True)
@@ -142,8 +119,6 @@ class JointIdResult:
         grids: the coarse and fine grid fits.
         n_evals: rollouts per log in all.
         shared_delay: the arm's one delay (best, lo, hi) [s] (``shared_delay``).
-        starts: the multi-start at the coarse best delay (``_multistart``; empty when
-            there was none).
     """
 
     joints: tuple[str, ...]
@@ -162,7 +137,6 @@ class JointIdResult:
     grids: tuple[GridFit, ...]
     n_evals: int
     shared_delay: tuple[float, float, float] = (float("nan"),) * 3
-    starts: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The contract keys (``delay_s``, ``delay_interval_s``, ``params``,
@@ -207,8 +181,6 @@ class JointIdResult:
                                           float(self.shared_delay[2])]
         out["bounds_x_nominal"] = {k: list(BOUNDS[k]) for k in self.kinds}
         out["n_evals"] = self.n_evals
-        if self.starts:
-            out["multistart"] = self.starts
         return out
 
 
@@ -362,7 +334,6 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
 
     cfg = config or IdConfig()
     J, K = problem.J, problem.K
-    starts: dict[str, Any] = {}
     floor = noise_floor(problem, encoder_rad)
     problem.floor_numerical = np.array([max(floor[j]["numerical_rad"], floor[j]["chaos_rad"])
                                         for j in problem.joints])
@@ -381,11 +352,6 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         fine_d = np.linspace(lo_d, hi_d, cfg.fine_points)
         z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))]
                             for d in fine_d])
-        if cfg.starts > 1:
-            z_best, starts = _multistart(problem, float(coarse.delays[g]), coarse.z[g], cfg)
-            for name in starts["switched"]:   # only where a better minimum was found
-                i = problem.joints.index(name) * K
-                z_start[:, i:i + K] = z_best[i:i + K]
         fine = grid_fit(problem.residuals, fine_d, z_start, problem.lo, problem.hi, J, K,
                         iters=cfg.fine_iters, central=cfg.central)
         grids.append(fine)
@@ -425,73 +391,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         nominal_rms=nominal_rms, best_rms=np.array(best_rms), delay=tuple(profiles),
         values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
         effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
-        grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared, starts=starts)
-
-
-def _multistart(problem: JointProblem, delay: float, z_coarse: np.ndarray, cfg: IdConfig,
-                ) -> tuple[np.ndarray, dict[str, Any]]:
-    """LM from ``cfg.starts`` starts at one delay, then each joint's best start.
-
-    The starts are the coarse fit and a Latin hypercube (seed 0: the same data give the
-    same numbers) within ``cfg.start_width`` of nominal in ln(value), clipped to the
-    bounds. One joint's residual depends mostly on its own parameters, so each joint takes
-    the parameters of the start with its lowest SSR; that composite is kept when its total
-    SSR is below the best single start's.
-
-    Measured on drawn 100 fps benches (3 x 20 s, 2 episodes fitted; ``benchmarks/
-    identification.py --engine-only --starts 4`` against ``--starts 1``): on bench 96001
-    (a 70.8 ms delay, kp x0.45-0.69, frictionloss x3.2-3.8), whose fits from nominal
-    stopped at 1.2-1.8 times the planted truth's RMS with a delay of 66.4 ms [65.0, 67.8],
-    4 starts gave 71.5 ms [69.6, 73.5]; on the seed0 100000 set the delay was unchanged
-    (18/18, the same widths), but on bench 101002, whose fits were already below the
-    truth's RMS (0.3-0.9: the chaotic replay is fitted past the truth), three joints
-    switched to deeper minima further from it and 4 parameter intervals missed (0 with
-    one start). A lower SSR is not a nearer truth once the fit is below the truth's own.
-
-    A joint is ``switched`` (the fine grid starts it from the start it took, at every fine
-    delay) only where that start's SSR is below the coarse fit's by more than
-    ``chi2_1(0.95) s^2`` (lag-1 inflated), the threshold of the delay profile itself.
-
-    Returns:
-        (the best start, shape (n,); the record: the delay, the starts' total SSR, the
-        start each joint took, every joint's SSR from the coarse fit's start over its SSR
-        from the start it took (above 1 where the coarse fit had stopped in a worse
-        minimum), and the joints switched).
-    """
-    from scipy.stats import qmc
-
-    n, J, K = problem.z0.size, problem.J, problem.K
-    u = qmc.LatinHypercube(d=n, seed=0).random(cfg.starts - 1)
-    others = np.clip(problem.z0[None] + cfg.start_width * (2.0 * u - 1.0), problem.lo,
-                     problem.hi)
-    z0 = np.concatenate([z_coarse[None], others])
-    fit = grid_fit(problem.residuals, np.full(cfg.starts, delay), z0, problem.lo, problem.hi,
-                   J, K, iters=cfg.start_iters, central=cfg.central, final_jacobian=False)
-    pick = np.argmin(fit.ssr, axis=0)                                   # (J,)
-    z_mix = fit.z.reshape(cfg.starts, J, K)[pick, np.arange(J)].reshape(-1)
-    ssr_mix = np.sum(problem.residuals(z_mix[None], np.array([delay]))[0] ** 2, axis=-1)
-    single = int(np.argmin(fit.ssr.sum(axis=1)))
-    if ssr_mix.sum() < fit.ssr[single].sum():
-        z_best, ssr_best, took = z_mix, ssr_mix, pick
-    else:
-        z_best, ssr_best, took = fit.z[single], fit.ssr[single], np.full(J, single)
-    # a joint switches to the start it took only where that start's minimum is better by
-    # more than the profile's own 95 % threshold (chi2_1 s^2, lag-1 inflated): a smaller
-    # gain is noise, and moving the start would only move the fit within its interval
-    N = fit.resid.shape[-1]
-    switched = [name for j, name in enumerate(problem.joints)
-                if took[j] != 0 and fit.ssr[0, j] - ssr_best[j]
-                > CHI2_95 * ssr_best[j] / N * lag1_inflation(fit.resid[took[j], j])]
-    record = {
-        "delay_s": delay, "starts": cfg.starts, "width_ln": cfg.start_width,
-        "iterations": cfg.start_iters,
-        "ssr_rad2": [float(v) for v in fit.ssr.sum(axis=1)],
-        "start_taken": {name: int(took[j]) for j, name in enumerate(problem.joints)},
-        "coarse_start_over_taken": {
-            name: float(fit.ssr[0, j] / max(ssr_best[j], 1e-300))
-            for j, name in enumerate(problem.joints)},
-        "switched": switched}
-    return z_best, record
+        grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared)
 
 
 def _polish(problem: JointProblem, fit: GridFit, step: float, cfg: IdConfig,

@@ -79,8 +79,6 @@ def finding(ctx: Any) -> Finding:
               "params_nominal", "bounds_x_nominal", "joint_verdicts", "fitted_episodes",
               "fit_seconds"):
         figures[k] = js[k]
-    if "multistart" in js:
-        figures["multistart"] = js["multistart"]
     figures["delay_account"] = account
     worst = max(js["nominal_rms_rad"].values())
     floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())

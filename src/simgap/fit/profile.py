@@ -87,8 +87,7 @@ def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray
 
 def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
-             tol: float = 1e-4, central: bool = True, final_jacobian: bool = True,
-             ) -> GridFit:
+             tol: float = 1e-4, central: bool = True) -> GridFit:
     """Levenberg-Marquardt at every grid delay at once (see the module docstring).
 
     Args:
@@ -106,8 +105,6 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             rejected (its slope may have misled at a kink): that point is differenced
             again centrally at the same z, and every point centrally from then on. The
             final Jacobian, for the intervals, is always central.
-        final_jacobian: difference that final Jacobian (False: ``jac`` has no columns,
-            for a fit that only supplies a start).
 
     A rejected step on a central Jacobian keeps it (the point did not move) and retries
     with a larger damping, so a rejection costs one batched trial evaluation, not a new
@@ -184,10 +181,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
         done = (better & (gain < tol)) | (lam[idx] > 1e6)
         active[idx[done]] = False
-    if final_jacobian:
-        jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
-    else:
-        jac, ne = np.zeros((G, r.shape[1], 0)), 0
+    jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
     r3 = r.reshape((G,) + shape)
     return GridFit(delays=delays, z=z, ssr=np.sum(r3 ** 2, axis=-1), jac=jac, resid=r3,
                    iterations=it, n_evals=n_evals + ne)
