@@ -308,7 +308,9 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
         ratios = np.array([v for r in faulty + [r for r in clean if r["fps"] == fps]
                            if r.get("convergence") for v in r["convergence"]["ratio"].values()])
         if ratios.size:
-            print(f"  fit RMS / planted truth's RMS on the fitted episodes (1 = converged): "
+            # below 1 is not "more converged": the chaotic replay is fitted past the truth
+            print(f"  fit RMS / planted truth's RMS on the fitted episodes (above 1: short "
+                  f"of the truth's; below: past it): "
                   f"median {np.median(ratios):.2f}, p90 {np.percentile(ratios, 90):.2f}, "
                   f"max {ratios.max():.2f}; within 1.25x on {np.sum(ratios <= 1.25)}/"
                   f"{ratios.size} joints")
