@@ -280,6 +280,30 @@ def test_saturation_masks_the_gains_inside_the_force_clamp() -> None:
     assert out[2] == {"kv": "spans x3.0"}
 
 
+def test_a_fit_well_above_its_noise_floor_states_no_interval() -> None:
+    """A joint whose best fit stays at 1.5x its noise floor or more has not found the model
+    the data follow: every kind that still had an interval there is declared, with the
+    RMS, the floor and their ratio; a joint at its floor keeps its intervals."""
+    from types import SimpleNamespace
+
+    from simgap.actuator.joint_id import FIT_FLOOR_GATE
+    from simgap.actuator.joint_id_report import floor_reasons
+
+    prob = SimpleNamespace(kinds=("kp", "damping", "armature"))
+    values = np.array([[600.0, 0.5, 0.03]] * 3)
+    given = [{"kp": "kp masked: force saturated in 70% of samples"}, {}, {}]
+    floor = np.full(3, 0.002)
+    best = np.array([0.0036, 0.0029, 0.0031])           # 1.8x, 1.45x, 1.55x the floor
+    out = floor_reasons(prob, given, best, floor, values, FIT_FLOOR_GATE)
+    assert given[1] == {} and len(given[0]) == 1           # input untouched
+    assert out[0]["kp"] == given[0]["kp"]                  # an existing reason is kept
+    assert set(out[0]) == {"kp", "damping", "armature"}
+    assert "3.6 mrad is 1.8x the noise floor 2 mrad" in out[0]["damping"]
+    assert "fitted 0.03 kg m^2" in out[0]["armature"]
+    assert out[1] == {}                                    # below the gate: intervals stay
+    assert set(out[2]) == {"kp", "damping", "armature"}
+
+
 def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> None:
     from types import SimpleNamespace
 

@@ -205,3 +205,29 @@ def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndar
             elif kind in r and sat[j] >= threshold:
                 r[kind] = msg + "; " + r[kind]
     return out
+
+
+def floor_reasons(problem: Any, reasons: list[dict[str, str]], best_rms: np.ndarray,
+                  floor_rad: np.ndarray, values: np.ndarray, gate: float,
+                  ) -> list[dict[str, str]]:
+    """Every kind that still states an interval at a joint whose best fit stays at ``gate``
+    times its noise floor or more is declared not identifiable, with the numbers.
+
+    Args:
+        best_rms: each joint's best-fit RMS residual [rad], shape (J,); floor_rad: its noise
+            floor [rad], shape (J,); values: fitted values, shape (J, K).
+    """
+    out = [dict(r) for r in reasons]
+    for j, r in enumerate(out):
+        ratio = float(best_rms[j]) / max(float(floor_rad[j]), 1e-300)
+        if ratio < gate:
+            continue
+        for k, kind in enumerate(problem.kinds):
+            if kind in r:
+                continue
+            r[kind] = (f"{kind} not stated: the best fit's RMS {best_rms[j] * 1e3:.3g} mrad "
+                       f"is {ratio:.1f}x the noise floor {floor_rad[j] * 1e3:.3g} mrad (at "
+                       f"{gate:g}x or more the fit has not reached the model the data "
+                       f"follow, so its local interval is not a 95 % interval); fitted "
+                       f"{values[j, k]:.4g} {UNITS[kind]}")
+    return out
