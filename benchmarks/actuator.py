@@ -43,6 +43,33 @@ def _row(name: str, by_type: dict[str, float], mean: float, gain: float | None,
     return f"{name:<14}{cells}{mean:>10.4f}{g}{tr}{s}"
 
 
+def xl330_raw(data: Path) -> Path | None:
+    """The folder of the shared XL330 logs under ``data``, or None (with a skip message)
+    when the shared data are absent."""
+    raw = data / "bam_xl330" / "raw"
+    if not raw.is_dir():
+        print(f"skip: no XL330 logs at {raw}")
+        return None
+    warnings.simplefilter("ignore")
+    return raw
+
+
+def load_xl330(raw: Path) -> tuple[list[Any], np.ndarray, list[Any], list[Any]]:
+    """The XL330 logs of ``raw`` (sorted by name), their trajectory types, their pendulum
+    loads and their drives."""
+    from simgap.actuator.servo import bam_drive, pendulum_load
+    from simgap.evidence.bam import read_bam_log
+    from simgap.values.load import JointLoad
+
+    logs = [read_bam_log(p) for p in sorted(raw.glob("*.json"))]
+    types = np.array([str(lg.meta["trajectory"]) for lg in logs])
+    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]),  # type: ignore[arg-type]
+                                      float(lg.meta["length"]),  # type: ignore[arg-type]
+                                      float(lg.meta["arm_mass"])))  # type: ignore[arg-type]
+             for lg in logs]
+    return logs, types, loads, [bam_drive(lg.meta) for lg in logs]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -52,29 +79,18 @@ def main() -> int:
                     help="CMA-ES rollouts per (family, fold); default the ladder's")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    raw = args.data / "bam_xl330" / "raw"
-    if not raw.is_dir():
-        print(f"skip: no XL330 logs at {raw}")
+    raw = xl330_raw(args.data)
+    if raw is None:
         return 0
-    warnings.simplefilter("ignore")
     from simgap.actuator import cma_fit
     from simgap.actuator.export_bam import load_bam_params, space_and_values
     from simgap.actuator.families import XL330
     from simgap.actuator.family_fit import fit_families, per_log_mae
     from simgap.actuator.ladder import LadderConfig, build_batch, fit_joint
     from simgap.actuator.physical import simulate_physical
-    from simgap.actuator.servo import bam_drive, pendulum_load
-    from simgap.evidence.bam import read_bam_log
     from simgap.units import ENCODER_RESOLUTION_RAD
-    from simgap.values.load import JointLoad
 
-    logs = [read_bam_log(p) for p in sorted(raw.glob("*.json"))]
-    types = np.array([str(lg.meta["trajectory"]) for lg in logs])
-    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]),  # type: ignore[arg-type]
-                                      float(lg.meta["length"]),  # type: ignore[arg-type]
-                                      float(lg.meta["arm_mass"])))  # type: ignore[arg-type]
-             for lg in logs]
-    drives = [bam_drive(lg.meta) for lg in logs]
+    logs, types, loads, drives = load_xl330(raw)
     cfg: dict[str, Any] = {"noise_floor_rad": ENCODER_RESOLUTION_RAD, "use_net": not args.no_net,
                            "seed": args.seed}
     if args.evaluations:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def main() -> int:
@@ -35,37 +35,30 @@ def main() -> int:
     ap.add_argument("--hold-out", default="lift_and_drop", help="the trajectory type held out")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    raw = args.data / "bam_xl330" / "raw"
-    if not raw.is_dir():
-        print(f"skip: no XL330 logs at {raw}")
+    from actuator import load_xl330, xl330_raw
+
+    raw = xl330_raw(args.data)
+    if raw is None:
         return 0
-    warnings.simplefilter("ignore")
+
     from simgap.actuator import cma_fit
     from simgap.actuator.families import XL330
     from simgap.actuator.family_fit import fit_families, per_log_mae
     from simgap.actuator.friction import friction_family
     from simgap.actuator.ladder import build_batch
-    from simgap.actuator.servo import bam_drive, pendulum_load
     from simgap.errors import NameNotFoundError
-    from simgap.evidence.bam import read_bam_log
-    from simgap.values.load import JointLoad
 
     try:
         family = friction_family(args.family).name
     except NameNotFoundError as e:
         print(f"error: --family: {e}")
         return 2
-    logs = [read_bam_log(p) for p in sorted(raw.glob("*.json"))]
-    types = np.array([str(lg.meta["trajectory"]) for lg in logs])
+    logs, types, loads, drives = load_xl330(raw)
     if args.hold_out not in set(types):
         print(f"error: --hold-out {args.hold_out!r} is not a trajectory type of these logs; "
               f"valid: {', '.join(sorted(set(types)))}")
         return 2
-    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]),  # type: ignore[arg-type]
-                                      float(lg.meta["length"]),  # type: ignore[arg-type]
-                                      float(lg.meta["arm_mass"])))  # type: ignore[arg-type]
-             for lg in logs]
-    batch = build_batch(logs, 0, loads, [bam_drive(lg.meta) for lg in logs])
+    batch = build_batch(logs, 0, loads, drives)
     held = types == args.hold_out
     train = np.tile(~held, (args.searches, 1))
     fit = fit_families(batch, train, XL330, args.seed, [family], cma_fit.CmaSettings())[family]
