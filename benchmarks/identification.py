@@ -55,11 +55,20 @@ def _finding(findings: list[dict[str, Any]], branch: str) -> dict[str, Any] | No
     return next((f for f in findings if f["branch"] == branch), None)
 
 
-def _interval(v: Any) -> tuple[float, float] | None:
+def as_interval(v: Any) -> tuple[float, float] | None:
+    """A finite [lo, hi] pair from the JSON, else None."""
     if isinstance(v, (list, tuple)) and len(v) == 2 and all(
             isinstance(x, (int, float)) and math.isfinite(x) for x in v):
         return float(v[0]), float(v[1])
     return None
+
+
+def param_state(interval: tuple[float, float] | None, reason: Any, value: float) -> str:
+    """``covered`` (the truth in the stated 95 % interval), ``declared`` (no interval, a
+    reason instead) or ``missed`` (an interval without the truth, or neither)."""
+    if interval is not None:
+        return "covered" if interval[0] <= value <= interval[1] else "missed"
+    return "declared" if reason else "missed"
 
 
 def param_scores(fig: Mapping[str, Any], truth: Mapping[str, Any],
@@ -74,14 +83,11 @@ def param_scores(fig: Mapping[str, Any], truth: Mapping[str, Any],
     for j, jt in truth.items():
         for p in kinds:
             val = jt["value"][p]
-            iv = _interval((ivals.get(j) or {}).get(p))
-            if iv is not None and iv[0] <= val <= iv[1]:
-                out[p]["covered"] += 1
+            iv = as_interval((ivals.get(j) or {}).get(p))
+            state = param_state(iv, (noid.get(j) or {}).get(p), val)
+            out[p][state] += 1
+            if state == "covered" and iv is not None:
                 out[p]["rel_width"].append((iv[1] - iv[0]) / abs(val) if val else math.inf)
-            elif iv is None and (noid.get(j) or {}).get(p):
-                out[p]["declared"] += 1
-            else:
-                out[p]["missed"] += 1
     return out
 
 
@@ -91,7 +97,7 @@ def delay_scores(fig: Mapping[str, Any], truth: Mapping[str, Any]) -> list[dict[
     ivals = fig.get("delay_interval_s") or {}
     rows = []
     for j, jt in truth.items():
-        iv = _interval(ivals.get(j))
+        iv = as_interval(ivals.get(j))
         rows.append({"joint": j, "truth_s": jt["delay_s"], "estimate_s": est.get(j),
                      "interval_s": iv, "covered": iv is not None
                      and iv[0] - 1e-9 <= jt["delay_s"] <= iv[1] + 1e-9,
@@ -268,7 +274,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return lo, hi
 
 
-def _pct(a: int, b: int) -> str:
+def pct(a: int, b: int) -> str:
     if not b:
         return "0/0"
     lo, hi = clopper_pearson(a, b)
@@ -296,7 +302,7 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
         met = bool(d) and cov / len(d) >= TARGET_DELAY[fps]
         ok &= met
         print(f"\n{fps} fps, {len(faulty)} faulty benches: delay interval holds the truth on "
-              f"{_pct(cov, len(d))} joints (target {TARGET_DELAY[fps]:.0%}); {w}")
+              f"{pct(cov, len(d))} joints (target {TARGET_DELAY[fps]:.0%}); {w}")
         for x in [x for x in d if not x["covered"]][:6]:
             iv = x["interval_s"]
             print(f"  missed: {x['joint']} truth {x['truth_s'] * 1e3:.1f} ms, interval "
@@ -332,13 +338,13 @@ def summarise(rows: list[dict[str, Any]], fps_list: list[int]) -> tuple[dict[str
                 rw = [x for r in faulty for x in r[key][p]["rel_width"]]
                 n = c + dcl + m
                 tot_ok, tot = tot_ok + c + dcl, tot + n
-                print(f"  {'':<10} {p:<13} {_pct(c, n):>14} {dcl:>9} {m:>7} "
+                print(f"  {'':<10} {p:<13} {pct(c, n):>14} {dcl:>9} {m:>7} "
                       f"{(np.median(rw) if rw else float('nan')):>9.3g}")
             summary[f"{key}_{fps}"] = {"ok": tot_ok, "total": tot, "ci95":
                                        clopper_pearson(tot_ok, tot) if tot else None}
             if key == "params_actuator":
                 ok &= bool(tot) and tot_ok / tot >= TARGET_PARAMS
-            print(f"  {'':<10} covered or declared: {_pct(tot_ok, tot)} (target "
+            print(f"  {'':<10} covered or declared: {pct(tot_ok, tot)} (target "
                   f"{TARGET_PARAMS:.0%})")
     offered = [r for r in rows if r["patch"] is not None]
     passed = [r for r in offered if r["patch"]["passed"]]

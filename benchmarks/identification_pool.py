@@ -61,10 +61,8 @@ def joint_params(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             fit_rms = (conv.get("fit_rms_rad") or {}).get(j)
             fl = (floor.get(j) or {}).get("total_rad")
             for p in ident.PARAMS:
-                iv = ivals.get(j, {}).get(p)
-                val = jt["value"][p]
-                state = ("covered" if iv and iv[0] <= val <= iv[1] else "missed" if iv
-                         else "declared" if noid.get(j, {}).get(p) else "missed")
+                state = ident.param_state(ident.as_interval(ivals.get(j, {}).get(p)),
+                                          noid.get(j, {}).get(p), jt["value"][p])
                 out.append({"seed": r["seed"], "fps": r["fps"], "joint": j, "param": p,
                             "state": state, "saturation": sat.get(j),
                             "fit_over_floor": fit_rms / fl if fit_rms and fl else None,
@@ -102,7 +100,7 @@ def main() -> int:
         c = sum(e["state"] == "covered" for e in ent)
         m = sum(e["state"] == "missed" for e in ent)
         print(f"\n{fps} fps: identified parameters inside their intervals "
-              f"{ident._pct(c, c + m)}")
+              f"{ident.pct(c, c + m)}")
         summary[f"identified_inside_{fps}"] = {"covered": c, "identified": c + m, "ci95":
                                                ident.clopper_pearson(c, c + m) if c + m
                                                else None}
