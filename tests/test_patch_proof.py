@@ -44,6 +44,36 @@ def test_true_patch_is_stable_better_and_offered(bench: tuple, tmp_path: Path) -
     assert m.actuator_delay[0] == pytest.approx(0.04)  # MuJoCo's native actuator delay
 
 
+def test_a_joint_that_does_not_gain_keeps_the_models_dynamics(bench: tuple,
+                                                              tmp_path: Path) -> None:
+    """Each joint earns its change on the held-out episode: one joint given a damping far
+    from its truth replays worse than nominal, so the offered patch leaves that joint as
+    the model has it (delay included) and names it, and the rest of the patch is proven
+    without it."""
+    model, held, true = bench
+    bad = "wrist_flex"
+    nominal = load_model(model)
+    dof = nominal.jnt_dofadr[nominal.joint(bad).id]
+    wrong = dict(true)
+    wrong[bad] = ActuatorSettings(kp=true[bad].kp, damping=5.0 * true[bad].damping,
+                                  delay_s=true[bad].delay_s)
+    whole = prove_patch(nominal, load_model(write_actuator_patch(model, tmp_path / "w.xml",
+                                                                 wrong)), held)
+    assert whole.patched_rms_rad[bad] > whole.nominal_rms_rad[bad]  # the premise
+    offer = offer_patch(model, tmp_path / "p.xml", wrong, held)
+    assert offer.proof.passed, offer.proof.reason
+    assert offer.path is not None
+    m = load_model(offer.path)
+    assert m.dof_damping[dof] == pytest.approx(nominal.dof_damping[dof])
+    a = next(i for i in range(m.nu) if m.actuator_trnid[i, 0] == m.joint(bad).id)
+    assert m.actuator_delay[a] == pytest.approx(nominal.actuator_delay[a])
+    assert m.actuator_gainprm[a, 0] == pytest.approx(nominal.actuator_gainprm[a, 0])
+    other = m.jnt_dofadr[m.joint("elbow_flex").id]
+    assert m.dof_damping[other] == pytest.approx(true["elbow_flex"].damping)
+    assert any(bad in n and "as the model has them" in n for n in offer.notes), offer.notes
+    assert offer.proof.patched_rms_rad[bad] <= 1.1 * offer.proof.nominal_rms_rad[bad]
+
+
 def test_filter_below_the_physics_step_is_never_written(bench: tuple, tmp_path: Path) -> None:
     model, held, _ = bench
     lag = {j: ActuatorSettings(lag_s=0.0012) for j in held[0].joint_names}

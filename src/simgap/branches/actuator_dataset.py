@@ -95,7 +95,7 @@ def finding(ctx: Any) -> Finding:
         out_dir = Path(ctx.out_dir) / "actuator"
         out_dir.mkdir(parents=True, exist_ok=True)
         offer = offer_patch(rig.model_path, out_dir / f"{rig.model_path.stem}_actuator_patch.xml",
-                            settings, js["_held_out"])
+                            settings, js["_held_out"], encoder_rad=rig.encoder_rad)
         figures["patch_proof"] = offer.to_dict()
         if offer.path is not None:
             artifacts["mjcf_patch"] = str(offer.path)

@@ -231,16 +231,62 @@ class PatchOffer:
                 "proof": self.proof.to_dict(), "notes": list(self.notes)}
 
 
+DYNAMICS = ("kp", "kv", "lag_s", "force_limit", "damping", "frictionloss", "armature")
+"""The settings that make a joint's change one a held-out replay must confirm (a joint
+patched with its delay alone is proven with the whole patch)."""
+
+
 def offer_patch(original: str | Path, out_path: str | Path,
                 settings: Mapping[str, ActuatorSettings],
-                held_out_episodes: Sequence[Trajectory]) -> PatchOffer:
-    """Write the patch, prove it on held-out episodes, keep it only if the proof passes."""
-    out = write_actuator_patch(original, out_path, settings)
+                held_out_episodes: Sequence[Trajectory], *,
+                encoder_rad: float = 2 * math.pi / 4096) -> PatchOffer:
+    """Write the patch, prove it on held-out episodes, keep it only if the proof passes.
+
+    Every joint must earn its own change: a joint whose dynamics the patch changes and
+    whose held-out replay is not better than the nominal model's by half an encoder count
+    is left exactly as the model has it (its delay too), and the patch of the remaining
+    joints is written and proven again; where that one fails and the whole patch passed,
+    the whole patch is offered. A value can be right and still not help: a joint whose
+    damping is identified but whose kv is not (a force clamp masks it) may replay worse
+    with the right damping than with the nominal one, whose errors partly cancel, and a
+    joint given the arm's true delay but left with the wrong gains may replay worse than
+    with neither. The notes name each joint left out, with its numbers.
+    """
     nominal = compile_spec(strip_visuals(load_spec(original)), original)
-    patched = compile_spec(strip_visuals(load_spec(out)), out)
-    proof = prove_patch(nominal, patched, held_out_episodes)
-    notes = tuple(patch_notes(settings, float(nominal.opt.timestep)))
+    notes = list(patch_notes(settings, float(nominal.opt.timestep)))
+    out = write_actuator_patch(original, out_path, settings)
+    proof = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
+                        held_out_episodes, encoder_rad=encoder_rad)
+    unearned = [j for j, s in settings.items() if _changes_dynamics(s)
+                and j in proof.nominal_rms_rad and proof.stable
+                and not proof.patched_rms_rad[j] < proof.nominal_rms_rad[j] - 0.5 * encoder_rad]
+    if unearned:
+        kept = {j: s for j, s in settings.items() if j not in unearned}
+        said = [f"{j} {proof.patched_rms_rad[j] * 1e3:.3g} mrad RMS patched against "
+                f"{proof.nominal_rms_rad[j] * 1e3:.3g} nominal" for j in unearned]
+        reduced = None
+        if kept:
+            out = write_actuator_patch(original, out_path, kept)
+            reduced = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
+                                  held_out_episodes, encoder_rad=encoder_rad)
+        if reduced is not None and reduced.passed:
+            notes.append("left as the model has them: " + ", ".join(unearned)
+                         + ": on the held-out episodes " + "; ".join(said) + " (a joint's "
+                         f"change must gain half an encoder count, "
+                         f"{0.5 * encoder_rad * 1e3:.2g} mrad)")
+            proof = reduced
+        elif proof.passed:  # the whole patch passed and the reduced one does not
+            out = write_actuator_patch(original, out_path, settings)
+            notes.append("offered whole: without the changes of " + ", ".join(unearned)
+                         + " (" + "; ".join(said) + ") the patch does not pass ("
+                         + (reduced.reason if reduced is not None else "nothing left") + ")")
+        else:
+            proof = reduced if reduced is not None else proof
     if not proof.passed:
         out.unlink(missing_ok=True)
-        return PatchOffer(path=None, proof=proof, notes=notes)
-    return PatchOffer(path=out, proof=proof, notes=notes)
+        return PatchOffer(path=None, proof=proof, notes=tuple(notes))
+    return PatchOffer(path=out, proof=proof, notes=tuple(notes))
+
+
+def _changes_dynamics(s: ActuatorSettings) -> bool:
+    return any(getattr(s, k) is not None for k in DYNAMICS)
