@@ -14,7 +14,7 @@ from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH
 
-pytestmark = pytest.mark.slow  # two families on 1 + 3 + 2 folds (~15 s on 2 cores)
+pytestmark = pytest.mark.slow  # two families on 1 + 3 x 3 + 2 folds (~25 s on 2 cores)
 
 
 def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
@@ -27,7 +27,15 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     assert res.held_out == "leave-one-trajectory-type-out"
     assert res.selected == "servo" and res.friction_family == "m1"   # the simplest suffices
     servo = res.rung("servo")
-    assert servo.validation_mae_rad < 0.01
+    m1 = servo.details["families"]["m1"]
+    assert m1["train_mae_rad"] < 0.002
+    # the folds the training types pin predict their held-out type in every search; the
+    # one without the free swing (lift_and_drop out) does not pin the armature and the
+    # gravity zero, even with the truth in the model class: its searches spread (measured
+    # 0.0027-0.10 rad at seed 0), which is why a family's score is a median over searches
+    rng = m1["held_out_by_group_range_rad"]
+    assert rng["sin_sin"][1] < 0.01 and rng["up_and_down"][1] < 0.01
+    assert rng["lift_and_drop"][1] > 2 * rng["lift_and_drop"][0]
     assert set(servo.details["held_out_by_group_rad"]) == {"sin_sin", "lift_and_drop",
                                                             "up_and_down"}
     assert set(servo.details["families"]["m1"]["gain_out_by_group_rad"]) == {"200.0", "800.0"}
@@ -39,3 +47,13 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     bam = joint_bam_json(res)
     assert bam is not None and bam["model"] == "m1" and bam["actuator"] == "xl330"
     assert "intervals" in servo.params and "kt" in servo.params["intervals"]
+    # every held-out fold searched cfg.searches times: the score is their median, and each
+    # type's range holds the median's per-type figure
+    for row in servo.details["families"].values():
+        va = row["validation_mae_by_search_rad"]
+        assert row["searches"] == cfg.searches == len(va) == 3
+        assert row["validation_mae_rad"] == pytest.approx(float(np.median(va)))
+        assert len(set(np.round(va, 12))) > 1  # independent searches, not one run thrice
+        for t, (lo, hi) in row["held_out_by_group_range_rad"].items():
+            assert lo <= row["held_out_by_group_rad"][t] + 1e-12
+            assert row["held_out_by_group_rad"][t] <= hi + 1e-12
