@@ -52,9 +52,9 @@ def main() -> int:
                 continue
             rig = load_rig(bench / "rig.toml")
             assert rig.evidence.dataset is not None  # the factory's rig names its dataset
-            _, _, trajs = dataset_logs(rig, read_lerobot_dataset(rig.evidence.dataset),
-                                       float(fig["fit_seconds"]))
-            held = trajs[int(fig["fitted_episodes"]):]
+            # the held-out episodes whole, as the branch proves its patch
+            held = dataset_logs(rig, read_lerobot_dataset(rig.evidence.dataset))[2][
+                int(fig["fitted_episodes"]):]
             with tempfile.TemporaryDirectory() as tmp:
                 offer = offer_patch(rig.model_path, Path(tmp) / "patch.xml", settings, held,
                                     encoder_rad=rig.encoder_rad)

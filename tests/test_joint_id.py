@@ -125,11 +125,14 @@ def test_clean_recording_is_eliminated_and_kp_masked_by_saturation(
         so101: Path, tmp_path: Path) -> None:
     from simgap.branches.joint_dynamics import identify_rig
 
-    _, (rig, ds) = _bench(tmp_path, so101, 2, 30, None, 3.0)
+    _, (rig, ds) = _bench(tmp_path, so101, 2, 30, None, 4.0)
     js = identify_rig(rig, ds, options={"joint_id_seconds": 3.0, "joint_id_episodes": 1,
                                         "joint_id_kinds": ("kp", "damping"),
                                         "joint_id_profile_delay": False})
     assert js["verdict"] == "eliminated", js["joint_verdicts"]
+    # the fit replays 3 s of each fitted episode; a patch is proven on the held-out ones whole
+    held = js["_held_out"][0]
+    assert js["fit_seconds"] == 3.0 and held.t[-1] - held.t[0] > 3.9
     for j, floor in js["noise_floor_rad"].items():
         # the floor is derived, its parts stated; the model as given lands at it
         assert floor["quantisation_rad"] == pytest.approx(rig.encoder_rad / np.sqrt(12))
