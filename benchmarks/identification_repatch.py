@@ -28,7 +28,7 @@ def main() -> int:
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     from simgap.branches.actuator_dataset import patch_settings
-    from simgap.branches.joint_dynamics import dataset_logs
+    from simgap.branches.joint_dynamics import dataset_logs, proof_stretches
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.rig import load_rig
     from simgap.sim.model import compile_spec, load_spec, strip_visuals
@@ -52,12 +52,14 @@ def main() -> int:
                 continue
             rig = load_rig(bench / "rig.toml")
             assert rig.evidence.dataset is not None  # the factory's rig names its dataset
-            # the held-out episodes whole, as the branch proves its patch
-            held = dataset_logs(rig, read_lerobot_dataset(rig.evidence.dataset))[2][
-                int(fig["fitted_episodes"]):]
+            # what the branch proves its patch on: the held-out episodes whole and what
+            # the fit did not replay of the fitted ones
+            held, skip = proof_stretches(
+                dataset_logs(rig, read_lerobot_dataset(rig.evidence.dataset))[2],
+                int(fig["fitted_episodes"]), float(fig["fit_seconds"]))
             with tempfile.TemporaryDirectory() as tmp:
                 offer = offer_patch(rig.model_path, Path(tmp) / "patch.xml", settings, held,
-                                    encoder_rad=rig.encoder_rad)
+                                    encoder_rad=rig.encoder_rad, scored_from_s=skip)
                 if offer.path is None:
                     print(f"{bench.name}: not offered ({offer.proof.reason})")
                     continue

@@ -119,3 +119,46 @@ def test_step_controls_average_a_command_inside_a_step() -> None:
     q = np.array([[0.0], [1.0], [1.0]])
     u = step_controls(t, q, 0.005, 5)
     np.testing.assert_allclose(u[:, 0], [0.0, 0.0, 0.5, 1.0, 1.0])
+
+
+def test_scored_from_leaves_the_settling_start_out_of_the_score(bench: tuple) -> None:
+    """A stretch cut out of a moving episode starts at rest; its first seconds are replayed
+    but not scored, and the proof's RMS is over the scored frames only."""
+    from simgap.sim.patch_proof import replay
+
+    model, held, _ = bench
+    nominal = load_model(model)
+    ep = held[0]
+    qn, _ = replay(nominal, ep)
+    rel = ep.t - ep.t[0]
+    keep = rel >= 2.0 - 1e-9
+    want = np.sqrt(np.mean((qn - ep.q)[keep] ** 2, axis=0))
+    p = prove_patch(nominal, nominal, held, scored_from_s=[2.0])
+    assert list(p.nominal_rms_rad.values()) == pytest.approx(want.tolist())
+    whole = prove_patch(nominal, nominal, held)
+    assert whole.nominal_total_rad != pytest.approx(p.nominal_total_rad)
+    assert f"1 held-out stretch(es), {rel[-1] - 2.0:.0f} s scored" in p.reason
+    with pytest.raises(Exception, match="scored_from_s"):
+        prove_patch(nominal, nominal, held, scored_from_s=[0.0, 1.0])
+
+
+def test_proof_stretches_add_what_the_fit_did_not_replay() -> None:
+    """The held-out episodes whole, then each fitted episode from a second before the end
+    of the fit's seconds (that second not scored), where enough is left after the fit."""
+    from simgap.branches.joint_dynamics import MIN_TAIL_S, TAIL_WARMUP_S, proof_stretches
+
+    def ep(seconds: float, k: int) -> Trajectory:
+        t = np.arange(0.0, seconds + 1e-9, 0.05) + 10.0 * k
+        q = np.zeros((t.size, 1))
+        return Trajectory(t=t, q_cmd=q, q=q, joint_names=("j",), episode=k)
+
+    whole = [ep(6.0, 0), ep(3.0, 1), ep(5.0, 2)]
+    out, skip = proof_stretches(whole, 2, 2.0)
+    # the held-out episode first, whole; then the first fitted episode's stretch from 1 s;
+    # the second fitted episode has 1 s after the fit, under MIN_TAIL_S: no stretch
+    assert 3.0 - 2.0 < MIN_TAIL_S <= 6.0 - 2.0
+    assert [o.episode for o in out] == [2, 0]
+    assert skip[0] == 0.0 and skip[1] == pytest.approx(TAIL_WARMUP_S)
+    assert out[0].t.size == whole[2].t.size
+    assert out[1].t[0] - whole[0].t[0] == pytest.approx(2.0 - TAIL_WARMUP_S)
+    assert out[1].t[-1] == whole[0].t[-1]

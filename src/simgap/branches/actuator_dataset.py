@@ -89,13 +89,15 @@ def finding(ctx: Any) -> Finding:
     patch_note = "no joint implicated: no patch"
     verdict = js["verdict"]
     settings = patch_settings(js, account)
-    if settings and ctx.out_dir is not None and js["_held_out"]:
+    stretches, skip = js.get("_proof") or (js["_held_out"], [0.0] * len(js["_held_out"]))
+    if settings and ctx.out_dir is not None and stretches:
         from simgap.sim.patch_proof import offer_patch
 
         out_dir = Path(ctx.out_dir) / "actuator"
         out_dir.mkdir(parents=True, exist_ok=True)
         offer = offer_patch(rig.model_path, out_dir / f"{rig.model_path.stem}_actuator_patch.xml",
-                            settings, js["_held_out"], encoder_rad=rig.encoder_rad)
+                            settings, stretches, encoder_rad=rig.encoder_rad,
+                            scored_from_s=skip)
         figures["patch_proof"] = offer.to_dict()
         if offer.path is not None:
             artifacts["mjcf_patch"] = str(offer.path)

@@ -29,6 +29,13 @@ MAX_FIT_EPISODES = 2
 FIT_SECONDS = 8.0
 """Seconds of each fitted episode replayed (the fit's cost grows with it)."""
 
+TAIL_WARMUP_S = 1.0
+"""A proof stretch cut out of a fitted episode starts this long before the fit's end,
+replayed from rest and not scored until the fit's end."""
+
+MIN_TAIL_S = 2.0
+"""Fewest seconds after the fit's end for a fitted episode to give a proof stretch."""
+
 
 def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
                  ) -> tuple[list[Any], list[np.ndarray], list[Any]]:
@@ -127,11 +134,37 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
                "fit_seconds": float(opts.get("joint_id_seconds", FIT_SECONDS)),
                "null_hypothesis": f"the rig's MJCF as given ({rig.model_path.name}): its "
                                   "actuators, damping, frictionloss and armature"})
-    # the patch is proven on the held-out episodes whole, not on the fit's first seconds:
-    # replaying two models open loop costs little, and one joint's RMS over 8 s moves by
-    # tens of percent between episodes
-    js["_held_out"] = dataset_logs(rig, ds)[2][n_fit:] if len(trajs) > n_fit else []
+    # the patch is proven on the held-out episodes whole, not on the fit's first seconds,
+    # and on what the fit did not replay of the fitted episodes: replaying two models open
+    # loop costs little, and one joint's RMS over 8 s moves by tens of percent between
+    # episodes
+    whole = dataset_logs(rig, ds)[2]
+    js["_held_out"] = whole[n_fit:] if len(whole) > n_fit else []
+    js["_proof"] = proof_stretches(whole, n_fit, float(js["fit_seconds"]))
     return js
+
+
+def proof_stretches(whole: list[Any], n_fit: int, fit_seconds: float,
+                    ) -> tuple[list[Any], list[float]]:
+    """(stretches, seconds of each replayed before it is scored): the held-out episodes
+    whole, then each fitted episode from ``TAIL_WARMUP_S`` before the end of what the fit
+    replayed (a stretch starts at rest, so its first second is not scored), where at least
+    ``MIN_TAIL_S`` are left to score."""
+    from simgap.series import Trajectory
+
+    out, skip = list(whole[n_fit:]), [0.0] * max(0, len(whole) - n_fit)
+    for tr in whole[:n_fit]:
+        t = np.asarray(tr.t, dtype=float)
+        rel = t - t[0]
+        if rel[-1] - fit_seconds < MIN_TAIL_S:
+            continue
+        keep = rel >= fit_seconds - TAIL_WARMUP_S - 1e-9
+        out.append(Trajectory(t=t[keep], q_cmd=np.asarray(tr.q_cmd)[keep],
+                              q=np.asarray(tr.q)[keep], joint_names=tr.joint_names,
+                              episode=tr.episode, source=f"{tr.source} (after the fit's "
+                              f"{fit_seconds:g} s)"))
+        skip.append(float(fit_seconds - rel[keep][0]))
+    return out, skip
 
 
 def identification(ctx: Any) -> dict[str, Any]:

@@ -160,14 +160,20 @@ def _rms(errs: Sequence[np.ndarray]) -> tuple[np.ndarray, float]:
 
 def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
                 held_out_episodes: Sequence[Trajectory], *,
-                encoder_rad: float = 2 * math.pi / 4096) -> PatchProof:
+                encoder_rad: float = 2 * math.pi / 4096,
+                scored_from_s: Sequence[float] | None = None) -> PatchProof:
     """Replay both models on held-out episodes; see ``PatchProof`` for the verdict.
 
     Args:
         nominal_model: the rig's model as given.
         patched_model: the model with the patch applied.
-        held_out_episodes: episodes the fit did not use, joints named as in the models.
+        held_out_episodes: episodes (or stretches of episodes) the fit did not use, joints
+            named as in the models.
         encoder_rad: one encoder count [rad], the smallest difference that counts.
+        scored_from_s: per episode, the seconds from its first frame before which frames
+            are replayed but not scored (default 0): a stretch cut out of a moving episode
+            starts at rest, and its first second lets that start settle (a divergence
+            counts wherever it happens).
     """
     if not held_out_episodes:
         raise InputError(field="held_out_episodes", expected="at least one held-out episode",
@@ -175,15 +181,24 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
     names = list(held_out_episodes[0].joint_names)
     e_nom, e_pat = [], []
     diverged_at: float | None = None
-    for ep in held_out_episodes:
+    skip = list(scored_from_s) if scored_from_s is not None else [0.0] * len(
+        held_out_episodes)
+    if len(skip) != len(held_out_episodes):
+        raise InputError(field="scored_from_s", expected=f"{len(held_out_episodes)} values "
+                         "(one per episode)", got=f"{len(skip)}")
+    for ep, s0 in zip(held_out_episodes, skip, strict=True):
         qn, _ = replay(nominal_model, ep)
         qp, div = replay(patched_model, ep)
         if div is not None and diverged_at is None:
             diverged_at = div
-        e_nom.append(qn - ep.q)
-        e_pat.append(qp - ep.q)
+        keep = np.asarray(ep.t, dtype=float) - float(ep.t[0]) >= s0 - 1e-9
+        e_nom.append((qn - ep.q)[keep])
+        e_pat.append((qp - ep.q)[keep])
     rn, tn = _rms(e_nom)
     rp, tp = _rms(e_pat)
+    scored = sum(float(ep.t[-1] - ep.t[0]) - s0 for ep, s0 in zip(held_out_episodes, skip,
+                                                                  strict=True))
+    held = f"{len(held_out_episodes)} held-out stretch(es), {scored:.0f} s scored"
     stable = diverged_at is None
     allow = np.maximum(rn * (1 + WORSE_TOLERANCE), rn + encoder_rad)
     worse = [j for j, a, b in zip(names, rp, allow, strict=True) if not a <= b]
@@ -193,7 +208,7 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
         reason = (f"the patched model diverges {diverged_at:.2f} s into a held-out episode "
                   f"(nominal replays at {tn * 1e3:.3g} mrad RMS)")
     elif not tp < tn - margin:
-        reason = (f"the patched model replays the held-out episodes at {tp * 1e3:.3g} mrad "
+        reason = (f"the patched model replays {held} at {tp * 1e3:.3g} mrad "
                   f"RMS, not better than the nominal {tn * 1e3:.3g} mrad by the "
                   f"{margin * 1e3:.2g} mrad a real improvement needs")
     elif worse:
@@ -201,7 +216,7 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
                   + ", ".join(f"{j} ({rp[names.index(j)] * 1e3:.3g} vs "
                               f"{rn[names.index(j)] * 1e3:.3g} mrad)" for j in worse))
     else:
-        reason = (f"stable and better on {len(held_out_episodes)} held-out episode(s): "
+        reason = (f"stable and better on {held}: "
                   f"{tp * 1e3:.3g} mrad RMS against the nominal {tn * 1e3:.3g} mrad")
     return PatchProof(stable=stable, better=better,
                       nominal_rms_rad=dict(zip(names, rn.tolist(), strict=True)),
@@ -239,7 +254,8 @@ patched with its delay alone is proven with the whole patch)."""
 def offer_patch(original: str | Path, out_path: str | Path,
                 settings: Mapping[str, ActuatorSettings],
                 held_out_episodes: Sequence[Trajectory], *,
-                encoder_rad: float = 2 * math.pi / 4096) -> PatchOffer:
+                encoder_rad: float = 2 * math.pi / 4096,
+                scored_from_s: Sequence[float] | None = None) -> PatchOffer:
     """Write the patch, prove it on held-out episodes, keep it only if the proof passes.
 
     Every joint must earn its own change: a joint whose dynamics the patch changes and
@@ -256,7 +272,8 @@ def offer_patch(original: str | Path, out_path: str | Path,
     notes = list(patch_notes(settings, float(nominal.opt.timestep)))
     out = write_actuator_patch(original, out_path, settings)
     proof = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
-                        held_out_episodes, encoder_rad=encoder_rad)
+                        held_out_episodes, encoder_rad=encoder_rad,
+                        scored_from_s=scored_from_s)
     unearned = [j for j, s in settings.items() if _changes_dynamics(s)
                 and j in proof.nominal_rms_rad and proof.stable
                 and not proof.patched_rms_rad[j] < proof.nominal_rms_rad[j] - 0.5 * encoder_rad]
@@ -268,7 +285,8 @@ def offer_patch(original: str | Path, out_path: str | Path,
         if kept:
             out = write_actuator_patch(original, out_path, kept)
             reduced = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
-                                  held_out_episodes, encoder_rad=encoder_rad)
+                                  held_out_episodes, encoder_rad=encoder_rad,
+                                  scored_from_s=scored_from_s)
         if reduced is not None and reduced.passed:
             notes.append("left as the model has them: " + ", ".join(unearned)
                          + ": on the held-out episodes " + "; ".join(said) + " (a joint's "
