@@ -79,7 +79,7 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
             js["delay_ridge"][j] = False
         verdict, per = _verdicts(js)
         js.update({"verdict": verdict, "joint_verdicts": per, "seed": seed, "_held_out": [],
-                   "fitted_episodes": len(logs), "fit_seconds": 8.0})
+                   "_proof": ([], []), "fitted_episodes": len(logs), "fit_seconds": 8.0})
         return js
 
     return identify_rig

@@ -89,7 +89,7 @@ def finding(ctx: Any) -> Finding:
     patch_note = "no joint implicated: no patch"
     verdict = js["verdict"]
     settings = patch_settings(js, account)
-    stretches, skip = js.get("_proof") or (js["_held_out"], [0.0] * len(js["_held_out"]))
+    stretches, skip = js["_proof"]
     if settings and ctx.out_dir is not None and stretches:
         from simgap.sim.patch_proof import offer_patch
 

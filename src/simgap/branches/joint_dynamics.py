@@ -39,22 +39,24 @@ MIN_TAIL_S = 2.0
 
 def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
                  ) -> tuple[list[Any], list[np.ndarray], list[Any]]:
-    """(ReplayLogs, measured joints (T, J) [rad], Trajectories) of every episode; the
-    actuators hold the first command before it acts (LeRobot: the arm was already at it)."""
+    """(ReplayLogs and measured joints (T, J) [rad] of each episode's first ``seconds``
+    (all of it when None), Trajectories of every episode whole); the actuators hold the
+    first command before it acts (LeRobot: the arm was already at it)."""
     from simgap.evidence.lerobot import dataset_trajectories
     from simgap.series import Trajectory
     from simgap.sim.replay import ReplayLog
 
     logs, targets, trajs = [], [], []
     for tr in dataset_trajectories(ds, rig):
-        t = np.asarray(tr.t, dtype=float)
-        keep = slice(None) if seconds is None else t - t[0] <= seconds + 1e-9
-        t, q, c = t[keep], np.asarray(tr.q)[keep], np.asarray(tr.q_cmd)[keep]
+        t_all = np.asarray(tr.t, dtype=float)
+        keep = slice(None) if seconds is None else t_all - t_all[0] <= seconds + 1e-9
+        t, q, c = t_all[keep], np.asarray(tr.q)[keep], np.asarray(tr.q_cmd)[keep]
         logs.append(ReplayLog(t=t, commands=c, joints=rig.joint_names, q0=q[0],
                               hold_before=c[0], source=f"{tr.source} episode {tr.episode}"))
         targets.append(q)
-        trajs.append(Trajectory(t=t, q_cmd=c, q=q, joint_names=rig.joint_names,
-                                episode=tr.episode, source=tr.source))
+        trajs.append(Trajectory(t=t_all, q_cmd=np.asarray(tr.q_cmd), q=np.asarray(tr.q),
+                                joint_names=rig.joint_names, episode=tr.episode,
+                                source=tr.source))
     return logs, targets, trajs
 
 
@@ -138,9 +140,8 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     # and on what the fit did not replay of the fitted episodes: replaying two models open
     # loop costs little, and one joint's RMS over 8 s moves by tens of percent between
     # episodes
-    whole = dataset_logs(rig, ds)[2]
-    js["_held_out"] = whole[n_fit:] if len(whole) > n_fit else []
-    js["_proof"] = proof_stretches(whole, n_fit, float(js["fit_seconds"]))
+    js["_held_out"] = trajs[n_fit:]
+    js["_proof"] = proof_stretches(trajs, n_fit, float(js["fit_seconds"]))
     return js
 
 
