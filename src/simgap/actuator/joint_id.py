@@ -91,6 +91,9 @@ class IdConfig:
         fixed_delay_s: the delay when it is not profiled [s].
         central: central differences from the first LM iteration (default: forward ones
             until a step is rejected, which halves the cost of a smooth problem).
+        joint_blocks: the LM's steps on the joint-block Jacobian (``fit.profile``), K
+            candidates per difference instead of J K; the intervals always come from
+            the full central Jacobian at the end.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -103,6 +106,7 @@ class IdConfig:
     profile_delay: bool = True
     fixed_delay_s: float = 0.0
     central: bool = False
+    joint_blocks: bool = False
 
 
 @dataclass(frozen=True)
@@ -348,7 +352,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
     coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
                       K, iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
-                      central=cfg.central)
+                      central=cfg.central, joint_blocks=cfg.joint_blocks)
     grids = [coarse]
     fit = coarse
     if cfg.profile_delay and coarse.delays.size > 1:
@@ -360,7 +364,7 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))]
                             for d in fine_d])
         fine = grid_fit(problem.residuals, fine_d, z_start, problem.lo, problem.hi, J, K,
-                        iters=cfg.fine_iters, central=cfg.central)
+                        iters=cfg.fine_iters, central=cfg.central, joint_blocks=cfg.joint_blocks)
         grids.append(fine)
         fit = _merge(coarse, fine)
         polish = _polish(problem, fit, float(fine_d[1] - fine_d[0]) / 4
@@ -422,7 +426,7 @@ def _polish(problem: JointProblem, fit: GridFit, step: float, cfg: IdConfig,
     z0 = np.stack([np.interp(pol, fit.delays, fit.z[:, i]) for i in range(fit.z.shape[1])],
                   axis=1)
     return grid_fit(problem.residuals, pol, z0, problem.lo, problem.hi, problem.J, problem.K,
-                    iters=cfg.fine_iters, central=cfg.central)
+                    iters=cfg.fine_iters, central=cfg.central, joint_blocks=cfg.joint_blocks)
 
 
 def _block_samples(t: np.ndarray) -> int:

@@ -62,10 +62,15 @@ class GridFit:
 
 def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
               h: float, lo: np.ndarray, hi: np.ndarray, central: bool = True,
-              ) -> tuple[np.ndarray, int]:
+              blocks: int = 0) -> tuple[np.ndarray, int]:
     """Finite-difference Jacobian (G, R, n) in one batched evaluation: central over +-h
     (one-sided at a bound), or forward by h. Wide differences average the small jumps of a
-    piecewise-smooth replay instead of taking the slope of one side of a kink."""
+    piecewise-smooth replay instead of taking the slope of one side of a kink.
+
+    ``blocks`` = J > 1 differences the joint-block Jacobian instead (``_block_jacobian``).
+    """
+    if blocks > 1:
+        return _block_jacobian(evaluate, z, r, delays, h, lo, hi, central, blocks)
     G, n = z.shape
     eye = np.eye(n)[None]
     up = np.minimum(z + h, hi[None])
@@ -85,9 +90,50 @@ def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray
     return jac, G * 2 * n
 
 
+def _block_jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
+                    h: float, lo: np.ndarray, hi: np.ndarray, central: bool, J: int,
+                    ) -> tuple[np.ndarray, int]:
+    """The joint-block Jacobian (G, R, n) from K candidates (2K central), not n = J K.
+
+    Column j*K + k (joint j, kind k) is taken on joint j's own residual rows only, and
+    every joint's kind k is moved in the same candidate (Curtis-Powell-Reid column
+    grouping on the block-diagonal pattern): a joint's residual is mostly its own
+    parameters', so joint j's rows of that candidate give its own column, plus the small
+    pull of the other joints' kind k, which the step's line search and the exact residual
+    absorb. The rows of other joints are left at zero. Costs K candidates (2K central)
+    whatever J, where the full Jacobian costs J K (2 J K)."""
+    G, n = z.shape
+    K = n // J
+    R = r.shape[1]
+    Nj = R // J
+    kind = np.arange(n) % K                                         # column -> its kind
+    sel = (kind[None, :] == np.arange(K)[:, None]).astype(float)    # (K, n)
+    up = np.minimum(z + h, hi[None])
+    if not central:
+        up = np.where(z + h > hi[None], z - h, z + h)
+    dn = np.maximum(z - h, lo[None]) if central else z
+    rows_up = z[:, None, :] * (1 - sel[None]) + up[:, None, :] * sel[None]     # (G, K, n)
+    rows_dn = z[:, None, :] * (1 - sel[None]) + dn[:, None, :] * sel[None]
+    if central:
+        rows = np.concatenate([rows_up, rows_dn], axis=1)
+        rp = evaluate(rows.reshape(G * 2 * K, n), np.repeat(delays, 2 * K)).reshape(
+            G, 2 * K, -1)
+        diff, ne = rp[:, :K] - rp[:, K:], G * 2 * K
+    else:
+        rp = evaluate(rows_up.reshape(G * K, n), np.repeat(delays, K)).reshape(G, K, -1)
+        diff, ne = rp - r[:, None, :], G * K
+    width = up - dn                                                 # (G, n), signed
+    width = np.where(np.abs(width) < 1e-12, 1e-12, width)
+    jac = np.zeros((G, R, n))
+    for col in range(n):
+        rows_j = slice((col // K) * Nj, (col // K + 1) * Nj)
+        jac[:, rows_j, col] = diff[:, kind[col], rows_j] / width[:, col, None]
+    return jac, ne
+
+
 def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
-             tol: float = 1e-4, central: bool = True) -> GridFit:
+             tol: float = 1e-4, central: bool = True, joint_blocks: bool = False) -> GridFit:
     """Levenberg-Marquardt at every grid delay at once (see the module docstring).
 
     Args:
@@ -105,6 +151,9 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             rejected (its slope may have misled at a kink): that point is differenced
             again centrally at the same z, and every point centrally from then on. The
             final Jacobian, for the intervals, is always central.
+        joint_blocks: the LM's steps use the joint-block Jacobian (``_block_jacobian``: K
+            candidates per difference instead of J K); the final Jacobian, for the
+            intervals, is always the full central one.
 
     A rejected step on a central Jacobian keeps it (the point did not move) and retries
     with a larger damping, so a rejection costs one batched trial evaluation, not a new
@@ -138,7 +187,8 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             sub = need[want_central[need] == mode]
             if not sub.size:
                 continue
-            jn, ne = _jacobian(flat, z[sub], r[sub], delays[sub], h, lo, hi, mode)
+            jn, ne = _jacobian(flat, z[sub], r[sub], delays[sub], h, lo, hi, mode,
+                               blocks=J if joint_blocks and n == J * K else 0)
             n_evals += ne
             if jac_all is None:
                 jac_all = np.zeros((G,) + jn.shape[1:])
