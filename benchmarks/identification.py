@@ -177,7 +177,7 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     t1 = time.perf_counter()
     try:
         if job.get("engine_only"):
-            diag = _engine_only(bench, job["duration_s"])
+            diag = _engine_only(bench, job["duration_s"], job.get("joint_blocks", False))
         else:
             diag = diagnose_rig(bench.rig, out_dir, force=True).to_dict()
         error = ""
@@ -250,16 +250,18 @@ def convergence(bench: Any, fig: Mapping[str, Any]) -> dict[str, Any]:
                               strict=True))}
 
 
-def _engine_only(bench: Any, seconds: float) -> dict[str, Any]:
+def _engine_only(bench: Any, seconds: float, joint_blocks: bool = False) -> dict[str, Any]:
     """The joint identification of record alone (``identify_rig``, the figures the actuator
-    finding carries), without the other branches: a faster coverage check of the engine."""
+    finding carries), without the other branches: a faster coverage check of the engine
+    (``joint_blocks``: its LM on the joint-block Jacobian, ``IdConfig.joint_blocks``)."""
     from simgap.branches.joint_dynamics import identify_rig
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 
     rig = load_rig(bench.rig)
     js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset),
-                      options={"joint_id_seconds": seconds})
+                      options={"joint_id_seconds": seconds,
+                               "joint_id_joint_blocks": joint_blocks})
     return {"findings": [{"branch": "actuator", "verdict": js["verdict"], "figures": js,
                           "artifacts": {}}], "stop": {}}
 
@@ -382,6 +384,9 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--engine-only", action="store_true",
                     help="score the joint identification alone, not a whole diagnose")
+    ap.add_argument("--joint-blocks", action="store_true",
+                    help="with --engine-only: the LM on the joint-block Jacobian "
+                         "(IdConfig.joint_blocks), to compare with the full one")
     ap.add_argument("--seed0", type=int, default=0,
                     help="added to every bench seed (draw benches not used before)")
     args = ap.parse_args()
@@ -395,7 +400,7 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="simgap-ident-"))
     jobs = [{"model": str(model), "seed": 1000 * k + i + args.seed0, "fps": fps, "faulty": k == 1,
              "duration_s": args.duration, "work": str(work),
-             "engine_only": args.engine_only}
+             "engine_only": args.engine_only, "joint_blocks": args.joint_blocks}
             for fps in fps_list for k, n in ((1, args.faulty), (2, args.clean))
             for i in range(n)]
     print(f"{len(jobs)} benches ({args.faulty} faulty + {args.clean} clean at "

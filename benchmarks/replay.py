@@ -206,11 +206,13 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
 
 def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int | None,
                delay_s: float | None = None, noise: float = 0.002,
-               seed: int = 0, same_box: bool = True) -> dict[str, object]:
+               seed: int = 0, same_box: bool = True, joint_blocks: bool = False,
+               ) -> dict[str, object]:
     """simgap's joint identification (``actuator.joint_id``): the grid LM at no delay, or
     with ``delay_s`` planted the whole delay profile (coarse grid + fine grid);
     ``max_iter`` caps the LM on the whole episodes (None: the engine's default);
-    ``same_box``: search the problem's box (sysid's), else the engine's own bounds."""
+    ``same_box``: search the problem's box (sysid's), else the engine's own bounds;
+    ``joint_blocks``: the LM on the joint-block Jacobian (``IdConfig.joint_blocks``)."""
     from simgap.actuator.joint_id import IdConfig, JointProblem, identify
 
     log, q = prob.logs[0], prob.targets[0]
@@ -226,9 +228,8 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
     box = ({p.kind: (p.lo / p.nominal, p.hi / p.nominal) for p in prob.params.params}
            if same_box else None)
     jp = JointProblem(path, JOINTS, [log], [q], kinds, bounds=box)
-    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None)
-    if max_iter is not None:
-        cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, fine_iters=max_iter)
+    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, joint_blocks=joint_blocks,
+                   fine_iters=IdConfig.fine_iters if max_iter is None else max_iter)
     res = identify(jp, encoder_rad=noise * np.sqrt(12.0), config=cfg)
     jp.close()
     wall = time.perf_counter() - t0
@@ -375,8 +376,14 @@ def main() -> None:
     out["engine_fit_same_cap"] = eng_cap
     print(f"simgap joint_id (no delay, max_iter {iters} as sysid): {eng_cap['wall_s']:.1f} s, "
           f"median rel. error {eng_cap['errors']['all']:.3f}")
+    eng_blk = run_engine(a.so101, prob, truth, iters, joint_blocks=True)
+    out["engine_fit_joint_blocks"] = eng_blk
+    print(f"simgap joint_id (no delay, max_iter {iters}, joint-block Jacobian): "
+          f"{eng_blk['wall_s']:.1f} s, {eng_blk['n_evals']} rollouts, median rel. error "
+          f"{eng_blk['errors']['all']:.3f}")
     fits = {"truth": truth, "joint_id_defaults": np.array(eng["x"]),
-            f"joint_id_{iters}_iter": np.array(eng_cap["x"])}
+            f"joint_id_{iters}_iter": np.array(eng_cap["x"]),
+            f"joint_id_{iters}_iter_joint_blocks": np.array(eng_blk["x"])}
     if sy is not None:
         fits["sysid"] = np.array(sy["x"])
     out["ssr_rad2"] = ssr_of(a.so101, prob, fits)
@@ -393,6 +400,8 @@ def main() -> None:
         for key, label, run in (("time_ratio_engine_over_sysid", "joint_id (defaults)", eng),
                                 ("time_ratio_engine_same_cap_over_sysid",
                                  f"joint_id (max_iter {iters})", eng_cap),
+                                ("time_ratio_engine_joint_blocks_over_sysid",
+                                 f"joint_id (max_iter {iters}, joint blocks)", eng_blk),
                                 ("time_ratio_simgap_over_sysid",
                                  f"least_squares (max_iter {iters})", sg)):
             if run is None:

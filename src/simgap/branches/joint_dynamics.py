@@ -122,7 +122,8 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
         n_fit = min(n_fit, len(logs) - 1)  # keep at least one episode held out
     cfg = IdConfig(max_delay_s=float(opts.get("joint_id_max_delay_s", 0.14)),
                    kinds=tuple(opts.get("joint_id_kinds", IdConfig.kinds)),
-                   profile_delay=bool(opts.get("joint_id_profile_delay", True)))
+                   profile_delay=bool(opts.get("joint_id_profile_delay", True)),
+                   joint_blocks=bool(opts.get("joint_id_joint_blocks", False)))
     problem = JointProblem(rig.model_path, rig.joint_names, logs[:n_fit], targets[:n_fit],
                            cfg.kinds, physics_dt=rig.physics_dt_s, interp=rig.command_interp)
     try:
