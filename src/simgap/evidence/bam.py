@@ -28,6 +28,10 @@ from simgap.values.actuator_log import ActuatorLog, check_finite, check_time, re
 BAM_DT_S = 0.005
 """Grid step BAM's own processing resamples to [s] (200 Hz)."""
 
+BAM_START_STEPS = 5
+"""How many grid steps after 0 a BAM log's first sample may come for its grid to start at 0
+(the shared XL330 logs: 3.5 ms)."""
+
 XL330_PWM_FULL_SCALE = 885.0
 """Present PWM register value at 100 % duty on the XL330."""
 
@@ -42,12 +46,49 @@ def pwm_register_to_duty(raw: np.ndarray, motor: str) -> np.ndarray:
     return signed.astype(float) / XL330_PWM_FULL_SCALE
 
 
+def bam_resample(t: np.ndarray, channels: dict[str, np.ndarray | None], dt: float,
+                 ) -> tuple[np.ndarray, dict[str, np.ndarray | None], dict[str, Any]]:
+    """Resample as BAM's own processing does (``bam/process.py`` of BAM 1.0.2), so that
+    simgap and BAM simulate the same samples: the grid is ``arange(0, t_last, dt)`` on the
+    log's own clock (BAM logs count from the trajectory's start), each value linearly
+    interpolated between the raw samples around it, and extrapolated along the first two
+    before the first one (the first raw sample comes a few ms after 0). A log whose clock
+    does not start within ``BAM_START_STEPS`` steps of 0 is put on a grid from its first
+    sample instead (an absolute clock; BAM's processing would extrapolate across it).
+
+    Returns:
+        (grid times from 0 [s], resampled channels, report), as ``resample_uniform``.
+    """
+    steps = np.diff(t)
+    origin = 0.0 if 0.0 <= t[0] <= BAM_START_STEPS * dt else float(t[0])
+    grid = np.arange(origin, t[-1], dt)
+    if grid.size < 2:
+        grid = np.array([origin, origin + dt])
+    first = grid < t[0]
+    out: dict[str, np.ndarray | None] = {}
+    for k, v in channels.items():
+        if v is None:
+            out[k] = None
+            continue
+        a = np.asarray(v, dtype=float)
+        r = np.interp(grid, t, a)
+        if first.any():
+            r[first] = a[0] + (a[1] - a[0]) * (grid[first] - t[0]) / (t[1] - t[0])
+        out[k] = r
+    report: dict[str, Any] = {"raw_samples": int(t.size), "raw_median_dt_s": float(
+        np.median(steps)), "raw_max_dt_s": float(steps.max()), "dt_s": float(dt),
+        "resampled": True, "grid": "BAM's (bam/process.py): arange(0, last timestamp, dt)"
+        if origin == 0.0 else "from the first sample (the clock does not start at 0)"}
+    return grid - origin, out, report
+
+
 def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLog:
     """Read one BAM JSON log.
 
     Args:
         path: the JSON file.
-        dt: grid step for resampling [s]; None keeps the raw median step.
+        dt: grid step for resampling [s] (``bam_resample``, BAM's own grid); None keeps
+            the raw median step.
 
     Returns:
         An ActuatorLog whose one joint is named after the header's ``motor``, with the header
@@ -102,9 +143,10 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     volts = col("input_volts") if all("input_volts" in e for e in entries) else None
     if volts is not None and not np.all(np.isfinite(volts) & (volts > 0)):
         volts = None  # a broken voltage channel: fall back on the header's vin
-    tt, ch, report = resample_uniform(
-        t, {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable,
-            "vin": volts}, dt)
+    channels = {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable,
+                "vin": volts}
+    tt, ch, report = (resample_uniform(t, channels, dt) if dt is None
+                      else bam_resample(t, channels, dt))
     meta = {"mass": float(raw["mass"]), "arm_mass": float(raw.get("arm_mass", 0.0)),
             "length": float(raw["length"]), "kp": float(raw["kp"]), "vin": float(raw["vin"]),
             "motor": motor, "trajectory": str(raw["trajectory"]), "format": "bam"}
@@ -115,6 +157,6 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     en = ch["enable"]
     assert en is not None
     d = ch["duty"]
-    return ActuatorLog(traj=traj, torque_enable=(en >= 0.5).reshape(-1, 1),
+    return ActuatorLog(traj=traj, torque_enable=(en > 0.5).reshape(-1, 1),
                        dt=float(report["dt_s"]), duty=None if d is None else d.reshape(-1, 1),
                        vin=ch["vin"], resampling=report)
