@@ -6,9 +6,16 @@ A BAM parameter file (``bam/params/<actuator>/<model>.json``, loaded by
 of its parameters and ignores the others. simgap writes the family's parameters under
 BAM's names (``kt``, ``R``, ``armature``, ``q_offset``, ``friction_base``, ...; M3 and M4
 use ``load_friction_base``/``load_friction_stribeck``), the transport delay as
-``command_delay`` (BAM's name, box 0-0.05 s), the STS3215's ``max_velocity`` and
-``error_gain_ratio`` (1.0: simgap takes the 0.166 error gain as measured), and keeps its
-own provenance under ``simgap`` (BAM ignores it).
+``command_delay`` (a simgap key: BAM 1.0.2 has no transport delay and ignores it), the
+STS3215's ``max_velocity`` and ``error_gain_ratio`` (1.0: simgap takes the 0.166 error gain
+as measured), and keeps its own provenance under ``simgap`` (BAM ignores it).
+
+What BAM computes with the file is stated, not assumed (``in_bam``): BAM 1.0.2's simulator
+is simgap's physical servo (``physical.py``; the same samples, ``evidence.bam.bam_resample``)
+driven by the header's supply voltage instead of the logged one, without the delay, and with
+its XL330 firmware current limit (1.75 A). The file's ``simgap.in_bam`` gives the training
+MAE BAM will report and which of those differences apply; ``tests/bam_real`` checks it
+against BAM 1.0.2 itself.
 
 ``load_bam_params`` reads such a file (simgap's or BAM's shipped ones) back into the
 family, the servo and the parameter vector the simulator runs.
@@ -18,19 +25,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from simgap.actuator.families import servo_family
-from simgap.actuator.friction import friction_family
-from simgap.actuator.physical import PhysicalSpace
+from simgap.actuator.friction import PHYS_NAMES, friction_family
+from simgap.actuator.physical import PhysicalSpace, simulate_physical
+from simgap.actuator.servo import ServoBatch
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_json
 
 DELAY_KEY = "command_delay"
-"""BAM's name for the transport delay [s]."""
+"""simgap's key for the transport delay [s] in a BAM file (BAM 1.0.2 has none: it ignores
+the key, and simulates without the delay)."""
+
+BAM_RELEASE = "1.0.2"
+"""The BAM release ``in_bam`` describes (better-actuator-models on PyPI)."""
+
+BAM_CURRENT_LIMIT_A = {"xl330": 1.75}
+"""The firmware current limit [A] BAM 1.0.2's simulator applies to a servo's duty
+(``bam/dynamixel/actuator.py``: ``XL330Actuator(max_current=1.75)``). BAM's main branch
+dropped it after the release (commit edef2f4: the XL330 does not limit current in its
+voltage mode)."""
 
 
 def bam_params_json(family: str, servo: str, params: Mapping[str, float],
@@ -40,11 +59,13 @@ def bam_params_json(family: str, servo: str, params: Mapping[str, float],
     Args:
         family: ``m1`` ... ``m6``.
         servo: servo family name (BAM's ``actuator``).
-        params: BAM-named values (simgap's ``delay_s`` becomes ``command_delay``).
+        params: BAM-named values (simgap's ``delay_s``, where the fit has one, becomes
+            ``command_delay``).
         provenance: what to keep under ``simgap`` (fit, held-out scores...).
     """
     space = PhysicalSpace(friction_family(family), servo_family(servo),
-                          fit_max_velocity="max_velocity" in params)
+                          fit_max_velocity="max_velocity" in params,
+                          fit_delay="delay_s" in params)
     out: dict[str, Any] = {}
     for name in space.names:
         if name not in params:
@@ -117,4 +138,45 @@ def joint_bam_json(res: Any) -> dict[str, Any] | None:
     prov = {"joint": res.joint, "selected_rung": res.selected, "held_out": res.held_out,
             "validation_mae_rad": servo.validation_mae_rad,
             "train_mae_rad": servo.train_mae_rad}
+    if servo.details.get("in_bam"):
+        prov["in_bam"] = servo.details["in_bam"]
     return bam_params_json(res.friction_family, res.servo_family, res.bam_params, prov)
+
+
+def as_bam_simulates(batch: ServoBatch, servo: str) -> ServoBatch:
+    """The logs as BAM 1.0.2's simulator drives them: the header's supply voltage (BAM
+    does not read the logged one) and BAM's current limit for the servo, if any."""
+    lim = BAM_CURRENT_LIMIT_A.get(servo)
+    return replace(batch, vin_t=None,
+                   i_max=None if lim is None else np.full(batch.n_logs, lim))
+
+
+def bam_prediction(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch) -> np.ndarray:
+    """What BAM 1.0.2 predicts with the parameters ``x`` (n,) on every log: shape (L, T)
+    [rad] (the delay dropped, ``as_bam_simulates``)."""
+    sup = space.superset(np.asarray(x, dtype=float)[None])
+    sup[:, PHYS_NAMES.index("delay_s")] = 0.0
+    out: np.ndarray = simulate_physical(sup, as_bam_simulates(batch, space.servo.name))[0]
+    return out
+
+
+def in_bam(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch, train: np.ndarray,
+           own_mae_rad: float) -> dict[str, Any]:
+    """How the fit ``x`` (n,) scores once loaded in BAM 1.0.2, on the training logs
+    (``train``: shape (L,), bool): the MAE BAM reports, simgap's own, and the differences
+    between the two simulations that apply to this fit."""
+    pred = bam_prediction(space, x, batch)
+    err = np.abs(np.nan_to_num(pred - batch.q, nan=np.pi)) * batch.mask
+    per = err.sum(axis=1) / batch.mask.sum(axis=1)
+    notes = []
+    delay = space.named(x).get("delay_s", 0.0)
+    if delay > 0:
+        notes.append(f"BAM has no transport delay: the fitted {delay * 1e3:.3g} ms is dropped")
+    if batch.vin_t is not None:
+        notes.append("BAM drives with the header's supply voltage, simgap with the logged one")
+    if space.servo.name in BAM_CURRENT_LIMIT_A:
+        notes.append(f"BAM {BAM_RELEASE} limits the {space.servo.name}'s current to "
+                     f"{BAM_CURRENT_LIMIT_A[space.servo.name]} A")
+    return {"release": BAM_RELEASE, "train_mae_rad": float(per[train].mean()),
+            "train_mae_by_log_rad": [float(v) for v in per[train]],
+            "simgap_train_mae_rad": float(own_mae_rad), "differences": notes}

@@ -65,6 +65,8 @@ class ServoFamily:
         curve_box: allowed ratio of the fitted motor's stall torque and speed to those.
         nominal: the datasheet motor (kt, R, armature): the fit's first start.
         source: where the constants come from.
+        current_limit_a: the firmware's current limit [A] that the simulator applies to
+            the duty (None: none).
     """
 
     name: str
@@ -84,6 +86,7 @@ class ServoFamily:
     curve_box: tuple[float, float] = (0.7, 1.4)
     nominal: dict[str, float] = field(default_factory=dict)
     source: str = ""
+    current_limit_a: float | None = None
 
     def motor_curve(self, kt: np.ndarray, r: np.ndarray, friction_base: np.ndarray,
                     friction_viscous: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -77,7 +77,7 @@ def fit_families(batch: ServoBatch, train: np.ndarray, servo: ServoFamily, seed:
                  families: Sequence[str] = SELECTION_ORDER,
                  settings: cma_fit.CmaSettings = cma_fit.CmaSettings(),
                  fit_max_velocity: bool = False, polish_iters: int = 12,
-                 ) -> dict[str, FamilyFit]:
+                 fit_delay: bool = True) -> dict[str, FamilyFit]:
     """Fit each family on each fold's training logs.
 
     Args:
@@ -89,12 +89,13 @@ def fit_families(batch: ServoBatch, train: np.ndarray, servo: ServoFamily, seed:
         settings: CMA-ES budget per (family, fold).
         fit_max_velocity: also fit the firmware's velocity clamp (STS3215).
         polish_iters: Levenberg-Marquardt iterations refining each optimum (``polish``).
+        fit_delay: also fit the transport delay (``PhysicalSpace.fit_delay``).
 
     Returns:
         family name -> FamilyFit.
     """
     fams: list[FrictionFamily] = [friction_family(f) for f in families]
-    spaces = [PhysicalSpace(f, servo, fit_max_velocity) for f in fams]
+    spaces = [PhysicalSpace(f, servo, fit_max_velocity, fit_delay) for f in fams]
     F = train.shape[0]
     w = train.astype(float)
     dims = [len(sp.names) for sp in spaces for _ in range(F)]

@@ -138,7 +138,9 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
                       ]) if all(lg.traj.tau is not None for lg in logs) else None,
         vin_t=np.array([pad(lg.vin) for lg in logs])  # type: ignore[arg-type]
         if all(lg.vin is not None and d.known for lg, d in zip(logs, drives, strict=True))
-        else None)
+        else None,
+        i_max=np.array([d.current_limit_a for d in drives], dtype=float)
+        if any(d.current_limit_a is not None for d in drives) else None)
 
 
 def select(rungs: Sequence[RungResult], config: LadderConfig) -> tuple[str, str]:
@@ -206,9 +208,10 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
 
             # many logs without types (LeRobot episodes): at most 4 held-out groups
             phys = rung_physical(batch, grouped_folds(folds), gain_folds,
-                                 servo_family(str(fams.pop())), config)
+                                 servo_family(str(fams.pop())), config,
+                                 fit_delay=any(d.transport_delay for d in drives))
             servo = (phys.result, phys.legacy_params, ParamSpace(FREE_BAM),
-                     float(phys.fit.params(0)["delay_s"]))
+                     float(phys.fit.params(0).get("delay_s", 0.0)))
         else:
             known = all(d.known for d in drives)
             servo = rung_servo(batch, folds, known, float(delays[0]), config)

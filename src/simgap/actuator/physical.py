@@ -5,7 +5,9 @@ One step of ``dt`` for N candidates on L logs (every array has shape (N, L))::
     u     = cmd(t - delay_s)              (STS3215: u moves at most max_velocity * dt a step)
     vin   = the logged supply voltage where the logs have it (``ServoBatch.vin_t``), else
             the header's
-    duty  = clip(kp_fw * error_gain * (u - q), +-max_pwm)
+    duty  = clip(kp_fw * error_gain * (u - q), (kt qd +- R i_max) / vin)   (current limit:
+            only where the servo family models one, ``ServoBatch.i_max``)
+    duty  = clip(duty, +-max_pwm)
     tau_m = on * (kt / R * vin * duty - kt^2 / R * qd)          motor, back-EMF included
     tau_e = g_sin sin(q + q_offset) + g_cos cos(q + q_offset)   the load (pendulum)
     tau_fm = friction budget of the family (friction.py)
@@ -61,6 +63,10 @@ _I = {n: i for i, n in enumerate(PHYS_NAMES)}
 class PhysicalSpace:
     """The fitted parameters of one friction family on one servo family, and their boxes.
 
+    ``fit_delay``: the transport delay between the logged command and the firmware is
+    fitted (a LeRobot loop's); False where the log stamps each command when it is sent
+    (BAM's recorder: BAM's own model has no delay), and the delay is then 0.
+
     Candidates are searched in the unit cube (``to_unit``/``from_unit``): linear in each
     box, logarithmic for ``LOG_SCALED`` parameters.
     """
@@ -68,13 +74,16 @@ class PhysicalSpace:
     family: FrictionFamily
     servo: ServoFamily
     fit_max_velocity: bool = False
+    fit_delay: bool = True
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Fitted parameters, BAM's names."""
+        """Fitted parameters, BAM's names (``delay_s`` only with ``fit_delay``)."""
         extra = ("max_velocity",) if self.fit_max_velocity and self.servo.max_velocity_box \
             else ()
-        return self.family.free + extra
+        free = self.family.free if self.fit_delay else tuple(
+            n for n in self.family.free if n != "delay_s")
+        return free + extra
 
     def box(self, name: str) -> tuple[float, float]:
         """The physical box of one parameter."""
@@ -219,6 +228,10 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
     use_quad = bool(np.any(qm) or np.any(qe))
     use_clamp = bool(np.any(np.isfinite(vmax)))
     use_cos = bool(np.any(gc))
+    # the current limit as a window on the motor's drive torque kt / R vin duty:
+    # dm qd +- kt i_max (the same for any supply voltage); no limit: an infinite window
+    ilim = None if batch.i_max is None else (kt * np.where(
+        np.isfinite(batch.i_max), batch.i_max, np.inf)[None, :]).astype(DTYPE)
     vscale = None if batch.vin_t is None else (batch.vin_t / batch.vin[:, None]).astype(DTYPE)
     q = np.broadcast_to(batch.q[:, 0][None, :], (N, L)).astype(DTYPE)
     qd = np.broadcast_to(batch.qd0[None, :], (N, L)).astype(DTYPE)
@@ -234,11 +247,18 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
         else:
             target = cmd[:, :, k]
         on = en[None, :, k]
+        emf = dm * qd
         if vscale is None:
-            tau_m = (np.clip(kvr * (target - q), -tmax, tmax) - dm * qd) * on
+            drive_m = kvr * (target - q)
+            if ilim is not None:
+                drive_m = np.clip(drive_m, emf - ilim, emf + ilim)
+            tau_m = (np.clip(drive_m, -tmax, tmax) - emf) * on
         else:
             vs = vscale[None, :, k]
-            tau_m = (np.clip(kvr * vs * (target - q), -tmax * vs, tmax * vs) - dm * qd) * on
+            drive_m = kvr * vs * (target - q)
+            if ilim is not None:
+                drive_m = np.clip(drive_m, emf - ilim, emf + ilim)
+            tau_m = (np.clip(drive_m, -tmax * vs, tmax * vs) - emf) * on
         qo = q + qoff
         tau_e = gs * np.sin(qo)
         if use_cos:

@@ -31,6 +31,7 @@ from simgap.actuator.family_fit import (
     FamilyFit,
     bootstrap_intervals,
     fit_families,
+    per_log_mae,
 )
 from simgap.actuator.rungs import Folds, LadderConfig, RungResult, _scores, by_group
 from simgap.actuator.servo import ServoBatch
@@ -66,7 +67,8 @@ def _family_scores(fit: FamilyFit, batch: ServoBatch, folds: Folds, rows: np.nda
 
 
 def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
-                  servo: ServoFamily, config: LadderConfig) -> PhysicalRung:
+                  servo: ServoFamily, config: LadderConfig, *, fit_delay: bool = True,
+                  ) -> PhysicalRung:
     """Fit and select among M1-M6 (see the module docstring).
 
     Args:
@@ -75,6 +77,8 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
         gain_folds: leave-one-gain-out folds (None when the gain does not vary).
         servo: the servo family.
         config: noise floor, improvement fraction, CMA-ES budget, seed.
+        fit_delay: fit a transport delay (False: the logs stamp each command when it is
+            sent, as BAM's recorder does).
     """
     t0 = time.perf_counter()
     cpu0 = time.process_time()
@@ -86,7 +90,8 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     train = np.vstack(blocks)
     settings = cma_fit.CmaSettings(evaluations=config.cma_evaluations)
     fits = fit_families(batch, train, servo, config.seed, config.families, settings,
-                        fit_max_velocity=servo.max_velocity_box is not None)
+                        fit_max_velocity=servo.max_velocity_box is not None,
+                        fit_delay=fit_delay)
     extra0 = n_main + n_gain
     search_rows = [np.arange(n_main)] + [
         np.r_[0, extra0 + (s - 1) * (n_main - 1) + np.arange(n_main - 1)] for s in range(1, S)]
@@ -128,7 +133,12 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     p = fit.params(0)
     params: dict[str, Any] = {"family": chosen, "servo_family": servo.name, **p,
                               "intervals": intervals}
+    from simgap.actuator.export_bam import in_bam
+
+    train0 = folds.train[0]
+    own = float(per_log_mae(fit.pred[0], batch)[train0].mean())
     details: dict[str, Any] = {"held_out_by_group_rad": table[chosen]["held_out_by_group_rad"],
+                               "in_bam": in_bam(fit.space, fit.x[0], batch, train0, own),
                                "families": table, "family_reason": reason,
                                "cpu_time_s": time.process_time() - cpu0,
                                "held_out": folds.scheme}

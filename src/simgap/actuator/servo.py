@@ -67,6 +67,9 @@ class ServoBatch:
         vin_t: logged supply voltage [V], shape (L, T), when every log has it (the
             physical servo then drives with it instead of ``vin``: the XL330 logs sag to
             5.7 V and rise to 8.5 V around their 7.4 V).
+        i_max: the firmware's current limit [A], shape (L,), when the physical servo
+            models one (``families.ServoFamily.current_limit_a``): the duty is held within
+            ``(kt qd +- R i_max) / vin`` before the duty limit, as BAM 1.0.2 models it.
     """
 
     dt: float
@@ -85,6 +88,7 @@ class ServoBatch:
     qd: np.ndarray | None = None
     tau: np.ndarray | None = None
     vin_t: np.ndarray | None = None
+    i_max: np.ndarray | None = None
 
     @property
     def n_logs(self) -> int:
@@ -236,6 +240,10 @@ class Drive:
         known: True when the firmware law is known (BAM-style kt, R are then fitted).
         family: the servo family (``families.FAMILIES``) when its constants and motor
             boxes are known: the servo rung then fits BAM's friction families M1-M6.
+        current_limit_a: the firmware's current limit [A] (None: none modelled).
+        transport_delay: a delay between the logged command and the firmware is fitted
+            (False for BAM's recorder, which stamps each goal when it sends it; BAM's own
+            model has none).
     """
 
     gain: float = 1.0
@@ -243,6 +251,8 @@ class Drive:
     max_pwm: float = float("inf")
     known: bool = False
     family: str | None = None
+    current_limit_a: float | None = None
+    transport_delay: bool = True
 
 
 def bam_drive(meta: Mapping[str, object]) -> Drive:
@@ -255,8 +265,10 @@ def bam_drive(meta: Mapping[str, object]) -> Drive:
         return Drive()
     from simgap.actuator.families import FAMILIES
 
+    fam = FAMILIES.get(key)
     return Drive(gain=float(kp) * ERROR_GAINS[key], vin=float(vin), max_pwm=MAX_PWM[key],
-                 known=True, family=key if key in FAMILIES else None)
+                 known=True, family=key if fam else None,
+                 current_limit_a=fam.current_limit_a if fam else None, transport_delay=False)
 
 
 def rig_drive(rig: object) -> Drive | None:
@@ -270,4 +282,4 @@ def rig_drive(rig: object) -> Drive | None:
         return None
     fam, kp = found
     return Drive(gain=kp * fam.error_gain, vin=fam.vin_v, max_pwm=fam.max_pwm, known=True,
-                 family=fam.name)
+                 family=fam.name, current_limit_a=fam.current_limit_a)
