@@ -47,8 +47,9 @@ def command(kind: str, duration: float, rng: np.random.Generator) -> tuple[np.nd
 def make_logs(values: dict[str, float], family: str, specs: list[tuple[str, float]],
               seed: int, duration: float = 3.0, noise_rad: float = 0.0,
               servo: ServoFamily = XL330) -> list[ActuatorLog]:
-    """Logs of ``specs`` [(type, kp)] simulated with BAM-named ``values`` of ``family``,
-    quantised to one encoder count, plus optional Gaussian noise."""
+    """Logs of ``specs`` [(type, kp)] simulated with BAM-named ``values`` of ``family``
+    (and the servo's firmware current limit, as the fits simulate it), quantised to one
+    encoder count, plus optional Gaussian noise."""
     from simgap.actuator.friction import friction_family
 
     rng = np.random.default_rng(seed)
@@ -63,7 +64,9 @@ def make_logs(values: dict[str, float], family: str, specs: list[tuple[str, floa
                        gain=np.array([kp * servo.error_gain for _, kp in specs]),
                        vin=np.full(L, servo.vin_v), max_pwm=np.full(L, servo.max_pwm),
                        tau_max=np.full(L, np.inf), inertia=np.full(L, inertia),
-                       g_sin=np.full(L, g_sin), g_cos=np.full(L, g_cos))
+                       g_sin=np.full(L, g_sin), g_cos=np.full(L, g_cos),
+                       i_max=None if servo.current_limit_a is None
+                       else np.full(L, servo.current_limit_a))
     q = simulate_physical(sp.superset(x), batch)[0]
     q = np.round(q / servo.encoder_rad) * servo.encoder_rad + rng.normal(0, noise_rad, q.shape)
     out = []

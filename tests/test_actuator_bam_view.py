@@ -117,12 +117,15 @@ def _logs_batch(servo_vin_t: bool) -> ServoBatch:
 
 def test_in_bam_states_what_bam_computes_and_why_it_differs() -> None:
     b = _logs_batch(servo_vin_t=True)
+    assert b.i_max is not None and np.all(b.i_max == 1.75) and XL330.current_limit_a == 1.75
     sp = PhysicalSpace(friction_family("m3"), XL330)
     x = np.array([{**TRUTH, "delay_s": 0.02}[n] for n in sp.names])
     own = float(per_log_mae(simulate_physical(sp.superset(x[None]), b)[0], b).mean())
     got = in_bam(sp, x, b, np.ones(2, bool), own)
     assert got["simgap_train_mae_rad"] == own
-    assert len(got["differences"]) == 3      # the delay, the voltage, the current limit
+    assert len(got["differences"]) == 2      # the delay and the voltage: the limit is BAM's
+    b = dataclasses.replace(b, i_max=None)   # a simgap without the limit: three
+    assert len(in_bam(sp, x, b, np.ones(2, bool), own)["differences"]) == 3
     # BAM's prediction is simgap's with the header's voltage, BAM's limit and no delay
     bb = dataclasses.replace(b, vin_t=None, i_max=np.full(2, BAM_CURRENT_LIMIT_A["xl330"]))
     x0 = x.copy()
@@ -133,7 +136,7 @@ def test_in_bam_states_what_bam_computes_and_why_it_differs() -> None:
 
 
 def test_a_servo_bam_simulates_as_simgap_does_states_no_difference() -> None:
-    b = dataclasses.replace(_logs_batch(servo_vin_t=False), vin_t=None)
+    b = dataclasses.replace(_logs_batch(servo_vin_t=False), vin_t=None, i_max=None)
     sp = PhysicalSpace(friction_family("m1"), STS3215, fit_delay=False)
     x = np.array([{**TRUTH, "kt": 0.8, "R": 2.7}[n] for n in sp.names])
     own = float(per_log_mae(simulate_physical(sp.superset(x[None]), b)[0], b).mean())

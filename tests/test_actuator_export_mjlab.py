@@ -60,6 +60,17 @@ def test_servo_snippets_use_release_fields_and_map_the_motor(make) -> None:  # t
         assert kw["saturation_effort"] == pytest.approx(0.38 / 3.4 * 7.4, rel=1e-5)
 
 
+def test_the_firmware_current_limit_caps_the_effort_below_the_stall_torque() -> None:
+    gain = 400 * XL330.error_gain
+    assert XL330.current_limit_a == 1.75
+    _, kw = _call(em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005,
+                                  current_limit_a=XL330.current_limit_a))
+    assert kw["saturation_effort"] == pytest.approx(0.38 / 3.4 * 7.4, rel=1e-5)  # 0.83
+    assert kw["effort_limit"] == pytest.approx(0.38 * 1.75, rel=1e-5)           # 0.67
+    _, kw = _call(em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005, current_limit_a=5.0))
+    assert kw["effort_limit"] == kw["saturation_effort"]      # a limit above stall: none
+
+
 def test_learned_mlp_snippet_and_history_wrapper() -> None:
     torch = pytest.importorskip("torch")
     src = em.learned_mlp_cfg("j", "net.pt", 5, 0.8, 19.0, 0.005)

@@ -90,8 +90,8 @@ def write_bam_params(path: str | Path, family: str, servo: str, params: Mapping[
 
 def load_bam_params(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """A BAM parameter file (or its parsed object), checked: ``model`` and ``actuator``
-    known, every parameter of the family present (``command_delay`` defaults to 0, as in
-    BAM files written before BAM had it)."""
+    known, every parameter of the family present (``command_delay``, simgap's key, defaults
+    to 0: BAM's own files have no delay)."""
     if isinstance(source, Mapping):
         data, where = dict(source), "BAM parameters"
     else:
@@ -174,9 +174,14 @@ def in_bam(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch, train: np.nda
         notes.append(f"BAM has no transport delay: the fitted {delay * 1e3:.3g} ms is dropped")
     if batch.vin_t is not None:
         notes.append("BAM drives with the header's supply voltage, simgap with the logged one")
-    if space.servo.name in BAM_CURRENT_LIMIT_A:
-        notes.append(f"BAM {BAM_RELEASE} limits the {space.servo.name}'s current to "
-                     f"{BAM_CURRENT_LIMIT_A[space.servo.name]} A")
+    lim = BAM_CURRENT_LIMIT_A.get(space.servo.name)
+    ours = batch.i_max
+    if (lim is None) != (ours is None) or (lim is not None and ours is not None
+                                           and not np.allclose(ours, lim)):
+        notes.append(f"BAM {BAM_RELEASE} limits the {space.servo.name}'s current to {lim} A, "
+                     f"simgap to {None if ours is None else float(np.max(ours))} A"
+                     if lim is not None else f"BAM {BAM_RELEASE} does not limit the "
+                     f"{space.servo.name}'s current, simgap does")
     return {"release": BAM_RELEASE, "train_mae_rad": float(per[train].mean()),
             "train_mae_by_log_rad": [float(v) for v in per[train]],
             "simgap_train_mae_rad": float(own_mae_rad), "differences": notes}

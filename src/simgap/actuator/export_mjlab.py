@@ -16,8 +16,9 @@ Field names are those of mjlab 1.6.0 (``mjlab/actuator/actuator.py``, ``builtin_
 
 The servo maps onto these as the firmware P law driving a DC motor does: stiffness
 ``kt / R * vin * kp_fw * error_gain`` [N m/rad], damping the back-EMF ``kt^2 / R``
-[N m s/rad], effort limit the torque at the duty limit ``kt / R * vin * max_pwm``, no-load
-speed ``vin * max_pwm / kt``. BAM's Coulomb ``friction_base`` becomes ``frictionloss`` and
+[N m s/rad], stall torque (``saturation_effort``) the torque at the duty limit
+``kt / R * vin * max_pwm``, effort limit the same or, where the firmware limits the current
+(the XL330's 1.75 A), ``kt * i_max`` if lower, no-load speed ``vin * max_pwm / kt``. BAM's Coulomb ``friction_base`` becomes ``frictionloss`` and
 ``friction_viscous`` ``viscous_damping``; load-dependent and Stribeck terms have no mjlab
 field (say so in the comment, randomise what they add). mjlab spaces the network's
 history by one physics step while simgap's network spaces it by 10 ms, so
@@ -46,12 +47,17 @@ def steps(delay_s: float, physics_dt_s: float) -> int:
 
 
 def servo_gains(params: Mapping[str, float], gain: float, vin: float, max_pwm: float,
-                ) -> dict[str, float]:
+                current_limit_a: float | None = None) -> dict[str, float]:
     """PD gains and limits of a BAM-named servo: stiffness [N m/rad], damping
-    [N m s/rad], effort limit [N m], no-load speed [rad/s]."""
+    [N m s/rad], stall torque at the duty limit (``saturation_effort``) [N m], effort
+    limit [N m] (the stall torque, or the current limit's ``kt i_max`` where lower), no-load
+    speed [rad/s]."""
     kt, r = float(params["kt"]), float(params["R"])
+    stall = kt / r * vin * max_pwm
+    cap = stall if current_limit_a is None else min(stall, kt * current_limit_a)
     return {"stiffness": kt / r * vin * gain, "damping": kt * kt / r,
-            "effort_limit": kt / r * vin * max_pwm, "no_load_speed": vin * max_pwm / kt}
+            "saturation_effort": stall, "effort_limit": cap,
+            "no_load_speed": vin * max_pwm / kt}
 
 
 def _common(params: Mapping[str, float], physics_dt_s: float,
@@ -90,9 +96,10 @@ def _pd_open(cls: str, joint_expr: str, params: Mapping[str, float], physics_dt_
 def builtin_position_cfg(joint_expr: str, params: Mapping[str, float], gain: float,
                          vin: float, max_pwm: float, physics_dt_s: float,
                          delays_s: Sequence[float] | None = None,
-                         family: str | None = None) -> str:
+                         family: str | None = None,
+                         current_limit_a: float | None = None) -> str:
     """A ``BuiltinPositionActuatorCfg`` snippet (MuJoCo's <position> actuator)."""
-    g = servo_gains(params, gain, vin, max_pwm)
+    g = servo_gains(params, gain, vin, max_pwm, current_limit_a)
     lines = _pd_open("BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family, g)
     if math.isfinite(g["effort_limit"]):
         lines.append(f"    effort_limit={g['effort_limit']:.6g},")
@@ -102,12 +109,13 @@ def builtin_position_cfg(joint_expr: str, params: Mapping[str, float], gain: flo
 
 def dc_motor_cfg(joint_expr: str, params: Mapping[str, float], gain: float, vin: float,
                  max_pwm: float, physics_dt_s: float, delays_s: Sequence[float] | None = None,
-                 family: str | None = None) -> str:
-    """A ``DcMotorActuatorCfg`` snippet: PD with the motor's torque-speed line."""
-    g = servo_gains(params, gain, vin, max_pwm)
+                 family: str | None = None, current_limit_a: float | None = None) -> str:
+    """A ``DcMotorActuatorCfg`` snippet: PD with the motor's torque-speed line, capped at
+    the firmware's current limit where it has one."""
+    g = servo_gains(params, gain, vin, max_pwm, current_limit_a)
     lines = _pd_open("DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family, g)
     lines += [f"    effort_limit={g['effort_limit']:.6g},",
-              f"    saturation_effort={g['effort_limit']:.6g},",
+              f"    saturation_effort={g['saturation_effort']:.6g},",
               f"    velocity_limit={g['no_load_speed']:.6g},"]
     lines += _common(params, physics_dt_s, delays_s) + [")"]
     return "\n".join(lines) + "\n"

@@ -48,7 +48,7 @@ FRICTION_BOXES = {
     "dtheta_stribeck": (0.01, 5.0),           # rad/s    BAM 1.0.2
     "alpha": (0.5, 10.0),                     # -        BAM 1.0.2
     "q_offset": (-0.1, 0.1),                  # rad      BAM: test-bench zero error
-    "delay_s": (0.0, 0.05),                   # s        BAM command_delay box
+    "delay_s": (0.0, 0.05),                   # s        (BAM has no delay)
 }
 """Physical box of every friction and bench parameter (units in the comments)."""
 

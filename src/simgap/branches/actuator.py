@@ -199,7 +199,8 @@ def _mjlab_snippet(joint: str, res: JointResult, drive: Drive, physics_dt: float
                if isinstance(v, (int, float))):
         return ""
     text = export_mjlab.dc_motor_cfg(joint, params, drive.gain, drive.vin, drive.max_pwm,
-                                     physics_dt, family=res.friction_family)
+                                     physics_dt, family=res.friction_family,
+                                     current_limit_a=drive.current_limit_a)
     return text.replace("ACTUATOR_CFG = ", f"{_ident(joint)}_ACTUATOR_CFG = ")
 
 
