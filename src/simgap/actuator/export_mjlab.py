@@ -18,8 +18,9 @@ The servo maps onto these as the firmware P law driving a DC motor does: stiffne
 ``kt / R * vin * kp_fw * error_gain`` [N m/rad], damping the back-EMF ``kt^2 / R``
 [N m s/rad], stall torque (``saturation_effort``) the torque at the duty limit
 ``kt / R * vin * max_pwm``, effort limit the same or, where the firmware limits the current
-(the XL330's 1.75 A), ``kt * i_max`` if lower, no-load speed ``vin * max_pwm / kt``. BAM's Coulomb ``friction_base`` becomes ``frictionloss`` and
-``friction_viscous`` ``viscous_damping``; load-dependent and Stribeck terms have no mjlab
+(the XL330's 1.75 A), ``kt * i_max`` if lower, no-load speed ``vin * max_pwm / kt``.
+BAM's Coulomb ``friction_base`` becomes ``frictionloss`` and ``friction_viscous``
+``viscous_damping``; load-dependent and Stribeck terms have no mjlab
 field (say so in the comment, randomise what they add). mjlab spaces the network's
 history by one physics step while simgap's network spaces it by 10 ms, so
 ``history_wrapper`` wraps the network to take ``2 * stride + 1`` steps and pick
