@@ -92,6 +92,7 @@ def test_the_current_limit_caps_the_stall_torque_at_kt_i_max() -> None:
 def test_bam_logs_fit_no_transport_delay_and_export_only_bam_keys() -> None:
     drive = bam_drive({"motor": "xl330", "kp": 400, "vin": 7.4})
     assert drive.transport_delay is False and drive.family == "xl330"
+    assert drive.logged_voltage is False and drive.current_limit_a == 1.75
     sp = PhysicalSpace(friction_family("m3"), XL330, fit_delay=False)
     assert "delay_s" not in sp.names
     data = bam_params_json("m3", "xl330", {n: TRUTH[n] for n in sp.names})
@@ -109,10 +110,11 @@ def _logs_batch(servo_vin_t: bool) -> ServoBatch:
 
     logs = make_logs({**TRUTH, "delay_s": 0.0}, "m3", [("sin_sin", 400), ("lift_and_drop", 800)],
                      seed=1, duration=2.0)
-    if servo_vin_t:
-        logs = [dataclasses.replace(lg, vin=np.full(lg.traj.n_samples, 6.5)) for lg in logs]
-    return build_batch(logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * 2,
-                       [bam_drive(lg.meta) for lg in logs])
+    b = build_batch(logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * 2,
+                    [bam_drive(lg.meta) for lg in logs])
+    assert b.vin_t is None  # BAM logs drive with the header's voltage, as BAM does
+    # a simgap that drove with a logged 6.5 V channel instead
+    return dataclasses.replace(b, vin_t=np.full(b.cmd.shape, 6.5)) if servo_vin_t else b
 
 
 def test_in_bam_states_what_bam_computes_and_why_it_differs() -> None:
@@ -136,7 +138,7 @@ def test_in_bam_states_what_bam_computes_and_why_it_differs() -> None:
 
 
 def test_a_servo_bam_simulates_as_simgap_does_states_no_difference() -> None:
-    b = dataclasses.replace(_logs_batch(servo_vin_t=False), vin_t=None, i_max=None)
+    b = dataclasses.replace(_logs_batch(servo_vin_t=False), i_max=None)
     sp = PhysicalSpace(friction_family("m1"), STS3215, fit_delay=False)
     x = np.array([{**TRUTH, "kt": 0.8, "R": 2.7}[n] for n in sp.names])
     own = float(per_log_mae(simulate_physical(sp.superset(x[None]), b)[0], b).mean())

@@ -12,10 +12,10 @@ as measured), and keeps its own provenance under ``simgap`` (BAM ignores it).
 
 What BAM computes with the file is stated, not assumed (``in_bam``): BAM 1.0.2's simulator
 is simgap's physical servo (``physical.py``; the same samples, ``evidence.bam.bam_resample``)
-driven by the header's supply voltage instead of the logged one, without the delay, and with
-its XL330 firmware current limit (1.75 A). The file's ``simgap.in_bam`` gives the training
-MAE BAM will report and which of those differences apply; ``tests/bam_real`` checks it
-against BAM 1.0.2 itself.
+driven by the header's supply voltage, without a delay, and with its XL330 firmware current
+limit (1.75 A). On BAM's own logs simgap fits exactly that; elsewhere (a logged voltage, a
+fitted delay) the file's ``simgap.in_bam`` gives the training MAE BAM will report and which
+differences apply. ``tests/bam_real`` checks it against BAM 1.0.2 itself.
 
 ``load_bam_params`` reads such a file (simgap's or BAM's shipped ones) back into the
 family, the servo and the parameter vector the simulator runs.

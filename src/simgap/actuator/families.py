@@ -11,9 +11,9 @@ full scale), duty limit 1.0, and the firmware's 1.75 A current limit held on the
 ``(kt qd +- R 1.75) / vin`` (BAM 1.0.2 ``bam/dynamixel/actuator.py``, the released
 simulator; BAM's main branch dropped the limit after the release, commit edef2f4, on the
 reading that the servo does not limit current in voltage mode). The shared logs say the
-limit acts: with it the M3 fit on all 12 logs reaches a training MAE of 0.028 rad instead
-of 0.038, and the selected family's leave-one-type-out MAE over seeds 0-2 is 0.054 rad
-instead of 0.063 (``benchmarks/actuator.py``). Motor, from the ROBOTIS
+limit acts: with it M3's training MAE is 0.028 rad instead of 0.042, and the selected
+family's leave-one-type-out MAE over seeds 0-2 is 0.052 rad instead of 0.063
+(``benchmarks/actuator.py``, docs/actuator.md). Motor, from the ROBOTIS
 e-manual: stall torque 0.52 N m at 1.47 A and 5.0 V, so kt ~ 0.52 / 1.47 = 0.35 N m/A at
 the output shaft and R ~ 5.0 / 1.47 = 3.4 ohm; no-load speed 103 rpm (10.8 rad/s) at 5 V,
 so the back-EMF constant is at most 5.0 / 10.8 = 0.46 V s/rad. Box: kt 0.2-0.8 N m/A (the

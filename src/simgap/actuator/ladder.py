@@ -137,7 +137,8 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
         tau=np.array([pad(lg.traj.tau[:, joint]) for lg in logs  # type: ignore[index]
                       ]) if all(lg.traj.tau is not None for lg in logs) else None,
         vin_t=np.array([pad(lg.vin) for lg in logs])  # type: ignore[arg-type]
-        if all(lg.vin is not None and d.known for lg, d in zip(logs, drives, strict=True))
+        if all(lg.vin is not None and d.known and d.logged_voltage
+               for lg, d in zip(logs, drives, strict=True))
         else None,
         i_max=np.array([d.current_limit_a for d in drives], dtype=float)
         if any(d.current_limit_a is not None for d in drives) else None)

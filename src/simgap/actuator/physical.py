@@ -3,8 +3,8 @@
 One step of ``dt`` for N candidates on L logs (every array has shape (N, L))::
 
     u     = cmd(t - delay_s)              (STS3215: u moves at most max_velocity * dt a step)
-    vin   = the logged supply voltage where the logs have it (``ServoBatch.vin_t``), else
-            the header's
+    vin   = the logged supply voltage where the batch carries it (``ServoBatch.vin_t``; not
+            on BAM's own logs, which BAM drives with the header's), else the header's
     duty  = clip(kp_fw * error_gain * (u - q), (kt qd +- R i_max) / vin)   (current limit:
             only where the servo family models one, ``ServoBatch.i_max``)
     duty  = clip(duty, +-max_pwm)
