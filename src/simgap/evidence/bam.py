@@ -23,7 +23,13 @@ from simgap.errors import InputError
 from simgap.evidence._checks import check_bam
 from simgap.series import Trajectory
 from simgap.validate import read_json
-from simgap.values.actuator_log import ActuatorLog, check_finite, check_time, resample_uniform
+from simgap.values.actuator_log import (
+    ActuatorLog,
+    check_finite,
+    check_time,
+    interp_channels,
+    resample_uniform,
+)
 
 BAM_DT_S = 0.005
 """Grid step BAM's own processing resamples to [s] (200 Hz)."""
@@ -64,17 +70,7 @@ def bam_resample(t: np.ndarray, channels: dict[str, np.ndarray | None], dt: floa
     grid = np.arange(origin, t[-1], dt)
     if grid.size < 2:
         grid = np.array([origin, origin + dt])
-    first = grid < t[0]
-    out: dict[str, np.ndarray | None] = {}
-    for k, v in channels.items():
-        if v is None:
-            out[k] = None
-            continue
-        a = np.asarray(v, dtype=float)
-        r = np.interp(grid, t, a)
-        if first.any():
-            r[first] = a[0] + (a[1] - a[0]) * (grid[first] - t[0]) / (t[1] - t[0])
-        out[k] = r
+    out = interp_channels(grid, t, channels)
     report: dict[str, Any] = {"raw_samples": int(t.size), "raw_median_dt_s": float(
         np.median(steps)), "raw_max_dt_s": float(steps.max()), "dt_s": float(dt),
         "resampled": True, "grid": "BAM's (bam/process.py): arange(0, last timestamp, dt)"

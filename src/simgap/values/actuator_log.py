@@ -120,18 +120,32 @@ def resample_uniform(t: np.ndarray, channels: Mapping[str, np.ndarray | None], d
                     for k, v in channels.items()}, report
     n = int(np.floor((t[-1] - t[0]) / step + 1e-9)) + 1
     grid = t[0] + step * np.arange(n)
+    report["resampled"] = True
+    return grid - t[0], interp_channels(grid, t, channels), report
+
+
+def interp_channels(grid: np.ndarray, t: np.ndarray,
+                    channels: Mapping[str, np.ndarray | None]) -> dict[str, np.ndarray | None]:
+    """Channels sampled at times ``t`` (shape (T,) or (T, J); None passes through), linearly
+    interpolated at ``grid`` and, before ``t[0]``, extrapolated along the first two samples
+    (after ``t[-1]`` held)."""
+    first = grid < t[0]
+
+    def one(a: np.ndarray) -> np.ndarray:
+        r = np.interp(grid, t, a)
+        if first.any():
+            r[first] = a[0] + (a[1] - a[0]) * (grid[first] - t[0]) / (t[1] - t[0])
+        return r
+
     out: dict[str, np.ndarray | None] = {}
     for k, v in channels.items():
         if v is None:
             out[k] = None
             continue
         a = np.asarray(v, dtype=float)
-        if a.ndim == 1:
-            out[k] = np.interp(grid, t, a)
-        else:
-            out[k] = np.stack([np.interp(grid, t, a[:, j]) for j in range(a.shape[1])], axis=1)
-    report["resampled"] = True
-    return grid - t[0], out, report
+        out[k] = one(a) if a.ndim == 1 else np.stack([one(a[:, j]) for j in range(a.shape[1])],
+                                                     axis=1)
+    return out
 
 
 def from_trajectory(traj: Trajectory, *, dt: float | None = None) -> ActuatorLog:
