@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator.families import servo_family
+from simgap.actuator.family_fit import per_log_mae
 from simgap.actuator.friction import PHYS_NAMES, friction_family
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch
@@ -165,9 +166,7 @@ def in_bam(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch, train: np.nda
     """How the fit ``x`` (n,) scores once loaded in BAM 1.0.2, on the training logs
     (``train``: shape (L,), bool): the MAE BAM reports, simgap's own, and the differences
     between the two simulations that apply to this fit."""
-    pred = bam_prediction(space, x, batch)
-    err = np.abs(np.nan_to_num(pred - batch.q, nan=np.pi)) * batch.mask
-    per = err.sum(axis=1) / batch.mask.sum(axis=1)
+    per = per_log_mae(bam_prediction(space, x, batch), batch)
     notes = []
     delay = space.named(x).get("delay_s", 0.0)
     if delay > 0:

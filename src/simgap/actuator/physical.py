@@ -248,17 +248,13 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
             target = cmd[:, :, k]
         on = en[None, :, k]
         emf = dm * qd
-        if vscale is None:
-            drive_m = kvr * (target - q)
-            if ilim is not None:
-                drive_m = np.clip(drive_m, emf - ilim, emf + ilim)
-            tau_m = (np.clip(drive_m, -tmax, tmax) - emf) * on
-        else:
+        drive_m, lim = kvr * (target - q), tmax
+        if vscale is not None:
             vs = vscale[None, :, k]
-            drive_m = kvr * vs * (target - q)
-            if ilim is not None:
-                drive_m = np.clip(drive_m, emf - ilim, emf + ilim)
-            tau_m = (np.clip(drive_m, -tmax * vs, tmax * vs) - emf) * on
+            drive_m, lim = drive_m * vs, tmax * vs
+        if ilim is not None:
+            drive_m = np.clip(drive_m, emf - ilim, emf + ilim)
+        tau_m = (np.clip(drive_m, -lim, lim) - emf) * on
         qo = q + qoff
         tau_e = gs * np.sin(qo)
         if use_cos:
