@@ -32,11 +32,18 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     assert m1["train_mae_rad"] < 0.002
     # the folds the training types pin predict their held-out type in every search; the
     # one without the free swing (lift_and_drop out) does not pin the armature and the
-    # gravity zero, even with the truth in the model class: its searches spread (measured
-    # 0.0027-0.10 rad at seed 0), which is why a family's score is a median over searches
+    # gravity zero, even with the truth in the model class: its searches land far off and
+    # apart (measured 0.0027-0.10 rad at stop 26, 0.044-0.058 at stop 28 with the other
+    # streams of more searches), which is why a family's score is a median over searches
     rng = m1["held_out_by_group_range_rad"]
     assert rng["sin_sin"][1] < 0.01 and rng["up_and_down"][1] < 0.01
-    assert rng["lift_and_drop"][1] > 2 * rng["lift_and_drop"][0]
+    assert rng["lift_and_drop"][0] > 3 * max(rng["sin_sin"][1], rng["up_and_down"][1])
+    assert rng["lift_and_drop"][1] > rng["lift_and_drop"][0]
+    # M3 holds M1 at zero load friction and fits the training logs no better: not chosen
+    # however its lift_and_drop draws fall (physical_rung._select)
+    m3 = servo.details["families"]["m3"]
+    assert min(m3["all_logs_train_mae_by_search_rad"]) > min(
+        m1["all_logs_train_mae_by_search_rad"]) - 0.1 * cfg.noise_floor_rad
     assert set(servo.details["held_out_by_group_rad"]) == {"sin_sin", "lift_and_drop",
                                                             "up_and_down"}
     assert set(servo.details["families"]["m1"]["gain_out_by_group_rad"]) == {"200.0", "800.0"}

@@ -51,7 +51,8 @@ class LadderConfig:
         families: BAM friction families fitted on a known servo.
         bootstrap_replicates: bootstrap refits for the selected family's intervals.
         gain_out: also hold out each firmware gain in turn where the gain varies.
-        searches: independent CMA-ES searches of each held-out fold on a known servo:
+        searches: independent CMA-ES searches of each held-out fold on a known servo, and of
+            the fit on all training logs (the best in training is reported):
             where the training types leave parameters free, equal training errors come
             with different held-out errors, so one search's held-out score is a draw; the
             families are compared on the median over searches, and the range is reported.
