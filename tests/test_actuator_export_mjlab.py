@@ -14,7 +14,8 @@ from simgap.actuator.families import XL330
 # Field names read from mjlab 1.6.0 (pip download mjlab==1.6.0 --no-deps):
 # mjlab/actuator/actuator.py ActuatorCfg, builtin_actuator.py BuiltinPositionActuatorCfg,
 # pd_actuator.py IdealPdActuatorCfg, dc_actuator.py DcMotorActuatorCfg,
-# learned_actuator.py LearnedMlpActuatorCfg.
+# learned_actuator.py LearnedMlpActuatorCfg. A stand-in for the default suite: CI reads the
+# release wheel itself (test_fields_are_those_of_the_real_release_wheel).
 ACTUATOR_CFG = {"target_names_expr", "transmission_type", "armature", "frictionloss",
                 "viscous_damping", "delay_min_lag", "delay_max_lag", "delay_hold_prob",
                 "delay_update_period", "delay_per_env_phase"}
@@ -82,3 +83,59 @@ def test_learned_mlp_snippet_and_history_wrapper() -> None:
     x = torch.as_tensor(np.random.default_rng(0).normal(size=(7, 10)), dtype=torch.float32)
     picked = x[:, [0, 2, 4, 5, 7, 9]]
     assert torch.allclose(wrapped(x), inner(picked))
+
+
+def _release_fields(wheel: str) -> dict[str, tuple[set[str], set[str]]]:
+    """class name -> (every dataclass field, the fields without a default), read from the
+    ``mjlab/actuator/*.py`` sources of the release's wheel, bases followed by name."""
+    import zipfile
+
+    classes: dict[str, tuple[list[str], dict[str, bool]]] = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            if not (name.startswith("mjlab/actuator/") and name.endswith(".py")):
+                continue
+            for node in ast.parse(zf.read(name)).body:
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                own = {s.target.id: s.value is not None for s in node.body
+                       if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                       and "ClassVar" not in ast.unparse(s.annotation)}
+                bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+                classes[node.name] = (bases, own)
+
+    def collect(cls: str) -> dict[str, bool]:
+        bases, own = classes.get(cls, ([], {}))
+        out: dict[str, bool] = {}
+        for b in bases:
+            out.update(collect(b))
+        out.update(own)
+        return out
+
+    return {c: (set(f), {k for k, has_default in f.items() if not has_default})
+            for c in FIELDS for f in [collect(c)]}
+
+
+def test_fields_are_those_of_the_real_release_wheel() -> None:
+    """Against the release itself: .ci/run downloads mjlab 1.6.0's wheel (pip download
+    --no-deps; mjlab needs mujoco-warp and a GPU stack to import) and names it in
+    SIMGAP_MJLAB_WHEEL. Every field a snippet writes is a field of that class there, every
+    field without a default is written, and the list above is the release's."""
+    import os
+
+    wheel = os.environ.get("SIMGAP_MJLAB_WHEEL", "")
+    if not os.path.isfile(wheel):
+        pytest.skip("no mjlab wheel named in SIMGAP_MJLAB_WHEEL (.ci/run downloads "
+                    f"mjlab=={em.MJLAB_RELEASE})")
+    assert f"mjlab-{em.MJLAB_RELEASE}-" in os.path.basename(wheel)
+    real = _release_fields(wheel)
+    gain = 400 * XL330.error_gain
+    snippets = [em.builtin_position_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005),
+                em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005, current_limit_a=1.75),
+                em.learned_mlp_cfg("j", "net.pt", 5, 0.8, 19.0, 0.005)]
+    for src in snippets:
+        cls, kw = _call(src)
+        fields, required = real[cls]
+        assert FIELDS[cls] <= fields, FIELDS[cls] - fields
+        assert set(kw) <= fields, set(kw) - fields
+        assert required <= set(kw), required - set(kw)
