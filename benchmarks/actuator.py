@@ -166,6 +166,27 @@ def main() -> int:
     print("selected servo vs BAM shipped m3 per held-out type: " +
           ", ".join(f"{t} {sel[t]:.4f} vs {shipped.get('m3', {}).get(t, float('nan')):.4f}"
                     f" ({'below' if beats[t] else 'NOT below'})" for t in TYPES))
+    # does each fold's training pin the armature? (the same profile the rung runs on all
+    # logs, on the selected family's fit of each fold's training types)
+    from simgap.actuator.armature_profile import profile_entry
+
+    fam = res.friction_family or "m1"
+    out["armature_profile_by_fold"] = {}
+    for t in TYPES:
+        train = types != t
+        fold = fit_families(batch, train[None], XL330, args.seed, [fam], settings,
+                            fit_delay=False)[fam]
+        prof = profile_entry(fold, batch, train, XL330, args.seed, config.cma_evaluations,
+                             ENCODER_RESOLUTION_RAD)
+        out["armature_profile_by_fold"][t] = prof
+        rises = ", ".join(f"x{p['factor']:g}: +{p['rise_rad'] * 1e3:.2f} mrad at "
+                          f"{p['delay_s'] * 1e3:.1f} ms" for p in prof["probes"])
+        print(f"{fam} without {t}: armature {prof['armature_kg_m2'] * 1e3:.2f} g m^2, "
+              f"probes {rises}: {'NOT identifiable' if prof['reason'] else 'pinned'}")
+    prof = servo.details.get("armature_profile", {})
+    if prof:
+        print(f"{fam} on all logs: armature {prof['armature_kg_m2'] * 1e3:.2f} g m^2: "
+              f"{prof['reason'] or 'pinned'}")
     out.update({"selected": res.selected, "friction_family": res.friction_family,
                 "whole_fit_wall_s": whole_s, "whole_fit_cpu_s": whole_cpu,
                 "beats_bam_m3": beats, "intervals": servo.params.get("intervals", {})})

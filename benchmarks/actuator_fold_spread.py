@@ -34,6 +34,8 @@ def main() -> int:
     ap.add_argument("--searches", type=int, default=8)
     ap.add_argument("--hold-out", default="lift_and_drop", help="the trajectory type held out")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--delay", action="store_true",
+                    help="also fit a transport delay (the ladder fits none on BAM logs)")
     args = ap.parse_args()
     from actuator import load_xl330, xl330_raw
 
@@ -61,7 +63,8 @@ def main() -> int:
     batch = build_batch(logs, 0, loads, drives)
     held = types == args.hold_out
     train = np.tile(~held, (args.searches, 1))
-    fit = fit_families(batch, train, XL330, args.seed, [family], cma_fit.CmaSettings())[family]
+    fit = fit_families(batch, train, XL330, args.seed, [family], cma_fit.CmaSettings(),
+                       fit_delay=args.delay)[family]
     per = per_log_mae(fit.pred, batch)
     names = fit.space.names
     print(f"{family}, {args.searches} searches of the fold that holds out {args.hold_out} "

@@ -46,6 +46,10 @@ def test_xl330_ladder_leave_one_type_out(shared_data: Path) -> None:
     assert XL330.r_box[0] <= p["R"] <= XL330.r_box[1]              # never 15 ohm again
     assert p["kt"] ** 2 / p["R"] < 0.06
     assert set(servo["families"]) == {"m1", "m2", "m3", "m4", "m5", "m6"}
+    # the free swings of lift_and_drop pin the armature against a latency
+    prof = servo["armature_profile"]
+    assert prof["torque_off_in_training"] and prof["reason"] == ""
+    assert min(q["rise_rad"] for q in prof["probes"]) > 0.0015
     # BAM's shipped M3 on the same logs by the same simulator
     loads = [JointLoad(*pendulum_load(0.49, 0.1))] * 12
     batch = build_batch(logs, 0, loads, [bam_drive(lg.meta) for lg in logs])

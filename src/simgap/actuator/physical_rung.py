@@ -19,6 +19,12 @@ training types leave parameters free (a fold without the free swing of lift_and_
 not pin the armature), equal training errors come with held-out errors 30 % apart, so a
 family is scored by the median over its searches, and the JSON keeps every search's score
 and each type's range (``validation_mae_by_search_rad``, ``held_out_by_group_range_rad``).
+
+The selected family's armature is then profiled against a latency (``armature_profile``):
+held at half and twice its value with a transport delay refitted. Where the training MAE
+hardly moves (torque-on logs only: the inertia and a latency lag the loop alike), the
+armature's interval is marked not identifiable with the numbers, and the JSON keeps the
+probes (``armature_profile``).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator import cma_fit
+from simgap.actuator.armature_profile import profile_entry
 from simgap.actuator.export_bam import in_bam
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.family_fit import (
@@ -155,6 +162,11 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     intervals = bootstrap_intervals(fit, batch, folds.train[0], config.seed,
                                     replicates=config.bootstrap_replicates) \
         if config.bootstrap_replicates > 1 else {}
+    profile = profile_entry(fit, batch, folds.train[0], servo, config.seed,
+                            config.cma_evaluations, config.noise_floor_rad)
+    if profile["reason"] and "armature" in intervals:
+        intervals["armature"] = {**intervals["armature"], "identifiable": False,
+                                 "reason": profile["reason"]}
     sel = results[chosen]
     p = fit.params(0)
     params: dict[str, Any] = {"family": chosen, "servo_family": servo.name, **p,
@@ -164,6 +176,7 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     details: dict[str, Any] = {"held_out_by_group_rad": table[chosen]["held_out_by_group_rad"],
                                "in_bam": in_bam(fit.space, fit.x[0], batch, train0, own),
                                "families": table, "family_reason": reason,
+                               "armature_profile": profile,
                                "cpu_time_s": time.process_time() - cpu0,
                                "held_out": folds.scheme}
     if "gain_out_mae_rad" in table[chosen]:

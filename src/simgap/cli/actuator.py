@@ -121,6 +121,12 @@ def actuator(
                                           else ""))
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
                              f"{delay}"), highlight=False)
+        for x in j["rungs"]:
+            ivs = (x.get("params") or {}).get("intervals") if x["model"] == "servo" else None
+            for k, e in (ivs or {}).items():
+                if isinstance(e, dict) and e.get("identifiable") is False:
+                    console.print(escape(f"  servo {k} not identifiable: {e.get('reason', '')}"),
+                                  highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
 
 

@@ -1,0 +1,66 @@
+"""The armature profile: whether the logs pin the servo's armature or leave it to trade with
+a latency (``simgap.actuator.armature_profile``). The verdict's rule on made-up probes, and
+the real XL330 logs: with the free swings of lift_and_drop held out the armature is not
+identifiable; with them it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simgap.actuator import cma_fit
+from simgap.actuator.armature_profile import RIDGE_FLOOR_FRACTION, profile_entry, ridge_reason
+
+FLOOR = 2 * np.pi / 4096
+
+
+def _probe(factor: float, rise: float, delay: float = 0.009) -> dict[str, float]:
+    return {"factor": factor, "armature_kg_m2": 0.0035 * factor, "delay_s": delay,
+            "train_mae_rad": 0.027 + rise, "rise_rad": rise}
+
+
+def test_a_probe_under_the_floor_fraction_leaves_the_armature_unidentifiable() -> None:
+    flat = [_probe(0.5, 0.00059), _probe(2.0, 0.006, 0.0)]
+    why = ridge_reason(0.0035, flat, FLOOR, torque_off=False)
+    assert "3.50 g m^2" in why and "1.75 g m^2" in why and "9.0 ms" in why
+    assert "0.59 mrad" in why and "free swing" in why
+    # the same with a torque-off log in the training: no advice to record one
+    assert "free swing" not in ridge_reason(0.0035, flat, FLOOR, torque_off=True)
+    # each probe just above the fraction: pinned
+    above = RIDGE_FLOOR_FRACTION * FLOOR * 1.01
+    assert ridge_reason(0.0035, [_probe(0.5, above), _probe(2.0, above)], FLOOR, False) == ""
+    assert ridge_reason(0.0035, [], FLOOR, False) == ""
+    # a probe that fits better than the reported fit (the latency helps): not pinned either
+    better = ridge_reason(0.0014, [_probe(0.5, -0.00042, 0.0047)], FLOOR, torque_off=True)
+    assert "falls by 0.42 mrad" in better and "4.7 ms" in better
+
+
+@pytest.mark.slow  # four CMA-ES fits of M3 on the real logs (~30 s on 2 cores)
+def test_real_xl330_the_free_swing_pins_the_armature(shared_data: Path) -> None:
+    from simgap.actuator.families import XL330
+    from simgap.actuator.family_fit import fit_families
+    from simgap.actuator.ladder import build_batch
+    from simgap.actuator.servo import bam_drive, pendulum_load
+    from simgap.evidence.bam import read_bam_log
+    from simgap.values.load import JointLoad
+
+    logs = [read_bam_log(p) for p in sorted((shared_data / "bam_xl330" / "raw").glob("*.json"))]
+    types = np.array([str(lg.meta["trajectory"]) for lg in logs])
+    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]), float(lg.meta["length"]),
+                                      float(lg.meta["arm_mass"]))) for lg in logs]
+    batch = build_batch(logs, 0, loads, [bam_drive(lg.meta) for lg in logs])
+    verdicts = {}
+    for name, train in (("all", np.ones(len(logs), bool)),
+                        ("without lift_and_drop", types != "lift_and_drop")):
+        fit = fit_families(batch, train[None], XL330, 0, ["m3"], cma_fit.CmaSettings(),
+                           fit_delay=False)["m3"]
+        verdicts[name] = profile_entry(fit, batch, train, XL330, 0, 1000, FLOOR)
+    pinned, free = verdicts["all"], verdicts["without lift_and_drop"]
+    assert pinned["torque_off_in_training"] and pinned["reason"] == ""
+    assert not free["torque_off_in_training"] and "free swing" in free["reason"]
+    # torque on only: more inertia than the swings allow, and half of it costs a latency
+    assert free["armature_kg_m2"] > 1.5 * pinned["armature_kg_m2"]
+    half = next(p for p in free["probes"] if p["factor"] == 0.5)
+    assert half["delay_s"] > 0.003 and half["rise_rad"] < RIDGE_FLOOR_FRACTION * FLOOR
