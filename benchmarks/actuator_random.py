@@ -38,6 +38,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--benches", type=int, default=4)
     ap.add_argument("--seed", type=int, default=2029)
+    ap.add_argument("--types", default="sin_sin,lift_and_drop,up_and_down",
+                    help="trajectory types of each bench's logs (without lift_and_drop no "
+                         "log has the torque off)")
+    ap.add_argument("--delay-ms", type=float, default=0.0,
+                    help="a command latency planted in every log; the ladder fits BAM logs "
+                         "without one, as BAM does, so the fit is misspecified by it")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     sys.path.insert(0, str(ROOT))
@@ -49,14 +55,15 @@ def main() -> int:
     from simgap.values.load import JointLoad
 
     rng = np.random.default_rng(args.seed)
-    specs = [(k, kp) for k in ("sin_sin", "lift_and_drop", "up_and_down") for kp in (200, 800)]
-    hits = total = redrawn = right_family = 0
+    specs = [(k, kp) for k in args.types.split(",") for kp in (200, 800)]
+    hits = total = redrawn = right_family = pinned = flagged = 0
     for b in range(args.benches):
         truth = draw(rng)
         while XL330.curve_violation(*(np.array(truth[n]) for n in
                                       ("kt", "R", "friction_base", "friction_viscous"))) > 0:
             redrawn += 1
             truth = draw(rng)
+        truth["delay_s"] = args.delay_ms * 1e-3
         logs = make_logs(truth, "m3", specs, seed=args.seed + b, duration=3.0, noise_rad=5e-4)
         cfg = LadderConfig(noise_floor_rad=XL330.encoder_rad, use_net=False,
                            families=("m1", "m3", "m4"), cma_evaluations=800,
@@ -76,12 +83,25 @@ def main() -> int:
             hits, total = hits + ok, total + 1
             cells.append(f"{name} {truth[name]:.4g} in [{e['low']:.4g}, {e['high']:.4g}]"
                          + ("" if ok else " MISSED"))
+        prof = servo.details["armature_profile"]
+        pinned += not prof["reason"]
+        cells.append("armature profile " + ", ".join(
+            f"x{p['factor']:g} +{p['rise_rad'] * 1e3:.2f} mrad at {p['delay_s'] * 1e3:.1f} ms"
+            for p in prof["probes"]) + (": not identifiable" if prof["reason"] else ": pinned"))
+        late = prof.get("latency_probe")
+        if late:
+            flagged += bool(prof["latency_reason"])
+            cells.append(f"latency probe {late['delay_s'] * 1e3:.1f} ms, armature "
+                         f"{late['armature_kg_m2'] * 1e3:.2f} g m^2, gains "
+                         f"{late['gain_rad'] * 1e3:.2f} mrad: "
+                         + ("flagged" if prof["latency_reason"] else "not flagged"))
         print(f"bench {b}: {res.selected}/{res.friction_family}, held-out "
               f"{servo.validation_mae_rad:.4f} rad, train {servo.train_mae_rad:.4f}; "
               + "; ".join(cells), flush=True)
     print(f"{args.benches} benches ({redrawn} draws outside the motor curve drawn again): "
           f"m3 selected on {right_family}; identified parameters inside their 95 % "
-          f"intervals {hits}/{total}")
+          f"intervals {hits}/{total}; armature pinned by the profile on {pinned}; "
+          f"latency flagged on {flagged}")
     return 0
 
 

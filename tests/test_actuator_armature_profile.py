@@ -59,8 +59,42 @@ def test_real_xl330_the_free_swing_pins_the_armature(shared_data: Path) -> None:
         verdicts[name] = profile_entry(fit, batch, train, XL330, 0, 1000, FLOOR)
     pinned, free = verdicts["all"], verdicts["without lift_and_drop"]
     assert pinned["torque_off_in_training"] and pinned["reason"] == ""
+    # a latency gains the real logs less than half a count (0.2 mrad at 7 ms when measured)
+    assert pinned["latency_reason"] == "" and pinned["latency_probe"]["gain_rad"] < 0.0008
     assert not free["torque_off_in_training"] and "free swing" in free["reason"]
     # torque on only: more inertia than the swings allow, and half of it costs a latency
     assert free["armature_kg_m2"] > 1.5 * pinned["armature_kg_m2"]
     half = next(p for p in free["probes"] if p["factor"] == 0.5)
     assert half["delay_s"] > 0.003 and half["rise_rad"] < RIDGE_FLOOR_FRACTION * FLOOR
+
+
+@pytest.mark.parametrize("delay_ms", [0.0, 8.0])
+def test_a_latency_the_model_lacks_is_flagged_and_none_is_not(delay_ms: float) -> None:
+    # an M3 XL330 (a draw of benchmarks/actuator_random.py, seed 6262) on the three types,
+    # with or without a command latency planted; the fit has no delay, as on BAM's logs
+    from tests.bam_synth import make_logs
+
+    from simgap.actuator.families import XL330
+    from simgap.actuator.family_fit import fit_families
+    from simgap.actuator.ladder import build_batch
+    from simgap.actuator.servo import bam_drive, pendulum_load
+    from simgap.values.load import JointLoad
+
+    truth = {"kt": 0.3385, "R": 3.058, "armature": 0.00261, "q_offset": -0.0402,
+             "delay_s": delay_ms * 1e-3, "friction_base": 0.0296, "friction_viscous": 0.0091,
+             "load_friction_base": 0.0866}
+    specs = [(k, kp) for k in ("sin_sin", "lift_and_drop", "up_and_down") for kp in (200, 800)]
+    logs = make_logs(truth, "m3", specs, seed=6262, duration=3.0, noise_rad=5e-4)
+    batch = build_batch(logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs),
+                        [bam_drive(lg.meta) for lg in logs])
+    train = np.ones(len(logs), bool)
+    fit = fit_families(batch, train[None], XL330, 1, ["m3"], cma_fit.CmaSettings(evaluations=600),
+                       fit_delay=False)["m3"]
+    prof = profile_entry(fit, batch, train, XL330, 1, 600, XL330.encoder_rad)
+    late = prof["latency_probe"]
+    assert prof["reason"] == ""                      # the free swings pin the armature
+    if delay_ms:
+        assert "latency" in prof["latency_reason"] and late["gain_rad"] > 0.001
+        assert abs(late["delay_s"] - 0.008) < 0.003
+    else:
+        assert prof["latency_reason"] == "" and late["gain_rad"] < 0.0005

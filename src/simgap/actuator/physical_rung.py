@@ -162,8 +162,10 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     intervals = bootstrap_intervals(fit, batch, folds.train[0], config.seed,
                                     replicates=config.bootstrap_replicates) \
         if config.bootstrap_replicates > 1 else {}
-    profile = profile_entry(fit, batch, folds.train[0], servo, config.seed,
-                            config.cma_evaluations, config.noise_floor_rad)
+    train0 = folds.train[0]
+    own = float(per_log_mae(fit.pred[0], batch)[train0].mean())
+    profile = profile_entry(fit, batch, train0, servo, config.seed, config.cma_evaluations,
+                            config.noise_floor_rad, own)
     if profile["reason"] and "armature" in intervals:
         intervals["armature"] = {**intervals["armature"], "identifiable": False,
                                  "reason": profile["reason"]}
@@ -171,8 +173,6 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     p = fit.params(0)
     params: dict[str, Any] = {"family": chosen, "servo_family": servo.name, **p,
                               "intervals": intervals}
-    train0 = folds.train[0]
-    own = float(per_log_mae(fit.pred[0], batch)[train0].mean())
     details: dict[str, Any] = {"held_out_by_group_rad": table[chosen]["held_out_by_group_rad"],
                                "in_bam": in_bam(fit.space, fit.x[0], batch, train0, own),
                                "families": table, "family_reason": reason,

@@ -127,6 +127,10 @@ def actuator(
                 if isinstance(e, dict) and e.get("identifiable") is False:
                     console.print(escape(f"  servo {k} not identifiable: {e.get('reason', '')}"),
                                   highlight=False)
+            late = (x.get("armature_profile") or {}).get("latency_reason") \
+                if x["model"] == "servo" else None
+            if late:
+                console.print(escape(f"  servo latency: {late}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
 
 
