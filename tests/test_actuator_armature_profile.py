@@ -72,13 +72,12 @@ def test_real_xl330_the_free_swing_pins_the_armature(shared_data: Path) -> None:
 def test_a_latency_the_model_lacks_is_flagged_and_none_is_not(delay_ms: float) -> None:
     # an M3 XL330 (a draw of benchmarks/actuator_random.py, seed 6262) on the three types,
     # with or without a command latency planted; the fit has no delay, as on BAM's logs
-    from tests.bam_synth import make_logs
-
     from simgap.actuator.families import XL330
     from simgap.actuator.family_fit import fit_families
     from simgap.actuator.ladder import build_batch
     from simgap.actuator.servo import bam_drive, pendulum_load
     from simgap.values.load import JointLoad
+    from tests.bam_synth import make_logs
 
     truth = {"kt": 0.3385, "R": 3.058, "armature": 0.00261, "q_offset": -0.0402,
              "delay_s": delay_ms * 1e-3, "friction_base": 0.0296, "friction_viscous": 0.0091,
