@@ -27,12 +27,13 @@ import numpy as np
 from simgap.actuator import cma_fit
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.family_fit import FamilyFit, fit_families, per_log_mae
+from simgap.actuator.rungs import SAME_FIT_FLOOR_FRACTION
 from simgap.actuator.servo import ServoBatch
 
 PROBE_FACTORS = (0.5, 2.0)
 """Factors of the fitted armature at which it is held [-]."""
 
-RIDGE_FLOOR_FRACTION = 0.5
+RIDGE_FLOOR_FRACTION = SAME_FIT_FLOOR_FRACTION
 """A probe whose training MAE rises by less than this fraction of the noise floor leaves the
 armature not identifiable [-]."""
 

@@ -54,7 +54,14 @@ from simgap.actuator.family_fit import (
     fit_families,
     per_log_mae,
 )
-from simgap.actuator.rungs import Folds, LadderConfig, RungResult, _scores, by_group
+from simgap.actuator.rungs import (
+    SAME_FIT_FLOOR_FRACTION,
+    Folds,
+    LadderConfig,
+    RungResult,
+    _scores,
+    by_group,
+)
 from simgap.actuator.servo import ServoBatch
 
 
@@ -252,15 +259,10 @@ def _select(order: list[str], table: dict[str, dict[str, Any]], config: LadderCo
     return order[-1], "richest family"
 
 
-SAME_FIT_FRACTION = 0.5
-"""Searches of one fold whose training MAE is within this fraction of the noise floor of
-the best one fit the training logs alike [-]."""
-
-
 def unpinned_groups(groups: tuple[str, ...], train: np.ndarray, held: np.ndarray,
                     floor_rad: float, frac: float) -> dict[str, str]:
     """The held-out groups whose prediction is a draw of the searches: searches that fit
-    the other groups alike (training MAE within ``SAME_FIT_FRACTION`` of the floor of the
+    the other groups alike (training MAE within ``SAME_FIT_FLOOR_FRACTION`` of the floor of the
     best) predict the group differently by more than the floor and ``frac`` of their median.
     On such a group the other groups do not pin what it needs (torque-on types leave the
     split between back-EMF and viscous friction, which only a free swing separates), so it
@@ -279,7 +281,7 @@ def unpinned_groups(groups: tuple[str, ...], train: np.ndarray, held: np.ndarray
     out: dict[str, str] = {}
     for i, g in enumerate(groups):
         t, h = train[:, i], held[:, i]
-        same = t <= t.min() + SAME_FIT_FRACTION * floor_rad
+        same = t <= t.min() + SAME_FIT_FLOOR_FRACTION * floor_rad
         if same.sum() < 2:
             continue
         lo, hi = float(h[same].min()), float(h[same].max())

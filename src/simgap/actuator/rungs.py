@@ -110,6 +110,11 @@ class Folds:
     groups: tuple[str, ...] = ()
 
 
+SAME_FIT_FLOOR_FRACTION = 0.5
+"""Two fits whose training MAE differ by less than this fraction of the noise floor fit the
+training logs alike (a probe that costs less leaves a parameter free; searches that differ
+less are the same fit) [-]."""
+
 HELD_OUT_SCHEMES = ("validate", "leave-one-trajectory-type-out", "leave-one-gain-out",
                     "leave-one-trajectory-out")
 
