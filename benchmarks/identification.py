@@ -177,7 +177,7 @@ def run_one(job: Mapping[str, Any]) -> dict[str, Any]:
     t1 = time.perf_counter()
     try:
         if job.get("engine_only"):
-            diag = _engine_only(bench, job["duration_s"], job.get("joint_blocks", False))
+            diag = _engine_only(bench, job["duration_s"], job.get("joint_blocks", True))
         else:
             diag = diagnose_rig(bench.rig, out_dir, force=True).to_dict()
         error = ""
@@ -250,7 +250,7 @@ def convergence(bench: Any, fig: Mapping[str, Any]) -> dict[str, Any]:
                               strict=True))}
 
 
-def _engine_only(bench: Any, seconds: float, joint_blocks: bool = False) -> dict[str, Any]:
+def _engine_only(bench: Any, seconds: float, joint_blocks: bool = True) -> dict[str, Any]:
     """The joint identification of record alone (``identify_rig``, the figures the actuator
     finding carries), without the other branches: a faster coverage check of the engine
     (``joint_blocks``: its LM on the joint-block Jacobian, ``IdConfig.joint_blocks``)."""
@@ -384,9 +384,10 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--engine-only", action="store_true",
                     help="score the joint identification alone, not a whole diagnose")
-    ap.add_argument("--joint-blocks", action="store_true",
-                    help="with --engine-only: the LM on the joint-block Jacobian "
-                         "(IdConfig.joint_blocks), to compare with the full one")
+    ap.add_argument("--full-jacobian", action="store_true",
+                    help="with --engine-only: the LM on the full Jacobian instead of the "
+                         "joint-block one (IdConfig.joint_blocks, the default since stop "
+                         "30), to compare")
     ap.add_argument("--seed0", type=int, default=0,
                     help="added to every bench seed (draw benches not used before)")
     args = ap.parse_args()
@@ -400,7 +401,7 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="simgap-ident-"))
     jobs = [{"model": str(model), "seed": 1000 * k + i + args.seed0, "fps": fps, "faulty": k == 1,
              "duration_s": args.duration, "work": str(work),
-             "engine_only": args.engine_only, "joint_blocks": args.joint_blocks}
+             "engine_only": args.engine_only, "joint_blocks": not args.full_jacobian}
             for fps in fps_list for k, n in ((1, args.faulty), (2, args.clean))
             for i in range(n)]
     print(f"{len(jobs)} benches ({args.faulty} faulty + {args.clean} clean at "

@@ -25,6 +25,10 @@ by simgap (``fit.search.least_squares``) and by ``mujoco.sysid`` (optimizer "muj
 the same data and start: wall-time ratio and parameter errors (target: at most half the
 time at equal or lower error). Needs the sysid extra's pure-python dependencies (absl-py,
 pyyaml, colorama, tabulate); without them that half is skipped with a message.
+
+One seed's error comparison is a coin flip at equal SSR (the flat directions decide it);
+``benchmarks/replay_seeds.py`` runs the same comparison on many seeds and states it with
+its interval and a paired test.
 """
 
 from __future__ import annotations
@@ -206,13 +210,14 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
 
 def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int | None,
                delay_s: float | None = None, noise: float = 0.002,
-               seed: int = 0, same_box: bool = True, joint_blocks: bool = False,
+               seed: int = 0, same_box: bool = True, joint_blocks: bool | None = None,
                ) -> dict[str, object]:
     """simgap's joint identification (``actuator.joint_id``): the grid LM at no delay, or
     with ``delay_s`` planted the whole delay profile (coarse grid + fine grid);
     ``max_iter`` caps the LM on the whole episodes (None: the engine's default);
     ``same_box``: search the problem's box (sysid's), else the engine's own bounds;
-    ``joint_blocks``: the LM on the joint-block Jacobian (``IdConfig.joint_blocks``)."""
+    ``joint_blocks``: the LM on the joint-block Jacobian (``IdConfig.joint_blocks``; None:
+    the engine's default, the blocks since stop 30)."""
     from simgap.actuator.joint_id import IdConfig, JointProblem, identify
 
     log, q = prob.logs[0], prob.targets[0]
@@ -228,7 +233,8 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
     box = ({p.kind: (p.lo / p.nominal, p.hi / p.nominal) for p in prob.params.params}
            if same_box else None)
     jp = JointProblem(path, JOINTS, [log], [q], kinds, bounds=box)
-    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None, joint_blocks=joint_blocks,
+    cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None,
+                   joint_blocks=IdConfig.joint_blocks if joint_blocks is None else joint_blocks,
                    fine_iters=IdConfig.fine_iters if max_iter is None else max_iter)
     res = identify(jp, encoder_rad=noise * np.sqrt(12.0), config=cfg)
     jp.close()
@@ -372,10 +378,10 @@ def main() -> None:
     print(f"simgap joint_id (no delay, its defaults): {eng['wall_s']:.1f} s, median rel. "
           f"error {eng['errors']}, identified inside interval "
           f"{eng['identified_inside_interval']} of {eng['n_identified']}")
-    eng_cap = run_engine(a.so101, prob, truth, iters)
+    eng_cap = run_engine(a.so101, prob, truth, iters, joint_blocks=False)
     out["engine_fit_same_cap"] = eng_cap
-    print(f"simgap joint_id (no delay, max_iter {iters} as sysid): {eng_cap['wall_s']:.1f} s, "
-          f"median rel. error {eng_cap['errors']['all']:.3f}")
+    print(f"simgap joint_id (no delay, max_iter {iters} as sysid, full Jacobian): "
+          f"{eng_cap['wall_s']:.1f} s, median rel. error {eng_cap['errors']['all']:.3f}")
     eng_blk = run_engine(a.so101, prob, truth, iters, joint_blocks=True)
     out["engine_fit_joint_blocks"] = eng_blk
     print(f"simgap joint_id (no delay, max_iter {iters}, joint-block Jacobian): "
@@ -399,7 +405,7 @@ def main() -> None:
         e_sy = float(sy["errors"]["all"])  # type: ignore[index]
         for key, label, run in (("time_ratio_engine_over_sysid", "joint_id (defaults)", eng),
                                 ("time_ratio_engine_same_cap_over_sysid",
-                                 f"joint_id (max_iter {iters})", eng_cap),
+                                 f"joint_id (max_iter {iters}, full Jacobian)", eng_cap),
                                 ("time_ratio_engine_joint_blocks_over_sysid",
                                  f"joint_id (max_iter {iters}, joint blocks)", eng_blk),
                                 ("time_ratio_simgap_over_sysid",

@@ -30,6 +30,12 @@ N_ARMS = 8
 pytestmark = pytest.mark.slow
 
 
+DURATION_S = 6.0
+"""Seconds recorded per arm. At 4 s the checks turned on whether 4 or 5 arms identified
+the elbow (the LM's Jacobian decided it, docs/actuator.md, stop 30); 6 s gives each arm
+more to identify from."""
+
+
 def _benches(root: Path) -> list[Any]:
     from simgap.demo.factory import JOINTS, make_so101_bench
     from simgap.demo.faults import draw_faults
@@ -40,7 +46,8 @@ def _benches(root: Path) -> list[Any]:
         if i == FAULTY:
             f[PARAM][FAULT_JOINT] *= FAULT
         benches.append(make_so101_bench(root / f"arm{i}", SO101, seed=100 + i, n_episodes=1,
-                                        duration_s=4.0, faults=f, n_heldout=0))
+                                        duration_s=DURATION_S, faults=f,
+                                        n_heldout=0))
     return benches
 
 

@@ -123,7 +123,9 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     cfg = IdConfig(max_delay_s=float(opts.get("joint_id_max_delay_s", 0.14)),
                    kinds=tuple(opts.get("joint_id_kinds", IdConfig.kinds)),
                    profile_delay=bool(opts.get("joint_id_profile_delay", True)),
-                   joint_blocks=bool(opts.get("joint_id_joint_blocks", False)))
+                   joint_blocks=bool(opts.get("joint_id_joint_blocks",
+                                                        IdConfig.joint_blocks)),
+                   fine_iters=int(opts.get("joint_id_fine_iters", IdConfig.fine_iters)))
     problem = JointProblem(rig.model_path, rig.joint_names, logs[:n_fit], targets[:n_fit],
                            cfg.kinds, physics_dt=rig.physics_dt_s, interp=rig.command_interp)
     try:
