@@ -155,3 +155,36 @@ def test_still_joint_is_reported_not_fatal(tmp_path: Path) -> None:
     out, _ = analyse(logs, use_net=False)
     assert set(out["joints"]) == {"a"}
     assert "simgap excite" in out["unexcited_joints"]["b"]
+
+
+def _rate_limited(path: Path, seed: int, vmax: float = 0.6, dt: float = 0.01) -> Path:
+    """A servo whose speed saturates: no delay, lag or linear servo explains it exactly,
+    so the ladder climbs to the network rung."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(0, 3, dt)
+    cmd = sum(0.4 * np.sin(2 * np.pi * f * t + rng.uniform(0, 6)) for f in (0.7, 1.9, 3.7))
+    q = np.empty_like(cmd)
+    u = cmd[0]
+    for k in range(cmd.size):
+        q[k] = u
+        u = u + float(np.clip(cmd[k] - u, -vmax * dt, vmax * dt))
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["t", "cmd_j", "q_j"])
+        w.writerows(zip(t, cmd, q, strict=True))
+    return path
+
+
+def test_network_rung_skipped_without_torch_says_so(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from simgap.actuator import net
+
+    monkeypatch.setattr(net, "torch_available", lambda: False)
+    logs = [str(_rate_limited(tmp_path / f"{i}.csv", i)) for i in range(3)]
+    res = runner.invoke(app, ["actuator", *logs, "--format", "csv",
+                              "--json", str(tmp_path / "a.json")])
+    assert res.exit_code == 0, res.output
+    j = json.loads((tmp_path / "a.json").read_text())["joints"]["j"]
+    assert "net" not in [r["model"] for r in j["rungs"]]
+    assert "torch is not installed" in j["stop_reason"], j["stop_reason"]
+    assert "network rung was not fitted: torch is not installed" in res.output

@@ -43,3 +43,13 @@ def test_bad_inputs(tmp_path) -> None:
     p.write_text("{nope")
     with pytest.raises(InputError, match="JSON"):
         load_diagnosis(p)
+
+
+def test_stop_rule_names_each_implicated_branch_once() -> None:
+    """Two appearance findings implicated (exposure, camera pose) are one branch to act on."""
+    from simgap.ladder import _stop
+
+    fs = [Finding(branch=b, verdict=Verdict.IMPLICATED, title=t) for b, t in
+          (("latency", "loop"), ("appearance", "exposure"), ("appearance", "camera pose"))]
+    stop = _stop(fs)
+    assert stop["implicated"] == ["latency", "appearance"] and stop["branch"] == "latency"

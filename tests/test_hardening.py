@@ -155,6 +155,29 @@ def test_output_folder_replaces_the_old_one_only_at_the_end(tmp_path: Path) -> N
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.") and p.is_dir()]
 
 
+def test_force_never_replaces_the_current_folder(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out . --force`` (a new user's try) would replace the folder the user stands in;
+    it is refused up front, and a relative new folder is built beside itself, not in '.'."""
+    here = tmp_path / "work"
+    (here / "sub").mkdir(parents=True)
+    (here / "notes.txt").write_text("mine")
+    monkeypatch.chdir(here / "sub")
+    (here / "sub" / "keep.txt").write_text("mine")
+    for target in (".", "..", str(here)):
+        with pytest.raises(InputError, match="current folder"):
+            with output_folder(target, force=True):
+                pass
+    assert (here / "notes.txt").read_text() == "mine"
+    assert (here / "sub" / "keep.txt").read_text() == "mine"
+    with output_folder("new", force=True) as tmp:
+        assert tmp.parent == here / "sub"
+        (tmp / "x.txt").write_text("x")
+    assert (here / "sub" / "new" / "x.txt").is_file()
+    res = runner.invoke(app, ["demo", "--out", ".", "--force"])
+    assert res.exit_code == 2 and "current folder" in res.output, res.output
+
+
 def test_second_concurrent_run_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with folder_lock(out):
@@ -379,3 +402,19 @@ def test_contact_lint_flags_negative_friction(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     problems = [p["problem"] for p in json.loads(out.read_text())["problems"]]
     assert any("negative or non-finite friction" in p for p in problems), problems
+
+
+def test_every_input_error_carries_a_fix(tmp_path: Path) -> None:
+    """A raise site that names no fix still tells the user what to change (a new user met
+    several errors without one); a BAM log read as CSV points at --format bam."""
+    e = InputError(file="log.json", field="entries[0].position", expected="a number",
+                   got="'abc'")
+    assert str(e).endswith("Fix: make field 'entries[0].position' of log.json a number")
+    assert "Fix: check the path" in str(InputError(file="x.csv", expected="a CSV",
+                                                   got="no such file"))
+    assert "Fix: go" in str(InputError(expected="x", fix="go"))
+    log = tmp_path / "bam.json"
+    log.write_text('{"entries": []}')
+    res = runner.invoke(app, ["actuator", str(log), str(log.with_name("b.json")), "--format",
+                              "csv", "--json", str(tmp_path / "o.json")])
+    assert res.exit_code == 2 and "--format bam" in res.output, res.output

@@ -330,3 +330,18 @@ def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> Non
     # nothing identified: no file
     none = {**js, "params": {"b": js["params"]["b"]}}
     assert isaaclab_file(none, SimpleNamespace(physics_dt_s=0.005), tmp_path / "x") is None
+
+
+def test_next_step_never_points_at_empty_params() -> None:
+    """A finding with only delays identified (figures.params empty on every joint) must not
+    tell the user to set figures.params (a new user's diagnose said so)."""
+    from simgap.branches.actuator_dataset import next_step
+
+    note = "no patch offered: the patched model replays 89.8 mrad, not better than 93.7"
+    only_delay = next_step("implicated", False, note, identified_any=False)
+    assert "figures.params" not in only_delay and "figures.delay_s" in only_delay
+    assert note in only_delay
+    with_params = next_step("implicated", False, note, identified_any=True)
+    assert "figures.params" in with_params and note in with_params
+    assert "mjcf_patch" in next_step("implicated", True, note, identified_any=True)
+    assert "next branch" in next_step("eliminated", False, note, identified_any=False)

@@ -44,9 +44,15 @@ class InputError(SimgapError):
             got = self.got if isinstance(self.got, str) else repr(self.got)
             parts.append(f"got {got}")
         msg = "; ".join(parts) + "."
-        if self.fix:
-            msg += f" Fix: {self.fix}"
-        return msg
+        return f"{msg} Fix: {self.fix or self._default_fix()}"
+
+    def _default_fix(self) -> str:
+        """Where a raise site names no fix: what to change, and into what."""
+        if self.got == "no such file":
+            return "check the path"
+        what = (f"field '{self.field}' of {self.file}" if self.field and self.file
+                else f"field '{self.field}'" if self.field else self.file or "the input")
+        return f"make {what} {self.expected}"
 
 
 class NameNotFoundError(InputError, KeyError):

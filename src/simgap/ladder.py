@@ -52,7 +52,8 @@ def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
         return {"verdict": "cause_found", "branch": first.branch,
                 "reason": f"{first.branch} is the cheapest implicated branch; act on it first, "
                           "then re-measure before trusting the branches after it.",
-                "implicated": [f.branch for f in implicated], "fits_at_noise_floor": at_floor}
+                "implicated": list(dict.fromkeys(f.branch for f in implicated)),
+                "fits_at_noise_floor": at_floor}
     if measured and all(f.verdict is Verdict.ELIMINATED for f in measured):
         return {"verdict": "no_cause_found", "branch": None,
                 "reason": "every measured branch was eliminated; measure the branches marked "

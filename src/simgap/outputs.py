@@ -154,6 +154,13 @@ def _check_target(path: Path, force: bool) -> None:
     if path.exists() and not path.is_dir():
         raise InputError(file=path, expected="an output folder", got="an existing file",
                          fix="name a folder, not a file")
+    if force and path.is_dir() and any(path.iterdir()):
+        here = Path(os.path.abspath(os.getcwd()))
+        if path == here or path in here.parents:
+            raise InputError(file=path, expected="an output folder apart from the current "
+                             "folder", got="the current folder or one above it, which "
+                             "--force would replace with everything in it",
+                             fix="name a new folder (e.g. --out simgap-out)")
     if path.is_dir() and any(path.iterdir()) and not force:
         raise OutputExistsError(
             f"{path}: the output folder exists and is not empty. "
@@ -201,7 +208,7 @@ def output_folder(path: str | Path, *, force: bool = False) -> Iterator[Path]:
             another run holds its lock.
         InputError: ``path`` is a file, or is, holds or lies inside an input.
     """
-    path = Path(path)
+    path = Path(os.path.abspath(path))  # "." has no parent to build the new folder in
     _check_target(path, force)
     with folder_lock(path):
         for stale in _stale_siblings(path):  # left by a run that died (we hold the lock)

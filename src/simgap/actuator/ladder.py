@@ -200,6 +200,7 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     servo: tuple[RungResult, np.ndarray, ParamSpace, float] | None = None
     phys = None
     net = None
+    skipped = ""
     fams = {d.family for d in drives}
     if min(r.validation_mae_rad for r in rungs) > config.noise_floor_rad:
         if len(fams) == 1 and None not in fams:
@@ -223,7 +224,12 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
             if net_mod.torch_available():
                 res, net = net_mod.rung_net(batch, folds, servo[1], servo[3], config)
                 rungs.append(res)
+            else:
+                skipped = ("the network rung was not fitted: torch is not installed "
+                           "(install the 'net' extra: pip install 'simgap[net]')")
     selected, reason = select(rungs, config)
+    if skipped:
+        reason = f"{reason}; {skipped}"
     delay_sel = {"ideal": float(delays[0]), "delay_lag": float(dl_delays[0])}.get(
         selected, servo[3] if servo else float(delays[0]))
     return JointResult(

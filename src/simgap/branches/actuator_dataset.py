@@ -121,14 +121,8 @@ def finding(ctx: Any) -> Finding:
                      f"{js['identified_rms_rad'][j] * 1e3:.2g} mrad (floor "
                      f"{js['noise_floor_rad'][j]['total_rad'] * 1e3:.2g}), delay "
                      f"{d * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}]")
-    step = {"implicated": ("Apply the proven MJCF patch (artifacts.mjcf_patch) and randomise "
-                           "what stays uncertain, then re-train." if "mjcf_patch" in artifacts
-                           else "Set the identified values (figures.params) in the model; "
-                                + patch_note + "."),
-            "eliminated": "The rig's model replays the recording within the noise floor; look "
-                          "at the next branch.",
-            "inconclusive": "Record richer, slower excitation (the servo saturates less) and "
-                            "fit again."}[verdict]
+    step = next_step(verdict, "mjcf_patch" in artifacts, patch_note,
+                     any(v for v in js["params"].values()))
     if account.get("loop_latency_s") is not None and verdict == "implicated":
         step += " " + account["note"] + "."
     details = {k: v for k, v in js.items() if not k.startswith("_")}
@@ -140,6 +134,25 @@ def finding(ctx: Any) -> Finding:
                    key_figure="worst_nominal_rms_rad",
                    residual=max(js["identified_rms_rad"].values()), noise_floor=floor,
                    residual_unit="rad", artifacts=artifacts, next_step=step, details=details)
+
+
+def next_step(verdict: str, patch_proven: bool, patch_note: str, identified_any: bool) -> str:
+    """The actuator finding's next step: apply a proven patch, else set what was identified
+    (the delays alone, when no dynamics parameter was), else record better excitation."""
+    if verdict == "implicated" and patch_proven:
+        return ("Apply the proven MJCF patch (artifacts.mjcf_patch) and randomise what stays "
+                "uncertain, then re-train.")
+    if verdict == "implicated" and identified_any:
+        return f"Set the identified values (figures.params) in the model; {patch_note}."
+    if verdict == "implicated":
+        return ("Only the delays were identified (figures.delay_s, with "
+                "figures.delay_interval_s); no dynamics parameter was (figures.not_identifiable "
+                "says why for each). Set the delay in the model (MuJoCo's actuator delay) or "
+                f"randomise it over its interval; {patch_note}.")
+    return {"eliminated": "The rig's model replays the recording within the noise floor; look "
+                          "at the next branch.",
+            "inconclusive": "Record richer, slower excitation (the servo saturates less) and "
+                            "fit again."}[verdict]
 
 
 def isaaclab_file(js: dict[str, Any], rig: Any, out_dir: Path,

@@ -76,6 +76,22 @@ def handles_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def json_target(path: Path | None) -> Path | None:
+    """``--json`` checked before any work (a typer callback): a file path, not a folder,
+    and not below a file, so that a long fit does not end in an error about its output
+    (missing folders above it are created when it is written)."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise typer.BadParameter(f"{path} is a folder; expected a file to write the JSON to. "
+                                 f"Fix: name a file, e.g. {path / 'result.json'}")
+    above = next((p for p in path.absolute().parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise typer.BadParameter(f"{path}: {above} is a file, so no folder can hold this "
+                                 "JSON. Fix: name a file in a folder")
+    return path
+
+
 def write_json(path: Path | None, obj: Any) -> None:
     """Write ``obj`` as JSON to ``path`` atomically when a path was given (NaN and Inf as
     null; never over an input)."""

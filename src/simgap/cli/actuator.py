@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from typer.core import TyperCommand
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
 from simgap.cli._progress import working
 
 
@@ -32,16 +32,40 @@ class _ValidateList(TyperCommand):
         return super().parse_args(ctx, out)
 
 
+def _identity(p: Path) -> str:
+    """What makes two named logs the same log: the bytes of a file (a copy under another
+    name is the same data), the resolved path of anything else."""
+    import hashlib
+
+    try:
+        if p.is_file():
+            return "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
+    except OSError:
+        pass
+    return "path:" + str(p.resolve())
+
+
 def _check_disjoint(train: list[Path], held: list[Path]) -> None:
+    """Each log once: a log held out and trained on, or trained on twice (it would be held
+    out against its own copy), scores the fit on data it saw."""
     from simgap.errors import InputError
 
-    both = sorted({str(p) for p in train if p.resolve() in {h.resolve() for h in held}})
-    if both:
-        raise InputError(file=both[0], field="--validate",
-                         expected="held-out logs that are not also training logs",
-                         got=f"{len(both)} log(s) named both as training and as validation: "
-                             f"{', '.join(both)}",
-                         fix="name each log once: as a training log or after --validate")
+    seen: dict[str, Path] = {}
+    for group, paths in (("training", train), ("--validate", held)):
+        for p in paths:
+            key = _identity(p)
+            if key in seen:
+                first = seen[key]
+                where = ("named both as training and as validation"
+                         if group == "--validate" and first in train else "named twice")
+                same = "" if str(first) == str(p) else f" ({first} and {p} hold the same data)"
+                raise InputError(file=p, field="--validate" if group == "--validate" else "logs",
+                                 expected="each log once, so that no held-out score is "
+                                          "computed on data the fit saw",
+                                 got=f"{p} {where}{same}",
+                                 fix="name each log once: as a training log or after "
+                                     "--validate")
+            seen[key] = p
 
 
 @app.command(cls=_ValidateList)
@@ -57,13 +81,15 @@ def actuator(
                                         "repeatable or as a list up to the next option "
                                         "(default: leave one trajectory type out; a LeRobot "
                                         "dataset holds out its own episodes)."),
-    json_path: Path = typer.Option(..., "--json", help="Where to write the result JSON."),
+    json_path: Path = typer.Option(..., "--json", callback=json_target,
+                                   help="Where to write the result JSON."),
     out: Path | None = typer.Option(None, "--out", help="Folder for the MJCF patch, Isaac "
                                     "Lab and BAM exports."),
     no_net: bool = typer.Option(False, "--no-net", help="Skip rung 4 (the network)."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the fits (default: the "
                                     "rig's seed, as diagnose uses; 0 without a rig)."),
-    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder "
+                               "(everything in it is removed once the new one is written)."),
 ) -> None:
     """Identify the actuators. A LeRobot dataset (--format lerobot, with --rig) runs
     diagnose's identification: the rig's own MJCF is the null, the delay is profiled and
@@ -77,7 +103,8 @@ def actuator(
     from simgap.outputs import output_folder, relocate_paths
     from simgap.rig import load_rig
 
-    _check_disjoint(list(logs), list(validate))
+    if fmt != "lerobot":  # a dataset holds out its own episodes (checked below)
+        _check_disjoint(list(logs), list(validate))
     r = load_rig(rig) if rig is not None else None
     if fmt == "lerobot":
         _check_lerobot(list(logs), r, list(validate))
@@ -121,6 +148,9 @@ def actuator(
                                           else ""))
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
                              f"{delay}"), highlight=False)
+        skip = str(j.get("stop_reason", "")).partition("the network rung was not fitted")
+        if skip[1]:
+            console.print(escape(f"  {skip[1]}{skip[2]}"), highlight=False)
         for x in j["rungs"]:
             ivs = (x.get("params") or {}).get("intervals") if x["model"] == "servo" else None
             for k, e in (ivs or {}).items():

@@ -13,6 +13,7 @@ from simgap.cli._app import (
     console,
     findings_json,
     handles_errors,
+    json_target,
     print_findings,
     write_json,
 )
@@ -35,7 +36,8 @@ def _png(image: Any, scale: int) -> bytes:
 @handles_errors
 def appearance(
     rig: Path = typer.Argument(..., help="The rig.toml (with [camera] and evidence.frames)."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the findings as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the findings as JSON."),
     out: Path | None = typer.Option(None, "--out", help="Folder for real/sim/difference PNGs "
                                                         "at the policy resolution."),
     frames: int = typer.Option(12, "--frames", help="Compare at most this many frames."),
@@ -67,7 +69,8 @@ def appearance(
 def body(
     rig: Path = typer.Argument(..., help="The rig.toml (evidence.static_object_poses and/or "
                                          "frame.origin_reference_m)."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the findings as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the findings as JSON."),
 ) -> None:
     """Joint zero offsets from static-object poses, and the model's frame origin."""
     from simgap.diagnose import assess_branch

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from simgap.cli._app import app, console, handles_errors, print_findings, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, print_findings, write_json
 from simgap.cli._progress import working
 
 
@@ -17,7 +17,8 @@ def audit(
     trace: Path = typer.Argument(..., help="A deployment trace (JSON Lines, docs/plumbing.md)."),
     rig: Path | None = typer.Option(None, "--rig", help="The rig.toml: its control period "
                                     "and policy server are checked against the trace."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the audit as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the audit as JSON."),
 ) -> None:
     """Check a deployment trace for plumbing bugs (torque jump, gripper unit, stale frames,
     limits, rate, checkpoint, temperature, policy server)."""
@@ -46,7 +47,8 @@ def fake_arm(
                                       "bundled demo SO-101); six position actuators "
                                       "shoulder_pan .. gripper."),
     rig: Path | None = typer.Option(None, "--rig", help="Audit the trace against this rig."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the audit as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the audit as JSON."),
 ) -> None:
     """Run a deployment script against the fake SO-101, write its trace and audit it."""
     from simgap.branches.plumbing import run_audit

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
 
 contact_app = typer.Typer(help="Contact: lint a model, write a pair patch, sweep a "
                                "coefficient, convert bench measurements.",
@@ -41,7 +41,7 @@ def measure(tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Slip
                                                  "coefficient for the torsional rule."),
             depth_mm: float | None = typer.Option(None, "--depth-mm", help="Pad "
                                                   "deformation depth [mm]."),
-            json_path: Path | None = typer.Option(None, "--json")) -> None:
+            json_path: Path | None = typer.Option(None, "--json", callback=json_target)) -> None:
     """Bench numbers -> MuJoCo pair coefficients (sliding, torsional [m], rolling [m])."""
     from simgap.contact.converters import measure as convert
 
@@ -54,7 +54,8 @@ def measure(tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Slip
 @contact_app.command("lint")
 @handles_errors
 def lint(model: Path = typer.Argument(..., help="The MJCF model."),
-         json_path: Path | None = typer.Option(None, "--json", help="Write JSON here."),
+         json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                               help="Write JSON here."),
          ) -> None:
     """Contact settings that do nothing, defaults left in, overrides, implausible values."""
     from simgap.contact.lint import lint_model
@@ -84,7 +85,7 @@ def pair(model: Path = typer.Argument(..., help="The MJCF model (never edited)."
          condim: int = typer.Option(4, "--condim"),
          solref: str = typer.Option("0.02 1", "--solref"),
          solimp: str = typer.Option("0.9 0.95 0.001 0.5 2", "--solimp"),
-         json_path: Path | None = typer.Option(None, "--json")) -> None:
+         json_path: Path | None = typer.Option(None, "--json", callback=json_target)) -> None:
     """Write a new MJCF that includes MODEL and adds a <contact><pair> for every
     (geom1, geom2) combination."""
     from simgap.contact.pair import write_pair
@@ -112,7 +113,7 @@ def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_
                                                    "noise [m] (default: the rig's [contact]"
                                                    " tracker_noise_m, else 2 mm)."),
               force: bool = typer.Option(False, "--force", help="Allow a 2-D sweep."),
-              json_path: Path | None = typer.Option(None, "--json")) -> None:
+              json_path: Path | None = typer.Option(None, "--json", callback=json_target)) -> None:
     """Replay every logged push once per value of ONE coefficient; print the curve."""
     import numpy as np
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
 from simgap.cli._progress import working
 
 _SECONDS_PER_EPISODE = 33.0  # measured: 12 demo episodes, maxfun 300, one core: 396 s
@@ -50,7 +50,8 @@ def print_report(rep: dict[str, Any]) -> None:
 def controller(
     rig: Path = typer.Argument(..., help="The rig.toml (needs evidence.dataset and "
                                          "model.ee_site)."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
     seed: int | None = typer.Option(None, "--seed", help="Annealing seed (default: rig's)."),
     maxfun: int = typer.Option(300, "--maxfun", help="Annealing evaluation budget."),
     max_iter: int = typer.Option(20, "--max-iter", help="Least-squares iterations."),

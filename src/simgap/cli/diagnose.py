@@ -85,7 +85,8 @@ def diagnose(
                                          "(or the folder holding it)."),
     out: Path = typer.Option(..., "--out", help="Folder for findings.json, report.html and "
                                                 "artifacts."),
-    force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder: "
+                               "everything in it is removed once the new one is written."),
     control_dt: float | None = typer.Option(None, "--control-dt",
                                             help="Override the simulated control period [s]."),
     ray: str | None = typer.Option(None, "--ray", help="Run the fits' candidate batches on "
@@ -100,7 +101,8 @@ def diagnose(
 @handles_errors
 def demo(
     out: Path = typer.Option(Path("simgap-demo"), "--out", help="Folder for the report."),
-    force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder: "
+                               "everything in it is removed once the new one is written."),
     cache: Path | None = typer.Option(None, "--cache", help="Where the demo bench recording "
                                       "is generated (default: $SIMGAP_CACHE or "
                                       "~/.cache/simgap/demo)."),

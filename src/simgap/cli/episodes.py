@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.markup import escape
 
-from simgap.cli._app import app, console, findings_json, handles_errors, write_json
+from simgap.cli._app import app, console, findings_json, handles_errors, json_target, write_json
 
 if TYPE_CHECKING:
     from simgap.finding import Finding
@@ -25,7 +25,8 @@ def _print(findings: list[Finding]) -> None:
 @handles_errors
 def phases(
     rig: Path = typer.Argument(..., help="The rig.toml naming the recorded rollouts."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
 ) -> None:
     """Where real (and simulated) episodes break, and which branches that points at."""
     from simgap.diagnose import assess_branch
@@ -39,7 +40,8 @@ def phases(
 @handles_errors
 def envelope(
     rig: Path = typer.Argument(..., help="The rig.toml with a [training] section."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
 ) -> None:
     """Whether the real deployment runs inside what training showed the policy."""
     from simgap.diagnose import assess_branch

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from simgap.cli._app import app, console, err_console, handles_errors, write_json
+from simgap.cli._app import app, console, err_console, handles_errors, json_target, write_json
 
 
 def _f(v: Any) -> str:
@@ -30,7 +30,8 @@ def compare(
     allow_mismatch: bool = typer.Option(False, "--allow-mismatch",
                                         help="Exit 0 even when the runs measure different "
                                              "tasks."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
 ) -> None:
     """Check that two evaluation runs are comparable, then compare their success rates."""
     from simgap.evaluation.protocol import compare as compare_runs
@@ -100,7 +101,8 @@ def trials(
     seq_max: int = typer.Option(200, "--seq-max", help="Sequential: most rounds per arm."),
     sims: int = typer.Option(2000, "--sims", help="Sequential: Monte Carlo runs."),
     seed: int = typer.Option(0, "--seed", help="Sequential: seed of the simulation."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
 ) -> None:
     """Trials per arm to tell p1 from p2: normal, arcsine and exact (Fisher, Barnard)."""
     from simgap.evaluation.sequential import plan_sequential
@@ -134,7 +136,8 @@ def rank(
                                  "[,sim_trials,real_trials,offline_metric]."),
     n_boot: int = typer.Option(2000, "--n-boot", help="Bootstrap draws for the intervals."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
 ) -> None:
     """Rank fidelity of the simulated screen: MMRV, Pearson, Kendall, Spearman."""
     from simgap.evaluation.rank import rank_report

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
 from simgap.errors import InputError
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
@@ -80,7 +80,8 @@ def latency(
                                                  "(default: the rig's control.dt_s)."),
     rig: Path | None = typer.Option(None, "--rig", help="rig.toml: control period, policy "
                                     "server address, and logs when none are given."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the finding as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the finding as JSON."),
     seed: int | None = typer.Option(None, "--seed", help="Bootstrap seed (default: the "
                                     "rig's seed, else 0)."),
     skip_bad_lines: bool = typer.Option(False, "--skip-bad-lines", help="Drop timing-log "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from simgap.cli._app import app, console, handles_errors, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
 
 
 @app.command()
@@ -19,7 +19,8 @@ def randomize(
     rig: Path | None = typer.Option(None, "--rig", help="The rig the findings must be of "
                                     "(its model is the base of MuJoCo variants)."),
     n: int = typer.Option(8, "--n", help="Number of MuJoCo variants."),
-    json_path: Path | None = typer.Option(None, "--json", help="Also write the spec as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Also write the spec as JSON."),
 ) -> None:
     """Pin what was identified, randomise what cannot be instrumented."""
     from simgap.randomize import load_spec_from_findings

@@ -30,10 +30,16 @@ def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None
     """
     path = Path(path)
     if not path.exists():
-        raise InputError(file=path, expected="an actuator CSV", got="no such file")
+        raise InputError(file=path, expected="an actuator CSV", got="no such file",
+                         fix="check the path")
+    if path.suffix.lower() == ".json":
+        raise InputError(file=path, field="--format", expected="a CSV log with --format csv",
+                         got="a .json file", fix="a BAM log (JSON) takes --format bam")
     rows = read_csv_rows(path, "a UTF-8 actuator CSV")
     if len(rows) < 2:
-        raise InputError(file=path, expected="a header and data rows", got=f"{len(rows)} rows")
+        raise InputError(file=path, expected="a header and data rows", got=f"{len(rows)} rows",
+                         fix="write the header (t, cmd_<joint>, q_<joint>) and at least one "
+                             "row per sample")
     header = csv_header(rows[0], path, "an actuator CSV")
     if "t" not in header:
         raise InputError(file=path, field="t", expected="a 't' column (time [s])",
