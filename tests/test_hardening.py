@@ -418,3 +418,24 @@ def test_every_input_error_carries_a_fix(tmp_path: Path) -> None:
     res = runner.invoke(app, ["actuator", str(log), str(log.with_name("b.json")), "--format",
                               "csv", "--json", str(tmp_path / "o.json")])
     assert res.exit_code == 2 and "--format bam" in res.output, res.output
+
+
+def test_a_typo_in_a_recorded_name_points_at_the_rig(tmp_path: Path, demo_model: Path) -> None:
+    """A misspelt ``joints.<j>.recorded`` is the rig's fault, and the fix says where."""
+    from simgap.evidence.episodes_io import read_episodes
+    from simgap.evidence.lerobot import joint_columns, read_lerobot_dataset
+    from simgap.rig import load_rig
+    from tests.factories import write_rig, write_v3_dataset
+
+    ep = {"action": np.zeros((10, 6)), "observation.state": np.zeros((10, 6))}
+    ds_root = write_v3_dataset(tmp_path / "ds", [ep])
+    rig_path = write_rig(tmp_path / "rig", demo_model)
+    text = rig_path.read_text()
+    bad = tmp_path / "bad" / "rig.toml"
+    bad.parent.mkdir()
+    bad.write_text(text.replace('"elbow_flex.pos"', '"elbow_flex.poz"'))
+    with pytest.raises(InputError, match=r"joints\.elbow_flex\.recorded of .*bad/rig\.toml"):
+        joint_columns(read_lerobot_dataset(ds_root), "action", load_rig(bad))
+    bad.write_text(text.replace('"gripper.pos"', '"gripper.poz"'))
+    with pytest.raises(InputError, match=r"set joints\.gripper\.recorded in .*bad/rig\.toml"):
+        read_episodes(ds_root, load_rig(bad))

@@ -190,4 +190,5 @@ def test_unknown_outcomes_eliminate_nothing(tmp_path: Path, demo_model: Path) ->
     text = (tmp_path / "rig.toml").read_text().replace('real_manifest = "real.toml"', "")
     (tmp_path / "rig.toml").write_text(text)
     (f,) = phases_branch.assess(_ctx(rig))
-    assert f.verdict is Verdict.INCONCLUSIVE and "known outcome" in f.summary
+    assert f.verdict is Verdict.NOT_MEASURED and "known outcome" in f.summary
+    assert f.needs and "real_manifest" in f.needs[0]

@@ -66,15 +66,17 @@ class NameNotFoundError(InputError, KeyError):
         *,
         file: str | Path | None = None,
         field: str | None = None,
+        where: str | None = None,
     ) -> None:
         names = sorted(set(valid))
         shown = ", ".join(names[:40]) + (" ..." if len(names) > 40 else "")
+        fix = f"use one of: {shown}" if names else f"the source defines no {kind} at all"
         super().__init__(
             file=file,
             field=field,
             expected=f"a known {kind} name",
             got=name,
-            fix=f"use one of: {shown}" if names else f"the source defines no {kind} at all",
+            fix=f"{fix} (in {where})" if where and names else fix,
         )
         self.kind = kind
         self.name = name

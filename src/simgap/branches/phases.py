@@ -127,12 +127,15 @@ def _finding(pe: PhaseEvaluation) -> Finding:
             "failures": counts.n - counts.successes, "episodes": counts.n}
     split = ", ".join(f"{ph} {counts.by_phase[ph]}" for ph in failed)
     if counts.n == 0:
-        return Finding(branch="phases", verdict=Verdict.INCONCLUSIVE, title=title,
+        # outcomes are evidence: without them the phases are not measured, not undecided
+        return Finding(branch="phases", verdict=Verdict.NOT_MEASURED, title=title,
                        summary=f"No {which} episode has a known outcome ({counts.unknown} "
                                "unknown): success could not be read or inferred.",
                        figures=figs, details=details,
                        next_step="Name the protocol manifest (success per trial) in rig.toml, "
-                                 "or record observation.object_pos so success can be inferred.")
+                                 "or record observation.object_pos so success can be inferred.",
+                       needs=(f"evidence.{which}_manifest (success per trial) or "
+                              "observation.object_pos in the dataset",))
     if which == "sim" or not failed:
         verdict = Verdict.ELIMINATED if (which == "real" and not failed) else Verdict.INCONCLUSIVE
         summary = (f"No {which} episode failed ({counts.n} with a known outcome)." if not failed

@@ -98,8 +98,10 @@ def read_episodes(path: str | Path, rig: Rig) -> RecordedEpisodes:
         if gripper.recorded not in names:
             raise InputError(file=path / INFO_PATH, field=f"features.{key}.names",
                              expected=f"the gripper channel '{gripper.recorded}'", got=names,
-                             fix=f"record the gripper's command and measured opening; "
-                                 f"{NO_GRIPPER_MESSAGE}")
+                             fix=f"if '{gripper.recorded}' is a typo, set "
+                                 f"joints.{gripper.name}.recorded in {rig.source} to one of "
+                                 f"the names above; otherwise record the gripper's command "
+                                 f"and measured opening; {NO_GRIPPER_MESSAGE}")
     trajs = tuple(tr for tr in dataset_trajectories(ds, rig) if tr.n_samples >= 2)
     if not trajs:
         raise InputError(file=path, field="episode_index",

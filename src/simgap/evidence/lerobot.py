@@ -201,7 +201,9 @@ def joint_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int | None = 
     for i, jm in enumerate(rig.joints):
         if jm.recorded not in named:
             raise NameNotFoundError("recorded joint", jm.recorded, named,
-                                    file=ds.root / INFO_PATH, field=f"features.{key}.names")
+                                    file=ds.root / INFO_PATH, field=f"features.{key}.names",
+                                    where=f"joints.{jm.name}.recorded of "
+                                          f"{rig.source or 'the rig'}")
         out[:, i] = jm.unit.to_rad(named[jm.recorded])
     return out
 

@@ -38,7 +38,8 @@ def load_model(path: str | Path) -> mujoco.MjModel:
     path = Path(path)
     if not path.is_file():
         raise InputError(file=path, expected="an MJCF model file", got="no such file",
-                         fix="set model.path in rig.toml to your MJCF")
+                         fix="check the path (in rig.toml it is model.path; for "
+                             "'simgap init', --model)")
     check_input_file(path, "an MJCF model file")
     try:
         return mujoco.MjModel.from_xml_path(str(path))
