@@ -233,3 +233,18 @@ def test_reach_of_view_without_a_manifest_is_reported(demo_model: Path, tmp_path
     f = _visibility_finding(rig, vis, None)
     assert f.verdict is Verdict.ELIMINATED and f.key_figure == "reach_of_view_m"
     assert "20 cm" in f.summary and "No evaluation initial states" in f.summary
+
+
+
+def test_bracket_is_the_best_and_its_neighbours_one_step_away() -> None:
+    from simgap.appearance.camera_pose import _bracket
+
+    seen = []
+
+    def shift(x: object) -> float:
+        seen.append(list(x))  # type: ignore[call-overload]
+        return 1.0 + 0.1 * float(sum(x))  # type: ignore[call-overload]
+
+    lo, hi = _bracket([0.0] * 5, 1.0, 0.5, np.array([1.0, 1.0, 1.0, 2.0, 2.0]), shift)
+    assert len(seen) == 10 and [0.0, 0.0, 0.0, 1.0, 0.0] in seen
+    assert (lo, hi) == pytest.approx((0.9, 1.1))

@@ -17,6 +17,7 @@ from simgap.appearance.flags import CLIP_MIN
 from simgap.appearance.regions import difference_image, difference_map
 from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
 from simgap.branches.context import LADDER, Context, not_measured
+from simgap.evaluation.stats import median_interval
 from simgap.evidence.frames import load_frames
 from simgap.evidence.initial_states import load_initial_states
 from simgap.finding import Finding, Verdict
@@ -79,6 +80,10 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
         for name in ("jaws", "object", "background")}
     figures: dict[str, Any] = {
         "jaw_gain": float(np.nanmedian(gains)) if np.isfinite(gains).any() else None,
+        # the median's distribution-free interval over the frames, and its coverage
+        "jaw_gain_interval": (None if (gi := median_interval(list(gains))) is None
+                              else [gi[0], gi[1]]),
+        "jaw_gain_interval_coverage": None if gi is None else gi[2],
         "jaw_gain_by_recording": rec_gain,
         # The recording furthest from a match: what the exposure flag holds against 1.
         "jaw_gain_worst_recording": fl["exposure_mismatch"].values.get("gain"),
@@ -137,7 +142,11 @@ def _camera_finding(res: AppearanceResult) -> Finding:
     ratio = cam.shift_norm_px / jit if jit else None
     limit = jit if jit else 1.0
     raised = cam.shift_norm_px > limit
-    figures = {"camera_offset_px": cam.shift_norm_px, "camera_offset_dx_px": cam.shift_px[0],
+    iv = cam.shift_bracket_px
+    figures = {"camera_offset_px": cam.shift_norm_px,
+               # the search's resolution: no noise model gives a confidence interval here
+               "camera_offset_resolution_px": None if iv is None else list(iv),
+               "camera_offset_dx_px": cam.shift_px[0],
                "camera_offset_dy_px": cam.shift_px[1], "training_jitter_px": jit,
                "camera_offset_ratio_to_jitter": ratio,
                "camera_rotation_deg": np.rad2deg(cam.offset.rot_rad).tolist(),
@@ -149,7 +158,11 @@ def _camera_finding(res: AppearanceResult) -> Finding:
         branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
         title="Camera pose", key_figure="camera_offset_px", figures=figures,
         summary=f"The real camera sees the gripper {cam.shift_norm_px:.1f} policy pixels away "
-                f"from where the model puts it{rtxt}: that offset is the figure of record. "
+                f"from where the model puts it"
+                + (f" (one search step either way moves it between {iv[0]:.2f} and "
+                   f"{iv[1]:.2f} px: the search's resolution, not a confidence interval)"
+                   if iv is not None else "")
+                + f"{rtxt}: that offset is the figure of record. "
                 f"The fitted mount rotation ({rot} deg about the camera's x, y, z) is one of "
                 "many shift and rotation pairs that move the image alike (they trade off), so "
                 "read it as a direction, not a measurement.",
