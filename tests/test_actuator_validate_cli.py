@@ -30,6 +30,8 @@ def test_validate_as_a_list_and_repeated(tmp_path: Path) -> None:
     assert len(as_list) == 2 and as_list == repeated           # both held out, same fit
     one = _held(tmp_path, [a, b, d, "--validate", c])
     assert len(one) == 1
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert "selected on the --validate logs" in doc["selection_note"]
 
 
 def test_log_named_as_training_and_validation_is_an_error(tmp_path: Path) -> None:

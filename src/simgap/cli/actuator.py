@@ -134,6 +134,11 @@ def actuator(
                             out_dir=out_dir)
     if out is not None and out_dir is not None:  # name the artifacts where they now lie
         result = relocate_paths(result, out_dir, out.absolute())
+    if held:
+        result["selection_note"] = (
+            "the rung and the friction family were selected on the --validate logs, so "
+            "their error there is the selection's own score (the best of the candidates "
+            "compared), not an independent test; keep a log out of both for that")
     write_json(json_path, result)
     from simgap.report.headline import sig
 
@@ -161,6 +166,8 @@ def actuator(
                 if x["model"] == "servo" else None
             if late:
                 console.print(escape(f"  servo latency: {late}"), highlight=False)
+    if held:
+        console.print(escape(f"note: {result['selection_note']}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
 
 
