@@ -187,4 +187,5 @@ def test_network_rung_skipped_without_torch_says_so(tmp_path: Path,
     j = json.loads((tmp_path / "a.json").read_text())["joints"]["j"]
     assert "net" not in [r["model"] for r in j["rungs"]]
     assert "torch is not installed" in j["stop_reason"], j["stop_reason"]
-    assert "network rung was not fitted: torch is not installed" in res.output
+    assert "torch is not installed" in j["rungs_skipped"]["net"]
+    assert "the net rung was not fitted: torch is not installed" in res.output

@@ -126,8 +126,9 @@ def test_bad_counts_name_the_field() -> None:
 
 
 def test_median_interval_covers_at_its_stated_rate() -> None:
-    """Order-statistic interval of a median: coverage as stated on skewed data, the range
-    with its own (lower) coverage when there are too few values."""
+    """Order-statistic interval of a median (scipy's quantile_test): coverage at least as
+    stated on skewed data, the range with its own (lower) coverage when there are too few
+    values."""
     from simgap.evaluation.stats import median_interval
 
     rng = np.random.default_rng(7)
@@ -137,8 +138,8 @@ def test_median_interval_covers_at_its_stated_rate() -> None:
             x = rng.lognormal(0.0, 1.0, n)  # true median 1
             lo, hi, cover = median_interval(list(x))  # type: ignore[misc]
             hits += lo <= 1.0 <= hi
-        assert cover >= 0.95
-        assert abs(hits / 3000 - cover) < 0.02, (n, hits / 3000, cover)
+        assert cover == 0.95
+        assert hits / 3000 >= cover - 0.01, (n, hits / 3000)  # at least as stated
     lo, hi, cover = median_interval([3.0, 1.0, 2.0])  # type: ignore[misc]
     assert (lo, hi) == (1.0, 3.0) and cover == 0.75
     assert median_interval([float("nan")]) is None

@@ -14,7 +14,7 @@ started from the fit on all training logs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,7 @@ class JointResult:
         servo_family: the servo family (``xl330``, ``sts3215``) when known.
         bam_params: the servo rung's BAM-named parameters (kt, R, ..., delay_s) on a known
             servo, else None; ``servo_params`` then holds their M1 projection.
+        skipped: rung -> why a rung the ladder would have climbed to was not fitted.
     """
 
     joint: str
@@ -77,6 +78,7 @@ class JointResult:
     friction_family: str | None = None
     servo_family: str | None = None
     bam_params: dict[str, float] | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
 
     def rung(self, name: str) -> RungResult:
         """A rung by name; a miss lists the rungs fitted."""
@@ -200,7 +202,7 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     servo: tuple[RungResult, np.ndarray, ParamSpace, float] | None = None
     phys = None
     net = None
-    skipped = ""
+    skipped: dict[str, str] = {}
     fams = {d.family for d in drives}
     if min(r.validation_mae_rad for r in rungs) > config.noise_floor_rad:
         if len(fams) == 1 and None not in fams:
@@ -225,11 +227,11 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
                 res, net = net_mod.rung_net(batch, folds, servo[1], servo[3], config)
                 rungs.append(res)
             else:
-                skipped = ("the network rung was not fitted: torch is not installed "
-                           "(install the 'net' extra: pip install 'simgap[net]')")
+                skipped["net"] = ("torch is not installed (install the 'net' extra: pip "
+                                  "install 'simgap[net]')")
     selected, reason = select(rungs, config)
     if skipped:
-        reason = f"{reason}; {skipped}"
+        reason += "".join(f"; the {k} rung was not fitted: {v}" for k, v in skipped.items())
     delay_sel = {"ideal": float(delays[0]), "delay_lag": float(dl_delays[0])}.get(
         selected, servo[3] if servo else float(delays[0]))
     return JointResult(
@@ -243,7 +245,7 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
         or tuple(lg.source for lg in train_logs), held_out=folds.scheme,
         friction_family=None if phys is None else phys.family,
         servo_family=None if phys is None else phys.fit.space.servo.name,
-        bam_params=None if phys is None else phys.fit.params(0))
+        bam_params=None if phys is None else phys.fit.params(0), skipped=skipped)
 
 
 def _labels(logs: Sequence[ActuatorLog], key: str) -> list[str] | None:

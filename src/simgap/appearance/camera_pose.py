@@ -195,27 +195,24 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
         if not moved:
             step /= 2.0
     off = offset_of(best)
-    shifts, depths = [], []
-    for qi in q:
-        d, z = body_shift_px(renderer, qi, body_ids, off)
-        shifts.append(d)
-        depths.append(z)
-    d = np.mean(shifts, axis=0)
+    d, depths = _mean_shift(renderer, q, body_ids, off)
     norm = float(np.hypot(d[0], d[1]))
     return CameraPoseFit(offset=off, shift_px=(float(d[0]), float(d[1])),
                          shift_norm_px=norm, score_nominal=nominal,
                          score_best=best_s, n_renders=len(cache) * len(q) + len(q),
                          depth_m=float(np.nanmedian(depths)),
-                         shift_bracket_px=_bracket(best, norm, min_step_deg, scale,
-                                                   lambda x: _mean_shift(renderer, q, body_ids,
-                                                                         offset_of(x))))
+                         shift_bracket_px=_bracket(
+                             best, norm, min_step_deg, scale,
+                             lambda x: float(np.hypot(*_mean_shift(renderer, q, body_ids,
+                                                                   offset_of(x))[0]))))
 
 
 def _mean_shift(renderer: SceneRenderer, q: Sequence[npt.ArrayLike], body_ids: Sequence[int],
-                off: CameraOffset) -> float:
-    """Length of the gripper's mean displacement over the frames under ``off`` [policy px]."""
-    d = np.mean([body_shift_px(renderer, qi, body_ids, off)[0] for qi in q], axis=0)
-    return float(np.hypot(d[0], d[1]))
+                off: CameraOffset) -> tuple[np.ndarray, list[float]]:
+    """The gripper's mean displacement over the frames under ``off`` [policy px], (2,),
+    and each frame's median depth [m] (``body_shift_px``)."""
+    per = [body_shift_px(renderer, qi, body_ids, off) for qi in q]
+    return np.mean([d for d, _ in per], axis=0), [z for _, z in per]
 
 
 def _bracket(best: Sequence[float], best_norm: float, step: float, scale: np.ndarray,

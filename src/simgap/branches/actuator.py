@@ -130,6 +130,7 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
         joint_json[j] = {"delay_s": res.delay_s, "selected": res.selected,
                          "rungs": [r.to_dict() for r in res.rungs],
                          "verdict": v, "stop_reason": res.stop_reason,
+                         "rungs_skipped": dict(res.skipped),
                          "xcorr_delay_s": res.xcorr_delay_s, "load": load_src,
                          "held_out": "validate" if validate else (
                              res.held_out or "leave-one-trajectory-out")}

@@ -153,9 +153,8 @@ def actuator(
                                           else ""))
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
                              f"{delay}"), highlight=False)
-        skip = str(j.get("stop_reason", "")).partition("the network rung was not fitted")
-        if skip[1]:
-            console.print(escape(f"  {skip[1]}{skip[2]}"), highlight=False)
+        for rung, why in (j.get("rungs_skipped") or {}).items():
+            console.print(escape(f"  the {rung} rung was not fitted: {why}"), highlight=False)
         for x in j["rungs"]:
             ivs = (x.get("params") or {}).get("intervals") if x["model"] == "servo" else None
             for k, e in (ivs or {}).items():

@@ -200,22 +200,18 @@ def log_binom_coeff(n: int) -> np.ndarray:
     return out
 
 
+
 def median_interval(values: Sequence[float], conf: float = 0.95,
                     ) -> tuple[float, float, float] | None:
-    """Distribution-free interval of a median from order statistics: (lo, hi, coverage).
+    """Distribution-free interval of a median: (lo, hi, coverage).
 
-    The widest symmetric pair of order statistics whose binomial coverage is at least
-    ``conf``; with too few values for that (fewer than 6 at 95 %), the range and its own
-    coverage ``1 - 2 * 0.5**n``. None without a finite value."""
-    x = np.sort(np.asarray([v for v in values if v is not None and np.isfinite(v)], float))
-    n = x.size
-    if n == 0:
+    ``scipy.stats.quantile_test``'s order-statistic interval, whose coverage is at least
+    ``conf`` (returned as ``conf``); with too few values for one (fewer than 6 at 95 %),
+    the range and its exact coverage ``1 - 2 * 0.5**n``. None without a finite value."""
+    x = np.asarray([v for v in values if v is not None and np.isfinite(v)], dtype=float)
+    if x.size == 0:
         return None
-    k = int(stats.binom.ppf((1.0 - conf) / 2.0, n, 0.5))  # P(B <= k - 1) <= alpha / 2
-    while k > 0 and stats.binom.cdf(k - 1, n, 0.5) > (1.0 - conf) / 2.0:
-        k -= 1
-    if k < 1:
-        return float(x[0]), float(x[-1]), float(1.0 - 2.0 * 0.5 ** n)
-    cover = float(1.0 - 2.0 * stats.binom.cdf(k - 1, n, 0.5))
-    return float(x[k - 1]), float(x[n - k]), cover
-
+    ci = stats.quantile_test(x, q=float(np.median(x)), p=0.5).confidence_interval(conf)
+    if not (np.isfinite(ci.low) and np.isfinite(ci.high)):
+        return float(x.min()), float(x.max()), float(1.0 - 2.0 * 0.5 ** x.size)
+    return float(ci.low), float(ci.high), float(conf)
