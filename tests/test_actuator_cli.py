@@ -66,7 +66,8 @@ def test_cli_validate_and_bad_input_exit_2(tmp_path: Path) -> None:
                               "--json", str(tmp_path / "v.json")])
     assert res.exit_code == 0, res.output
     j = json.loads((tmp_path / "v.json").read_text())["joints"]["j"]
-    assert j["held_out"] == "validate"
+    assert j["held_out"] == "leave-one-trajectory-out"   # selected on the training logs
+    assert j["test_logs"] == [c] and j["test_mae_rad"] > 0  # and tested on --validate
     bad = tmp_path / "bad.csv"
     bad.write_text("t,cmd_j,q_j\n0,0,0\n0.1,0,0\n")
     res = runner.invoke(app, ["actuator", str(bad), "--format", "csv", "--json",

@@ -65,3 +65,30 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
         for t, (lo, hi) in row["held_out_by_group_range_rad"].items():
             assert lo <= row["held_out_by_group_rad"][t] + 1e-12
             assert row["held_out_by_group_rad"][t] <= hi + 1e-12
+
+
+def test_validate_logs_test_the_selection_made_on_the_training_types() -> None:
+    """On a known servo, --validate logs (here a free swing) stay out of every fold and of
+    the family selection: the fit is the same whatever they hold, and their error is the
+    fit on all training logs replayed on them."""
+    from dataclasses import replace
+
+    specs = [(k, kp) for k in ("sin_sin", "up_and_down") for kp in (200, 800)]
+    logs = make_logs({**TRUTH, "delay_s": 0.0}, "m1", specs + [("lift_and_drop", 400)],
+                     seed=5, duration=2.0)
+    loads = [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs)
+    cfg = LadderConfig(noise_floor_rad=2 * np.pi / 4096, use_net=False, families=("m1",),
+                       cma_evaluations=300, bootstrap_replicates=0, searches=1)
+    drives = [bam_drive(lg.meta) for lg in logs]
+    res = fit_joint(logs, "xl330", loads, drives, cfg, n_validate=1)
+    assert res.held_out == "leave-one-trajectory-type-out"
+    assert res.test_logs == (logs[-1].source,)
+    servo = res.rung("servo")
+    assert set(servo.details["held_out_by_group_rad"]) == {"sin_sin", "up_and_down"}
+    test = servo.details["test_mae_rad"]
+    assert test == servo.details["families"]["m1"]["test_mae_rad"] > 0
+    moved = replace(logs[-1], traj=replace(logs[-1].traj, q=logs[-1].traj.q + 0.05))
+    res2 = fit_joint(logs[:-1] + [moved], "xl330", loads, drives, cfg, n_validate=1)
+    assert res2.bam_params == res.bam_params                   # the fit never saw the log
+    assert res2.rung("servo").validation_mae_rad == servo.validation_mae_rad
+    assert res2.rung("servo").details["test_mae_rad"] != pytest.approx(test, abs=1e-3)

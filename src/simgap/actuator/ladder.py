@@ -1,8 +1,10 @@
 """The per-joint ladder: ideal -> delay_lag -> servo -> net, with a stop rule.
 
 1. The delay is estimated first, on its own (``delay.xcorr_delay``).
-2. Each rung is fitted on training trajectories and scored on held-out ones: the logs given
-   with ``--validate``, or leave-one-trajectory-out (every log held out once).
+2. Each rung is fitted on training trajectories and scored on held-out ones: one trajectory
+   type out at a time where the logs name types, else leave-one-trajectory-out (every log
+   held out once). The logs given with ``--validate`` stay out of all of it and test the
+   selected fit afterwards (a single training log: they are the held-out fold).
 3. The ladder stops at the first rung whose held-out MAE is within the instrument's noise
    floor, or at the rung after which no richer rung improves the held-out MAE meaningfully
    (by more than ``improve_fraction`` and by more than the noise floor).
@@ -59,6 +61,10 @@ class JointResult:
         bam_params: the servo rung's BAM-named parameters (kt, R, ..., delay_s) on a known
             servo, else None; ``servo_params`` then holds their M1 projection.
         skipped: rung -> why a rung the ladder would have climbed to was not fitted.
+        test_logs: the ``--validate`` logs that every fold and the selection left out
+            (``rungs.Folds.test``), in the order of each rung's ``test_per_log_rad``;
+            empty when there were none, or when a single training log left no folds to
+            select on (``held_out`` is then ``validate``).
     """
 
     joint: str
@@ -79,6 +85,7 @@ class JointResult:
     servo_family: str | None = None
     bam_params: dict[str, float] | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+    test_logs: tuple[str, ...] = ()
 
     def rung(self, name: str) -> RungResult:
         """A rung by name; a miss lists the rungs fitted."""
@@ -188,8 +195,8 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
     folds = make_folds(len(train_logs), n_validate, _labels(train_logs, "trajectory"))
     gain_folds = None
     kps = _labels(train_logs, "kp")
-    if config.gain_out and n_validate == 0 and kps is not None and len(set(kps)) >= 2:
-        gain_folds = make_folds(len(train_logs), 0, kps, scheme="leave-one-gain-out")
+    if config.gain_out and kps is not None and len(set(kps)) >= 2:
+        gain_folds = make_folds(len(train_logs), n_validate, kps, scheme="leave-one-gain-out")
     batch = build_batch(logs, j, loads, drives)
     delays = xcorr_delays(batch, folds, config.max_delay_s, logs[0].source)
     rungs = [rung_ideal(batch, folds)]
@@ -241,8 +248,10 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
         servo_free=() if servo is None else servo[2].free,
         servo_delay_s=0.0 if servo is None else servo[3],
         lag_s=None if np.isnan(lags[0]) else float(lags[0]), net=net,
-        logs=tuple(lg.source for lg in logs[len(logs) - n_validate:] if n_validate)
-        or tuple(lg.source for lg in train_logs), held_out=folds.scheme,
+        logs=tuple(lg.source for lg in logs[len(logs) - n_validate:])
+        if folds.scheme == "validate" else tuple(lg.source for lg in train_logs),
+        test_logs=tuple(lg.source for lg in logs[len(logs) - n_validate:])
+        if folds.test is not None else (), held_out=folds.scheme,
         friction_family=None if phys is None else phys.family,
         servo_family=None if phys is None else phys.fit.space.servo.name,
         bam_params=None if phys is None else phys.fit.params(0), skipped=skipped)

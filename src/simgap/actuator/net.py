@@ -167,13 +167,14 @@ def grouped_folds(folds: Folds) -> Folds:
     from simgap.actuator.rungs import Folds
 
     n_rows, n = folds.train.shape
-    if n_rows - 1 <= MAX_NET_FOLDS or not folds.train[0].all():
+    if n_rows - 1 <= MAX_NET_FOLDS or folds.scheme == "validate":
         return folds
-    groups = np.arange(n) % MAX_NET_FOLDS
-    held = np.array([groups == g for g in range(MAX_NET_FOLDS)])
-    return Folds(train=np.vstack([folds.train[:1], ~held]),
+    train0 = folds.train[0]           # the test logs (``Folds.test``) stay out of every group
+    groups = (np.cumsum(train0) - 1) % MAX_NET_FOLDS
+    held = np.array([train0 & (groups == g) for g in range(MAX_NET_FOLDS)])
+    return Folds(train=np.vstack([folds.train[:1], train0 & ~held]),
                  held=np.vstack([np.zeros((1, n), dtype=bool), held]),
-                 scheme=f"leave-trajectories-out ({MAX_NET_FOLDS} groups)")
+                 scheme=f"leave-trajectories-out ({MAX_NET_FOLDS} groups)", test=folds.test)
 
 
 def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generator,
@@ -294,10 +295,11 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
               "early_stop": "a held-out training type" if folds.groups and
               len(folds.groups) >= 3 else "10 % of the samples",
               "epochs": config.net_epochs}
-    from simgap.actuator.rungs import by_group
+    from simgap.actuator.rungs import by_group, test_scores
 
     return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
-                       {"held_out_by_group_rad": by_group(per, folds)}), module)
+                       {"held_out_by_group_rad": by_group(per, folds),
+                        **test_scores(pred, batch, folds)}), module)
 
 
 def rollout(Ws: list[np.ndarray], bs: list[np.ndarray], in_scale: np.ndarray,

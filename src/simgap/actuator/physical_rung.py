@@ -61,6 +61,7 @@ from simgap.actuator.rungs import (
     RungResult,
     _scores,
     by_group,
+    test_scores,
 )
 from simgap.actuator.servo import ServoBatch
 
@@ -170,7 +171,8 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
                                    for g in groups[0]},
                                "unpinned_held_out": unpinned,
                                "evaluations": int(fit.evaluations.sum()),
-                               "fit_time_s": fit.fit_time_s, "params": fit.params(0)}
+                               "fit_time_s": fit.fit_time_s, "params": fit.params(0),
+                               **test_scores(fit.pred, batch, folds)}
         if gain_folds is not None:
             g_rows = np.r_[0, np.arange(n_main, n_main + n_gain)]
             _, g_va, g_per = _family_scores(fit, batch, gain_folds, g_rows)
@@ -202,8 +204,9 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
                                "armature_profile": profile,
                                "cpu_time_s": time.process_time() - cpu0,
                                "held_out": folds.scheme}
-    if "gain_out_mae_rad" in table[chosen]:
-        details["gain_out_mae_rad"] = table[chosen]["gain_out_mae_rad"]
+    for key in ("gain_out_mae_rad", "test_mae_rad", "test_per_log_rad"):
+        if key in table[chosen]:
+            details[key] = table[chosen][key]
     result = RungResult("servo", sel.train_mae_rad, sel.validation_mae_rad, params,
                         time.perf_counter() - t0, sel.validation_per_log_rad, details)
     legacy = np.array([p["kt"] / p["R"], p["kt"] ** 2 / p["R"], p["armature"],

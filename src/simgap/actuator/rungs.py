@@ -102,12 +102,17 @@ class RungResult:
 class Folds:
     """Training and held-out logs: row 0 is the fit on all training logs, rows 1.. the
     folds. ``train`` (F, L) and ``held`` (F, L) are boolean; ``scheme`` names how the logs
-    were held out and ``groups`` the group each fold row holds out (row 0 excepted)."""
+    were held out and ``groups`` the group each fold row holds out (row 0 excepted).
+    ``test`` (L,) bool marks the ``--validate`` logs when the selection ran on folds of the
+    training logs: no row trains on them or holds them out, and only row 0's prediction
+    is scored on them (``test_scores``), an error no choice was made on (None: no such
+    logs)."""
 
     train: np.ndarray
     held: np.ndarray
     scheme: str = "leave-one-trajectory-out"
     groups: tuple[str, ...] = ()
+    test: np.ndarray | None = None
 
 
 SAME_FIT_FLOOR_FRACTION = 0.5
@@ -121,11 +126,21 @@ HELD_OUT_SCHEMES = ("validate", "leave-one-trajectory-type-out", "leave-one-gain
 
 def make_folds(n_train: int, n_val: int, groups: Sequence[str] | None = None,
                scheme: str = "leave-one-trajectory-type-out") -> Folds:
-    """``--validate`` logs (n_val > 0): one fold. Otherwise, when ``groups`` (one label per
-    training log: its trajectory type, or its gain) has at least two values, one fold per
-    group holds that group out (``scheme`` names it); else leave-one-trajectory-out."""
+    """When ``groups`` (one label per training log: its trajectory type, or its gain) has at
+    least two values, one fold per group holds that group out (``scheme`` names it); else
+    leave-one-trajectory-out. ``--validate`` logs (the last ``n_val``) stay out of every
+    fold and are the test logs (``Folds.test``), scored on the fit on all training logs
+    only, so the selection never sees them. With a single training log there are no folds
+    to select on: one fold trains on it and holds the ``--validate`` logs out (scheme
+    ``validate``: the selection is then made on those logs)."""
     n = n_train + n_val
     if n_val > 0:
+        if n_train >= 2:
+            inner = make_folds(n_train, 0, groups, scheme)
+            pad = np.zeros((inner.train.shape[0], n_val), dtype=bool)
+            return Folds(train=np.hstack([inner.train, pad]), held=np.hstack([inner.held, pad]),
+                         scheme=inner.scheme, groups=inner.groups,
+                         test=np.r_[np.zeros(n_train, dtype=bool), np.ones(n_val, dtype=bool)])
         tr = np.zeros((1, n), dtype=bool)
         tr[0, :n_train] = True
         return Folds(train=tr, held=~tr, scheme="validate")
@@ -164,6 +179,16 @@ def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, f
     return train, float(val_per_log.mean()), val_per_log
 
 
+def test_scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> dict[str, Any]:
+    """The fit on all training logs (``pred[0]``, shape (L, T)) scored on the test logs:
+    ``test_mae_rad`` (mean over them) and ``test_per_log_rad``; {} without test logs."""
+    if folds.test is None or not folds.test.any():
+        return {}
+    err = np.abs(pred[0] - batch.q) * batch.mask
+    per = (err.sum(axis=1) / batch.mask.sum(axis=1))[folds.test]
+    return {"test_mae_rad": float(per.mean()), "test_per_log_rad": [float(x) for x in per]}
+
+
 def by_group(per_log: np.ndarray, folds: Folds) -> dict[str, float]:
     """Held-out MAE per held-out group [rad] (groups of a grouped scheme; {} otherwise).
     ``per_log`` is the held-out MAE of each held-out log, in log order."""
@@ -198,7 +223,8 @@ def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
     pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
     tr, va, per = _scores(pred, batch, folds)
     return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()),
-                      {"held_out_by_group_rad": by_group(per, folds)})
+                      {"held_out_by_group_rad": by_group(per, folds),
+                       **test_scores(pred, batch, folds)})
 
 
 def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
@@ -251,7 +277,8 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
     tr, va, per = _scores(preds, batch, folds)
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
     return (RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
-                       tuple(per.tolist()), {"held_out_by_group_rad": by_group(per, folds)}),
+                       tuple(per.tolist()), {"held_out_by_group_rad": by_group(per, folds),
+                                             **test_scores(preds, batch, folds)}),
             delays, lags)
 
 
@@ -392,5 +419,6 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
     p_full = space.full(theta_full)[0]
     params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
     return (RungResult("servo", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
-                       {"held_out_by_group_rad": by_group(per, folds)}),
+                       {"held_out_by_group_rad": by_group(per, folds),
+                        **test_scores(pred, batch, folds)}),
             p_full, space, float(d_full[0]))

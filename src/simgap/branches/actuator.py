@@ -132,8 +132,11 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
                          "verdict": v, "stop_reason": res.stop_reason,
                          "rungs_skipped": dict(res.skipped),
                          "xcorr_delay_s": res.xcorr_delay_s, "load": load_src,
-                         "held_out": "validate" if validate else (
-                             res.held_out or "leave-one-trajectory-out")}
+                         "held_out": res.held_out or "leave-one-trajectory-out"}
+        if res.test_logs:
+            sel = res.rung(res.selected).details
+            joint_json[j].update({"test_logs": [str(x) for x in res.test_logs],
+                                  "test_mae_rad": sel.get("test_mae_rad")})
     if not results:
         assert first_error is not None
         raise first_error

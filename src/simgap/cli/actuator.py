@@ -77,10 +77,12 @@ def actuator(
     fmt: str = typer.Option(..., "--format", help="bam | lerobot | csv"),
     rig: Path | None = typer.Option(None, "--rig", help="rig.toml: joint map, units, model "
                                     "(the load) and noise floor."),
-    validate: list[Path] = typer.Option([], "--validate", help="Held-out bench logs, "
-                                        "repeatable or as a list up to the next option "
-                                        "(default: leave one trajectory type out; a LeRobot "
-                                        "dataset holds out its own episodes)."),
+    validate: list[Path] = typer.Option([], "--validate", help="Test bench logs, left out "
+                                        "of every fit and of the selection (which holds out "
+                                        "one trajectory type of the training logs at a "
+                                        "time) and scored on the final fit; repeatable or "
+                                        "as a list up to the next option (a LeRobot dataset "
+                                        "holds out its own episodes)."),
     json_path: Path = typer.Option(..., "--json", callback=json_target,
                                    help="Where to write the result JSON."),
     out: Path | None = typer.Option(None, "--out", help="Folder for the MJCF patch, Isaac "
@@ -135,10 +137,7 @@ def actuator(
     if out is not None and out_dir is not None:  # name the artifacts where they now lie
         result = relocate_paths(result, out_dir, out.absolute())
     if held:
-        result["selection_note"] = (
-            "the rung and the friction family were selected on the --validate logs, so "
-            "their error there is the selection's own score (the best of the candidates "
-            "compared), not an independent test; keep a log out of both for that")
+        result["selection_note"] = _selection_note(result)
     write_json(json_path, result)
     from simgap.report.headline import sig
 
@@ -153,6 +152,13 @@ def actuator(
                                           else ""))
         console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
                              f"{delay}"), highlight=False)
+        if j.get("test_logs") and isinstance(j.get("test_mae_rad"), (int, float)):
+            tests = ", ".join(f"{x['model']} {sig(float(x['test_mae_rad']))}"
+                              for x in j["rungs"] if "test_mae_rad" in x)
+            console.print(escape(f"  on the {len(j['test_logs'])} --validate log(s), left "
+                                 f"out of every fit and of the selection: selected "
+                                 f"{j['selected']} {sig(float(j['test_mae_rad']))} rad "
+                                 f"(every rung: {tests})"), highlight=False)
         for rung, why in (j.get("rungs_skipped") or {}).items():
             console.print(escape(f"  the {rung} rung was not fitted: {why}"), highlight=False)
         for x in j["rungs"]:
@@ -168,6 +174,28 @@ def actuator(
     if held:
         console.print(escape(f"note: {result['selection_note']}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
+
+
+def _selection_note(result: dict[str, Any]) -> str:
+    """What the --validate logs' error means, joint by joint: an independent test where the
+    selection ran on folds of the training logs, the selection's own score where a single
+    training log left no folds (held_out ``validate``)."""
+    own = sorted(j for j, v in result["joints"].items() if v.get("held_out") == "validate")
+    tested = sorted(j for j, v in result["joints"].items() if v.get("test_logs"))
+    parts = []
+    if tested:
+        schemes = sorted({result["joints"][j]["held_out"] for j in tested})
+        parts.append(f"{', '.join(tested)}: the rung and the friction family were selected "
+                     f"on the training logs ({', '.join(schemes)}); the --validate logs were "
+                     "left out of every fit and of the selection, so the error there "
+                     "(test_mae_rad) is an independent test of the selected fit")
+    if own:
+        parts.append(f"{', '.join(own)}: with a single training log there were no folds to "
+                     "select on, so the rung and the friction family were selected on the "
+                     "--validate logs and their error there is the selection's own score "
+                     "(the best of the candidates compared), not an independent test; give "
+                     "two or more training logs for that")
+    return "; ".join(parts)
 
 
 def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
