@@ -58,6 +58,9 @@ def test_cli_json_keys_and_lag_recovered(tmp_path: Path) -> None:
     assert lag == pytest.approx(0.05, rel=0.05)
     assert d["verdict"] == "implicated"
     assert Path(d["artifacts"]["isaaclab"]).is_file()
+    assert "mjcf_patch" not in d["artifacts"]                 # no rig: no model to patch
+    assert "--rig" in d["patch_proof"]["mjcf_patch_not_offered"]
+    assert "no MJCF patch" in res.output
 
 
 def test_cli_validate_and_bad_input_exit_2(tmp_path: Path) -> None:

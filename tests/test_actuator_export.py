@@ -3,6 +3,7 @@ physics steps; the randomisation entry spans the joints' delays."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -94,3 +95,25 @@ def test_report_plots_show_every_rung() -> None:
     assert all("<svg" in o for o in out)
     assert "ideal" in out[1] and "noise floor" in out[1] and "j: actuator ladder" in out[1]
     assert "held-out error per trajectory" in out[2]
+
+
+def test_isaaclab_snippet_states_its_gain_and_what_it_cannot_carry() -> None:
+    """A PD drive has no load-dependent friction: the snippet names such terms instead of
+    dropping them silently, and says which firmware gain its stiffness is for."""
+    from simgap.actuator.export import delayed_pd_cfg
+    from simgap.actuator.ladder import JointResult
+
+    res = JointResult(joint="xl330", delay_s=0.0, xcorr_delay_s=0.0, selected="servo",
+                      rungs=(), stop_reason="", dt=0.005,
+                      servo_params=(0.1, 0.04, 0.0015, 0.01, 0.004, 0.0),
+                      bam_params={"kt": 0.35, "R": 3.1, "armature": 0.0015,
+                                  "friction_base": 0.01, "friction_viscous": 0.004,
+                                  "load_friction_base": 0.12, "q_offset": 0.02})
+    text = delayed_pd_cfg("xl330", res, 0.005, gain=0.9, vin=7.4)
+    assert "not representable" in text and "load_friction_base" in text
+    assert "q_offset" not in text.split("not representable")[1].splitlines()[0]
+    assert "drive gain 0.9 duty/rad and 7.4 V" in text
+    assert "back-EMF 0.04 + viscous 0.004" in text and "damping=0.044," in text
+    m1 = delayed_pd_cfg("xl330", replace(res, bam_params={"kt": 0.35, "R": 3.1}), 0.005)
+    assert "not representable" not in m1 and "drive gain" not in m1
+    compile(text, "snippet", "exec")

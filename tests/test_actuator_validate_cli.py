@@ -78,6 +78,7 @@ def test_one_training_log_selects_on_the_validate_logs_and_says_so(tmp_path: Pat
     doc = _run(tmp_path, "one", [a, "--validate", c])
     j = doc["joints"]["j"]
     assert j["held_out"] == "validate" and "test_logs" not in j
+    assert j["held_out_logs"] == [c]
     assert "selected on the --validate logs" in doc["selection_note"]
 
 
@@ -119,3 +120,51 @@ def test_json_target_is_checked_before_the_fit(tmp_path: Path) -> None:
         assert res.exit_code == 2, res.output
         assert "--json" in res.output and words in res.output and "Fix:" in res.output
         assert "Traceback" not in res.output
+
+
+def test_validate_without_a_log_or_swallowing_the_training_logs_is_refused(
+        tmp_path: Path) -> None:
+    a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
+    for args in ([a, b, "--validate", "--format", "csv"], [a, b, "--format", "csv",
+                                                           "--validate"]):
+        res = runner.invoke(app, ["actuator", *args, "--json", str(tmp_path / "x.json")])
+        assert res.exit_code == 2, res.output
+        assert "needs at least one log" in res.output and "Traceback" not in res.output
+    res = runner.invoke(app, ["actuator", "--format", "csv", "--validate", a, b,
+                              "--json", str(tmp_path / "x.json")])
+    assert res.exit_code == 2, res.output
+    assert "no training logs" in res.output and "before --validate" in res.output
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_json_onto_an_input_is_refused_before_the_fit(tmp_path: Path) -> None:
+    a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
+    before = Path(b).read_bytes()
+    res = runner.invoke(app, ["actuator", a, "--format", "csv", "--validate", b,
+                              "--json", b])
+    assert res.exit_code == 2, res.output
+    assert "apart from every input" in res.output
+    assert "fitting" not in res.output                   # refused before any work began
+    assert Path(b).read_bytes() == before
+
+
+def test_a_csv_given_to_format_bam_points_at_format_csv(tmp_path: Path) -> None:
+    a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
+    res = runner.invoke(app, ["actuator", a, b, "--format", "bam",
+                              "--json", str(tmp_path / "x.json")])
+    assert res.exit_code == 2, res.output
+    assert "--format csv" in res.output and "Traceback" not in res.output
+
+
+def test_a_timestamp_gap_is_refused_not_resampled(tmp_path: Path) -> None:
+    """A last timestamp of 1e30 s once asked the resampler for 1e32 samples (an internal
+    error found by fuzzing); a log that is mostly gap is now refused, naming the gap."""
+    a, b = (_csv(tmp_path / f"{i}.csv", i) for i in range(2))
+    lines = b.read_text().splitlines()
+    last = lines[-1].split(",")
+    lines[-1] = ",".join(["1e30", *last[1:]])
+    b.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(app, ["actuator", str(a), str(b), "--format", "csv", "--no-net",
+                              "--json", str(tmp_path / "x.json")])
+    assert res.exit_code == 2, res.output
+    assert "continuous recording" in res.output and "split the log at the gap" in res.output

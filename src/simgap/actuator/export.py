@@ -56,6 +56,12 @@ def servo_equivalent(res: JointResult, gain: float = 1.0, vin: float = 1.0) -> d
             "friction": p["friction_base"], "armature": p["armature"], "lag_s": p["lag_s"]}
 
 
+M1_TERMS = ("kt", "R", "armature", "friction_base", "friction_viscous", "q_offset",
+            "delay_s", "max_velocity")
+"""BAM parameters a PD drive with armature, friction and delay carries (or that are the
+joint's zero): the rest (load-dependent and Stribeck friction) it cannot."""
+
+
 def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
                    delays_s: Sequence[float] | None = None, gain: float = 1.0,
                    vin: float = 1.0, effort_limit: float | None = None) -> str:
@@ -84,6 +90,18 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
         f"# simgap fit of {py_comment(res.joint)}: selected rung {py_comment(res.selected)}, "
         "physics dt "
         f"{physics_dt_s:g} s",
+    ]
+    if gain != 1.0 or vin != 1.0:
+        lines.append(f"# stiffness at the drive gain {gain:.6g} duty/rad and {vin:g} V (the "
+                     "firmware P gain it is exported for; it scales with that gain); damping "
+                     f"= back-EMF {eq['back_emf_damping']:.6g} + viscous "
+                     f"{eq['friction_viscous']:.6g} N m s/rad")
+    extra = sorted(k for k, v in (res.bam_params or {}).items()
+                   if k not in M1_TERMS and isinstance(v, (int, float)) and v != 0.0)
+    if extra:
+        lines.append(f"# not representable in DelayedPDActuatorCfg (the BAM export keeps "
+                     f"them): {', '.join(py_comment(k) for k in extra)}")
+    lines += [
         f"{config_name(res.joint)} = DelayedPDActuatorCfg(",
         f"    joint_names_expr=[{joint_expr!r}],",
         f"    stiffness={stiff:.6g},",

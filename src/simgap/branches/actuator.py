@@ -133,6 +133,8 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
                          "rungs_skipped": dict(res.skipped),
                          "xcorr_delay_s": res.xcorr_delay_s, "load": load_src,
                          "held_out": res.held_out or "leave-one-trajectory-out"}
+        if res.held_out == "validate":   # a single training log: they were the fold
+            joint_json[j]["held_out_logs"] = [str(x) for x in res.logs]
         if res.test_logs:
             sel = res.rung(res.selected).details
             joint_json[j].update({"test_logs": [str(x) for x in res.test_logs],
@@ -238,6 +240,11 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
             proof["mjcf_patch"] = offer.to_dict()
             if offer.path is not None:
                 arts["mjcf_patch"] = str(offer.path)
+    else:
+        proof["mjcf_patch_not_offered"] = (
+            "no MJCF patch: it needs the rig's model to patch and to prove on the logs; pass "
+            "--rig rig.toml (its model = the MJCF)" if rig is None else
+            f"no MJCF patch: the rig's model {rig.model_path} is not a file")
     delays = [r.delay_s for r in results.values()]
     snippets, mjlab = [], []
     for j, r in results.items():

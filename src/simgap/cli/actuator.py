@@ -19,17 +19,48 @@ class _ValidateList(TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         out: list[str] = []
+        n_val = 0
         i = 0
         while i < len(args):
             if args[i] == "--validate":
                 i += 1
+                start = i
                 while i < len(args) and not args[i].startswith("-"):
                     out += ["--validate", args[i]]
                     i += 1
+                if i == start:
+                    raise typer.BadParameter(
+                        "it needs at least one log. Fix: name the test logs after it "
+                        "(--validate a.json b.json), or drop it to hold out one trajectory "
+                        "type at a time", ctx=ctx, param_hint="--validate")
+                n_val += i - start
                 continue
             out.append(args[i])
             i += 1
+        if n_val and "--help" not in args and not self._positionals(out):
+            raise typer.BadParameter(
+                f"no training logs: --validate takes every value up to the next option, so "
+                f"all {n_val} log(s) after it were read as test logs. Fix: name the training "
+                "logs before --validate, or end its list with another option "
+                "(--validate v.json --format bam a.json b.json)", ctx=ctx,
+                param_hint="--validate")
         return super().parse_args(ctx, out)
+
+    def _positionals(self, args: list[str]) -> list[str]:
+        """The values of ``args`` that are not options or option values."""
+        takes = {o for p in self.params if p.param_type_name == "option"
+                 and not getattr(p, "is_flag", False) for o in p.opts}
+        out: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in takes:
+                i += 2
+                continue
+            if not a.startswith("-") or a == "-":
+                out.append(a)
+            i += 1
+        return out
 
 
 def _identity(p: Path) -> str:
@@ -102,9 +133,14 @@ def actuator(
 
     from simgap.branches.actuator import analyse
     from simgap.evidence.actuator_logs import load_actuator_logs
-    from simgap.outputs import output_folder, relocate_paths
+    from simgap.outputs import check_not_input, note_input, output_folder, relocate_paths
     from simgap.rig import load_rig
 
+    for p in [*logs, *validate]:  # an output onto an input is refused before any work
+        note_input(p)
+    check_not_input(json_path)
+    if out is not None:
+        check_not_input(out, folder=True)
     if fmt != "lerobot":  # a dataset holds out its own episodes (checked below)
         _check_disjoint(list(logs), list(validate))
     r = load_rig(rig) if rig is not None else None
@@ -128,9 +164,10 @@ def actuator(
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
     rungs = "ideal, delay+lag, servo" + ("" if no_net else ", network")
     with working("actuator", f"fitting the actuator ladder ({rungs}) to {len(train)} log(s), "
-                 "held out " + ("on --validate" if held else "one trajectory type at a time")
+                 "selected holding out one trajectory type (or log) at a time"
+                 + (f", then tested on the {len(held)} --validate log(s)" if held else "")
                  + ("" if no_net else "; --no-net skips the slowest rung"),
-                 70.0 if not no_net else 20.0), \
+                 240.0 if not no_net else 120.0), \
             output_folder(out, force=force) if out is not None else nullcontext() as out_dir:
         result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
                             out_dir=out_dir)
@@ -171,6 +208,9 @@ def actuator(
                 if x["model"] == "servo" else None
             if late:
                 console.print(escape(f"  servo latency: {late}"), highlight=False)
+    why = (result.get("patch_proof") or {}).get("mjcf_patch_not_offered")
+    if why:
+        console.print(escape(f"note: {why}"), highlight=False)
     if held:
         console.print(escape(f"note: {result['selection_note']}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)

@@ -99,6 +99,10 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     src = str(path)
     if not path.exists():
         raise InputError(file=path, expected="a BAM JSON log", got="no such file")
+    if path.suffix.lower() in (".csv", ".tsv", ".txt"):
+        raise InputError(file=path, field="--format", expected="a BAM JSON log with --format "
+                         "bam", got=f"a {path.suffix} file",
+                         fix="a CSV log (t, cmd_<joint>, q_<joint>) takes --format csv")
     raw: Any = read_json(path, "a BAM JSON log")
     if not isinstance(raw, dict):
         raise InputError(file=path, expected="a JSON object with a header and 'entries'",

@@ -57,6 +57,12 @@ class ActuatorLog:
         return self.traj.meta
 
 
+MAX_SPAN_STEPS_PER_SAMPLE = 20
+"""A log whose span is more than this many median steps per sample is mostly gaps: the
+regular grid it would be resampled on would interpolate across them (and a timestamp of
+1e30 s would ask for 1e32 samples) [-]."""
+
+
 def check_time(t: np.ndarray, source: str, field_name: str = "timestamp") -> None:
     """Refuse NaN or non-increasing timestamps and logs shorter than a second."""
     if t.ndim != 1 or t.size < 2:
@@ -74,6 +80,16 @@ def check_time(t: np.ndarray, source: str, field_name: str = "timestamp") -> Non
                          got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}",
                          fix="sort the samples by time and remove duplicates; a log that "
                              "mixes two recordings must be split")
+    med = float(np.median(steps))
+    if (t[-1] - t[0]) / med > MAX_SPAN_STEPS_PER_SAMPLE * t.size:
+        i = int(np.argmax(steps))
+        raise InputError(file=source, field=field_name,
+                         expected="a continuous recording (a regular grid over its span holds "
+                                  f"at most {MAX_SPAN_STEPS_PER_SAMPLE}x its samples)",
+                         got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}: a gap "
+                             f"of {steps[i]:.3g} s, {steps[i] / med:.3g} median steps, in "
+                             f"{t.size} samples",
+                         fix="split the log at the gap (or fix the timestamp's units)")
     if t[-1] - t[0] < MIN_DURATION_S:
         raise InputError(file=source, field=field_name,
                          expected=f"at least {MIN_DURATION_S:g} s of data",
