@@ -439,3 +439,31 @@ def test_a_typo_in_a_recorded_name_points_at_the_rig(tmp_path: Path, demo_model:
     bad.write_text(text.replace('"gripper.pos"', '"gripper.poz"'))
     with pytest.raises(InputError, match=r"set joints\.gripper\.recorded in .*bad/rig\.toml"):
         read_episodes(ds_root, load_rig(bad))
+
+
+def test_sigterm_mid_fit_removes_the_half_written_output(tmp_path: Path) -> None:
+    """A scheduler's stop (SIGTERM) goes through the same cleanup as Ctrl-C: no output
+    folder and no temporary sibling are left, exit status 143 (a new user's trial found a
+    .tmp folder left beside --out)."""
+    import time
+
+    raw = ROOT.parent / "shared" / "data" / "bam_xl330" / "raw"
+    logs = sorted(raw.glob("*.json"))[:4]
+    if len(logs) < 4:
+        pytest.skip(f"the shared XL330 logs are absent ({raw})")
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "simgap", "actuator", *map(str, logs),
+                             "--format", "bam", "--no-net", "--json",
+                             str(tmp_path / "a.json"), "--out", str(out)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(p.name.endswith(".tmp")
+                                                  for p in tmp_path.iterdir()):
+        time.sleep(0.05)
+    assert proc.poll() is None, "the fit ended before it could be stopped"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 143
+    assert not out.exists() and not (tmp_path / "a.json").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

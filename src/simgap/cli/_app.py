@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,6 +52,7 @@ def handles_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        prev = _on_terminate()
         try:
             with guard_inputs():
                 return fn(*args, **kwargs)
@@ -72,8 +75,29 @@ def handles_errors(fn: F) -> F:
                 "please report it with this file (the command and the input that caused it).",
                 highlight=False, soft_wrap=True)
             raise typer.Exit(code=BUG_EXIT) from None
+        finally:
+            if prev is not _NOT_SET:
+                signal.signal(signal.SIGTERM, prev)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    del frame
+    raise SystemExit(128 + signum)
+
+
+def _on_terminate() -> Any:
+    """SIGTERM (a job scheduler's stop, ``kill``) exits like Ctrl-C does: through the
+    command's cleanup (the half-written output folder is removed), status 143. Returns the
+    previous handler (``_NOT_SET`` off the main thread, where Python allows none)."""
+    if threading.current_thread() is not threading.main_thread():
+        return _NOT_SET
+    prev = signal.signal(signal.SIGTERM, _terminated)
+    return signal.SIG_DFL if prev is None else prev
+
+
+_NOT_SET = object()
 
 
 def json_target(path: Path | None) -> Path | None:
