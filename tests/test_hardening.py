@@ -467,3 +467,27 @@ def test_sigterm_mid_fit_removes_the_half_written_output(tmp_path: Path) -> None
     assert proc.wait(timeout=60) == 143
     assert not out.exists() and not (tmp_path / "a.json").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_fuzz_finds_stay_fixed(tmp_path: Path) -> None:
+    """Three internal errors the long fuzz profile found, each now an InputError naming the
+    file and line (or, for a findings figure simgap never writes, a figure not measured)."""
+    from simgap.errors import InputError
+    from simgap.evidence.lerobot_logs import read_lerobot_log
+    from simgap.evidence.trace import read_trace
+    from simgap.randomize import _num
+    from tests.lerobot_log_lines import client_log
+
+    log = client_log(tmp_path / "robot_client_1.log", [5, 4, 0] * 4, [66.0] * 12)
+    text = log.read_text().splitlines()
+    text[3] = text[3].replace(text[3].split()[1], "2025-11-00", 1)   # day 0: no such date
+    log.write_text("\n".join(text) + "\n")
+    with pytest.raises(InputError, match="line 4: time stamp"):
+        read_lerobot_log(log)
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"t": 0.0, "tick": 0, "episode": 0, "events": 7}\n'
+                     '{"t": 0.1, "tick": 1, "episode": 0}\n')
+    with pytest.raises(InputError, match="events"):
+        read_trace(trace)
+    assert _num({"control_dt_s": float("nan")}, "control_dt_s") is None
+    assert _num({"control_dt_s": 0.033}, "control_dt_s") == 0.033

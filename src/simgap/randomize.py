@@ -11,6 +11,7 @@ never widened past the evidence without a note that says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,12 +43,13 @@ def _walk(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def _num(figures: Mapping[str, Any], *names: str) -> float | None:
-    """The first numeric figure whose (last) key is one of ``names``."""
+    """The first finite numeric figure whose (last) key is one of ``names`` (a NaN or inf,
+    which simgap never writes, counts as not measured)."""
     flat = dict(_walk(figures))
     for n in names:
         for key, v in flat.items():
             if (key == n or key.endswith("." + n)) and isinstance(v, (int, float)) \
-                    and not isinstance(v, bool):
+                    and not isinstance(v, bool) and math.isfinite(v):
                 return float(v)
     return None
 

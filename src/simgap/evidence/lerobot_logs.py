@@ -210,8 +210,15 @@ def _steps(session: list[float] | list[int]) -> np.ndarray:
     return out
 
 
-def _epoch(stamp: str) -> float:
-    return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp()
+def _epoch(stamp: str, path: Path, line: int) -> float:
+    """Seconds since the epoch of a log line's ``YYYY-MM-DD HH:MM:SS`` stamp."""
+    try:
+        return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp()
+    except ValueError:
+        raise InputError(file=path, field=f"line {line}: time stamp",
+                         expected="a date and time YYYY-MM-DD HH:MM:SS", got=stamp,
+                         fix="the line is damaged: restore it from the original log, or "
+                             "delete it") from None
 
 
 def read_lerobot_log(path: str | Path) -> LeRobotLog:
@@ -271,10 +278,10 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
                 for k, v in zip(SERVER_STAGES, vals[:4], strict=True):
                     st[k].append(v)
                 st["unaccounted"].append(max(0.0, vals[4] - sum(vals[:4])))
-                st["t"].append(_epoch(stamp))
+                st["t"].append(_epoch(stamp, path, lines))
             elif (s := _PRED.search(msg)) is not None:
                 pred.append(float(s.group(1)))
-                pred_t.append(_epoch(stamp))
+                pred_t.append(_epoch(stamp, path, lines))
                 sessions.event()
                 pred_session.append(sessions.current)
                 if s.group(2):
@@ -284,10 +291,10 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
             elif (s := _QUEUE.search(msg)) is not None:
                 qs.append(int(s.group(1)))
                 qmg.append(s.group(2) == "True")
-                qt.append(_epoch(stamp))
+                qt.append(_epoch(stamp, path, lines))
             elif (s := _LOOP.search(msg)) is not None:
                 loop.append(float(s.group(1)) * 1e-3)
-                loop_t.append(_epoch(stamp))
+                loop_t.append(_epoch(stamp, path, lines))
             elif (s := _RECV.search(msg)) is not None:
                 one_way.append(float(s.group(2)) * 1e-3)
             elif (s := _CHUNK.search(msg)) is not None:

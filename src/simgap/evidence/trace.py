@@ -158,7 +158,12 @@ def read_trace(path: str | Path) -> Trace:
                         declared.setdefault(key, {}).setdefault(unit, int(ticks[row]))
         writes += _entries(rec, "writes", row, path, line)
         reads += _entries(rec, "reads", row, path, line)
-        for ev in rec.get("events") or []:
+        evs = rec.get("events") or []
+        if not isinstance(evs, list):
+            raise InputError(file=path, field=f"line {line}: events",
+                             expected='a list of strings or {"name": str, "t": float}',
+                             got=type(evs).__name__)
+        for ev in evs:
             if isinstance(ev, str):
                 events.append(TraceEvent(row, ev, math.nan))  # a name without a time
             elif isinstance(ev, Mapping) and "name" in ev:

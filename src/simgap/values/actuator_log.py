@@ -81,13 +81,15 @@ def check_time(t: np.ndarray, source: str, field_name: str = "timestamp") -> Non
                          fix="sort the samples by time and remove duplicates; a log that "
                              "mixes two recordings must be split")
     med = float(np.median(steps))
-    if (t[-1] - t[0]) / med > MAX_SPAN_STEPS_PER_SAMPLE * t.size:
+    with np.errstate(over="ignore"):
+        span = float(t[-1] - t[0])
+    if span > MAX_SPAN_STEPS_PER_SAMPLE * t.size * med:
         i = int(np.argmax(steps))
         raise InputError(file=source, field=field_name,
                          expected="a continuous recording (a regular grid over its span holds "
                                   f"at most {MAX_SPAN_STEPS_PER_SAMPLE}x its samples)",
                          got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}: a gap "
-                             f"of {steps[i]:.3g} s, {steps[i] / med:.3g} median steps, in "
+                             f"of {steps[i]:.3g} s ({med:.3g} s the median step), in "
                              f"{t.size} samples",
                          fix="split the log at the gap (or fix the timestamp's units)")
     if t[-1] - t[0] < MIN_DURATION_S:
