@@ -489,5 +489,9 @@ def test_fuzz_finds_stay_fixed(tmp_path: Path) -> None:
                      '{"t": 0.1, "tick": 1, "episode": 0}\n')
     with pytest.raises(InputError, match="events"):
         read_trace(trace)
+    for key, bad in (("reads", "-1"), ("writes", '"x"'), ("units", "3")):
+        trace.write_text(f'{{"t": 0.0, "tick": 0, "episode": 0, "{key}": {bad}}}\n')
+        with pytest.raises(InputError, match=f"line 1: {key}"):
+            read_trace(trace)
     assert _num({"control_dt_s": float("nan")}, "control_dt_s") is None
     assert _num({"control_dt_s": 0.033}, "control_dt_s") == 0.033

@@ -49,10 +49,24 @@ def _num(v: Any, path: Path, line: int, key: str) -> float:
     return float(v)
 
 
+def _field(rec: Mapping[str, Any], key: str, kind: type, path: Path, line: int | str,
+           ) -> Any:
+    """``rec[key]`` when it has the JSON type ``kind`` (list or dict), an empty one when
+    absent or null; any other type is an InputError naming the line."""
+    v = rec.get(key)
+    if v is None:
+        return kind()
+    if not isinstance(v, kind):
+        want = "a list" if kind is list else "an object"
+        where = f"line {line}: {key}" if isinstance(line, int) else key
+        raise InputError(file=path, field=where, expected=want, got=type(v).__name__)
+    return v
+
+
 def _entries(rec: Mapping[str, Any], key: str, row: int, path: Path, line: int
              ) -> list[RegisterEntry]:
     out = []
-    for e in rec.get(key) or []:
+    for e in _field(rec, key, list, path, line):
         if not (isinstance(e, Mapping) and {"motor", "register", "value"} <= set(e)):
             raise InputError(file=path, field=f"line {line}: {key}",
                              expected="objects with motor, register and value", got=e)
@@ -122,12 +136,12 @@ def read_trace(path: str | Path) -> Trace:
     img_age = np.full(n, np.nan)
     sha: list[str | None] = [None] * n
     declared: dict[str, dict[str, int]] = {}
-    meta_units = meta.get("units") or {}
+    meta_units = _field(meta, "units", dict, path, "meta")
     writes: list[RegisterEntry] = []
     reads: list[RegisterEntry] = []
     events: list[TraceEvent] = []
     for row, (line, rec) in enumerate(recs):
-        units = {**meta_units, **(rec.get("units") or {})}
+        units = {**meta_units, **_field(rec, "units", dict, path, line)}
         for section, store, known in (("observation", obs, known_obs),
                                       ("action", act, set(JOINT_FEATURES)),
                                       ("sent", sent, set(JOINT_FEATURES))):
@@ -158,12 +172,7 @@ def read_trace(path: str | Path) -> Trace:
                         declared.setdefault(key, {}).setdefault(unit, int(ticks[row]))
         writes += _entries(rec, "writes", row, path, line)
         reads += _entries(rec, "reads", row, path, line)
-        evs = rec.get("events") or []
-        if not isinstance(evs, list):
-            raise InputError(file=path, field=f"line {line}: events",
-                             expected='a list of strings or {"name": str, "t": float}',
-                             got=type(evs).__name__)
-        for ev in evs:
+        for ev in _field(rec, "events", list, path, line):
             if isinstance(ev, str):
                 events.append(TraceEvent(row, ev, math.nan))  # a name without a time
             elif isinstance(ev, Mapping) and "name" in ev:
