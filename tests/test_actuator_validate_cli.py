@@ -37,6 +37,15 @@ def test_validate_as_a_list_and_repeated(tmp_path: Path) -> None:
     assert "selected on the --validate logs" not in doc["selection_note"]
 
 
+def _refused(args: list[str]) -> str:
+    """Run ``simgap actuator ARGS``; assert it is refused as bad input (exit 2, no
+    traceback); return its output."""
+    res = runner.invoke(app, ["actuator", *args])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    return res.output
+
+
 def _run(tmp_path: Path, name: str, args: list[str]) -> dict:
     out = tmp_path / f"{name}.json"
     res = runner.invoke(app, ["actuator", *args, "--format", "csv", "--no-net",
@@ -115,45 +124,35 @@ def test_json_target_is_checked_before_the_fit(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     for target, words in ((tmp_path, "is a folder"),
                           (tmp_path / "afile" / "x.json", "is a file")):
-        res = runner.invoke(app, ["actuator", a, b, "--format", "csv", "--no-net",
-                                  "--json", str(target)])
-        assert res.exit_code == 2, res.output
-        assert "--json" in res.output and words in res.output and "Fix:" in res.output
-        assert "Traceback" not in res.output
+        out = _refused([a, b, "--format", "csv", "--no-net", "--json", str(target)])
+        assert "--json" in out and words in out and "Fix:" in out
 
 
 def test_validate_without_a_log_or_swallowing_the_training_logs_is_refused(
         tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
+    x = str(tmp_path / "x.json")
     for args in ([a, b, "--validate", "--format", "csv"], [a, b, "--format", "csv",
                                                            "--validate"]):
-        res = runner.invoke(app, ["actuator", *args, "--json", str(tmp_path / "x.json")])
-        assert res.exit_code == 2, res.output
-        assert "needs at least one log" in res.output and "Traceback" not in res.output
-    res = runner.invoke(app, ["actuator", "--format", "csv", "--validate", a, b,
-                              "--json", str(tmp_path / "x.json")])
-    assert res.exit_code == 2, res.output
-    assert "no training logs" in res.output and "before --validate" in res.output
+        assert "needs at least one log" in _refused([*args, "--json", x])
+    out = _refused(["--format", "csv", "--validate", a, b, "--json", x])
+    assert "no training logs" in out and "before --validate" in out
     assert not (tmp_path / "x.json").exists()
 
 
 def test_json_onto_an_input_is_refused_before_the_fit(tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
     before = Path(b).read_bytes()
-    res = runner.invoke(app, ["actuator", a, "--format", "csv", "--validate", b,
-                              "--json", b])
-    assert res.exit_code == 2, res.output
-    assert "apart from every input" in res.output
-    assert "fitting" not in res.output                   # refused before any work began
+    out = _refused([a, "--format", "csv", "--validate", b, "--json", b])
+    assert "apart from every input" in out
+    assert "fitting" not in out                          # refused before any work began
     assert Path(b).read_bytes() == before
 
 
 def test_a_csv_given_to_format_bam_points_at_format_csv(tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
-    res = runner.invoke(app, ["actuator", a, b, "--format", "bam",
-                              "--json", str(tmp_path / "x.json")])
-    assert res.exit_code == 2, res.output
-    assert "--format csv" in res.output and "Traceback" not in res.output
+    assert "--format csv" in _refused([a, b, "--format", "bam", "--json",
+                                       str(tmp_path / "x.json")])
 
 
 def test_a_timestamp_gap_is_refused_not_resampled(tmp_path: Path) -> None:
@@ -164,7 +163,6 @@ def test_a_timestamp_gap_is_refused_not_resampled(tmp_path: Path) -> None:
     last = lines[-1].split(",")
     lines[-1] = ",".join(["1e30", *last[1:]])
     b.write_text("\n".join(lines) + "\n")
-    res = runner.invoke(app, ["actuator", str(a), str(b), "--format", "csv", "--no-net",
-                              "--json", str(tmp_path / "x.json")])
-    assert res.exit_code == 2, res.output
-    assert "continuous recording" in res.output and "split the log at the gap" in res.output
+    out = _refused([str(a), str(b), "--format", "csv", "--no-net", "--json",
+                    str(tmp_path / "x.json")])
+    assert "continuous recording" in out and "split the log at the gap" in out

@@ -182,10 +182,11 @@ def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, f
 def test_scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> dict[str, Any]:
     """The fit on all training logs (``pred[0]``, shape (L, T)) scored on the test logs:
     ``test_mae_rad`` (mean over them) and ``test_per_log_rad``; {} without test logs."""
+    from simgap.actuator.family_fit import per_log_mae
+
     if folds.test is None or not folds.test.any():
         return {}
-    err = np.abs(pred[0] - batch.q) * batch.mask
-    per = (err.sum(axis=1) / batch.mask.sum(axis=1))[folds.test]
+    per = per_log_mae(pred[0], batch)[folds.test]
     return {"test_mae_rad": float(per.mean()), "test_per_log_rad": [float(x) for x in per]}
 
 

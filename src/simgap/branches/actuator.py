@@ -148,12 +148,36 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
                            float(floor), "noise_floor_source": source, "seed": seed,
                            "joints": joint_json, "unexcited_joints": unexcited,
                            "resampling": [dict(lg.resampling) for lg in all_logs]}
+    if validate:
+        out["selection_note"] = selection_note(out)
     if out_dir is not None:
         proof: dict[str, Any] = {}
         out["artifacts"] = write_artifacts(results, all_logs, rig, Path(out_dir),
                                            n_validate=len(validate), proof=proof)
         out["patch_proof"] = proof
     return out, results
+
+
+def selection_note(result: dict[str, Any]) -> str:
+    """What the --validate logs' error means, joint by joint: an independent test where the
+    selection ran on folds of the training logs, the selection's own score where a single
+    training log left no folds (held_out ``validate``)."""
+    own = sorted(j for j, v in result["joints"].items() if v.get("held_out") == "validate")
+    tested = sorted(j for j, v in result["joints"].items() if v.get("test_logs"))
+    parts = []
+    if tested:
+        schemes = sorted({result["joints"][j]["held_out"] for j in tested})
+        parts.append(f"{', '.join(tested)}: the rung and the friction family were selected "
+                     f"on the training logs ({', '.join(schemes)}); the --validate logs were "
+                     "left out of every fit and of the selection, so the error there "
+                     "(test_mae_rad) is an independent test of the selected fit")
+    if own:
+        parts.append(f"{', '.join(own)}: with a single training log there were no folds to "
+                     "select on, so the rung and the friction family were selected on the "
+                     "--validate logs and their error there is the selection's own score "
+                     "(the best of the candidates compared), not an independent test; give "
+                     "two or more training logs for that")
+    return "; ".join(parts)
 
 
 def _settings(res: JointResult, drive: Drive) -> Any:

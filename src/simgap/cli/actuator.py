@@ -37,66 +37,17 @@ class _ValidateList(TyperCommand):
                 continue
             out.append(args[i])
             i += 1
-        if n_val and "--help" not in args and not self._positionals(out):
+        try:
+            return super().parse_args(ctx, out)
+        except typer.BadParameter as e:  # click's MissingParameter: no training log left
+            if not (n_val and getattr(getattr(e, "param", None), "name", None) == "logs"):
+                raise
             raise typer.BadParameter(
                 f"no training logs: --validate takes every value up to the next option, so "
                 f"all {n_val} log(s) after it were read as test logs. Fix: name the training "
                 "logs before --validate, or end its list with another option "
                 "(--validate v.json --format bam a.json b.json)", ctx=ctx,
-                param_hint="--validate")
-        return super().parse_args(ctx, out)
-
-    def _positionals(self, args: list[str]) -> list[str]:
-        """The values of ``args`` that are not options or option values."""
-        takes = {o for p in self.params if p.param_type_name == "option"
-                 and not getattr(p, "is_flag", False) for o in p.opts}
-        out: list[str] = []
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in takes:
-                i += 2
-                continue
-            if not a.startswith("-") or a == "-":
-                out.append(a)
-            i += 1
-        return out
-
-
-def _identity(p: Path) -> str:
-    """What makes two named logs the same log: the bytes of a file (a copy under another
-    name is the same data), the resolved path of anything else."""
-    import hashlib
-
-    try:
-        if p.is_file():
-            return "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
-    except OSError:
-        pass
-    return "path:" + str(p.resolve())
-
-
-def _check_disjoint(train: list[Path], held: list[Path]) -> None:
-    """Each log once: a log held out and trained on, or trained on twice (it would be held
-    out against its own copy), scores the fit on data it saw."""
-    from simgap.errors import InputError
-
-    seen: dict[str, Path] = {}
-    for group, paths in (("training", train), ("--validate", held)):
-        for p in paths:
-            key = _identity(p)
-            if key in seen:
-                first = seen[key]
-                where = ("named both as training and as validation"
-                         if group == "--validate" and first in train else "named twice")
-                same = "" if str(first) == str(p) else f" ({first} and {p} hold the same data)"
-                raise InputError(file=p, field="--validate" if group == "--validate" else "logs",
-                                 expected="each log once, so that no held-out score is "
-                                          "computed on data the fit saw",
-                                 got=f"{p} {where}{same}",
-                                 fix="name each log once: as a training log or after "
-                                     "--validate")
-            seen[key] = p
+                param_hint="--validate") from None
 
 
 @app.command(cls=_ValidateList)
@@ -132,7 +83,7 @@ def actuator(
     from contextlib import nullcontext
 
     from simgap.branches.actuator import analyse
-    from simgap.evidence.actuator_logs import load_actuator_logs
+    from simgap.evidence.actuator_logs import check_distinct_logs, load_actuator_logs
     from simgap.outputs import check_not_input, note_input, output_folder, relocate_paths
     from simgap.rig import load_rig
 
@@ -142,7 +93,7 @@ def actuator(
     if out is not None:
         check_not_input(out, folder=True)
     if fmt != "lerobot":  # a dataset holds out its own episodes (checked below)
-        _check_disjoint(list(logs), list(validate))
+        check_distinct_logs(list(logs), list(validate))
     r = load_rig(rig) if rig is not None else None
     if fmt == "lerobot":
         _check_lerobot(list(logs), r, list(validate))
@@ -173,8 +124,6 @@ def actuator(
                             out_dir=out_dir)
     if out is not None and out_dir is not None:  # name the artifacts where they now lie
         result = relocate_paths(result, out_dir, out.absolute())
-    if held:
-        result["selection_note"] = _selection_note(result)
     write_json(json_path, result)
     from simgap.report.headline import sig
 
@@ -214,28 +163,6 @@ def actuator(
     if held:
         console.print(escape(f"note: {result['selection_note']}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
-
-
-def _selection_note(result: dict[str, Any]) -> str:
-    """What the --validate logs' error means, joint by joint: an independent test where the
-    selection ran on folds of the training logs, the selection's own score where a single
-    training log left no folds (held_out ``validate``)."""
-    own = sorted(j for j, v in result["joints"].items() if v.get("held_out") == "validate")
-    tested = sorted(j for j, v in result["joints"].items() if v.get("test_logs"))
-    parts = []
-    if tested:
-        schemes = sorted({result["joints"][j]["held_out"] for j in tested})
-        parts.append(f"{', '.join(tested)}: the rung and the friction family were selected "
-                     f"on the training logs ({', '.join(schemes)}); the --validate logs were "
-                     "left out of every fit and of the selection, so the error there "
-                     "(test_mae_rad) is an independent test of the selected fit")
-    if own:
-        parts.append(f"{', '.join(own)}: with a single training log there were no folds to "
-                     "select on, so the rung and the friction family were selected on the "
-                     "--validate logs and their error there is the selection's own score "
-                     "(the best of the candidates compared), not an independent test; give "
-                     "two or more training logs for that")
-    return "; ".join(parts)
 
 
 def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:

@@ -200,7 +200,6 @@ def log_binom_coeff(n: int) -> np.ndarray:
     return out
 
 
-
 def median_interval(values: Sequence[float], conf: float = 0.95,
                     ) -> tuple[float, float, float] | None:
     """Distribution-free interval of a median: (lo, hi, coverage).

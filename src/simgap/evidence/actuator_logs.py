@@ -58,3 +58,42 @@ def rig_actuator_logs(rig: Rig) -> list[ActuatorLog]:
     if ev.dataset is not None:
         return load_actuator_logs([ev.dataset], "lerobot", rig)
     return []
+
+
+def _identity(p: Path) -> str:
+    """What makes two named logs the same log: the bytes of a file (a copy under another
+    name is the same data), the resolved path of anything else."""
+    import hashlib
+
+    try:
+        if p.is_file():
+            return "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()
+    except OSError:
+        pass
+    return "path:" + str(p.resolve())
+
+
+def check_distinct_logs(train: Sequence[Path], held: Sequence[Path]) -> None:
+    """Each log once: a log held out and trained on, or trained on twice (it would be held
+    out against its own copy), scores the fit on data it saw. Two logs are the same when
+    their bytes are (a copy under another name), else when their resolved paths are.
+
+    Raises:
+        InputError: naming the repeated log and the fix.
+    """
+    seen: dict[str, Path] = {}
+    for group, paths in (("training", train), ("--validate", held)):
+        for p in paths:
+            key = _identity(p)
+            if key in seen:
+                first = seen[key]
+                where = ("named both as training and as validation"
+                         if group == "--validate" and first in train else "named twice")
+                same = "" if str(first) == str(p) else f" ({first} and {p} hold the same data)"
+                raise InputError(file=p, field="--validate" if group == "--validate" else "logs",
+                                 expected="each log once, so that no held-out score is "
+                                          "computed on data the fit saw",
+                                 got=f"{p} {where}{same}",
+                                 fix="name each log once: as a training log or after "
+                                     "--validate")
+            seen[key] = p
