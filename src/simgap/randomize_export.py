@@ -8,7 +8,7 @@ from pathlib import Path
 
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_text
-from simgap.safe_names import py_comment, py_literal
+from simgap.safe_names import checked_python, py_comment, py_literal
 from simgap.values.randomization import Entry, RandomizationSpec
 
 FORMATS = ("json", "isaaclab", "mujoco")
@@ -76,7 +76,7 @@ def to_isaaclab(spec: RandomizationSpec, physics_dt_s: float = 0.005) -> str:
         "object_mass": (mass, "mdp.randomize_rigid_body_mass", "reset",
                         {"asset_cfg": 'SceneEntityCfg("object")',
                          "mass_distribution_params": repr(_rng(mass)),
-                         "operation": '"abs"', "distribution": repr(mass.distribution)}),
+                         "operation": '"abs"', "distribution": py_literal(mass.distribution)}),
         "pad_friction": (fr, "mdp.randomize_rigid_body_material", "startup",
                          {"asset_cfg": 'SceneEntityCfg("robot", body_names=[".*jaw.*"])',
                           "static_friction_range": repr(_rng(fr)),
@@ -99,14 +99,15 @@ def to_isaaclab(spec: RandomizationSpec, physics_dt_s: float = 0.005) -> str:
     }
     lines += ["", "EVENT_TERMS = {}"]
     for name, (entry, func, mode, params) in terms.items():
-        body = ", ".join(f'"{k}": {v}' for k, v in params.items())
+        body = ", ".join(f"{py_literal(k)}: {v}" for k, v in params.items())
         lines += [f"# {name}: {py_comment(f'{entry.source}. {entry.note}')}",
-                  f'EVENT_TERMS["{name}"] = EventTermCfg(func={func}, mode="{mode}",',
+                  f"EVENT_TERMS[{py_literal(name)}] = EventTermCfg(func={func}, "
+                  f"mode={py_literal(mode)},",
                   f"    params={{{body}}})"]
     lines += ["", "# the latency is redrawn every step in the spec; as an interval term it would",
               "# be resampled within interval_range_s (seconds):",
               f"ACTION_DELAY_INTERVAL_RANGE_S = ({1.0 / hi_r!r}, {1.0 / lo_r!r})", ""]
-    return "\n".join(lines)
+    return checked_python("\n".join(lines), "Isaac Lab randomisation snippet")
 
 
 def export(spec: RandomizationSpec, fmt: str, out: Path, *, model_path: Path | None = None,

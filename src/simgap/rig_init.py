@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 from simgap.errors import InputError
 from simgap.rig import rig_from_dict
+from simgap.safe_names import checked_toml, names_round_trip, shown, toml_key, toml_value
 from simgap.units import STS3215_TICKS_PER_REV
 
 MENAGERIE_SO101 = ("MuJoCo Menagerie's robotstudio_so101 model (robotstudio_so101/so101.xml, "
@@ -114,16 +114,25 @@ def _model_names(model: Path) -> tuple[dict[str, list[str]], dict[str, tuple[flo
              "camera": names(m, "camera"), "free_body": free}, ranges)
 
 
-def _toml(v: Any) -> str:
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:.7g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml(x) for x in v) + "]"
-    return str(v)
+def _toml(v: Any, where: str = "value") -> str:
+    """A TOML value (``safe_names.toml_value``: names quoted with TOML's escapes)."""
+    return toml_value(v, where)
+
+
+def _image_shape(info_path: Path, feature: str, shape: Any) -> list[int]:
+    """An image feature's ``shape`` (height, width, ...) as integers.
+
+    Raises:
+        InputError: not a list of positive integers.
+    """
+    if shape is None or shape == []:
+        return []
+    if not isinstance(shape, list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape):
+        raise InputError(file=info_path, field=f"features.{feature}.shape",
+                         expected="a list of positive integers (height, width, channels)",
+                         got=shape, fix="correct the image feature's shape in meta/info.json")
+    return list(shape)
 
 
 def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Path, *,
@@ -171,7 +180,8 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
                          got=f"{len(missing)} name(s) the model lacks: "
                              + ", ".join(m[1] for m in missing),
                          fix=f"pass --map {rec}=<model joint> for each")
-    guessed: list[str] = [f"joints: {', '.join(joints)} (from {key}, matched to the model)"]
+    guessed: list[str] = [f"joints: {', '.join(shown(j) for j in joints)} (from {key}, "
+                          "matched to the model)"]
     to_fill: list[str] = []
     fps = info.get("fps")
     if not isinstance(fps, (int, float)) or fps <= 0:
@@ -184,11 +194,11 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
     base = rig_path.parent
     cal = read_calibration(Path(calibration)) if calibration else {}
     lines = ["# Written by 'simgap init'. Check every line marked 'guessed'.",
-             f"name = {_toml(name or dataset.name)}", "seed = 0", "", "[model]",
-             f"path = {_toml(rel(model, base))}"]
+             f"name = {_toml(name or dataset.name, '--name or the dataset folder')}",
+             "seed = 0", "", "[model]", f"path = {_toml(rel(model, base), '--model')}"]
     site = next((s for h in _EE_HINTS for s in found["site"] if h in s.lower()), None)
     if site:
-        lines.append(f"ee_site = {_toml(site)}   # guessed from the name")
+        lines.append(f"ee_site = {_toml(site, 'model site')}   # guessed from the name")
         guessed.append(f"model.ee_site = {site!r} (from its name)")
     else:
         sites = ", ".join(found["site"]) or "none"
@@ -196,7 +206,8 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
                        f"branches need it); the model's sites: {sites}")
     if found["free_body"]:
         obj = found["free_body"][0]
-        lines.append(f"object_body = {_toml(obj)}   # guessed: the first free body")
+        lines.append(f"object_body = {_toml(obj, 'model body')}   # guessed: the first free "
+                     "body")
         guessed.append(f"model.object_body = {obj!r} (the model's first free body)")
     else:
         to_fill.append("model.object_body: the manipulated object's body (contact branch)")
@@ -206,7 +217,8 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
     guessed.append(f"units: {unit_note} (robot_type {robot or 'not given'}); a recording made "
                    "with LeRobot's -100..100 body range needs unit = \"m100\" and range_rad")
     for j, rec in joints.items():
-        lines += [f"[joints.{j}]", f"recorded = {_toml(rec)}"]
+        lines += [f"[joints.{toml_key(j, f'model joint {j!r}')}]",
+                  f"recorded = {_toml(rec, f'{key} entry {rec!r}')}"]
         is_grip = "gripper" in j.lower()
         if not follower:
             lines.append('unit = "rad"')
@@ -219,16 +231,16 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
         if c and lo_hi:
             span = (c["range_max"] - c["range_min"]) * 2 * math.pi / STS3215_TICKS_PER_REV
             rng = [lo_hi[0], lo_hi[0] + span]
-            guessed.append(f"joints.{j}.range_rad = [{rng[0]:.4g}, {rng[1]:.4g}] rad: the "
+            guessed.append(f"joints.{shown(j)}.range_rad = [{rng[0]:.4g}, {rng[1]:.4g}] rad: the "
                            f"calibrated span ({c['range_max'] - c['range_min']} ticks) from the "
                            "model's closed end; close the gripper: it must read 0 %")
         elif lo_hi:
             rng = [lo_hi[0], lo_hi[1]]
-            guessed.append(f"joints.{j}.range_rad = the model joint's range [{rng[0]:.4g}, "
+            guessed.append(f"joints.{shown(j)}.range_rad = the model joint's range [{rng[0]:.4g}, "
                            f"{rng[1]:.4g}] rad; pass --calibration for the arm's own span")
         else:
             rng = None
-            to_fill.append(f"joints.{j}.range_rad: the model angles [rad] at 0 % and 100 %")
+            to_fill.append(f"joints.{shown(j)}.range_rad: the model angles [rad] at 0 % and 100 %")
         lines += ['unit = "pct"', "gripper = true"]
         if rng:
             lines.append(f"range_rad = {_toml(rng)}   # guessed")
@@ -240,22 +252,28 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
     if images:
         cam = next((c for c in found["camera"] for k in images
                     if c.split("_")[0] in k.split(".")[-1]), None)
-        shape = feats[images[0]].get("shape") or []
+        shape = _image_shape(dataset / "meta" / "info.json", images[0],
+                             feats[images[0]].get("shape"))
         lines += ["", "# The camera (appearance branch): uncomment, and set the resolution the",
-                  "# policy sees.", "# [camera]", f"# name = {_toml(cam or '<model camera>')}",
-                  f"# recorded = {_toml(images[0])}"]
+                  "# policy sees.", "# [camera]",
+                  f"# name = {_toml(cam or '<model camera>', 'model camera')}",
+                  f"# recorded = {_toml(images[0], 'image feature')}"]
         if len(shape) >= 2:
             lines.append(f"# render_resolution = {_toml([int(shape[0]), int(shape[1])])}")
         lines.append("# policy_resolution = [<height>, <width>]")
         to_fill.append(f"[camera]: images {', '.join(images)} were recorded; the model's "
                        f"cameras: {', '.join(found['camera']) or 'none'}; fill the commented "
                        "section for the appearance branch")
-    lines += ["", "[evidence]", f"dataset = {_toml(rel(dataset, base))}"]
+    lines += ["", "[evidence]", f"dataset = {_toml(rel(dataset, base), 'the dataset folder')}"]
     to_fill += ["[training]: what the policy was trained with (rate, noise, workspace) for "
                 "the envelope branch", "[evidence]: timing logs, servo logs, push logs, "
                 "evaluation manifests, frames: each adds a branch (docs/formats.md)"]
     text = "\n".join(lines) + "\n"
-    rig_from_dict(tomllib.loads(text), source=rig_path)  # what is written can be read back
+    parsed = checked_toml(text, f"rig file {rig_path.name}")  # read back before it is written
+    names_round_trip(parsed.get("joints", {}), list(joints), "rig file's [joints]")
+    names_round_trip([str(v.get("recorded")) for v in parsed["joints"].values()],
+                     list(joints.values()), "rig file's recorded names")
+    rig_from_dict(parsed, source=rig_path)
     return RigDraft(text=text, guessed=tuple(guessed), to_fill=tuple(to_fill))
 
 

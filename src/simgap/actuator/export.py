@@ -28,7 +28,7 @@ import numpy as np
 
 from simgap.actuator.ladder import JointResult
 from simgap.actuator.servo import PARAM_NAMES
-from simgap.safe_names import py_comment
+from simgap.safe_names import checked_python, py_comment, py_literal
 
 
 def config_name(joint: str, kind: str = "") -> str:
@@ -82,8 +82,9 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
     stiff = eq.get("stiffness", float("nan"))
     damp = eq.get("damping", float("nan"))
     if not (math.isfinite(stiff) and math.isfinite(damp)):
-        return (f"# {res.joint!r}: no DelayedPDActuatorCfg offered: stiffness and damping "
-                f"not identified (rung {res.selected!r})\n")
+        return checked_python(f"# {py_literal(res.joint)}: no DelayedPDActuatorCfg offered: "
+                              "stiffness and damping not identified (rung "
+                              f"{py_literal(res.selected)})\n", "Isaac Lab snippet")
     lines = [
         "from isaaclab.actuators import DelayedPDActuatorCfg",
         "",
@@ -103,7 +104,7 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
                      f"them): {', '.join(py_comment(k) for k in extra)}")
     lines += [
         f"{config_name(res.joint)} = DelayedPDActuatorCfg(",
-        f"    joint_names_expr=[{joint_expr!r}],",
+        f"    joint_names_expr=[{py_literal(joint_expr)}],",
         f"    stiffness={stiff:.6g},",
         f"    damping={damp:.6g},",
     ]
@@ -114,7 +115,7 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
         lines.append(f"    effort_limit={effort_limit:.6g},")
     lines += [f"    min_delay={lo},  # physics steps", f"    max_delay={hi},  # physics steps",
               ")"]
-    return "\n".join(lines) + "\n"
+    return checked_python("\n".join(lines) + "\n", "Isaac Lab snippet")
 
 
 def net_input_idx(history_spacing_s: float, physics_dt_s: float) -> list[int]:
@@ -136,8 +137,8 @@ def actuator_net_cfg(joint_expr: str, network_file: str, physics_dt_s: float,
         f"# trained with a {history_spacing_s * 1000:g} ms input history; physics dt "
         f"{physics_dt_s:g} s -> input_idx {idx}",
         f"{config_name(joint_expr, 'NET')} = ActuatorNetMLPCfg(",
-        f"    joint_names_expr=[{joint_expr!r}],",
-        f"    network_file={network_file!r},",
+        f"    joint_names_expr=[{py_literal(joint_expr)}],",
+        f"    network_file={py_literal(network_file)},",
         f"    pos_scale={pos_scale:g},",
         f"    vel_scale={vel_scale:g},",
         f"    torque_scale={torque_scale:g},",
@@ -150,7 +151,7 @@ def actuator_net_cfg(joint_expr: str, network_file: str, physics_dt_s: float,
     if velocity_limit is not None and math.isfinite(velocity_limit):
         lines.append(f"    velocity_limit={velocity_limit:.6g},")
     lines.append(")")
-    return "\n".join(lines) + "\n"
+    return checked_python("\n".join(lines) + "\n", "Isaac Lab snippet")
 
 
 def bam_params(res: JointResult, actuator: str = "") -> dict[str, Any]:

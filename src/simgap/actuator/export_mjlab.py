@@ -33,6 +33,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from simgap.safe_names import checked_python, py_comment, py_literal
+
 MJLAB_RELEASE = "1.6.0"
 """The mjlab release whose field names these snippets use."""
 
@@ -76,20 +78,29 @@ def _header(cls: str, joint: str, params: Mapping[str, float], physics_dt_s: flo
             family: str | None) -> list[str]:
     lost = [k for k in UNMAPPED if float(params.get(k, 0.0)) > 0]
     out = [f"from mjlab.actuator import {cls}  # mjlab {MJLAB_RELEASE}", "",
-           f"# simgap fit of {joint}" + (f" (friction family {family})" if family else "")
+           f"# simgap fit of {py_comment(joint)}"
+           + (f" (friction family {py_comment(family)})" if family else "")
            + f", physics dt {physics_dt_s:g} s"]
     if lost:
         out.append(f"# not representable in mjlab, randomise instead: {', '.join(lost)}")
     return out
 
 
+def _variable(variable: str) -> str:
+    if not variable.isidentifier():
+        raise ValueError(f"not a Python identifier: {variable!r}")
+    return variable
+
+
 def _pd_open(cls: str, joint_expr: str, params: Mapping[str, float], physics_dt_s: float,
-             family: str | None, g: Mapping[str, float]) -> list[str]:
+             family: str | None, g: Mapping[str, float], variable: str,
+             joint: str | None) -> list[str]:
     """The header comments and the opening lines of a PD config ``cls``: the joints, the
     stiffness and the damping."""
-    return _header(cls, joint_expr, params, physics_dt_s, family) + [
-        f"ACTUATOR_CFG = {cls}(",
-        f"    target_names_expr=({joint_expr!r},),",
+    return _header(cls, joint_expr if joint is None else joint, params, physics_dt_s,
+                   family) + [
+        f"{_variable(variable)} = {cls}(",
+        f"    target_names_expr=({py_literal(joint_expr)},),",
         f"    stiffness={g['stiffness']:.6g},",
         f"    damping={g['damping']:.6g},"]
 
@@ -98,49 +109,60 @@ def builtin_position_cfg(joint_expr: str, params: Mapping[str, float], gain: flo
                          vin: float, max_pwm: float, physics_dt_s: float,
                          delays_s: Sequence[float] | None = None,
                          family: str | None = None,
-                         current_limit_a: float | None = None) -> str:
-    """A ``BuiltinPositionActuatorCfg`` snippet (MuJoCo's <position> actuator)."""
+                         current_limit_a: float | None = None, *,
+                         variable: str = "ACTUATOR_CFG", joint: str | None = None) -> str:
+    """A ``BuiltinPositionActuatorCfg`` snippet (MuJoCo's <position> actuator), assigned to
+    ``variable``; ``joint`` (default ``joint_expr``) is the name its comment gives. Names
+    reach the source only as ``repr`` literals and escaped comments; the snippet is
+    compiled before it is returned."""
     g = servo_gains(params, gain, vin, max_pwm, current_limit_a)
-    lines = _pd_open("BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family, g)
+    lines = _pd_open("BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family, g,
+                     variable, joint)
     if math.isfinite(g["effort_limit"]):
         lines.append(f"    effort_limit={g['effort_limit']:.6g},")
     lines += _common(params, physics_dt_s, delays_s) + [")"]
-    return "\n".join(lines) + "\n"
+    return checked_python("\n".join(lines) + "\n", "mjlab snippet")
 
 
 def dc_motor_cfg(joint_expr: str, params: Mapping[str, float], gain: float, vin: float,
                  max_pwm: float, physics_dt_s: float, delays_s: Sequence[float] | None = None,
-                 family: str | None = None, current_limit_a: float | None = None) -> str:
+                 family: str | None = None, current_limit_a: float | None = None, *,
+                 variable: str = "ACTUATOR_CFG", joint: str | None = None) -> str:
     """A ``DcMotorActuatorCfg`` snippet: PD with the motor's torque-speed line, capped at
-    the firmware's current limit where it has one."""
+    the firmware's current limit where it has one (``variable`` and ``joint`` as in
+    ``builtin_position_cfg``; compiled before it is returned)."""
     g = servo_gains(params, gain, vin, max_pwm, current_limit_a)
-    lines = _pd_open("DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family, g)
+    lines = _pd_open("DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family, g,
+                     variable, joint)
     lines += [f"    effort_limit={g['effort_limit']:.6g},",
               f"    saturation_effort={g['saturation_effort']:.6g},",
               f"    velocity_limit={g['no_load_speed']:.6g},"]
     lines += _common(params, physics_dt_s, delays_s) + [")"]
-    return "\n".join(lines) + "\n"
+    return checked_python("\n".join(lines) + "\n", "mjlab snippet")
 
 
 def learned_mlp_cfg(joint_expr: str, network_file: str, history_length: int,
                     effort_limit: float, velocity_limit: float,
-                    physics_dt_s: float) -> str:
+                    physics_dt_s: float, *, variable: str = "ACTUATOR_CFG",
+                    joint: str | None = None) -> str:
     """A ``LearnedMlpActuatorCfg`` snippet for a network taking ``history_length``
     consecutive physics steps (``history_wrapper``'s output); scales are 1 because the
-    normalisation is folded into the network."""
-    return "\n".join([
+    normalisation is folded into the network (``variable`` and ``joint`` as in
+    ``builtin_position_cfg``; compiled before it is returned)."""
+    who = joint_expr if joint is None else joint
+    return checked_python("\n".join([
         f"from mjlab.actuator import LearnedMlpActuatorCfg  # mjlab {MJLAB_RELEASE}", "",
-        f"# simgap actuator network of {joint_expr}, physics dt {physics_dt_s:g} s",
-        "ACTUATOR_CFG = LearnedMlpActuatorCfg(",
-        f"    target_names_expr=({joint_expr!r},),",
-        f"    network_file={network_file!r},",
+        f"# simgap actuator network of {py_comment(who)}, physics dt {physics_dt_s:g} s",
+        f"{_variable(variable)} = LearnedMlpActuatorCfg(",
+        f"    target_names_expr=({py_literal(joint_expr)},),",
+        f"    network_file={py_literal(network_file)},",
         "    pos_scale=1.0,", "    vel_scale=1.0,", "    torque_scale=1.0,",
         "    input_order='pos_vel',",
         f"    history_length={history_length},",
         f"    effort_limit={effort_limit:.6g},",
         f"    saturation_effort={effort_limit:.6g},",
         f"    velocity_limit={velocity_limit:.6g},",
-        ")"]) + "\n"
+        ")"]) + "\n", "mjlab snippet")
 
 
 def history_wrapper(module: Any, stride: int) -> tuple[Any, int]:

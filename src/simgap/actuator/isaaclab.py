@@ -8,7 +8,8 @@ span the delay's 95% interval); a ``servo`` to ``DCMotorCfg``; a ``net`` to
 per-joint values that differ inside a group are written as ``{joint regex: value}``, the form
 Isaac Lab resolves against joint names. A required value that is missing or not finite keeps
 the joint out (``NOT_OFFERED`` says why); an optional one is left out (``LEFT_OUT``). Joint
-names reach the generated source only through ``repr`` of ``re.escape``-d strings.
+names reach the generated source only through ``repr`` of ``re.escape``-d strings
+(``safe_names.py_literal``), and the module is compiled before it is returned.
 Use the file as ``ArticulationCfg(..., actuators=ACTUATORS)``.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from simgap.errors import NameNotFoundError
 from simgap.outputs import atomic_write_text
+from simgap.safe_names import checked_python, py_literal
 
 ISAACLAB_RELEASE = "isaaclab 2.3.2.post1"
 RUNG_CLASS: Mapping[str, str] = {"delay": "DelayedPDActuatorCfg",
@@ -177,7 +179,8 @@ def _field_value(drives: Sequence[JointDrive], name: str) -> str | None:
         return None
     if len(have) == len(drives) and all(v == have[0][1] for _, v in have):
         return _literal(have[0][1])
-    return "{" + ", ".join(f"{re.escape(d.joint)!r}: {_literal(v)}" for d, v in have) + "}"
+    return "{" + ", ".join(f"{py_literal(re.escape(d.joint))}: {_literal(v)}"
+                           for d, v in have) + "}"
 
 
 def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
@@ -229,7 +232,8 @@ def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
         seen[base] = seen.get(base, 0) + 1
         name = base if counts[base] == 1 else f"{base}_{seen[base]}"
         fl: list[tuple[str, Any]] = [
-            ("joint_names_expr", "[" + ", ".join(repr(re.escape(d.joint)) for d in ds) + "]")]
+            ("joint_names_expr",
+             "[" + ", ".join(py_literal(re.escape(d.joint)) for d in ds) + "]")]
         for f in REQUIRED[cls] + OPTIONAL[cls]:
             if f in _GROUP_SCALARS:
                 fl.append((f, _literal(getattr(ds[0], f))))
@@ -265,13 +269,16 @@ def _source(groups: Sequence[IsaacGroup], not_offered: Sequence[tuple[str, str]]
         lines.append(f"{g.variable} = {g.class_name}(")
         lines += [f"    {f}={v}," for f, v in g.fields]
         lines += [")", ""]
-    lines.append("ACTUATORS = {" + ", ".join(f"{g.name!r}: {g.variable}" for g in groups) + "}")
-    lines.append("NOT_OFFERED = {" + ", ".join(f"{j!r}: {r!r}" for j, r in not_offered) + "}")
+    lines.append("ACTUATORS = {" + ", ".join(f"{py_literal(g.name)}: {g.variable}"
+                                             for g in groups) + "}")
+    lines.append("NOT_OFFERED = {" + ", ".join(f"{py_literal(j)}: {py_literal(r)}"
+                                               for j, r in not_offered) + "}")
     lo: dict[str, list[str]] = {}
     for j, f in left_out:
         lo.setdefault(j, []).append(f)
-    lines.append("LEFT_OUT = {" + ", ".join(f"{j!r}: {v!r}" for j, v in lo.items()) + "}")
-    return "\n".join(lines) + "\n"
+    lines.append("LEFT_OUT = {" + ", ".join(f"{py_literal(j)}: {v!r}" for j, v in lo.items())
+                 + "}")
+    return checked_python("\n".join(lines) + "\n", "Isaac Lab module")
 
 
 def drive_from_params(joint: str, rung: str, params: Mapping[str, float], *,

@@ -32,7 +32,7 @@ from simgap.errors import InputError
 from simgap.finding import Finding, Verdict
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig
-from simgap.safe_names import safe_filename
+from simgap.safe_names import checked_python, safe_filename
 from simgap.series import Trajectory
 from simgap.units import ENCODER_RESOLUTION_RAD
 from simgap.values.actuator_log import ActuatorLog
@@ -212,7 +212,7 @@ def proof_episodes(logs: Sequence[ActuatorLog], rig: Rig, n_validate: int,
 
 def _ident(joint: str) -> str:
     """A Python identifier for a joint name (never the raw name in generated code)."""
-    base = re.sub(r"\W", "_", joint).strip("_").upper() or "JOINT"
+    base = re.sub(r"\W", "_", joint, flags=re.ASCII).strip("_").upper() or "JOINT"
     if base[0].isdigit():
         base = "J_" + base
     return base if base.lower() == joint.lower() else (
@@ -228,10 +228,10 @@ def _mjlab_snippet(joint: str, res: JointResult, drive: Drive, physics_dt: float
     if not all(math.isfinite(float(v)) for v in params.values()
                if isinstance(v, (int, float))):
         return ""
-    text = export_mjlab.dc_motor_cfg(joint, params, drive.gain, drive.vin, drive.max_pwm,
+    return export_mjlab.dc_motor_cfg(re.escape(joint), params, drive.gain, drive.vin, drive.max_pwm,
                                      physics_dt, family=res.friction_family,
-                                     current_limit_a=drive.current_limit_a)
-    return text.replace("ACTUATOR_CFG = ", f"{_ident(joint)}_ACTUATOR_CFG = ")
+                                     current_limit_a=drive.current_limit_a,
+                                     variable=f"{_ident(joint)}_ACTUATOR_CFG", joint=joint)
 
 
 def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog],
@@ -273,14 +273,17 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
     snippets, mjlab = [], []
     for j, r in results.items():
         d = drives[j]
-        snippets.append(export.delayed_pd_cfg(j, r, physics_dt, delays, d.gain, d.vin))
+        # a joint name reaches the generated source as a repr'd regex matching it alone
+        snippets.append(export.delayed_pd_cfg(re.escape(j), r, physics_dt, delays, d.gain,
+                                              d.vin))
         if r.net is not None:
             from simgap.actuator.net import save_torchscript
 
             npath = save_torchscript(r.net, out_dir / safe_filename(j, ".pt", "actuator_net_"))
             arts[f"net_{j}"] = str(npath)
             spacing = float(r.rung("net").params["history_spacing_s"])
-            snippets.append(export.actuator_net_cfg(j, npath.name, physics_dt, spacing))
+            snippets.append(export.actuator_net_cfg(re.escape(j), npath.name, physics_dt,
+                                                    spacing))
         mj = _mjlab_snippet(j, r, d, physics_dt)
         if mj:
             mjlab.append(mj)
@@ -289,11 +292,11 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
         if bam:
             bpath = out_dir / safe_filename(j, ".json", "bam_params_")
             arts[f"bam_params_{j}"] = str(atomic_write_json(bpath, bam))
-    if mjlab:
-        arts["mjlab"] = str(atomic_write_text(out_dir / "mjlab_actuators.py",
-                                              "\n".join(mjlab)))
-    arts["isaaclab"] = str(atomic_write_text(out_dir / "isaaclab_actuators.py",
-                                             "\n".join(snippets)))
+    if mjlab:  # each generated module is compiled before it is written (safe_names)
+        arts["mjlab"] = str(atomic_write_text(out_dir / "mjlab_actuators.py", checked_python(
+            "\n".join(mjlab), "mjlab_actuators.py")))
+    arts["isaaclab"] = str(atomic_write_text(out_dir / "isaaclab_actuators.py", checked_python(
+        "\n".join(snippets), "isaaclab_actuators.py")))
     arts["randomisation"] = str(atomic_write_json(out_dir / "actuator_randomisation.json",
                                                   export.randomisation(results)))
     return arts
