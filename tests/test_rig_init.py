@@ -99,3 +99,77 @@ def test_init_on_the_demo_dataset_diagnoses_unchanged(demo_run: tuple[Path, Path
     findings = json.loads((tmp_path / "out" / "findings.json").read_text())["findings"]
     actuator = next(f for f in findings if f["branch"] == "actuator")
     assert actuator["verdict"] == "implicated"  # the planted servo lag, seen from the dataset
+
+
+# ----------------------------------------------------------------- names from the inputs
+# (issue 33: a model joint name was written raw into [joints.<name>])
+
+def _odd_model(root: Path, joints: list[str]) -> Path:
+    from xml.sax.saxutils import quoteattr
+
+    model = root / "arm.xml"
+    bodies = "".join(f"<body><joint name={quoteattr(j, {chr(10): '&#10;', chr(13): '&#13;'})}"
+                     " range='-1 1' limited='true'/><geom size='.1'/></body>" for j in joints)
+    model.write_text(f"<mujoco><worldbody>{bodies}</worldbody></mujoco>")
+    return model
+
+
+def test_a_joint_name_cannot_add_a_compute_section(tmp_path: Path) -> None:
+    evil = 'x]\n[compute]\nbackend = "ray"\naddress = "ray://evil:10001"\n[joints.y'
+    ds = _dataset(tmp_path, names=["a.pos", evil + ".pos"])
+    model = _odd_model(tmp_path, ["a", evil])
+    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(model), "--out",
+                                 str(tmp_path / "rig.toml")])
+    assert r.exit_code == 0, r.output
+    import tomllib
+
+    parsed = tomllib.loads((tmp_path / "rig.toml").read_text(encoding="utf-8"))
+    assert "compute" not in parsed
+    assert list(parsed["joints"]) == ["a", evil]
+    assert load_rig(tmp_path / "rig.toml").joint_names == ("a", evil)
+
+
+@pytest.mark.parametrize("joint", ["a b", 'q"uote', "d.ot", "ü", "cr\rx", "#x", "a]b"])
+def test_joint_names_that_are_not_bare_keys_are_quoted(tmp_path: Path, joint: str) -> None:
+    ds = _dataset(tmp_path, names=["a.pos", joint + ".pos"])
+    model = _odd_model(tmp_path, ["a", joint])
+    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(model), "--out",
+                                 str(tmp_path / "rig.toml")])
+    assert r.exit_code == 0, r.output
+    assert load_rig(tmp_path / "rig.toml").joint_names == ("a", joint)
+
+
+def test_a_dataset_folder_with_an_emoji_is_written_as_is(tmp_path: Path,
+                                                         demo_model: Path) -> None:
+    ds = _dataset(tmp_path)
+    emoji = ds.rename(tmp_path / "ds_😀")
+    r = CliRunner().invoke(app, ["init", str(emoji), "--model", str(demo_model), "--out",
+                                 str(tmp_path / "rig.toml")])
+    assert r.exit_code == 0, r.output
+    rig = load_rig(tmp_path / "rig.toml")
+    assert rig.name == "ds_😀" and rig.evidence.dataset == emoji.resolve()
+
+
+def test_an_image_shape_of_strings_is_refused_naming_the_field(tmp_path: Path,
+                                                                demo_model: Path) -> None:
+    ds = _dataset(tmp_path)
+    info = json.loads((ds / "meta" / "info.json").read_text())
+    info["features"]["observation.images.wrist"]["shape"] = ["h", "w", "c"]
+    (ds / "meta" / "info.json").write_text(json.dumps(info))
+    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
+                                 str(tmp_path / "rig.toml")])
+    assert r.exit_code == 2, r.output
+    assert "features.observation.images.wrist.shape" in r.output and "info.json" in r.output
+    assert not (tmp_path / "rig.toml").exists()
+
+
+def test_a_recorded_name_with_a_lone_surrogate_is_refused(tmp_path: Path,
+                                                          demo_model: Path) -> None:
+    names = [f"{j}.pos" for j in JOINTS]
+    ds = _dataset(tmp_path, names=names)
+    info = (ds / "meta" / "info.json").read_text().replace('"gripper.pos"', '"gr\\ud800.pos"')
+    (ds / "meta" / "info.json").write_text(info)
+    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
+                                 str(tmp_path / "rig.toml"), "--map", "gr\ud800.pos=gripper"])
+    assert r.exit_code == 2, r.output
+    assert "surrogate" in r.output

@@ -213,6 +213,23 @@ def xml_comment(text: str) -> str:
     return out + " " if out.endswith("-") else out
 
 
+_ATTR = re.compile(r'(\s[\w:.-]+=)"([^"]*)"')
+_ATTR_WS = {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
+
+
+def xml_attr_whitespace(xml: str) -> str:
+    """MuJoCo's XML writer (``MjSpec.to_xml``) leaves a tab, newline or carriage return raw
+    inside an attribute, which every XML parser but MuJoCo's reads back as a space: write
+    them as character references so a name reads back exactly everywhere."""
+    def fix(m: re.Match[str]) -> str:
+        val = m.group(2)
+        for k, v in _ATTR_WS.items():
+            val = val.replace(k, v)
+        return f'{m.group(1)}"{val}"'
+
+    return _ATTR.sub(fix, xml)
+
+
 def html_text(text: str) -> str:
     """``text`` for HTML element content or a quoted attribute (``& < > " '`` escaped)."""
     import html

@@ -23,7 +23,7 @@ import mujoco
 
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_text
-from simgap.safe_names import checked_xml, xml_comment
+from simgap.safe_names import checked_xml, xml_attr_whitespace, xml_comment
 from simgap.sim.model import actuator_for_joint, compile_spec, load_model, load_spec
 
 INTERP_LINEAR = 1
@@ -148,7 +148,7 @@ def write_actuator_patch(original: str | Path, out_path: str | Path,
     left = ("\n     Not written: " + "; ".join(notes)) if notes else ""
     header = (f"<!-- simgap actuator patch of {xml_comment(str(original))} (the original is "
               f"not modified).\n     Changed: {xml_comment(changes + left)} -->\n")
-    text = header + spec.to_xml()
+    text = header + xml_attr_whitespace(spec.to_xml())
     checked_xml(text, out_path.name)  # the spec compiled above; the header must not break it
     atomic_write_text(out_path, text)
     load_model(out_path)  # the written file itself must compile

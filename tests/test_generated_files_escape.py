@@ -1,0 +1,288 @@
+"""Names from input files never become code or structure in a generated file (issue 33).
+
+For every writer of a generated file (mjlab and Isaac Lab snippets, the Isaac Lab module,
+the randomisation snippet, the MJCF actuator patch, ``simgap init``'s rig.toml) hypothesis
+feeds hostile names (newlines, CR, quotes, backslashes, ``]``, ``#``, ``\"\"\"``, ``--``,
+unicode, NUL where the format can hold it) and checks that the file parses, that the name
+reads back exactly where it is stored as data, and that nothing in it runs: the Python is
+parsed with ``ast`` and must hold only the expected imports and assignments, then executed
+with stand-in classes in a namespace where a payload would set a marker. A name a format
+cannot hold (a lone surrogate, a control character in XML) is an ``InputError``.
+
+The default profile runs a third of the profile's examples per writer (40); the long one
+(``--hypothesis-profile=long``) a thousand.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import tomllib
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simgap.actuator import export_mjlab as em
+from simgap.actuator.export import actuator_net_cfg, delayed_pd_cfg
+from simgap.actuator.isaaclab import JointDrive, isaaclab_export
+from simgap.actuator.ladder import JointResult, RungResult
+from simgap.errors import InputError
+from simgap.safe_names import (
+    GeneratedFileError,
+    checked_python,
+    py_comment,
+    py_literal,
+    toml_key,
+    toml_string,
+    xml_attr,
+    xml_comment,
+    xml_text,
+)
+
+N = max(10, settings.default.max_examples // 3)
+SLOW_N = max(5, settings.default.max_examples // 8)
+PAYLOAD = "HIT = 1"  # what an injected line would run: the marker must stay unset
+
+HOSTILE = [
+    "x\nHIT = 1\n#", "x\rHIT = 1", "x\r\nHIT = 1", '"""\nHIT = 1\n"""', "x'\nHIT = 1\n'",
+    "x\\\nHIT = 1", "x]\n[compute]\nbackend = \"ray\"\naddress = \"ray://evil:10001\"\n[joints.y",
+    "a b", 'q"uote', "d.ot", "ü", "ds_😀", "#comment", "a]b", "x -->\n<evil/><!--", "a--b-",
+    "\\u0041", "tab\there", "\u2028ls", "\x7fdel", "__import__('os').system('true')", "{x}",
+    "\x0c\x0b",
+]
+"""Names that broke, or would break, a writer that pastes them raw."""
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=24)
+names = st.one_of(st.sampled_from(HOSTILE), _text,
+                  st.builds(lambda a, b: a + b, st.sampled_from(HOSTILE), _text))
+"""Any name without a lone surrogate (those are refused, tested on their own)."""
+xml_names = names.filter(lambda s: not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", s))
+"""Names XML 1.0 can hold (a model's joint names come from XML)."""
+
+
+# ----------------------------------------------------------------- the escaping module
+
+@settings(max_examples=N)
+@given(names)
+def test_python_literal_and_comment_hold_any_name_in_one_token(name: str) -> None:
+    src = f"# {py_comment(name)}\nX = {py_literal(name)}  # {py_comment(name)}\n"
+    tree = ast.parse(src)
+    assert [type(n).__name__ for n in tree.body] == ["Assign"]
+    ns: dict[str, object] = {}
+    exec(compile(tree, "<t>", "exec"), ns)  # noqa: S102 - the point: nothing else runs
+    assert ns["X"] == name and "HIT" not in ns
+
+
+@settings(max_examples=N)
+@given(names, names)
+def test_toml_key_and_string_round_trip_any_name(key: str, value: str) -> None:
+    text = f"{toml_key(key)} = {toml_string(value)}\n[t.{toml_key(key)}]\nv = 1\n"
+    assert tomllib.loads(text) == {key: value, "t": {key: {"v": 1}}}
+
+
+def test_bare_keys_stay_bare_and_surrogates_are_refused() -> None:
+    assert toml_key("shoulder_pan") == "shoulder_pan" and toml_key("a.b") == '"a.b"'
+    for bad in ("x\ud800", "\udfffy"):
+        with pytest.raises(InputError, match="surrogate"):
+            toml_string(bad, "model joint")
+
+
+@settings(max_examples=N)
+@given(xml_names)
+def test_xml_attribute_text_and_comment_round_trip(name: str) -> None:
+    doc = (f"<a n={xml_attr(name)}><!-- {xml_comment(name)} -->"
+           f"<b>{xml_text(name)}</b></a>")
+    root = ET.fromstring(doc)
+    assert root.attrib == {"n": name} and [c.tag for c in root] == ["b"]
+    assert root[0].text == name
+
+
+def test_xml_refuses_what_it_cannot_hold() -> None:
+    for bad in ("a\x00b", "\x01", "x\ud800"):
+        with pytest.raises(InputError):
+            xml_attr(bad, "geom name")
+
+
+def test_checked_python_refuses_a_call_statement_or_broken_source() -> None:
+    with pytest.raises(GeneratedFileError):
+        checked_python("X = 1\n__import__('os').getcwd()\n")
+    with pytest.raises(GeneratedFileError):
+        checked_python("X = (\n")
+    assert checked_python('"""doc"""\nfrom a import B\nX = B(y=1)\n')
+
+
+# ----------------------------------------------------------------- generated Python
+
+class _Module:
+    """A stand-in module whose every attribute is a name (``mdp.randomize_...``)."""
+
+    def __getattr__(self, name: str) -> str:
+        return name
+
+
+def _run(src: str, classes: set[str]) -> dict[str, object]:
+    """Execute ``src`` without its imports, each configuration class a recorder of its
+    keyword arguments (a module ``mdp`` a stand-in); the namespace afterwards."""
+    tree = ast.parse(src)
+    kinds = [type(n).__name__ for n in tree.body]
+    assert set(kinds) <= {"ImportFrom", "Import", "Assign", "Expr"}, kinds
+    assert all(isinstance(n.value, ast.Constant) for n in tree.body if isinstance(n, ast.Expr))
+    body = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    ns: dict[str, object] = {c: (lambda *a, **kw: kw) for c in classes}
+    ns["mdp"] = _Module()
+    exec(compile(ast.Module(body=body, type_ignores=[]), "<gen>", "exec"), ns)  # noqa: S102
+    assert "HIT" not in ns
+    return ns
+
+
+PARAMS = {"kt": 0.38, "R": 3.4, "armature": 0.0019, "friction_base": 0.009,
+          "friction_viscous": 0.0044, "delay_s": 0.012, "load_friction_base": 0.12}
+
+
+@settings(max_examples=N)
+@given(names, names)
+def test_mjlab_snippets_hold_names_as_data_only(joint: str, family: str) -> None:
+    expr = re.escape(joint)
+    for make in (em.builtin_position_cfg, em.dc_motor_cfg):
+        src = make(expr, PARAMS, 66.4, 7.4, 1.0, 0.005, family=family, joint=joint,
+                   variable="J_ACTUATOR_CFG")
+        ns = _run(src, {"BuiltinPositionActuatorCfg", "DcMotorActuatorCfg"})
+        cfg = ns["J_ACTUATOR_CFG"]
+        assert isinstance(cfg, dict) and cfg["target_names_expr"] == (expr,)
+        assert re.fullmatch(cfg["target_names_expr"][0], joint)
+    src = em.learned_mlp_cfg(joint, family, 5, 0.8, 19.0, 0.005)  # a hostile network file
+    cfg = _run(src, {"LearnedMlpActuatorCfg"})["ACTUATOR_CFG"]
+    assert isinstance(cfg, dict)
+    assert cfg["target_names_expr"] == (joint,) and cfg["network_file"] == family
+
+
+def _result(joint: str, selected: str = "servo") -> JointResult:
+    rungs = (RungResult("ideal", 0.3, 0.3, {}), RungResult("servo", 0.01, 0.012, {},
+                                                             validation_per_log_rad=(0.01,)))
+    return JointResult(joint=joint, delay_s=0.01, xcorr_delay_s=0.1, selected=selected,
+                       rungs=rungs, stop_reason="", dt=0.005,
+                       servo_params=(0.07, 0.08, 0.0016, 0.007, 0.01, 0.0),
+                       servo_free=("km", "dm", "armature", "friction_base",
+                                   "friction_viscous"), servo_delay_s=0.01,
+                       bam_params={"kt": 0.3, joint: 1.0})
+
+
+@settings(max_examples=N)
+@given(names)
+def test_isaaclab_snippets_hold_names_as_data_only(joint: str) -> None:
+    expr = re.escape(joint)
+    ns = _run(delayed_pd_cfg(expr, _result(joint), 0.005, gain=2.0, vin=7.4),
+              {"DelayedPDActuatorCfg"})
+    (cfg,) = [v for k, v in ns.items() if k.endswith("_CFG")]
+    assert isinstance(cfg, dict) and cfg["joint_names_expr"] == [expr]
+    no_pd = delayed_pd_cfg(expr, replace(_result(joint), servo_params=None), 0.005)
+    assert ast.parse(no_pd).body == []  # a comment only
+    ns = _run(actuator_net_cfg(expr, joint + ".pt", 0.005, 0.01), {"ActuatorNetMLPCfg"})
+    (cfg,) = [v for k, v in ns.items() if k.endswith("_CFG")]
+    assert isinstance(cfg, dict) and cfg["network_file"] == joint + ".pt"
+
+
+@settings(max_examples=N)
+@given(st.lists(names, min_size=1, max_size=4, unique=True), names)
+def test_isaaclab_module_round_trips_joint_and_group_names(joints: list[str],
+                                                           group: str) -> None:
+    drives = [JointDrive(joint=j, rung="delay", stiffness=10.0 + i, damping=1.0,
+                         delay_s=0.01) for i, j in enumerate(joints)]
+    drives.append(JointDrive(joint=group + "\x00", rung="servo", reason=group))
+    exp = isaaclab_export(drives, 0.005, groups={group: joints})
+    ns = _run(exp.source, {"DelayedPDActuatorCfg", "DCMotorCfg", "ActuatorNetMLPCfg"})
+    assert list(ns["ACTUATORS"]) == [g.name for g in exp.groups]  # type: ignore[call-overload]
+    assert list(ns["NOT_OFFERED"]) == [group + "\x00"]  # type: ignore[call-overload]
+    (cfg,) = ns["ACTUATORS"].values()  # type: ignore[attr-defined]
+    assert [re.fullmatch(e, j) is not None for e, j in zip(cfg["joint_names_expr"], joints,
+                                                           strict=True)] == [True] * len(joints)
+
+
+@settings(max_examples=N)
+@given(names, names)
+def test_randomisation_snippet_holds_rig_and_notes_as_data_only(rig: str, note: str) -> None:
+    from simgap.finding import Diagnosis, Finding, Verdict
+    from simgap.randomize import build_spec
+    from simgap.randomize_export import to_isaaclab
+
+    fs = (Finding("latency", Verdict.IMPLICATED, figures={
+        "control_dt_s": 0.0667, "added_delay": {"rate_per_s_min": 60.0,
+                                                "rate_per_s_max": 160.0}}),)
+    spec = build_spec(Diagnosis(rig=rig, findings=fs, stop={}, seed=3))
+    spec = replace(spec, entries=tuple(replace(e, note=note) for e in spec.entries))
+    src = to_isaaclab(spec, 0.005)
+    ns = _run(src, {"DelayedPDActuatorCfg", "EventTermCfg", "SceneEntityCfg"})
+    assert ns["RIG"] == rig
+
+
+# ----------------------------------------------------------------- MJCF actuator patch
+
+@settings(max_examples=SLOW_N)
+@given(xml_names)
+def test_actuator_patch_header_cannot_break_the_xml(tmp_path_factory: pytest.TempPathFactory,
+                                                    joint: str) -> None:
+    from simgap.sim.actuator_patch import ActuatorSettings, write_actuator_patch
+    from simgap.sim.model import load_model
+
+    folder = tmp_path_factory.mktemp("patch")
+    model = folder / "arm -- x.xml"
+    model.write_text(f"<mujoco><worldbody><body><joint name={xml_attr(joint)}/>"
+                     "<geom size='.1'/></body></worldbody>"
+                     f"<actuator><position joint={xml_attr(joint)} kp='1'/></actuator>"
+                     "</mujoco>")
+    try:
+        load_model(model)
+    except InputError:
+        return  # a name MuJoCo itself refuses never reaches the writer
+    out = write_actuator_patch(model, folder / "patch.xml",
+                               {joint: ActuatorSettings(kp=5.0, lag_s=1e-9)})
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    assert [j.get("name") for j in root.iter("joint")] == [joint]
+    m = load_model(out)
+    assert m.joint(0).name == joint
+
+
+# ----------------------------------------------------------------- simgap init's rig.toml
+
+def _init_case(root: Path, joints: list[str], folder: str = "ds",
+               recorded: list[str] | None = None) -> tuple[Path, Path]:
+    model = root / "arm.xml"
+    bodies = "".join(f"<body><joint name={xml_attr(j)} range='-1 1' limited='true'/>"
+                     "<geom size='.1'/></body>" for j in joints)
+    model.write_text(f"<mujoco><worldbody>{bodies}<site name='ee'/></worldbody></mujoco>")
+    ds = root / folder
+    (ds / "meta").mkdir(parents=True, exist_ok=True)
+    state = {"dtype": "float32", "shape": [len(joints)],
+             "names": recorded or [j + ".pos" for j in joints]}
+    (ds / "meta" / "info.json").write_text(json.dumps(
+        {"robot_type": "so101_follower", "fps": 30,
+         "features": {"observation.state": state,
+                      "observation.images.c": {"dtype": "video", "shape": [480, 640, 3]}}}))
+    return ds, model
+
+
+@settings(max_examples=SLOW_N)
+@given(st.lists(xml_names, min_size=1, max_size=3, unique=True), names)
+def test_init_rig_holds_any_joint_and_recorded_name(tmp_path_factory: pytest.TempPathFactory,
+                                                    joints: list[str], tag: str) -> None:
+    from simgap.rig_init import draft_rig
+    from simgap.sim.model import load_model
+
+    root = tmp_path_factory.mktemp("init")
+    recorded = [f"{tag}{i}" for i in range(len(joints))]
+    ds, model = _init_case(root, joints, recorded=recorded)
+    try:
+        load_model(model)
+    except InputError:
+        return  # a model MuJoCo refuses (e.g. joint names equal once trimmed)
+    draft = draft_rig(ds, model, root / "rig.toml",
+                      joint_map=dict(zip(recorded, joints, strict=True)))
+    parsed = tomllib.loads(draft.text)
+    assert set(parsed) == {"name", "seed", "model", "control", "joints", "noise", "evidence"}
+    assert list(parsed["joints"]) == joints
+    assert [v["recorded"] for v in parsed["joints"].values()] == recorded
