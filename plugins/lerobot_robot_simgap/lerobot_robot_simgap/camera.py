@@ -3,6 +3,9 @@
 A ``SimgapSimCamera`` has no device of its own: the robot binds it to its ``FakeSO101`` on
 connect, and every read returns the frame of the latest capture instant (multiples of
 ``1 / fps`` on the arm's clock), the frame the arm's ``get_observation`` returns then.
+On the real clock (``realtime=True``, the plugin's default) the arm renders those frames on a
+background thread, as LeRobot's own cameras read theirs: ``read_latest`` takes the newest
+without waiting, ``async_read`` waits for one newer than the last it returned.
 """
 
 from __future__ import annotations
@@ -50,6 +53,13 @@ class SimgapSimCamera(Camera):
 
     def async_read(self, timeout_ms: float = 200) -> np.ndarray:
         """The next frame not returned yet, waiting up to ``timeout_ms`` on the arm's clock."""
+        stream = getattr(self._arm, "camera", None) if self.is_connected else None
+        if stream is not None and stream.background:
+            frame = stream.wait_newer(self._last_t, timeout_ms / 1000.0)
+            if frame is None:
+                raise TimeoutError(f"no new simulated frame within {timeout_ms} ms")
+            self._last_t = frame[0]
+            return frame[1].copy()
         deadline = time.monotonic() + timeout_ms / 1000.0
         while True:
             t_img, image = self._frame()

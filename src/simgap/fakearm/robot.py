@@ -18,8 +18,8 @@ when ``trace_path`` is set).
 
 from __future__ import annotations
 
-import hashlib
 import math
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +41,7 @@ from simgap.fakearm.calibration import (
     normalize,
     unnormalize,
 )
+from simgap.fakearm.camera import CameraStream
 from simgap.fakearm.clock import Clock, RealClock, VirtualClock
 from simgap.fakearm.recorder import TraceRecorder
 
@@ -59,12 +60,18 @@ class FakeCameraConfig:
         fps: capture rate [1/s]; frames are captured at multiples of ``1 / fps``.
         height: image height [px] (keep small).
         width: image width [px].
+        background: render on a thread of its own, so ``get_observation`` only takes the
+            latest frame; None: on the real clock (``realtime=True``) only. On the virtual
+            clock frames are rendered when asked for, on the caller's thread.
+        mesh_cell_m: cell [m] the camera's meshes are simplified to (None: as modelled).
     """
 
     sim_camera: str = "wrist_cam"
     fps: float = 30.0
     height: int = 64
     width: int = 64
+    background: bool | None = None
+    mesh_cell_m: float | None = 0.002
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,9 @@ class FakeSO101:
         self.calibration: dict[str, MotorCalibration] = {}
         self._sim: Any = None
         self._center: np.ndarray = np.zeros(len(MOTORS))
-        self._frame: tuple[float, np.ndarray, str] | None = None
+        self._lock = threading.RLock()  # physics is advanced by the camera thread too
+        self.camera: CameraStream | None = None
+        """The camera's frame stream while connected (None without a camera)."""
         self._rng = np.random.default_rng(self.config.seed)
         self._connected = False
         self.frame_age_s: float | None = None
@@ -168,7 +177,8 @@ class FakeSO101:
         cam = None
         if self.config.cameras:
             c = next(iter(self.config.cameras.values()))
-            cam = SimCamera(name=c.sim_camera, height=c.height, width=c.width)
+            cam = SimCamera(name=c.sim_camera, height=c.height, width=c.width,
+                            mesh_cell_m=c.mesh_cell_m)
         if self.config.model_path is None:
             from simgap.demo import demo_model_path
             model_path: str | Path = demo_model_path()
@@ -193,6 +203,8 @@ class FakeSO101:
         self.recorder.event("connect", self.clock.now())
         self.bus.sync_read("Present_Position")  # where the joints sat at power-up
         self.configure()
+        if self.config.cameras:
+            self._start_camera()
 
     def calibrate(self) -> None:
         """Set the calibration from the model's joint ranges (no interactive steps)."""
@@ -272,6 +284,8 @@ class FakeSO101:
         self.recorder.event("disconnect", self.clock.now())
         if self.recorder.pending():
             self.recorder.tick(self.clock.now(), {}, {})
+        if self.camera is not None:
+            self.camera.stop()
         if self.config.trace_path is not None:
             self.recorder.save(self.config.trace_path)
         self._sim.close()
@@ -288,7 +302,8 @@ class FakeSO101:
         if xy is None:
             x0, x1, y0, y1 = self.config.object_region_m
             xy = (float(self._rng.uniform(x0, x1)), float(self._rng.uniform(y0, y1)))
-        self._sim.place_object(*xy)
+        with self._lock:
+            self._sim.place_object(*xy)
         self.recorder.new_episode()
         self.recorder.event("reset", self.clock.now())
         return xy
@@ -346,13 +361,28 @@ class FakeSO101:
 
     def _sync(self) -> None:
         """Advance physics (and heat the motors) to the clock's time."""
-        t0 = self._sim.time
-        if self.clock.now() - t0 < self._sim.timestep:
-            return
-        self._sim.advance_to(self.clock.now())
-        frac = self._sim.actuator_force() / self._sim.force_limit()
-        if self.bus is not None:
-            self.bus.heat(frac, self._sim.time - t0)
+        with self._lock:
+            t0 = self._sim.time
+            if self.clock.now() - t0 < self._sim.timestep:
+                return
+            self._sim.advance_to(self.clock.now())
+            frac = self._sim.actuator_force() / self._sim.force_limit()
+            if self.bus is not None:
+                self.bus.heat(frac, self._sim.time - t0)
+
+    def _start_camera(self) -> None:
+        key, c = next(iter(self.config.cameras.items()))
+        realtime = isinstance(self.clock, RealClock)
+        background = realtime if c.background is None else c.background
+        if background and not realtime:
+            raise InputError(field=f"cameras.{key}.background",
+                             expected="False on the virtual clock (frames are rendered when "
+                                      "asked for, in simulated time)", got=True,
+                             fix="set realtime=True, or leave background unset")
+        self.camera = CameraStream(key, c.fps, (c.height, c.width), self.clock.now, self._sim,
+                                   self._sync, self._lock, background=background,
+                                   realtime=realtime)
+        self.camera.start()
 
     def camera_frame(self) -> tuple[float, np.ndarray]:
         """(capture time [s], image (H, W, 3) uint8) of the wrist camera's latest frame.
@@ -371,11 +401,8 @@ class FakeSO101:
         return t_img, image.copy()
 
     def _latest_frame(self) -> tuple[float, np.ndarray, str]:
-        """The frame of the latest capture instant, rendered when that instant is new."""
-        fps = next(iter(self.config.cameras.values())).fps
-        now = self.clock.now()
-        slot = math.floor(now * fps + 1e-9) / fps
-        if self._frame is None or slot > self._frame[0] + 1e-12:
-            image = self._sim.render()
-            self._frame = (slot, image, hashlib.sha1(image.tobytes()).hexdigest())
-        return self._frame
+        """The frame of the latest capture instant (see ``simgap.fakearm.camera``)."""
+        if self.camera is None:
+            raise InputError(field="cameras", expected="a connected arm with a camera",
+                             got="not connected", fix="call connect() first")
+        return self.camera.latest()

@@ -6,7 +6,9 @@ trace live in ``simgap.fakearm`` (which does not import mujoco).
 
 Physics is advanced in batches: ``advance_to(t)`` steps the model until its time reaches
 ``t`` [s], so one call per control tick costs ``control_dt / timestep`` steps and nothing
-else. Images are rendered only when asked (``render()``), only when a camera is configured.
+else. Images are rendered only when asked (``render()``), only when a camera is configured,
+by one ``CameraRenderer`` kept for the arm's life (a render-only copy of the model with the
+buffer sized to the camera and simplified meshes; see ``simgap.sim.render``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from simgap.errors import InputError
 from simgap.sim.model import load_model, names, object_id
+from simgap.sim.render import RENDER_MESH_CELL_M, CameraRenderer
 
 HELD_FRICTION_NM = 5.0
 """Friction [N m] a joint gets while its torque is off: the 1/345 gear train of an STS3215
@@ -33,11 +36,14 @@ class SimCamera:
         name: the MJCF camera name.
         height: image height [px] (keep small: 32 to 96).
         width: image width [px].
+        mesh_cell_m: cell [m] meshes are simplified to for this camera; None draws them as
+            they are (the Menagerie SO-101 then costs ~9x more a frame).
     """
 
     name: str = "wrist_cam"
     height: int = 64
     width: int = 64
+    mesh_cell_m: float | None = RENDER_MESH_CELL_M
 
 
 class ArmSim:
@@ -84,7 +90,7 @@ class ArmSim:
             self.set_torque(a, False)
         mujoco.mj_forward(m, self.data)
         self.camera = camera
-        self._renderer: mujoco.Renderer | None = None
+        self._renderer: CameraRenderer | None = None
         if camera is not None:
             object_id(m, "camera", camera.name, self.model_path)
 
@@ -175,8 +181,8 @@ class ArmSim:
         a = self._obj_qadr
         return float(self.data.qpos[a]), float(self.data.qpos[a + 1])
 
-    def render(self) -> np.ndarray:
-        """The camera image of the current state, uint8 shape (H, W, 3).
+    def make_camera(self) -> CameraRenderer:
+        """A new renderer of the configured camera (the caller closes it, on its own thread).
 
         Raises:
             InputError: no camera was configured.
@@ -184,11 +190,26 @@ class ArmSim:
         if self.camera is None:
             raise InputError(field="camera", expected="a configured camera",
                              got="none", fix="pass camera=SimCamera(...) to render images")
+        c = self.camera
+        return CameraRenderer(self.model, c.name, c.height, c.width, mesh_cell_m=c.mesh_cell_m,
+                              source=self.model_path)
+
+    def camera_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of what a camera image depends on: qpos, mocap positions and orientations."""
+        d = self.data
+        return d.qpos.copy(), d.mocap_pos.copy(), d.mocap_quat.copy()
+
+    def render(self) -> np.ndarray:
+        """The camera image of the current state, uint8 shape (H, W, 3).
+
+        The renderer is made on the first call and kept until ``close()``.
+
+        Raises:
+            InputError: no camera was configured.
+        """
         if self._renderer is None:
-            self._renderer = mujoco.Renderer(self.model, self.camera.height, self.camera.width)
-        mujoco.mj_forward(self.model, self.data)
-        self._renderer.update_scene(self.data, camera=self.camera.name)
-        return np.asarray(self._renderer.render(), dtype=np.uint8).copy()
+            self._renderer = self.make_camera()
+        return self._renderer.render(*self.camera_state())
 
     def close(self) -> None:
         """Free the renderer."""

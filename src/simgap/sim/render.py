@@ -12,6 +12,7 @@ is resized by weighted majority with the same weights.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,3 +249,173 @@ def render_rig_view(model_path: str | Path, camera: str, joint_names: Sequence[s
     out: np.ndarray = np.clip(np.rint(resize_bilinear(frame.rgb, policy_resolution)), 0, 255
                               ).astype(np.uint8)
     return out
+
+
+# ---- live cameras: one camera rendered fast, frame after frame -------------------------------
+
+RENDER_MESH_CELL_M = 0.002
+"""Cell [m] the live camera's meshes are simplified to (vertex clustering). The Menagerie
+SO-101's 348k triangles become about 26k; at 64x64 the picture is unchanged to the eye."""
+
+_SIMPLIFIED: dict[tuple[str, float], tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {}
+"""Simplified face lists by (sha1 of a mesh's vertices and faces, cell): made once a process."""
+
+
+def _simplify_mesh(vert: np.ndarray, face: np.ndarray, facenormal: np.ndarray,
+                   facetexcoord: np.ndarray | None, cell_m: float,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Vertex clustering: every vertex moves to the first vertex of its ``cell_m`` grid cell;
+    faces that collapse, and duplicates, are dropped. Indices stay those of the original
+    vertex list (so the model's vertex and normal arrays are reused as they are)."""
+    keys = np.floor(vert / cell_m).astype(np.int64)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    rep = first[inverse.ravel()]
+    f2 = rep[face]
+    keep = (f2[:, 0] != f2[:, 1]) & (f2[:, 1] != f2[:, 2]) & (f2[:, 0] != f2[:, 2])
+    idx = np.flatnonzero(keep)
+    _, uniq = np.unique(np.sort(f2[idx], axis=1), axis=0, return_index=True)
+    idx = idx[np.sort(uniq)]
+    tex = None if facetexcoord is None else facetexcoord[idx]
+    return f2[idx], facenormal[idx], tex
+
+
+def simplify_meshes(model: mujoco.MjModel, cell_m: float = RENDER_MESH_CELL_M) -> int:
+    """Simplify, in place, the face lists the renderer draws of every mesh of ``model``.
+
+    Only ``mesh_face``/``mesh_facenormal``/``mesh_facetexcoord``/``mesh_facenum`` change (the
+    renderer uploads meshes from them when its context is made); vertices, collision hulls and
+    everything physics reads stay as compiled. Meant for a render-only copy of a model.
+    Each mesh is simplified once a process (cached by its content).
+
+    Returns:
+        the number of faces drawn afterwards.
+    """
+    for i in range(int(model.nmesh)):
+        va, nv = int(model.mesh_vertadr[i]), int(model.mesh_vertnum[i])
+        fa, nf = int(model.mesh_faceadr[i]), int(model.mesh_facenum[i])
+        if nf < 64:
+            continue
+        vert = model.mesh_vert[va:va + nv]
+        face = model.mesh_face[fa:fa + nf]
+        key = (hashlib.sha1(vert.tobytes() + face.tobytes()).hexdigest(), float(cell_m))
+        if key not in _SIMPLIFIED:
+            has_tex = int(model.mesh_texcoordnum[i]) > 0
+            _SIMPLIFIED[key] = _simplify_mesh(
+                vert, face.copy(), model.mesh_facenormal[fa:fa + nf].copy(),
+                model.mesh_facetexcoord[fa:fa + nf].copy() if has_tex else None, cell_m)
+        f2, fn2, ft2 = _SIMPLIFIED[key]
+        n = len(f2)
+        model.mesh_face[fa:fa + n] = f2
+        model.mesh_facenormal[fa:fa + n] = fn2
+        if ft2 is not None:
+            model.mesh_facetexcoord[fa:fa + n] = ft2
+        model.mesh_facenum[i] = n
+    return int(model.mesh_facenum.sum())
+
+
+def render_model(model: mujoco.MjModel, height: int, width: int,
+                 mesh_cell_m: float | None = RENDER_MESH_CELL_M) -> mujoco.MjModel:
+    """A copy of ``model`` to render one ``height`` x ``width`` camera from, fast on a CPU.
+
+    The offscreen buffer is the camera's size (not the model's ``offwidth``/``offheight``,
+    640x480 by default), without multisampling (4 samples cost more than the whole picture
+    at 64x64 in software GL), with a 1-texel shadow map (shadows are switched off by
+    ``CameraRenderer``; the default 4096x4096 map alone cost 0.1-0.4 s a frame), planes
+    drawn with one quad a grid cell, and meshes simplified to ``mesh_cell_m`` (None keeps
+    them).
+    """
+    m: mujoco.MjModel = model.__copy__()
+    g = m.vis.global_
+    g.offwidth, g.offheight = int(width), int(height)
+    m.vis.quality.offsamples = 0
+    m.vis.quality.shadowsize = 1
+    m.vis.quality.numquads = 1  # an infinite floor is drawn as a grid: 4x4 quads a cell cost ~3 ms
+    if mesh_cell_m is not None and m.nmesh:
+        simplify_meshes(m, mesh_cell_m)
+    return m
+
+
+class CameraRenderer:
+    """One camera of a model, rendered again and again at a small size (a live camera).
+
+    Made once and kept: one GL context and one ``mujoco.Renderer``, on a render-only copy of
+    the model (``render_model``: buffer sized to the camera, simplified meshes) with its own
+    ``MjData``, so rendering never touches the physics. Each ``render(qpos)`` copies the
+    joint positions, runs forward kinematics and draws the visual geom groups (0, 1, 2;
+    collision geoms of groups 3 and up are not drawn), without shadows or reflections.
+    Close it (or use it as a context manager) on the thread that made it.
+
+    Args:
+        model: the physics model (copied; not changed).
+        camera: the MJCF camera's name.
+        height: image height [px].
+        width: image width [px].
+        mesh_cell_m: cell meshes are simplified to [m]; None draws them as they are.
+        source: file named in errors.
+    """
+
+    def __init__(self, model: mujoco.MjModel, camera: str, height: int, width: int,
+                 mesh_cell_m: float | None = RENDER_MESH_CELL_M,
+                 source: str | Path | None = None) -> None:
+        self.cam_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera)
+        if self.cam_id < 0:
+            raise NameNotFoundError("camera", camera, names(model, "camera"), file=source,
+                                    field="camera.name")
+        self.camera = camera
+        self.shape = (int(height), int(width), 3)
+        self.model = render_model(model, height, width, mesh_cell_m)
+        self.data = mujoco.MjData(self.model)
+        self.option = mujoco.MjvOption()
+        self.option.geomgroup[:] = (1, 1, 1, 0, 0, 0)
+        try:
+            self._renderer: mujoco.Renderer | None = mujoco.Renderer(
+                self.model, int(height), int(width))
+        except Exception as e:  # GL backends raise their own types (EGL, OSMesa errors)
+            raise RenderBackendError(str(e)) from e
+        flags = self._renderer.scene.flags
+        flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
+        flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+        self._out = np.empty(self.shape, dtype=np.uint8)
+        self.n_renders = 0
+
+    def __enter__(self) -> CameraRenderer:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` ran."""
+        return self._renderer is None
+
+    def close(self) -> None:
+        """Release the GL context (idempotent)."""
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+    def render(self, qpos: npt.ArrayLike, mocap_pos: npt.ArrayLike | None = None,
+               mocap_quat: npt.ArrayLike | None = None) -> np.ndarray:
+        """The camera's image at generalised positions ``qpos`` (shape (nq,)).
+
+        Returns:
+            a new uint8 array (H, W, 3).
+        """
+        if self._renderer is None:
+            raise InputError(field="camera", expected="an open camera renderer",
+                             got="a closed one", fix="render before disconnect()/close()")
+        d = self.data
+        d.qpos[:] = np.asarray(qpos, dtype=float).reshape(self.model.nq)
+        if mocap_pos is not None:
+            d.mocap_pos[:] = np.asarray(mocap_pos, dtype=float).reshape(-1, 3)
+        if mocap_quat is not None:
+            d.mocap_quat[:] = np.asarray(mocap_quat, dtype=float).reshape(-1, 4)
+        mujoco.mj_kinematics(self.model, d)
+        mujoco.mj_comPos(self.model, d)  # tracking cameras and lights follow subtree centres
+        mujoco.mj_camlight(self.model, d)
+        self._renderer.update_scene(d, camera=self.cam_id, scene_option=self.option)
+        self._renderer.render(out=self._out)
+        self.n_renders += 1
+        return self._out.copy()
