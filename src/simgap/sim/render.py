@@ -13,6 +13,7 @@ is resized by weighted majority with the same weights.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -342,7 +343,10 @@ class CameraRenderer:
     the model (``render_model``: buffer sized to the camera, simplified meshes) with its own
     ``MjData``, so rendering never touches the physics. Each ``render(qpos)`` copies the
     joint positions, runs forward kinematics and draws the visual geom groups (0, 1, 2;
-    collision geoms of groups 3 and up are not drawn), without shadows or reflections.
+    collision geoms of groups 3 and up are not drawn), without shadows or reflections, and
+    only the geoms whose bounding sphere meets the camera's view cone (a wrist camera sees 6
+    or 7 of the Menagerie SO-101's 20 visual meshes; the software rasteriser transforms
+    every vertex it is given, seen or not).
     Close it (or use it as a context manager) on the thread that made it.
 
     Args:
@@ -377,6 +381,12 @@ class CameraRenderer:
         flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
         self._out = np.empty(self.shape, dtype=np.uint8)
         self.n_renders = 0
+        self.n_drawn = 0
+        """Geoms drawn in the latest render (after culling)."""
+        self._group = self.model.geom_group.copy()
+        self._always = np.isin(self.model.geom_type, (int(mujoco.mjtGeom.mjGEOM_PLANE),
+                                                      int(mujoco.mjtGeom.mjGEOM_HFIELD)))
+        self._cone_tan = self._view_cone_tan(int(height), int(width))
 
     def __enter__(self) -> CameraRenderer:
         return self
@@ -415,7 +425,36 @@ class CameraRenderer:
         mujoco.mj_kinematics(self.model, d)
         mujoco.mj_comPos(self.model, d)  # tracking cameras and lights follow subtree centres
         mujoco.mj_camlight(self.model, d)
+        self._cull()
         self._renderer.update_scene(d, camera=self.cam_id, scene_option=self.option)
         self._renderer.render(out=self._out)
         self.n_renders += 1
         return self._out.copy()
+
+    def _view_cone_tan(self, height: int, width: int) -> float:
+        """Tangent of a cone around the camera's axis that holds its whole view (generous:
+        the largest half-angle of fovy, the sensor, either aspect, then the diagonal)."""
+        m, c = self.model, self.cam_id
+        ty = math.tan(math.radians(float(m.cam_fovy[c])) / 2.0)
+        tans = [ty, ty * width / height, ty * height / width]
+        sensor, fxy = m.cam_sensorsize[c], m.cam_intrinsic[c][:2]
+        if sensor[0] > 0 and sensor[1] > 0 and fxy[0] > 0 and fxy[1] > 0:
+            tx, ty2 = sensor[0] / 2.0 / fxy[0], sensor[1] / 2.0 / fxy[1]
+            tans += [float(tx), float(ty2), float(tx) * height / width,
+                     float(ty2) * width / height]
+        return math.sqrt(2.0) * 1.05 * max(tans)
+
+    def _cull(self) -> None:
+        """Hide (group 5, not drawn) the geoms whose bounding sphere is outside the view cone."""
+        m, d, c = self.model, self.data, self.cam_id
+        xmat = d.geom_xmat.reshape(-1, 3, 3)
+        centre = d.geom_xpos + np.einsum("gij,gj->gi", xmat, m.geom_aabb[:, :3])
+        radius = np.linalg.norm(m.geom_aabb[:, 3:], axis=1)
+        rel = (centre - d.cam_xpos[c]) @ d.cam_xmat[c].reshape(3, 3)  # camera frame
+        ahead = -rel[:, 2]  # cameras look along -z
+        side = np.hypot(rel[:, 0], rel[:, 1])
+        t = self._cone_tan
+        seen = (ahead > -radius) & (side <= ahead * t + radius * math.sqrt(1.0 + t * t))
+        seen |= self._always
+        m.geom_group[:] = np.where(seen, self._group, 5)
+        self.n_drawn = int(np.count_nonzero(seen & (self._group < 3)))
