@@ -286,3 +286,42 @@ def test_init_rig_holds_any_joint_and_recorded_name(tmp_path_factory: pytest.Tem
     assert set(parsed) == {"name", "seed", "model", "control", "joints", "noise", "evidence"}
     assert list(parsed["joints"]) == joints
     assert [v["recorded"] for v in parsed["joints"].values()] == recorded
+
+
+# ----------------------------------------------------------------- the mjlab injection
+# (issue 33: a BAM log's motor name starting with a known servo reached the mjlab file's
+# comment raw, and importing mjlab_actuators.py ran the line after the newline)
+
+def _bam_log(path: Path, motor: str, n: int) -> Path:
+    import numpy as np
+
+    t = np.arange(n) * 0.005
+    goal = 0.5 * np.sin(2 * np.pi * 1.3 * t) + 0.3 * np.sin(2 * np.pi * 3.1 * t)
+    pos = np.concatenate([[0.0, 0.0], goal[:-2]]) * 0.95
+    entries = [{"timestamp": float(t[i]), "position": float(pos[i]), "speed": 0.0,
+                "goal_position": float(goal[i]), "torque_enable": True, "load": 10}
+               for i in range(n)]
+    path.write_text(json.dumps({"mass": 0.49, "length": 0.1, "kp": 200, "vin": 7.4,
+                                "motor": motor, "trajectory": "sin_sin", "entries": entries}))
+    return path
+
+
+def test_a_motor_name_cannot_inject_code_into_the_mjlab_file(tmp_path: Path) -> None:
+    # the writer 'simgap actuator --format bam' calls, on a servo fit of a motor whose name
+    # starts with a known servo (the whole fit takes minutes: its result is given here)
+    from simgap.branches.actuator import write_artifacts
+    from simgap.evidence.bam import read_bam_log
+
+    motor = "xl330\nHIT = 1\n__import__('os').system('touch PWNED')\n#"
+    log = read_bam_log(_bam_log(tmp_path / "0.json", motor, 300))
+    bam = {"kt": 0.3, "R": 3.1, "armature": 0.002, "friction_base": 0.01,
+           "friction_viscous": 0.004, "q_offset": 0.0, "delay_s": 0.01}
+    res = replace(_result(motor), friction_family="m1", servo_family="xl330", bam_params=bam)
+    out = tmp_path / "out"
+    arts = write_artifacts({motor: res}, [log], None, out)
+    assert "mjlab" in arts, arts
+    ns = _run((out / "mjlab_actuators.py").read_text(encoding="utf-8"), {"DcMotorActuatorCfg"})
+    (cfg,) = [v for k, v in ns.items() if k.endswith("_ACTUATOR_CFG")]
+    assert isinstance(cfg, dict) and re.fullmatch(cfg["target_names_expr"][0], motor)
+    _run((out / "isaaclab_actuators.py").read_text(encoding="utf-8"), {"DelayedPDActuatorCfg"})
+    assert not list(tmp_path.rglob("PWNED"))
