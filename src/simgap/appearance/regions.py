@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -121,6 +122,24 @@ def compare_regions(real: npt.ArrayLike, sim: npt.ArrayLike, masks: Mapping[str,
                                 (float(ss[0]), float(ss[1]), float(ss[2])), rl, sl, gain,
                                 clipped)
     return out
+
+
+NOT_MEASURED = "not measured: no pure pixel of this region in any compared frame"
+
+
+def region_means(stats: Sequence[RegionStats]) -> dict[str, Any]:
+    """One region over frames: the mean real and simulated colour of the frames where it
+    has pixels, and its pixel count. A region with no pixel in any frame is not measured
+    (colours None, ``measured`` False), never a NaN that a reader would average."""
+    used = [s for s in stats if s.n_pixels > 0]
+    pixels = int(sum(s.n_pixels for s in stats))
+    if not used:
+        return {"real_rgb": None, "sim_rgb": None, "pixels": 0, "measured": False,
+                "note": NOT_MEASURED}
+    real = np.mean([s.real_rgb for s in used], axis=0)
+    sim = np.mean([s.sim_rgb for s in used], axis=0)
+    return {"real_rgb": [float(v) for v in real], "sim_rgb": [float(v) for v in sim],
+            "pixels": pixels, "measured": True}
 
 
 def difference_map(real: npt.ArrayLike, sim: npt.ArrayLike) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 from simgap.appearance.compare import AppearanceResult, analyse
 from simgap.appearance.flags import CLIP_MIN
 from simgap.appearance.regions import difference_image, difference_map
+from simgap.appearance.regions import region_means as mean_region
 from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
 from simgap.branches.context import LADDER, Context, not_measured
 from simgap.evaluation.stats import median_interval
@@ -73,11 +74,8 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
     obj = [c.regions["object"].gain for c in res.comparisons]
     bg = fl["background_not_dark"]
     raised = [f.name for f in res.flags if f.raised]
-    region_means = {name: {
-        "real_rgb": np.nanmean([c.regions[name].real_rgb for c in res.comparisons], axis=0),
-        "sim_rgb": np.nanmean([c.regions[name].sim_rgb for c in res.comparisons], axis=0),
-        "pixels": int(np.sum([c.regions[name].n_pixels for c in res.comparisons]))}
-        for name in ("jaws", "object", "background")}
+    region_means = {name: mean_region([c.regions[name] for c in res.comparisons])
+                    for name in ("jaws", "object", "background")}
     figures: dict[str, Any] = {
         "jaw_gain": float(np.nanmedian(gains)) if np.isfinite(gains).any() else None,
         # the median's distribution-free interval over the frames, and its coverage

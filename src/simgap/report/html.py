@@ -7,15 +7,21 @@ figures collapsed at the bottom. Plots are inline SVG or base64 PNG; there is no
 no external resource, so the page opens offline. A branch adds its own plots by providing a
 module ``simgap.report.plots_<branch>`` with ``plots(finding: dict) -> list[str]`` (HTML
 snippets, most telling first; an empty string is dropped).
+
+The report is built section by section: a section that fails (a branch's plots, a finding's
+key line or figures, the headline, the comparability block) is logged and shows its failure
+text in its place; the other sections are drawn, so one bad figure never costs the report.
 """
 
 from __future__ import annotations
 
+import html
 import importlib
 import json
-from collections.abc import Mapping
+import logging
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 
@@ -28,6 +34,30 @@ _ENV = jinja2.Environment(
     autoescape=jinja2.select_autoescape(["html"]),
     undefined=jinja2.StrictUndefined,
 )
+_LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def failure_html(section: str, error: BaseException) -> str:
+    """What a failed section shows in its place: which section, and the error."""
+    return ("<div class=\"section-error note\"><strong>This section could not be drawn"
+            f"</strong> ({html.escape(section)}): {html.escape(type(error).__name__)}: "
+            f"{html.escape(str(error)[:300])}. The figures in findings.json are complete; "
+            "please report this with the findings file.</div>")
+
+
+def guarded(section: str, build: Callable[[], T], fallback: T,
+            failures: list[str] | None = None) -> T:
+    """``build()``, or ``fallback`` when it raises: the failure is logged and its text
+    (``failure_html``) appended to ``failures``."""
+    try:
+        return build()
+    except Exception as e:  # a section's bug must not take the run down
+        _LOG.warning("report section %s failed: %s: %s", section, type(e).__name__, e,
+                     exc_info=True)
+        if failures is not None:
+            failures.append(failure_html(section, e))
+        return fallback
 
 
 def _branch_plots(finding: Mapping[str, Any]) -> list[str]:
@@ -102,27 +132,59 @@ def _comparability(c: Mapping[str, Any] | None) -> dict[str, Any] | None:
             "message": str(c.get("message") or ""), "raw": c}
 
 
+def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
+    """One finding as the template reads it; each derived part built on its own."""
+    f = {"title": "", "summary": "", "next_step": "", "figures": {}, "artifacts": {},
+         "residual": None, "noise_floor": None, "residual_unit": "", **f}
+    branch = str(f.get("branch", ""))
+    where = f"{branch}: {f.get('title', '')}"
+    failures: list[str] = []
+    key_text = guarded(f"key figure of {where}", lambda: key_line(f).text, "", failures)
+    rows: list[tuple[str, str]] = guarded(f"figures of {where}",
+                   lambda: _flat_figures(f.get("figures") or {}), [], failures)
+    pictures: list[str] = guarded(f"plots of {where}", lambda: _branch_plots(f), [], failures)
+    return {**f, "branch": branch, "anchor": f"f{i}-{branch}", "key_text": key_text,
+            "figure_rows": rows, "plots": failures + pictures}
+
+
 def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "simgap report",
                   ) -> str:
-    """The report as one HTML string."""
+    """The report as one HTML string; a section that fails shows its failure instead."""
     d = diagnosis.to_dict() if isinstance(diagnosis, Diagnosis) else dict(diagnosis)
-    findings = []
-    for i, f in enumerate(d.get("findings") or []):
-        f = {"title": "", "summary": "", "next_step": "", "figures": {}, "artifacts": {},
-             "residual": None, "noise_floor": None, "residual_unit": "", **f}
-        findings.append({
-            **f, "anchor": f"f{i}-{f['branch']}", "key_text": key_line(f).text,
-            "figure_rows": _flat_figures(f.get("figures") or {}),
-            "plots": _branch_plots(f),
-        })
+    findings = [_finding_view(i, f) for i, f in enumerate(d.get("findings") or [])
+                if isinstance(f, Mapping)]
     stop = d.get("stop") or {}
-    first, then = headline(findings, stop)
-    notes = contradictions(findings)
-    return _ENV.get_template("report.html").render(
-        title=title, rig=d.get("rig", ""), version=d.get("simgap_version", ""),
-        seed=d.get("seed", 0), comparability=_comparability(d.get("comparability")),
-        first=first, then=then, cards=_cards(findings, notes), findings=findings,
-        stop=stop, fmt=_fmt)
+    failures: list[str] = []
+    no_headline: tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]] = (None, [])
+    first, then = guarded("headline", lambda: headline(findings, stop), no_headline, failures)
+    notes: dict[str, str] = guarded("contradictions", lambda: contradictions(findings), {},
+                                    failures)
+    comp = guarded("comparability", lambda: _comparability(d.get("comparability")), None,
+                   failures)
+    cards: list[dict[str, Any]] = guarded("branch cards", lambda: _cards(findings, notes), [],
+                                          failures)
+    page = {"title": title, "rig": d.get("rig", ""), "version": d.get("simgap_version", ""),
+            "seed": d.get("seed", 0), "comparability": comp, "first": first, "then": then,
+            "cards": cards, "findings": findings, "stop": stop, "fmt": _fmt,
+            "failures": failures}
+    try:
+        return _ENV.get_template("report.html").render(**page)
+    except Exception as e:  # the page itself: a bare page with every finding's words
+        _LOG.warning("report page failed: %s: %s", type(e).__name__, e, exc_info=True)
+        return _bare_page(d, failure_html("report page", e))
+
+
+def _bare_page(d: Mapping[str, Any], failure: str) -> str:
+    """The fallback page: the failure, then each finding's verdict, title and summary."""
+    items = "".join(
+        f"<li><strong>{html.escape(str(f.get('verdict', '')))}</strong> "
+        f"{html.escape(str(f.get('branch', '')))}: {html.escape(str(f.get('title', '')))}. "
+        f"{html.escape(str(f.get('summary', '')))}</li>"
+        for f in d.get("findings") or [] if isinstance(f, Mapping))
+    rig = html.escape(str(d.get("rig", "")))
+    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simgap "
+            f"report — {rig}</title></head><body><h1>simgap diagnosis: {rig}</h1>{failure}"
+            f"<ul>{items}</ul></body></html>")
 
 
 def write_report(diagnosis: Diagnosis | Mapping[str, Any], path: str | Path, **kw: Any) -> Path:

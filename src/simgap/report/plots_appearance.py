@@ -14,15 +14,32 @@ import numpy as np
 from simgap.report import svg
 
 
+def _level(rgb: Any) -> float | None:
+    """Mean of a colour given as numbers, or None (missing, not numbers, not finite)."""
+    if not isinstance(rgb, (list, tuple)) or not rgb:
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rgb):
+        return None
+    level = float(np.mean(rgb))
+    return level if np.isfinite(level) else None
+
+
 def region_table(regions: Mapping[str, Any]) -> str:
-    """Real / rendered mean brightness per region, as a small table (empty without data)."""
+    """Real / rendered mean brightness per region, as a small table (empty without data).
+
+    A region with no pixels (its colours None) is a row that says "not measured"."""
     rows = []
     for name, r in regions.items():
-        if not isinstance(r, Mapping) or not r.get("real_rgb") or not r.get("sim_rgb"):
+        if not isinstance(r, Mapping):
             continue
-        real, sim = float(np.mean(r["real_rgb"])), float(np.mean(r["sim_rgb"]))
+        real, sim = _level(r.get("real_rgb")), _level(r.get("sim_rgb"))
+        cell = f"<td>{html.escape(str(name))}</td>"
+        if real is None or sim is None:
+            rows.append(f"<tr>{cell}<td colspan=\"3\" class=\"muted\">not measured (no "
+                        f"pure pixel of this region)</td><td>{r.get('pixels', '')}</td></tr>")
+            continue
         gain = svg.fmt(real / sim) if sim > 0 else "-"
-        rows.append(f"<tr><td>{html.escape(str(name))}</td><td>{svg.fmt(real)}</td>"
+        rows.append(f"<tr>{cell}<td>{svg.fmt(real)}</td>"
                     f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.get('pixels', '')}</td></tr>")
     if not rows:
         return ""
