@@ -247,6 +247,37 @@ def test_actuator_patch_header_cannot_break_the_xml(tmp_path_factory: pytest.Tem
     assert m.joint(0).name == joint
 
 
+# ----------------------------------------------------------------- MJCF contact pair patch
+
+@settings(max_examples=SLOW_N)
+@given(st.lists(xml_names, min_size=2, max_size=2, unique=True), names)
+def test_contact_pair_patch_holds_geom_names_and_comment(
+        tmp_path_factory: pytest.TempPathFactory, geoms: list[str], comment: str) -> None:
+    from simgap.contact.pair import pair_entry, patch_xml, write_checked, write_pair
+    from simgap.sim.model import load_model
+
+    folder = tmp_path_factory.mktemp("pair")
+    model = folder / "arm.xml"
+    model.write_text("<mujoco><worldbody>" + "".join(
+        f"<body pos='{i} 0 0'><freejoint/><geom name={xml_attr(g)} size='.1'/></body>"
+        for i, g in enumerate(geoms)) + "</worldbody></mujoco>")
+    try:
+        load_model(model)
+    except InputError:
+        return  # a name MuJoCo itself refuses never reaches the writer
+    out = write_pair(model, folder / "pair.xml", geoms[0], geoms[1], friction=[1, 1, 0, 0, 0])
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    (pair,) = root.iter("pair")
+    assert (pair.get("geom1"), pair.get("geom2")) == (geoms[0], geoms[1])
+    text = patch_xml(model, out, [pair_entry(geoms[0], geoms[1], 3, [1, 1, 0, 0, 0],
+                                             [0.02, 1], [0.9, 0.95, 0.001])], comment=comment)
+    root = ET.fromstring(text)
+    assert [c.tag for c in root] == ["include", "compiler", "contact"]
+    assert [c.tag for c in root.find("contact")] == ["pair"]  # type: ignore[union-attr]
+    write_checked(model, out, text)
+    assert load_model(out).npair == 1
+
+
 # ----------------------------------------------------------------- simgap init's rig.toml
 
 def _init_case(root: Path, joints: list[str], folder: str = "ds",

@@ -6,8 +6,9 @@ re-states the original's asset folders in its own ``<compiler>`` (after the incl
 relative to the patch's own folder: no absolute path is written, so the patch and model
 can move together. ``geom1`` and ``geom2`` take lists (one pair for every combination:
 several finger pads in one patch), and ``pair_entries_xml`` writes pairs whose numbers
-differ (a fitted patch keeps each pair's other values at the model's). It is compiled
-before it is reported, and a failure carries MuJoCo's message.
+differ (a fitted patch keeps each pair's other values at the model's). Names reach it as
+XML attributes and comments escaped by ``safe_names``; it is parsed before it is written
+and compiled before it is reported, and a failure carries MuJoCo's message.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_text
+from simgap.safe_names import checked_xml, xml_attr, xml_comment
 
 
 def pair_xml(model: Path, out: Path, pairs: Sequence[tuple[str, str]],
@@ -36,11 +37,11 @@ def pair_xml(model: Path, out: Path, pairs: Sequence[tuple[str, str]],
                          got=(list(solref), list(solimp)))
 
     def nums(v: Sequence[float]) -> str:
-        return quoteattr(" ".join(f"{x:.6g}" for x in v))
+        return xml_attr(" ".join(f"{x:.6g}" for x in v))
 
-    nm = f" name={quoteattr(name)}" if name and len(pairs) == 1 else ""
+    nm = f" name={xml_attr(name)}" if name and len(pairs) == 1 else ""
     return patch_xml(model, out, [
-        f"<pair{nm} geom1={quoteattr(g1)} geom2={quoteattr(g2)} condim=\"{condim}\" "
+        f"<pair{nm} geom1={xml_attr(g1)} geom2={xml_attr(g2)} condim=\"{condim}\" "
         f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>"
         for g1, g2 in pairs])
 
@@ -56,11 +57,11 @@ def _rel(target: Path, out: Path) -> str:
 def patch_xml(model: Path, out: Path, pairs: Sequence[str], comment: str = "") -> str:
     """The patch MJCF around ready ``<pair .../>`` elements (relative paths only)."""
     dirs = _asset_dirs(model, out)
-    comp = "".join(f" {k}={quoteattr(v)}" for k, v in dirs.items())
-    note = f"  <!-- {comment} -->\n" if comment else ""
-    return (f'<mujoco model={quoteattr(model.stem + "_pair")}>\n'
+    comp = "".join(f" {k}={xml_attr(v)}" for k, v in dirs.items())
+    note = f"  <!-- {xml_comment(comment)} -->\n" if comment else ""
+    return (f'<mujoco model={xml_attr(model.stem + "_pair")}>\n'
             f"  <!-- written by simgap contact pair; the original is included unchanged -->\n"
-            + note + f"  <include file={quoteattr(_rel(model, out))}/>\n"
+            + note + f"  <include file={xml_attr(_rel(model, out))}/>\n"
             f"  <compiler{comp}/>\n"
             f"  <contact>\n" + "".join(f"    {p}\n" for p in pairs)
             + "  </contact>\n</mujoco>\n")
@@ -70,9 +71,9 @@ def pair_entry(geom1: str, geom2: str, condim: int, friction: Sequence[float],
                solref: Sequence[float], solimp: Sequence[float]) -> str:
     """One ``<pair>`` element."""
     def nums(v: Sequence[float]) -> str:
-        return quoteattr(" ".join(f"{x:.6g}" for x in v))
+        return xml_attr(" ".join(f"{x:.6g}" for x in v))
 
-    return (f"<pair geom1={quoteattr(geom1)} geom2={quoteattr(geom2)} condim=\"{condim}\" "
+    return (f"<pair geom1={xml_attr(geom1)} geom2={xml_attr(geom2)} condim=\"{condim}\" "
             f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>")
 
 
@@ -135,6 +136,7 @@ def write_checked(model: str | Path, out: str | Path, text: str) -> Path:
     if out.resolve() == model.resolve():
         raise InputError(file=out, expected="a new file for the patch",
                          got="the original model", fix="name another output file")
+    checked_xml(text, out.name)  # a name cannot break the file: parsed before it is written
     atomic_write_text(out, text)
     try:
         load_model(out)
