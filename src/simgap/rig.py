@@ -139,6 +139,9 @@ class Rig:
         physics_dt_s: the physics step [s]; None means take it from the model.
         action_space: ``joint_position`` or ``ee_delta``.
         command_interp: how commands are held between control ticks (``hold`` | ``linear``).
+        clock: when the recorder read each frame and its command took effect against the
+            physics steps (``auto``: identified from the recording; ``exact`` | ``step``:
+            ``simgap.sim.replay.CLOCKS``).
         real_dt_s: the deployed decision period [s], when it differs from ``control_dt_s``.
         ee_site: site or body whose pose is the end effector.
         encoder_rad: encoder resolution [rad]: the default noise floor.
@@ -167,6 +170,7 @@ class Rig:
     physics_dt_s: float | None = None
     action_space: ActionSpace = "joint_position"
     command_interp: CommandInterp = "hold"
+    clock: str = "auto"
     real_dt_s: float | None = None
     ee_site: str | None = None
     object_body: str | None = None
@@ -351,6 +355,13 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
     if interp not in ("hold", "linear"):
         raise InputError(file=source, field="control.command_interp", expected="hold or linear",
                          got=interp)
+    clock = control.get("clock", "auto")
+    if clock not in ("auto", "exact", "step"):
+        raise InputError(file=source, field="control.clock",
+                         expected="auto, exact or step", got=clock,
+                         fix="leave it out (auto: identified from the recording), or 'exact' "
+                             "(reads and commands at the frame stamps) or 'step' (on the "
+                             "first physics step at or after them: a simulated recorder)")
 
     cam = None
     if "camera" in raw:
@@ -423,7 +434,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
         control_dt_s=_control_dt(control, frames_only, source),
         physics_dt_s=_positive(model["physics_dt_s"], source, "model.physics_dt_s")
         if "physics_dt_s" in model else None,
-        action_space=action_space, command_interp=interp,
+        action_space=action_space, command_interp=interp, clock=clock,
         real_dt_s=_positive(control["real_dt_s"], source, "control.real_dt_s")
         if "real_dt_s" in control else None,
         ee_site=model.get("ee_site"), object_body=model.get("object_body"),

@@ -19,6 +19,7 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "dt_s": (_NUM, False),  # required unless the evidence is frames alone (_control_dt)
         "action_space": ((str,), False),
         "command_interp": ((str,), False),
+        "clock": ((str,), False),
         "real_dt_s": (_NUM, False),
         "action_scale": (_NUM, False),
     },

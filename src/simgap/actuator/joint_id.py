@@ -17,7 +17,11 @@ record timing, commands at their own times). Never an ideal actuator.
    the delay interval; a parameter whose interval spans more than ``MAX_SPAN`` is not
    identifiable, with the reason in numbers (force saturation, sensitivity against an
    encoder count, correlation with another parameter).
-4. **Delay against the dynamics**: where the delay interval is wide and the servo's own
+4. **The recorder's clock identified**: the fit is refitted at its best delay under each
+   clock of ``simgap.sim.replay.CLOCKS`` (when a frame is read and its command takes effect
+   against the physics steps); one that fits better by ``CLOCK_GAIN`` is kept and the delay
+   profiled again under it (``IdConfig.clock``: ``auto``, or the rig's own).
+5. **Delay against the dynamics**: where the delay interval is wide and the servo's own
    lag (kv + damping) / kp absorbs the change, the identified quantity is the effective
    delay d + (kv + damping) / kp, reported with its interval.
 """
@@ -71,6 +75,11 @@ the gate held the truth 12/23 times at 30 fps and 15/19 at 100 fps, below it 148
 192/202; the gate was fixed on 32 of them and held on the 24 drawn after)."""
 
 
+CLOCK_GAIN = 0.02
+"""A clock replaces the one fitted first only if it lowers the arm's SSR at the best delay by
+this fraction (each refitted with the same iterations from the same start)."""
+
+
 @dataclass(frozen=True)
 class IdConfig:
     """Settings of one identification.
@@ -97,6 +106,8 @@ class IdConfig:
             seeds of the SO-101 24-parameter problem it took 0.28x mujoco.sysid's time
             at a median error 0.77x sysid's (``benchmarks/replay_seeds.py``), and the
             benches of ``docs/actuator.md`` were rerun with it.
+        clock: the recorder's clock (``simgap.sim.replay.CLOCKS``), or ``auto`` to
+            identify it.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -110,6 +121,7 @@ class IdConfig:
     fixed_delay_s: float = 0.0
     central: bool = False
     joint_blocks: bool = True
+    clock: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,8 @@ class JointIdResult:
         grids: the coarse and fine grid fits.
         n_evals: rollouts per log in all.
         shared_delay: the arm's one delay (best, lo, hi) [s] (``shared_delay``).
+        clock: the recorder's clock the fit replays with, how it was chosen and the arm's
+            RMS residual [rad] at the best delay under each clock tried.
     """
 
     joints: tuple[str, ...]
@@ -151,6 +165,7 @@ class JointIdResult:
     grids: tuple[GridFit, ...]
     n_evals: int
     shared_delay: tuple[float, float, float] = (float("nan"),) * 3
+    clock: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The contract keys (``delay_s``, ``delay_interval_s``, ``params``,
@@ -194,6 +209,7 @@ class JointIdResult:
         out["shared_delay_interval_s"] = [float(self.shared_delay[1]),
                                           float(self.shared_delay[2])]
         out["bounds_x_nominal"] = {k: list(BOUNDS[k]) for k in self.kinds}
+        out["clock"] = dict(self.clock or {"chosen": "exact", "source": "default"})
         out["n_evals"] = self.n_evals
         return out
 
@@ -213,13 +229,15 @@ class JointProblem:
             at the model's values but are still replayed and scored).
         bounds: search bounds per kind as multiples of the nominal value (default
             ``BOUNDS``; a kind left out keeps its default).
+        clock: the recorder's clock the replay starts with (``simgap.sim.replay.CLOCKS``).
     """
 
     def __init__(self, model_path: str | Path, joints: Sequence[str], logs: Sequence[Any],
                  targets: Sequence[np.ndarray], kinds: Sequence[str] = KINDS, *,
                  physics_dt: float | None = None, interp: str = "hold",
                  fit_joints: Sequence[str] | None = None,
-                 bounds: dict[str, tuple[float, float]] | None = None) -> None:
+                 bounds: dict[str, tuple[float, float]] | None = None,
+                 clock: str = "exact") -> None:
         from simgap.sim.model import get_param, load_spec, strip_visuals
         from simgap.sim.replay import Replayer
 
@@ -250,7 +268,7 @@ class JointProblem:
         self.interp = interp
         self.replayer = Replayer.build(self.spec, self.all_joints, interp=interp,
                                        physics_dt=physics_dt, actuator_force=True,
-                                       source=self.model_path)
+                                       source=self.model_path, clock=clock)
         m = self.replayer.model
         from simgap.sim.model import ModelPool
 
@@ -347,34 +365,20 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     from simgap.actuator.joint_id_report import assess_joint
 
     cfg = config or IdConfig()
-    J, K = problem.J, problem.K
+    if cfg.clock != "auto":
+        from simgap.sim.replay import check_clock
+
+        problem.replayer.clock = check_clock(cfg.clock)
+    fit, grids = _profile_fit(problem, cfg)
+    clock: dict[str, Any] = {"chosen": problem.replayer.clock,
+                             "source": "rig" if cfg.clock != "auto" else "identified"}
+    if cfg.clock == "auto":
+        fit, grids, clock = _choose_clock(problem, cfg, fit, grids)
     floor = noise_floor(problem, encoder_rad)
     problem.floor_numerical = np.array([max(floor[j]["numerical_rad"], floor[j]["chaos_rad"])
                                         for j in problem.joints])
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
-    coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
-                      K, iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
-                      central=cfg.central, joint_blocks=cfg.joint_blocks)
-    grids = [coarse]
-    fit = coarse
-    if cfg.profile_delay and coarse.delays.size > 1:
-        total = coarse.ssr.sum(axis=1)
-        g = int(np.argmin(total))
-        lo_d = max(0.0, float(coarse.delays[g]) - cfg.coarse_step_s)
-        hi_d = min(float(coarse.delays[-1]), float(coarse.delays[g]) + cfg.coarse_step_s)
-        fine_d = np.linspace(lo_d, hi_d, cfg.fine_points)
-        z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))]
-                            for d in fine_d])
-        fine = grid_fit(problem.residuals, fine_d, z_start, problem.lo, problem.hi, J, K,
-                        iters=cfg.fine_iters, central=cfg.central, joint_blocks=cfg.joint_blocks)
-        grids.append(fine)
-        fit = _merge(coarse, fine)
-        polish = _polish(problem, fit, float(fine_d[1] - fine_d[0]) / 4
-                         if fine_d.size > 1 else 0.0, cfg)
-        if polish is not None:
-            grids.append(polish)
-            fit = _merge(fit, polish)
     lengths = [t.shape[0] for t in problem.targets]
     problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
                                               max(2, sum(lengths) // MIN_BLOCKS)))
@@ -408,7 +412,68 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         nominal_rms=nominal_rms, best_rms=np.array(best_rms), delay=tuple(profiles),
         values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
         effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
-        grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared)
+        grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared, clock=clock)
+
+
+def _profile_fit(problem: JointProblem, cfg: IdConfig) -> tuple[GridFit, list[GridFit]]:
+    """The delay profile under the replayer's current clock: the coarse grid, the fine grid
+    around its best and the polish, merged (``fit``) and each (``grids``)."""
+    J, K = problem.J, problem.K
+    coarse = grid_fit(problem.residuals, _grid(cfg), problem.z0, problem.lo, problem.hi, J,
+                      K, iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
+                      central=cfg.central, joint_blocks=cfg.joint_blocks)
+    grids = [coarse]
+    fit = coarse
+    if cfg.profile_delay and coarse.delays.size > 1:
+        total = coarse.ssr.sum(axis=1)
+        g = int(np.argmin(total))
+        lo_d = max(0.0, float(coarse.delays[g]) - cfg.coarse_step_s)
+        hi_d = min(float(coarse.delays[-1]), float(coarse.delays[g]) + cfg.coarse_step_s)
+        fine_d = np.linspace(lo_d, hi_d, cfg.fine_points)
+        z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))]
+                            for d in fine_d])
+        fine = grid_fit(problem.residuals, fine_d, z_start, problem.lo, problem.hi, J, K,
+                        iters=cfg.fine_iters, central=cfg.central, joint_blocks=cfg.joint_blocks)
+        grids.append(fine)
+        fit = _merge(coarse, fine)
+        polish = _polish(problem, fit, float(fine_d[1] - fine_d[0]) / 4
+                         if fine_d.size > 1 else 0.0, cfg)
+        if polish is not None:
+            grids.append(polish)
+            fit = _merge(fit, polish)
+    return fit, grids
+
+
+def _choose_clock(problem: JointProblem, cfg: IdConfig, fit: GridFit, grids: list[GridFit],
+                  ) -> tuple[GridFit, list[GridFit], dict[str, Any]]:
+    """The recorder's clock (``simgap.sim.replay.CLOCKS``) that replays the recording best.
+
+    At the fit's best delay, the fit is continued under every clock with the same
+    iterations from the same start; a clock other than the first one wins when it lowers
+    the arm's SSR by ``CLOCK_GAIN``, and the delay is then profiled again under it (the
+    grids of the first clock are dropped: their SSRs belong to another replay)."""
+    from simgap.sim.replay import CLOCKS
+
+    first = problem.replayer.clock
+    g = int(np.argmin(fit.ssr.sum(axis=1)))
+    d = fit.delays[g:g + 1]
+    n = fit.resid.shape[-1]
+    ssr: dict[str, float] = {}
+    for c in CLOCKS:
+        problem.replayer.clock = c
+        refit = grid_fit(problem.residuals, d, fit.z[g:g + 1], problem.lo, problem.hi,
+                         problem.J, problem.K, iters=cfg.fine_iters, central=cfg.central,
+                         joint_blocks=cfg.joint_blocks)
+        ssr[c] = float(refit.ssr.sum())
+    best = min(ssr, key=lambda c: ssr[c])
+    chosen = best if ssr[best] < (1.0 - CLOCK_GAIN) * ssr[first] else first
+    problem.replayer.clock = chosen
+    rms = {c: float(np.sqrt(v / max(1, n * problem.J))) for c, v in ssr.items()}
+    info = {"chosen": chosen, "source": "identified", "delay_s": float(d[0]),
+            "rms_rad": rms, "gain_needed": CLOCK_GAIN}
+    if chosen != first:
+        fit, grids = _profile_fit(problem, cfg)
+    return fit, grids, info
 
 
 def _polish(problem: JointProblem, fit: GridFit, step: float, cfg: IdConfig,

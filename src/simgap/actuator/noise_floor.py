@@ -35,7 +35,7 @@ def noise_floor(problem: Any, encoder_rad: float) -> dict[str, dict[str, float]]
 
     fine = Replayer.build(problem.spec, problem.all_joints, interp=problem.interp,
                           physics_dt=problem.replayer.physics_dt / 4, nthread=1,
-                          source=problem.model_path)
+                          source=problem.model_path, clock=problem.replayer.clock)
     try:
         num, samp, chaos = [], [], []
         rng = np.random.default_rng(0)

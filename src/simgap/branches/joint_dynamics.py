@@ -125,7 +125,8 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
                    profile_delay=bool(opts.get("joint_id_profile_delay", True)),
                    joint_blocks=bool(opts.get("joint_id_joint_blocks",
                                                         IdConfig.joint_blocks)),
-                   fine_iters=int(opts.get("joint_id_fine_iters", IdConfig.fine_iters)))
+                   fine_iters=int(opts.get("joint_id_fine_iters", IdConfig.fine_iters)),
+                   clock=str(opts.get("joint_id_clock", rig.clock)))
     problem = JointProblem(rig.model_path, rig.joint_names, logs[:n_fit], targets[:n_fit],
                            cfg.kinds, physics_dt=rig.physics_dt_s, interp=rig.command_interp)
     try:

@@ -21,7 +21,9 @@ then the action is sent; it reaches joint j at ``t_k + delay_j`` and is held unt
 one arrives. Before the first command the servos hold the first goal (1 s of settling precedes
 t = 0). Physics runs the model's own integrator and timestep on the grid ``n * timestep``;
 a step that an event (an observation read or a command arrival) falls inside is split at the
-event, so commands act at their own times. Deterministic from the seed.
+event, so commands act at their own times (``clock="exact"``); ``clock="step"`` reads and
+applies on the first physics step at or after the event instead, and ``clock="jitter"`` reads
+each frame a random fraction of a few ms late (``RECORDER_CLOCKS``). Deterministic from the seed.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ JOINTS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist
 GRIPPER = "gripper"
 TASK = "wide-band joint excitation"
 SETTLE_S = 1.0
+RECORDER_CLOCKS: tuple[str, ...] = ("exact", "step", "jitter")
+"""How a bench's recorder places each frame's read and command against the physics steps
+(``make_so101_bench``); the replay must not share the bench's convention by construction."""
 _EPS_T = 1e-9
 
 
@@ -171,32 +176,50 @@ def excitation(rng: np.random.Generator, t: np.ndarray, lo: float, hi: float,
     return mid + span * np.clip(0.6 * sines + 0.4 * steps, -1, 1)
 
 
-def _schedule(n_frames: int, fps: int, dt: float, delays: np.ndarray,
+def _schedule(n_frames: int, fps: int, dt: float, delays: np.ndarray, clock: str = "exact",
+              offsets: np.ndarray | None = None,
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Physics sub-steps of one episode: (step length [s], command frame per joint in force
     during the step (-1: the first goal, before any arrival), frame read at the step's
-    start or -1)."""
+    start or -1).
+
+    ``clock`` (``RECORDER_CLOCKS``): ``exact`` splits a step at each read and arrival;
+    ``step`` moves both up to the next physics step (a simulator stepped on its grid);
+    ``jitter`` reads frame k at ``k / fps + offsets[k]`` and splits there."""
     t_obs = np.arange(n_frames) / fps
+    if offsets is not None:
+        t_obs = t_obs + offsets
     t_end = n_frames / fps
-    arrivals = (t_obs[:, None] + delays[None, :]).ravel()
     grid = np.arange(-SETTLE_S, t_end + dt / 2, dt)
-    pts = np.unique(np.concatenate([grid, t_obs, arrivals[arrivals < t_end]]))
+    arrivals = t_obs[:, None] + delays[None, :]
+    if clock == "step":
+        def snap(x: np.ndarray) -> np.ndarray:
+            i = np.ceil((x - grid[0]) / dt - 1e-6).astype(int)
+            return np.where(i < grid.size, grid[np.minimum(i, grid.size - 1)],
+                            grid[0] + i * dt)
+
+        t_obs, arrivals = snap(t_obs), snap(arrivals)
+    flat = arrivals.ravel()
+    pts = np.unique(np.concatenate([grid, t_obs, flat[flat < t_end]]))
     keep = np.concatenate([[True], np.diff(pts) > _EPS_T])
     pts = pts[keep]
     starts, ends = pts[:-1], pts[1:]
-    cmd = np.stack([np.searchsorted(t_obs + d, starts + _EPS_T, side="right") - 1
-                    for d in delays], axis=1)
-    k = np.rint(starts * fps).astype(int)
-    is_obs = (np.abs(starts - k / fps) < _EPS_T) & (k >= 0) & (k < n_frames)
-    return ends - starts, cmd, np.where(is_obs, k, -1)
+    cmd = np.stack([np.searchsorted(arrivals[:, j], starts + _EPS_T, side="right") - 1
+                    for j in range(delays.size)], axis=1)
+    at = np.clip(np.searchsorted(starts, t_obs - _EPS_T), 0, starts.size - 1)
+    obs = np.full(starts.size, -1)
+    hit = np.abs(starts[at] - t_obs) < 2 * _EPS_T
+    obs[at[hit]] = np.arange(n_frames)[hit]
+    return ends - starts, cmd, obs
 
 
 def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: int, delays: np.ndarray,
+             clock: str = "exact", offsets: np.ndarray | None = None,
              ) -> tuple[np.ndarray, float]:
     """Run one episode; returns (q at every frame's read (T, J) [rad], contact fraction).
 
     ``targets`` (T, J) [rad] are the goals sent at each frame, held; joint j receives them
-    ``delays[j]`` seconds late.
+    ``delays[j]`` seconds late; ``clock`` and ``offsets`` as ``_schedule``.
     """
     acts, dofs = _ids(m)
     qadr = [int(m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)])
@@ -204,7 +227,11 @@ def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: int, delays: np.ndarra
     d = mujoco.MjData(m)
     d.qpos[qadr] = targets[0]
     mujoco.mj_forward(m, d)
-    h, cmd, obs = _schedule(len(targets), fps, m.opt.timestep, delays)
+    h, cmd, obs = _schedule(len(targets), fps, m.opt.timestep, delays, clock, offsets)
+    if np.unique(obs[obs >= 0]).size != len(targets):
+        raise InputError(field="clock", expected="one physics step start per frame read",
+                         got=f"{np.unique(obs[obs >= 0]).size} of {len(targets)} frames",
+                         fix="use a physics step shorter than the frame period")
     out = np.empty_like(targets)
     nominal_dt = m.opt.timestep
     contacts = 0
@@ -243,8 +270,11 @@ def _units(m: mujoco.MjModel) -> dict[str, JointUnit]:
 
 
 def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, duration_s: float,
-              delays: np.ndarray) -> tuple[list[dict[str, Any]], float]:
-    """Record ``n`` episodes; the excitation of episode e comes from ``[seed, which, e]``."""
+              delays: np.ndarray, clock: str = "exact", jitter_s: float = 0.0,
+              ) -> tuple[list[dict[str, Any]], float]:
+    """Record ``n`` episodes; the excitation of episode e comes from ``[seed, which, e]``,
+    the read times' jitter (``clock="jitter"``: uniform in [0, jitter_s)) from
+    ``[seed, which, e, 7]``."""
     units = _units(m)
     t = np.arange(int(round(duration_s * fps))) / fps
     eps, cfrac = [], []
@@ -255,7 +285,11 @@ def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, durati
         tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == GRIPPER)
                        for j, r in zip(JOINTS, ranges, strict=True)], axis=1)
         tg = quantise(tg)
-        q, cf = simulate(m, tg, fps, delays)
+        offsets = None
+        if clock == "jitter":
+            offsets = np.random.default_rng([seed, 0 if which == "dataset" else 1, e, 7]
+                                            ).uniform(0.0, jitter_s, t.size)
+        q, cf = simulate(m, tg, fps, delays, "step" if clock == "step" else "exact", offsets)
         q = quantise(q)
         cfrac.append(cf)
         conv = [units[j].from_rad for j in JOINTS]
@@ -286,7 +320,8 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
                      fps: Literal[30, 100] | int = 30, n_episodes: int = 3,
                      duration_s: float = 20.0,
                      faults: None | str | Mapping[str, Any] = None,
-                     n_heldout: int = 1, substeps: int = 1) -> Bench:
+                     n_heldout: int = 1, substeps: int = 1, clock: str = "exact",
+                     jitter_s: float = 0.002) -> Bench:
     """Simulate and record one SO-101 bench into ``out_dir`` (see the module docstring).
 
     Args:
@@ -303,8 +338,15 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
             1e-7 rad change of the commands moves a 20 s replay by 2-7 mrad RMS); from
             2.5 ms on it is not, so ``substeps >= 2`` gives a smooth, hardware-like truth
             that the 5 ms nominal model can only approximate.
+        clock: when each frame is read and its command sent against the physics steps
+            (``RECORDER_CLOCKS``): at the frame's stamp, on the first physics step at or
+            after it, or at the stamp plus a uniform jitter in ``[0, jitter_s)``.
+        jitter_s: the jitter's width [s] (``clock="jitter"`` only).
     """
     out = Path(out_dir)
+    if clock not in RECORDER_CLOCKS or not 0 <= jitter_s < 1.0 / fps:
+        raise InputError(field="clock", expected=f"one of {list(RECORDER_CLOCKS)}, jitter_s "
+                         "in [0, one frame)", got=(clock, jitter_s))
     if fps <= 0 or n_episodes < 1 or duration_s <= 0 or n_heldout < 0 or substeps < 1:
         raise InputError(field="make_so101_bench", expected="fps > 0, n_episodes >= 1, "
                          "duration_s > 0, n_heldout >= 0, substeps >= 1",
@@ -316,12 +358,14 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     m.opt.timestep = m.opt.timestep / substeps
     delays = np.array([t.delay_s for t in truth])
     names = [f"{j}.pos" for j in JOINTS]
-    eps, cf = _episodes(m, seed, "dataset", n_episodes, fps, duration_s, delays)
+    eps, cf = _episodes(m, seed, "dataset", n_episodes, fps, duration_s, delays, clock,
+                        jitter_s)
     write_lerobot_v3(out / "dataset", eps, fps=fps, names=names, task=TASK,
                      robot_type="so101_follower")
     heldout = None
     if n_heldout:
-        heps, _ = _episodes(m, seed, "heldout", n_heldout, fps, duration_s, delays)
+        heps, _ = _episodes(m, seed, "heldout", n_heldout, fps, duration_s, delays, clock,
+                            jitter_s)
         heldout = write_lerobot_v3(out / "heldout", heps, fps=fps, names=names, task=TASK,
                                    robot_type="so101_follower")
     grip = _units(m)[GRIPPER]
@@ -331,7 +375,8 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
                   seed=seed, fps=int(fps), contact_fraction=cf)
     atomic_write_json(out / "truth.json", {
         "seed": seed, "fps": fps, "faulty": bench.faulty, "params": list(PARAMS),
-        "physics_dt_s": float(m.opt.timestep),
+        "physics_dt_s": float(m.opt.timestep), "clock": clock,
+        "jitter_s": jitter_s if clock == "jitter" else 0.0,
         "contact_fraction": cf, "joints": {t.name: t.to_dict() for t in truth}})
     return bench
 

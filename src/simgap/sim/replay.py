@@ -19,6 +19,13 @@ of the commands over the step (exact for the impulse of a position actuator, who
 is linear in its control), and the state at a sample time between two physics steps is
 interpolated linearly between them. A physics step that does not divide the control period
 (5 ms against 30 fps) is therefore handled, and a delay is a continuous quantity.
+
+That is one clock among those a recorder may keep (``CLOCKS``). A simulated rig that steps its
+physics on a fixed grid and reads and commands between steps does both on the first physics
+step at or after the frame's stamp (``step``: a read late by 0, 1.67, 3.33 ms, cycling, for
+5 ms against 30 fps); a real loop reads and commands somewhere inside the frame with jitter,
+which no replay reproduces and the noise floor carries. Which clock a recording kept is
+identified (``simgap.actuator.joint_id``) or set in the rig, never assumed.
 """
 
 from __future__ import annotations
@@ -107,9 +114,37 @@ class ReplayResult:
     force: np.ndarray | None = None
 
 
+CLOCKS: tuple[str, ...] = ("exact", "step")
+"""When a frame's read and its command's arrival happen relative to the physics steps:
+``exact`` at their own times (a sample between two steps is interpolated, an arrival inside a
+step averaged over it); ``step`` on the first physics step at or after them (a recorder that
+steps a simulator on a fixed grid)."""
+
+
+def check_clock(clock: str) -> str:
+    """``clock`` if it is one of ``CLOCKS``.
+
+    Raises:
+        InputError: it is not, with the valid names.
+    """
+    if clock not in CLOCKS:
+        raise InputError(field="control.clock", expected=f"one of {list(CLOCKS)} (or 'auto' "
+                         "in rig.toml: identified from the recording)", got=clock)
+    return clock
+
+
+def _on_grid(rel: np.ndarray, clock: str) -> np.ndarray:
+    """Times in physics steps from the start: within 1e-6 of a step of a boundary they are
+    on it; under the ``step`` clock every time moves up to the next boundary."""
+    r = np.rint(rel)
+    rel = np.where(np.abs(rel - r) < 1e-6, r, rel)
+    return np.ceil(rel) if clock == "step" else rel
+
+
 def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nstep: int,
                     interp: str = "hold", delay_s: float = 0.0,
-                    hold_before: np.ndarray | None = None) -> np.ndarray:
+                    hold_before: np.ndarray | None = None, clock: str = "exact",
+                    ) -> np.ndarray:
     """Commands at the physics steps, shape (nstep, J).
 
     Step ``i`` runs over ``[s_i, s_i + physics_dt)`` with ``s_i = t[0] + i * physics_dt``.
@@ -117,16 +152,21 @@ def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nste
     and each step applies the time average of that piecewise-constant signal over the
     step (an onset inside a step is not moved to a step boundary). ``linear``: the linear
     interpolation at ``s_i - delay_s``. Before ``t[0] + delay_s`` the command is
-    ``hold_before`` (default: the first command).
+    ``hold_before`` (default: the first command). Under the ``step`` clock (``CLOCKS``) a held
+    command's onset moves up to the next step boundary.
     """
     first = commands[0] if hold_before is None else hold_before
+    check_clock(clock)
+    if interp == "hold" and clock == "step":
+        # every onset on a step boundary: each step holds one command whole (no averaging,
+        # so the controls are the recorder's own values to the bit)
+        on = _on_grid((t + delay_s - t[0]) / float(physics_dt), clock).astype(int)
+        k = np.searchsorted(on, np.arange(nstep), side="right") - 1
+        return np.where((k >= 0)[:, None], commands[np.maximum(k, 0)], first[None, :])
     if interp == "hold":
         h = float(physics_dt)
-        onsets = t + delay_s
         # an onset within 1e-6 of a step of a boundary is on it (float32 timestamps)
-        rel = (onsets - t[0]) / h
-        near = np.abs(rel - np.rint(rel)) < 1e-6
-        onsets = np.where(near, t[0] + np.rint(rel) * h, onsets)
+        onsets = t[0] + _on_grid((t + delay_s - t[0]) / h, clock) * h
         edges = t[0] + np.arange(nstep + 1) * h
         lo = min(float(edges[0]), float(onsets[0])) - h
         hi = max(float(edges[-1]), float(onsets[-1])) + h
@@ -149,15 +189,15 @@ def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nste
                      got=interp)
 
 
-def sample_weights(t: np.ndarray, physics_dt: float) -> tuple[np.ndarray, np.ndarray]:
+def sample_weights(t: np.ndarray, physics_dt: float, clock: str = "exact",
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Where each log time lies between physics steps: (step index i (T,), weight w (T,)).
 
     The state at ``t[k]`` is ``(1 - w) * state_i + w * state_{i+1}``; a time within 1e-6
-    of a step of a step boundary is on it (w = 0).
+    of a step of a step boundary is on it (w = 0). Under the ``step`` clock the sample is
+    the state at the first step boundary at or after ``t[k]`` (w = 0).
     """
-    rel = (np.asarray(t, dtype=float) - t[0]) / physics_dt
-    r = np.rint(rel)
-    rel = np.where(np.abs(rel - r) < 1e-6, r, rel)
+    rel = _on_grid((np.asarray(t, dtype=float) - t[0]) / physics_dt, check_clock(clock))
     i = np.floor(rel).astype(int)
     return i, rel - i
 
@@ -175,6 +215,8 @@ class Replayer:
         interp: ``hold`` or ``linear`` command expansion.
         delay_s: command transport delay [s].
         nthread: rollout threads (default: one per core).
+        clock: when reads and command arrivals happen against the physics steps
+            (``CLOCKS``); may be changed between replays.
     """
 
     model: mujoco.MjModel
@@ -186,17 +228,19 @@ class Replayer:
     object_body: str | None = None
     source: str | None = None
     actuator_force: bool = False
+    clock: str = "exact"
     _pool: mujoco.rollout.Rollout | None = field(default=None, repr=False)
     _datas: list[mujoco.MjData] = field(default_factory=list, repr=False)
     _inputs: dict[int, tuple[ReplayLog, np.ndarray]] = field(default_factory=dict,
                                                             repr=False)
-    _ctrl: dict[tuple[int, float], np.ndarray] = field(default_factory=dict, repr=False)
+    _ctrl: dict[tuple[int, float, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, spec: mujoco.MjSpec, joints: Sequence[str], *, ee_site: str | None = None,
               object_body: str | None = None, interp: str = "hold", delay_s: float = 0.0,
               physics_dt: float | None = None, nthread: int | None = None,
-              source: str | Path | None = None, actuator_force: bool = False) -> Replayer:
+              source: str | Path | None = None, actuator_force: bool = False,
+              clock: str = "exact") -> Replayer:
         """Add the replay's sensors to a copy of ``spec`` and compile it once.
 
         Raises:
@@ -242,7 +286,7 @@ class Replayer:
         return cls(model=model, joints=tuple(joints), interp=interp, delay_s=delay_s,
                    nthread=nthread or (os.cpu_count() or 1), ee_site=ee_site,
                    object_body=object_body, source=None if source is None else str(source),
-                   actuator_force=actuator_force)
+                   actuator_force=actuator_force, clock=check_clock(clock))
 
     @property
     def _sensor_col(self) -> int:
@@ -277,7 +321,7 @@ class Replayer:
 
     def sample_steps(self, log: ReplayLog) -> np.ndarray:
         """Physics-step index of each log sample (the step at or before it), shape (T,)."""
-        return sample_weights(log.t, self.physics_dt)[0]
+        return sample_weights(log.t, self.physics_dt, self.clock)[0]
 
     def initial_state(self, log: ReplayLog) -> np.ndarray:
         """The full physics state at the log's start, shape (nstate,).
@@ -345,14 +389,14 @@ class Replayer:
         nstep = int(self.sample_steps(log)[-1]) + 2
         hold = log.q0 if log.hold_before is None else np.asarray(log.hold_before, float)
         cmds = expand_commands(log.t, log.commands, self.physics_dt, nstep, self.interp,
-                               delay, hold_before=hold)
+                               delay, hold_before=hold, clock=self.clock)
         ctrl = np.zeros((nstep, self.model.nu))
         for k, j in enumerate(self.joints):
             ctrl[:, actuator_for_joint(self.model, j)] = cmds[:, k]
         return ctrl
 
     def _controls_cached(self, log: ReplayLog, delay_s: float) -> np.ndarray:
-        key = (id(log), round(float(delay_s), 12))
+        key = (id(log), round(float(delay_s), 12), self.clock)
         c = self._ctrl.get(key)
         if c is None:
             if len(self._ctrl) > 256:
@@ -396,7 +440,7 @@ class Replayer:
             else:
                 table = {d: self._controls_cached(log, d) for d in uniq}
                 ctrl = np.stack([table[d] for d in dl.tolist()])
-        idx, w = sample_weights(log.t, self.physics_dt)
+        idx, w = sample_weights(log.t, self.physics_dt, self.clock)
         pool = self._ensure_pool()
         # a zero warm start for every rollout: results then do not depend on which
         # rollouts shared an MjData before (bit-identical across batchings and backends)
