@@ -163,17 +163,19 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     e_lo, e_hi = float(min(eff_in.min(), eff_best)), float(max(eff_in.max(), eff_best))
     width = hi_d - lo_d
     ridge = ""
+    # the text quotes the interval the figures carry (the statistical one widened by the
+    # delays the floor cannot tell apart), not the narrower one the ridge test used
+    q_lo, q_hi = min(lo_d, float(by_floor[0])), max(hi_d, float(by_floor[1]))
     if width > RIDGE_MIN_WIDTH_S and (e_hi - e_lo) < 0.5 * width:
         ridge = (f"delay and the servo's own lag (kv + damping) / kp trade off: over the 95% "
-                 f"delay interval [{lo_d * 1e3:.1f}, {hi_d * 1e3:.1f}] ms the effective delay "
+                 f"delay interval [{q_lo * 1e3:.1f}, {q_hi * 1e3:.1f}] ms the effective delay "
                  f"stays within [{e_lo * 1e3:.1f}, {e_hi * 1e3:.1f}] ms; the effective delay "
                  f"{eff_best * 1e3:.1f} ms is identified, the split is not")
     elif "hi" in prof.open_ends and width > RIDGE_MIN_WIDTH_S:
         ridge = (f"the delay profile stays flat up to the largest delay searched "
                  f"({fit.delays[-1] * 1e3:.0f} ms): no upper bound")
     rms = float(np.sqrt(max(float(ssr[g]), 0.0) / N))
-    reported = replace(prof, interval_s=(min(lo_d, float(by_floor[0])),
-                                         max(hi_d, float(by_floor[1]))))
+    reported = replace(prof, interval_s=(q_lo, q_hi))
     return {"profile": reported, "profile_stat": prof, "values": values, "intervals": iv,
             "reasons": reasons,
             "effective": (eff_best, e_lo, e_hi), "ridge": ridge, "rms": rms,

@@ -114,17 +114,28 @@ def _hold_history(m: mujoco.MjModel, d: mujoco.MjData) -> None:
             d.act[m.actuator_actadr[a]] = d.ctrl[a]
 
 
-def replay(model: mujoco.MjModel, episode: Trajectory,
+def replay(model: mujoco.MjModel, episode: Trajectory, clock: str = "exact",
            ) -> tuple[np.ndarray, float | None]:
     """Replay one episode open loop; returns (q at the recorded frames (T, J) [rad], the
     time [s] into the episode where it diverged, or None). A diverged replay is nan from
-    there on."""
+    there on. ``clock`` (``simgap.sim.replay.CLOCKS``): ``step`` reads each frame and applies
+    its command on the first physics step at or after its stamp."""
+    from simgap.sim.replay import check_clock
+
     m = copy.copy(model)
     dt = float(m.opt.timestep)
     names = list(episode.joint_names)
     qadr = [int(m.jnt_qposadr[object_id(m, "joint", j)]) for j in names]
     acts = [actuator_for_joint(m, j) for j in names]
     t = np.asarray(episode.t, dtype=float)
+    if check_clock(clock) == "step":
+        steps = (t - t[0]) / dt
+        near = np.abs(steps - np.rint(steps)) < 1e-6
+        t = t[0] + np.ceil(np.where(near, np.rint(steps), steps)) * dt
+        if np.any(np.diff(t) <= 0):
+            raise InputError(field="clock", expected="frames longer than the physics step "
+                             "under the 'step' clock", got=f"physics step {dt:g} s",
+                             fix="set [control] clock = \"exact\" in rig.toml")
     rel = t - t[0]
     n_steps = int(math.ceil(rel[-1] / dt)) + 1
     ctrl = step_controls(t, np.asarray(episode.q_cmd, dtype=float), dt, n_steps)
@@ -161,7 +172,8 @@ def _rms(errs: Sequence[np.ndarray]) -> tuple[np.ndarray, float]:
 def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
                 held_out_episodes: Sequence[Trajectory], *,
                 encoder_rad: float = 2 * math.pi / 4096,
-                scored_from_s: Sequence[float] | None = None) -> PatchProof:
+                scored_from_s: Sequence[float] | None = None,
+                clock: str = "exact") -> PatchProof:
     """Replay both models on held-out episodes; see ``PatchProof`` for the verdict.
 
     Args:
@@ -174,6 +186,7 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
             are replayed but not scored (default 0): a stretch cut out of a moving episode
             starts at rest, and its first second lets that start settle (a divergence
             counts wherever it happens).
+        clock: the recorder's clock both models replay with (``replay``).
     """
     if not held_out_episodes:
         raise InputError(field="held_out_episodes", expected="at least one held-out episode",
@@ -187,8 +200,8 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
         raise InputError(field="scored_from_s", expected=f"{len(held_out_episodes)} values "
                          "(one per episode)", got=f"{len(skip)}")
     for ep, s0 in zip(held_out_episodes, skip, strict=True):
-        qn, _ = replay(nominal_model, ep)
-        qp, div = replay(patched_model, ep)
+        qn, _ = replay(nominal_model, ep, clock)
+        qp, div = replay(patched_model, ep, clock)
         if div is not None and diverged_at is None:
             diverged_at = div
         keep = np.asarray(ep.t, dtype=float) - float(ep.t[0]) >= s0 - 1e-9
@@ -255,7 +268,8 @@ def offer_patch(original: str | Path, out_path: str | Path,
                 settings: Mapping[str, ActuatorSettings],
                 held_out_episodes: Sequence[Trajectory], *,
                 encoder_rad: float = 2 * math.pi / 4096,
-                scored_from_s: Sequence[float] | None = None) -> PatchOffer:
+                scored_from_s: Sequence[float] | None = None,
+                clock: str = "exact") -> PatchOffer:
     """Write the patch, prove it on held-out episodes, keep it only if the proof passes.
 
     Every joint must earn its own change: a joint whose dynamics the patch changes and
@@ -273,7 +287,7 @@ def offer_patch(original: str | Path, out_path: str | Path,
     out = write_actuator_patch(original, out_path, settings)
     proof = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
                         held_out_episodes, encoder_rad=encoder_rad,
-                        scored_from_s=scored_from_s)
+                        scored_from_s=scored_from_s, clock=clock)
     unearned = [j for j, s in settings.items() if _changes_dynamics(s)
                 and j in proof.nominal_rms_rad and proof.stable
                 and not proof.patched_rms_rad[j] < proof.nominal_rms_rad[j] - 0.5 * encoder_rad]
@@ -286,7 +300,7 @@ def offer_patch(original: str | Path, out_path: str | Path,
             out = write_actuator_patch(original, out_path, kept)
             reduced = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
                                   held_out_episodes, encoder_rad=encoder_rad,
-                                  scored_from_s=scored_from_s)
+                                  scored_from_s=scored_from_s, clock=clock)
         if reduced is not None and reduced.passed:
             notes.append("left as the model has them: " + ", ".join(unearned)
                          + ": on the held-out episodes " + "; ".join(said) + " (a joint's "
