@@ -13,6 +13,7 @@ the stream warns once (``CameraRateWarning``) with the measured rate and what to
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import math
 import threading
@@ -90,6 +91,7 @@ class CameraStream:
         self._thread = threading.Thread(target=self._run, name=f"simgap-camera-{self.key}",
                                         daemon=True)
         self._thread.start()
+        atexit.register(self.stop)  # a render thread must not outlive the interpreter's GL
         with self._new_frame:
             self._new_frame.wait_for(lambda: self._frame is not None or self._error is not None,
                                      timeout=FIRST_FRAME_TIMEOUT_S)
@@ -107,6 +109,7 @@ class CameraStream:
         if self._thread is not None:
             self._thread.join(timeout=10.0)
             self._thread = None
+            atexit.unregister(self.stop)
 
     @property
     def running(self) -> bool:
@@ -198,6 +201,6 @@ class CameraStream:
             f"the simulated camera {self.key!r} renders {rate:.1f} frames/s on this machine "
             f"({per_frame_s * 1e3:.0f} ms a {w}x{h} frame), below its configured {self.fps:g} "
             f"fps, so frames repeat and a loop that waits for them runs slower. Lower its fps "
-            f"(fps: {slower}) or its size (width/height), render with a GPU (MUJOCO_GL=egl), "
-            "or leave the CPU to the camera (other busy processes slow software rendering).")
+            f"(fps: {slower}) or its size (width/height), render on a GPU (MUJOCO_GL=egl with a "
+            "GPU driver), or leave the CPU to the camera (busy processes slow software GL).")
         warnings.warn(self.warned, CameraRateWarning, stacklevel=2)
