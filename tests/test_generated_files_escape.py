@@ -247,6 +247,36 @@ def test_actuator_patch_header_cannot_break_the_xml(tmp_path_factory: pytest.Tem
     assert m.joint(0).name == joint
 
 
+# ----------------------------------------------------------------- MJCF randomisation variants
+
+@settings(max_examples=SLOW_N)
+@given(xml_names, names)
+def test_randomisation_variants_keep_model_names(tmp_path_factory: pytest.TempPathFactory,
+                                                 joint: str, rig: str) -> None:
+    from simgap.finding import Diagnosis
+    from simgap.randomize import build_spec
+    from simgap.sim.model import load_model
+    from simgap.sim.variants import write_variants
+
+    folder = tmp_path_factory.mktemp("variants")
+    model = folder / "arm.xml"
+    model.write_text(f"<mujoco><worldbody><body><joint name={xml_attr(joint)}/>"
+                     f"<geom name={xml_attr(joint)} size='.1'/></body></worldbody>"
+                     f"<actuator><position name={xml_attr(joint)} joint={xml_attr(joint)}/>"
+                     "</actuator></mujoco>")
+    try:
+        load_model(model)
+    except InputError:
+        return  # a name MuJoCo itself refuses never reaches the writer
+    spec = build_spec(Diagnosis(rig=rig, findings=(), stop={}, seed=0))
+    paths = write_variants(spec, model, folder / "out", n=1)
+    root = ET.fromstring(paths[0].read_text(encoding="utf-8"))
+    assert [e.get("name") for e in root.iter("joint")] == [joint]
+    assert [e.get("joint") for e in root.find("actuator")] == [joint]  # type: ignore[union-attr]
+    assert load_model(paths[0]).joint(0).name == joint
+    assert json.loads(paths[-1].read_text(encoding="utf-8"))["rig"] == rig
+
+
 # ----------------------------------------------------------------- MJCF contact pair patch
 
 @settings(max_examples=SLOW_N)

@@ -10,6 +10,7 @@ import mujoco
 import numpy as np
 
 from simgap.outputs import atomic_write_text
+from simgap.safe_names import checked_xml, xml_attr_whitespace
 from simgap.values.randomization import Entry, RandomizationSpec
 
 
@@ -69,7 +70,10 @@ def write_variants(spec: RandomizationSpec, model_path: Path, out_dir: Path, *, 
     for i in range(n):
         m, draws = variant_spec(spec, model_path, rng)
         m.compile()
-        p = atomic_write_text(out_dir / f"variant_{i:03d}.xml", m.to_xml())
+        # MuJoCo's writer leaves a newline or tab in a name raw: escaped, then parsed back
+        text = xml_attr_whitespace(m.to_xml())
+        checked_xml(text, f"variant_{i:03d}.xml")
+        p = atomic_write_text(out_dir / f"variant_{i:03d}.xml", text)
         paths.append(p)
         table.append({"file": p.name, **draws})
     paths.append(atomic_write_text(out_dir / "variants.json", json.dumps(
