@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +36,13 @@ def comparability_from_rig(rig: Any) -> dict[str, Any] | None:
 
 def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
                  progress: ProgressFn | None = None, control_dt_s: float | None = None,
-                 ray_address: str | None = None) -> Diagnosis:
+                 ray_address: str | None = None, allow_rig_compute: bool = False
+                 ) -> Diagnosis:
     """Diagnose one rig and write ``findings.json`` and ``report.html`` into ``out_dir``.
 
-    ``ray_address`` (or the rig's ``[compute] backend = "ray"``) runs the identification's
-    candidate batches on Ray (``local`` starts an instance on this machine).
+    ``ray_address`` (or, with ``allow_rig_compute``, the rig's ``[compute] backend =
+    "ray"``) runs the identification's candidate batches on Ray (``local`` starts an
+    instance on this machine); see ``simgap.fit.backends.compute_context``.
 
     Raises:
         InputError: the rig is invalid, or evidence paths it names do not exist (all of
@@ -61,7 +63,7 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
         ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
                       progress=progress or (lambda m, f: None),
                       options={"control_dt_s": control_dt_s} if control_dt_s else {})
-        with compute_backend(rig, ray_address):
+        with compute_backend(rig, ray_address, allow_rig_compute=allow_rig_compute):
             diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
         # artifacts were written into the temporary folder: name them where they will be
         d = json_safe(relocate_paths(diagnosis.to_dict(), out, final.absolute()))
@@ -72,16 +74,14 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     return diagnosis
 
 
-def compute_backend(rig: Rig, ray_address: str | None = None) -> AbstractContextManager[None]:
-    """The backend the rig's fits use: Ray when ``ray_address`` is given or the rig's
-    ``[compute]`` says so, else the default (local threads)."""
-    from simgap.fit.backends import use_backend
+def compute_backend(rig: Rig, ray_address: str | None = None, *,
+                    allow_rig_compute: bool = False) -> AbstractContextManager[None]:
+    """The backend the rig's fits use: Ray when ``ray_address`` is given, or when the rig's
+    ``[compute]`` says so and ``allow_rig_compute`` (a rig file alone never sends the model
+    and logs to a cluster), else the default (local threads)."""
+    from simgap.fit.backends import compute_context
 
-    if ray_address is not None:
-        return use_backend("ray", address=ray_address)
-    if rig.compute_backend == "ray":
-        return use_backend("ray", address=rig.compute_address)
-    return nullcontext()
+    return compute_context(rig, ray_address, allow_rig_compute=allow_rig_compute)
 
 
 def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = None,

@@ -7,6 +7,9 @@
   the old folder only then. A lock beside the target refuses a second concurrent run.
 - While a command runs (``guard_inputs``), every file it read is noted (``note_input``) and
   no output may equal an input, lie inside an input folder, or be a folder holding an input.
+  The guard lives in a ``ContextVar``, which a spawned process or a Ray task does not
+  inherit: work sent elsewhere carries its inputs (``protected_inputs``) and opens its own
+  ``guard_inputs(those)`` (``simgap.fleet.run.diagnose_one``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +41,19 @@ def _resolved(path: str | Path) -> Path:
 
 
 @contextlib.contextmanager
-def guard_inputs() -> Iterator[None]:
-    """While inside, inputs noted with ``note_input`` are protected from every output."""
-    token = _INPUTS.set([])
+def guard_inputs(inputs: Iterable[str | Path] = ()) -> Iterator[None]:
+    """While inside, ``inputs`` and the inputs noted with ``note_input`` are protected from
+    every output (an enclosing guard's inputs stay protected too: a guard only adds)."""
+    token = _INPUTS.set(list(_INPUTS.get() or []) + [_resolved(p) for p in inputs])
     try:
         yield
     finally:
         _INPUTS.reset(token)
+
+
+def protected_inputs() -> tuple[Path, ...]:
+    """The inputs the current guard protects (to hand to work that runs elsewhere)."""
+    return tuple(dict.fromkeys(_INPUTS.get() or []))
 
 
 def note_input(path: str | Path) -> None:
@@ -61,19 +70,27 @@ def check_not_input(path: str | Path, *, folder: bool = False) -> None:
     Raises:
         InputError: naming the output and the input it would overwrite.
     """
-    seen = _INPUTS.get()
-    if not seen:
-        return
+    clash = input_clash(path, _INPUTS.get() or (), folder=folder)
+    if clash is not None:
+        what, inp = clash
+        raise InputError(file=path, expected="an output path apart from every input",
+                         got=f"the output {what} {inp}",
+                         fix="write the output somewhere else (a new file or folder)")
+
+
+def input_clash(path: str | Path, inputs: Iterable[Path], *, folder: bool = False
+                ) -> tuple[str, Path] | None:
+    """The first input that the output ``path`` is, lies inside or (a ``folder`` output)
+    holds, with a phrase saying which ("is an input", "lies inside the input", "holds the
+    input"); None when it touches none. ``inputs`` are resolved paths."""
     out = _resolved(path)
-    for inp in seen:
+    for inp in inputs:
         inside = out == inp or inp in out.parents
         holds = folder and out in inp.parents
         if inside or holds:
-            what = ("is an input" if out == inp else "lies inside the input" if inside
-                    else "holds the input")
-            raise InputError(file=path, expected="an output path apart from every input",
-                             got=f"the output {what} {inp}",
-                             fix="write the output somewhere else (a new file or folder)")
+            return ("is an input" if out == inp else "lies inside the input" if inside
+                    else "holds the input"), inp
+    return None
 
 
 def _umask() -> int:
@@ -212,7 +229,8 @@ def output_folder(path: str | Path, *, force: bool = False) -> Iterator[Path]:
     _check_target(path, force)
     with folder_lock(path):
         for stale in _stale_siblings(path):  # left by a run that died (we hold the lock)
-            shutil.rmtree(stale, ignore_errors=True)
+            if input_clash(stale, _INPUTS.get() or (), folder=True) is None:
+                shutil.rmtree(stale, ignore_errors=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
         try:
             os.chmod(tmp, 0o777 & ~_umask())

@@ -9,6 +9,7 @@ import typer
 
 from simgap.cli._app import app, console, handles_errors, json_target, write_json
 from simgap.cli._progress import working
+from simgap.cli._ray import ALLOW_RIG_COMPUTE_HELP, RAY_HELP, ray_address
 
 _SECONDS_PER_EPISODE = 33.0  # measured: 12 demo episodes, maxfun 300, one core: 396 s
 
@@ -55,8 +56,10 @@ def controller(
     seed: int | None = typer.Option(None, "--seed", help="Annealing seed (default: rig's)."),
     maxfun: int = typer.Option(300, "--maxfun", help="Annealing evaluation budget."),
     max_iter: int = typer.Option(20, "--max-iter", help="Least-squares iterations."),
-    ray: str | None = typer.Option(None, "--ray", help="Evaluate candidates on Ray: a "
-                                   "cluster ADDRESS or 'local'."),
+    ray: str | None = typer.Option(None, "--ray", callback=ray_address,
+                                   help="Evaluate candidates on Ray. " + RAY_HELP),
+    allow_rig_compute: bool = typer.Option(False, "--allow-rig-compute",
+                                           help=ALLOW_RIG_COMPUTE_HELP),
 ) -> None:
     """Fit per-joint kp/kv by annealing and by least squares; print both."""
     from simgap.branches.controller import controller_report, load_episodes
@@ -77,7 +80,7 @@ def controller(
     with working("controller", f"fitting kp/kv per joint to all {n} logged episode(s) by "
                  f"annealing ({maxfun} evaluations) and least squares; 'simgap diagnose' fits "
                  "fewer", _SECONDS_PER_EPISODE * n * max(0.2, maxfun / 300)):
-        with compute_backend(r, ray):
+        with compute_backend(r, ray, allow_rig_compute=allow_rig_compute):
             rep = controller_report(r, episodes, seed=r.seed if seed is None else seed,
                                     maxfun=maxfun, max_iter=max_iter)
     print_report(rep)

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from simgap.cli._app import app, console, handles_errors
 from simgap.cli._progress import say, steps, working
+from simgap.cli._ray import ALLOW_RIG_COMPUTE_HELP, RAY_HELP, ray_address
 
 if TYPE_CHECKING:
     from simgap.finding import Diagnosis
@@ -65,14 +66,14 @@ def rig_file(path: Path) -> Path:
 
 
 def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
-         ray: str | None = None) -> None:
+         ray: str | None = None, allow_rig_compute: bool = False) -> None:
     from simgap.diagnose import diagnose_rig
 
     say("diagnose: runs every branch the evidence allows, cheapest first (a few minutes on "
         "a laptop for a full rig; each branch is named as it starts).")
     with steps("diagnose") as report:
         diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt,
-                                 ray_address=ray)
+                                 ray_address=ray, allow_rig_compute=allow_rig_compute)
     print_summary(diagnosis)
     console.print(f"findings: {out / 'findings.json'}\nreport:   {out / 'report.html'}",
                   highlight=False)
@@ -89,12 +90,13 @@ def diagnose(
                                "everything in it is removed once the new one is written."),
     control_dt: float | None = typer.Option(None, "--control-dt",
                                             help="Override the simulated control period [s]."),
-    ray: str | None = typer.Option(None, "--ray", help="Run the fits' candidate batches on "
-                                   "Ray: a cluster ADDRESS ('auto', 'ray://host:10001') or "
-                                   "'local' to start one here."),
+    ray: str | None = typer.Option(None, "--ray", callback=ray_address,
+                                   help="The fits' candidate batches on Ray. " + RAY_HELP),
+    allow_rig_compute: bool = typer.Option(False, "--allow-rig-compute",
+                                           help=ALLOW_RIG_COMPUTE_HELP),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
-    _run(rig_file(rig), out, force, control_dt, ray)
+    _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute)
 
 
 @app.command()

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from simgap.cli._app import app, console, handles_errors
+from simgap.cli._ray import ALLOW_RIG_COMPUTE_HELP, RAY_HELP, ray_address
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim", "not_run": "dim"}
@@ -22,16 +23,22 @@ def fleet(
     out: Path = typer.Option(..., "--out", help="Fleet folder: one folder per arm, "
                                                 "fleet.json and fleet.html. An earlier run's "
                                                 "folder is resumed."),
-    ray: str | None = typer.Option(None, "--ray", help="Run on Ray: a cluster ADDRESS "
-                                   "('auto', 'ray://host:10001') or 'local' to start one "
-                                   "here. Default: local processes."),
-    jobs: int | None = typer.Option(None, "--jobs", help="Rigs at once (default: the CPU "
-                                    "count)."),
+    ray: str | None = typer.Option(None, "--ray", callback=ray_address,
+                                   help=RAY_HELP + " Default: local processes."),
+    jobs: int | None = typer.Option(None, "--jobs", min=1, help="Rigs at once (default: "
+                                    "the CPU count)."),
+    allow_rig_compute: bool = typer.Option(False, "--allow-rig-compute",
+                                           help=ALLOW_RIG_COMPUTE_HELP),
 ) -> None:
-    """Diagnose every rig into its own folder, in parallel, then aggregate the fleet."""
+    """Diagnose every rig into its own folder, in parallel, then aggregate the fleet.
+
+    No rig's files are ever written: an --out whose arm folders would hold or lie inside a
+    rig's inputs is refused before any work. Stopping the fleet (Ctrl-C, SIGTERM) stops
+    its workers; fleet.json always says which arms were finished."""
     from simgap.fleet.run import run_fleet
 
-    results, summary = run_fleet(rigs, out, ray=ray, jobs=jobs)
+    results, summary = run_fleet(rigs, out, ray=ray, jobs=jobs,
+                                 allow_rig_compute=allow_rig_compute)
     table = Table(title=f"simgap fleet: {len(summary.arms)} arms")
     table.add_column("arm")
     for b in summary.branches:

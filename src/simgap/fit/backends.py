@@ -9,8 +9,15 @@ shape (k, n), into residuals, shape (k, m):
 - ``LocalBackend``: one ``Replayer`` with a persistent rollout thread pool; each log is one
   batched ``mujoco.rollout`` call across all k candidates.
 - ``RayBackend``: the same work split across Ray actors, each holding its own
-  ``LocalBackend`` (``ray.init(address=...)`` joins a cluster; without an address a local
-  instance starts). Ray is an optional extra, imported only here and only when used.
+  ``LocalBackend`` (``ray_init`` joins a cluster; without an address a local instance
+  starts). Ray is an optional extra, imported only here and only when used.
+
+Joining a cluster sends it the model and the logs and runs what comes back, so only the
+command line chooses one (``--ray ADDRESS``): a rig file's ``[compute]`` section is
+obeyed only with ``--allow-rig-compute`` (``compute_context``), and said to be ignored
+otherwise. Addresses are validated (``parse_ray_address``), and a cluster that does not
+answer within ``RAY_CONNECT_TIMEOUT_S`` is a clear error, not a hang; Ray's own logging is
+kept off the terminal.
 
 Both return identical numbers for identical inputs (rollouts are deterministic), so a
 seeded search gives the same result on either.
@@ -18,16 +25,23 @@ seeded search gives the same result on either.
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import os
+import re
+import signal
+import socket
+import sys
+import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from simgap.errors import InputError, MissingExtraError
+from simgap.errors import InputError, MissingExtraError, SimgapError
 from simgap.fit.params import ParamSet
 
 ScoreKind = Literal["joints", "ee", "object"]
@@ -212,20 +226,9 @@ class RayBackend:
     def __init__(self, problem: ReplayProblem, *, address: str | None = None,
                  num_workers: int | None = None, num_cpus: int | None = None,
                  actor_cpus: float = 1.0) -> None:
-        try:
-            import ray
-        except ImportError as e:
-            raise MissingExtraError("ray", "ray", "The Ray backend") from e
+        ray, self._started = ray_init(address, num_cpus=num_cpus)
         self.problem = problem
         self._ray = ray
-        self._started = False
-        if not ray.is_initialized():
-            if address is None:
-                ray.init(num_cpus=num_cpus or (os.cpu_count() or 1), include_dashboard=False,
-                         log_to_driver=False, configure_logging=False)
-            else:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
-            self._started = True
         n = num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         actor: Any = ray.remote(num_cpus=actor_cpus)(_RayWorker)
         self.workers: list[Any] = [actor.remote(problem) for _ in range(n)]
@@ -268,6 +271,8 @@ def use_backend(kind: str, *, address: str | None = None, num_workers: int | Non
     before = dict(_DEFAULT)
     _DEFAULT.clear()
     if kind == "ray":
+        if address is not None:
+            address = parse_ray_address(address)
         _DEFAULT.update(kind="ray", address=None if address in (None, "local") else address,
                         num_workers=num_workers, actor_cpus=actor_cpus)
     try:
@@ -297,3 +302,167 @@ def split_logs(problem: ReplayProblem, keep: Sequence[int]) -> ReplayProblem:
 
     return replace(problem, logs=tuple(problem.logs[i] for i in keep),
                    targets=tuple(problem.targets[i] for i in keep))
+
+
+RAY_CONNECT_TIMEOUT_S = 20.0
+"""How long joining a Ray cluster may take before it is an error [s]."""
+
+RAY_FORMS = ("'auto' (the cluster this machine belongs to), 'local' (start one here), "
+             "'HOST:PORT' (a cluster's head, e.g. 10.0.0.5:6379) or 'ray://HOST:PORT' "
+             "(Ray Client, e.g. ray://head:10001)")
+"""The ``--ray`` address forms, as the messages name them."""
+
+_HOST = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)"
+_ADDRESS = re.compile(rf"(?P<client>ray://)?(?P<host>{_HOST}):(?P<port>[0-9]{{1,5}})")
+
+
+def parse_ray_address(address: str, *, field: str = "--ray") -> str:
+    """``address`` checked: ``auto``, ``local``, ``host:port`` or ``ray://host:port``
+    (port 1..65535), returned stripped. A ``ray://`` address needs Ray Client
+    (``ray[client]``, which brings ``grpcio``), checked here, before any work.
+
+    Raises:
+        InputError: any other form (``http://...``, no port, a path), naming the valid ones.
+        MissingExtraError: Ray, or Ray Client for ``ray://``, is not installed.
+    """
+    s = address.strip() if isinstance(address, str) else ""
+    m = _ADDRESS.fullmatch(s)
+    if s not in ("auto", "local") and (m is None or not 1 <= int(m["port"]) <= 65535):
+        raise InputError(field=field, expected=f"a Ray address: {RAY_FORMS}",
+                         got=repr(address), fix="name the cluster in one of these forms")
+    if importlib.util.find_spec("ray") is None:
+        raise MissingExtraError("ray", "ray", f"{field} {s}")
+    if m is not None and m["client"] and importlib.util.find_spec("grpc") is None:
+        raise MissingExtraError("ray", "ray[client]", f"The Ray Client address {s} "
+                                "(ray://)")
+    return s
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    m = _ADDRESS.fullmatch(address)
+    if m is None:
+        return None
+    return m["host"].strip("[]"), int(m["port"])
+
+
+def _unreachable(address: str, why: str) -> SimgapError:
+    return SimgapError(
+        f"Ray: the cluster at {address} did not answer ({why}; waited at most "
+        f"{RAY_CONNECT_TIMEOUT_S:g} s). Fix: check the address and that the cluster is "
+        "running ('ray status' on its head), or leave --ray out to run here.")
+
+
+@contextmanager
+def _deadline(seconds: float, address: str) -> Iterator[None]:
+    """SIGALRM after ``seconds`` (main thread only; elsewhere no limit is set)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise _unreachable(address, "no answer in time")
+
+    prev = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, prev)
+
+
+def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, bool]:
+    """Ray, initialised: joined to ``address`` (validated; ``None`` or ``local`` starts an
+    instance on this machine with ``num_cpus``), unless this process already is. Returns
+    ``(ray, started)``; ``started`` says whether the caller should ``ray.shutdown()``.
+
+    A ``host:port`` or ``ray://host:port`` is first reached over TCP (the cluster's head
+    must accept a connection within ``RAY_CONNECT_TIMEOUT_S``), and ``ray.init`` itself is
+    given the same limit. Ray's logging stays off the terminal (errors only, workers' output
+    not forwarded).
+
+    Raises:
+        InputError: a malformed address.
+        MissingExtraError: Ray (or Ray Client, for ``ray://``) is not installed.
+        SimgapError: the cluster did not answer, or refused to be joined.
+    """
+    if address is not None:
+        address = parse_ray_address(address)
+    try:
+        import ray
+    except ImportError as e:
+        raise MissingExtraError("ray", "ray", "Running on Ray") from e
+    if ray.is_initialized():
+        return ray, False
+    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                             "logging_level": logging.ERROR}
+    if address in (None, "local"):
+        ray.init(num_cpus=num_cpus or (os.cpu_count() or 1), **quiet)
+        return ray, True
+    hp = _host_port(address)
+    if hp is not None:
+        try:
+            socket.create_connection(hp, timeout=RAY_CONNECT_TIMEOUT_S).close()
+        except TimeoutError:
+            raise _unreachable(address, "no answer in time") from None
+        except OSError as e:
+            raise _unreachable(address, e.strerror or str(e)) from None
+    try:
+        with _deadline(RAY_CONNECT_TIMEOUT_S, address):
+            ray.init(address=address, **quiet)
+    except SimgapError:
+        raise
+    except Exception as e:  # noqa: BLE001  (Ray raises ConnectionError, RuntimeError, ...)
+        raise _unreachable(address, f"{type(e).__name__}: {str(e)[:200]}") from None
+    return ray, True
+
+
+_NOTED: set[str] = set()
+"""The rig files whose ignored ``[compute]`` section was already said (once each)."""
+
+
+def mark_compute_noted(source: str | Path | None) -> None:
+    """Do not say again that ``source``'s ``[compute]`` section is ignored (the caller
+    said it)."""
+    if source is not None:
+        _NOTED.add(os.path.realpath(source))
+
+
+def compute_ignored_note(rigs: Sequence[Any], *, command_line: str | None = None) -> str:
+    """The sentence that says the rigs' ``[compute]`` sections were ignored, and why."""
+    names = ", ".join(f"{r.source or r.name} (address {r.compute_address or 'local'})"
+                      for r in rigs)
+    if command_line is not None:
+        return (f"note: the [compute] section of {names} was ignored: --ray "
+                f"{command_line} on the command line chooses where the fits run.")
+    return (f"note: the [compute] section of {names} was ignored: a rig file does not "
+            "choose a Ray cluster by itself, since the model and the logs would be sent "
+            "to it and what it returns run here. To use it: --ray ADDRESS, or "
+            "--allow-rig-compute.")
+
+
+def compute_context(rig: Any, ray_address: str | None = None, *,
+                    allow_rig_compute: bool = False) -> AbstractContextManager[None]:
+    """The backend a rig's fits use: Ray at ``ray_address`` when the command line names
+    one; the rig's ``[compute]`` Ray cluster only with ``allow_rig_compute`` (otherwise it
+    is said, once per rig file, to be ignored); else local threads.
+
+    Raises:
+        InputError: a malformed address (the command line's, or an allowed rig's).
+        MissingExtraError: Ray (or Ray Client) is not installed.
+    """
+    if ray_address is not None:
+        return use_backend("ray", address=parse_ray_address(ray_address))
+    if rig.compute_backend != "ray":
+        return nullcontext()
+    if allow_rig_compute:
+        address = parse_ray_address(rig.compute_address or "local",
+                                    field=f"{rig.source}: compute.address")
+        return use_backend("ray", address=address)
+    key = os.path.realpath(rig.source) if rig.source is not None else rig.name
+    if key not in _NOTED:
+        _NOTED.add(key)
+        sys.stderr.write(compute_ignored_note([rig]) + "\n")
+        sys.stderr.flush()
+    return nullcontext()

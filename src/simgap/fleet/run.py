@@ -2,14 +2,28 @@
 
 Rigs run in parallel: on local processes by default (``ProcessPoolExecutor``, spawned so
 MuJoCo's threads are never forked), or on a Ray cluster, one task per rig (``ray``:
-``local`` starts an instance on this machine, anything else is passed to
-``ray.init(address=...)``). Inside a Ray task the rig's fits send their candidate batches to
-the same cluster through ``simgap.fit.backends.RayBackend`` (actors that reserve no CPU of
-their own: the task already holds one, so the tasks cannot starve their actors).
+``local`` starts an instance on this machine, anything else is a validated address joined
+through ``simgap.fit.backends.ray_init``). Inside a Ray task the rig's fits send their
+candidate batches to the same cluster through ``simgap.fit.backends.RayBackend`` (actors
+that reserve no CPU of their own: the task already holds one, so the tasks cannot starve
+their actors). A rig's own ``[compute]`` section is ignored unless ``allow_rig_compute``.
 
-Resumable: each rig's folder keeps ``inputs.sha256``, a digest of its rig.toml, its model
-and every evidence file; a rig whose digest is unchanged and whose ``findings.json`` is
-there is not diagnosed again. Progress, one line per rig, goes to stderr.
+Never over the user's files: every input of every rig (its rig.toml, its model's whole
+closure, its evidence) is protected from every arm's folder, checked here before any work
+and again inside each worker, which carries the inputs with it (``RigJob.inputs``: a
+spawned process or a Ray task does not inherit the command's guard). An arm folder that
+exists and was not written by a fleet run (no ``inputs.sha256``, not in ``fleet.json``) is
+refused too: an arm's folder is replaced whole.
+
+Resumable: each rig's folder keeps ``inputs.sha256``, a digest of its inputs
+(``simgap.fleet.closure.inputs_digest``); a rig whose digest is unchanged and whose
+``findings.json`` is there is not diagnosed again. Progress, one line per rig, goes to
+stderr; ``fleet.json`` is rewritten after each arm (and when the run is stopped), so it
+always says which arms' folders hold this run's findings.
+
+Stopping: SIGINT or SIGTERM of the fleet cancels the queued rigs and terminates the
+workers (Ray tasks are cancelled); a worker whose parent died (SIGKILL) notices within a
+second and stops, so nothing diagnoses on after the fleet is gone.
 
 Layout of ``DIR``: ``<arm>/`` (``findings.json``, ``report.html``, artifacts,
 ``inputs.sha256``) per rig, ``fleet.json`` (every rig's status and the aggregate) and
@@ -18,11 +32,12 @@ Layout of ``DIR``: ``<arm>/`` (``findings.json``, ``report.html``, artifacts,
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -32,11 +47,17 @@ from typing import Any
 from simgap.errors import InputError, SimgapError
 from simgap.finding import Diagnosis, load_diagnosis
 from simgap.fleet.aggregate import FleetSummary, aggregate
-from simgap.outputs import atomic_write_json, atomic_write_text
+from simgap.fleet.closure import inputs_digest, rig_inputs
+from simgap.outputs import atomic_write_json, atomic_write_text, input_clash
 from simgap.rig import load_rig
 
 DIGEST_FILE = "inputs.sha256"
 FLEET_FILE = "fleet.json"
+FLEET_HTML = "fleet.html"
+PARENT_POLL_S = 0.5
+"""How often a worker checks that the fleet that started it is still alive [s]."""
+STOP_GRACE_S = 5.0
+"""How long a stopped worker may take to clean up before it is killed [s]."""
 
 ProgressFn = Callable[[str], None]
 
@@ -51,6 +72,9 @@ class RigJob:
         out: its folder under the fleet's ``DIR``.
         digest: the digest of its inputs (``rig_digest``).
         ray_inner: run the rig's fits on the Ray cluster the task runs in.
+        inputs: every input of every rig of the run (resolved): the worker refuses to
+            write over, into or around any of them.
+        allow_rig_compute: the rig's ``[compute]`` section may choose a Ray cluster.
     """
 
     name: str
@@ -58,6 +82,8 @@ class RigJob:
     out: Path
     digest: str
     ray_inner: bool = False
+    inputs: tuple[Path, ...] = ()
+    allow_rig_compute: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,7 +94,9 @@ class RigResult:
         name: the arm.
         rig: its rig.toml (as a string).
         folder: its folder, relative to the fleet's ``DIR``.
-        status: ``done``, ``cached`` (inputs unchanged, not rerun) or ``failed``.
+        status: ``done``, ``cached`` (inputs unchanged, not rerun), ``failed``,
+            ``pending`` (not finished yet: ``fleet.json`` during a run) or ``stopped``
+            (the run was stopped first; its folder is as it was).
         wall_s: seconds the diagnosis took (0 when cached) [s].
         error: the error's message when failed.
         digest: the digest of its inputs.
@@ -83,45 +111,21 @@ class RigResult:
     digest: str = ""
 
 
-def _hash_path(h: Any, p: Path) -> None:
-    if p.is_dir():
-        for f in sorted(q for q in p.rglob("*") if q.is_file()):
-            h.update(str(f.relative_to(p)).encode())
-            _hash_file(h, f)
-    elif p.is_file():
-        _hash_file(h, p)
-    else:
-        h.update(b"<missing>")
-
-
-def _hash_file(h: Any, f: Path) -> None:
-    with f.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-
-
 def rig_digest(rig_path: str | Path) -> str:
-    """SHA-256 over the rig.toml, its model file and every evidence path it names (folders
-    walked in sorted order, names and contents)."""
-    rig_path = Path(rig_path)
-    rig = load_rig(rig_path)
-    h = hashlib.sha256()
-    h.update(rig_path.read_bytes())
-    h.update(b"\0model\0")
-    _hash_path(h, rig.model_path)
-    for key, p in rig.evidence.paths():
-        h.update(f"\0{key}\0".encode())
-        _hash_path(h, p)
-    return h.hexdigest()
+    """The digest of a rig's inputs: simgap's version, the rig.toml, its model's whole
+    closure (includes, meshes, textures) and every evidence path, names and contents framed
+    (``simgap.fleet.closure``)."""
+    return inputs_digest(rig_inputs(rig_path))
 
 
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "arm"
 
 
-def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False
-         ) -> list[RigJob]:
-    """One job per rig, with unique arm names and folders (``name``, ``name-2``, ...).
+def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False,
+         allow_rig_compute: bool = False) -> list[RigJob]:
+    """One job per rig, with unique arm names and folders (``name``, ``name-2``, ...), each
+    carrying every input of every rig.
 
     Raises:
         InputError: no rigs, or a rig does not load (every rig is checked before any runs).
@@ -129,16 +133,67 @@ def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False
     if not rigs:
         raise InputError(field="RIG", expected="one or more rig.toml files", got="none",
                          fix="pass each arm's rig.toml: simgap fleet a/rig.toml b/rig.toml")
-    jobs, seen = [], set()
+    named, seen = [], set()
+    every: dict[Path, None] = {}
     for r in rigs:
-        path = Path(r).resolve()
+        path = Path(os.path.realpath(r))
         name = _slug(load_rig(path).name)
         base, k = name, 2
         while name in seen:
             name, k = f"{base}-{k}", k + 1
         seen.add(name)
-        jobs.append(RigJob(name, path, out_dir / name, rig_digest(path), ray_inner))
-    return jobs
+        inputs = rig_inputs(path)
+        every.update((p, None) for _, p in inputs)
+        named.append((name, path, inputs_digest(inputs)))
+    out_abs = Path(os.path.abspath(out_dir))
+    return [RigJob(name, path, out_abs / name, digest, ray_inner, tuple(every),
+                   allow_rig_compute) for name, path, digest in named]
+
+
+def _listed_folders(out: Path) -> set[str]:
+    """The arm folders an earlier run's ``fleet.json`` names."""
+    try:
+        doc = json.loads((out / FLEET_FILE).read_text(encoding="utf-8"))
+        return {str(a["folder"]) for a in doc["arms"] if isinstance(a, dict)}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def check_outputs(out: Path, jobs: Sequence[RigJob]) -> None:
+    """Refuse, before any work, a fleet whose outputs would touch a file it did not write:
+    an arm folder that is, holds or lies inside any input of any rig; ``fleet.json`` or
+    ``fleet.html`` on an input; the fleet folder inside an input; an arm folder that exists
+    with files no fleet run wrote (it would be replaced whole). Every problem is named.
+
+    Raises:
+        InputError: naming each output, the input or file it would remove, and the fix.
+    """
+    inputs = jobs[0].inputs if jobs else ()
+    problems: list[str] = []
+    for target, folder in ((out, False), (out / FLEET_FILE, False), (out / FLEET_HTML, False)):
+        clash = input_clash(target, inputs, folder=folder)
+        if clash is not None:
+            problems.append(f"{target} {clash[0]} {clash[1]}")
+    listed = _listed_folders(out)
+    for j in jobs:
+        clash = input_clash(j.out, inputs, folder=True)
+        if clash is not None:
+            problems.append(f"arm {j.name}: its folder {j.out} {clash[0]} {clash[1]}")
+        elif j.out.is_dir() and any(j.out.iterdir()) and not (j.out / DIGEST_FILE).is_file() \
+                and j.out.name not in listed:
+            shown = ", ".join(sorted(p.name for p in j.out.iterdir())[:5])
+            problems.append(f"arm {j.name}: its folder {j.out} exists with files no fleet "
+                            f"run wrote ({shown}), which replacing it would remove")
+        elif j.out.exists() and not j.out.is_dir():
+            problems.append(f"arm {j.name}: {j.out} is a file, not a folder")
+    if problems:
+        raise InputError(
+            file=out, expected="a fleet folder whose arm folders hold none of the rigs' "
+            "inputs (rig.toml, model and its includes and meshes, evidence) and no other "
+            "files (each arm's folder is replaced whole)",
+            got="; ".join(problems),
+            fix="write the fleet to a folder apart from the rigs, e.g. --out fleet-out "
+                "(nothing was written)")
 
 
 def is_current(job: RigJob) -> bool:
@@ -149,20 +204,31 @@ def is_current(job: RigJob) -> bool:
 
 
 def diagnose_one(job: RigJob) -> RigResult:
-    """Diagnose one rig into its folder (runs in a worker process or a Ray task)."""
+    """Diagnose one rig into its folder (runs in a worker process or a Ray task), under a
+    guard of every input the job carries: the worker checks its own output, whatever the
+    process that started it knew."""
     from simgap.diagnose import diagnose_rig
+    from simgap.fit.backends import mark_compute_noted
+    from simgap.outputs import guard_inputs
 
     t0 = time.perf_counter()
+    mark_compute_noted(job.rig)  # the fleet said it once, not each worker
     try:
-        (job.out / DIGEST_FILE).unlink(missing_ok=True)
-        if job.ray_inner:
-            from simgap.fit.backends import use_backend
+        with guard_inputs(job.inputs):
+            clash = input_clash(job.out, job.inputs, folder=True)
+            if clash is not None:
+                raise InputError(file=job.out, expected="an arm folder apart from every input",
+                                 got=f"the folder {clash[0]} {clash[1]}",
+                                 fix="write the fleet to a folder apart from the rigs")
+            if job.ray_inner:
+                from simgap.fit.backends import use_backend
 
-            with use_backend("ray", actor_cpus=0.0):
-                diagnose_rig(job.rig, job.out, force=True)
-        else:
-            diagnose_rig(job.rig, job.out, force=True)
-        atomic_write_text(job.out / DIGEST_FILE, job.digest + "\n")
+                with use_backend("ray", actor_cpus=0.0):
+                    diagnose_rig(job.rig, job.out, force=True)
+            else:
+                diagnose_rig(job.rig, job.out, force=True,
+                             allow_rig_compute=job.allow_rig_compute)
+            atomic_write_text(job.out / DIGEST_FILE, job.digest + "\n")
         status, error = "done", ""
     except SimgapError as e:
         status, error = "failed", str(e)
@@ -183,39 +249,95 @@ def _stderr(msg: str) -> None:
     sys.stderr.flush()
 
 
+def _stop_self(signum: int, frame: Any) -> None:
+    del frame
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    """A worker's initializer: SIGTERM unwinds through the diagnosis' cleanup (its
+    half-built folder is removed), and a thread stops the worker when the fleet that
+    started it is gone (its parent changes: the fleet was killed and cannot stop it)."""
+    signal.signal(signal.SIGTERM, _stop_self)
+    signal.signal(signal.SIGINT, _stop_self)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os.kill(os.getpid(), signal.SIGTERM)  # the main thread cleans up ...
+        time.sleep(STOP_GRACE_S)
+        os._exit(143)  # ... unless it is stuck in native code
+
+    threading.Thread(target=watch, name="simgap-fleet-parent", daemon=True).start()
+
+
+def _stop_pool(ex: Any) -> None:
+    """Cancel what is queued and terminate every worker (SIGTERM, then SIGKILL after
+    ``STOP_GRACE_S``)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
+def _broken(job: RigJob, e: BaseException) -> RigResult:
+    return RigResult(job.name, str(job.rig), job.out.name, "failed", 0.0,
+                     f"its worker ended without a result ({type(e).__name__}: {e})",
+                     job.digest)
+
+
 def _run_local(todo: list[RigJob], jobs: int, emit: Callable[[RigResult], None]) -> None:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as ex:
-        futs = [ex.submit(diagnose_one, j) for j in todo]
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
+                             initializer=_watch_parent, initargs=(os.getpid(),))
+    try:
+        futs = {ex.submit(diagnose_one, j): j for j in todo}
         for f in as_completed(futs):
-            emit(f.result())
+            try:
+                r = f.result()
+            except Exception as e:  # a worker died or hit a bug: that arm failed
+                r = _broken(futs[f], e)
+            emit(r)
+    except BaseException:
+        _stop_pool(ex)
+        raise
+    ex.shutdown(wait=True)
 
 
 def _run_ray(todo: list[RigJob], address: str, jobs: int,
              emit: Callable[[RigResult], None]) -> None:
-    try:
-        import ray
-    except ImportError as e:
-        from simgap.errors import MissingExtraError
+    from simgap.fit.backends import ray_init
 
-        raise MissingExtraError("ray", "ray", "simgap fleet --ray") from e
-    started = False
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
-        else:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
-        started = True
+    ray, started = ray_init(address, num_cpus=jobs)
+    pending: list[Any] = []
     try:
         task: Any = ray.remote(num_cpus=1)(diagnose_one)
-        pending = [task.remote(j) for j in todo]
+        refs = {task.remote(j): j for j in todo}
+        pending = list(refs)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
-                emit(ray.get(ref))
+                try:
+                    r = ray.get(ref)
+                except Exception as e:  # the task died or hit a bug: that arm failed
+                    r = _broken(refs[ref], e)
+                emit(r)
+    except BaseException:
+        for ref in pending:  # stopped: nothing of ours runs on after the fleet
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001  (cancelling is best effort)
+                pass
+        raise
     finally:
         if started:
             ray.shutdown()
@@ -223,6 +345,7 @@ def _run_ray(todo: list[RigJob], address: str, jobs: int,
 
 def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | None = None,
               jobs: int | None = None, progress: ProgressFn | None = _stderr,
+              allow_rig_compute: bool = False,
               ) -> tuple[list[RigResult], FleetSummary]:
     """Diagnose every rig into ``out_dir/<arm>/`` (unchanged ones kept), aggregate, write
     ``fleet.json`` and ``fleet.html``.
@@ -230,22 +353,40 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
     Args:
         rigs: each arm's rig.toml.
         out_dir: the fleet's folder (created; an earlier run's folder is resumed).
-        ray: None for local processes; a Ray address, or ``local`` to start one here.
+        ray: None for local processes; a Ray address (``auto``, ``host:port``,
+            ``ray://host:port``), or ``local`` to start one here.
         jobs: rigs at once (local processes, or the CPUs of a local Ray instance); default
             min(number of rigs, CPU count).
+        allow_rig_compute: let each rig's ``[compute]`` section choose a Ray cluster for
+            its fits (ignored, and said once, otherwise; ``ray`` wins over it).
 
     Returns:
         every rig's result (fleet order) and the fleet summary of the rigs that have
         findings.
+
+    Raises:
+        InputError: a rig does not load, the ``ray`` address is not valid, or an output
+            would touch a file the fleet did not write (nothing is written then).
     """
+    from simgap.fit.backends import compute_ignored_note, parse_ray_address
+
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(file=out, expected="a folder for the fleet", got="a file",
                          fix="name a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    todo_all = plan(rigs, out, ray_inner=ray is not None)
-    n = len(todo_all)
+    if ray is not None:
+        ray = parse_ray_address(ray)
+    todo_all = plan(rigs, out, ray_inner=ray is not None,
+                    allow_rig_compute=allow_rig_compute and ray is None)
+    check_outputs(out, todo_all)
     say = progress or (lambda m: None)
+    if not allow_rig_compute or ray is not None:
+        asked = [load_rig(j.rig) for j in todo_all]
+        asked = [r for r in asked if r.compute_backend == "ray"]
+        if asked:
+            say(compute_ignored_note(asked, command_line=ray))
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(todo_all)
     results: dict[str, RigResult] = {}
     todo = []
     for j in todo_all:
@@ -256,28 +397,41 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
         else:
             todo.append(j)
     workers = max(1, min(jobs or (os.cpu_count() or 1), max(1, len(todo))))
+    backend = f"ray:{ray}" if ray else "local"
     t0 = time.perf_counter()
+
+    def snapshot(unfinished: str) -> list[RigResult]:
+        return [results.get(j.name) or RigResult(j.name, str(j.rig), j.out.name, unfinished,
+                                                 0.0, digest=j.digest) for j in todo_all]
+
+    def record(unfinished: str) -> tuple[list[RigResult], FleetSummary]:
+        ordered = snapshot(unfinished)
+        summary = summarise(out, ordered)
+        write_fleet(out, ordered, summary, backend=backend,
+                    wall_s=time.perf_counter() - t0, complete=unfinished == "")
+        return ordered, summary
 
     def emit(r: RigResult) -> None:
         results[r.name] = r
         say(_line(len(results), n, r))
+        record("pending")  # fleet.json follows the arms' folders, arm by arm
 
     if todo:
+        record("pending")
         say(f"fleet: {len(todo)} of {n} rig(s) to diagnose on "
             + (f"Ray ({ray})" if ray else f"{workers} local process(es)"))
-        if ray is None and workers == 1:  # one at a time: no process to spawn
-            for j in todo:
-                emit(diagnose_one(j))
-        elif ray is None:
-            _run_local(todo, workers, emit)
-        else:
-            _run_ray(todo, ray, workers, emit)
-    wall = time.perf_counter() - t0
-    ordered = [results[j.name] for j in todo_all]
-    summary = summarise(out, ordered)
-    write_fleet(out, ordered, summary, backend=f"ray:{ray}" if ray else "local",
-                wall_s=wall)
-    return ordered, summary
+        try:
+            if ray is None and workers == 1:  # one at a time: no process to spawn
+                for j in todo:
+                    emit(diagnose_one(j))
+            elif ray is None:
+                _run_local(todo, workers, emit)
+            else:
+                _run_ray(todo, ray, workers, emit)
+        except BaseException:
+            record("stopped")
+            raise
+    return record("")
 
 
 def summarise(out: Path, results: Sequence[RigResult]) -> FleetSummary:
@@ -316,11 +470,12 @@ def summarise_folder(out: Path) -> tuple[FleetSummary, Diagnosis, str | None]:
 
 
 def write_fleet(out: Path, results: Sequence[RigResult], summary: FleetSummary, *,
-                backend: str, wall_s: float) -> None:
-    """``fleet.json`` (rigs and aggregate) and ``fleet.html``."""
+                backend: str, wall_s: float, complete: bool = True) -> None:
+    """``fleet.json`` (rigs and aggregate; ``complete`` false while the run goes on or
+    after it was stopped) and ``fleet.html``."""
     from simgap.report.fleet import write_fleet_report
 
     doc = {"arms": [asdict(r) for r in results], "backend": backend, "wall_s": wall_s,
-           "summary": summary.to_dict()}
+           "complete": complete, "summary": summary.to_dict()}
     atomic_write_json(out / FLEET_FILE, doc)
-    write_fleet_report(doc, out / "fleet.html")
+    write_fleet_report(doc, out / FLEET_HTML)
