@@ -308,6 +308,26 @@ def test_contact_pair_patch_holds_geom_names_and_comment(
     assert load_model(out).npair == 1
 
 
+# ----------------------------------------------------------------- demo TOML writers
+
+@settings(max_examples=N)
+@given(names, names, names)
+def test_demo_manifest_and_rig_hold_any_name(tmp_path_factory: pytest.TempPathFactory,
+                                              table: str, key: str, value: str) -> None:
+    from simgap.demo.factory import _rig_text
+    from simgap.demo.writers import write_manifest_toml
+    from simgap.units import JointUnit
+
+    path = tmp_path_factory.mktemp("manifest") / "m.toml"
+    write_manifest_toml(path, {table: {key: value, "n": [value, 1.5]}}, [{key: value}],
+                        header="h")
+    assert tomllib.loads(path.read_text(encoding="utf-8")) == {
+        table: {key: value, "n": [value, 1.5]}, "trials": [{key: value}]}
+    rig = tomllib.loads(_rig_text(value, 0, Path("/home") / (value.replace("/", "_") + "😀"),
+                                  30, JointUnit("pct", lo_rad=0.0, hi_rad=1.0)))
+    assert rig["name"] == value and rig["model"]["path"].endswith("😀")
+
+
 # ----------------------------------------------------------------- simgap init's rig.toml
 
 def _init_case(root: Path, joints: list[str], folder: str = "ds",

@@ -176,10 +176,11 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
     if missing:
         rec, j = missing[0]
         raise InputError(file=model, field=f"joint {j!r} (from {key} entry {rec!r})",
-                         expected=f"a joint of the model: {', '.join(found['joint'])}",
+                         expected="a joint of the model: "
+                                  + ", ".join(shown(n) for n in found["joint"]),
                          got=f"{len(missing)} name(s) the model lacks: "
-                             + ", ".join(m[1] for m in missing),
-                         fix=f"pass --map {rec}=<model joint> for each")
+                             + ", ".join(shown(m[1]) for m in missing),
+                         fix=f"pass --map {shown(rec)}=<model joint> for each")
     guessed: list[str] = [f"joints: {', '.join(shown(j) for j in joints)} (from {key}, "
                           "matched to the model)"]
     to_fill: list[str] = []

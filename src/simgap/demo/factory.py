@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from simgap.demo.faults import PARAMS, JointTruth, resolve_faults
 from simgap.demo.writers import write_lerobot_v3
 from simgap.errors import InputError
 from simgap.outputs import atomic_write_json, atomic_write_text
+from simgap.safe_names import checked_toml, py_comment, toml_string
 from simgap.sim.model import compile_spec, load_spec, strip_visuals
 from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 
@@ -299,9 +299,11 @@ def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, durati
 
 
 def _rig_text(name: str, seed: int, model: Path, fps: int, grip: JointUnit) -> str:
-    lines = [f"# {name}: an SO-101 dataset as lerobot-record writes it ({fps} fps).",
-             f'name = "{name}"', f"seed = {seed}", "", "[model]",
-             f"path = {json.dumps(str(model))}", 'ee_site = "gripperframe"', "",
+    # the model path is the user's (a cache folder may hold any character): TOML-escaped
+    lines = [f"# {py_comment(name)}: an SO-101 dataset as lerobot-record writes it ({fps} fps).",
+             f"name = {toml_string(name)}", f"seed = {seed}", "", "[model]",
+             f"path = {toml_string(str(model), 'the model path')}", 'ee_site = "gripperframe"',
+             "",
              "[control]", f"dt_s = {1.0 / fps!r}", f"real_dt_s = {1.0 / fps!r}",
              'action_space = "joint_position"', 'command_interp = "hold"', ""]
     for j in JOINTS:
@@ -313,7 +315,9 @@ def _rig_text(name: str, seed: int, model: Path, fps: int, grip: JointUnit) -> s
             lines += ['unit = "deg"']
     lines += ["", "[noise]", f"encoder_rad = {ENCODER_RESOLUTION_RAD!r}   # one STS3215 count",
               "", "[evidence]", 'dataset = "dataset"', ""]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    checked_toml(text, "demo rig.toml")  # parsed before it is written
+    return text
 
 
 def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,

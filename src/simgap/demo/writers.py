@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgap.outputs import atomic_write_bytes, atomic_write_text
+from simgap.safe_names import checked_toml, toml_key, toml_string
 
 DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"
 
@@ -127,7 +128,7 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, (float, np.floating)):
         return repr(round(float(v), 6))
     if isinstance(v, str):
-        return json.dumps(v)
+        return toml_string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     raise TypeError(f"no TOML form for {type(v).__name__}")
@@ -138,14 +139,16 @@ def write_manifest_toml(path: Path, tables: Mapping[str, Mapping[str, Any]],
     """Write a protocol manifest: plain tables, then ``[[trials]]``."""
     lines = [f"# {h}" for h in header.splitlines()] if header else []
     for name, table in tables.items():
-        lines.append(f"[{name}]")
-        lines.extend(f"{k} = {_toml_value(v)}" for k, v in table.items())
+        lines.append(f"[{toml_key(name)}]")
+        lines.extend(f"{toml_key(k)} = {_toml_value(v)}" for k, v in table.items())
         lines.append("")
     for trial in trials:
         lines.append("[[trials]]")
-        lines.extend(f"{k} = {_toml_value(v)}" for k, v in trial.items())
+        lines.extend(f"{toml_key(k)} = {_toml_value(v)}" for k, v in trial.items())
         lines.append("")
-    return atomic_write_text(path, "\n".join(lines))
+    text = "\n".join(lines)
+    checked_toml(text, path.name)  # parsed before it is written
+    return atomic_write_text(path, text)
 
 
 def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> Path:
