@@ -190,3 +190,62 @@ def test_diagnose_on_unequal_episodes_with_a_camera_and_actions_finishes(
     found = _diagnose_camera_dataset(tmp_path, demo_model)
     assert any(f["branch"] == "actuator" and f["verdict"] != "not_measured"
                for f in found["findings"])
+
+
+# -- 3. values checked at the boundary, with units ----------------------------------------
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--patch-diameter-mm", "nan", "--sliding", "0.4"], ["--patch-diameter-mm", "nan"]),
+    (["--depth-mm", "nan"], ["--depth-mm", "nan"]),
+    (["--depth-mm", "inf"], ["--depth-mm", "inf"]),
+    (["--patch-diameter-mm", "6", "--sliding", "nan"], ["--sliding", "nan"]),
+    (["--patch-diameter-mm", "0.008", "--sliding", "0.4"], ["did you mean 8 mm", "metres"]),
+    (["--depth-mm", "0.008"], ["did you mean 8 mm", "metres"]),
+    (["--tilt-deg", "89.999"], ["71.6", "5.73e+04"]),
+    (["--tilt-deg", "20", "--sliding", "0.3"], ["not both", "0.364"]),
+    (["--patch-diameter-mm", "150", "--sliding", "0.4"], ["0.5 to 100 mm"]),
+])
+def test_contact_measure_refuses_implausible_numbers(args: list[str], words: list[str],
+                                                     tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    r = runner.invoke(app, ["contact", "measure", *args, "--json", str(out)])
+    assert r.exit_code == 2, r.output
+    assert "Fix:" in r.output and not out.exists()
+    for w in words:
+        assert w in r.output, (w, r.output)
+    assert "was it millimetres" not in r.output  # the old advice named the wrong unit
+
+
+def test_contact_measure_takes_plausible_bench_numbers(tmp_path: Path) -> None:
+    out = tmp_path / "m.json"
+    r = runner.invoke(app, ["contact", "measure", "--tilt-deg", "19.3", "--patch-diameter-mm",
+                            "6", "--depth-mm", "0", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    got = json.loads(out.read_text())
+    assert got["sliding"] == pytest.approx(0.3502, abs=1e-4)
+    assert got["torsional_m"] == pytest.approx(got["sliding"] * 0.006 / 3)
+    assert got["rolling_m"] == 0.0
+
+
+@pytest.mark.parametrize(("fps", "words"), [
+    (True, ["the boolean true"]), (False, ["the boolean false"]),
+    ("15", ["the string \"15\"", "without quotes: 15"]), (None, ["null"]),
+    ([30], ["a list"]), ({"v": 30}, ["an object"]),
+])
+def test_lerobot_fps_of_the_wrong_json_type_is_refused_by_name(fps: Any, words: list[str],
+                                                              tmp_path: Path) -> None:
+    from simgap.errors import InputError
+    from simgap.evidence.lerobot import read_lerobot_dataset
+
+    root = write_v3_dataset(tmp_path / "ds", [{"observation.state": np.zeros((5, 6)),
+                                               "action": np.zeros((5, 6))}])
+    info = root / "meta/info.json"
+    meta = json.loads(info.read_text())
+    meta["fps"] = fps
+    info.write_text(json.dumps(meta))
+    with pytest.raises(InputError) as e:
+        read_lerobot_dataset(root)
+    msg = str(e.value)
+    assert "fps" in msg and "info.json" in msg
+    for w in words:
+        assert w in msg, (w, msg)

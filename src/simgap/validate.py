@@ -13,6 +13,7 @@ import math
 import os
 import stat
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +155,8 @@ def number(value: Any, *, file: str | Path | None = None, field: str, unit: str 
                f"{'inf' if hi is None else f'{hi:g}'}]")
     expected = f"{'a whole number' if integer else 'a finite number'}{u}{rng}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(file=file, field=field, expected=expected,
-                         got=f"{type(value).__name__} {str(value)[:60]!r}", fix=fix)
+        raise InputError(file=file, field=field, expected=expected, got=kind_of(value),
+                         fix=fix_for_kind(value, fix))
     try:
         v = float(value)
     except OverflowError:
@@ -169,6 +170,62 @@ def number(value: Any, *, file: str | Path | None = None, field: str, unit: str 
     if (lo is not None and (v <= lo if lo_open else v < lo)) or (hi is not None and v > hi):
         raise InputError(file=file, field=field, expected=expected, got=value, fix=fix)
     return v
+
+
+def kind_of(value: Any) -> str:
+    """A value that should have been a number, named by its (JSON) type: ``the boolean
+    true``, ``the string "15"``, ``null``, ``a list``, ``an object``."""
+    if isinstance(value, bool):
+        return f"the boolean {'true' if value else 'false'}"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value[:60])} (quoted text, not a number)"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return f"{type(value).__name__} {str(value)[:60]!r}"
+
+
+def fix_for_kind(value: Any, fix: str | None) -> str | None:
+    """The fix for a value of the wrong type: a number in quotes loses its quotes."""
+    if isinstance(value, str):
+        try:
+            as_number = float(value)
+        except ValueError:
+            return fix
+        if math.isfinite(as_number):
+            return f"write it as a number, without quotes: {value.strip()}" + (
+                f" ({fix})" if fix else "")
+    return fix
+
+
+def plausible(value: Any, *, field: str, unit: str, lo: float, hi: float,
+              what: str, file: str | Path | None = None, zero_ok: bool = False,
+              typos: Mapping[str, float] | None = None) -> float:
+    """A measured quantity at the boundary: a finite number (never a boolean or a string),
+    above 0 (or 0 itself with ``zero_ok``) and within the plausible range ``[lo, hi]`` of
+    ``what`` in ``unit``. A value outside that a unit slip would explain gets the fix "did
+    you mean ...": ``typos`` maps a unit name to the factor that converts a value typed in
+    it into ``unit`` (``{"metres": 1000}`` for a millimetre field).
+
+    Raises:
+        InputError: naming the field, the plausible range in ``unit`` and the fix.
+    """
+    v = number(value, file=file, field=field, unit=unit, lo=0.0, lo_open=not zero_ok,
+               fix=f"give {field} as a number in {unit}: {what} is {lo:g} to {hi:g} {unit}")
+    if (zero_ok and v == 0.0) or lo <= v <= hi:
+        return v
+    expected = f"{what} in {unit}, {lo:g} to {hi:g} {unit}" + (" (or 0)" if zero_ok else "")
+    for name, factor in (typos or {}).items():
+        if lo <= v * factor <= hi:
+            fix = (f"did you mean {v * factor:g} {unit}? {v:g} looks like {name}; give "
+                   f"{field} in {unit}")
+            break
+    else:
+        fix = f"give {field} in {unit}: {what} is {lo:g} to {hi:g} {unit}"
+    raise InputError(file=file, field=field, expected=expected, got=f"{v:g} {unit}", fix=fix)
 
 
 def control_period(value: Any, *, file: str | Path | None = None,
