@@ -406,3 +406,37 @@ def test_a_motor_name_cannot_inject_code_into_the_mjlab_file(tmp_path: Path) -> 
     assert isinstance(cfg, dict) and re.fullmatch(cfg["target_names_expr"][0], motor)
     _run((out / "isaaclab_actuators.py").read_text(encoding="utf-8"), {"DelayedPDActuatorCfg"})
     assert not list(tmp_path.rglob("PWNED"))
+
+
+# ----------------------------------------------------------------- simgap init, whole CLI
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5000),
+                       st.floats(allow_nan=True, allow_infinity=True), names)
+_json = st.recursive(_json_leaf, lambda c: st.lists(c, max_size=4)
+                     | st.dictionaries(names, c, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=SLOW_N)
+@given(st.lists(xml_names, min_size=1, max_size=3, unique=True),
+       st.one_of(st.sampled_from(["so101_follower", "koch", ""]), _json),
+       st.one_of(st.sampled_from([30, 15.0]), _json), st.one_of(st.just([480, 640, 3]), _json),
+       st.sampled_from(["ds", "ds_😀", "d s'\"#]", "ds\u2028x"]))
+def test_init_on_hostile_datasets_exits_0_or_2_and_writes_a_loadable_rig(
+        tmp_path_factory: pytest.TempPathFactory, joints: list[str], robot: object,
+        fps: object, shape: object, folder: str) -> None:
+    from simgap.rig import load_rig
+    from tests.fuzz_harness import run_cli
+
+    root = tmp_path_factory.mktemp("initcli")
+    ds, model = _init_case(root, joints, folder=folder)
+    info = json.loads((ds / "meta" / "info.json").read_text())
+    info.update(robot_type=robot, fps=fps)
+    info["features"]["observation.images.c"]["shape"] = shape
+    (ds / "meta" / "info.json").write_text(json.dumps(info))
+    out = root / "out" / "rig.toml"
+    out.parent.mkdir()
+    code = run_cli(["init", ds, "--model", model, "--out", out], root / folder)
+    if code == 0:
+        rig = tomllib.loads(out.read_text(encoding="utf-8"))
+        assert list(rig["joints"]) == joints and "compute" not in rig
+        assert load_rig(out).joint_names == tuple(joints)

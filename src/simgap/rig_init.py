@@ -185,9 +185,11 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
                           "matched to the model)"]
     to_fill: list[str] = []
     fps = info.get("fps")
-    if not isinstance(fps, (int, float)) or fps <= 0:
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not math.isfinite(fps) \
+            or fps <= 0:
         raise InputError(file=dataset / "meta" / "info.json", field="fps",
-                         expected="the recording rate [Hz]", got=fps)
+                         expected="the recording rate [Hz], a positive number",
+                         got=f"{fps!r} (a {type(fps).__name__})")
     dt = 1.0 / float(fps)
     guessed.append(f"control.dt_s = {dt:.7g} s (1 / fps {fps}): set it to the period your "
                    "simulation ran the policy at if that differs")
