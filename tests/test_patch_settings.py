@@ -1,0 +1,29 @@
+"""What the offered actuator patch carries (issue 40): every identified value of an
+implicated joint and the delay it found, on a delay/lag ridge too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simgap.branches.actuator_dataset import patch_settings
+
+
+def _js(ridge: bool) -> dict[str, Any]:
+    why = {"delay": "delay and the servo's own lag trade off ..."} if ridge else {}
+    return {"joint_verdicts": {"a": "implicated", "b": "eliminated", "c": "implicated"},
+            "params": {"a": {"damping": 0.4}, "b": {"damping": 0.7}, "c": {}},
+            "not_identifiable": {"a": dict(why, kp="masked"), "b": {}, "c": {}},
+            "delay_s": {"a": 0.068, "b": 0.07, "c": 0.0}}
+
+
+def test_a_ridge_delay_goes_into_the_patch_at_its_best_point() -> None:
+    for ridge in (False, True):
+        s = patch_settings(_js(ridge), {})
+        assert set(s) == {"a", "c"}  # implicated joints only
+        assert s["a"].delay_s == 0.068 and s["a"].damping == 0.4 and s["a"].kp is None
+        assert s["c"].delay_s is None  # no delay found, none written
+
+
+def test_the_loops_share_of_the_delay_is_left_to_the_latency_branch() -> None:
+    s = patch_settings(_js(True), {"servo_delay_s": {"a": 0.02, "b": 0.0, "c": 0.0}})
+    assert s["a"].delay_s == 0.02
