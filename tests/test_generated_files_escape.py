@@ -187,6 +187,13 @@ def test_isaaclab_snippets_hold_names_as_data_only(joint: str) -> None:
     assert isinstance(cfg, dict) and cfg["network_file"] == joint + ".pt"
 
 
+def test_joints_whose_names_slug_alike_keep_their_own_configurations() -> None:
+    src = "".join(delayed_pd_cfg(re.escape(j), _result(j), 0.005) for j in ("a.b", "a_b"))
+    ns = _run(src, {"DelayedPDActuatorCfg"})
+    cfgs = {k: v for k, v in ns.items() if k.endswith("_CFG")}
+    assert len(cfgs) == 2 and "A_B_CFG" in cfgs  # a name that is an identifier keeps it
+
+
 @settings(max_examples=N)
 @given(st.lists(names, min_size=1, max_size=4, unique=True), names)
 def test_isaaclab_module_round_trips_joint_and_group_names(joints: list[str],

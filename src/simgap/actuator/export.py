@@ -32,11 +32,17 @@ from simgap.safe_names import checked_python, py_comment, py_literal
 
 
 def config_name(joint: str, kind: str = "") -> str:
-    """A Python variable name of one joint's configuration: ``<JOINT>[_<KIND>]_CFG``."""
+    """A Python variable name of one joint's configuration: ``<JOINT>[_<KIND>]_CFG``; a
+    name that is not already an ASCII identifier also gets 6 hex digits of its hash, so
+    ``a.b`` and ``a_b`` do not share (and overwrite) one variable."""
+    import hashlib
     import re
 
     ident = re.sub(r"\W", "_", joint, flags=re.ASCII).upper().strip("_") or "JOINT"
     ident = ("J_" + ident) if ident[0].isdigit() else ident
+    if ident.lower() != joint.lower():
+        digest = hashlib.sha256(joint.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+        ident = f"{ident}_{digest.upper()}"
     return f"{ident}_{kind}_CFG" if kind else f"{ident}_CFG"
 
 
