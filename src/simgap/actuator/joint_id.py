@@ -398,6 +398,10 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         effective.append(a["effective"])
         ridge.append(a["ridge"])
         best_rms.append(a["rms"])
+    # the arm's one delay as printed: its half-width at least the median joint's reported
+    # one (the statistical interval widened by the delays the floor cannot tell apart), so
+    # the arm-wide figure is never narrower than what each joint's own figure can claim
+    shared, _ = shared_delay(profiles, float(fit.delays[0]), float(fit.delays[-1]))
     # saturation at each joint's own best fit (one replay at the median best delay)
     zb = np.log(np.array(values) / problem.ref).reshape(-1)
     sat = problem.saturation(zb, float(np.median([p.best_s for p in profiles])))
