@@ -227,6 +227,29 @@ def test_randomisation_snippet_holds_rig_and_notes_as_data_only(rig: str, note: 
     assert ns["RIG"] == rig
 
 
+# ----------------------------------------------------------------- BAM parameter JSON
+
+@settings(max_examples=N)
+@given(names, names)
+def test_bam_json_holds_joint_and_motor_names_as_data(tmp_path_factory: pytest.TempPathFactory,
+                                                      joint: str, motor: str) -> None:
+    from simgap.actuator.export import bam_params
+    from simgap.actuator.export_bam import joint_bam_json
+    from simgap.outputs import atomic_write_json
+    from simgap.safe_names import safe_filename
+
+    folder = tmp_path_factory.mktemp("bam")
+    bam = {"kt": 0.3, "R": 3.1, "armature": 0.002, "friction_base": 0.01,
+           "friction_viscous": 0.004, "q_offset": 0.0, "delay_s": 0.01}
+    res = replace(_result(joint), friction_family="m1", servo_family="xl330", bam_params=bam)
+    for obj in (joint_bam_json(res), bam_params(res, motor)):
+        path = atomic_write_json(folder / safe_filename(joint, ".json", "bam_params_"), obj)
+        assert path.parent == folder
+        back = json.loads(path.read_text(encoding="utf-8"))
+        assert back.get("simgap", {}).get("joint", joint) == joint
+        assert back.get("actuator") in ("xl330", motor)
+
+
 # ----------------------------------------------------------------- MJCF actuator patch
 
 @settings(max_examples=SLOW_N)
