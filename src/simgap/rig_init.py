@@ -13,8 +13,11 @@ What is read, and what becomes of it:
 - LeRobot's calibration file of the arm, when given: the gripper's ``range_min``/``range_max``
   (ticks) give the span of 0..100 %, anchored at the model joint's lower (closed) end.
 
-Nothing is written that the user did not confirm or that cannot be read back: the draft is
-parsed by ``rig_from_dict`` before it is returned.
+Nothing is written that the user did not confirm or that cannot be read back: names from the
+dataset and the model reach the file only through ``safe_names`` (a joint that is not a bare
+TOML key becomes a quoted key, strings use TOML's escapes), and the draft is parsed, its
+joint and recorded names checked to read back exactly, and loaded by ``rig_from_dict``
+before it is returned. A name no UTF-8 file can hold (a lone surrogate) is an InputError.
 """
 
 from __future__ import annotations
