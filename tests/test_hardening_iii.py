@@ -249,3 +249,41 @@ def test_lerobot_fps_of_the_wrong_json_type_is_refused_by_name(fps: Any, words: 
     assert "fps" in msg and "info.json" in msg
     for w in words:
         assert w in msg, (w, msg)
+
+
+# -- 4. no false alarms on real logs ------------------------------------------------------
+
+def test_one_second_log_stamps_give_no_tick_interval(tmp_path: Path) -> None:
+    from simgap.branches import latency
+    from simgap.evidence.lerobot_logs import read_lerobot_log
+    from tests.lerobot_log_lines import client_log, server_log
+
+    # LeRobot 0.6.1 stamps its lines to the second: 30 ticks share one stamp
+    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", [20, 15, 10] * 40,
+                                         [30.0] * 300))
+    stages = [(1.0, 5.0, 300.0 + k % 7, 2.0) for k in range(120)]
+    server = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
+    for logs in ([client], [server, client]):
+        f = latency.analyse(None, logs, 1 / 30)
+        warns = " ".join(f.details["warnings"])
+        assert "control_period_mismatch" not in warns, warns  # was: median tick interval 1 s
+        assert "tick_interval_not_measured" in warns and "one-second" in warns
+        assert f.figures["tick_stamp_resolution_s"] == 1.0
+
+
+def test_a_queue_verdict_does_not_sit_beside_a_timing_that_gives_none(tmp_path: Path) -> None:
+    from simgap.branches import latency
+    from simgap.evidence.lerobot_logs import read_lerobot_log
+    from simgap.finding import Verdict
+    from tests.lerobot_log_lines import client_log, server_log
+
+    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", [9, 4, 0, 0] * 15,
+                                         [30.0] * 60))
+    stages = [(1.0, 5.0, 300.0, 2.0) for _ in range(40)]  # 40 inferences: too few for a p95
+    server = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
+    f = latency.analyse(None, [server, client], 1 / 30)
+    assert f.verdict is Verdict.IMPLICATED
+    assert "Too few ticks for a p95" not in f.summary
+    assert f.summary.startswith("The async client's action queue was empty")
+    assert "Implicated by the action queue alone" in f.summary
+    assert "the loop timing gives no verdict of its own (inconclusive)" in f.summary

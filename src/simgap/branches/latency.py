@@ -92,6 +92,15 @@ def _primary_times(timing: TimingLog | None, logs: Sequence[LeRobotLog],
     return None, ""
 
 
+def whole_second_stamps(t: np.ndarray) -> bool:
+    """Whether tick times are stamps of one-second resolution (every finite one a whole
+    number of seconds, as LeRobot's ``asctime`` log stamps are): intervals between them are
+    0 or 1 s whatever the loop's rate, so none may be taken as a tick interval."""
+    a = np.asarray(t, dtype=float)
+    a = a[np.isfinite(a)]
+    return a.size >= 2 and bool(np.all(a == np.floor(a)))
+
+
 def _intervals(times: StageTimes) -> np.ndarray:
     """Tick-start intervals within episodes [s], NaN where steps are not consecutive."""
     n = times.n_ticks
@@ -180,12 +189,19 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
     if times is None and qs is None:
         return not_measured(spec, "Not measured: the logs given hold no per-tick timing.")
     warns = list(timing.warnings if timing else ()) + [w for lg in logs for w in lg.warnings]
-    if times is not None:  # a control period in the wrong unit shows against the ticks
+    coarse = times is not None and whole_second_stamps(times.t)
+    if coarse:  # LeRobot stamps its log lines to the second: no tick interval from them
+        warns.append(f"tick_interval_not_measured: the {source}'s time stamps have one-second "
+                     "resolution (LeRobot writes asctime to the second), so no tick interval "
+                     "is computed from them and the control period is not checked against "
+                     "one; a timing log (simgap.LoopTimer) measures it")
+    elif times is not None:  # a control period in the wrong unit shows against the ticks
         warns += period_warnings(control_dt_s, tick_times_s=times.t, episodes=times.episode)
     if dataset_fps is not None:
         warns += period_warnings(control_dt_s, dataset_fps=dataset_fps)
     remote = not _is_loopback(policy_server)
-    figures: dict[str, Any] = {"control_dt_s": control_dt_s, "source": source or "client queue"}
+    figures: dict[str, Any] = {"control_dt_s": control_dt_s, "source": source or "client queue",
+                               "tick_stamp_resolution_s": 1.0 if coarse else None}
     details: dict[str, Any] = {"warnings": warns}
     if qs is not None:
         figures["queue"] = queue_figures(qs)
@@ -193,6 +209,7 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         step = max(1, sizes.size // 2000)
         details["queue_size"] = sizes[::step].tolist()
     verdict, summary, next_step = Verdict.INCONCLUSIVE, "", ""
+    timing_verdict: Verdict | None = None
     if times is not None:
         budget = (async_budget(logs, control_dt_s) if source == "policy-server log"
                   else Budget(mode="sync", budget_s=control_dt_s, dt_s=control_dt_s))
@@ -200,6 +217,7 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         verdict, summary, next_step = _timing_part(times, source, control_dt_s, seed,
                                                    figures, details, budget)
         summary += f" Rule: {BUDGET_RULE}."
+        timing_verdict = verdict
         server_logs = [lg for lg in logs if lg.server_stages is not None]
         if server_logs:
             figures["filtered_observations"] = sum(lg.filtered for lg in server_logs)
@@ -213,7 +231,12 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         extra = (f"The async client's action queue was empty at {qs.empty_fraction:.0%} of "
                  f"{qs.sends} observation sends ({qs.must_go_count} must-go sends"
                  + (", trending toward empty" if qs.trend_to_empty else "") + ").")
-        summary = (summary + " " + extra).strip()
+        if timing_verdict is not None and timing_verdict is not Verdict.IMPLICATED:
+            # the verdict follows from what was measured: the queue, not the timing
+            summary = (f"{extra} Implicated by the action queue alone; the loop timing "
+                       f"gives no verdict of its own ({timing_verdict.value}): {summary}")
+        else:
+            summary = (summary + " " + extra).strip()
         if verdict is not Verdict.IMPLICATED:
             verdict = Verdict.IMPLICATED
             next_step = ""
@@ -256,7 +279,7 @@ def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
                                      replace(boot, cluster=boot.cluster[ok]))
     n = tp.n
     episodes = int(np.unique(times.episode[ok]).size)
-    measured_iv = source == "timing log"
+    measured_iv = source == "timing log" and not whole_second_stamps(times.t)
     iv = _intervals(times) if measured_iv else np.full(times.n_ticks, np.nan)
     ivf = iv[np.isfinite(iv)]
     figures.update({
@@ -308,7 +331,8 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
             f"{fig['overrun_fraction']:.1%} of {what}s overrun.")
     if n < MIN_TICKS:
         more = MIN_TICKS - n
-        return (Verdict.INCONCLUSIVE, head + f" Too few ticks for a p95: {more} more needed.",
+        return (Verdict.INCONCLUSIVE, head + f" No verdict from the timing: {n} ticks, and a "
+                f"p95 needs {MIN_TICKS} ({more} more).",
                 f"Time at least {more} more ticks (the recipe: {RECIPE_EPISODES} episodes of "
                 "the task) and re-run.")
     if lo > dt:
