@@ -29,10 +29,8 @@ import importlib.util
 import logging
 import os
 import re
-import signal
 import socket
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -330,12 +328,16 @@ def parse_ray_address(address: str, *, field: str = "--ray") -> str:
     if s not in ("auto", "local") and (m is None or not 1 <= int(m["port"]) <= 65535):
         raise InputError(field=field, expected=f"a Ray address: {RAY_FORMS}",
                          got=repr(address), fix="name the cluster in one of these forms")
-    if importlib.util.find_spec("ray") is None:
+    if not _installed("ray"):
         raise MissingExtraError("ray", "ray", f"{field} {s}")
-    if m is not None and m["client"] and importlib.util.find_spec("grpc") is None:
+    if m is not None and m["client"] and not _installed("grpc"):
         raise MissingExtraError("ray", "ray[client]", f"The Ray Client address {s} "
                                 "(ray://)")
     return s
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
 def _host_port(address: str) -> tuple[str, int] | None:
@@ -352,24 +354,35 @@ def _unreachable(address: str, why: str) -> SimgapError:
         "running ('ray status' on its head), or leave --ray out to run here.")
 
 
-@contextmanager
-def _deadline(seconds: float, address: str) -> Iterator[None]:
-    """SIGALRM after ``seconds`` (main thread only; elsewhere no limit is set)."""
-    if threading.current_thread() is not threading.main_thread() or \
-            not hasattr(signal, "SIGALRM"):
-        yield
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""An HTTP/2 client preface and an empty SETTINGS frame: a gRPC server (a Ray head's GCS,
+a Ray Client server) answers with its own SETTINGS frame."""
+
+
+def check_reachable(address: str) -> None:
+    """For a ``host:port`` or ``ray://host:port`` address: the head accepts a TCP connection
+    and answers as a gRPC server would, within ``RAY_CONNECT_TIMEOUT_S`` (checked before any
+    work, and before ``ray.init``, which would wait minutes on an address that does not
+    answer; ``auto`` and ``local`` are left to Ray).
+
+    Raises:
+        SimgapError: nothing answered, or what answered is not a Ray head, naming the
+            address and the time waited.
+    """
+    hp = _host_port(address)
+    if hp is None:
         return
-
-    def expired(signum: int, frame: Any) -> None:
-        raise _unreachable(address, "no answer in time")
-
-    prev = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, prev)
+        with socket.create_connection(hp, timeout=RAY_CONNECT_TIMEOUT_S) as sock:
+            sock.settimeout(RAY_CONNECT_TIMEOUT_S)
+            sock.sendall(_H2_PREFACE)
+            head = sock.recv(9)
+    except TimeoutError:
+        raise _unreachable(address, "no answer in time") from None
+    except OSError as e:
+        raise _unreachable(address, e.strerror or str(e)) from None
+    if len(head) < 4 or head[3] != 4:  # not an HTTP/2 SETTINGS frame
+        raise _unreachable(address, "something answered, but not a Ray head (no gRPC)")
 
 
 def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, bool]:
@@ -377,10 +390,10 @@ def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, 
     instance on this machine with ``num_cpus``), unless this process already is. Returns
     ``(ray, started)``; ``started`` says whether the caller should ``ray.shutdown()``.
 
-    A ``host:port`` or ``ray://host:port`` is first reached over TCP (the cluster's head
-    must accept a connection within ``RAY_CONNECT_TIMEOUT_S``), and ``ray.init`` itself is
-    given the same limit. Ray's logging stays off the terminal (errors only, workers' output
-    not forwarded).
+    A ``host:port`` or ``ray://host:port`` is first reached directly (``check_reachable``:
+    the head must answer as a gRPC server within ``RAY_CONNECT_TIMEOUT_S``), since
+    ``ray.init`` itself waits minutes on an address that does not answer. Ray's logging
+    stays off the terminal (errors only, workers' output not forwarded).
 
     Raises:
         InputError: a malformed address.
@@ -389,6 +402,7 @@ def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, 
     """
     if address is not None:
         address = parse_ray_address(address)
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # Ray's C++ warnings off stderr
     try:
         import ray
     except ImportError as e:
@@ -400,17 +414,9 @@ def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, 
     if address in (None, "local"):
         ray.init(num_cpus=num_cpus or (os.cpu_count() or 1), **quiet)
         return ray, True
-    hp = _host_port(address)
-    if hp is not None:
-        try:
-            socket.create_connection(hp, timeout=RAY_CONNECT_TIMEOUT_S).close()
-        except TimeoutError:
-            raise _unreachable(address, "no answer in time") from None
-        except OSError as e:
-            raise _unreachable(address, e.strerror or str(e)) from None
+    check_reachable(address)
     try:
-        with _deadline(RAY_CONNECT_TIMEOUT_S, address):
-            ray.init(address=address, **quiet)
+        ray.init(address=address, **quiet)
     except SimgapError:
         raise
     except Exception as e:  # noqa: BLE001  (Ray raises ConnectionError, RuntimeError, ...)
@@ -453,12 +459,15 @@ def compute_context(rig: Any, ray_address: str | None = None, *,
         MissingExtraError: Ray (or Ray Client) is not installed.
     """
     if ray_address is not None:
-        return use_backend("ray", address=parse_ray_address(ray_address))
+        ray_address = parse_ray_address(ray_address)
+        check_reachable(ray_address)  # before the long work, not at the first fit
+        return use_backend("ray", address=ray_address)
     if rig.compute_backend != "ray":
         return nullcontext()
     if allow_rig_compute:
         address = parse_ray_address(rig.compute_address or "local",
                                     field=f"{rig.source}: compute.address")
+        check_reachable(address)
         return use_backend("ray", address=address)
     key = os.path.realpath(rig.source) if rig.source is not None else rig.name
     if key not in _NOTED:

@@ -368,7 +368,7 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
         InputError: a rig does not load, the ``ray`` address is not valid, or an output
             would touch a file the fleet did not write (nothing is written then).
     """
-    from simgap.fit.backends import compute_ignored_note, parse_ray_address
+    from simgap.fit.backends import check_reachable, compute_ignored_note, parse_ray_address
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -379,6 +379,8 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
     todo_all = plan(rigs, out, ray_inner=ray is not None,
                     allow_rig_compute=allow_rig_compute and ray is None)
     check_outputs(out, todo_all)
+    if ray is not None:
+        check_reachable(ray)  # an unanswering cluster is an error before any work
     say = progress or (lambda m: None)
     if not allow_rig_compute or ray is not None:
         asked = [load_rig(j.rig) for j in todo_all]
