@@ -5,19 +5,99 @@ A script is a Python file that defines ``run(robot)``: it connects, loops over
 define ``FAKE_ARM = {...}``: overrides of ``FakeSO101Config`` fields (e.g.
 ``{"write_goal_before_torque": True}``). The script's folder is put on ``sys.path`` while it
 runs, as ``python script.py`` would.
+
+The script is ordinary Python run in this process, with the user's privileges: it can do
+anything its user can (run only scripts you would run yourself). It is an input: the trace
+may not be written over it (or over the model). What the script raises is the script's
+error (``ScriptError``, with its traceback from the script's first frame), not simgap's;
+a script that calls ``sys.exit`` before ``run(robot)`` returns is a ``ScriptExit`` that says
+where, and whether a trace was written (the fake arm saves what it recorded on the way out).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 import sys
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from simgap.errors import InputError
 from simgap.fakearm.robot import FakeCameraConfig, FakeSO101, FakeSO101Config
+from simgap.outputs import input_clash, note_input
+
+
+class ScriptError(Exception):
+    """The deployment script raised an exception (its own, or the fake arm refusing one of
+    its calls): the CLI prints ``report`` (the error and its traceback) and exits with 1.
+
+    Attributes:
+        script: the script.
+        report: the exception and its traceback, from the script's first frame.
+        trace_written: whether the trace recorded so far was written.
+    """
+
+    def __init__(self, script: Path, exc: BaseException, trace_written: bool) -> None:
+        self.script = script
+        self.report = "".join(traceback.format_exception(type(exc), exc,
+                                                         _user_frames(exc.__traceback__)))
+        self.trace_written = trace_written
+        super().__init__(f"{script}: the deployment script raised "
+                         f"{type(exc).__name__}: {exc}")
+
+
+class ScriptExit(Exception):  # noqa: N818  (it is an exit, not an error of simgap's)
+    """The deployment script called ``sys.exit`` (or raised ``SystemExit``) before
+    ``run(robot)`` returned.
+
+    Attributes:
+        script: the script.
+        code: the exit code (None or 0: a clean exit).
+        where: ``file:line`` of the call.
+        trace_written: whether the trace recorded so far was written.
+    """
+
+    def __init__(self, script: Path, exc: SystemExit, trace_written: bool) -> None:
+        self.script = script
+        self.code = exc.code
+        self.where = _where(exc.__traceback__)
+        self.trace_written = trace_written
+        super().__init__(f"{script}: the deployment script called sys.exit({self.code!r}) at "
+                         f"{self.where}, before run(robot) returned")
+
+    @property
+    def clean(self) -> bool:
+        """The code says success (None or 0)."""
+        return self.code in (None, 0)
+
+
+def _user_frames(tb: TracebackType | None) -> TracebackType | None:
+    """``tb`` from the first frame that is not this module's or the import machinery's."""
+    while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
+                              or tb.tb_frame.f_code.co_filename.startswith("<frozen ")):
+        tb = tb.tb_next
+    return tb
+
+
+def _where(tb: TracebackType | None) -> str:
+    last = None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    if last is None:
+        return "unknown"
+    return f"{last.tb_frame.f_code.co_filename}:{last.tb_lineno}"
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 def make_config(overrides: Mapping[str, Any], *, trace_path: str | Path,
@@ -48,19 +128,44 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
                camera: bool = False, realtime: bool = False,
                model_path: str | Path | None = None) -> FakeSO101:
     """Import ``script``, build the fake arm, call ``run(robot)``; the trace is written on
-    disconnect (done here if the script forgot). Returns the robot."""
+    disconnect (done here if the script forgot, and when the script fails or exits early).
+    Returns the robot.
+
+    Raises:
+        InputError: no such script, no ``run``, a bad ``FAKE_ARM``, or the trace would be
+            written over the script or the model (refused before the script runs).
+        ScriptError: the script raised an exception.
+        ScriptExit: the script called ``sys.exit`` before ``run(robot)`` returned.
+    """
     script = Path(script)
     if not script.is_file():
         raise InputError(file=script, expected="a Python deployment script", got="no such file")
+    inputs = [Path(os.path.realpath(script))]
+    if model_path is not None:
+        inputs.append(Path(os.path.realpath(model_path)))
+    for p in inputs:
+        note_input(p)
+    clash = input_clash(trace_path, inputs)
+    if clash is not None:
+        raise InputError(file=trace_path, field="--trace", expected="a trace file apart from "
+                         "the script and the model", got=f"the trace {clash[0]} {clash[1]}",
+                         fix="name a new file for the trace, e.g. --trace trace.jsonl")
     name = f"_simgap_deploy_{script.stem}"
     spec = importlib.util.spec_from_file_location(name, script)
     if spec is None or spec.loader is None:
         raise InputError(file=script, expected="a Python file", got=script.suffix)
     module = importlib.util.module_from_spec(spec)
     folder = str(script.resolve().parent)
+    before = _stamp(Path(trace_path))
+    robot: FakeSO101 | None = None
     sys.path.insert(0, folder)
     try:
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except SystemExit as e:
+            raise ScriptExit(script, e, False) from None
+        except Exception as e:
+            raise ScriptError(script, e, False) from None
         run = getattr(module, "run", None)
         if not callable(run):
             raise InputError(file=script, field="run", expected="a function run(robot)",
@@ -71,10 +176,24 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
         robot = FakeSO101(config)
         try:
             run(robot)
-        finally:
-            if robot.is_connected:
-                robot.disconnect()
+        except SystemExit as e:
+            _save(robot)
+            raise ScriptExit(script, e, _stamp(Path(trace_path)) != before) from None
+        except Exception as e:
+            _save(robot)
+            raise ScriptError(script, e, _stamp(Path(trace_path)) != before) from None
+        except BaseException:  # Ctrl-C, SIGTERM: keep what was recorded
+            _save(robot)
+            raise
+        _save(robot)
     finally:
-        sys.path.remove(folder)
+        if folder in sys.path:
+            sys.path.remove(folder)
         sys.modules.pop(name, None)
     return robot
+
+
+def _save(robot: FakeSO101) -> None:
+    """Disconnect (which writes the trace) if the script left the arm connected."""
+    if robot.is_connected:
+        robot.disconnect()
