@@ -258,9 +258,11 @@ def _gone(pids: list[int], within: float) -> bool:
 def test_sigterm_stops_the_workers_and_fleet_json_says_so(tmp_path: Path) -> None:
     p, out, kids = _start_fleet(tmp_path)
     assert kids
+    t0 = time.monotonic()
     p.send_signal(signal.SIGTERM)
     assert p.wait(timeout=30) == 143
     assert _gone(kids, 10), [k for k in kids if _alive(k)]
+    print(f"SIGTERM: fleet and its workers gone in {time.monotonic() - t0:.2f} s")
     assert not list(out.glob(".arm*.tmp"))  # the workers removed their half-built folders
     doc = json.loads((out / "fleet.json").read_text())
     assert doc["complete"] is False
@@ -274,12 +276,95 @@ def test_sigterm_stops_the_workers_and_fleet_json_says_so(tmp_path: Path) -> Non
 def test_sigkill_of_the_fleet_ends_its_workers(tmp_path: Path) -> None:
     p, out, kids = _start_fleet(tmp_path)
     assert kids
+    t0 = time.monotonic()
     p.send_signal(signal.SIGKILL)
     p.wait(timeout=10)
     workers_gone = _gone(kids, 15)
+    print(f"SIGKILL: orphaned workers gone in {time.monotonic() - t0:.2f} s")
     time.sleep(0.5)
     assert not list(out.glob(".arm*.tmp"))  # they stopped, cleaning up, not finishing
     for k in kids:  # never leave them behind, whatever the test found
         if _alive(k):
             os.kill(k, signal.SIGKILL)
     assert workers_gone
+
+
+# --- the Ray path, with a stand-in for Ray that runs each task in a fresh context ----------
+
+class _Ref:
+    def __init__(self, fn: object, job: object) -> None:
+        self.fn, self.job = fn, job
+
+
+class _FakeRay:
+    """Runs a task when its result is asked for, in an empty context (as a Ray worker has:
+    none of the driver's ContextVars), and records cancellations."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.cancelled: list[_Ref] = []
+
+    def is_initialized(self) -> bool:
+        return self.started
+
+    def init(self, **kwargs: object) -> None:
+        assert kwargs.get("log_to_driver") is False  # Ray's noise stays off the terminal
+        self.started = True
+
+    def shutdown(self) -> None:
+        self.started = False
+
+    def remote(self, **kwargs: object):  # noqa: ANN201
+        def deco(fn: object) -> object:
+            class Task:
+                def remote(self, job: object) -> _Ref:
+                    return _Ref(fn, job)
+            return Task()
+        return deco
+
+    def wait(self, pending: list[_Ref], num_returns: int = 1) -> tuple[list, list]:
+        return pending[:1], pending[1:]
+
+    def get(self, ref: _Ref) -> object:
+        return contextvars.Context().run(ref.fn, ref.job)  # type: ignore[arg-type]
+
+    def cancel(self, ref: _Ref, force: bool = False) -> None:
+        self.cancelled.append(ref)
+
+
+@pytest.fixture
+def fake_ray(monkeypatch: pytest.MonkeyPatch) -> _FakeRay:
+    from simgap.fit import backends
+
+    fake = _FakeRay()
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    monkeypatch.setattr(backends, "_installed", lambda m: True)
+    return fake
+
+
+def test_a_ray_task_guards_itself(tmp_path: Path, fake_ray: _FakeRay) -> None:
+    from simgap.fleet.run import _run_ray
+
+    f, rigs = _natural_layout(tmp_path)
+    before = _snapshot(f)
+    results: list = []
+    _run_ray(plan(rigs, f), "local", 1, results.append)  # past the driver's own check
+    assert [r.status for r in results] == ["failed", "failed"]
+    assert _snapshot(f) == before
+
+
+def test_a_stopped_ray_fleet_cancels_its_tasks(tmp_path: Path, fake_ray: _FakeRay) -> None:
+    rigs = [_rig(tmp_path / f"r{i}", f"arm{i}", i) for i in range(2)]
+    out = tmp_path / "fleet"
+
+    def progress(line: str) -> None:
+        if line.startswith("[1/2]"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_fleet(rigs, out, ray="local", progress=progress)
+    assert len(fake_ray.cancelled) == 1 and not fake_ray.started
+    doc = json.loads((out / "fleet.json").read_text())
+    assert doc["complete"] is False
+    assert [a["status"] for a in doc["arms"]] == ["done", "stopped"]
+    assert not (out / "arm1").exists()

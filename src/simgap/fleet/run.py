@@ -119,7 +119,8 @@ def rig_digest(rig_path: str | Path) -> str:
 
 
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "arm"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "arm"
+    return f"{slug}-arm" if slug in (FLEET_FILE, FLEET_HTML) else slug  # not the fleet's files
 
 
 def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False,
@@ -271,6 +272,17 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="simgap-fleet-parent", daemon=True).start()
 
 
+def _in_worker(job: RigJob) -> RigResult:
+    """``diagnose_one`` in a pool worker: a stop (SIGTERM, SIGINT, the parent gone) ends the
+    process once the diagnosis has unwound through its cleanup, instead of the pool catching
+    the ``SystemExit`` and waiting for more work."""
+    try:
+        return diagnose_one(job)
+    except SystemExit as e:
+        sys.stderr.flush()
+        os._exit(e.code if isinstance(e.code, int) else 1)
+
+
 def _stop_pool(ex: Any) -> None:
     """Cancel what is queued and terminate every worker (SIGTERM, then SIGKILL after
     ``STOP_GRACE_S``)."""
@@ -300,7 +312,7 @@ def _run_local(todo: list[RigJob], jobs: int, emit: Callable[[RigResult], None])
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
                              initializer=_watch_parent, initargs=(os.getpid(),))
     try:
-        futs = {ex.submit(diagnose_one, j): j for j in todo}
+        futs = {ex.submit(_in_worker, j): j for j in todo}
         for f in as_completed(futs):
             try:
                 r = f.result()
