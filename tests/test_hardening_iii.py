@@ -287,3 +287,69 @@ def test_a_queue_verdict_does_not_sit_beside_a_timing_that_gives_none(tmp_path: 
     assert f.summary.startswith("The async client's action queue was empty")
     assert "Implicated by the action queue alone" in f.summary
     assert "the loop timing gives no verdict of its own (inconclusive)" in f.summary
+
+
+# -- 2. internal errors on bad input become clear errors ----------------------------------
+
+@pytest.mark.parametrize(("asked", "present", "chosen", "note"), [
+    ("osmesa", {"EGL"}, "egl", "libOSMesa is not installed: using egl instead"),
+    ("egl", {"OSMesa"}, "osmesa", "libEGL is not installed: using osmesa instead"),
+    ("osmesa", {"OSMesa", "EGL"}, None, ""),       # the named backend is tried first
+    ("osmesa", set(), None, "neither is any other"),
+    ("", {"OSMesa"}, "osmesa", ""),
+])
+def test_a_named_gl_backend_that_is_missing_falls_back_to_the_next(
+        monkeypatch: pytest.MonkeyPatch, asked: str, present: set[str], chosen: str | None,
+        note: str) -> None:
+    import ctypes.util
+
+    import simgap.sim as sim
+
+    monkeypatch.setattr(sim.sys, "platform", "linux")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda lib: lib if lib in present else None)
+    monkeypatch.setenv("MUJOCO_GL", asked)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(sim, "GL_NOTE", "")
+    assert sim._default_gl_backend() == chosen
+    assert note in sim.GL_NOTE and (bool(note) == bool(sim.GL_NOTE))
+
+
+def test_a_gl_context_that_cannot_start_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    import mujoco
+
+    from simgap.demo import twin
+    from simgap.sim.render import RenderBackendError
+
+    def no_gl(*a: Any, **k: Any) -> None:
+        raise AttributeError("'NoneType' object has no attribute 'glGetError'")
+
+    monkeypatch.setattr(mujoco, "Renderer", no_gl)
+    with pytest.raises(RenderBackendError, match="glGetError.*MUJOCO_GL=osmesa"):
+        twin.make_renderer(mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>"))
+
+
+def test_randomize_mujoco_with_a_missing_rig_model_is_a_clear_error(tmp_path: Path) -> None:
+    from simgap.finding import Verdict
+    from simgap.sim.variants import write_variants
+    from simgap.values.randomization import RandomizationSpec
+    from tests.factories import write_rig
+
+    fs = (Finding("contact", Verdict.IMPLICATED, figures={"object_mass_kg": 0.028}),)
+    p = tmp_path / "findings.json"
+    p.write_text(Diagnosis(rig="test-so101", findings=fs, stop={}, seed=3).to_json())
+    rig = write_rig(tmp_path / "rig", "models/missing.xml")
+    out = tmp_path / "variants"
+    r = runner.invoke(app, ["randomize", str(p), "--format", "mujoco", "--out", str(out),
+                            "--rig", str(rig), "--n", "2"])
+    assert r.exit_code == 2, r.output  # was: internal error (ParseXML at variants.py:29)
+    assert "model.path" in r.output and "missing.xml" in r.output and "Fix:" in r.output
+    assert not out.exists()
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<mujoco><worldbody><body>")
+    from simgap.errors import InputError
+
+    with pytest.raises(InputError, match="broken.xml"):
+        write_variants(RandomizationSpec("r", 0, None, ()), broken, tmp_path / "v2", n=1)
+    assert not (tmp_path / "v2").exists()

@@ -29,6 +29,13 @@ def randomize(
 
     rig_obj = load_rig(rig) if rig is not None else None
     model = rig_obj.model_path if rig_obj else None
+    if fmt == "mujoco" and rig_obj is not None and not rig_obj.model_path.is_file():
+        from simgap.errors import InputError
+
+        raise InputError(file=rig, field="model.path", expected="the rig's MJCF model (the "
+                         "base of the MuJoCo variants)", got=f"{rig_obj.model_path}: no such "
+                         "file", fix="correct model.path in rig.toml (relative to the rig "
+                         "file)")
     if findings.is_dir():  # a fleet: ranges from the measured unit-to-unit spread
         from simgap.fleet.randomize import load_fleet_spec
 

@@ -146,7 +146,12 @@ class Readout:
 def make_renderer(model: mujoco.MjModel, height: int = 96, width: int = 96
                   ) -> mujoco.Renderer:
     """An offscreen renderer without shadows and reflections (about 1 ms a frame on CPU)."""
-    r = mujoco.Renderer(model, height, width)
+    from simgap.sim.render import RenderBackendError
+
+    try:
+        r = mujoco.Renderer(model, height, width)
+    except Exception as e:  # GL backends raise their own types (EGL, OSMesa errors)
+        raise RenderBackendError(f"{type(e).__name__}: {e}") from e
     r.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
     r.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
     return r

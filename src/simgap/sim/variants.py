@@ -9,8 +9,10 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from simgap.errors import InputError
 from simgap.outputs import atomic_write_text
 from simgap.safe_names import checked_xml, xml_attr_whitespace
+from simgap.sim.model import load_spec
 from simgap.values.randomization import Entry, RandomizationSpec
 
 
@@ -26,8 +28,12 @@ def _draw(e: Entry, rng: np.random.Generator) -> float:
 
 def variant_spec(spec: RandomizationSpec, model_path: Path, rng: np.random.Generator
                  ) -> tuple[mujoco.MjSpec, dict[str, float]]:
-    """One variant: the model with one draw of every entry applied (and the draws)."""
-    m = mujoco.MjSpec.from_file(str(model_path))
+    """One variant: the model with one draw of every entry applied (and the draws).
+
+    Raises:
+        InputError: the model is missing or does not parse (MuJoCo's message is kept).
+    """
+    m = load_spec(model_path)
     draws = {e.name: _draw(e, rng) for e in spec.entries}
     by = {e.name: e for e in spec.entries}
     gain = draws.get("unit_gain_scale", 1.0)
@@ -65,11 +71,17 @@ def write_variants(spec: RandomizationSpec, model_path: Path, out_dir: Path, *, 
     """Write ``n`` variant MJCF files (``variant_000.xml``...) and ``variants.json`` (the
     draws; latency is per step, so it is listed there, not in the model)."""
     rng = np.random.default_rng(seed)
+    load_spec(model_path)  # a missing or broken model is refused before any file is written
     out_dir.mkdir(parents=True, exist_ok=True)
     paths, table = [], []
     for i in range(n):
         m, draws = variant_spec(spec, model_path, rng)
-        m.compile()
+        try:
+            m.compile()
+        except ValueError as e:
+            raise InputError(file=model_path, expected="a model that compiles with the drawn "
+                             "values", got=str(e).strip()[:300],
+                             fix="check the randomisation's targets against the model") from e
         # MuJoCo's writer leaves a newline or tab in a name raw: escaped, then parsed back
         text = xml_attr_whitespace(m.to_xml())
         checked_xml(text, f"variant_{i:03d}.xml")
