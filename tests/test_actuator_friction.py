@@ -84,6 +84,22 @@ def test_motor_curve_penalises_an_impossible_motor() -> None:
     assert sp.penalty(bad)[0] > 0.3
 
 
+WIDTH_BOUND = {("m3", "kt"): 0.5, ("m3", "R"): 0.5, ("m3", "armature"): 0.5,
+               ("m3", "load_friction_base"): 0.75, ("m4", "kt"): 0.5, ("m4", "R"): 0.5,
+               ("m4", "armature"): 0.8, ("m4", "load_friction_base"): 0.9}
+"""Bounds on the 95 % interval's width, as a fraction of the true value, that hold over the
+bootstrap's draws, not at one draw. Each replicate is a short CMA-ES run, so the width is a
+random quantity: over bootstrap seeds 0-11 (m3) and 0-15 x fit seeds 0-2 (m4), 30
+replicates, the widest measured were m3 kt 0.24, R 0.21, armature 0.27, load friction 0.53;
+m4 kt 0.29, R 0.29, armature 0.61, load friction 0.67 (m4's load friction shares the load
+with its Stribeck part, and its armature with the XL330's current limit). With 10
+replicates the spread was wider still (m4 armature 0.16-0.57, load friction 0.28-1.10).
+Seeds fix the draw on one machine (the thread count changes nothing: OPENBLAS_NUM_THREADS=1
+gives the same numbers), but a last-bit difference in floating point on another CPU or
+library build is a new draw, which is how 0.5 x 0.0019 failed on a fresh clone (0.00109,
+0.57 x)."""
+
+
 @pytest.mark.parametrize("family", ["m3", "m4"])
 def test_known_parameters_recovered_within_intervals(family: str) -> None:
     specs = [(k, kp) for k in ("sin_sin", "lift_and_drop", "up_and_down") for kp in (200, 800)]
@@ -94,13 +110,10 @@ def test_known_parameters_recovered_within_intervals(family: str) -> None:
     fit = fit_families(batch, train, XL330, 0, [family],
                        cma_fit.CmaSettings(evaluations=800))[family]
     assert fit.train_cost[0] < 5e-3         # counts of 1.5 mrad; real logs score 0.04-0.1
-    iv = bootstrap_intervals(fit, batch, train[0], 0, replicates=10, evaluations=120)
+    iv = bootstrap_intervals(fit, batch, train[0], 0, replicates=30, evaluations=120)
     for name, e in iv.items():
         assert e["low"] <= TRUTH[name] <= e["high"], (name, e)
     for name in ("kt", "R", "armature", "load_friction_base"):
         e = iv[name]
-        # m4's load friction shares the load with its Stribeck part, and the XL330's current
-        # limit caps the motor torque that loads it: wider (measured 0.67x the value at
-        # seed 3), still identifiable and holding the truth
-        width = 0.75 if (family, name) == ("m4", "load_friction_base") else 0.5
+        width = WIDTH_BOUND[(family, name)]
         assert e["identifiable"] and e["high"] - e["low"] < width * TRUTH[name], (name, e)
