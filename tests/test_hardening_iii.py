@@ -353,3 +353,26 @@ def test_randomize_mujoco_with_a_missing_rig_model_is_a_clear_error(tmp_path: Pa
     with pytest.raises(InputError, match="broken.xml"):
         write_variants(RandomizationSpec("r", 0, None, ()), broken, tmp_path / "v2", n=1)
     assert not (tmp_path / "v2").exists()
+
+
+def test_sigterm_during_an_import_exits_143_without_a_traceback(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "slow_import.py").write_text("import time\nprint('importing', flush=True)\n"
+                                             "time.sleep(60)\n")
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from simgap.cli._app import handles_errors\n"
+            "@handles_errors\n"
+            "def command():\n"
+            "    import slow_import  # a heavy import (mujoco, torch) stopped half way\n"
+            "command()\n")
+    p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None
+    assert p.stdout.readline().strip() == "importing"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert "Traceback" not in err and "internal error" not in err, err
