@@ -127,6 +127,16 @@ def test_fleet_json_follows_each_arm(tmp_path: Path) -> None:
     # a second run resumes its own folders (inputs.sha256 marks them as the fleet's)
     res, _ = run_fleet(rigs, out, jobs=1, progress=None)
     assert [r.status for r in res] == ["cached", "cached"]
+    # a changed input reruns that arm, replacing the folder the fleet wrote ...
+    write_timing_log(tmp_path / "r1" / "timing.jsonl", seed=7, n_episodes=4, steps=30)
+    res, _ = run_fleet(rigs, out, jobs=1, progress=None)
+    assert [r.status for r in res] == ["cached", "done"]
+    # ... but not once the user has put a file of their own in it
+    (out / "arm1" / "NOTES.txt").write_text("mine\n")
+    write_timing_log(tmp_path / "r1" / "timing.jsonl", seed=8, n_episodes=4, steps=30)
+    r = runner.invoke(app, ["fleet", *map(str, rigs), "--out", str(out), "--jobs", "1"])
+    assert r.exit_code == 2 and "NOTES.txt" in r.stderr
+    assert (out / "arm1" / "NOTES.txt").read_text() == "mine\n"
 
 
 # --- the digest over the model's whole closure --------------------------------------------

@@ -12,8 +12,8 @@ Never over the user's files: every input of every rig (its rig.toml, its model's
 closure, its evidence) is protected from every arm's folder, checked here before any work
 and again inside each worker, which carries the inputs with it (``RigJob.inputs``: a
 spawned process or a Ray task does not inherit the command's guard). An arm folder that
-exists and was not written by a fleet run (no ``inputs.sha256``, not in ``fleet.json``) is
-refused too: an arm's folder is replaced whole.
+holds files no fleet run wrote (not in its ``WRITTEN_FILE`` list) is refused too: an arm's
+folder is replaced whole.
 
 Resumable: each rig's folder keeps ``inputs.sha256``, a digest of its inputs
 (``simgap.fleet.closure.inputs_digest``); a rig whose digest is unchanged and whose
@@ -52,6 +52,9 @@ from simgap.outputs import atomic_write_json, atomic_write_text, input_clash
 from simgap.rig import load_rig
 
 DIGEST_FILE = "inputs.sha256"
+WRITTEN_FILE = ".simgap-fleet-written.json"
+"""In each arm's folder: every file the fleet wrote there (so that replacing the folder
+later removes nothing else)."""
 FLEET_FILE = "fleet.json"
 FLEET_HTML = "fleet.html"
 PARENT_POLL_S = 0.5
@@ -180,21 +183,41 @@ def check_outputs(out: Path, jobs: Sequence[RigJob]) -> None:
         clash = input_clash(j.out, inputs, folder=True)
         if clash is not None:
             problems.append(f"arm {j.name}: its folder {j.out} {clash[0]} {clash[1]}")
-        elif j.out.is_dir() and any(j.out.iterdir()) and not (j.out / DIGEST_FILE).is_file() \
-                and j.out.name not in listed:
-            shown = ", ".join(sorted(p.name for p in j.out.iterdir())[:5])
-            problems.append(f"arm {j.name}: its folder {j.out} exists with files no fleet "
-                            f"run wrote ({shown}), which replacing it would remove")
         elif j.out.exists() and not j.out.is_dir():
             problems.append(f"arm {j.name}: {j.out} is a file, not a folder")
+        elif j.out.is_dir():
+            foreign = _foreign_files(j.out, j.out.name in listed)
+            if foreign:
+                shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+                problems.append(f"arm {j.name}: its folder {j.out} holds {len(foreign)} "
+                                f"file(s) no fleet run wrote ({shown}), which replacing it "
+                                "would remove")
     if problems:
         raise InputError(
             file=out, expected="a fleet folder whose arm folders hold none of the rigs' "
             "inputs (rig.toml, model and its includes and meshes, evidence) and no other "
             "files (each arm's folder is replaced whole)",
             got="; ".join(problems),
-            fix="write the fleet to a folder apart from the rigs, e.g. --out fleet-out "
-                "(nothing was written)")
+            fix="write the fleet to a folder apart from the rigs and from other files, e.g. "
+                "--out fleet-out, or move those files out (nothing was written)")
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() or p.is_symlink())
+
+
+def _foreign_files(folder: Path, listed: bool) -> list[str]:
+    """The files of an existing arm folder that no fleet run wrote: those missing from its
+    ``WRITTEN_FILE``; all of them when it has none and is not an earlier fleet's (no
+    ``inputs.sha256``, not listed in ``fleet.json``)."""
+    files = _files(folder)
+    try:
+        written = set(json.loads((folder / WRITTEN_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        legacy = listed or (folder / DIGEST_FILE).is_file()  # a run killed before the list
+        return [] if legacy else files
+    return [f for f in files if f not in written and f != WRITTEN_FILE]
 
 
 def is_current(job: RigJob) -> bool:
@@ -230,6 +253,7 @@ def diagnose_one(job: RigJob) -> RigResult:
                 diagnose_rig(job.rig, job.out, force=True,
                              allow_rig_compute=job.allow_rig_compute)
             atomic_write_text(job.out / DIGEST_FILE, job.digest + "\n")
+            atomic_write_json(job.out / WRITTEN_FILE, _files(job.out))
         status, error = "done", ""
     except SimgapError as e:
         status, error = "failed", str(e)
