@@ -376,3 +376,74 @@ def test_sigterm_during_an_import_exits_143_without_a_traceback(tmp_path: Path) 
     _, err = p.communicate(timeout=60)
     assert p.returncode == 143, err
     assert "Traceback" not in err and "internal error" not in err, err
+
+
+# -- 5. a full disk or a folder that cannot be written names the path, before the work ----
+
+def _no_ladder(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    import simgap.diagnose as dg
+
+    ran: list[int] = []
+
+    def ladder(ctx: Any, comparability: Any = None) -> Diagnosis:
+        ran.append(1)
+        return Diagnosis(rig="r", findings=(), stop={})
+
+    monkeypatch.setattr(dg, "run_ladder", ladder)
+    return ran
+
+
+def test_a_full_disk_is_refused_before_the_diagnosis(tmp_path: Path, demo_model: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import simgap.outputs as outputs
+    from tests.factories import write_rig
+
+    rig = write_rig(tmp_path / "rig", demo_model)
+    ran = _no_ladder(monkeypatch)
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(outputs.shutil, "disk_usage",
+                        lambda p: type(usage)(usage.total, usage.total - 1000, 1000))
+    r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2 and not ran, r.output  # was: the whole diagnosis, then exit 2
+    assert str(tmp_path) in r.output and "MB free" in r.output and "Fix:" in r.output
+
+
+def test_a_folder_that_takes_no_file_is_refused_before_the_diagnosis(
+        tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    import simgap.outputs as outputs
+    from tests.factories import write_rig
+
+    rig = write_rig(tmp_path / "rig", demo_model)
+    ran = _no_ladder(monkeypatch)
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(outputs.os, "fsync", full)
+    r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2 and not ran, r.output
+    assert "No space left on device" in r.output and str(tmp_path) in r.output
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".simgap-probe")]
+
+
+def test_a_write_that_fills_the_disk_names_the_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    import simgap.outputs as outputs
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(outputs.os, "fsync", full)
+    out = tmp_path / "m.json"
+    r = runner.invoke(app, ["contact", "measure", "--tilt-deg", "19.3", "--json", str(out)])
+    assert r.exit_code == 2, r.output  # was: "error: [Errno 28] No space left on device"
+    assert f"{out}: No space left on device" in r.output.replace("\n", "")
+    assert not list(tmp_path.iterdir())

@@ -117,6 +117,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             os.fchmod(fh.fileno(), file_mode())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as e:  # a full disk's write names no file: name the one being written
+        Path(tmp).unlink(missing_ok=True)
+        if e.filename is None:
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -231,6 +236,7 @@ def output_folder(path: str | Path, *, force: bool = False) -> Iterator[Path]:
         for stale in _stale_siblings(path):  # left by a run that died (we hold the lock)
             if input_clash(stale, _INPUTS.get() or (), folder=True) is None:
                 shutil.rmtree(stale, ignore_errors=True)
+        check_writable(path.parent)  # a full disk or a read-only folder, before the work
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
         try:
             os.chmod(tmp, 0o777 & ~_umask())
@@ -240,6 +246,38 @@ def output_folder(path: str | Path, *, force: bool = False) -> Iterator[Path]:
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
+
+
+MIN_FREE_BYTES = 64 << 20
+"""Free space an output folder's disk must have before the long work starts [bytes]."""
+PROBE_BYTES = 64 << 10
+
+
+def check_writable(folder: str | Path) -> None:
+    """Refuse, before any long work, a folder that cannot take the output: a probe file is
+    created, written, synced and removed there, and the disk must have ``MIN_FREE_BYTES``.
+
+    Raises:
+        InputError: naming the folder, what failed (permission, full disk) and the fix.
+    """
+    folder = Path(folder)
+    fix = "free space on that disk, or name an --out folder you may write on another disk"
+    try:
+        free = shutil.disk_usage(folder).free
+        fd, probe = tempfile.mkstemp(prefix=".simgap-probe.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(b"\0" * PROBE_BYTES)
+                fh.flush()
+                os.fsync(fh.fileno())
+        finally:
+            Path(probe).unlink(missing_ok=True)
+    except OSError as e:
+        raise InputError(file=folder, expected="a folder simgap can write its output in",
+                         got=f"{e.strerror or e} ({e.filename or folder})", fix=fix) from None
+    if free < MIN_FREE_BYTES:
+        raise InputError(file=folder, expected=f"at least {MIN_FREE_BYTES >> 20} MB free for "
+                         "the output", got=f"{free / 1e6:.1f} MB free", fix=fix)
 
 
 def swap_into_place(new: Path, target: Path) -> None:
