@@ -151,9 +151,10 @@ def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "sim
                   ) -> str:
     """The report as one HTML string; a section that fails shows its failure instead."""
     d = diagnosis.to_dict() if isinstance(diagnosis, Diagnosis) else dict(diagnosis)
-    findings = [_finding_view(i, f) for i, f in enumerate(d.get("findings") or [])
+    raw = d.get("findings")
+    findings = [_finding_view(i, f) for i, f in enumerate(raw if isinstance(raw, list) else [])
                 if isinstance(f, Mapping)]
-    stop = d.get("stop") or {}
+    stop: Mapping[str, Any] = d["stop"] if isinstance(d.get("stop"), Mapping) else {}
     failures: list[str] = []
     no_headline: tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]] = (None, [])
     first, then = guarded("headline", lambda: headline(findings, stop), no_headline, failures)
@@ -176,11 +177,12 @@ def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "sim
 
 def _bare_page(d: Mapping[str, Any], failure: str) -> str:
     """The fallback page: the failure, then each finding's verdict, title and summary."""
+    raw = d.get("findings")
     items = "".join(
         f"<li><strong>{html.escape(str(f.get('verdict', '')))}</strong> "
         f"{html.escape(str(f.get('branch', '')))}: {html.escape(str(f.get('title', '')))}. "
         f"{html.escape(str(f.get('summary', '')))}</li>"
-        for f in d.get("findings") or [] if isinstance(f, Mapping))
+        for f in (raw if isinstance(raw, list) else []) if isinstance(f, Mapping))
     rig = html.escape(str(d.get("rig", "")))
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simgap "
             f"report — {rig}</title></head><body><h1>simgap diagnosis: {rig}</h1>{failure}"
