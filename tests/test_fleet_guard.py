@@ -378,3 +378,59 @@ def test_a_stopped_ray_fleet_cancels_its_tasks(tmp_path: Path, fake_ray: _FakeRa
     assert doc["complete"] is False
     assert [a["status"] for a in doc["arms"]] == ["done", "stopped"]
     assert not (out / "arm1").exists()
+
+
+# --- fuzzed layouts: whatever the layout, no file the fleet did not write changes ----------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NAMES = ["armA", "armB", "fleet.json", "fleet.html", "..", ".", "a/b", "évident", "x y",
+          "F", "rigs", "timing.jsonl", "", "armA"]
+_OUTS = ["F", ".", "rigs", "rigs/armA", "rigs/armB", "rigs/armA/timing.jsonl",
+         "rigs/armA/sub", "rigs/armB/armA", "F/armA", "rigs/.."]
+
+
+@settings(max_examples=max(6, settings().max_examples // 20), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(names=st.tuples(st.sampled_from(_NAMES), st.sampled_from(_NAMES)),
+       out=st.sampled_from(_OUTS),
+       evidence_in=st.tuples(st.sampled_from(["own", "other", "out"]),
+                             st.sampled_from(["own", "other", "out"])),
+       notes=st.booleans(), jobs=st.sampled_from(["1", "2"]))
+def test_fuzzed_fleet_layouts_never_touch_a_users_file(
+        names: tuple[str, str], out: str, evidence_in: tuple[str, str], notes: bool,
+        jobs: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        folders = [root / "rigs" / "armA", root / "rigs" / "armB"]
+        rigs = []
+        for i, (name, where) in enumerate(zip(names, evidence_in, strict=True)):
+            other = folders[1 - i]
+            at = {"own": folders[i], "other": other, "out": root / out / name}[where]
+            if at.exists() and not at.is_dir():
+                at = folders[i]
+            at.mkdir(parents=True, exist_ok=True)
+            rig = _rig(folders[i], "armX", i, timing=at / f"timing{i}.jsonl")
+            rig.write_text(rig.read_text().replace('name = "armX"',
+                                                   f"name = {json.dumps(name)}"))
+            rigs.append(rig)
+        if notes:
+            if not (root / out).is_file():
+                (root / out).mkdir(parents=True, exist_ok=True)
+            for n in names:
+                q = root / out / n
+                if not q.exists() and q.parent.is_dir():
+                    q.mkdir(exist_ok=True)
+                if q.is_dir():
+                    (q / "NOTES.txt").write_text("mine\n")
+        before = _snapshot(root)
+        r = runner.invoke(app, ["fleet", *map(str, rigs), "--out", str(root / out),
+                                "--jobs", jobs])
+        assert r.exit_code in (0, 1, 2), r.output
+        assert "Traceback" not in r.output and "internal error" not in r.output
+        after = _snapshot(root)
+        changed = [k for k, v in before.items() if after.get(k) != v]
+        assert not changed, (changed, r.output)

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from simgap.cli import app
@@ -222,3 +224,35 @@ def test_fleet_on_an_unanswering_cluster_fails_fast_with_nothing_written(tmp_pat
     assert "did not answer" in p.stderr and "Traceback" not in p.stderr
     assert "rpc_client" not in p.stderr and "GCS" not in p.stderr  # no Ray noise
     assert not out.exists()
+
+_VALID = ("auto", "local")
+
+
+@given(st.one_of(
+    st.text(max_size=60),
+    st.builds(lambda pre, host, port: f"{pre}{host}:{port}",
+              st.sampled_from(["", "ray://", "http://", "RAY://", "ray:/", " "]),
+              st.text(max_size=20), st.integers(-5, 70000)),
+))
+def test_fuzzed_addresses_are_valid_or_refused_with_the_forms(address: str) -> None:
+    """Never an exception other than the input error that names the forms (or the missing
+    extra); what is accepted is one of the four forms."""
+    try:
+        got = backends.parse_ray_address(address)
+    except InputError as e:
+        assert "ray://HOST:PORT" in str(e)
+        return
+    except MissingExtraError as e:
+        assert "ray[client]" in str(e) and address.strip().startswith("ray://")
+        return
+    assert got in _VALID or backends._host_port(got) is not None
+    assert got == address.strip() and "/" not in got.removeprefix("ray://")
+
+
+@settings(max_examples=25)
+@given(st.text(min_size=1, max_size=30))
+def test_fuzzed_cli_addresses_never_end_in_an_internal_error(address: str) -> None:
+    if address.strip() in _VALID or backends._ADDRESS.fullmatch(address.strip()):
+        return  # valid forms are reached elsewhere; this test never connects
+    r = runner.invoke(app, ["fleet", "nope.toml", "--out", "o", "--ray", address])
+    assert r.exit_code == 2 and "Traceback" not in r.output and "internal" not in r.output
