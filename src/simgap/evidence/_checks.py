@@ -34,8 +34,7 @@ def check_lerobot_info(info: Any, path: Path) -> None:
         raise InputError(file=path, field="codebase_version", expected="v3.N, e.g. v3.0",
                          got=version, fix="correct codebase_version (LeRobot writes v3.0)")
     if "fps" in info:
-        number(info["fps"], file=path, field="fps", unit="frames/s", lo=0.0, lo_open=True,
-               hi=MAX_FPS, fix="set fps to the recording rate, e.g. 30")
+        lerobot_fps(info, path)
     features = info.get("features")
     if isinstance(features, Mapping):
         for key, feat in features.items():
@@ -57,6 +56,21 @@ def check_lerobot_info(info: Any, path: Path) -> None:
                                                       for v in names.values()):
                 raise InputError(file=path, field=f"features.{key}.names",
                                  expected="{group: [names]}", got=names)
+
+
+def lerobot_fps(info: Mapping[str, Any], path: Path) -> float:
+    """``info.json``'s ``fps`` [frames/s]: a JSON number in (0, 1000]. A boolean (``true``
+    is not 1 Hz), a string (``"15"``), null or a missing key is refused, naming its JSON
+    type. Every reader of ``fps`` (the dataset reader, ``simgap init``) goes through here.
+
+    Raises:
+        InputError: naming the file, the field, the type or value found and the fix.
+    """
+    if "fps" not in info:
+        raise InputError(file=path, field="fps", expected="the recording rate [frames/s]",
+                         got="no fps key", fix="add \"fps\": 30 (the recording rate)")
+    return number(info["fps"], file=path, field="fps", unit="frames/s", lo=0.0, lo_open=True,
+                  hi=MAX_FPS, fix="set fps to the recording rate, e.g. 30")
 
 
 def check_lerobot_table(table: pa.Table, root: Path) -> None:

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.evidence._checks import check_lerobot_info, check_lerobot_table
+from simgap.evidence._checks import check_lerobot_info, check_lerobot_table, lerobot_fps
 from simgap.rig import Rig
 from simgap.series import Trajectory
 from simgap.validate import read_json
@@ -165,9 +165,7 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
             got=version or "nothing",
             fix="convert the dataset with LeRobot's v2.1-to-v3.0 conversion script "
                 "(lerobot.datasets.v30.convert_dataset_v21_to_v30)")
-    fps = info.get("fps")
-    if not isinstance(fps, (int, float)) or fps <= 0:
-        raise InputError(file=info_path, field="fps", expected="a positive number", got=fps)
+    fps = lerobot_fps(info, info_path)
     features = info.get("features")
     if not isinstance(features, Mapping) or not features:
         raise InputError(file=info_path, field="features", expected="a feature table", got=features)
