@@ -104,3 +104,34 @@ def test_help_says_the_script_runs_with_your_privileges() -> None:
     assert r.exit_code == 0 and "privileges" in " ".join(r.output.split())
     doc = (Path(__file__).parents[1] / "docs" / "plumbing.md").read_text()
     assert "privileges" in doc
+
+
+_HOSTILE = {
+    "raise_at_import": ("raise RuntimeError('x')\n", 1),
+    "base_exception": ("class Mine(BaseException):\n    pass\n\ndef run(robot):\n"
+                       "    robot.connect()\n    raise Mine('odd')\n", 1),
+    "recursion": ("def run(robot):\n    run(robot)\n", 1),
+    "bad_action": ("def run(robot):\n    robot.connect()\n"
+                   "    robot.send_action({'nope.pos': 1.0})\n", 1),
+    "no_run": ("x = 1\n", 2),
+    "run_not_callable": ("run = 3\n", 2),
+    "exit_none": ("import sys\ndef run(robot):\n    robot.connect()\n    step(robot)\n"
+                  "    sys.exit()\n", 0),
+    "exit_string": ("import sys\ndef run(robot):\n    robot.connect()\n    sys.exit('bye')\n",
+                    1),
+    "raise_systemexit_at_import": ("raise SystemExit(0)\n", 1),
+    "syntax_error": ("def run(robot)\n    pass\n", 1),
+    "connects_and_steps": ("def run(robot):\n    robot.connect()\n    step(robot)\n", 0),
+    "never_connects": ("def run(robot):\n    pass\n", 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_HOSTILE))
+def test_hostile_scripts_never_end_in_an_internal_error(tmp_path: Path, case: str) -> None:
+    body, code = _HOSTILE[case]
+    s = _script(tmp_path, body)
+    text = s.read_text()
+    r = runner.invoke(app, ["fake-arm", str(s), "--trace", str(tmp_path / "t.jsonl")])
+    assert r.exit_code == code, (case, r.output)
+    assert "internal error" not in r.output and "bug in simgap" not in r.output
+    assert s.read_text() == text

@@ -164,7 +164,9 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
             spec.loader.exec_module(module)
         except SystemExit as e:
             raise ScriptExit(script, e, False) from None
-        except Exception as e:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # any other, even a BaseException of the script's own
             raise ScriptError(script, e, False) from None
         run = getattr(module, "run", None)
         if not callable(run):
@@ -179,13 +181,19 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
         except SystemExit as e:
             _save(robot)
             raise ScriptExit(script, e, _stamp(Path(trace_path)) != before) from None
-        except Exception as e:
-            _save(robot)
-            raise ScriptError(script, e, _stamp(Path(trace_path)) != before) from None
-        except BaseException:  # Ctrl-C, SIGTERM: keep what was recorded
+        except KeyboardInterrupt:  # Ctrl-C: keep what was recorded
             _save(robot)
             raise
+        except BaseException as e:  # any other, even a BaseException of the script's own
+            _save(robot)
+            raise ScriptError(script, e, _stamp(Path(trace_path)) != before) from None
         _save(robot)
+        if _stamp(Path(trace_path)) == before:
+            raise InputError(file=script, field="run", expected="a run(robot) that connects "
+                             "the arm and drives it", got="it returned with nothing recorded "
+                             f"(no trace was written to {trace_path})",
+                             fix="call robot.connect() first, then get_observation / "
+                                 "send_action, in run(robot)")
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
