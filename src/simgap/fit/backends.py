@@ -402,7 +402,6 @@ def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, 
     """
     if address is not None:
         address = parse_ray_address(address)
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # Ray's C++ warnings off stderr
     try:
         import ray
     except ImportError as e:
