@@ -34,7 +34,7 @@ def fleet(
 
     No rig's files are ever written: an --out whose arm folders would hold or lie inside a
     rig's inputs is refused before any work. Stopping the fleet (Ctrl-C, SIGTERM) stops
-    its workers; fleet.json always says which arms were finished."""
+    its workers; fleet.json, rewritten after each arm, says which arms are done."""
     from simgap.fleet.run import run_fleet
 
     results, summary = run_fleet(rigs, out, ray=ray, jobs=jobs,

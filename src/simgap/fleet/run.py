@@ -18,8 +18,8 @@ folder is replaced whole.
 Resumable: each rig's folder keeps ``inputs.sha256``, a digest of its inputs
 (``simgap.fleet.closure.inputs_digest``); a rig whose digest is unchanged and whose
 ``findings.json`` is there is not diagnosed again. Progress, one line per rig, goes to
-stderr; ``fleet.json`` is rewritten after each arm (and when the run is stopped), so it
-always says which arms' folders hold this run's findings.
+stderr; ``fleet.json`` is rewritten after each arm (and when the run is stopped): an arm
+it calls done or cached holds findings of its current inputs.
 
 Stopping: SIGINT or SIGTERM of the fleet cancels the queued rigs and terminates the
 workers (Ray tasks are cancelled); a worker whose parent died (SIGKILL) notices within a
