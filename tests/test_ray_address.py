@@ -8,6 +8,7 @@ test opens), with the timeout made short; ``ray.init`` is never called."""
 
 from __future__ import annotations
 
+import importlib.util
 import socket
 import subprocess
 import sys
@@ -30,6 +31,16 @@ from simgap.rig import load_rig
 from tests.factories import write_rig
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ray_installed() -> Iterator[None]:
+    """These tests never start or join Ray: they run where the ray extra is not installed,
+    as if it were (Ray Client is left as it is)."""
+    real = backends._installed
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(backends, "_installed", lambda m: m == "ray" or real(m))
+        yield
 
 
 def _free_port() -> int:
@@ -211,6 +222,8 @@ def test_fleet_on_an_unanswering_cluster_fails_fast_with_nothing_written(tmp_pat
                                                                         ) -> None:
     """The reproduction: ``--ray 127.0.0.1:1`` hung for minutes with Ray's warnings. Run as
     a subprocess so a hang is a failure, not a stuck suite."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("the subprocess needs the ray extra to get past --ray's check")
     rig = _compute_rig(tmp_path / "r", "auto")
     out = tmp_path / "o"
     code = ("import sys; from simgap.fit import backends; backends.RAY_CONNECT_TIMEOUT_S = 1.0;"
@@ -256,3 +269,14 @@ def test_fuzzed_cli_addresses_never_end_in_an_internal_error(address: str) -> No
         return  # valid forms are reached elsewhere; this test never connects
     r = runner.invoke(app, ["fleet", "nope.toml", "--out", "o", "--ray", address])
     assert r.exit_code == 2 and "Traceback" not in r.output and "internal" not in r.output
+
+
+def test_use_backend_checks_the_form_but_not_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Selecting the backend needs no Ray (a machine without the extra runs the tests);
+    joining needs it."""
+    monkeypatch.setattr(backends, "_installed", lambda m: False)
+    with backends.use_backend("ray", address="local"):
+        assert backends._DEFAULT["kind"] == "ray"
+    with pytest.raises(InputError, match="ray://HOST:PORT"):
+        with backends.use_backend("ray", address="http://127.0.0.1:1"):
+            pass

@@ -269,8 +269,8 @@ def use_backend(kind: str, *, address: str | None = None, num_workers: int | Non
     before = dict(_DEFAULT)
     _DEFAULT.clear()
     if kind == "ray":
-        if address is not None:
-            address = parse_ray_address(address)
+        if address is not None:  # the form only: Ray itself is needed at the first fit
+            address = parse_ray_address(address, need_extra=False)
         _DEFAULT.update(kind="ray", address=None if address in (None, "local") else address,
                         num_workers=num_workers, actor_cpus=actor_cpus)
     try:
@@ -314,10 +314,11 @@ _HOST = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)
 _ADDRESS = re.compile(rf"(?P<client>ray://)?(?P<host>{_HOST}):(?P<port>[0-9]{{1,5}})")
 
 
-def parse_ray_address(address: str, *, field: str = "--ray") -> str:
+def parse_ray_address(address: str, *, field: str = "--ray", need_extra: bool = True) -> str:
     """``address`` checked: ``auto``, ``local``, ``host:port`` or ``ray://host:port``
-    (port 1..65535), returned stripped. A ``ray://`` address needs Ray Client
-    (``ray[client]``, which brings ``grpcio``), checked here, before any work.
+    (port 1..65535), returned stripped. With ``need_extra``, Ray is installed, and for a
+    ``ray://`` address Ray Client (``ray[client]``, which brings ``grpcio``): checked here,
+    before any work.
 
     Raises:
         InputError: any other form (``http://...``, no port, a path), naming the valid ones.
@@ -328,6 +329,8 @@ def parse_ray_address(address: str, *, field: str = "--ray") -> str:
     if s not in ("auto", "local") and (m is None or not 1 <= int(m["port"]) <= 65535):
         raise InputError(field=field, expected=f"a Ray address: {RAY_FORMS}",
                          got=repr(address), fix="name the cluster in one of these forms")
+    if not need_extra:
+        return s
     if not _installed("ray"):
         raise MissingExtraError("ray", "ray", f"{field} {s}")
     if m is not None and m["client"] and not _installed("grpc"):
