@@ -99,6 +99,35 @@ def _record(tmp: Path, root: Path, episodes: int, seconds: float, resume: bool) 
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
+def test_the_sim_camera_reads_like_lerobots_cameras() -> None:
+    """On the real clock (the plugin's default) frames come from the arm's camera thread:
+    ``read_latest`` does not wait, ``async_read`` waits for a newer frame (as LeRobot's
+    OpenCVCamera, lerobot/cameras/opencv/camera_opencv.py, 0.6.1)."""
+    from lerobot.cameras import CameraConfig
+    from lerobot.robots import RobotConfig, make_robot_from_config
+    from lerobot.utils.import_utils import register_third_party_plugins
+
+    register_third_party_plugins()
+    cam = CameraConfig.get_choice_class("simgap_sim")(width=64, height=64, fps=30)
+    robot = make_robot_from_config(RobotConfig.get_choice_class("simgap_fake_so101")(
+        id="t", cameras={"wrist": cam}))
+    robot.connect()
+    try:
+        wrist = robot.cameras["wrist"]
+        assert robot.arm.camera.background and robot.arm.camera.running
+        t0 = time.perf_counter()
+        latest = wrist.read_latest()
+        assert time.perf_counter() - t0 < 0.02 and latest.shape == (64, 64, 3)
+        first = wrist.async_read(timeout_ms=500)
+        t_first = wrist._last_t  # the capture instant async_read returned
+        wrist.async_read(timeout_ms=500)
+        assert wrist._last_t > t_first  # the next one waits for a newer capture instant
+        assert first.dtype == np.uint8
+    finally:
+        robot.disconnect()
+    assert not robot.arm.camera.running
+
+
 def _documented_record_command() -> list[str]:
     """The ``lerobot-record`` command of docs/plumbing.md, as written there."""
     text = PLUMBING.read_text()

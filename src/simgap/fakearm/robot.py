@@ -204,7 +204,12 @@ class FakeSO101:
         self.bus.sync_read("Present_Position")  # where the joints sat at power-up
         self.configure()
         if self.config.cameras:
-            self._start_camera()
+            try:
+                self._start_camera()
+            except BaseException:  # no GL context, say: leave the arm as before connect
+                self._sim.close()
+                self._connected = False
+                raise
 
     def calibrate(self) -> None:
         """Set the calibration from the model's joint ranges (no interactive steps)."""
