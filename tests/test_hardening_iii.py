@@ -79,6 +79,17 @@ def test_a_failing_section_shows_its_failure_and_the_others_are_drawn(
     assert "report section" in caplog.text
 
 
+def test_words_that_are_not_words_do_not_take_the_page_down() -> None:
+    deep: Any = 1
+    for _ in range(3000):  # str() of this raises RecursionError
+        deep = [deep]
+    lat = {**_latency(), "title": deep, "verdict": deep}
+    page = render_report({"rig": deep, "findings": [lat, _appearance({"object": EMPTY})],
+                          "stop": {"verdict": "cause_found"}})
+    assert "(list)" in page and "Appearance" in page
+    assert render_report({"rig": "r", "findings": float("nan")}).startswith("<!doctype html>")
+
+
 def test_diagnose_writes_findings_and_a_report_when_a_section_raises(
         tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import simgap.diagnose as dg

@@ -132,11 +132,31 @@ def _comparability(c: Mapping[str, Any] | None) -> dict[str, Any] | None:
             "message": str(c.get("message") or ""), "raw": c}
 
 
+_WORDS = ("branch", "verdict", "title", "summary", "next_step", "residual_unit")
+"""A finding's fields the page prints as words."""
+
+
+def _text(value: Any, limit: int = 4000) -> str:
+    """A value shown as words: a string (cut at ``limit``), a number, or the name of its
+    type; a list or object where words are due is not printed (it may nest without end)."""
+    if isinstance(value, str):
+        return value[:limit]
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        try:
+            return str(value)[:limit]
+        except ValueError:  # an integer of more digits than Python prints
+            return "(a huge number)"
+    return f"({type(value).__name__})"
+
+
 def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
     """One finding as the template reads it; each derived part built on its own."""
     f = {"title": "", "summary": "", "next_step": "", "figures": {}, "artifacts": {},
          "residual": None, "noise_floor": None, "residual_unit": "", **f}
-    branch = str(f.get("branch", ""))
+    f.update({k: _text(f.get(k)) for k in _WORDS})
+    branch = f["branch"]
     where = f"{branch}: {f.get('title', '')}"
     failures: list[str] = []
     key_text = guarded(f"key figure of {where}", lambda: key_line(f).text, "", failures)
@@ -164,8 +184,8 @@ def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "sim
                    failures)
     cards: list[dict[str, Any]] = guarded("branch cards", lambda: _cards(findings, notes), [],
                                           failures)
-    page = {"title": title, "rig": d.get("rig", ""), "version": d.get("simgap_version", ""),
-            "seed": d.get("seed", 0), "comparability": comp, "first": first, "then": then,
+    page = {"title": title, "rig": _text(d.get("rig")), "version": _text(d.get("simgap_version")),
+            "seed": _text(d.get("seed", 0)), "comparability": comp, "first": first, "then": then,
             "cards": cards, "findings": findings, "stop": stop, "fmt": _fmt,
             "failures": failures}
     try:
@@ -179,11 +199,11 @@ def _bare_page(d: Mapping[str, Any], failure: str) -> str:
     """The fallback page: the failure, then each finding's verdict, title and summary."""
     raw = d.get("findings")
     items = "".join(
-        f"<li><strong>{html.escape(str(f.get('verdict', '')))}</strong> "
-        f"{html.escape(str(f.get('branch', '')))}: {html.escape(str(f.get('title', '')))}. "
-        f"{html.escape(str(f.get('summary', '')))}</li>"
+        f"<li><strong>{html.escape(_text(f.get('verdict')))}</strong> "
+        f"{html.escape(_text(f.get('branch')))}: {html.escape(_text(f.get('title')))}. "
+        f"{html.escape(_text(f.get('summary')))}</li>"
         for f in (raw if isinstance(raw, list) else []) if isinstance(f, Mapping))
-    rig = html.escape(str(d.get("rig", "")))
+    rig = html.escape(_text(d.get("rig")))
     return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simgap "
             f"report — {rig}</title></head><body><h1>simgap diagnosis: {rig}</h1>{failure}"
             f"<ul>{items}</ul></body></html>")
