@@ -264,6 +264,28 @@ def _gone(pids: list[int], within: float) -> bool:
     return False
 
 
+def test_sigterm_while_the_workers_start_stops_them(tmp_path: Path) -> None:
+    """The quick check of the default run: SIGTERM as soon as the workers exist."""
+    rigs = [_rig(tmp_path / f"r{i}", f"arm{i}", i) for i in range(2)]
+    out = tmp_path / "fleet"
+    p = subprocess.Popen([sys.executable, "-m", "simgap", "fleet", *map(str, rigs),
+                          "--out", str(out), "--jobs", "2"], stderr=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    kids: list[int] = []
+    while len(kids) < 2 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        kids = _children(p.pid)
+    if p.poll() is not None:
+        pytest.skip("the fleet finished before it could be stopped")
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=30) == 143
+    assert _gone(kids, 10), [k for k in kids if _alive(k)]
+    doc = json.loads((out / "fleet.json").read_text())
+    assert doc["complete"] is False
+    assert all(a["status"] in ("stopped", "done") for a in doc["arms"])
+
+
 @pytest.mark.slow
 def test_sigterm_stops_the_workers_and_fleet_json_says_so(tmp_path: Path) -> None:
     p, out, kids = _start_fleet(tmp_path)
