@@ -202,14 +202,17 @@ class FakeSO101:
         self._write_meta()
         self.recorder.event("connect", self.clock.now())
         self.bus.sync_read("Present_Position")  # where the joints sat at power-up
-        self.configure()
         if self.config.cameras:
+            # before torque is enabled: the GL context and first render take 0.1-1.5 s of the
+            # real clock, which would otherwise pass with the servos driving (the first
+            # observation would find the arm already at the end of its power-up jump)
             try:
                 self._start_camera()
             except BaseException:  # no GL context, say: leave the arm as before connect
                 self._sim.close()
                 self._connected = False
                 raise
+        self.configure()
 
     def calibrate(self) -> None:
         """Set the calibration from the model's joint ranges (no interactive steps)."""
