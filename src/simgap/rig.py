@@ -146,6 +146,8 @@ class Rig:
         ee_site: site or body whose pose is the end effector.
         encoder_rad: encoder resolution [rad]: the default noise floor.
         torque_nm: torque sensor resolution [N m], when torque is logged.
+        clock_jitter_s: the spread of the reads inside a frame [s] (uniform; 0: none stated),
+            a part of the joint identification's noise floor.
         camera: the policy camera, if any.
         training: what training showed the policy.
         deploy: how the real deployment runs.
@@ -178,6 +180,7 @@ class Rig:
     gripper_geoms: tuple[str, ...] = ()
     encoder_rad: float = ENCODER_RESOLUTION_RAD
     torque_nm: float | None = None
+    clock_jitter_s: float = 0.0
     camera: Camera | None = None
     training: Training = field(default_factory=Training)
     deploy: Deploy = field(default_factory=Deploy)
@@ -213,6 +216,17 @@ class Rig:
             if j.gripper:
                 return j
         return None
+
+
+def _jitter(noise: Mapping[str, Any], source: Path | None) -> float:
+    v = noise.get("clock_jitter_s", 0.0)
+    if not (isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v) and 0.0 <= v < 1.0):
+        raise InputError(file=source, field="noise.clock_jitter_s",
+                         expected="a spread of the reads inside a frame in seconds, >= 0 and "
+                                  "below a second", got=v,
+                         fix="e.g. clock_jitter_s = 0.002 for reads spread over 2 ms")
+    return float(v)
 
 
 def load_rig(path: str | Path) -> Rig:
@@ -442,7 +456,8 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
         gripper_geoms=tuple(str(g) for g in model.get("gripper_geoms", [])),
         encoder_rad=_positive(noise.get("encoder_rad", ENCODER_RESOLUTION_RAD), source,
                               "noise.encoder_rad"),
-        torque_nm=noise.get("torque_nm"), camera=cam, training=training, deploy=deploy,
+        torque_nm=noise.get("torque_nm"), clock_jitter_s=_jitter(noise, source), camera=cam,
+        training=training, deploy=deploy,
         origin_reference_m=origin, origin_reference_name=f.get("origin_reference_name"),
         evidence=evidence, seed=int(raw.get("seed", 0)),
         **_contact(sections["contact"], source),

@@ -36,6 +36,7 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "noise": {
         "encoder_rad": (_NUM, False),
         "torque_nm": (_NUM, False),
+        "clock_jitter_s": (_NUM, False),
     },
     "contact": {
         "tracker_noise_m": (_NUM, False),

@@ -5,10 +5,11 @@ force range), joint damping, frictionloss and armature, replayed open loop from 
 episode's first observation with the episode's commands (``simgap.sim.replay``: LeRobot
 record timing, commands at their own times). Never an ideal actuator.
 
-1. **Noise floor, derived** per joint (``noise_floor``): encoder quantisation
-   (count / sqrt 12), sampling (timestamp error x joint speed) and the replay's own
-   numerical floor, measured on the nominal model (the replay at the model's step against
-   the same replay at a quarter of it). A perfect model lands at this floor.
+1. **Noise floor, the instrument's** per joint (``noise_floor``): encoder quantisation
+   (count / sqrt 12), sampling (timestamp error x joint speed), the reads' jitter where the
+   rig states it, and the start state (the replay's change for a start known to half a
+   count). A perfect model lands at this floor. The replay's discretisation, which every
+   candidate shares, is reported beside it as a property of the model, not added to it.
 2. **Delay profiled** (``simgap.fit.profile``): the dynamics are refitted at every delay of
    a coarse grid and then of a fine grid around its minimum, each grid one batched LM; the
    per-joint profile gives the best delay and its 95 % interval.
@@ -108,6 +109,8 @@ class IdConfig:
             benches of ``docs/actuator.md`` were rerun with it.
         clock: the recorder's clock (``simgap.sim.replay.CLOCKS``), or ``auto`` to
             identify it.
+        jitter_s: the spread of the reads inside a frame [s] (uniform), as the rig states
+            it (``[noise] clock_jitter_s``); it enters the noise floor.
     """
 
     kinds: tuple[str, ...] = KINDS
@@ -122,6 +125,7 @@ class IdConfig:
     central: bool = False
     joint_blocks: bool = True
     clock: str = "auto"
+    jitter_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -174,7 +178,7 @@ class JointIdResult:
             "delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
             "effective_delay_s", "effective_delay_interval_s", "delay_ridge",
             "nominal_rms_rad", "identified_rms_rad", "noise_floor_rad", "force_saturation",
-            "params_nominal", "delay_profile")}
+            "params_nominal", "params_fitted", "delay_profile")}
         for j, name in enumerate(self.joints):
             p = self.delay[j]
             out["delay_s"][name] = p.best_s
@@ -187,8 +191,10 @@ class JointIdResult:
             out["params"][name], out["params_interval"][name] = {}, {}
             out["not_identifiable"][name] = {}
             out["params_nominal"][name] = {}
+            out["params_fitted"][name] = {}
             for k, kind in enumerate(self.kinds):
                 out["params_nominal"][name][kind] = float(self.nominal[j, k])
+                out["params_fitted"][name][kind] = float(self.values[j, k])
                 why = self.reasons[j].get(kind, "")
                 if why:
                     out["not_identifiable"][name][kind] = why
@@ -289,7 +295,11 @@ class JointProblem:
         self.hi = np.log(np.array([[box[kind][1] for kind in self.kinds]
                                    for _ in self.joints])).reshape(-1)
         self.n_evals = 0
-        self.floor_numerical = np.zeros(len(self.joints))
+        self.floor_replay = np.zeros(len(self.joints))
+        """Per fitted joint, what no replay can tell apart [rad]: the widest of the replay's
+        change when its start moves within the encoder's half count, when its commands move
+        by float rounding (chaos), and the model's own floor (``noise_floor``,
+        ``model_floor``)."""
         self.blocks: list[np.ndarray] = []
 
     @property
@@ -374,9 +384,10 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
                              "source": "rig" if cfg.clock != "auto" else "identified"}
     if cfg.clock == "auto":
         fit, grids, clock = _choose_clock(problem, cfg, fit, grids)
-    floor = noise_floor(problem, encoder_rad)
-    problem.floor_numerical = np.array([max(floor[j]["numerical_rad"], floor[j]["chaos_rad"])
-                                        for j in problem.joints])
+    floor = noise_floor(problem, encoder_rad, cfg.jitter_s)
+    model_floor(problem, fit, floor)
+    problem.floor_replay = np.array([max(floor[j]["start_state_rad"], floor[j]["chaos_rad"],
+                                         floor[j]["model_rad"]) for j in problem.joints])
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
     nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
     lengths = [t.shape[0] for t in problem.targets]
@@ -417,6 +428,47 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
         effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
         grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared, clock=clock)
+
+
+def model_floor(problem: JointProblem, fit: GridFit, floor: dict[str, dict[str, float]],
+                ) -> None:
+    """Whether the recording follows the model's own physics step, and so whether its
+    discretisation bounds what any parameters can replay (``model_rad`` per joint, in
+    ``floor``, in place; ``recorded_at_model_step`` says which).
+
+    The best fit is replayed at the model's step and at a quarter of it. A recording made
+    on the model's own step (a simulated rig) is replayed better at that step, and then
+    nothing is owed to the discretisation (``model_rad`` 0): the floor is the instrument. A
+    recording of continuous time (an arm) is replayed better at the finer step, and the
+    model's step then keeps every candidate ``discretisation_rad`` from it: that is the
+    model's floor, stated beside the instrument's and used as the least residual a verdict
+    or an interval may expect, never added to the instrument's."""
+    import copy
+
+    from simgap.sim.replay import Replayer
+
+    g = int(np.argmin(fit.ssr.sum(axis=1)))
+    h = problem.replayer.physics_dt
+    fine = Replayer.build(problem.spec, problem.all_joints, interp=problem.interp,
+                          physics_dt=h / 4, nthread=problem.replayer.nthread,
+                          source=problem.model_path, actuator_force=True,
+                          clock=problem.replayer.clock)
+    try:
+        m = copy.copy(problem.models(fit.z[g][None])[0])
+        m.opt.timestep = h / 4
+        d = np.array([float(fit.delays[g])])
+        coarse_ssr = fit.ssr[g]
+        parts = [res.q[0] - tgt for res, tgt in zip(
+            (fine.replay([m], log, d) for log in problem.logs), problem.targets, strict=True)]
+        r = np.concatenate(parts)[:, problem.rows]
+        fine_ssr = np.sum(np.where(np.isfinite(r), r, 10.0) ** 2, axis=0)
+    finally:
+        fine.close()
+    continuous = float(fine_ssr.sum()) < float(np.sum(coarse_ssr))
+    for a, j in enumerate(problem.joints):
+        floor[j]["model_rad"] = floor[j]["discretisation_rad"] if continuous else 0.0
+        floor[j]["recorded_at_model_step"] = not continuous
+        floor[j]["fine_step_rms_rad"] = float(np.sqrt(fine_ssr[a] / max(1, r.shape[0])))
 
 
 def _profile_fit(problem: JointProblem, cfg: IdConfig) -> tuple[GridFit, list[GridFit]]:

@@ -71,8 +71,8 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     g = int(np.argmin(ssr))
     infl = lag1_inflation(fit.resid[g, j])
     # the replay's own floor bounds what the data can tell apart: below it the variance
-    # of the residual is not the noise (the numerical error is systematic)
-    s2_min = float(problem.floor_numerical[j]) ** 2
+    # of the residual is not the noise (a start known to half a count moves the replay)
+    s2_min = float(problem.floor_replay[j]) ** 2
     prof = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min)
     # a delay whose replay moves by less than the floor RMS is not told apart either; the
     # reported interval holds them (the parameters carry the floor in their own half-widths,
@@ -142,8 +142,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
                 parts.append(f"it trades off with {kinds[i]} (correlation "
                              f"{corr[k, i]:+.3f}): only their combination is identified")
         if weak:
-            parts.append(f"below the model floor of {model_floor * 1e3:.3g} mrad RMS (the "
-                         "replay's own numerical chaos: what the data cannot tell apart)")
+            parts.append(f"below the replay floor of {model_floor * 1e3:.3g} mrad RMS (the "
+                         "replay's change for a start known to half an encoder count: what "
+                         "the data cannot tell apart)")
         if at_bound:
             b = float(np.exp(lo_b[k] if z[k] <= lo_b[k] + 1e-3 else hi_b[k]))
             parts.append(f"the fit ended at its search bound ({b:.3g} x nominal)")
@@ -165,7 +166,12 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     ridge = ""
     # the text quotes the interval the figures carry (the statistical one widened by the
     # delays the floor cannot tell apart), not the narrower one the ridge test used
-    q_lo, q_hi = min(lo_d, float(by_floor[0])), max(hi_d, float(by_floor[1]))
+    # and a delay is resolved to the physics step: an onset inside a step is averaged over
+    # it (or, on the step clock, moved to its end), which biases a recorder that splits its
+    # steps at each arrival by up to half a step (measured: +1 to +4.5 ms on a 5 ms step)
+    half_step = 0.5 * float(getattr(getattr(problem, "replayer", None), "physics_dt", 0.0))
+    q_lo = max(float(fit.delays[0]), min(lo_d, float(by_floor[0])) - half_step)
+    q_hi = min(float(fit.delays[-1]), max(hi_d, float(by_floor[1])) + half_step)
     if width > RIDGE_MIN_WIDTH_S and (e_hi - e_lo) < 0.5 * width:
         ridge = (f"delay and the servo's own lag (kv + damping) / kp trade off: over the 95% "
                  f"delay interval [{q_lo * 1e3:.1f}, {q_hi * 1e3:.1f}] ms the effective delay "

@@ -7,9 +7,10 @@ reports it; the controller finding reports the gains of the same fit (and its SI
 fit only as a cross-check), so the two never disagree on the delay or the gains, and the
 same seed gives the same numbers standalone and inside ``diagnose``.
 
-Verdict per joint against the derived noise floor: ``eliminated`` when the rig's model as
-given replays within ``ELIMINATE_FACTOR`` x the floor; ``implicated`` when it is more than
-``IMPLICATE_FACTOR`` x the floor away and the identified model removes at least
+Verdict per joint against the least residual (``least_residual``: the instrument's noise
+floor, and the model's own where the recording follows continuous time): ``eliminated`` when
+the rig's model as given replays within ``ELIMINATE_FACTOR`` x it; ``implicated`` when it is
+more than ``IMPLICATE_FACTOR`` x it away and the identified model removes at least
 ``IMPLICATE_GAIN`` of its RMS error; ``inconclusive`` otherwise.
 """
 
@@ -60,10 +61,17 @@ def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
     return logs, targets, trajs
 
 
+def least_residual(floor: dict[str, Any]) -> float:
+    """The least RMS residual a joint's verdict may expect [rad]: the instrument's floor,
+    with the model's own (its step's discretisation, where the recording follows continuous
+    time rather than the model's step) in quadrature."""
+    return float(np.hypot(floor["total_rad"], floor.get("model_rad", 0.0)))
+
+
 def _verdicts(js: dict[str, Any]) -> tuple[str, dict[str, str]]:
     per: dict[str, str] = {}
     for j, nom in js["nominal_rms_rad"].items():
-        floor = js["noise_floor_rad"][j]["total_rad"]
+        floor = least_residual(js["noise_floor_rad"][j])
         best = js["identified_rms_rad"][j]
         if nom <= ELIMINATE_FACTOR * floor:
             per[j] = "eliminated"
@@ -126,7 +134,8 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
                    joint_blocks=bool(opts.get("joint_id_joint_blocks",
                                                         IdConfig.joint_blocks)),
                    fine_iters=int(opts.get("joint_id_fine_iters", IdConfig.fine_iters)),
-                   clock=str(opts.get("joint_id_clock", rig.clock)))
+                   clock=str(opts.get("joint_id_clock", rig.clock)),
+                   jitter_s=rig.clock_jitter_s)
     problem = JointProblem(rig.model_path, rig.joint_names, logs[:n_fit], targets[:n_fit],
                            cfg.kinds, physics_dt=rig.physics_dt_s, interp=rig.command_interp)
     try:
