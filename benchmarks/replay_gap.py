@@ -16,7 +16,8 @@ recorder's, and the healthy benches implicated (target: none).
 
 Run from the repository root (a bench takes 2-5 min on 2 cores):
     PYTHONPATH=src python benchmarks/replay_gap.py [--faulty 20] [--clean 5] [--fps 30,100]
-        [--seconds 20] [--seed0 400000] [--data ../shared/data] [--json out.json]
+        [--seconds 20] [--seed0 400000] [--clocks exact,step,jitter] [--amplitude 1]
+        [--max-hz 4] [--data ../shared/data] [--json out.json]
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def draw(seed: int, joints: tuple[str, ...]) -> dict[str, Any]:
 
 
 def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
-        seconds: float) -> dict[str, Any]:
+        seconds: float, amplitude: float = 1.0, max_hz: float = 4.0) -> dict[str, Any]:
     from simgap.branches.actuator_dataset import patch_settings
     from simgap.branches.joint_dynamics import identify_rig
     from simgap.demo.factory import make_so101_bench
@@ -62,7 +63,8 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
 
     folder = work / f"bench-{seed}-{fps}-{clock}"
     bench = make_so101_bench(folder, model, seed=seed, fps=fps, n_episodes=3,
-                             duration_s=seconds, faults=faults, n_heldout=1, clock=clock)
+                             duration_s=seconds, faults=faults, n_heldout=1, clock=clock,
+                             amplitude=amplitude, max_hz=max_hz)
     rig = load_rig(bench.rig)
     t0 = time.process_time()
     js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset), seed=seed)
@@ -101,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed0", type=int, default=400000)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--amplitude", type=float, default=1.0,
+                    help="excitation span, a fraction of the factory's default")
+    ap.add_argument("--max-hz", type=float, default=4.0, help="highest excitation frequency")
+    ap.add_argument("--clocks", default=",".join(CLOCKS))
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     model = (a.data / "so101" / "so101.xml").resolve()
@@ -110,13 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     from simgap.demo.factory import JOINTS
 
     fps_list = [int(f) for f in a.fps.split(",")]
+    clocks = a.clocks.split(",")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(a.faulty + a.clean):
             seed = a.seed0 + i
             faulty = i < a.faulty
-            r = one(model, Path(tmp), seed, fps_list[i % len(fps_list)], CLOCKS[i % 3],
-                    draw(seed, JOINTS) if faulty else None, a.seconds)
+            r = one(model, Path(tmp), seed, fps_list[i % len(fps_list)],
+                    clocks[i % len(clocks)], draw(seed, JOINTS) if faulty else None, a.seconds,
+                    a.amplitude, a.max_hz)
             rows.append(r)
             m = r["mae_rad"]
             print(f"seed {seed} {r['fps']} fps {r['clock']:6s} (chosen {r['chosen_clock']}) "

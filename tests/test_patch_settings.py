@@ -21,6 +21,11 @@ def test_a_ridge_delay_goes_into_the_patch_at_its_best_point() -> None:
         s = patch_settings(_js(ridge), {})
         assert set(s) == {"a", "c"}  # implicated joints only
         assert s["a"].delay_s == 0.068 and s["a"].damping == 0.4 and s["a"].kp is None
+        js = _js(ridge)
+        js["params_fitted"] = {"a": {"damping": 0.41, "kp": 900.0}, "c": {"armature": 0.05}}
+        s = patch_settings(js, {})
+        # the best fit whole, the identified value where there is one
+        assert s["a"].damping == 0.4 and s["a"].kp == 900.0 and s["c"].armature == 0.05
         assert s["c"].delay_s is None  # no delay found, none written
 
 

@@ -21,13 +21,13 @@ CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_ide
 
 
 def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    """ActuatorSettings per implicated joint: identified values only, and the servo's share
-    of the delay (the loop's part belongs to the latency branch). On a delay/lag ridge the
-    delay is the profile's best point (the one the training episodes fit best), carried
-    with the ridge stated, rather than left out: a patch without the delay it found replays
-    like the nominal model (measured on independent benches: the stated 70 ms delay alone
-    took a held-out replay from 53.3 to 5.85 mrad); the proof on held-out episodes decides
-    whether it is offered."""
+    """ActuatorSettings per implicated joint: the fitted values (identified or not, the
+    model that replays the training episodes best) and the servo's share of the delay (the
+    loop's part belongs to the latency branch). On a delay/lag ridge the delay is the
+    profile's best point, carried with the ridge stated, rather than left out: a patch
+    without the delay it found replays like the nominal model (measured on independent
+    benches: the stated 70 ms delay alone took a held-out replay from 53.3 to 5.85 mrad).
+    The proof on held-out episodes decides whether it is offered."""
     from simgap.sim.actuator_patch import ActuatorSettings
 
     out = {}
@@ -35,7 +35,10 @@ def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
     for j, v in js["joint_verdicts"].items():
         if v != "implicated":
             continue
-        p = js["params"].get(j, {})
+        # the best fit whole: a value declared not identifiable is still the point that
+        # replays the training episodes best; the held-out proof decides whether it is
+        # offered, and the finding states each one's interval or reason
+        p = {**js.get("params_fitted", {}).get(j, {}), **js["params"].get(j, {})}
         d = float(servo[j])
         out[j] = ActuatorSettings(
             kp=p.get("kp"), kv=p.get("kv"), damping=p.get("damping"),

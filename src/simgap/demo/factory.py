@@ -155,14 +155,15 @@ def faulty_model(bench: Bench) -> mujoco.MjModel:
 
 
 def excitation(rng: np.random.Generator, t: np.ndarray, lo: float, hi: float,
-               gripper: bool) -> np.ndarray:
+               gripper: bool, amplitude: float = 1.0, max_hz: float = 4.0) -> np.ndarray:
     """Wide-band targets [rad] at times ``t`` inside [lo, hi]: a random-phase multisine of
     12 log-spaced frequencies (0.08-4 Hz, amplitude ~ 1/sqrt(f)) plus holds that step to a new
     level every 1-3 s. Body joints use 70% of their range around its middle, the gripper
-    10-90%."""
+    10-90%. ``amplitude`` scales that span and ``max_hz`` caps the frequencies (a gentler
+    motion: less of the servo's time at its force limit)."""
     mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
-    span = 0.8 * half if gripper else 0.7 * half
-    f = np.exp(np.linspace(np.log(0.08), np.log(4.0), 12)) * rng.uniform(0.9, 1.1, 12)
+    span = amplitude * (0.8 * half if gripper else 0.7 * half)
+    f = np.exp(np.linspace(np.log(0.08), np.log(max_hz), 12)) * rng.uniform(0.9, 1.1, 12)
     amp = 1.0 / np.sqrt(f)
     ph = rng.uniform(0, 2 * np.pi, 12)
     sines = (amp[None, :] * np.sin(2 * np.pi * f[None, :] * t[:, None] + ph[None, :])).sum(1)
@@ -271,6 +272,7 @@ def _units(m: mujoco.MjModel) -> dict[str, JointUnit]:
 
 def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, duration_s: float,
               delays: np.ndarray, clock: str = "exact", jitter_s: float = 0.0,
+              motion: tuple[float, float] = (1.0, 4.0),
               ) -> tuple[list[dict[str, Any]], float]:
     """Record ``n`` episodes; the excitation of episode e comes from ``[seed, which, e]``,
     the read times' jitter (``clock="jitter"``: uniform in [0, jitter_s)) from
@@ -282,7 +284,8 @@ def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, durati
         rng = np.random.default_rng([seed, 0 if which == "dataset" else 1, e])
         ranges = [m.jnt_range[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]
                   for j in JOINTS]
-        tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == GRIPPER)
+        tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == GRIPPER,
+                                  amplitude=motion[0], max_hz=motion[1])
                        for j, r in zip(JOINTS, ranges, strict=True)], axis=1)
         tg = quantise(tg)
         offsets = None
@@ -325,7 +328,8 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
                      duration_s: float = 20.0,
                      faults: None | str | Mapping[str, Any] = None,
                      n_heldout: int = 1, substeps: int = 1, clock: str = "exact",
-                     jitter_s: float = 0.002) -> Bench:
+                     jitter_s: float = 0.002, amplitude: float = 1.0,
+                     max_hz: float = 4.0) -> Bench:
     """Simulate and record one SO-101 bench into ``out_dir`` (see the module docstring).
 
     Args:
@@ -346,6 +350,8 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
             (``RECORDER_CLOCKS``): at the frame's stamp, on the first physics step at or
             after it, or at the stamp plus a uniform jitter in ``[0, jitter_s)``.
         jitter_s: the jitter's width [s] (``clock="jitter"`` only).
+        amplitude, max_hz: the excitation's span (a fraction of the default) and highest
+            frequency [Hz] (``excitation``).
     """
     out = Path(out_dir)
     if clock not in RECORDER_CLOCKS or not 0 <= jitter_s < 1.0 / fps:
@@ -362,14 +368,18 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     m.opt.timestep = m.opt.timestep / substeps
     delays = np.array([t.delay_s for t in truth])
     names = [f"{j}.pos" for j in JOINTS]
+    if not (0 < amplitude <= 1 and 0.08 < max_hz <= 0.5 * fps):
+        raise InputError(field="excitation", expected="0 < amplitude <= 1, 0.08 Hz < max_hz "
+                         "<= half the frame rate", got=(amplitude, max_hz))
+    motion = (float(amplitude), float(max_hz))
     eps, cf = _episodes(m, seed, "dataset", n_episodes, fps, duration_s, delays, clock,
-                        jitter_s)
+                        jitter_s, motion)
     write_lerobot_v3(out / "dataset", eps, fps=fps, names=names, task=TASK,
                      robot_type="so101_follower")
     heldout = None
     if n_heldout:
         heps, _ = _episodes(m, seed, "heldout", n_heldout, fps, duration_s, delays, clock,
-                            jitter_s)
+                            jitter_s, motion)
         heldout = write_lerobot_v3(out / "heldout", heps, fps=fps, names=names, task=TASK,
                                    robot_type="so101_follower")
     grip = _units(m)[GRIPPER]
@@ -380,7 +390,8 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     atomic_write_json(out / "truth.json", {
         "seed": seed, "fps": fps, "faulty": bench.faulty, "params": list(PARAMS),
         "physics_dt_s": float(m.opt.timestep), "clock": clock,
-        "jitter_s": jitter_s if clock == "jitter" else 0.0,
+        "jitter_s": jitter_s if clock == "jitter" else 0.0, "amplitude": amplitude,
+        "max_hz": max_hz,
         "contact_fraction": cf, "joints": {t.name: t.to_dict() for t in truth}})
     return bench
 
