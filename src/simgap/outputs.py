@@ -192,7 +192,8 @@ def _check_target(path: Path, force: bool) -> None:
 @contextlib.contextmanager
 def folder_lock(path: str | Path, *, wait: bool = False) -> Iterator[None]:
     """An exclusive lock on ``path`` (a file or folder that may not exist yet), held in a
-    sibling ``.<name>.lock`` file; the kernel drops it when the process dies.
+    sibling ``.<name>.lock`` file; the kernel drops it when the process dies, and the file is
+    removed when the run ends (a run that finds its lock file replaced takes the new one).
 
     Raises:
         OutputExistsError: another process holds it and ``wait`` is False.
@@ -200,18 +201,32 @@ def folder_lock(path: str | Path, *, wait: bool = False) -> Iterator[None]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = path.parent / f".{path.name}.lock"
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, file_mode())
-    try:
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, file_mode())
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except OSError as e:
+            os.close(fd)
             if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise
             raise OutputExistsError(
                 f"{path}: another simgap run is writing this output now (lock {lock}). "
                 "Fix: wait for it to finish, or name another output folder.") from None
+        # the holder before us removes the file as it lets go: a lock taken on a file no
+        # longer at that path guards nothing, so take the one that is there now
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
         yield
     finally:
+        # removed while still held, so no run is left holding a lock file nobody sees
+        with contextlib.suppress(OSError):
+            lock.unlink()
         os.close(fd)
 
 

@@ -65,7 +65,14 @@ def handles_errors(fn: F) -> F:
             err_console.print(f"[bold red]error:[/bold red] {msg}",
                               highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
-        except (typer.Exit, typer.Abort, SystemExit, KeyboardInterrupt):
+        except KeyboardInterrupt:
+            _interrupted("Ctrl-C")
+            raise typer.Exit(code=130) from None
+        except SystemExit as e:
+            if e.code == 128 + signal.SIGTERM:
+                _interrupted("SIGTERM")
+            raise
+        except (typer.Exit, typer.Abort):
             raise
         except Exception as e:  # the last line of defence: a short message, never a traceback
             where = _crash_site(e)
@@ -80,6 +87,12 @@ def handles_errors(fn: F) -> F:
                 signal.signal(signal.SIGTERM, prev)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _interrupted(how: str) -> None:
+    err_console.print(f"interrupted ({how}): stopped before finishing; what was not finished "
+                      "is not written (a half-built output folder is removed)",
+                      highlight=False, soft_wrap=True)
 
 
 def _terminated(signum: int, frame: Any) -> None:
