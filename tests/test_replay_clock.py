@@ -76,3 +76,27 @@ def test_the_replay_that_keeps_the_recorders_clock_matches_it() -> None:
             rep.clock = c
             rms[c] = float(np.sqrt(np.mean((rep.replay(None, log).q[0] - q) ** 2)))
     assert rms["step"] < 0.25 * rms["exact"], rms
+
+
+@pytest.mark.skipif(not DATA.is_file(), reason=f"needs the SO-101 model at {DATA}")
+@pytest.mark.parametrize("recorder", ["step", "exact"])
+def test_the_fit_identifies_the_recorders_clock(tmp_path: Path, recorder: str) -> None:
+    """A bench with a planted delay, recorded under one clock: the identification names the
+    clock the recorder kept (not the replay's default), and scores every clock it tried."""
+    from simgap.branches.joint_dynamics import identify_rig
+    from simgap.demo.factory import make_so101_bench
+    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.rig import load_rig
+
+    b = make_so101_bench(tmp_path, DATA, 5, fps=30, n_episodes=1, duration_s=4.0,
+                         faults={"delay_s": 0.020, "armature": 2.0}, n_heldout=0,
+                         clock=recorder, amplitude=0.5, max_hz=2.0)
+    rig = load_rig(b.rig)
+    js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset),
+                      options={"joint_id_seconds": 4.0, "joint_id_episodes": 1,
+                               "joint_id_kinds": ("armature",)})
+    clock = js["clock"]
+    assert clock["source"] == "identified" and set(clock["rms_rad"]) == set(CLOCKS)
+    assert clock["chosen"] == recorder, clock
+    lo, hi = js["shared_delay_interval_s"]
+    assert lo - 0.0025 <= 0.020 <= hi + 0.0025, (lo, hi)

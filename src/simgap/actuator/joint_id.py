@@ -504,28 +504,34 @@ def _choose_clock(problem: JointProblem, cfg: IdConfig, fit: GridFit, grids: lis
                   ) -> tuple[GridFit, list[GridFit], dict[str, Any]]:
     """The recorder's clock (``simgap.sim.replay.CLOCKS``) that replays the recording best.
 
-    At the fit's best delay, the fit is continued under every clock with the same
-    iterations from the same start; a clock other than the first one wins when it lowers
+    At the fit's best delay and half a physics step either side, the fit is continued under
+    every clock with the same iterations from the same start, and each clock is scored at
+    its best of the three; a clock other than the first one wins when it lowers
     the arm's SSR by ``CLOCK_GAIN``, and the delay is then profiled again under it (the
     grids of the first clock are dropped: their SSRs belong to another replay)."""
     from simgap.sim.replay import CLOCKS
 
     first = problem.replayer.clock
     g = int(np.argmin(fit.ssr.sum(axis=1)))
-    d = fit.delays[g:g + 1]
+    h = problem.replayer.physics_dt
+    # each clock at its own best delay near the fit's: the clocks place an onset up to a
+    # step apart, so the delay that fits best moves by up to half a step between them
+    d = np.unique(np.clip(fit.delays[g] + np.array([-0.5, 0.0, 0.5]) * h, 0.0,
+                          float(fit.delays[-1])))
+    z0 = np.repeat(fit.z[g:g + 1], d.size, axis=0)
     n = fit.resid.shape[-1]
     ssr: dict[str, float] = {}
     for c in CLOCKS:
         problem.replayer.clock = c
-        refit = grid_fit(problem.residuals, d, fit.z[g:g + 1], problem.lo, problem.hi,
+        refit = grid_fit(problem.residuals, d, z0, problem.lo, problem.hi,
                          problem.J, problem.K, iters=cfg.fine_iters, central=cfg.central,
                          joint_blocks=cfg.joint_blocks)
-        ssr[c] = float(refit.ssr.sum())
+        ssr[c] = float(refit.ssr.sum(axis=1).min())
     best = min(ssr, key=lambda c: ssr[c])
     chosen = best if ssr[best] < (1.0 - CLOCK_GAIN) * ssr[first] else first
     problem.replayer.clock = chosen
     rms = {c: float(np.sqrt(v / max(1, n * problem.J))) for c, v in ssr.items()}
-    info = {"chosen": chosen, "source": "identified", "delay_s": float(d[0]),
+    info = {"chosen": chosen, "source": "identified", "delay_s": float(fit.delays[g]),
             "rms_rad": rms, "gain_needed": CLOCK_GAIN}
     if chosen != first:
         fit, grids = _profile_fit(problem, cfg)
