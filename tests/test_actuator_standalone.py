@@ -62,11 +62,13 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
                               "params_nominal": {}, "bounds_x_nominal": [0.2, 5.0],
                               "shared_delay_s": d, "shared_delay_interval_s": [0.0, 2 * d],
                               "effective_delay_s": {}, "effective_delay_interval_s": {},
-                              "delay_ridge": {}}
+                              "delay_ridge": {}, "params_fitted": {},
+                              "clock": {"chosen": "exact", "source": "identified"}}
         for i, j in enumerate(rig.joint_names):
             js["delay_s"][j] = d + i * 1e-4
             js["delay_interval_s"][j] = [0.0, 2 * d + i * 1e-4]
             js["params"][j] = {"damping": 0.5 + i}
+            js["params_fitted"][j] = {"damping": 0.5 + i}
             js["params_interval"][j] = {"damping": [0.4 + i, 0.6 + i]}
             js["not_identifiable"][j] = {"kp": "masked: force saturated in 90% of samples"}
             js["nominal_rms_rad"][j] = 1e-4
@@ -95,10 +97,14 @@ def test_standalone_calls_diagnose_identification_with_its_seed_and_episodes(
                              duration_s=1.0, n_heldout=0)
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(jd, "identify_rig", _fake_identify(calls))
+    crossed: list[float] = []
     monkeypatch.setattr("simgap.branches.controller_record.cross_check",
-                        lambda ctx, d: {"role": "cross-check (skipped in this test)"})
+                        lambda ctx, d: crossed.append(d) or {"role": "cross-check"})
     solo, printed = _cli(bench, tmp_path)
     diag = _diagnose(bench, tmp_path)
+    # SIMPLER's pose fit is opt-in (--controller-cross-check): not on diagnose's path
+    assert crossed == [] and "controller" in diag
+    assert "simpler_cross_check" not in diag["controller"]["figures"]
     assert len(calls) == 2, calls  # once per run: the controller reads the same one
     assert calls[0] == calls[1]
     assert calls[0]["seed"] == 3 and calls[0]["dataset"] == bench.dataset.resolve()

@@ -80,7 +80,7 @@ def finding(ctx: Any) -> Finding:
                                "delay_interval_s": js["delay_interval_s"],
                                "estimate_of_record": "the joint-dynamics fit shared with the "
                                                      "actuator branch"}
-    if ctx.options.get("controller_cross_check", True):
+    if ctx.options.get("controller_cross_check", False):
         figures["simpler_cross_check"] = cross_check(ctx, delay)
     if changed:
         verdict = Verdict.IMPLICATED

@@ -66,14 +66,16 @@ def rig_file(path: Path) -> Path:
 
 
 def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
-         ray: str | None = None, allow_rig_compute: bool = False) -> None:
+         ray: str | None = None, allow_rig_compute: bool = False,
+         controller_cross_check: bool = False) -> None:
     from simgap.diagnose import diagnose_rig
 
     say("diagnose: runs every branch the evidence allows, cheapest first (a few minutes on "
         "a laptop for a full rig; each branch is named as it starts).")
     with steps("diagnose") as report:
         diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt,
-                                 ray_address=ray, allow_rig_compute=allow_rig_compute)
+                                 ray_address=ray, allow_rig_compute=allow_rig_compute,
+                                 controller_cross_check=controller_cross_check)
     print_summary(diagnosis)
     console.print(f"findings: {out / 'findings.json'}\nreport:   {out / 'report.html'}",
                   highlight=False)
@@ -94,9 +96,14 @@ def diagnose(
                                    help="The fits' candidate batches on Ray. " + RAY_HELP),
     allow_rig_compute: bool = typer.Option(False, "--allow-rig-compute",
                                            help=ALLOW_RIG_COMPUTE_HELP),
+    controller_cross_check: bool = typer.Option(
+        False, "--controller-cross-check", help="Also fit the controller's gains by SIMPLER's "
+        "pose loss, as a cross-check of the joint-dynamics fit of record (adds a fit; "
+        "'simgap controller' runs it alone)."),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
-    _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute)
+    _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
+         controller_cross_check)
 
 
 @app.command()
