@@ -14,12 +14,58 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperCommand, TyperGroup
 
 from simgap.errors import SimgapError
 from simgap.outputs import atomic_write_json, guard_inputs, json_safe
 
-app = typer.Typer(
+WORKFLOW = ("demo", "init", "diagnose",
+            # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
+            "audit", "phases", "envelope", "latency", "contact", "actuator", "controller",
+            "body", "appearance",
+            # the tools: many rigs, the export, making evidence, evaluation
+            "fleet", "randomize", "excite", "fake-arm", "render", "compare", "trials", "rank")
+"""The top-level commands in the order ``simgap --help`` lists them: a first run, a rig,
+the whole diagnosis, then each branch alone in the order the ladder runs them, then the
+tools. A command missing here is listed after them."""
+
+
+class Command(TyperCommand):
+    """A command whose usage line names its arguments as click does (``RIG``, ``[LOGS]...``)
+    instead of typer's ``{rig}``, which reads like a set and hides which word to replace."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        rv = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name != "argument":
+                rv.extend(param.get_usage_pieces(ctx))
+                continue
+            name = (param.metavar or param.name or "").upper()
+            name = name if param.required else f"[{name}]"
+            rv.append(name + ("..." if param.nargs != 1 else ""))
+        return rv
+
+
+class WorkflowGroup(TyperGroup):
+    """The root group: commands listed in ``WORKFLOW`` order, not registration order."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        rank = {n: i for i, n in enumerate(WORKFLOW)}
+        return sorted(names, key=lambda n: (rank.get(n, len(WORKFLOW)), n))
+
+
+class App(typer.Typer):
+    """``typer.Typer`` whose commands are ``Command`` unless they name another class."""
+
+    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
+                **kwargs: Any) -> Callable[[Any], Any]:
+        return super().command(name, cls=cls or Command, **kwargs)
+
+
+app = App(
     name="simgap",
+    cls=WorkflowGroup,
     help="Find out why a robot policy that works in simulation fails on hardware.",
     no_args_is_help=True,
     add_completion=False,

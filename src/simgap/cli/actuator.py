@@ -7,13 +7,12 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from typer.core import TyperCommand
 
-from simgap.cli._app import app, console, handles_errors, json_target, write_json
+from simgap.cli._app import Command, app, console, handles_errors, json_target, write_json
 from simgap.cli._progress import working
 
 
-class _ValidateList(TyperCommand):
+class _ValidateList(Command):
     """``--validate`` takes a list: ``--validate a.json b.json`` is read as ``--validate
     a.json --validate b.json`` (every value up to the next option), and stays repeatable."""
 

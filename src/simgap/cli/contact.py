@@ -6,11 +6,10 @@ from pathlib import Path
 
 import typer
 
-from simgap.cli._app import app, console, handles_errors, json_target, write_json
+from simgap.cli._app import App, app, console, handles_errors, json_target, write_json
 
-contact_app = typer.Typer(help="Contact: lint a model, write a pair patch, sweep a "
-                               "coefficient, convert bench measurements.",
-                          no_args_is_help=True)
+contact_app = App(help="Contact: lint a model, write a pair patch, sweep a coefficient, "
+                       "convert bench measurements.", no_args_is_help=True)
 app.add_typer(contact_app, name="contact")
 
 
@@ -41,7 +40,9 @@ def measure(tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Slip
                                                  "coefficient for the torsional rule."),
             depth_mm: float | None = typer.Option(None, "--depth-mm", help="Pad "
                                                   "deformation depth [mm]."),
-            json_path: Path | None = typer.Option(None, "--json", callback=json_target)) -> None:
+            json_path: Path | None = typer.Option(
+                None, "--json", callback=json_target,
+                help="Also write the coefficients as JSON to this file.")) -> None:
     """Bench numbers -> MuJoCo pair coefficients (sliding, torsional [m], rolling [m])."""
     from simgap.contact.converters import measure as convert
 
@@ -55,7 +56,7 @@ def measure(tilt_deg: float | None = typer.Option(None, "--tilt-deg", help="Slip
 @handles_errors
 def lint(model: Path = typer.Argument(..., help="The MJCF model."),
          json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                               help="Write JSON here."),
+                                               help="Also write the problems as JSON."),
          ) -> None:
     """Contact settings that do nothing, defaults left in, overrides, implausible values."""
     from simgap.contact.lint import lint_model
@@ -82,10 +83,16 @@ def pair(model: Path = typer.Argument(..., help="The MJCF model (never edited)."
          out: Path = typer.Option(..., "--out", help="The new MJCF file to write."),
          friction: str = typer.Option(..., "--friction", help="Five numbers: sliding "
                                       "sliding torsional rolling rolling."),
-         condim: int = typer.Option(4, "--condim"),
-         solref: str = typer.Option("0.02 1", "--solref"),
-         solimp: str = typer.Option("0.9 0.95 0.001 0.5 2", "--solimp"),
-         json_path: Path | None = typer.Option(None, "--json", callback=json_target)) -> None:
+         condim: int = typer.Option(4, "--condim", help="Contact dimensionality: 3 "
+                                    "(sliding), 4 (+ torsional) or 6 (+ rolling)."),
+         solref: str = typer.Option("0.02 1", "--solref", help="Two numbers: time "
+                                    "constant [s] and damping ratio of the contact."),
+         solimp: str = typer.Option("0.9 0.95 0.001 0.5 2", "--solimp", help="Three or "
+                                    "five numbers: impedance dmin dmax width [m] (midpoint "
+                                    "power)."),
+         json_path: Path | None = typer.Option(
+             None, "--json", callback=json_target,
+             help="Also write the patch's path as JSON to this file.")) -> None:
     """Write a new MJCF that includes MODEL and adds a <contact><pair> for every
     (geom1, geom2) combination."""
     from simgap.contact.pair import write_pair
@@ -113,7 +120,10 @@ def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_
                                                    "noise [m] (default: the rig's [contact]"
                                                    " tracker_noise_m, else 2 mm)."),
               force: bool = typer.Option(False, "--force", help="Allow a 2-D sweep."),
-              json_path: Path | None = typer.Option(None, "--json", callback=json_target)) -> None:
+              json_path: Path | None = typer.Option(
+                  None, "--json", callback=json_target,
+                  help="Also write the sweep (values, losses, interval) as JSON to this "
+                       "file.")) -> None:
     """Replay every logged push once per value of ONE coefficient; print the curve."""
     import numpy as np
 
