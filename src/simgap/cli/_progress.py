@@ -13,10 +13,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import typer
 
 from simgap.cli._app import app, err_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 HEARTBEAT_S = 15.0
 _state = {"quiet": os.environ.get("SIMGAP_QUIET", "") not in ("", "0")}
@@ -53,6 +58,25 @@ def about(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min"
 
 
+def progress_bar(console: Console) -> Progress:
+    """The terminal bar of ``steps``: the description takes what the terminal has left and
+    is cut with an ellipsis, so the bar, its percentage and the time stay whole on an
+    80-column terminal (with a long step name they were cut off at the right edge)."""
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.table import Column
+
+    return Progress(TextColumn("{task.description}", table_column=Column(
+        ratio=1, no_wrap=True, overflow="ellipsis")), BarColumn(bar_width=20),
+        TaskProgressColumn(), TimeElapsedColumn(), console=console, transient=True,
+        expand=True)
+
+
 @contextmanager
 def steps(name: str) -> Iterator[Callable[[str, float], None]]:
     """A ``report(message, fraction)`` callback for a command made of named steps."""
@@ -60,15 +84,18 @@ def steps(name: str) -> Iterator[Callable[[str, float], None]]:
     if quiet():
         yield lambda msg, frac: None
         return
-    if err_console.is_terminal:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    done = [0.0]  # a branch's own message comes with fraction 0: the bar never goes back
 
-        with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                      console=err_console, transient=True) as progress:
+    def fraction(frac: float) -> float:
+        done[0] = max(done[0], min(1.0, frac))
+        return done[0]
+
+    if err_console.is_terminal:
+        with progress_bar(err_console) as progress:
             task = progress.add_task(name, total=1.0)
 
             def bar(msg: str, frac: float) -> None:
-                progress.update(task, description=f"{name}: {msg}", completed=frac)
+                progress.update(task, description=f"{name}: {msg}", completed=fraction(frac))
 
             yield bar
     else:
@@ -76,9 +103,11 @@ def steps(name: str) -> Iterator[Callable[[str, float], None]]:
         stop = threading.Event()
 
         def plain(msg: str, frac: float) -> None:
-            if msg != last[0]:
+            if frac >= 1.0:  # the end ("done"): said once, by the closing line below; until
+                last[0] = "finishing"  # then (outputs written) the heartbeat says so
+            elif msg != last[0]:
                 last[0] = msg
-                _line(f"{name}: {msg} ({frac:.0%}, {time.monotonic() - t0:.0f} s)")
+                _line(f"{name}: {msg} ({fraction(frac):.0%}, {time.monotonic() - t0:.0f} s)")
 
         def beat() -> None:  # a long step still says it is alive
             while not stop.wait(HEARTBEAT_S):
