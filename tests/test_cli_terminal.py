@@ -3,13 +3,19 @@ piped output is not wrapped at 80, and errors come without the run's preamble.""
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
-from simgap.cli import _progress
+from simgap.cli import _progress, app
+from simgap.finding import Diagnosis
+
+JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 
 
 def _plain(err: str) -> list[str]:
@@ -58,3 +64,58 @@ def test_the_bar_keeps_its_percentage_on_a_narrow_terminal(width: int) -> None:
     assert rows[0].rstrip().endswith("43% 0:00:00") and "…" in rows[0]
     assert rows[1].rstrip().endswith("20% 0:00:00")
     assert all(len(r) <= width for r in rows)
+
+
+def _summary_of_a_long_finding() -> Diagnosis:
+    from simgap.finding import Finding, Verdict
+
+    f = Finding(branch="actuator", verdict=Verdict.IMPLICATED,
+                title="Joint dynamics of the shoulder and elbow against the rig's model",
+                figures={"armature_ratio": 2.04, "delay_s": 0.0213},
+                key_figure="delay_s", summary="x", next_step="Patch the model's armature.")
+    return Diagnosis(rig="arm", findings=(f,), stop={"verdict": "cause_found",
+                                                     "branch": "actuator", "reason": "r"})
+
+
+def test_piped_summary_keeps_a_row_on_one_line(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from simgap.cli.diagnose import print_summary
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    print_summary(_summary_of_a_long_finding())  # captured: standard output is no terminal
+    out = capsys.readouterr().out
+    row = next(ln for ln in out.splitlines() if ln.startswith("implicated"))
+    assert "Joint dynamics of the shoulder and elbow against the rig's model" in row
+    assert "delay" in row and len(row) > 80
+    assert out.count("implicated") == 1
+
+
+def _init(tmp_path: Path, demo_model: Path, env: dict[str, str] | None = None) -> list[str]:
+    ds = tmp_path / "ds"
+    (ds / "meta").mkdir(parents=True)
+    state = {"dtype": "float32", "shape": [6], "names": [f"{j}.pos" for j in JOINTS]}
+    (ds / "meta" / "info.json").write_text(json.dumps(
+        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": 30,
+         "features": {"action": state, "observation.state": state}}))
+    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
+                                 str(tmp_path / "rig.toml")], env=env)
+    assert r.exit_code == 0, r.output
+    return r.stdout.splitlines()
+
+
+def test_piped_init_keeps_each_listed_item_on_one_line(tmp_path: Path, demo_model: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    lines = _init(tmp_path, demo_model)
+    units = [ln for ln in lines if "units:" in ln]
+    assert len(units) == 1 and len(units[0]) > 80
+    items = [i for i, ln in enumerate(lines) if ln.startswith("  - ")]
+    # each item is one line: the next line is the next item or the next heading
+    assert all(lines[i + 1].startswith(("  - ", "still", "next")) for i in items)
+
+
+def test_columns_still_decides_when_set(tmp_path: Path, demo_model: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    lines = _init(tmp_path, demo_model)
+    assert max(len(ln) for ln in lines) <= 60

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import signal
 import sys
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
@@ -72,8 +73,31 @@ app = App(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # help text is plain: units in brackets ("[s]") stay visible
 )
-console = Console()
-err_console = Console(stderr=True)
+PIPE_WIDTH = 1000
+"""Columns that output to a pipe or a file is laid out in (``COLUMNS`` decides when set)."""
+
+
+class _Console(Console):
+    """A Console that wraps at the terminal's width on a terminal only: written to a pipe
+    or a file (``| less``, ``> log``, CI), it takes ``COLUMNS`` if set, else
+    ``PIPE_WIDTH``, where rich took 80 (or the width of whatever other stream was a
+    terminal), so that a table row or a listed item stays one line for grep and less."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if (self._width is None and not self.is_terminal
+                and not (os.environ.get("COLUMNS") or "").isdigit()):
+            return ConsoleDimensions(PIPE_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+console = _Console()
+err_console = _Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
