@@ -119,3 +119,45 @@ def test_columns_still_decides_when_set(tmp_path: Path, demo_model: Path,
     monkeypatch.setenv("COLUMNS", "60")
     lines = _init(tmp_path, demo_model)
     assert max(len(ln) for ln in lines) <= 60
+
+
+PREAMBLE = "runs every branch the evidence allows"
+
+
+@pytest.mark.parametrize("case", ["no such file", "not TOML", "a missing evidence path",
+                                  "a non-empty --out"])
+def test_a_diagnose_input_error_comes_without_the_preamble(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    from tests.factories import write_rig
+
+    monkeypatch.setitem(_progress._state, "quiet", False)
+    out = tmp_path / "out"
+    if case == "no such file":
+        rig = tmp_path / "nope.toml"
+    elif case == "not TOML":
+        rig = tmp_path / "rig.toml"
+        rig.write_text("name = [unclosed\n")
+    elif case == "a missing evidence path":
+        rig = write_rig(tmp_path, "m.xml", '[evidence]\ndataset = "nope"\n')
+    else:
+        rig = write_rig(tmp_path, "m.xml")
+        out.mkdir()
+        (out / "keep.txt").write_text("x")
+    r = CliRunner().invoke(app, ["diagnose", str(rig), "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    assert "error:" in r.stderr
+    assert PREAMBLE not in r.output and "a few minutes" not in r.output
+
+
+def test_the_preamble_comes_once_the_inputs_are_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_model: Path) -> None:
+    from tests.factories import write_rig
+
+    monkeypatch.setitem(_progress._state, "quiet", False)
+    rig = write_rig(tmp_path, demo_model)  # no evidence: every branch is not measured
+    r = CliRunner().invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    err = r.stderr.splitlines()
+    assert sum(PREAMBLE in ln for ln in err) == 1
+    first_step = next(i for i, ln in enumerate(err) if re.search(r"diagnose: \w+ \(0%", ln))
+    assert PREAMBLE in err[first_step - 1]

@@ -70,10 +70,18 @@ def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
          controller_cross_check: bool = False) -> None:
     from simgap.diagnose import diagnose_rig
 
-    say("diagnose: runs every branch the evidence allows, cheapest first (a few minutes on "
-        "a laptop for a full rig; each branch is named as it starts).")
+    preamble = ["diagnose: runs every branch the evidence allows, cheapest first (a few "
+                "minutes on a laptop for a full rig; each branch is named as it starts)."]
     with steps("diagnose") as report:
-        diagnosis = diagnose_rig(rig, out, force=force, progress=report, control_dt_s=control_dt,
+        def progress(msg: str, frac: float) -> None:
+            # said at the first branch, once the rig, its evidence and --out are checked: an
+            # error in them comes alone, not after a promise of minutes of work
+            if preamble:
+                say(preamble.pop())
+            report(msg, frac)
+
+        diagnosis = diagnose_rig(rig, out, force=force, progress=progress,
+                                 control_dt_s=control_dt,
                                  ray_address=ray, allow_rig_compute=allow_rig_compute,
                                  controller_cross_check=controller_cross_check)
     print_summary(diagnosis)
