@@ -200,7 +200,7 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
     return CameraPoseFit(offset=off, shift_px=(float(d[0]), float(d[1])),
                          shift_norm_px=norm, score_nominal=nominal,
                          score_best=best_s, n_renders=len(cache) * len(q) + len(q),
-                         depth_m=float(np.nanmedian(depths)),
+                         depth_m=_median_depth(depths),
                          shift_bracket_px=_bracket(
                              best, norm, min_step_deg, scale,
                              lambda x: float(np.hypot(*_mean_shift(renderer, q, body_ids,
@@ -213,6 +213,13 @@ def _mean_shift(renderer: SceneRenderer, q: Sequence[npt.ArrayLike], body_ids: S
     and each frame's median depth [m] (``body_shift_px``)."""
     per = [body_shift_px(renderer, qi, body_ids, off) for qi in q]
     return np.mean([d for d, _ in per], axis=0), [z for _, z in per]
+
+
+def _median_depth(depths: Sequence[float]) -> float:
+    """The median of the frames' gripper depths [m] that were measured, NaN when none was
+    (no geom centre in front of the camera): never numpy's all-NaN warning."""
+    d = [z for z in depths if np.isfinite(z)]
+    return float(np.median(d)) if d else float("nan")
 
 
 def _bracket(best: Sequence[float], best_norm: float, step: float, scale: np.ndarray,

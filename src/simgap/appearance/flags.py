@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,24 @@ BACKGROUND_MARGIN = 8.0
 CORR_MIN = 0.5
 CLIP_MIN = 0.05  # clipped pixels above this fraction make a gain a lower bound
 """|Pearson r| between gain and bright fraction that marks exposure following the scene."""
+
+
+def _rel(a: float, b: float) -> float:
+    """``a / b - 1`` without a division by zero: a gain over a gain of 0 (a black real
+    region) is infinitely more (``inf``), 0 over 0 no change."""
+    if b > 0:
+        return a / b - 1.0
+    return 0.0 if a == b else math.inf
+
+
+def _pct(x: float) -> str:
+    return (f"{x * 100:.0f}%" if math.isfinite(x) else
+            "an unbounded amount (a gain of 0: the real image is black there)")
+
+
+def _finite(x: float) -> float | None:
+    """A figure as stored: None where it is not a number (a ratio to a gain of 0)."""
+    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True)
@@ -77,7 +96,7 @@ def mismatch_flag(gain: float | None, region: str = "jaws", tol: float = GAIN_TO
                     {"gain": None, "tolerance": tol})
     raised = abs(gain - 1.0) > tol
     recs = {k: v for k, v in (by_recording or {}).items() if v is not None}
-    if len(recs) > 1 and max(recs.values()) / min(recs.values()) - 1.0 > tol:
+    if len(recs) > 1 and _rel(max(recs.values()), min(recs.values())) > tol:
         each = ", ".join(f"{k} {v:.2f}" for k, v in recs.items())
         msg = (f"The real {region}' brightness gain (real / simulated, 1 = match) differs by "
                f"recording: {each}; no single gain describes them.")
@@ -111,24 +130,25 @@ def drift_flag(gains: npt.ArrayLike, bright_fraction: npt.ArrayLike,
     g, b = g[ok], b[ok]
     rec = [r for r, k in zip(recordings, ok, strict=True) if k]
     med = float(np.median(g))
-    spread = float((g.max() - g.min()) / med)
+    lo, hi = float(g.min()), float(g.max())
+    spread = (hi - lo) / med if med > 0 else (0.0 if hi == lo else math.inf)
     by_rec = {r: float(np.median(g[[i for i, x in enumerate(rec) if x == r]]))
               for r in dict.fromkeys(rec)}
-    between = float(max(by_rec.values()) / min(by_rec.values()) - 1.0) if len(by_rec) > 1 \
-        else 0.0
+    between = _rel(max(by_rec.values()), min(by_rec.values())) if len(by_rec) > 1 else 0.0
     corr = float(np.corrcoef(g, b)[0, 1]) if np.std(b) > 1e-9 and np.std(g) > 1e-12 else 0.0
-    vals.update({"spread_fraction": spread, "between_recordings_fraction": between,
+    vals.update({"spread_fraction": _finite(spread),
+                 "between_recordings_fraction": _finite(between),
                  "gain_by_recording": by_rec, "gain_vs_bright_r": corr})
     follows = spread > tol and abs(corr) >= CORR_MIN
     raised = between > tol or follows
     if between > tol:
-        msg = (f"The gripper's brightness ratio changes by {between * 100:.0f}% between "
+        msg = (f"The gripper's brightness ratio changes by {_pct(between)} between "
                "recordings: the exposure lock was lost or auto exposure is on.")
     elif follows:
-        msg = (f"The gripper's brightness ratio varies by {spread * 100:.0f}% and follows "
+        msg = (f"The gripper's brightness ratio varies by {_pct(spread)} and follows "
                f"the scene's brightness (r = {corr:.2f}): auto exposure is on.")
     else:
-        msg = f"The gripper's brightness ratio is steady (spread {spread * 100:.0f}%)."
+        msg = f"The gripper's brightness ratio is steady (spread {_pct(spread)})."
     return Flag("exposure_drift", raised, msg, vals)
 
 
@@ -149,11 +169,11 @@ def rest_pose_flag(gain_rest: float | None, gain_start: float | None, has_rest: 
     if gain_start is None:
         return Flag("rest_pose_match", True,
                     "The jaws are compared at rest but not at the start pose.", vals)
-    rel = gain_start / gain_rest - 1.0
-    vals["start_vs_rest_fraction"] = rel
+    rel = _rel(gain_start, gain_rest)
+    vals["start_vs_rest_fraction"] = _finite(rel)
     raised = abs(rel) > tol
     msg = (f"A match at rest does not hold at the start pose: there the jaws come out "
-           f"{abs(rel) * 100:.0f}% {'brighter' if rel > 0 else 'darker'}." if raised else
+           f"{_pct(abs(rel))} {'brighter' if rel > 0 else 'darker'}." if raised else
            "The rest-pose and start-pose matches agree.")
     return Flag("rest_pose_match", raised, msg, vals)
 
