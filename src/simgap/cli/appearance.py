@@ -32,6 +32,52 @@ def _png(image: Any, scale: int) -> bytes:
     return buf.getvalue()
 
 
+IMAGE_DTYPES = ("image", "video")
+
+
+def check_camera_feature(rig_path: Path) -> None:
+    """The rig's camera in its dataset, checked before any rendering is announced: a
+    dataset that records no camera says so (with the file and the fix), and a
+    ``camera.recorded`` the dataset lacks lists its image and video features only (a
+    state or action column is no camera). Frames from ``evidence.frames``, a rig without
+    ``[camera]``, and a dataset the reader will refuse anyway are left to the branch.
+
+    Raises:
+        InputError: the dataset has no image or video feature.
+        NameNotFoundError: ``camera.recorded`` is not one of them.
+    """
+    from simgap.errors import InputError, NameNotFoundError
+    from simgap.evidence.lerobot import INFO_PATH
+    from simgap.rig import load_rig
+    from simgap.validate import read_json
+
+    r = load_rig(rig_path)
+    ds = r.evidence.dataset
+    if r.camera is None or not r.camera.recorded or r.evidence.frames is not None or ds is None:
+        return
+    info_path = ds / INFO_PATH
+    if not info_path.is_file():
+        return
+    info = read_json(info_path, "a LeRobot dataset's meta/info.json")
+    feats = info.get("features") if isinstance(info, dict) else None
+    if not isinstance(feats, dict):
+        return
+    cams = [k for k, f in feats.items() if isinstance(f, dict) and f.get("dtype") in IMAGE_DTYPES]
+    if not cams:
+        raise InputError(
+            file=info_path, field="camera.recorded",
+            expected=f"an image or video feature named {r.camera.recorded!r}",
+            got=f"this dataset records no camera: none of its {len(feats)} features is an "
+                "image or a video",
+            fix="record the dataset with the camera on (LeRobot's --robot.cameras), or point "
+                "evidence.frames in the rig at a frames folder with their joint angles "
+                "(docs/formats.md), or remove [camera] from the rig to leave the appearance "
+                "branch not measured")
+    if r.camera.recorded not in cams:
+        raise NameNotFoundError("camera (image or video) feature", r.camera.recorded, cams,
+                                file=info_path, field="camera.recorded")
+
+
 @app.command()
 @handles_errors
 def appearance(
@@ -48,6 +94,7 @@ def appearance(
     from simgap.diagnose import assess_branch
     from simgap.outputs import atomic_write_bytes
 
+    check_camera_feature(rig)
     with working("appearance", f"rendering up to {frames} frames at the recorded joint "
                  f"angles and searching the camera offset on {camera_frames}", 5.0 * frames):
         r, found = assess_branch(rig, "appearance", out_dir=out,
