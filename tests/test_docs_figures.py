@@ -26,6 +26,9 @@ quote it to one digit fewer rather than widening the tolerance. In the "What `si
 finds" section every number must carry a marker, so a new unchecked figure cannot be added
 there.
 
+docs/rig.md's example MJCF (an object added to a copy of the scene) is loaded by MuJoCo, on
+a minimal arm always and on the Menagerie SO-101 when ../shared/data holds it.
+
 The demo runs once per test session (``demo_run`` in conftest.py, shared with
 test_demo_truth.py), so in the default run these checks add well under a second; this file
 run alone takes the demo's own minute on 2 cores.
@@ -41,11 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mujoco
 import numpy as np
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 DEMO_MD = DOCS / "demo.md"
+RIG_MD = DOCS / "rig.md"
 
 MARKER = re.compile(r"<!--\s*fig:\s*(?P<body>.*?)\s*-->", re.S)
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
@@ -224,3 +229,55 @@ def test_figure_check_catches_a_drifted_figure(demo_outputs: tuple[dict[str, Any
     assert not agrees(f"{round(value, 1) + 0.1:.1f}", value)
     assert agrees("0.371", 0.3711) and not agrees("0.37", 0.3649) and agrees("165", 165.0)
 
+
+# ---- docs/rig.md: the example of an object added to a copy of the scene ----
+
+_MINIMAL_ARM = """<mujoco model="arm">
+  <worldbody>
+    <body name="base"><geom type="cylinder" size="0.04 0.03" pos="0 0 0.03"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def _rig_doc_mjcf() -> str:
+    blocks = re.findall(r"```xml\n(.*?)```", RIG_MD.read_text(), re.S)
+    assert len(blocks) == 1, f"docs/rig.md has {len(blocks)} xml blocks; expected the one example"
+    return blocks[0]
+
+
+def _check_object(model: mujoco.MjModel) -> None:
+    """The example's object is a free body with a box geom, its mass and friction, and it
+    rests on the floor instead of falling through or jumping."""
+    body = model.body("cube")
+    jnt = model.jnt_bodyid.tolist().index(body.id)
+    assert model.jnt_type[jnt] == mujoco.mjtJoint.mjJNT_FREE
+    geom = model.geom("cube")
+    assert geom.type[0] == mujoco.mjtGeom.mjGEOM_BOX
+    assert body.mass[0] == pytest.approx(0.03)
+    assert geom.friction[0] == pytest.approx(1.0)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    z0 = float(data.xpos[body.id][2])
+    for _ in range(400):
+        mujoco.mj_step(model, data)
+    assert float(data.xpos[body.id][2]) == pytest.approx(z0, abs=1e-3)
+
+
+def test_rig_doc_object_example_loads_on_a_minimal_arm() -> None:
+    model = mujoco.MjModel.from_xml_string(_rig_doc_mjcf(), {"so101.xml": _MINIMAL_ARM.encode()})
+    _check_object(model)
+
+
+def test_rig_doc_object_example_loads_on_the_menagerie_so101(shared_data: Path,
+                                                            tmp_path: Path) -> None:
+    """Saved beside the Menagerie scene.xml, as the doc says, the copy loads with the arm."""
+    so101 = shared_data / "so101"
+    if not (so101 / "so101.xml").is_file():
+        pytest.skip(f"{so101 / 'so101.xml'} is absent")
+    for name in ("so101.xml", "assets"):
+        (tmp_path / name).symlink_to(so101 / name)
+    scene = tmp_path / "my_scene.xml"
+    scene.write_text(_rig_doc_mjcf())
+    model = mujoco.MjModel.from_xml_path(str(scene))
+    assert "gripperframe" in [model.site(i).name for i in range(model.nsite)]
+    _check_object(model)
