@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 RANK = {"implicated": 0, "inconclusive": 1, "eliminated": 2, "not_measured": 3}
 
 _SUFFIX_UNITS = (("_fraction", "%"), ("_ratio", "x"), ("_rad_s", "rad/s"), ("_deg_s", "deg/s"),
@@ -34,9 +36,22 @@ def sig(v: float, digits: int = 3) -> str:
     return f"{v:.{decimals}f}"
 
 
+def is_bool(value: Any) -> bool:
+    """Whether ``value`` is a truth value (Python's or numpy's), never a number here."""
+    return isinstance(value, (bool, np.bool_))
+
+
+def yes_no(value: Any) -> str:
+    """A truth value as the report prints it: "yes" or "no", never Python's True/False."""
+    return "yes" if value else "no"
+
+
 def with_unit(name: str, value: Any) -> str:
-    """A figure's value with the unit its name carries (``total_p95_s`` -> "91.7 ms")."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A figure's value with the unit its name carries (``total_p95_s`` -> "91.7 ms"); a
+    truth value in words (``loopback`` True -> "yes")."""
+    if is_bool(value):
+        return yes_no(value)
+    if not isinstance(value, (int, float)):
         return str(value)
     v = float(value)
     for suffix, unit in _SUFFIX_UNITS:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import html
 import importlib
-import json
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,7 +26,16 @@ import jinja2
 
 from simgap.finding import Diagnosis
 from simgap.outputs import atomic_write_text
-from simgap.report.headline import RANK, contradictions, headline, key_line, sig, with_unit
+from simgap.report.headline import (
+    RANK,
+    contradictions,
+    headline,
+    is_bool,
+    key_line,
+    sig,
+    with_unit,
+    yes_no,
+)
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("simgap.report", "templates"),
@@ -71,15 +79,25 @@ def _branch_plots(finding: Mapping[str, Any]) -> list[str]:
     return [p for p in module.plots(finding) if p]
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return "-" if value is None else str(value)
+def _fmt(value: Any, depth: int = 0) -> str:
+    """A figure's value as the page prints it: None as "-", a truth value as yes/no, a float
+    to 4 significant digits, a list or object by its first 8 items (2 levels deep at most,
+    200 characters), each item the same way."""
+    if value is None:
+        return "-"
+    if is_bool(value):
+        return yes_no(value)
     if isinstance(value, float):
         return sig(value, 4)
-    if isinstance(value, (list, tuple)) and len(value) <= 8:
-        return "[" + ", ".join(_fmt(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return json.dumps(value)[:200]
+    if isinstance(value, (list, tuple, Mapping)):
+        n = len(value)
+        if depth >= 2:
+            return f"({n} items)"
+        items = ([f"{k}: {_fmt(v, depth + 1)}" for k, v in list(value.items())[:8]]
+                 if isinstance(value, Mapping) else [_fmt(v, depth + 1) for v in value[:8]])
+        more = f", ... ({n} in all)" if n > 8 else ""
+        ends = "{}" if isinstance(value, Mapping) else "[]"
+        return (ends[0] + ", ".join(items) + more + ends[1])[:200]
     return str(value)
 
 
@@ -90,7 +108,7 @@ def _flat_figures(figures: Mapping[str, Any], prefix: str = "") -> list[tuple[st
             rows.extend(_flat_figures(v, f"{prefix}{k}."))
         elif not (isinstance(v, list) and len(v) > 8):
             rows.append((f"{prefix}{k}", _fmt(v) if not isinstance(v, (int, float))
-                         or isinstance(v, bool) else with_unit(str(k), v)))
+                         or is_bool(v) else with_unit(str(k), v)))
     return rows
 
 
@@ -143,7 +161,9 @@ def _text(value: Any, limit: int = 4000) -> str:
         return value[:limit]
     if value is None:
         return ""
-    if isinstance(value, (bool, int, float)):
+    if is_bool(value):
+        return yes_no(value)
+    if isinstance(value, (int, float)):
         try:
             return str(value)[:limit]
         except ValueError:  # an integer of more digits than Python prints
