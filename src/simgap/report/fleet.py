@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 
 from simgap.outputs import atomic_write_text
+from simgap.report.svg import axis_range, ticks
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("simgap.report", "templates"),
@@ -30,25 +31,6 @@ RED, BLUE, BAND, GREY = "#c23b3b", "#2a6fdb", "#dbe7fb", "#555555"
 
 def _e(s: object) -> str:
     return html.escape(str(s), quote=True)
-
-
-def _fmt(v: float) -> str:
-    a = abs(v)
-    if a == 0:
-        return "0"
-    return f"{v:.2g}" if a >= 1000 or a < 0.01 else f"{v:.3g}"
-
-
-def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
-    step = (hi - lo) / n
-    mag = 10 ** math.floor(math.log10(step))
-    step = min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= step), default=step)
-    start = math.ceil(lo / step) * step
-    out, v = [], start
-    while v <= hi + step * 1e-9:
-        out.append(v)
-        v += step
-    return out
 
 
 def _finite(*vals: Any) -> list[float]:
@@ -68,9 +50,7 @@ def strip_plot(p: Mapping[str, Any]) -> str:
     band, flag = p.get("band"), p.get("flag_band")
     xs = _finite(*[v for a in arms for v in (a["value"], a.get("lo"), a.get("hi"))],
                  *(band or []), *(flag or []))
-    lo, hi = min(xs), max(xs)
-    if hi <= lo:
-        lo, hi = lo - 1.0, hi + 1.0
+    lo, hi = axis_range(min(xs), max(xs))  # equal values sit together, mid-axis
     pad = 0.05 * (hi - lo)
     lo, hi = lo - pad, hi + pad
     height = PAD_T + PAD_B + ROW * len(arms)
@@ -106,9 +86,9 @@ def strip_plot(p: Mapping[str, Any]) -> str:
                      f'fill="{color}"{weight}>{_e(label)}</text>')
     parts.append(f'<line x1="{PAD_L}" y1="{bottom}" x2="{W - PAD_R}" y2="{bottom}" '
                  'stroke="#333"/>')
-    for t in _ticks(lo, hi):
+    for t, label in ticks(lo, hi):
         parts.append(f'<text x="{x(t):.1f}" y="{bottom + 14}" font-size="10" '
-                     f'text-anchor="middle">{_fmt(t)}</text>')
+                     f'text-anchor="middle">{label}</text>')
     parts.append(f'<text x="{(PAD_L + W - PAD_R) / 2}" y="{height - 8}" font-size="11" '
                  f'text-anchor="middle">{_e(p["param"])} [{_e(p["unit"])}]</text>')
     parts.append(f'<text x="{PAD_L}" y="14" font-size="10" fill="{GREY}">shaded: fleet 95% '

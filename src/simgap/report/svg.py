@@ -63,12 +63,65 @@ def fmt(v: float) -> str:
     return f"{v:.3g}" if a < 1000 else f"{v:.0f}"
 
 
+REL_SPAN = 1e-6
+"""The smallest span of an axis relative to its values' magnitude. Below it the values are
+one value to their own precision (float32, the recordings' type, resolves 1.2e-7; the
+report prints 4 significant digits) and only tick labels of 8 or more digits could tell
+them apart: such a range is an artefact of rounding (a 66.6667 ms setting against intervals
+of 66.666667 ms), and spread across the whole axis it would put equal values at its ends.
+(Clock times are plotted from the start of their record, never as absolute timestamps.)"""
+
+MIN_REL_HALF_SPAN = 0.01
+"""Half the span of an axis drawn around one value: 1% of it (0.5 around zero)."""
+
+
+def degenerate(lo: float, hi: float) -> bool:
+    """Whether [lo, hi] holds one value to its precision: empty, reversed, not finite, or
+    narrower than ``REL_SPAN`` of the values."""
+    return not hi - lo > REL_SPAN * max(abs(lo), abs(hi))
+
+
+def axis_range(lo: float, hi: float) -> tuple[float, float]:
+    """The range an axis shows for values in [lo, hi]: [lo, hi] itself, or, when it is
+    ``degenerate``, one around the value: +-``MIN_REL_HALF_SPAN`` of it, widened to whole
+    tick steps, so equal values sit together mid-axis under tick labels that differ
+    (33.333331 and 33.333333 ms: 33.0 to 33.8 ms, ticks 0.2 apart)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        lo, hi = (lo, lo) if math.isfinite(lo) else (hi, hi) if math.isfinite(hi) else (0, 0)
+    if not degenerate(lo, hi):
+        return float(lo), float(hi)
+    c = (lo + hi) / 2
+    half = MIN_REL_HALF_SPAN * abs(c) if c != 0 else 0.5
+    step = _step(c - half, c + half, 5)
+    return (float(math.floor((c - half) / step + 1e-9) * step),
+            float(math.ceil((c + half) / step - 1e-9) * step))
+
+
+_NARROW = frozenset("'ijlIJ|/\\ ,.:;!()[]-ftr")
+_WIDE = frozenset("mwMW@%")
+
+
+def text_width(text: str, size: float) -> float:
+    """An upper estimate of the width [px] of ``text`` at font size ``size`` [px]: the
+    advances of DejaVu Sans Bold (the widest of the usual sans fallbacks, what headless
+    Chromium on Linux draws) by class of character, rounded up."""
+    em = 0.0
+    for c in text:
+        if c in _NARROW:
+            em += 0.5
+        elif c in _WIDE:
+            em += 1.12
+        elif c.isupper() or c in "#+<=>^~&$":
+            em += 0.88
+        else:
+            em += 0.73
+    return em * size
+
+
 class _Frame:
     def __init__(self, xlo: float, xhi: float, ylo: float, yhi: float) -> None:
-        if not xhi > xlo:
-            xlo, xhi = xlo - 0.5, xlo + 0.5
-        if not yhi > ylo:
-            ylo, yhi = ylo - 0.5, ylo + 0.5
+        xlo, xhi = axis_range(xlo, xhi)
+        ylo, yhi = axis_range(ylo, yhi)
         self.xlo, self.xhi, self.ylo, self.yhi = xlo, xhi, ylo, yhi
 
     def x(self, v: float) -> float:
@@ -83,8 +136,10 @@ class _Frame:
                f'<line x1="{PAD_L}" y1="{PAD_T}" x2="{PAD_L}" y2="{H - PAD_B}" stroke="#333"/>']
         if xticks:
             for t, label in ticks(self.xlo, self.xhi):
+                # a label centred on the last tick would pass the picture's edge: it ends there
+                end = self.x(t) + 0.45 * text_width(label, 10) > W - 1
                 out.append(f'<text x="{self.x(t):.1f}" y="{H - PAD_B + 14}" font-size="10" '
-                           f'text-anchor="middle">{label}</text>')
+                           f'text-anchor="{"end" if end else "middle"}">{label}</text>')
         for t, label in ticks(self.ylo, self.yhi, 4):
             out.append(f'<line x1="{PAD_L - 3}" y1="{self.y(t):.1f}" x2="{W - PAD_R}" '
                        f'y2="{self.y(t):.1f}" stroke="#eee"/>'
@@ -139,12 +194,13 @@ def histogram(values: npt.ArrayLike, *, bins: int = 40, xlabel: str, title: str,
     if v.size == 0:
         return ""
     xs = [x for x, _ in vlines if math.isfinite(x)]
-    lo, hi = float(min(v.min(), *xs)), float(max(v.max(), *xs))
-    if hi <= lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    # A span below 1e-9 relative (equal values up to rounding) is widened to one that bins.
-    hi = max(hi, lo + 1e-9 * max(1.0, abs(lo)))
-    counts, edges = np.histogram(v, bins=bins, range=(lo, hi))
+    vlo, vhi = float(min(v.min(), *xs)), float(max(v.max(), *xs))
+    lo, hi = axis_range(vlo, vhi)
+    if degenerate(vlo, vhi):  # one value to its precision: one bar centred on it
+        c, w = (vlo + vhi) / 2, (hi - lo) / bins
+        counts, edges = np.array([v.size]), np.array([c - w / 2, c + w / 2])
+    else:
+        counts, edges = np.histogram(v, bins=bins, range=(lo, hi))
     f = _Frame(lo, hi, 0, float(counts.max()) * 1.15)
     parts = f.axes(xlabel, ylabel)
     for c, a, b in zip(counts, edges[:-1], edges[1:], strict=True):
