@@ -13,13 +13,123 @@ import numpy as np
 import pytest
 
 from simgap.audit.setup import check_policy_server
+from simgap.episodes.placements import placements_check
 from simgap.report import plots_envelope, render_report, svg
 
 NS = "{http://www.w3.org/2000/svg}"
+TRAIN_X, TRAIN_Y = (0.14, 0.34), (-0.1, 0.1)
+# twelve placements, the same for both runs (one manifest); three real ones fail
+XY = np.array([[0.166, 0.050], [0.288, -0.004], [0.295, 0.081], [0.21, 0.08], [0.19, 0.05],
+               [0.20, 0.087], [0.176, 0.006], [0.31, 0.043], [0.233, 0.073], [0.174, -0.01],
+               [0.294, -0.075], [0.207, 0.048]])
+REAL_FAILS = (0, 5, 10)
 
 
 def _root(svg_text: str) -> ET.Element:
     return ET.fromstring(svg_text)
+
+
+def _placements(real_ok: list[bool], sim_ok: list[bool]) -> str:
+    """The placements plot of the envelope check, from trials as the branch reads them
+    (its details give each placement's success as the fraction of trials that succeeded)."""
+    check = placements_check({"real": (XY, list(enumerate(real_ok))),
+                              "sim": (XY, list(enumerate(sim_ok)))}, TRAIN_X, TRAIN_Y)
+    return plots_envelope.placements_plot(check.details)
+
+
+def _in_plot(x: float, y: float) -> bool:
+    return svg.PAD_L <= x <= svg.W - svg.PAD_R and svg.PAD_T <= y <= svg.H - svg.PAD_B
+
+
+def _x_marks(root: ET.Element) -> list[tuple[float, float, float]]:
+    """(cx, cy, half size) of every x drawn in the plot area: a group of two lines that
+    cross at their midpoints, one rising and one falling."""
+    out = []
+    for g in root.iter(f"{NS}g"):
+        lines = [c for c in g if c.tag == f"{NS}line"]
+        if len(lines) != 2:
+            continue
+        (a, b) = [[float(ln.get(k, "nan")) for k in ("x1", "y1", "x2", "y2")] for ln in lines]
+        mid_a, mid_b = ((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2,
+                                                                (b[1] + b[3]) / 2)
+        crossed = (a[2] - a[0]) * (a[3] - a[1]) * (b[2] - b[0]) * (b[3] - b[1]) < 0
+        if crossed and np.allclose(mid_a, mid_b, atol=0.2) and _in_plot(*mid_a):
+            out.append((mid_a[0], mid_a[1], abs(a[2] - a[0]) / 2))
+    return out
+
+
+def test_every_failure_is_drawn_as_an_x() -> None:
+    """On the old code a failed placement (success 0.0, the fraction the branch writes)
+    was a plain dot: no x at all under a legend that promised "x = failure"."""
+    real = [i not in REAL_FAILS for i in range(len(XY))]
+    root = _root(_placements(real, [True] * len(XY)))
+    marks = _x_marks(root)
+    assert len(marks) == len(REAL_FAILS)
+    # each x sits on a failed placement
+    want = sorted(i for i in REAL_FAILS)
+    tips = [t.text or "" for g in root.iter(f"{NS}g") for t in g.findall(f"{NS}title")
+            if "failure" in (t.text or "")]
+    assert len(tips) == len(want) and all(t.startswith("real (") for t in tips)
+    # a failure in both runs: one x each; plain booleans count the same as fractions
+    sim = [i != 10 for i in range(len(XY))]
+    assert len(_x_marks(_root(_placements(real, sim)))) == len(REAL_FAILS) + 1
+    groups = {"real": (XY[:4], [False, True, None, 0.5])}
+    assert len(_x_marks(_root(svg.scatter(groups, xlabel="x [m]", ylabel="y [m]",
+                                          title="t")))) == 1
+
+
+def _marks_by_placement(root: ET.Element) -> dict[str, dict[str, tuple[int, float, bool]]]:
+    """{"(x, y)": {series: (drawing order, extent [px], solid)}} from each mark's tooltip
+    (``<series> (x, y)...``), its radius or half size, and its fill."""
+    out: dict[str, dict[str, tuple[int, float, bool]]] = {}
+    for order, el in enumerate(root.iter()):
+        tip = el.find(f"{NS}title")
+        m = re.match(r"(\w+) (\([-\d.]+, [-\d.]+\))", (tip.text or "") if tip is not None
+                     else "")
+        if not m or el.tag not in (f"{NS}circle", f"{NS}g", f"{NS}polygon", f"{NS}rect"):
+            continue
+        if el.tag == f"{NS}circle":
+            extent = float(el.get("r", "0"))
+            solid = el.get("fill", "none") not in ("none", "#fff", "white") \
+                and float(el.get("fill-opacity", "1")) > 0.5
+        else:
+            lines = el.findall(f"{NS}line")
+            extent = abs(float(lines[0].get("x2", "0")) - float(lines[0].get("x1", "0"))) / 2 \
+                if lines else 0.0
+            solid = True  # an x hides what lies under its strokes
+        out.setdefault(m.group(2), {})[m.group(1)] = (order, extent, solid)
+    return out
+
+
+def test_neither_series_hides_the_other() -> None:
+    """At a placement both runs share, the one drawn first must show around the one on top.
+    On the old code the simulated dot (r 3) lay under the real one (r 4.5, opaque)."""
+    real = [i not in REAL_FAILS for i in range(len(XY))]
+    root = _root(_placements(real, [True] * len(XY)))
+    shared = _marks_by_placement(root)
+    assert len(shared) == len(XY)
+    for where, by in shared.items():
+        assert set(by) == {"real", "sim"}, where
+        (_, under), (_, over) = sorted(by.items(), key=lambda kv: kv[1][0])
+        visible = under[1] >= over[1] + 1.5 or not over[2]
+        assert visible, (where, by)
+
+
+def _legend_words(root: ET.Element) -> list[str]:
+    """The legend's words: text above the plot area that is not the title."""
+    return [t.text or "" for t in root.iter(f"{NS}text")
+            if t.get("class") != "ptitle" and float(t.get("y", "1e9")) < svg.PAD_T]
+
+
+def test_the_legend_names_only_the_marks_drawn() -> None:
+    """Without a failure there is no failure in the legend; with one, the legend names it.
+    On the old code each series read "(x = failure)" whatever was drawn."""
+    quiet = _legend_words(_root(_placements([True] * len(XY), [True] * len(XY))))
+    assert not any("failure" in w for w in quiet), quiet
+    assert {"sim", "real", "success", "training square"} <= set(quiet)
+    real = [i not in REAL_FAILS for i in range(len(XY))]
+    loud = _legend_words(_root(_placements(real, [True] * len(XY))))
+    assert "failure" in loud and "some trials failed" not in loud
 
 
 def _x_ticks(root: ET.Element) -> list[tuple[float, str]]:

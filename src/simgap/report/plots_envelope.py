@@ -21,10 +21,11 @@ def speed_plot(details: Mapping[str, Any]) -> str:
 
 
 def placements_plot(details: Mapping[str, Any]) -> str:
-    """Placements (x, y) against the training square; the real runs on top, failures as red
-    crosses, so the few that fail are never hidden under the simulated ones."""
+    """Placements (x, y) against the training square, each marked by its outcome (a
+    placement's success is the fraction of its trials that succeeded: 0 is drawn as an x);
+    the real runs solid on top, the simulated ones as larger hollow marks around them."""
     (x0, x1), (y0, y1) = details["training_x_m"], details["training_y_m"]
-    groups: dict[str, tuple[np.ndarray, Sequence[bool | None]]] = {}
+    groups: dict[str, tuple[np.ndarray, Sequence[object]]] = {}
     names = sorted((k for k, v in details.items() if isinstance(v, Mapping) and "xy_m" in v),
                    key=lambda k: k == "real")  # real last: drawn on top
     for k in names:

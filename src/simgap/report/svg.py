@@ -12,7 +12,7 @@ import base64
 import html
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -161,14 +161,41 @@ def _wrap(parts: list[str], title: str) -> str:
             f'{_esc(title)}</text>' + "".join(parts) + "</svg>")
 
 
+Swatch = Callable[[float, float], str]
+"""Draws a legend entry's mark centred at (x, y)."""
+
+
+def _box(color: str) -> Swatch:
+    return lambda x, y: (f'<rect x="{x - 4.5:.1f}" y="{y - 4.5:.1f}" width="9" height="9" '
+                         f'fill="{color}"/>')
+
+
 def _legend(names: Sequence[str], colors: Sequence[str]) -> list[str]:
-    """A legend above the plot area, right-aligned, one row."""
-    out, x = [], W - PAD_R
-    for name, color in reversed(list(zip(names, colors, strict=True))):
-        width = 14 + 6 * len(name)
-        x -= width
-        out.append(f'<rect x="{x:.0f}" y="{PAD_T - 12}" width="9" height="9" fill="{color}"/>'
-                   f'<text x="{x + 12:.0f}" y="{PAD_T - 4}" font-size="10">{_esc(name)}</text>')
+    """A legend of coloured boxes (``_legend_marks``)."""
+    return _legend_marks([(n, _box(c)) for n, c in zip(names, colors, strict=True)])
+
+
+def _legend_marks(entries: Sequence[tuple[str, Swatch]]) -> list[str]:
+    """A legend above the plot area, right-aligned: one entry per mark drawn, each its own
+    mark and its name; a row that would pass the plot's left edge continues on a row below."""
+    rows: list[list[tuple[float, str, Swatch]]] = [[]]
+    room = W - PAD_L - PAD_R
+    used = 0.0
+    for name, mark in entries:
+        width = 16 + text_width(name, 10) * 0.9  # regular weight: ~0.9 of the bold advances
+        if used + width > room and rows[-1]:
+            rows.append([])
+            used = 0.0
+        rows[-1].append((width, name, mark))
+        used += width
+    out = []
+    for r, row in enumerate(rows):
+        x = W - PAD_R - sum(w for w, _, _ in row)
+        y = PAD_T - 8 + 12 * r
+        for width, name, mark in row:
+            out.append(f'<g class="legend">{mark(x + 5, y)}<text x="{x + 12:.0f}" '
+                       f'y="{y + 4:.0f}" font-size="10">{_esc(name)}</text></g>')
+            x += width
     return out
 
 
@@ -393,12 +420,59 @@ def lines(x: npt.ArrayLike, series: dict[str, npt.ArrayLike], *, xlabel: str, yl
     return _wrap(parts, title)
 
 
-def scatter(groups: dict[str, tuple[np.ndarray, Sequence[bool | None]]], *, xlabel: str,
+OUTCOMES = {"success": "success", "mixed": "some trials failed", "failure": "failure",
+            "untried": "not tried"}
+"""The outcome of a placement, by its marker, and the legend's words for it."""
+
+
+def outcome(s: object) -> str:
+    """A placement's outcome from its success: a bool, or the fraction of its trials that
+    succeeded (1: success, 0: failure, between: mixed); None, or anything else: untried."""
+    if isinstance(s, (bool, np.bool_)):
+        return "success" if s else "failure"
+    if not isinstance(s, (int, float, np.integer, np.floating)) or not math.isfinite(float(s)):
+        return "untried"
+    v = float(s)
+    return "success" if v >= 1 else "failure" if v <= 0 else "mixed"
+
+
+def marker(kind: str, cx: float, cy: float, r: float, color: str, solid: bool,
+           inner: str = "", attrs: str = "") -> str:
+    """One point's mark, by outcome: a circle (success), an x (failure), a triangle (mixed),
+    a square (untried); solid (filled, heavy x) or hollow (outline, light x). ``inner``
+    (e.g. a ``<title>``) goes inside, ``attrs`` on the element."""
+    sw = 2.2 if solid else 1.4
+    paint = (f'fill="{color}" fill-opacity="0.85" stroke="{color}"' if solid
+             else f'fill="none" stroke="{color}" stroke-width="{sw}"')
+    if kind == "failure":
+        return (f'<g {attrs} stroke="{color}" stroke-width="{sw}" stroke-linecap="round">'
+                f'{inner}<line x1="{cx - r:.1f}" y1="{cy - r:.1f}" x2="{cx + r:.1f}" '
+                f'y2="{cy + r:.1f}"/><line x1="{cx - r:.1f}" y1="{cy + r:.1f}" '
+                f'x2="{cx + r:.1f}" y2="{cy - r:.1f}"/></g>')
+    if kind == "mixed":
+        pts = (f"{cx:.1f},{cy - r:.1f} {cx + r:.1f},{cy + r * 0.8:.1f} "
+               f"{cx - r:.1f},{cy + r * 0.8:.1f}")
+        return f'<polygon {attrs} points="{pts}" {paint}>{inner}</polygon>'
+    if kind == "untried":
+        return (f'<rect {attrs} x="{cx - r * 0.8:.1f}" y="{cy - r * 0.8:.1f}" '
+                f'width="{r * 1.6:.1f}" height="{r * 1.6:.1f}" {paint}>{inner}</rect>')
+    return f'<circle {attrs} cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" {paint}>{inner}</circle>'
+
+
+def _mark(kind: str, color: str, solid: bool) -> Swatch:
+    return lambda x, y: marker(kind, x, y, 4, color, solid)
+
+
+def scatter(groups: Mapping[str, tuple[np.ndarray, Sequence[object]]], *, xlabel: str,
             ylabel: str, title: str, rect: tuple[float, float, float, float] | None = None,
             rect_label: str = "") -> str:
-    """Points (x, y) per group, filled on success, a red cross on failure; groups are drawn
-    in the order given so the last (the real runs) lies on top. ``rect`` = (x0, x1, y0, y1)
-    is drawn dashed (e.g. the training square); x and y share one scale."""
+    """Points (x, y) per group, marked by outcome (``outcome``: a circle on success, an x on
+    failure, a triangle when some trials failed, a square when none ran). Groups are drawn
+    in the order given, each smaller than the one before and the last (the real runs)
+    solid on top, the others hollow: a group at the same placement as a later one rings
+    it, never hides under it. The legend names each group by its mark and each outcome
+    that is drawn, nothing else. ``rect`` = (x0, x1, y0, y1) is drawn dashed (e.g. the
+    training square); x and y share one scale."""
     pts = {k: (np.asarray(p, dtype=float).reshape(-1, 2), s) for k, (p, s) in groups.items()}
     allp = [p for p, _ in pts.values() if p.size]
     if not allp:
@@ -420,25 +494,27 @@ def scatter(groups: dict[str, tuple[np.ndarray, Sequence[bool | None]]], *, xlab
                      f'height="{f.y(rect[2]) - f.y(rect[3]):.1f}" fill="#2a9d55" '
                      'fill-opacity="0.06" stroke="#2a9d55" stroke-dasharray="5 3">'
                      f'<title>{_esc(rect_label)}</title></rect>')
-    colors = [PALETTE[j % len(PALETTE)] for j in range(len(pts))]
+    n = len(pts)
+    drawn: list[str] = []
+    series: list[tuple[str, Swatch]] = []
     for j, (name, (p, succ)) in enumerate(pts.items()):
-        r = 3 if j < len(pts) - 1 else 4.5
+        if not p.size:
+            continue
+        color, solid, r = PALETTE[j % len(PALETTE)], j == n - 1, 3.5 + 3.0 * (n - 1 - j)
         for i, (x, y) in enumerate(p):
+            kind = outcome(succ[i] if i < len(succ) else None)
+            drawn.append(kind)
             s = succ[i] if i < len(succ) else None
-            tip = f"<title>{_esc(name)} ({x:.3f}, {y:.3f}) success {s}</title>"
-            if s is False:
-                parts.append(f'<g stroke="#c23b3b" stroke-width="2.2">{tip}'
-                             f'<line x1="{f.x(x) - r:.1f}" y1="{f.y(y) - r:.1f}" '
-                             f'x2="{f.x(x) + r:.1f}" y2="{f.y(y) + r:.1f}"/>'
-                             f'<line x1="{f.x(x) - r:.1f}" y1="{f.y(y) + r:.1f}" '
-                             f'x2="{f.x(x) + r:.1f}" y2="{f.y(y) - r:.1f}"/></g>')
-            else:
-                op = "0.45" if j < len(pts) - 1 else "0.9"
-                parts.append(f'<circle cx="{f.x(x):.1f}" cy="{f.y(y):.1f}" r="{r}" '
-                             f'fill="{colors[j]}" fill-opacity="{op}" stroke="{colors[j]}">'
-                             f'{tip}</circle>')
-    names = [f"{k} (x = failure)" for k in pts] + ([rect_label] if rect else [])
-    parts += _legend(names, colors + (["#2a9d55"] if rect else []))
+            frac = f", success {fmt(float(s))}" if isinstance(s, (int, float)) \
+                and kind == "mixed" else ""
+            tip = f"<title>{_esc(name)} ({x:.3f}, {y:.3f}): {OUTCOMES[kind]}{frac}</title>"
+            parts.append(marker(kind, f.x(x), f.y(y), r, color, solid, tip,
+                                f'class="mk mk-{kind}" data-series="{_esc(name)}"'))
+        series.append((name, _mark("success", color, solid)))
+    marks = series + [(OUTCOMES[k], _mark(k, "#555", True)) for k in OUTCOMES if k in drawn]
+    if rect:
+        marks.append((rect_label, _box("#2a9d55")))
+    parts += _legend_marks(marks)
     return _wrap(parts, title)
 
 
