@@ -176,7 +176,7 @@ def hash_path(h: Any, p: Path) -> None:
 def inputs_digest(inputs: list[tuple[str, Path]]) -> str:
     """SHA-256 over simgap's version and every (role, path) input: the role, the path's name
     relative to the rig's folder (absolute when outside it), and the content, all framed."""
-    from simgap import __version__
+    from simgap._version import __version__
 
     h = hashlib.sha256()
     _field(h, b"simgap-fleet-digest/2")
