@@ -7,14 +7,17 @@ are printed as words."""
 from __future__ import annotations
 
 import re
+import string
 import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from simgap.audit.setup import check_policy_server
 from simgap.episodes.placements import placements_check
-from simgap.report import plots_envelope, render_report, svg
+from simgap.report import plots_actuator, plots_envelope, render_report, svg
 
 NS = "{http://www.w3.org/2000/svg}"
 TRAIN_X, TRAIN_Y = (0.14, 0.34), (-0.1, 0.1)
@@ -176,6 +179,108 @@ def test_a_line_of_equal_values_is_drawn_mid_axis() -> None:
     mid = (svg.PAD_T + svg.H - svg.PAD_B) / 2
     assert abs(ys[0] - mid) < 0.25 * (svg.H - svg.PAD_T - svg.PAD_B)
     assert svg.axis_range(2.0, 2.5) == (2.0, 2.5)  # a real range is kept as it is
+
+
+def _titles(svg_text: str) -> list[tuple[float, str]]:
+    return [(float(t.get("x", "nan")), t.text or "") for t in _root(svg_text).iter(f"{NS}text")
+            if t.get("class") == "ptitle"]
+
+
+def _actuator_finding(intervals: bool) -> dict[str, Any]:
+    """An actuator finding as the branch writes it: the ladder's (per joint delay_s, no
+    interval: the demo's) or the joint dynamics' (delay_interval_s, one joint on a ridge)."""
+    names = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll",
+             "gripper")
+    delays = dict(zip(names, (0.0082, 0.0081, 0.0085, 0.0123, 0.0121, 0.0), strict=True))
+    rungs = [{"model": "ideal", "train_mae_rad": 0.0115, "validation_mae_rad": 0.0115},
+             {"model": "delay_lag", "train_mae_rad": 0.0013, "validation_mae_rad": 0.0012}]
+    joints = {n: {"delay_s": d, "selected": "delay_lag", "rungs": rungs}
+              for n, d in delays.items()}
+    fig: dict[str, Any] = {"noise_floor_rad": 0.0015, "worst_ideal_mae_rad": 0.0115}
+    if intervals:
+        fig.update(delay_s=delays,
+                   delay_interval_s={n: [max(0.0, d - 0.002), d + 0.002]
+                                     for n, d in delays.items()},
+                   delay_ridge={"wrist_flex": "delay and the servo's own lag trade off"})
+    return {"branch": "actuator", "verdict": "implicated", "title": "Actuator dynamics",
+            "key_figure": "worst_ideal_mae_rad", "figures": fig,
+            "summary": "; ".join(f"{n}: delay_lag, delay {d * 1e3:.1f} ms"
+                                 for n, d in delays.items()),
+            "details": {"joints": joints, "noise_floor_rad": 0.0015}}
+
+
+def test_every_title_fits_the_plot_width() -> None:
+    """Each visible title line fits between its start and the picture's right edge. On the
+    old code the delay plot's one-line title ran 551 px from x = 60 on a 560 px picture
+    ("... (95% interval; hollow = no i" was what showed)."""
+    page = render_report({"rig": "bench", "seed": 0, "findings": [_actuator_finding(False)],
+                          "stop": {"verdict": "cause_found", "branch": "actuator"}})
+    plots = re.findall(r'<svg class="plot".*?</svg>', page, flags=re.S)
+    long = "Identified command-to-motion delay per joint (95% interval; hollow = no interval)"
+    plots.append(svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="j", ylabel="v",
+                          title=long + " and yet more words than two lines hold " * 3))
+    plots.append(svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="j", ylabel="v", title=long))
+    assert len(plots) >= 5
+    room = [(float(_root(p).get("width", "nan")) - x, line) for p in plots
+            for x, line in _titles(p)]
+    assert all(1 <= len(_titles(p)) <= 2 for p in plots)
+    for width, line in room:
+        assert len(line) * 6.86 <= width, line  # DejaVu Sans Bold's mean advance at 12 px
+    for width, line in room:
+        assert svg.text_width(line, svg.TITLE_SIZE) <= width, line  # and its widest
+    # a title that needs two lines keeps every word; the full one stays the tooltip
+    two = _titles(plots[-1])
+    assert len(two) == 2 and " ".join(t for _, t in two) == long
+    assert _root(plots[-1]).findtext(f"{NS}title") == long
+
+
+DEJAVU_BOLD = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+
+
+@pytest.mark.skipif(not DEJAVU_BOLD.exists(), reason="DejaVu Sans Bold is not installed")
+def test_the_width_estimate_is_an_upper_bound_of_the_font_drawn() -> None:
+    """``text_width`` is never below what DejaVu Sans Bold (headless Chromium's sans on
+    Linux, the widest usual fallback) advances, for any printable character."""
+    from PIL import ImageFont
+
+    font = ImageFont.truetype(str(DEJAVU_BOLD), 120)
+    for c in string.printable[:95]:
+        assert svg.text_width(c, 120) >= font.getlength(c), c
+    title = "Identified command-to-motion delay per joint (95% interval; hollow = no i"
+    assert svg.text_width(title, 12) >= ImageFont.truetype(str(DEJAVU_BOLD), 12).getlength(title)
+
+
+def _delay_plot(finding: dict[str, Any]) -> ET.Element:
+    text = next(p for p in plots_actuator.plots(finding) if "command-to-motion" in p)
+    return _root(text)
+
+
+def test_a_hollow_delay_says_why_beside_the_delay_the_text_states() -> None:
+    """The demo's six delays have no interval (the actuator ladder gives none) while the
+    summary states "delay 8.2 ms": every point is hollow and the caption says it is a best
+    fit without an interval. On the old code the points were hollow with no caption (the
+    only key was cut off the title). Where the joint dynamics give intervals only the joint
+    on a ridge is hollow, and the caption speaks of the ridge only."""
+    finding = _actuator_finding(False)
+    assert "delay 8.2 ms" in finding["summary"]
+    root = _delay_plot(finding)
+    points = list(root.iter(f"{NS}circle"))
+    assert len(points) == 6 and all(p.get("fill") == "#fff" for p in points)
+    caption = " ".join(t.text or "" for t in root.iter(f"{NS}text")
+                       if t.get("class") == "caption")
+    assert caption.startswith("Hollow: a delay without an interval"), caption
+    assert "best fit of the joint's selected rung" in caption
+    assert all("no interval: the best fit of the delay_lag rung" in (p.findtext(f"{NS}title")
+                                                                    or "") for p in points)
+    root = _delay_plot(_actuator_finding(True))
+    hollow = [p.findtext(f"{NS}title") or "" for p in root.iter(f"{NS}circle")
+              if p.get("fill") == "#fff"]
+    assert len(hollow) == 1 and hollow[0].startswith("wrist_flex") and "ridge" in hollow[0]
+    caption = " ".join(t.text or "" for t in root.iter(f"{NS}text")
+                       if t.get("class") == "caption")
+    assert "Bars: 95% intervals." in caption and "on a ridge" in caption
+    assert "without an interval" not in caption
+    assert len([ln for ln in root.iter(f"{NS}line") if ln.get("stroke-width") == "2"]) == 6
 
 
 def test_truth_values_are_printed_as_words() -> None:

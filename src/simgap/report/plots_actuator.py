@@ -58,25 +58,55 @@ def overview(joints: Mapping[str, Any], floor: float | None) -> str:
                     hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None)
 
 
+NO_INTERVAL = ("a delay without an interval (the best fit of the joint's selected rung: "
+               "the actuator ladder gives its delays none)")
+RIDGE = ("a delay on a ridge, not identified on its own (hover the point for what it trades "
+         "off with; its bar is the 95% interval along the ridge)")
+
+
+def _mapping(v: Any) -> Mapping[str, Any]:
+    return v if isinstance(v, Mapping) else {}
+
+
 def delay_plots(fig: Mapping[str, Any], joints: Mapping[str, Any]) -> list[str]:
-    """The identified delay per joint with its 95% interval; the delay profile if written."""
+    """The identified delay per joint with its 95% interval; the delay profile if written.
+
+    A delay is drawn hollow, and the caption says why, when it has no interval (the actuator
+    ladder fits a delay per rung and gives none: ``details.joints[j].delay_s`` only) or lies
+    on a ridge (``figures.delay_ridge`` or ``figures.not_identifiable[j].delay``: the joint
+    dynamics found the delay trading off with the servo's lag), so the plot never shows a
+    bare hollow point beside a text that states the delay."""
     out = []
     delays = fig.get("delay_s")
     if not isinstance(delays, Mapping):
         delays = {n: j.get("delay_s") for n, j in joints.items() if isinstance(j, Mapping)}
-    raw_iv = fig.get("delay_interval_s")
-    iv: Mapping[str, Any] = raw_iv if isinstance(raw_iv, Mapping) else {}
+    iv, ridges = _mapping(fig.get("delay_interval_s")), _mapping(fig.get("delay_ridge"))
+    unid = _mapping(fig.get("not_identifiable"))
     names = [n for n, v in delays.items() if math.isfinite(_f(v))]
     if names:
         bounds: list[tuple[float, float] | None] = []
+        notes: list[str | None] = []
+        causes: list[str] = []
         for n in names:
-            b = iv.get(n)
-            bounds.append((_f(b[0]) * 1e3, _f(b[1]) * 1e3) if isinstance(b, Sequence)
-                          and len(b) == 2 else None)
+            j = _mapping(joints.get(n))
+            b = iv.get(n, j.get("delay_interval_s"))
+            ok = isinstance(b, Sequence) and len(b) == 2 and all(math.isfinite(_f(x)) for x in b)
+            bounds.append((_f(b[0]) * 1e3, _f(b[1]) * 1e3) if ok else None)
+            ridge = ridges.get(n) or _mapping(unid.get(n)).get("delay")
+            if not ok:
+                sel = j.get("selected")
+                notes.append(f"no interval: the best fit of the {sel} rung" if sel
+                             else "no interval")
+                causes.append(NO_INTERVAL if not iv else "a delay without an interval")
+            elif ridge:
+                notes.append(f"on a ridge: {ridge}")
+                causes.append(RIDGE)
+            else:
+                notes.append(None)
         out.append(svg.intervals(names, [_f(delays[n]) * 1e3 for n in names], bounds,
                                  xlabel="joint", ylabel="delay [ms]",
-                                 title="Identified command-to-motion delay per joint "
-                                       "(95% interval; hollow = no interval)"))
+                                 title="Identified command-to-motion delay per joint",
+                                 notes=notes, hollow="; ".join(dict.fromkeys(causes))))
     prof = fig.get("delay_profile")
     if isinstance(prof, Mapping):
         for name, p in prof.items():

@@ -4,6 +4,11 @@ Every function returns an ``<svg class="plot">`` string sized in CSS pixels, wit
 (``<title>`` and a visible heading), an x-axis label (``class="xlabel"``) and a y-axis label
 (``class="ylabel"``), or the empty string when there is nothing to draw: a plot of no data, or
 of nothing but zeros, is never drawn. Inputs are plain arrays.
+
+A plot says only what it draws: a title too long for the width wraps to a second line
+(``fit_text``), an axis never spreads values that are equal to their precision across its
+span (``axis_range``), a legend names each mark drawn and no other, and a caption under the
+plot says what its bars and hollow points mean where it has them.
 """
 
 from __future__ import annotations
@@ -118,6 +123,29 @@ def text_width(text: str, size: float) -> float:
     return em * size
 
 
+def fit_text(text: str, width: float, size: float, max_lines: int = 2) -> list[str]:
+    """``text`` broken at spaces into lines no wider than ``width`` [px] (``text_width``),
+    at most ``max_lines`` of them; what does not fit is cut with an ellipsis."""
+    out: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        if text_width(trial, size) <= width or not line:
+            line = trial
+        else:
+            out.append(line)
+            line = word
+    out.append(line)
+    if len(out) > max_lines:
+        out = out[:max_lines - 1] + [" ".join(out[max_lines - 1:])]
+    last = out[-1]
+    if text_width(last, size) > width:
+        while last and text_width(last + "…", size) > width:
+            last = last[:-1]
+        out[-1] = last.rstrip() + "…"
+    return [ln for ln in out if ln]
+
+
 class _Frame:
     def __init__(self, xlo: float, xhi: float, ylo: float, yhi: float) -> None:
         xlo, xhi = axis_range(xlo, xhi)
@@ -153,12 +181,31 @@ class _Frame:
         return out
 
 
-def _wrap(parts: list[str], title: str) -> str:
-    return (f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-            f'viewBox="0 0 {W} {H}" role="img" aria-label="{_esc(title)}">'
-            f'<title>{_esc(title)}</title>'
-            f'<text class="ptitle" x="{PAD_L}" y="16" font-size="12" font-weight="600">'
-            f'{_esc(title)}</text>' + "".join(parts) + "</svg>")
+TITLE_SIZE, TITLE_LINE, SMALL_LINE = 12, 14, 12
+TITLE_WIDTH = W - PAD_L - 8
+"""Room for a title line [px]: from the plot's left edge to the picture's, less a margin."""
+
+
+def _wrap(parts: list[str], title: str, caption: Sequence[str] = ()) -> str:
+    """The picture: its title on one line or, when it does not fit ``TITLE_WIDTH``, two
+    (the plot moves down a line), the plot, then ``caption`` (what its marks mean) in
+    small lines below it. The full title is the picture's ``<title>``."""
+    lines = fit_text(title, TITLE_WIDTH, TITLE_SIZE)
+    cap = [ln for c in caption for ln in fit_text(c, W - PAD_L - 8, 10, 3)]
+    dy = TITLE_LINE * (len(lines) - 1)
+    height = H + dy + (SMALL_LINE * len(cap) + 4 if cap else 0)
+    head = "".join(f'<text class="ptitle" x="{PAD_L}" y="{16 + TITLE_LINE * i}" '
+                   f'font-size="{TITLE_SIZE}" font-weight="600">{_esc(ln)}</text>'
+                   for i, ln in enumerate(lines))
+    body = "".join(parts)
+    if dy:
+        body = f'<g transform="translate(0 {dy})">{body}</g>'
+    foot = "".join(f'<text class="caption" x="{PAD_L}" y="{H + dy + SMALL_LINE * i + 6}" '
+                   f'font-size="10" fill="#444">{_esc(ln)}</text>'
+                   for i, ln in enumerate(cap))
+    return (f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{W}" '
+            f'height="{height}" viewBox="0 0 {W} {height}" role="img" '
+            f'aria-label="{_esc(title)}"><title>{_esc(title)}</title>{head}{body}{foot}</svg>')
 
 
 Swatch = Callable[[float, float], str]
@@ -350,9 +397,13 @@ def stacked_bars(labels: Sequence[str], stacks: dict[str, Sequence[float]], *, x
 
 def intervals(labels: Sequence[str], values: Sequence[float],
               bounds: Sequence[tuple[float, float] | None], *, xlabel: str, ylabel: str,
-              title: str, hline: tuple[float, str] | None = None) -> str:
-    """One point per label with its 95% interval as a whisker (a missing interval: a hollow
-    point, not identifiable)."""
+              title: str, hline: tuple[float, str] | None = None,
+              notes: Sequence[str | None] = (), hollow: str = "a value without an interval"
+              ) -> str:
+    """One point per label with its 95% interval as a bar. A point is hollow when it has no
+    interval or a note (``notes[i]``: why its value does not stand on its own, e.g. a
+    trade-off with another parameter), which is its tooltip. The caption says what the bars
+    and, when one is drawn, the hollow points mean (``hollow``)."""
     pts = [(i, float(v)) for i, v in enumerate(values) if math.isfinite(float(v))]
     if not pts:
         return ""
@@ -364,17 +415,25 @@ def intervals(labels: Sequence[str], values: Sequence[float],
     f = _Frame(0, len(labels), lo, hi + 0.1 * (hi - lo or 1.0))
     parts = f.axes(xlabel, ylabel, xticks=False)
     gw = (W - PAD_L - PAD_R) / len(labels)
+    bars_drawn = hollow_drawn = False
     for i, v in pts:
         cx = PAD_L + (i + 0.5) * gw
         bb = bounds[i] if i < len(bounds) else None
-        if bb and all(math.isfinite(float(b)) for b in bb):
+        note = notes[i] if i < len(notes) else None
+        bar = bool(bb) and all(math.isfinite(float(b)) for b in bb or ())
+        if bb and bar:
+            bars_drawn = True
             parts.append(f'<line x1="{cx:.1f}" y1="{f.y(float(bb[0])):.1f}" x2="{cx:.1f}" '
                          f'y2="{f.y(float(bb[1])):.1f}" stroke="{PALETTE[0]}" '
                          'stroke-width="2"/>')
-        fill = PALETTE[0] if bb else "#fff"
-        parts.append(f'<circle cx="{cx:.1f}" cy="{f.y(v):.1f}" r="4" fill="{fill}" '
-                     f'stroke="{PALETTE[0]}"><title>{_esc(labels[i])}: {fmt(v)}'
-                     f'{"" if bb else " (no interval: not identifiable)"}</title></circle>')
+        solid = bar and not note
+        hollow_drawn = hollow_drawn or not solid
+        why = f" ({note})" if note else "" if bar else f" ({hollow})"
+        iv = f" [{fmt(float(bb[0]))}, {fmt(float(bb[1]))}]" if bb and bar else ""
+        parts.append(f'<circle class="{"pt" if solid else "pt hollow"}" cx="{cx:.1f}" '
+                     f'cy="{f.y(v):.1f}" r="4" fill="{PALETTE[0] if solid else "#fff"}" '
+                     f'stroke="{PALETTE[0]}" stroke-width="1.5"><title>{_esc(labels[i])}: '
+                     f'{fmt(v)}{iv}{_esc(why)}</title></circle>')
     for i, lab in enumerate(labels):
         parts.append(f'<text x="{PAD_L + (i + 0.5) * gw:.1f}" y="{H - PAD_B + 14}" '
                      f'font-size="10" text-anchor="middle">{_esc(lab)}</text>')
@@ -383,7 +442,9 @@ def intervals(labels: Sequence[str], values: Sequence[float],
                      f'y2="{f.y(hline[0]):.1f}" stroke="{PALETTE[3]}" stroke-dasharray="5 3"/>'
                      f'<text x="{W - PAD_R - 2}" y="{f.y(hline[0]) - 4:.1f}" font-size="10" '
                      f'text-anchor="end" fill="{PALETTE[3]}">{_esc(hline[1])}</text>')
-    return _wrap(parts, title)
+    caption = (["Bars: 95% intervals."] if bars_drawn else []) + \
+        ([f"Hollow: {hollow}."] if hollow_drawn else [])
+    return _wrap(parts, title, [" ".join(caption)] if caption else [])
 
 
 def lines(x: npt.ArrayLike, series: dict[str, npt.ArrayLike], *, xlabel: str, ylabel: str,
