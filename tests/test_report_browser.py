@@ -153,6 +153,34 @@ Array.from(document.querySelectorAll('svg'))
 
 VIEW_W, VIEW_H = 1280, 900
 
+# Every plot's words (title, caption, legend, ticks, labels) inside its picture, as Chromium
+# draws them (the raw figures and the extra pictures opened first: a closed <details> draws
+# nothing): the texts that pass its left or right edge.
+OVERFLOW_JS = """
+(() => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+ return Array.from(document.querySelectorAll('svg.plot')).flatMap(s => {
+  const box = s.getBoundingClientRect();
+  return Array.from(s.querySelectorAll('text'))
+   .filter(t => { const b = t.getBoundingClientRect(); return b.width === 0
+                  || b.left < box.left - 0.5 || b.right > box.right + 0.5; })
+   .map(t => t.textContent); }); })()
+"""
+
+# The plots of issue 41, by title: where each lies on the page and what it draws.
+PLOTS_JS = """
+Array.from(document.querySelectorAll('svg.plot')).map(s => {
+  const r = s.getBoundingClientRect(), tick = String(240 - 44 + 14);
+  return {title: s.querySelector('title').textContent, x: r.x + window.scrollX,
+          y: r.y + window.scrollY, width: r.width, height: r.height,
+          failures: s.querySelectorAll('.mk-failure').length,
+          legend: Array.from(s.querySelectorAll('g.legend text')).map(t => t.textContent),
+          xticks: Array.from(s.querySelectorAll('text'))
+                  .filter(t => t.getAttribute('y') === tick).map(t => t.textContent),
+          hollow: s.querySelectorAll('circle.hollow').length,
+          caption: Array.from(s.querySelectorAll('text.caption')).map(t => t.textContent)
+                   .join(' ')}; })
+"""
+
 
 def _open(dt: DevTools, page: Path) -> str:
     target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -210,6 +238,14 @@ def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
                   clip={k: c[k] for k in ("x", "y", "width", "height")})
         unlabelled = _eval(dt, session, UNLABELLED_JS)
         height = _eval(dt, session, "document.documentElement.scrollHeight")
+        overflow = _eval(dt, session, OVERFLOW_JS)
+        drawn = {p["title"]: p for p in _eval(dt, session, PLOTS_JS)}
+        for name, key in ISSUE_41_PLOTS.items():
+            p = next((v for t, v in drawn.items() if t.startswith(key)), None)
+            if p is not None:
+                _shot(dt, session, ARTIFACTS / f"report-{which}-plot-{name}.png",
+                      clip={"x": p["x"] - 12, "y": p["y"] - 4, "width": p["width"] + 24,
+                            "height": p["height"] + 8})
     finally:
         dt.close()
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and len(first) > 1000
@@ -223,8 +259,10 @@ def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
     else:
         assert {"plumbing", "latency", "contact", "actuator", "appearance"} <= branches
     assert unlabelled == []
+    assert overflow == []  # the delay plot's title was cut at "hollow = no i"
     if which == "demo":
         assert height < 6000  # was 17,800 px: the raw figures are collapsed
+        _check_issue_41_plots(drawn, request.getfixturevalue("demo_run")[0])
     requests = [e["params"]["request"]["url"] for e in dt.events
                 if e.get("method") == "Network.requestWillBeSent"]
     external = [u for u in requests if not u.startswith(("file:", "data:", "about:", "blob:"))]
@@ -235,6 +273,35 @@ def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
               or (e.get("method") == "Log.entryAdded"
                   and e["params"]["entry"].get("level") == "error")]
     assert errors == []
+
+
+ISSUE_41_PLOTS = {"placements": "Initial object placements",
+                  "decision-intervals": "Real decision intervals",
+                  "delays": "Identified command-to-motion delay"}
+"""The demo's plots that misled (issue 41), by the name of their screenshot."""
+
+
+def _check_issue_41_plots(drawn: dict[str, Any], out: Path) -> None:
+    """What Chromium drew of the demo's plots of issue 41 against its findings: one x per
+    failed placement and a failure in the legend only then, distinct ticks under the
+    decision intervals, and a caption for hollow delays."""
+    doc = json.loads((out / "findings.json").read_text())
+    by_title = {f["title"]: f for f in doc["findings"]}
+
+    def plot(key: str) -> dict[str, Any]:
+        p = next(v for t, v in drawn.items() if t.startswith(key))
+        assert p["width"] > 100 and p["height"] > 100, p
+        return p
+
+    place = plot(ISSUE_41_PLOTS["placements"])
+    details = by_title["Initial states"]["details"]
+    fails = sum(s == 0 for k in ("real", "sim") for s in details[k]["success"])
+    assert place["failures"] == fails and fails > 0
+    assert "failure" in place["legend"]
+    ticks = plot(ISSUE_41_PLOTS["decision-intervals"])["xticks"]
+    assert len(ticks) >= 3 and len(set(ticks)) == len(ticks), ticks
+    delays = plot(ISSUE_41_PLOTS["delays"])
+    assert delays["hollow"] == 0 or delays["caption"].startswith("Hollow:"), delays
 
 
 def test_axis_label_check_catches_an_unlabelled_plot(tmp_path: Path) -> None:
@@ -255,6 +322,30 @@ def test_axis_label_check_catches_an_unlabelled_plot(tmp_path: Path) -> None:
     finally:
         dt.close()
     assert unlabelled == ["bare"]
+
+
+def test_overflow_check_catches_a_title_past_the_edge(tmp_path: Path) -> None:
+    """The instrument: the delay plot's old one-line title (81 characters from x = 60 on a
+    560 px picture) is named; the same title through ``svg`` (two lines) is not."""
+    assert CHROMIUM is not None
+    from simgap.report import svg
+
+    long = "Identified command-to-motion delay per joint (95% interval; hollow = no interval)"
+    good = svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="joint", ylabel="delay [ms]",
+                    title=long)
+    bad = ('<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="560" height="240" '
+           f'viewBox="0 0 560 240"><text class="ptitle" x="60" y="16" font-size="12" '
+           f'font-weight="600">{long}</text></svg>')
+    page = tmp_path / "plots.html"
+    page.write_text('<html><body style="font: 14px system-ui, sans-serif">'  # the report's
+                    f"{good}{bad}</body></html>")
+    dt = DevTools(CHROMIUM, tmp_path / "profile")
+    try:
+        session = _open(dt, page)
+        overflow = _eval(dt, session, OVERFLOW_JS)
+    finally:
+        dt.close()
+    assert overflow == [long]
 
 
 def test_devtools_client_sees_console_errors_and_requests(tmp_path: Path) -> None:
