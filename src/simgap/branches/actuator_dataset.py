@@ -43,6 +43,7 @@ def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
         out[j] = ActuatorSettings(
             kp=p.get("kp"), kv=p.get("kv"), damping=p.get("damping"),
             frictionloss=p.get("frictionloss"), armature=p.get("armature"),
+            force_limit=p.get("force_limit"),
             delay_s=d if d > 0 and math.isfinite(d) else None)
     return out
 

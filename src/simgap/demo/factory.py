@@ -127,11 +127,14 @@ def _ids(m: mujoco.MjModel) -> tuple[list[int], list[int]]:
 
 
 def nominal_params(m: mujoco.MjModel) -> dict[str, dict[str, float]]:
-    """joint -> {kp, kv, damping, frictionloss, armature} of the model, ``JOINTS`` order."""
+    """joint -> {kp, kv, damping, frictionloss, armature, force_limit} of the model,
+    ``JOINTS`` order (``force_limit`` inf for an actuator without a force range)."""
     acts, dofs = _ids(m)
     return {j: {"kp": float(m.actuator_gainprm[a, 0]), "kv": float(-m.actuator_biasprm[a, 2]),
                 "damping": float(m.dof_damping[d]), "frictionloss": float(m.dof_frictionloss[d]),
-                "armature": float(m.dof_armature[d])}
+                "armature": float(m.dof_armature[d]),
+                "force_limit": float(max(abs(f) for f in m.actuator_forcerange[a]))
+                if m.actuator_forcelimited[a] else float("inf")}
             for j, a, d in zip(JOINTS, acts, dofs, strict=True)}
 
 
@@ -146,6 +149,10 @@ def apply_truth(m: mujoco.MjModel, truth: tuple[JointTruth, ...]) -> mujoco.MjMo
         m.dof_damping[d] = t.value("damping")
         m.dof_frictionloss[d] = t.value("frictionloss")
         m.dof_armature[d] = t.value("armature")
+        if t.factor("force_limit") != 1.0:
+            f = t.value("force_limit")
+            m.actuator_forcelimited[a] = 1
+            m.actuator_forcerange[a] = (-f, f)
     return m
 
 

@@ -1,8 +1,10 @@
 """Planted joint faults of a bench: what they are, how they are drawn, what the truth is.
 
 A fault is a multiplier on one nominal joint parameter of the rig's own MJCF (``kp``, ``kv``
-of the position actuator; ``damping``, ``frictionloss``, ``armature`` of its joint) plus a
-command transport delay [s]. ``ISSUE_RANGES`` are issue 12's ranges; multipliers are drawn
+and ``force_limit``, the symmetric torque limit, of the position actuator; ``damping``,
+``frictionloss``, ``armature`` of its joint) plus a command transport delay [s].
+``ISSUE_RANGES`` are issue 12's ranges (the force limit is planted only where a caller names
+it, so the random draws of earlier benches are unchanged); multipliers are drawn
 log-uniformly inside them, per joint, and the delay uniformly, once per arm.
 
 ``faults`` forms accepted by ``resolve_faults`` (and ``make_so101_bench``):
@@ -12,7 +14,7 @@ log-uniformly inside them, per joint, and the delay uniformly, once per arm.
   with the bench's seed;
 - a dict of explicit values, the form a caller uses to draw arms from a known distribution of
   its own (``draw_faults(seed, ranges=...)`` returns one): keys ``kp kv damping frictionloss
-  armature`` (multipliers) and ``delay_s`` [s]; each value a number (every joint) or a
+  armature force_limit`` (multipliers) and ``delay_s`` [s]; each value a number (every joint) or a
   ``{joint: value}`` dict (joints left out stay nominal). Keys left out stay nominal.
 """
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from simgap.errors import InputError, NameNotFoundError
 
-PARAMS: tuple[str, ...] = ("kp", "kv", "damping", "frictionloss", "armature")
+PARAMS: tuple[str, ...] = ("kp", "kv", "damping", "frictionloss", "armature", "force_limit")
 ISSUE_RANGES: Mapping[str, tuple[float, float]] = {
     "kp": (0.4, 1.5), "kv": (0.5, 3.0), "damping": (0.5, 3.0),
     "frictionloss": (0.5, 4.0), "armature": (0.5, 2.0)}
@@ -41,7 +43,8 @@ class JointTruth:
     Attributes:
         name: MJCF joint (and actuator) name.
         nominal: ``(parameter, value)`` of the rig's MJCF, for every name in ``PARAMS``
-            [kp N m/rad, kv N m s/rad, damping N m s/rad, frictionloss N m, armature kg m^2].
+            [kp N m/rad, kv N m s/rad, damping N m s/rad, frictionloss N m, armature kg m^2,
+            force_limit N m].
         multiplier: ``(parameter, factor)``: true value = nominal x factor (1 = no fault).
         delay_s: command transport delay of this joint [s] (0 = none).
     """
@@ -68,9 +71,14 @@ class JointTruth:
         return self.delay_s != 0.0 or any(f != 1.0 for _, f in self.multiplier)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: nominal, multiplier, value per parameter, and the delay."""
-        return {"nominal": dict(self.nominal), "multiplier": dict(self.multiplier),
-                "value": {p: self.value(p) for p in PARAMS}, "delay_s": self.delay_s}
+        """JSON form: nominal, multiplier, value per parameter (None where the model has
+        no such limit: an actuator without a force range), and the delay."""
+        def finite(v: float) -> float | None:
+            return v if np.isfinite(v) else None
+
+        return {"nominal": {p: finite(v) for p, v in self.nominal},
+                "multiplier": dict(self.multiplier),
+                "value": {p: finite(self.value(p)) for p in PARAMS}, "delay_s": self.delay_s}
 
 
 def draw_faults(seed: int | Sequence[int], joints: Sequence[str], *,

@@ -21,8 +21,9 @@ from simgap.errors import InputError
 Scale = Literal["multiplier", "box"]
 
 UNITS: Mapping[str, str] = {
-    "kp": "N m/rad", "kv": "N m s/rad", "damping": "N m s/rad", "armature": "kg m^2",
-    "frictionloss": "N m", "pair_friction": "1", "geom_friction": "1", "mass": "kg",
+    "kp": "N m/rad", "kv": "N m s/rad", "force_limit": "N m", "damping": "N m s/rad",
+    "armature": "kg m^2", "frictionloss": "N m", "pair_friction": "1", "geom_friction": "1",
+    "mass": "kg",
 }
 
 

@@ -134,13 +134,15 @@ def strip_visuals(spec: mujoco.MjSpec) -> mujoco.MjSpec:
 
 # --- parameter sets: read and write physical parameters on a compiled model -------------
 
-ParamKind = Literal["kp", "kv", "damping", "armature", "frictionloss", "pair_friction",
-                    "geom_friction", "mass"]
-PARAM_KINDS: tuple[str, ...] = ("kp", "kv", "damping", "armature", "frictionloss",
-                                "pair_friction", "geom_friction", "mass")
-"""Parameter kinds ``get_param``/``with_params`` know. Targets: ``kp``/``kv`` an actuator
-(or the joint it drives), ``damping``/``armature``/``frictionloss`` a joint, ``pair_friction``
-a contact pair name or ``"geom1|geom2"``, ``geom_friction`` a geom, ``mass`` a body."""
+ParamKind = Literal["kp", "kv", "force_limit", "damping", "armature", "frictionloss",
+                    "pair_friction", "geom_friction", "mass"]
+PARAM_KINDS: tuple[str, ...] = ("kp", "kv", "force_limit", "damping", "armature",
+                                "frictionloss", "pair_friction", "geom_friction", "mass")
+"""Parameter kinds ``get_param``/``with_params`` know. Targets: ``kp``/``kv``/``force_limit``
+an actuator (or the joint it drives), ``damping``/``armature``/``frictionloss`` a joint,
+``pair_friction`` a contact pair name or ``"geom1|geom2"``, ``geom_friction`` a geom,
+``mass`` a body. ``force_limit`` is the actuator's symmetric torque limit [N m] (MJCF
+``forcerange="-f f"``; an actuator without ``forcelimited`` reads as inf)."""
 
 
 def _pair_id(model: mujoco.MjModel, target: str) -> int:
@@ -177,6 +179,11 @@ def get_param(model: mujoco.MjModel, kind: str, target: str) -> float:
         return float(model.actuator_gainprm[_actuator(model, target), 0])
     if kind == "kv":
         return float(-model.actuator_biasprm[_actuator(model, target), 2])
+    if kind == "force_limit":
+        a = _actuator(model, target)
+        if not model.actuator_forcelimited[a]:
+            return float("inf")
+        return float(max(abs(float(f)) for f in model.actuator_forcerange[a]))
     if kind in ("damping", "armature", "frictionloss"):
         dof = joint_dof_index(model, target)
         return float(getattr(model, f"dof_{kind}")[dof])
@@ -207,6 +214,10 @@ def set_param(model: mujoco.MjModel, kind: str, target: str, value: float) -> No
         model.actuator_biasprm[a, 1] = -value
     elif kind == "kv":
         model.actuator_biasprm[_actuator(model, target), 2] = -value
+    elif kind == "force_limit":
+        a = _actuator(model, target)
+        model.actuator_forcelimited[a] = 1
+        model.actuator_forcerange[a] = (-value, value)
     elif kind in ("damping", "armature", "frictionloss"):
         getattr(model, f"dof_{kind}")[joint_dof_index(model, target)] = value
     elif kind == "pair_friction":
