@@ -211,34 +211,33 @@ def _shot(dt: DevTools, session: str, path: Path, clip: dict[str, float] | None 
     return png
 
 
-@pytest.mark.parametrize("which", ["small", "demo"])
-def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
-                                                request: pytest.FixtureRequest) -> None:
-    """The first screen shows the headline and the stop; one screenshot per branch card;
-    no console error, no request off the machine, every plot with both axis labels."""
+def browse_report(report: Path, which: str, profile: Path) -> dict[str, Any]:
+    """Open ``report`` in headless Chromium and measure what it draws: the first screen's
+    screenshot (``first``, PNG bytes, saved as ``test-artifacts/report-<which>-*.png`` with
+    one per branch card and the plots of issue 41), the title, the headline's box and text,
+    the cards, unlabelled axes, text past a picture's edge, the plots drawn, the page
+    height, requests off the machine and console errors."""
     assert CHROMIUM is not None
-    if which == "demo":  # the full report of the bundled demo, every branch in it
-        report = request.getfixturevalue("demo_run")[0] / "report.html"
-    else:
-        report = write_report(_diagnosis(), tmp_path / "report.html")
     ARTIFACTS.mkdir(exist_ok=True)
-    dt = DevTools(CHROMIUM, tmp_path / "profile")
+    dt = DevTools(CHROMIUM, profile)
+    out: dict[str, Any] = {}
     try:
         session = _open(dt, report)
-        title = _eval(dt, session, "document.title")
-        first = _shot(dt, session, ARTIFACTS / f"report-{which}-first-screen.png")
-        head = _eval(dt, session, "(() => { const h = document.querySelector('#headline');"
-                     " const r = h.getBoundingClientRect(); return {top: r.top, bottom: "
-                     "r.bottom, text: h.innerText}; })()")
+        out["title"] = _eval(dt, session, "document.title")
+        out["first"] = _shot(dt, session, ARTIFACTS / f"report-{which}-first-screen.png")
+        out["head"] = _eval(dt, session, "(() => { const h = document.querySelector("
+                            "'#headline'); const r = h.getBoundingClientRect(); return {top: "
+                            "r.top, bottom: r.bottom, text: h.innerText}; })()")
         cards = _eval(dt, session, "Array.from(document.querySelectorAll('.card')).map(c => {"
                       " const r = c.getBoundingClientRect(); return {id: c.id, x: r.x, "
                       "y: r.y + window.scrollY, width: r.width, height: r.height}; })")
         for c in cards:
             _shot(dt, session, ARTIFACTS / f"report-{which}-card-{c['id'][2:]}.png",
                   clip={k: c[k] for k in ("x", "y", "width", "height")})
-        unlabelled = _eval(dt, session, UNLABELLED_JS)
-        height = _eval(dt, session, "document.documentElement.scrollHeight")
-        overflow = _eval(dt, session, OVERFLOW_JS)
+        out["cards"] = cards
+        out["unlabelled"] = _eval(dt, session, UNLABELLED_JS)
+        out["height"] = _eval(dt, session, "document.documentElement.scrollHeight")
+        out["overflow"] = _eval(dt, session, OVERFLOW_JS)
         drawn = {p["title"]: p for p in _eval(dt, session, PLOTS_JS)}
         for name, key in ISSUE_41_PLOTS.items():
             p = next((v for t, v in drawn.items() if t.startswith(key)), None)
@@ -246,33 +245,57 @@ def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
                 _shot(dt, session, ARTIFACTS / f"report-{which}-plot-{name}.png",
                       clip={"x": p["x"] - 12, "y": p["y"] - 4, "width": p["width"] + 24,
                             "height": p["height"] + 8})
+        out["drawn"] = drawn
     finally:
         dt.close()
+    requests = [e["params"]["request"]["url"] for e in dt.events
+                if e.get("method") == "Network.requestWillBeSent"]
+    out["external"] = [u for u in requests
+                       if not u.startswith(("file:", "data:", "about:", "blob:"))]
+    out["errors"] = [e for e in dt.events if e.get("method") == "Runtime.exceptionThrown"
+                     or (e.get("method") == "Runtime.consoleAPICalled"
+                         and e["params"].get("type") in ("error", "assert"))
+                     or (e.get("method") == "Log.entryAdded"
+                         and e["params"]["entry"].get("level") == "error")]
+    return out
+
+
+def check_report_page(seen: dict[str, Any]) -> None:
+    """What every report must be in the browser (``browse_report``'s measurements): a
+    screenshot, a title, the headline with the stop whole on the first screen, every plot
+    with both axis labels and no text past its edge, nothing fetched off the machine, no
+    console error."""
+    first, head = seen["first"], seen["head"]
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and len(first) > 1000
-    assert title
+    assert seen["title"]
     assert head["top"] < VIEW_H and head["bottom"] <= VIEW_H, head  # all of it on screen 1
-    assert ("Fix first: latency" if which == "small" else "Fix first") in head["text"]
     assert "Stop:" in head["text"]
-    branches = {c["id"][2:] for c in cards}
+    assert seen["unlabelled"] == []
+    assert seen["overflow"] == []  # the delay plot's title was cut at "hollow = no i"
+    assert seen["external"] == []
+    assert seen["errors"] == []
+
+
+@pytest.mark.parametrize("which", ["small", "demo"])
+def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
+                                                request: pytest.FixtureRequest) -> None:
+    """The first screen shows the headline and the stop; one screenshot per branch card;
+    no console error, no request off the machine, every plot with both axis labels."""
+    if which == "demo":  # the full report of the bundled demo, every branch in it
+        report = request.getfixturevalue("demo_run")[0] / "report.html"
+    else:
+        report = write_report(_diagnosis(), tmp_path / "report.html")
+    seen = browse_report(report, which, tmp_path / "profile")
+    check_report_page(seen)
+    assert ("Fix first: latency" if which == "small" else "Fix first") in seen["head"]["text"]
+    branches = {c["id"][2:] for c in seen["cards"]}
     if which == "small":
         assert branches == {"latency", "contact", "appearance"}
     else:
         assert {"plumbing", "latency", "contact", "actuator", "appearance"} <= branches
-    assert unlabelled == []
-    assert overflow == []  # the delay plot's title was cut at "hollow = no i"
     if which == "demo":
-        assert height < 6000  # was 17,800 px: the raw figures are collapsed
-        _check_issue_41_plots(drawn, request.getfixturevalue("demo_run")[0])
-    requests = [e["params"]["request"]["url"] for e in dt.events
-                if e.get("method") == "Network.requestWillBeSent"]
-    external = [u for u in requests if not u.startswith(("file:", "data:", "about:", "blob:"))]
-    assert external == []
-    errors = [e for e in dt.events if e.get("method") == "Runtime.exceptionThrown"
-              or (e.get("method") == "Runtime.consoleAPICalled"
-                  and e["params"].get("type") in ("error", "assert"))
-              or (e.get("method") == "Log.entryAdded"
-                  and e["params"]["entry"].get("level") == "error")]
-    assert errors == []
+        assert seen["height"] < 6000  # was 17,800 px: the raw figures are collapsed
+        _check_issue_41_plots(seen["drawn"], request.getfixturevalue("demo_run")[0])
 
 
 ISSUE_41_PLOTS = {"placements": "Initial object placements",

@@ -221,6 +221,16 @@ def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
     found = json.loads((tmp_path / "out" / "findings.json").read_text())
     actuator = [f for f in found["findings"] if f["branch"] == "actuator"]
     assert actuator and actuator[0]["verdict"] not in ("not_measured", "error")
+    # the report of a dataset LeRobot itself wrote, as the browser draws it (issue 41):
+    # screenshots in test-artifacts/report-lerobot-0.6.1-*.png
+    from tests.test_report_browser import CHROMIUM, browse_report, check_report_page
+
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: the report's screenshot was not taken")
+    seen = browse_report(tmp_path / "out" / "report.html", "lerobot-0.6.1",
+                         tmp_path / "profile")
+    check_report_page(seen)
+    assert "actuator" in {c["id"][2:] for c in seen["cards"]}
 
 
 def test_eval_info_in_0_6_1_layout_read_by_compare(tmp_path: Path,
