@@ -83,6 +83,13 @@ the gate held the truth 12/23 times at 30 fps and 15/19 at 100 fps, below it 148
 192/202; the gate was fixed on 32 of them and held on the 24 drawn after)."""
 
 
+MAX_BATCH = 96
+"""Most candidate models replayed in one batch: each is a copy of the compiled model (2.2 MB
+for the Menagerie SO-101 without visuals), and the central Jacobian at every delay of a
+grid asked for 480 at once (2.0 GB peak for diagnose on 3 x 20 s episodes). 96 keeps both
+rollout threads busy (``Replayer``'s chunks) at a fifth of the memory."""
+
+
 CLOCK_GAIN = 0.02
 """A clock replaces the one fitted first only if it lowers the arm's SSR at the best delay by
 this fraction (each refitted with the same iterations from the same start)."""
@@ -350,7 +357,13 @@ class JointProblem:
 
     def residuals(self, z: np.ndarray, delays: np.ndarray) -> np.ndarray:
         """Residuals (simulated - measured) of the fitted joints, shape (M, J, N) with N
-        samples over episodes."""
+        samples over episodes. More than ``MAX_BATCH`` candidates are replayed in batches of
+        that many (each rollout starts cold, so the batching changes no bit)."""
+        z = np.atleast_2d(z)
+        delays = np.asarray(delays, dtype=float).reshape(-1)
+        if z.shape[0] > MAX_BATCH:
+            return np.concatenate([self.residuals(z[i:i + MAX_BATCH], delays[i:i + MAX_BATCH])
+                                   for i in range(0, z.shape[0], MAX_BATCH)])
         parts = [res.q - tgt[None] for res, tgt in zip(self.replays(z, delays), self.targets,
                                                        strict=True)]
         r = np.concatenate(parts, axis=1).transpose(0, 2, 1)[:, self.rows, :]
