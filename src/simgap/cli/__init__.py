@@ -5,7 +5,7 @@ Each ``cli/<area>.py`` registers its commands on the shared ``app``.
 
 from __future__ import annotations
 
-from simgap.cli import _progress as _progress  # noqa: F401  (the --quiet option)
+from simgap.cli import _progress as _progress  # noqa: F401  (the root options)
 from simgap.cli import actuator as _actuator  # noqa: F401  (registers commands)
 from simgap.cli import appearance as _appearance  # noqa: F401
 from simgap.cli import audit as _audit  # noqa: F401  (registers commands)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from simgap.cli._app import app, err_console
+from simgap.cli._app import app, console, err_console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -27,11 +27,26 @@ HEARTBEAT_S = 15.0
 _state = {"quiet": os.environ.get("SIMGAP_QUIET", "") not in ("", "0")}
 
 
+def _version(value: bool) -> None:
+    """``simgap --version``: the version on standard output, then exit (before any command)."""
+    if value:
+        from simgap._version import __version__
+
+        console.print(f"simgap {__version__}", highlight=False, markup=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(quiet: bool = typer.Option(False, "--quiet", "-q",
                                      help="No progress output (results and errors still "
-                                          "print).")) -> None:
-    """Find out why a robot policy that works in simulation fails on hardware."""
+                                          "print)."),
+          version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print simgap's version and exit.")) -> None:
+    """Find out why a robot policy that works in simulation fails on hardware.
+
+    The root options (``--quiet``, ``--version``) go before the command; given after it,
+    the command's error says so (``cli._app.Command``)."""
+    del version  # handled by its eager callback
     _state["quiet"] = quiet or _state["quiet"]
 
 
