@@ -6,12 +6,76 @@ what to add."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
-from simgap.cli import app
+from simgap.cli import _progress, app
+from simgap.cli import diagnose as cli_diagnose
 
 runner = CliRunner()
+
+
+# 1. the demo's bench: recorded or reused, and said which
+
+@pytest.fixture
+def talkative(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress on, whatever SIMGAP_QUIET says in the environment of the test run."""
+    monkeypatch.setitem(_progress._state, "quiet", False)
+
+
+def _no_diagnosis(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_diagnose, "_run", lambda *a, **k: None)
+
+
+def test_the_demo_says_it_reuses_a_recorded_bench(demo_run: tuple[Path, Path, str],
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  talkative: None) -> None:
+    _no_diagnosis(monkeypatch)
+    _, cache, first = demo_run
+    # the session's first run recorded it (and said so unless a test before made it quiet)
+    assert "preparing the demo bench" not in first and ") (about" not in first
+    r = runner.invoke(app, ["demo", "--cache", str(cache)])
+    assert r.exit_code == 0, r.output
+    bench = str((cache / "seed-0").absolute())
+    assert (f"demo: reusing the bench recorded at {bench} (delete it or pass --cache DIR to "
+            "record it again).") in r.stderr
+    assert "preparing" not in r.stderr and "recording" not in r.stderr
+    assert "done in" not in r.stderr  # no step ran, so no time for it
+
+
+def test_the_demo_says_it_records_a_new_bench_about_as_long_as_it_takes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, talkative: None) -> None:
+    import simgap.demo
+
+    _no_diagnosis(monkeypatch)
+    monkeypatch.setattr(simgap.demo, "prepare_demo",
+                        lambda cache, seed: Path(cache) / f"seed-{seed}" / "rig.toml")
+    r = runner.invoke(app, ["demo", "--cache", str(tmp_path / "c"), "--seed", "3"])
+    assert r.exit_code == 0, r.output
+    line = next(ln for ln in r.stderr.splitlines() if ln.startswith("demo:"))
+    where = str((tmp_path / "c" / "seed-3").absolute())
+    assert line == f"demo: recording the demo bench into {where}, once: later runs reuse it " \
+                   "(about 10 s).", line
+    assert ") (" not in line  # one pair of parentheses
+    assert cli_diagnose.BUILD_S <= 15  # 6 to 12 s measured on 2 cores, where it said 40
+
+
+def test_the_cache_help_says_what_the_code_does(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from simgap.demo import demo_cache_dir
+
+    r = runner.invoke(app, ["demo", "--help"])
+    text = " ".join(r.output.split())
+    assert "default: $SIMGAP_CACHE/demo when SIMGAP_CACHE is set, else ~/.cache/simgap/demo" \
+        in text, text
+    assert "DIR/seed-<seed>" in text
+    monkeypatch.setenv("SIMGAP_CACHE", str(tmp_path))
+    assert demo_cache_dir(None, 0) == tmp_path / "demo" / "seed-0"
+    monkeypatch.delenv("SIMGAP_CACHE")
+    assert demo_cache_dir(None, 0) == Path.home() / ".cache" / "simgap" / "demo" / "seed-0"
+    assert demo_cache_dir(tmp_path / "d", 2) == tmp_path / "d" / "seed-2"
 
 
 # 2. a root option after the command

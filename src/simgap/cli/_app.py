@@ -244,6 +244,17 @@ def _on_terminate() -> Any:
 _NOT_SET = object()
 
 
+def shown_path(path: str | Path) -> str:
+    """A path as simgap prints it: relative to the current folder when it lies inside it,
+    else absolute; never a relative path that climbs out (``../../../root/.cache/...``
+    names the same file, but only after counting folders)."""
+    p = Path(os.path.abspath(path))  # ".." collapsed, symbolic links kept as named
+    try:
+        return str(p.relative_to(os.getcwd()))
+    except ValueError:
+        return str(p)
+
+
 def json_target(path: Path | None) -> Path | None:
     """``--json`` checked before any work (a typer callback): a file path, not a folder,
     and not below a file, so that a long fit does not end in an error about its output

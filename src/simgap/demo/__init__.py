@@ -53,6 +53,18 @@ def _stamp() -> str:
     return f"{__version__} {h.hexdigest()[:16]}"
 
 
+def cached_demo(cache: str | Path | None = None, seed: int = 0) -> Path | None:
+    """The ``rig.toml`` of the bench for ``seed`` when it is recorded and current (this
+    version of simgap and of the bench's sources, ``prepare_demo``'s own test), else None:
+    ``prepare_demo`` would record it. ``simgap demo`` says which of the two it is about to
+    do."""
+    folder = demo_cache_dir(cache, seed)
+    marker = folder / _MARKER
+    if marker.is_file() and marker.read_text().strip() == _stamp():
+        return folder / RIG_FILE
+    return None
+
+
 def _build(folder: Path, seed: int) -> None:
     from simgap.demo.recorder import record_bench
 
