@@ -6,6 +6,7 @@ what to add."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,54 @@ def test_version_prints_the_package_version(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(simgap._version, "__version__", "9.8.7")  # read, not copied
     assert runner.invoke(app, ["--version"]).stdout == "simgap 9.8.7\n"
     assert "--version" in runner.invoke(app, ["--help"]).stdout
+
+
+# 5. init: paths that do not climb, wrapped items indented under their bullet
+
+JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
+
+
+def _dataset(root: Path) -> Path:
+    ds = root / "ds"
+    (ds / "meta").mkdir(parents=True)
+    state = {"dtype": "float32", "shape": [6], "names": [f"{j}.pos" for j in JOINTS]}
+    (ds / "meta" / "info.json").write_text(json.dumps(
+        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": 30,
+         "features": {"action": state, "observation.state": state}}))
+    return ds
+
+
+def test_init_at_100_columns_indents_wrapped_items_and_prints_no_climbing_path(
+        tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ds = _dataset(tmp_path)
+    here = tmp_path / "work" / "a"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    r = runner.invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
+                            "../../rig.toml"], env={"COLUMNS": "100"})
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    # a listed line is at most 100 columns, or one word no line can hold (a long path stays
+    # whole); the path written and the command to run next stay one line, to copy
+    assert all(len(ln) <= 100 or len(ln.split()) == 1 for ln in lines
+               if not ln.startswith(("wrote ", "next: "))), lines
+    assert "../" not in r.stdout
+    rig = str((tmp_path / "rig.toml").absolute())
+    assert lines[0] == f"wrote {rig}" and lines[-1] == f"next: simgap diagnose {rig} --out " \
+                                                       "simgap-out"
+    inside = [i for i, ln in enumerate(lines) if ln.startswith("  - ")]
+    units = next(i for i in inside if "units:" in lines[i])
+    assert lines[units + 1].startswith("    ") and lines[units + 1][4] != " "  # wrapped
+    for i, ln in enumerate(lines):
+        if not ln.startswith(("  - ", "wrote", "guessed", "still", "next")):
+            assert ln.startswith("    ") and lines[i - 1].startswith(("  - ", "    ")), ln
+
+
+def test_init_prints_a_path_inside_the_current_folder_relative_to_it(
+        tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ds = _dataset(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
+                            str(tmp_path / "sub" / ".." / "rig.toml")])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[0] == "wrote rig.toml"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+import textwrap
 from pathlib import Path
 
 import typer
 
-from simgap.cli._app import app, console, handles_errors
+from simgap.cli._app import app, console, handles_errors, shown_path
 
 
 @app.command()
@@ -38,12 +40,29 @@ def init(
     draft = draft_rig(dataset, model, out, calibration=calibration, name=name,
                       joint_map=parse_map(joint_map))
     atomic_write_text(out, draft.text)
-    console.print(f"wrote {out}", highlight=False, markup=False)
-    console.print("guessed (check these):", highlight=False, markup=False)
+    shown = shown_path(out)
+    _say(f"wrote {shown}")
+    _say("guessed (check these):")
     for g in draft.guessed:
-        console.print(f"  - {g}", highlight=False, markup=False)
-    console.print("still to fill in (each adds a branch):", highlight=False, markup=False)
+        _item(g)
+    _say("still to fill in (each adds a branch):")
     for t in draft.to_fill:
-        console.print(f"  - {t}", highlight=False, markup=False)
-    console.print(f"next: simgap diagnose {out} --out simgap-out", highlight=False,
-                  markup=False)
+        _item(t)
+    _say(f"next: simgap diagnose {shlex.quote(shown)} --out simgap-out")
+
+
+def _say(text: str) -> None:
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+def _item(text: str) -> None:
+    """One listed item: ``  - `` then the text, its wrapped lines indented under the text,
+    at the console's width (a pipe's is wide: an item stays one line for grep). Words are
+    not broken, so a path longer than a line stays whole (the terminal folds it)."""
+    lines = textwrap.wrap(text, width=max(console.width, 2 * len(BULLET)),
+                          initial_indent=BULLET, subsequent_indent=" " * len(BULLET),
+                          break_long_words=False, break_on_hyphens=False)
+    _say("\n".join(lines or [BULLET.rstrip()]))
+
+
+BULLET = "  - "
