@@ -6,8 +6,11 @@ what to add."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -115,6 +118,101 @@ def test_version_prints_the_package_version(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(simgap._version, "__version__", "9.8.7")  # read, not copied
     assert runner.invoke(app, ["--version"]).stdout == "simgap 9.8.7\n"
     assert "--version" in runner.invoke(app, ["--help"]).stdout
+
+
+# 4. the summary's key figure is the finding's headline figure, the report's
+
+def _summary_rows(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                  out: Path) -> list[list[str]]:
+    """The console summary of ``out/findings.json``: [verdict, branch, finding, key] rows."""
+    from simgap.finding import load_diagnosis
+
+    monkeypatch.delenv("COLUMNS", raising=False)  # piped: a row is one line
+    cli_diagnose.print_summary(load_diagnosis(out / "findings.json"))
+    lines = capsys.readouterr().out.splitlines()
+    verdicts = ("implicated", "eliminated", "inconclusive", "not_measured")
+    return [(re.split(r"\s{2,}", ln.strip(), maxsplit=3) + [""])[:4] for ln in lines
+            if ln.startswith(verdicts)]
+
+
+def _report_keys(out: Path) -> dict[int, str]:
+    """Each finding's key figure on its report card: {index in findings.json: text}."""
+    page = (out / "report.html").read_text(encoding="utf-8")
+    keys = {}
+    for m in re.finditer(r'<div class="frow" id="f(\d+)-[^"]*">.*?<strong>.*?</strong>'
+                         r'(?: · <span class="key">(.*?)</span>)?', page, flags=re.S):
+        keys[int(m.group(1))] = html.unescape(m.group(2) or "")
+    return keys
+
+
+def test_the_demo_summary_shows_the_contact_friction_change(
+        demo_run: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = _summary_rows(capsys, monkeypatch, demo_run[0])
+    (contact,) = [r for r in rows if r[1] == "contact"]
+    assert contact[3].startswith("friction 2.00 -> 0.371"), contact
+    assert "residual" not in contact[3]
+    (controller,) = [r for r in rows if r[1] == "controller"]
+    assert "m + rad/2" not in controller[3] and "pose loss" in controller[3]
+    (actuator,) = [r for r in rows if r[1] == "actuator"]
+    assert "0.0301" not in actuator[3]  # the gripper's ideal error, not the headline
+    assert actuator[3].startswith("elbow_flex: ideal actuator 0.0123 -> delay_lag 0.00213 rad")
+
+
+def test_the_console_key_figure_is_the_report_headline_figure_for_every_finding(
+        demo_run: tuple[Path, Path, str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    out = demo_run[0]
+    findings = json.loads((out / "findings.json").read_text())["findings"]
+    rows = _summary_rows(capsys, monkeypatch, out)
+    keys = _report_keys(out)
+    assert len(rows) == len(findings) == len(keys)
+    for i, (f, row) in enumerate(zip(findings, rows, strict=True)):
+        assert row[:3] == [f["verdict"], f["branch"], f["title"]]
+        assert row[3] == keys[i], (f["branch"], f["title"])
+    page = (out / "report.html").read_text(encoding="utf-8")
+    head = page[page.index('id="headline"'):]
+    head = html.unescape(head[:head.index("</section>")])
+    first = next(r for r in rows if r[1] == "plumbing" and r[0] == "implicated")
+    assert first[3] in head  # the report's headline prints the same figure
+
+
+def _actuator(joints: dict[str, tuple[str, float, float]]) -> dict[str, Any]:
+    figs: dict[str, Any] = {"noise_floor_rad": 0.0015}
+    for j, (sel, ideal, fitted) in joints.items():
+        figs[j] = {"selected": sel, "ideal_mae_rad": ideal, "selected_mae_rad": fitted}
+    figs["worst_ideal_mae_rad"] = max(v[1] for v in joints.values())
+    return {"branch": "actuator", "verdict": "implicated", "figures": figs,
+            "key_figure": "worst_ideal_mae_rad", "residual": max(v[2] for v in joints.values()),
+            "noise_floor": 0.0015, "residual_unit": "rad"}
+
+
+def test_the_actuator_headline_names_the_worst_fitted_joint() -> None:
+    from simgap.report.headline import key_line
+
+    line = key_line(_actuator({"elbow": ("delay_lag", 0.012, 0.002),
+                               "gripper": ("servo", 0.030, 0.0018),
+                               "wrist": ("ideal", 0.0016, 0.0016)}))
+    assert line.text == ("elbow: ideal actuator 0.0120 -> delay_lag 0.00200 rad (worst of 2 "
+                         "joints, held out) against the encoder noise floor 0.00150 rad")
+    assert (line.value, line.threshold) == (0.002, 0.0015)
+    healthy = key_line(_actuator({"elbow": ("ideal", 0.0016, 0.0016),
+                                  "gripper": ("ideal", 0.002, 0.002)}))
+    assert healthy.text.startswith("an ideal actuator misses by 0.00200 rad (gripper")
+
+
+def test_the_contact_headline_is_the_identified_friction() -> None:
+    from simgap.report.headline import key_line
+
+    base = {"branch": "contact", "verdict": "implicated", "residual": 0.006,
+            "noise_floor": 0.002, "residual_unit": "m", "key_figure": "friction_best"}
+    pinned = key_line({**base, "figures": {"friction_nominal": 1.0, "friction_best": 0.5,
+                                           "friction_interval": [0.4, None],
+                                           "friction_status": "fitted"}})
+    assert pinned.text == "friction 1.00 -> 0.500 (95 % 0.400..open)"
+    unfitted = key_line({**base, "figures": {"friction_nominal": 1.0, "friction_best": None,
+                                             "friction_status": "not identifiable"}})
+    assert unfitted.text == "residual 0.00600 m against the noise floor 0.00200 m"
 
 
 # 5. init: paths that do not climb, wrapped items indented under their bullet
