@@ -264,3 +264,24 @@ def test_init_prints_a_path_inside_the_current_folder_relative_to_it(
                             str(tmp_path / "sub" / ".." / "rig.toml")])
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines()[0] == "wrote rig.toml"
+
+
+# 6. a branch not measured says what to add
+
+def test_not_measured_rows_name_the_evidence_to_add(tmp_path: Path, demo_model: Path) -> None:
+    from simgap.branches.context import LADDER
+    from tests.factories import write_rig
+
+    rig = write_rig(tmp_path, demo_model)  # no evidence: every branch is not measured
+    r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out")],
+                      env={"COLUMNS": ""})
+    assert r.exit_code == 0, r.output
+    rows = [ln for ln in r.stdout.splitlines() if ln.startswith("not_measured")]
+    findings = json.loads((tmp_path / "out" / "findings.json").read_text())["findings"]
+    assert {f["branch"] for f in findings} == {s.name for s in LADDER}
+    assert len(rows) == len(findings)
+    for f, row in zip(findings, rows, strict=True):
+        assert f["verdict"] == "not_measured" and f["needs"]
+        more = len(f["needs"]) - 1
+        assert row.rstrip().endswith(f"add {f['needs'][0]}" + (
+            f" (and {more} more: see findings.json)" if more else "")), row

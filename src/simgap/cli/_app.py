@@ -10,7 +10,7 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -284,14 +284,26 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
 
 
+def key_text(finding: Mapping[str, Any]) -> str:
+    """A finding's key figure as the terminal prints it (its JSON form): the report's
+    headline figure (``report.headline.key_line``), so the two never disagree; a
+    not-measured finding, which has none, names the first evidence it needs instead."""
+    from simgap.report.headline import key_line
+
+    text = key_line(finding).text
+    needs = finding.get("needs") or ()
+    if text or finding.get("verdict") != "not_measured" or not needs:
+        return text
+    more = len(needs) - 1
+    return f"add {needs[0]}" + (f" (and {more} more: see findings.json)" if more else "")
+
+
 def print_findings(title: str, findings: list[Any]) -> None:
     """Findings as short blocks (verdict, title, key number; summary; next step), which stay
     readable at 80 columns and when piped, where a four-column table wraps word by word."""
-    from simgap.report.headline import key_line
-
     console.print(escape(title), style="bold", highlight=False)
     for f in findings:
-        key = key_line(f.to_dict()).text
+        key = key_text(f.to_dict())
         console.print(escape(f"[{f.verdict.value}] {f.title}" + (f": {key}" if key else "")),
                       highlight=False)
         if f.summary:

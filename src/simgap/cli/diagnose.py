@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.markup import escape
 
-from simgap.cli._app import app, console, handles_errors, shown_path
+from simgap.cli._app import app, console, handles_errors, key_text, shown_path
 from simgap.cli._progress import say, steps, working
 from simgap.cli._ray import ALLOW_RIG_COMPUTE_HELP, RAY_HELP, ray_address
 
@@ -21,11 +21,12 @@ _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
 
 def print_summary(diagnosis: Diagnosis) -> None:
     """The terminal summary: one row per finding (verdict, branch, finding, key number with
-    its unit and threshold), then what to fix first and the next steps of the others. No
-    column holds a sentence, so it stays readable at 80 columns and when piped."""
+    its unit and threshold: the report's headline figure; for a branch not measured, the
+    evidence to add), then what to fix first and the next steps of the others. No column
+    holds a sentence, so it stays readable at 80 columns and when piped."""
     from rich.table import Table
 
-    from simgap.report.headline import headline, key_line
+    from simgap.report.headline import headline
 
     table = Table(title=escape(f"simgap diagnosis: {diagnosis.rig}"), box=None,
                   pad_edge=False, show_lines=False)
@@ -37,7 +38,7 @@ def print_summary(diagnosis: Diagnosis) -> None:
     for d in dicts:
         color = _COLORS[d["verdict"]]
         table.add_row(f"[{color}]{d['verdict']}[/{color}]", escape(d["branch"]),
-                      escape(d["title"]), escape(key_line(d).text))
+                      escape(d["title"]), escape(key_text(d)))
     console.print(table)
     first, then = headline(dicts, diagnosis.stop)
     if first is not None:
