@@ -103,7 +103,8 @@ def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray
 
 def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
              hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
-             tol: float = 1e-4, central: bool = True, joint_blocks: bool = False) -> GridFit:
+             tol: float = 1e-4, central: bool = True, joint_blocks: bool = False,
+             final_jacobian: bool = True) -> GridFit:
     """Levenberg-Marquardt at every grid delay at once (see the module docstring).
 
     Args:
@@ -124,6 +125,9 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         joint_blocks: the LM's steps use the joint-block Jacobian (``_jacobian``: K
             candidates per difference instead of J K); the final Jacobian, for the
             intervals, is always the full central one.
+        final_jacobian: difference that final Jacobian (False: a caller that reads only
+            the SSRs, e.g. a comparison of clocks, gets ``jac`` of shape (G, 0, n) and
+            saves 2 n candidates per grid point).
 
     A rejected step on a central Jacobian keeps it (the point did not move) and retries
     with a larger damping, so a rejection costs one batched trial evaluation, not a new
@@ -201,7 +205,10 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
         done = (better & (gain < tol)) | (lam[idx] > 1e6)
         active[idx[done]] = False
-    jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
+    if final_jacobian:
+        jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
+    else:
+        jac, ne = np.zeros((G, 0, n)), 0
     r3 = r.reshape((G,) + shape)
     return GridFit(delays=delays, z=z, ssr=np.sum(r3 ** 2, axis=-1), jac=jac, resid=r3,
                    iterations=it, n_evals=n_evals + ne)
