@@ -1,8 +1,10 @@
 """Rig: a frozen description of one setup (model, joint map, timing, camera, evidence).
 
 A rig is written by the user as ``rig.toml``. Every key is validated on load: unknown keys
-and missing required keys are errors that name the key, and relative paths are resolved
-against the rig file's folder. The format is documented in ``docs/rig.md``.
+and missing required keys are errors that name the key, relative paths are resolved
+against the rig file's folder, and every name the rig gives from the model (joints, sites,
+bodies, geoms, the camera) is looked up in it, so that a typo is refused before any branch
+runs. The format is documented in ``docs/rig.md``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.rig_checks import check_rig_values, resolve_path
+from simgap.rig_checks import check_model_names, check_rig_values, resolve_path
 from simgap.rig_schema import _NUM, _PATH_KEYS, _SCHEMA, _SECTIONS
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
@@ -230,11 +232,15 @@ def _jitter(noise: Mapping[str, Any], source: Path | None) -> float:
 
 
 def load_rig(path: str | Path) -> Rig:
-    """Load and validate ``rig.toml``.
+    """Load and validate ``rig.toml``, and check the names it gives against its model
+    (``check_model_names``).
 
     Raises:
         InputError: the file is missing or not TOML, a key is unknown or missing, a value has
             the wrong type or range. The message names the file and the key.
+        NameNotFoundError: a joint, site, body, geom or camera the rig names is not in its
+            model as that kind of object; the message names the file, the key and the
+            valid names.
     """
     from simgap.validate import parse_toml, read_text
 
@@ -243,7 +249,9 @@ def load_rig(path: str | Path) -> Rig:
         raise InputError(file=path, expected="a rig.toml file", got="no such file",
                          fix="pass the path of your rig.toml (see docs/rig.md)")
     raw = parse_toml(read_text(path, "a rig.toml file"), path, "valid TOML")
-    return rig_from_dict(raw, source=path)
+    rig = rig_from_dict(raw, source=path)
+    check_model_names(rig)
+    return rig
 
 
 def _check_section(data: Mapping[str, Any], section: str, schema_key: str, source: Path | None,
