@@ -4,7 +4,8 @@ A rig is written by the user as ``rig.toml``. Every key is validated on load: un
 and missing required keys are errors that name the key, relative paths are resolved
 against the rig file's folder, and every name the rig gives from the model (joints, sites,
 bodies, geoms, the camera) is looked up in it, so that a typo is refused before any branch
-runs. The format is documented in ``docs/rig.md``.
+runs. A value marked ``# guessed`` (what ``simgap init`` inferred) is recorded as a guess:
+no verdict may rest on it alone. The format is documented in ``docs/rig.md``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.rig_checks import check_model_names, check_rig_values, resolve_path
+from simgap.rig_checks import check_model_names, check_rig_values, guessed_keys, resolve_path
 from simgap.rig_schema import _NUM, _PATH_KEYS, _SCHEMA, _SECTIONS
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
@@ -164,6 +165,10 @@ class Rig:
             (threads) or ``ray`` (``[compute] backend``).
         compute_address: the Ray cluster address (``[compute] address``; None or
             ``local`` starts one on this machine).
+        guessed: the dotted keys rig.toml marks ``# guessed`` (``control.dt_s`` as
+            ``simgap init`` writes it: 1 / fps of the recording): values nobody stated,
+            until the user checks them and removes the mark. A check whose comparison
+            would rest on one reports it not measured instead (``stated``).
     """
 
     name: str
@@ -195,6 +200,12 @@ class Rig:
     support_geoms: tuple[str, ...] | None = None
     compute_backend: str = "local"
     compute_address: str | None = None
+    guessed: frozenset[str] = frozenset()
+
+    def stated(self, key: str) -> bool:
+        """Whether the dotted rig key's value is the user's, not a ``# guessed`` one (a key
+        the file leaves out has its default, which the caller tells by its None)."""
+        return key not in self.guessed
 
     @property
     def joint_names(self) -> tuple[str, ...]:
@@ -248,8 +259,9 @@ def load_rig(path: str | Path) -> Rig:
     if not path.exists() and not path.is_symlink():
         raise InputError(file=path, expected="a rig.toml file", got="no such file",
                          fix="pass the path of your rig.toml (see docs/rig.md)")
-    raw = parse_toml(read_text(path, "a rig.toml file"), path, "valid TOML")
-    rig = rig_from_dict(raw, source=path)
+    text = read_text(path, "a rig.toml file")
+    raw = parse_toml(text, path, "valid TOML")
+    rig = rig_from_dict(raw, source=path, guessed=guessed_keys(text))
     check_model_names(rig)
     return rig
 
@@ -318,8 +330,10 @@ def _control_dt(control: Mapping[str, Any], frames_only: bool, source: Path | No
                          "evidence is frames alone may leave it out")
 
 
-def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
-    """Validate a parsed rig mapping and build the frozen ``Rig``."""
+def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
+                  guessed: frozenset[str] = frozenset()) -> Rig:
+    """Validate a parsed rig mapping and build the frozen ``Rig``; ``guessed`` are the
+    dotted keys the file marks ``# guessed`` (``rig_checks.guessed_keys``)."""
     base = source.parent if source is not None else Path.cwd()
     _check_section(raw, "", "", source)
     frames_only = _frames_only(raw.get("evidence"))
@@ -470,7 +484,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None) -> Rig:
         evidence=evidence, seed=int(raw.get("seed", 0)),
         **_contact(sections["contact"], source),
         compute_backend=_backend(sections["compute"], source),
-        compute_address=sections["compute"].get("address"))
+        compute_address=sections["compute"].get("address"), guessed=guessed)
 
 
 def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:

@@ -1,14 +1,15 @@
 """Value checks of a parsed ``rig.toml`` (types are checked by the schema in ``rig.py``):
-finite, in range, in the units the key names, and paths that resolve; and the names it
-gives from the model, against the model.
+finite, in range, in the units the key names, and paths that resolve; the names it gives
+from the model, against the model; and the values it marks as guessed.
 
-``check_rig_values`` is called at the top of ``rig_from_dict``, ``check_model_names`` by
-``load_rig``; each failure is one InputError naming the key.
+``check_rig_values`` is called at the top of ``rig_from_dict``, ``check_model_names`` and
+``guessed_keys`` by ``load_rig``; each failure is one InputError naming the key.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -129,6 +130,71 @@ def resolve_path(base: Path, value: Any, source: Path | None, field: str) -> Pat
                          ) from None
     note_input(out)  # evidence and model: no output of this run may land on them
     return out
+
+
+GUESSED_MARK = "guessed"
+"""A rig.toml value whose line ends in a comment starting with this word (``simgap init``
+writes ``dt_s = 0.0667   # guessed: 1 / fps of the recording``) is a guess: the user has
+not stated it until the mark is removed."""
+
+
+def _header(line: str) -> tuple[str, ...] | None:
+    """The key path of a ``[table]`` header line; None when it is not one on its own."""
+    try:
+        d: Any = tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        return None
+    path: list[str] = []
+    while isinstance(d, dict) and len(d) == 1:
+        (k, d), = d.items()
+        path.append(k)
+    return tuple(path) if d == {} else None
+
+
+def _marked_key(line: str) -> tuple[str, ...] | None:
+    """The key path of a one-line ``key = value  # guessed ...``; None otherwise.
+
+    The comment starts at the first ``#`` before which the line parses to the same value
+    (a ``#`` inside a string is not one)."""
+    try:
+        full: Any = tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        return None
+    for i, ch in enumerate(line):
+        if ch != "#":
+            continue
+        try:
+            same = tomllib.loads(line[:i]) == full
+        except tomllib.TOMLDecodeError:
+            continue
+        if not same:
+            continue
+        if not line[i + 1:].strip().lower().startswith(GUESSED_MARK):
+            return None
+        path: list[str] = []
+        while isinstance(full, dict) and len(full) == 1:
+            (k, full), = full.items()
+            path.append(k)
+        return tuple(path) if path else None
+    return None
+
+
+def guessed_keys(text: str) -> frozenset[str]:
+    """The dotted keys (``control.dt_s``, ``joints.gripper.range_rad``) whose line in the
+    rig file carries a ``# guessed`` comment (``GUESSED_MARK``)."""
+    out: set[str] = set()
+    section: tuple[str, ...] | None = ()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("[["):
+            section = None  # an array of tables: no rig key lives there
+        elif line.startswith("["):
+            section = _header(line)
+        elif section is not None and GUESSED_MARK in line.lower():
+            key = _marked_key(line)
+            if key is not None:
+                out.add(".".join(section + key))
+    return frozenset(out)
 
 
 def _refuse(rig: Rig, field: str, kind: str, name: str, valid: Sequence[str], where: str,

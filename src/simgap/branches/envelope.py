@@ -1,9 +1,15 @@
 """The training-envelope branch: one Finding per check (observation noise, speed, control
 rate, grasp margin, initial states), implicated when the real deployment runs outside what
-training showed the policy, eliminated when inside, not_measured without the evidence."""
+training showed the policy, eliminated when inside, not_measured without the evidence.
+
+The training side is what the user stated: a default, or a value rig.toml marks as
+guessed (``Rig.stated``), is no training value, and a check that would rest on one is not
+measured, with what to add.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,6 +45,25 @@ def _body(run: RecordedEpisodes) -> list[int]:
     return [i for i in range(len(run.trajectories[0].joint_names)) if i != run.gripper_index]
 
 
+def training_period(rig: Rig) -> tuple[float | None, str, str]:
+    """Training's control period [s], the rig key it comes from, and why there is none.
+
+    ``training.control_dt_s``, else the simulated control period ``control.dt_s`` when the
+    user stated it. ``simgap init`` guesses ``control.dt_s`` as 1 / fps of the recording:
+    the real rate itself, which no comparison with the real rate may rest on.
+    """
+    if rig.training.control_dt_s is not None:
+        return float(rig.training.control_dt_s), "training.control_dt_s", ""
+    if not math.isfinite(rig.control_dt_s):
+        return None, "", "the rig gives no [training] control_dt_s and no control.dt_s"
+    if not rig.stated("control.dt_s"):
+        return None, "", ("the rig gives no [training] control_dt_s, and its control.dt_s "
+                          "is marked '# guessed' (simgap init's 1 / fps of this recording: "
+                          "the real rate itself, so holding the two together would compare "
+                          "the recording with itself)")
+    return float(rig.control_dt_s), "control.dt_s", ""
+
+
 def _squeeze(run: RecordedEpisodes | None, rig: Rig) -> tuple[np.ndarray, str]:
     """(measured - commanded) gripper angle [rad] over every sample held in a grasp
     (``grasp_evidence``), and why no episode grasped when none did."""
@@ -66,7 +91,7 @@ def speed_causes(rig: Rig, real_dt_s: float | None) -> dict[str, float]:
     causes: dict[str, float] = {}
     if dep.action_scale != tr.action_scale:
         causes["action_scale_ratio"] = dep.action_scale / tr.action_scale
-    train_dt = tr.control_dt_s or rig.control_dt_s
+    train_dt = training_period(rig)[0]
     real_dt = rig.real_dt_s or real_dt_s
     if real_dt and train_dt and abs(train_dt / real_dt - 1.0) > 1e-3:
         causes["rate_ratio"] = train_dt / real_dt
@@ -109,12 +134,13 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
         out.append(speed_check(real.trajectories, sim.trajectories if sim else None, body,
                                names, training_top_rad_s=rig.training.top_speed_rad_s,
                                causes=speed_causes(rig, _median_dt(real))))
-        out.append(rate_check([tr.t for tr in real.trajectories],
-                              rig.training.control_dt_s or rig.control_dt_s, rig.real_dt_s))
-        sim_sq = _squeeze(sim, rig)[0] if sim is not None else None
+        train_dt, source, no_dt = training_period(rig)
+        out.append(rate_check([tr.t for tr in real.trajectories], train_dt, rig.real_dt_s,
+                              source=source, why_not=no_dt))
+        sim_sq, sim_why = _squeeze(sim, rig) if sim is not None else (None, "")
         real_sq, why_not = _squeeze(real, rig)
         out.append(grasp_margin_check(real_sq, sim_sq, rig.deploy.gripper_torque_limit,
-                                      why_not))
+                                      why_not, sim_why))
     else:
         for check, title in (("observation_noise", "Observation noise"), ("speed", "Speed"),
                              ("control_rate", "Control rate"), ("grasp_margin", "Grasp margin")):
@@ -132,7 +158,7 @@ def to_finding(c: EnvelopeCheck) -> Finding:
                    summary=c.summary, figures={"check": c.check, **c.figures},
                    key_figure=c.key_figure, next_step=c.next_step,
                    details={"check": c.check, **c.details},
-                   needs=("evidence.dataset and a [training] section",)
+                   needs=(c.needs or ("evidence.dataset and a [training] section",))
                    if c.status == "not_measured" else ())
 
 

@@ -53,6 +53,7 @@ class EnvelopeCheck:
         summary: what was found, with its key number.
         next_step: what to do next.
         details: data for the report's plots.
+        needs: for ``not_measured``: what the rig must add (empty: the branch's own needs).
     """
 
     check: str
@@ -63,6 +64,14 @@ class EnvelopeCheck:
     summary: str = ""
     next_step: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
+    needs: tuple[str, ...] = ()
+
+
+TRAINING_DT_NEED = "[training] control_dt_s = ... from your training config"
+"""What a rig without training's control period must add for the control-rate check."""
+SIM_SQUEEZE_NEED = ("evidence.sim_dataset (the policy's rollouts in the training simulator, "
+                    "whose squeeze the real one is held against)")
+"""What a rig must add for a firm real squeeze to be a verdict."""
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -115,7 +124,9 @@ def noise_check(trajs: Sequence[Trajectory], joints: Sequence[int],
     if training_std_rad is None:
         return EnvelopeCheck("observation_noise", title, "not_measured",
                              summary="The rig does not say what noise training added.",
-                             next_step="Set training.obs_noise_std_rad in rig.toml.")
+                             next_step="Set training.obs_noise_std_rad in rig.toml.",
+                             needs=("[training] obs_noise_std_rad = ... from your training "
+                                    "config",))
     res, dof = still_residuals(trajs, joints)
     if res.shape[0] - dof < 2:
         return EnvelopeCheck("observation_noise", title, "not_measured",
@@ -194,7 +205,8 @@ def speed_check(real: Sequence[Trajectory], sim: Sequence[Trajectory] | None,
     else:
         return EnvelopeCheck("speed", title, "not_measured",
                              summary="No simulated episodes and no training top speed.",
-                             next_step="Name evidence.sim_dataset or training.top_speed_rad_s.")
+                             next_step="Name evidence.sim_dataset or training.top_speed_rad_s.",
+                             needs=("evidence.sim_dataset or [training] top_speed_rad_s",))
     top = float(pr.max())
     ratio = top / ref if ref > 0 else float("inf")
     expected = 1.0
@@ -228,23 +240,46 @@ def speed_check(real: Sequence[Trajectory], sim: Sequence[Trajectory] | None,
 
 
 def rate_check(times: Sequence[np.ndarray], training_dt_s: float | None,
-               declared_real_dt_s: float | None) -> EnvelopeCheck:
-    """The real decision rate (median interval between samples) against training's."""
+               declared_real_dt_s: float | None, *, source: str = "training.control_dt_s",
+               why_not: str = "") -> EnvelopeCheck:
+    """The real decision rate (median interval between samples) against training's.
+
+    Args:
+        times: each real episode's sample times [s].
+        training_dt_s: training's control period [s]; None when the rig states none.
+        declared_real_dt_s: the rig's ``control.real_dt_s`` [s], reported beside.
+        source: the rig key ``training_dt_s`` was read from.
+        why_not: why there is no training period, for the not-measured summary.
+    """
     title = "Control rate"
     dts = np.concatenate([np.diff(np.asarray(t, dtype=float)) for t in times]) if times \
         else np.empty(0)
     dts = dts[dts > 0]
-    if training_dt_s is None or dts.size == 0:
+    if dts.size == 0:
         return EnvelopeCheck("control_rate", title, "not_measured",
-                             summary="No training control period or no real timestamps.",
-                             next_step="Set training.control_dt_s and record timestamps.")
+                             summary="The real episodes carry no increasing timestamps.",
+                             next_step="Record the real episodes with their timestamps.",
+                             needs=("evidence.dataset with timestamps",))
     real_dt = float(np.median(dts))
+    if training_dt_s is None:
+        # a rate held against nothing (or against a guess made from this recording) is no
+        # verdict: say what was measured and what would make it one
+        why = why_not or "the rig does not give training's control period"
+        return EnvelopeCheck(
+            "control_rate", title, "not_measured",
+            figures={"real_rate_hz": 1.0 / real_dt, "real_dt_s": real_dt,
+                     "declared_real_dt_s": declared_real_dt_s},
+            summary=f"The real arm decides at {1 / real_dt:.3g} Hz, but {why}: nothing to "
+                    "hold it against.",
+            next_step=f"Add {TRAINING_DT_NEED}.", needs=(TRAINING_DT_NEED,))
     ratio = (1.0 / real_dt) / (1.0 / training_dt_s)
     outside = abs(ratio - 1.0) > RATE_TOL
     figs = {"real_rate_hz": 1.0 / real_dt, "training_rate_hz": 1.0 / training_dt_s,
             "rate_ratio": ratio, "real_dt_s": real_dt, "training_dt_s": float(training_dt_s),
-            "declared_real_dt_s": declared_real_dt_s}
-    summary = (f"The real arm decides at {1 / real_dt:.3g} Hz against training's "
+            "training_dt_from": source, "declared_real_dt_s": declared_real_dt_s}
+    against = ("training's" if source == "training.control_dt_s"
+               else f"the simulated control rate ({source}, standing in for training's),")
+    summary = (f"The real arm decides at {1 / real_dt:.3g} Hz against {against} "
                f"{1 / training_dt_s:.3g} Hz (ratio {ratio:.3g}).")
     step = ("Run the real loop at training's rate, or retrain at the deployed rate."
             if outside else "Nothing to change for the control rate.")
@@ -309,11 +344,16 @@ def grasp_evidence(rec: EpisodeRecord, seg: Segmentation) -> GraspEvidence:
 
 
 def grasp_margin_check(real_squeeze_rad: np.ndarray, sim_squeeze_rad: np.ndarray | None,
-                       torque_limit: float | None, why_not: str = "") -> EnvelopeCheck:
+                       torque_limit: float | None, why_not: str = "",
+                       sim_why_not: str = "") -> EnvelopeCheck:
     """While holding: measured opening minus target (the squeeze) and the torque limit.
 
     ``real_squeeze_rad`` holds only samples of episodes where a grasp happened
-    (``grasp_evidence``); ``why_not`` says, in numbers, why none did.
+    (``grasp_evidence``); ``why_not`` says, in numbers, why none did. A median squeeze
+    below ``MIN_SQUEEZE_DEG`` is a marginal grasp on the real arm whatever training did; a
+    firmer one is inside the envelope only against the simulated rollouts' squeeze
+    (``sim_squeeze_rad``; None: no simulated rollouts, empty: none grasped, as
+    ``sim_why_not`` says): without it the check is not measured.
     """
     title = "Grasp margin"
     if real_squeeze_rad.size == 0:
@@ -321,7 +361,8 @@ def grasp_margin_check(real_squeeze_rad: np.ndarray, sim_squeeze_rad: np.ndarray
                              figures={"grasp_evidence": why_not or "no episode held anything"},
                              summary="No real episode grasped anything"
                                      + (f" ({why_not})." if why_not else "."),
-                             next_step="Record real episodes that grasp the object.")
+                             next_step="Record real episodes that grasp the object.",
+                             needs=("evidence.dataset episodes that grasp the object",))
     sq = np.rad2deg(real_squeeze_rad)
     med = float(np.median(sq))
     figs: dict[str, Any] = {
@@ -333,6 +374,19 @@ def grasp_margin_check(real_squeeze_rad: np.ndarray, sim_squeeze_rad: np.ndarray
     outside = med < MIN_SQUEEZE_DEG
     cap = (f" and the real gripper is capped at {torque_limit:.0%} torque"
            if torque_limit is not None and torque_limit < 1 else "")
+    sim_held = sim_squeeze_rad is not None and sim_squeeze_rad.size > 0
+    if not outside and not sim_held:
+        why = ("the rig names no simulated rollouts (evidence.sim_dataset)"
+               if sim_squeeze_rad is None else "no simulated rollout grasped anything"
+               + (f" ({sim_why_not})" if sim_why_not else ""))
+        return EnvelopeCheck("grasp_margin", title, "not_measured", figs,
+                             summary=f"While holding, the real policy squeezes by {med:.1f} "
+                                     f"deg{cap}, but there is nothing from training to hold "
+                                     f"it against: {why}.",
+                             next_step="Name evidence.sim_dataset (the policy's rollouts in "
+                                       "the training simulator) in rig.toml.",
+                             details={"squeeze_deg": sq[:4000].tolist()},
+                             needs=(SIM_SQUEEZE_NEED,))
     if outside:
         summary = (f"While holding, the gripper's target sits {med:.1f} deg inside its "
                    f"measured opening: the policy barely squeezes{cap}; real grasps are "
@@ -340,7 +394,8 @@ def grasp_margin_check(real_squeeze_rad: np.ndarray, sim_squeeze_rad: np.ndarray
         step = ("Make the simulator honest (realistic object mass and finger friction) and "
                 "retrain, or make the real fingers grippier / raise the gripper torque limit.")
     else:
-        summary = f"While holding, the policy squeezes by {med:.1f} deg{cap}."
+        summary = (f"While holding, the policy squeezes by {med:.1f} deg{cap} "
+                   f"({figs['sim_squeeze_median_deg']:.1f} deg in simulation).")
         step = "Nothing to change for the grasp margin."
     return EnvelopeCheck("grasp_margin", title, "outside" if outside else "inside", figs,
                          "real_squeeze_median_deg", summary, step,

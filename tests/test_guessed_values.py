@@ -1,0 +1,112 @@
+"""A rig written by ``simgap init`` (a dataset and a model, no [training] section) gets no
+verdict from a value nobody gave: the control rate and the grasp margin are not measured
+with what to add."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from simgap.branches import envelope as envelope_branch
+from simgap.branches.context import Context
+from simgap.cli import app
+from simgap.evidence.bundle import EvidenceBundle
+from simgap.finding import Finding, Verdict
+from simgap.rig import load_rig
+from simgap.rig_checks import guessed_keys
+from tests.episode_scripts import pick_place
+from tests.factories import write_v3_dataset
+
+FPS = 15
+
+
+@pytest.fixture
+def init_rig(tmp_path: Path, demo_model: Path) -> Path:
+    """``simgap init`` on a real recording of three pick-and-places (the object's position
+    recorded), with the demo model."""
+    rng = np.random.default_rng(3)
+    write_v3_dataset(tmp_path / "real", [pick_place("success", fps=FPS, rng=rng)
+                                         for _ in range(3)], fps=FPS)
+    write_v3_dataset(tmp_path / "sim", [pick_place("success", fps=FPS, rng=rng)
+                                        for _ in range(3)], fps=FPS)
+    rig = tmp_path / "rig.toml"
+    r = CliRunner().invoke(app, ["init", str(tmp_path / "real"), "--model", str(demo_model),
+                                 "--out", str(rig)])
+    assert r.exit_code == 0, r.output
+    assert "[training]" not in rig.read_text()
+    return rig
+
+
+def _assess(rig_path: Path, branch: object) -> list[Finding]:
+    rig = load_rig(rig_path)
+    return branch.assess(Context(rig=rig, evidence=EvidenceBundle(rig)))  # type: ignore[attr-defined, no-any-return]
+
+
+def _envelope(rig_path: Path) -> dict[str, Finding]:
+    return {str(f.figures["check"]): f for f in _assess(rig_path, envelope_branch)}
+
+
+def _edit(rig: Path, old: str, new: str) -> None:
+    text = rig.read_text()
+    assert old in text, old
+    rig.write_text(text.replace(old, new))
+
+
+# ----------------------------------------------------------------- what the rig records
+
+def test_the_rig_records_what_init_guessed(init_rig: Path) -> None:
+    rig = load_rig(init_rig)
+    assert {"control.dt_s", "model.ee_site", "model.object_body",
+            "joints.gripper.range_rad"} <= rig.guessed
+    assert not rig.stated("control.dt_s") and rig.stated("control.real_dt_s")
+    assert rig.training.control_dt_s is None  # left out: the default, no value
+
+
+def test_guessed_marks_are_read_from_comments_not_strings() -> None:
+    text = ('name = "x"  # guessed\n[model]\npath = "a # guessed.xml"\n'
+            'object_body = "#"   # Guessed: the first free body\n'
+            '[joints."a.b"]\nrange_rad = [0, 1]   # guessed\nunit = "pct"  # checked\n'
+            '[[trials]]\nsuccess = true  # guessed\n')
+    assert guessed_keys(text) == {"name", "model.object_body", "joints.a.b.range_rad"}
+
+
+# ----------------------------------------------------------------- envelope
+
+def test_control_rate_is_not_measured_against_init_s_guess(init_rig: Path) -> None:
+    rate = _envelope(init_rig)["control_rate"]
+    assert rate.verdict is Verdict.NOT_MEASURED
+    assert rate.needs == ("[training] control_dt_s = ... from your training config",)
+    assert "guessed" in rate.summary and f"{FPS:g} Hz" in rate.summary
+    assert "[training] control_dt_s" in rate.next_step
+    assert rate.figures["real_rate_hz"] == pytest.approx(FPS, rel=1e-3)
+    assert "training_rate_hz" not in rate.figures
+
+
+def test_control_rate_is_measured_once_a_period_is_stated(init_rig: Path) -> None:
+    _edit(init_rig, "   # guessed: 1 / fps of the recording", "")  # the user checked it
+    rate = _envelope(init_rig)["control_rate"]
+    assert rate.verdict is Verdict.ELIMINATED
+    assert rate.figures["training_dt_from"] == "control.dt_s"
+    assert "simulated control rate" in rate.summary
+    init_rig.write_text(init_rig.read_text() + "\n[training]\ncontrol_dt_s = 0.1\n")
+    rate = _envelope(init_rig)["control_rate"]
+    assert rate.verdict is Verdict.IMPLICATED  # 15 Hz against training's 10 Hz
+    assert rate.figures["training_dt_from"] == "training.control_dt_s"
+
+
+def test_grasp_margin_is_not_measured_without_the_simulated_squeeze(init_rig: Path) -> None:
+    grasp = _envelope(init_rig)["grasp_margin"]
+    assert grasp.verdict is Verdict.NOT_MEASURED
+    assert grasp.needs and grasp.needs[0].startswith("evidence.sim_dataset")
+    assert "evidence.sim_dataset" in grasp.summary and "evidence.sim_dataset" in grasp.next_step
+    assert grasp.figures["real_squeeze_median_deg"] > 5.0  # firm, but held against nothing
+
+
+def test_grasp_margin_is_measured_against_the_simulated_rollouts(init_rig: Path) -> None:
+    _edit(init_rig, 'dataset = "real"', 'dataset = "real"\nsim_dataset = "sim"')
+    grasp = _envelope(init_rig)["grasp_margin"]
+    assert grasp.verdict is Verdict.ELIMINATED
+    assert "in simulation" in grasp.summary and "sim_squeeze_median_deg" in grasp.figures
