@@ -1,6 +1,6 @@
 """A rig written by ``simgap init`` (a dataset and a model, no [training] section) gets no
 verdict from a value nobody gave: the control rate and the grasp margin are not measured
-with what to add."""
+with what to add, and the contact branch names only what is missing."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from simgap.branches import contact as contact_branch
 from simgap.branches import envelope as envelope_branch
 from simgap.branches.context import Context
 from simgap.cli import app
@@ -110,3 +111,21 @@ def test_grasp_margin_is_measured_against_the_simulated_rollouts(init_rig: Path)
     grasp = _envelope(init_rig)["grasp_margin"]
     assert grasp.verdict is Verdict.ELIMINATED
     assert "in simulation" in grasp.summary and "sim_squeeze_median_deg" in grasp.figures
+
+
+# ----------------------------------------------------------------- contact
+
+def test_contact_names_only_what_is_missing(init_rig: Path) -> None:
+    assert load_rig(init_rig).object_body == "cube"  # init set it
+    (f,) = _assess(init_rig, contact_branch)
+    assert f.verdict is Verdict.NOT_MEASURED
+    assert "evidence.push_logs" in f.summary and "model.object_geom" in f.summary
+    assert "object_body" not in f.summary + f.next_step + " ".join(f.needs)
+    assert [n.split(" ")[0] for n in f.needs] == ["evidence.push_logs", "model.object_geom"]
+
+
+def test_contact_asks_for_pushes_alone_once_the_object_is_named(init_rig: Path) -> None:
+    _edit(init_rig, 'object_body = "cube"', 'object_body = "cube"\nobject_geom = "cube"')
+    (f,) = _assess(init_rig, contact_branch)
+    assert f.verdict is Verdict.NOT_MEASURED and "model." not in f.summary
+    assert f.needs == ("evidence.push_logs (logged pushes)",)

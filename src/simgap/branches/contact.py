@@ -18,6 +18,7 @@ replayed before it is offered, and offered only when it beats the model on held-
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -158,14 +159,30 @@ def offer_patch(rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_di
     return {"pair_patch": str(path)}, info
 
 
+def _not_measured(spec: Any, rig: Rig) -> Finding:
+    """The not-measured Finding naming only what the rig lacks of what the branch reads."""
+    from simgap.branches.context import not_measured
+
+    missing = [what for what, absent in (
+        ("evidence.push_logs (logged pushes)", not rig.evidence.push_logs),
+        ("model.object_body (the pushed object's body)", rig.object_body is None),
+        ("model.object_geom (the pushed object's geom)", rig.object_geom is None)) if absent]
+    needs = " and ".join(missing)
+    step = "Add " + needs + " to rig.toml" + (
+        " (log pushes of the object first: one CSV per push, docs/formats.md)."
+        if not rig.evidence.push_logs else ".")
+    return replace(not_measured(spec, f"Not measured: the rig gives no {needs}."),
+                   next_step=step, needs=tuple(missing))
+
+
 def assess(ctx: Any) -> list[Finding]:
     """The contact finding for ``ctx.rig`` (its evidence.push_logs)."""
-    from simgap.branches.context import LADDER, not_measured
+    from simgap.branches.context import LADDER
 
     spec = next(s for s in LADDER if s.name == "contact")
     rig: Rig = ctx.rig
     if not rig.evidence.push_logs or rig.object_body is None or rig.object_geom is None:
-        return [not_measured(spec)]
+        return [_not_measured(spec, rig)]
     problems = [p.to_dict() for p in lint_model(rig.model_path)]
     logs = ctx.evidence.get("push_logs", push_logs)
     noise = _noise(rig, ctx.options)
