@@ -1,6 +1,7 @@
 """A rig written by ``simgap init`` (a dataset and a model, no [training] section) gets no
 verdict from a value nobody gave: the control rate and the grasp margin are not measured
-with what to add, and the contact branch names only what is missing."""
+with what to add, the contact branch names only what is missing, and the phases branch says
+truly why no outcome is known."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from typer.testing import CliRunner
 
 from simgap.branches import contact as contact_branch
 from simgap.branches import envelope as envelope_branch
+from simgap.branches import phases as phases_branch
 from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
 from simgap.rig import load_rig
 from simgap.rig_checks import guessed_keys
-from tests.episode_scripts import pick_place
+from tests.episode_scripts import manifest_text, pick_place, write_manifest
 from tests.factories import write_v3_dataset
 
 FPS = 15
@@ -129,3 +131,39 @@ def test_contact_asks_for_pushes_alone_once_the_object_is_named(init_rig: Path) 
     (f,) = _assess(init_rig, contact_branch)
     assert f.verdict is Verdict.NOT_MEASURED and "model." not in f.summary
     assert f.needs == ("evidence.push_logs (logged pushes)",)
+
+
+# ----------------------------------------------------------------- phases
+
+def test_phases_says_why_no_outcome_is_known(init_rig: Path) -> None:
+    (f,) = _assess(init_rig, phases_branch)
+    assert f.verdict is Verdict.NOT_MEASURED
+    # the dataset has observation.object_pos: what is missing is the place target, which
+    # comes from the trials a protocol manifest labels successful
+    assert "records observation.object_pos" in f.summary and "place target" in f.summary
+    assert "evidence.real_manifest" in f.summary
+    assert f.needs == ("evidence.real_manifest (success per trial)",)
+    assert "observation.object_pos" not in f.next_step + " ".join(f.needs)
+
+
+def test_phases_without_the_object_s_position_says_so(tmp_path: Path,
+                                                      demo_model: Path) -> None:
+    rng = np.random.default_rng(4)
+    eps = [{k: v for k, v in pick_place("success", fps=FPS, rng=rng).items()
+            if k != "observation.object_pos"} for _ in range(2)]
+    write_v3_dataset(tmp_path / "real", eps, fps=FPS)
+    rig = tmp_path / "rig.toml"
+    r = CliRunner().invoke(app, ["init", str(tmp_path / "real"), "--model", str(demo_model),
+                                 "--out", str(rig)])
+    assert r.exit_code == 0, r.output
+    (f,) = _assess(rig, phases_branch)
+    assert f.verdict is Verdict.NOT_MEASURED
+    assert "records no observation.object_pos" in f.summary
+
+
+def test_phases_reads_the_outcomes_a_manifest_gives(init_rig: Path) -> None:
+    write_manifest(init_rig.parent / "real.toml", manifest_text("real", [True, True, False]))
+    _edit(init_rig, 'dataset = "real"', 'dataset = "real"\nreal_manifest = "real.toml"')
+    (f,) = _assess(init_rig, phases_branch)
+    assert f.verdict is not Verdict.NOT_MEASURED
+    assert f.figures["episodes"] == 3

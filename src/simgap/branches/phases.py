@@ -8,7 +8,7 @@ or eliminates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -82,23 +82,51 @@ def _evaluate(run: RecordedEpisodes | None, manifest: ManifestTrials | None,
     return analyse(episode_records(run, rig), labels=labels, annotations=annotations)
 
 
+def why_unknown(run: RecordedEpisodes | None, manifest: ManifestTrials | None,
+                which: str) -> str:
+    """Why no episode of one evaluation has a known outcome (``analyse``'s rules).
+
+    A manifest labels success per trial. Without one, success is inferred from where the
+    object ends against the place target, and that target is the median release point of
+    the episodes the manifest labels successful: the object's position alone never gives
+    an outcome.
+    """
+    key = f"evidence.{which}_manifest"
+    if manifest is not None and not manifest.trials:
+        return f"the protocol manifest {manifest.path} ({key}) lists no trials"
+    if run is not None and any(o is not None for o in run.object_pos):
+        return (f"the dataset records observation.object_pos, but success is inferred from "
+                f"it only against the place target, the median release point of the "
+                f"episodes a protocol manifest labels successful, and the rig names no {key}")
+    return (f"the rig names no {key} (success per trial), and the dataset records no "
+            "observation.object_pos either")
+
+
 @dataclass(frozen=True)
 class PhaseEvaluation:
-    """Both evaluations' results and their comparison."""
+    """Both evaluations' results and their comparison.
+
+    Attributes:
+        why_unknown: per evaluation (``real``, ``sim``), why its outcomes are unknown when
+            none is known (``why_unknown``).
+    """
 
     real: list[EpisodeResult] | None
     sim: list[EpisodeResult] | None
     comparison: PhaseComparison
+    why_unknown: dict[str, str] = field(default_factory=dict)
 
 
 def evaluate(ctx: Context) -> PhaseEvaluation:
     """Segment and classify the real and simulated evaluations of the rig."""
     ev = ctx.evidence
-    real = _evaluate(ev.get("episodes.real_dataset", load_real_episodes),
-                     ev.get("episodes.real_manifest", load_real_manifest), ctx.rig)
-    sim = _evaluate(ev.get("episodes.sim_dataset", load_sim_episodes),
-                    ev.get("episodes.sim_manifest", load_sim_manifest), ctx.rig)
-    return PhaseEvaluation(real=real, sim=sim, comparison=compare_phases(sim, real))
+    runs = {"real": (ev.get("episodes.real_dataset", load_real_episodes),
+                     ev.get("episodes.real_manifest", load_real_manifest)),
+            "sim": (ev.get("episodes.sim_dataset", load_sim_episodes),
+                    ev.get("episodes.sim_manifest", load_sim_manifest))}
+    real, sim = (_evaluate(*runs[k], ctx.rig) for k in ("real", "sim"))
+    return PhaseEvaluation(real=real, sim=sim, comparison=compare_phases(sim, real),
+                           why_unknown={k: why_unknown(*runs[k], k) for k in runs})
 
 
 def _finding(pe: PhaseEvaluation) -> Finding:
@@ -130,12 +158,12 @@ def _finding(pe: PhaseEvaluation) -> Finding:
         # outcomes are evidence: without them the phases are not measured, not undecided
         return Finding(branch="phases", verdict=Verdict.NOT_MEASURED, title=title,
                        summary=f"No {which} episode has a known outcome ({counts.unknown} "
-                               "unknown): success could not be read or inferred.",
+                               f"unknown): {pe.why_unknown.get(which, 'no success labels')}.",
                        figures=figs, details=details,
-                       next_step="Name the protocol manifest (success per trial) in rig.toml, "
-                                 "or record observation.object_pos so success can be inferred.",
-                       needs=(f"evidence.{which}_manifest (success per trial) or "
-                              "observation.object_pos in the dataset",))
+                       next_step=f"Name the protocol manifest of the {which} evaluation "
+                                 f"(success per trial) as evidence.{which}_manifest in "
+                                 "rig.toml.",
+                       needs=(f"evidence.{which}_manifest (success per trial)",))
     if which == "sim" or not failed:
         verdict = Verdict.ELIMINATED if (which == "real" and not failed) else Verdict.INCONCLUSIVE
         summary = (f"No {which} episode failed ({counts.n} with a known outcome)." if not failed
