@@ -8,6 +8,9 @@ never see in the generalisation test).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from simgap.actuator.families import XL330, ServoFamily
@@ -79,3 +82,17 @@ def make_logs(values: dict[str, float], family: str, specs: list[tuple[str, floa
         out.append(ActuatorLog(traj=traj, torque_enable=e[i][:, None], dt=DT,
                                resampling={"resampled": False}))
     return out
+
+
+def write_sine_log(path: Path, motor: str, n: int = 500) -> Path:
+    """A BAM log file of ``n`` samples (two sines, the position a 2-sample lagged 0.95 x
+    the goal) for ``motor``: input for readers and writers, not a simulated servo."""
+    t = np.arange(n) * DT
+    goal = 0.5 * np.sin(2 * np.pi * 1.3 * t) + 0.3 * np.sin(2 * np.pi * 3.1 * t)
+    pos = np.concatenate([[0.0, 0.0], goal[:-2]]) * 0.95
+    entries = [{"timestamp": float(t[i]), "position": float(pos[i]), "speed": 0.0,
+                "goal_position": float(goal[i]), "torque_enable": True, "load": 10}
+               for i in range(n)]
+    path.write_text(json.dumps({"mass": MASS, "length": LENGTH, "kp": 200, "vin": 7.4,
+                                "motor": motor, "trajectory": "sin_sin", "entries": entries}))
+    return path

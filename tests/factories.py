@@ -131,6 +131,17 @@ dt_s = 0.0333333
 """ + SO101_JOINTS
 
 
+def write_so101_info(ds: Path, fps: int = 30) -> Path:
+    """A dataset folder holding only ``meta/info.json`` of an SO-101 follower at ``fps``
+    (state and action named ``SO101_NAMES``): what ``simgap init`` reads first."""
+    (ds / "meta").mkdir(parents=True)
+    state = {"dtype": "float32", "shape": [6], "names": SO101_NAMES}
+    (ds / "meta" / "info.json").write_text(json.dumps(
+        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": fps,
+         "features": {"action": state, "observation.state": state}}))
+    return ds
+
+
 def write_rig(folder: Path, model: str | Path, extra: str = "") -> Path:
     """Write a minimal SO-101 rig.toml (degrees, gripper in percent) plus ``extra`` TOML."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from simgap.cli import app
+from tests.factories import write_so101_info
 
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 
@@ -18,11 +19,7 @@ def _units_line(tmp_path: Path, demo_model: Path, lo: list[float] | None = None,
                 hi: list[float] | None = None, calibration: dict | None = None,
                 stats_text: str | None = None) -> str:
     ds = tmp_path / "ds"
-    (ds / "meta").mkdir(parents=True)
-    state = {"dtype": "float32", "shape": [6], "names": [f"{j}.pos" for j in JOINTS]}
-    (ds / "meta" / "info.json").write_text(json.dumps(
-        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": 30,
-         "features": {"action": state, "observation.state": state}}))
+    write_so101_info(ds)
     if lo is not None:
         stats_text = json.dumps({"observation.state": {"min": lo, "max": hi,
                                                        "mean": [0.0] * 6}})

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from simgap.cli import _progress, app
 from simgap.cli import diagnose as cli_diagnose
+from tests.factories import write_so101_info
 
 runner = CliRunner()
 
@@ -222,11 +223,7 @@ JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_ro
 
 def _dataset(root: Path) -> Path:
     ds = root / "ds"
-    (ds / "meta").mkdir(parents=True)
-    state = {"dtype": "float32", "shape": [6], "names": [f"{j}.pos" for j in JOINTS]}
-    (ds / "meta" / "info.json").write_text(json.dumps(
-        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": 30,
-         "features": {"action": state, "observation.state": state}}))
+    write_so101_info(ds)
     return ds
 
 

@@ -3,7 +3,6 @@ piped output is not wrapped at 80, and errors come without the run's preamble.""
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 
 from simgap.cli import _progress, app
 from simgap.finding import Diagnosis
+from tests.factories import write_so101_info
 
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 
@@ -92,11 +92,7 @@ def test_piped_summary_keeps_a_row_on_one_line(capsys: pytest.CaptureFixture[str
 
 def _init(tmp_path: Path, demo_model: Path, env: dict[str, str] | None = None) -> list[str]:
     ds = tmp_path / "ds"
-    (ds / "meta").mkdir(parents=True)
-    state = {"dtype": "float32", "shape": [6], "names": [f"{j}.pos" for j in JOINTS]}
-    (ds / "meta" / "info.json").write_text(json.dumps(
-        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": 30,
-         "features": {"action": state, "observation.state": state}}))
+    write_so101_info(ds)
     r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
                                  str(tmp_path / "rig.toml")], env=env)
     assert r.exit_code == 0, r.output

@@ -404,17 +404,9 @@ def test_init_rig_holds_any_joint_and_recorded_name(tmp_path_factory: pytest.Tem
 # comment raw, and importing mjlab_actuators.py ran the line after the newline)
 
 def _bam_log(path: Path, motor: str, n: int) -> Path:
-    import numpy as np
+    from tests.bam_synth import write_sine_log
 
-    t = np.arange(n) * 0.005
-    goal = 0.5 * np.sin(2 * np.pi * 1.3 * t) + 0.3 * np.sin(2 * np.pi * 3.1 * t)
-    pos = np.concatenate([[0.0, 0.0], goal[:-2]]) * 0.95
-    entries = [{"timestamp": float(t[i]), "position": float(pos[i]), "speed": 0.0,
-                "goal_position": float(goal[i]), "torque_enable": True, "load": 10}
-               for i in range(n)]
-    path.write_text(json.dumps({"mass": 0.49, "length": 0.1, "kp": 200, "vin": 7.4,
-                                "motor": motor, "trajectory": "sin_sin", "entries": entries}))
-    return path
+    return write_sine_log(path, motor, n)
 
 
 def test_a_motor_name_cannot_inject_code_into_the_mjlab_file(tmp_path: Path) -> None:

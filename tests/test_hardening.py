@@ -30,15 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bam(path: Path, motor: str, n: int = 500) -> Path:
-    t = np.arange(n) * 0.005
-    goal = 0.5 * np.sin(2 * np.pi * 1.3 * t) + 0.3 * np.sin(2 * np.pi * 3.1 * t)
-    pos = np.concatenate([[0.0, 0.0], goal[:-2]]) * 0.95
-    entries = [{"timestamp": float(t[i]), "position": float(pos[i]), "speed": 0.0,
-                "goal_position": float(goal[i]), "torque_enable": True, "load": 10}
-               for i in range(n)]
-    path.write_text(json.dumps({"mass": 0.49, "length": 0.1, "kp": 200, "vin": 7.4,
-                                "motor": motor, "trajectory": "sin_sin", "entries": entries}))
-    return path
+    from tests.bam_synth import write_sine_log
+
+    return write_sine_log(path, motor, n)
 
 
 def _timing(path: Path, n: int = 40, dt: float = 0.0667) -> Path:
