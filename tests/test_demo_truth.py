@@ -80,6 +80,9 @@ def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
         assert f[j]["selected"] != "ideal"
     # a first-order lag of 40 ms, seen through a servo loop at half its gain
     assert np.median(lags) == pytest.approx(TRUTH.servo.lag_time_constant_s, rel=0.2)
+    # the ladder's delays are a rung's best fit: the text says they carry no interval
+    summary = _finding(diagnosis, "actuator", "Actuator dynamics")["summary"]
+    assert summary.count("no interval") == summary.count(" ms")
 
 
 def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:

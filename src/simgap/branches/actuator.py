@@ -319,7 +319,7 @@ def finding_from(out: dict[str, Any]) -> Finding:
                       **{f"{k}": v for k, v in rungs[jj["selected"]]["params"].items()
                          if isinstance(v, (int, float))}}
         parts.append(f"{j}: {jj['selected']} ({sel:.3g} rad vs ideal {ideal:.3g}, delay "
-                     f"{jj['delay_s'] * 1000:.1f} ms)")
+                     f"{jj['delay_s'] * 1000:.1f} ms, the rung's best fit: no interval)")
     figures["worst_ideal_mae_rad"] = worst_ideal
     verdict = out["verdict"]
     step = {"implicated": "Apply the exported actuator model (MJCF patch or Isaac Lab config) "
