@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from simgap.cli import _progress, app
 from simgap.errors import NameNotFoundError
-from simgap.rig import load_rig
+from simgap.sim.rig_names import load_checked_rig as load_rig
 from tests.factories import write_rig
 
 MODEL = """ee_site = "gripperframe"

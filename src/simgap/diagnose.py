@@ -14,7 +14,8 @@ from simgap.finding import Diagnosis, Finding
 from simgap.ladder import LADDER, Context, ProgressFn, assess_for, run_ladder
 from simgap.outputs import atomic_write_json, json_safe, output_folder, relocate_paths
 from simgap.report import write_report
-from simgap.rig import Rig, load_rig
+from simgap.rig import Rig
+from simgap.sim.rig_names import load_checked_rig
 from simgap.validate import control_period
 
 
@@ -51,7 +52,7 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
             them are named at once).
         OutputExistsError: ``out_dir`` is not empty and ``force`` is False.
     """
-    rig = load_rig(rig_path)
+    rig = load_checked_rig(rig_path)
     missing = rig.evidence.missing()
     if missing:
         listed = "; ".join(f"evidence.{k} = {p}" for k, p in missing)
@@ -96,7 +97,7 @@ def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = N
     if spec is None:
         raise NameNotFoundError("branch", branch, [s.name for s in LADDER])
     assess = assess_for(spec)
-    rig = load_rig(rig_path)
+    rig = load_checked_rig(rig_path)
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir, seed=rig.seed,
                   options=dict(options or {}))
     return rig, assess(ctx)

@@ -2,9 +2,10 @@
 
 A rig is written by the user as ``rig.toml``. Every key is validated on load: unknown keys
 and missing required keys are errors that name the key, relative paths are resolved
-against the rig file's folder, and every name the rig gives from the model (joints, sites,
-bodies, geoms, the camera) is looked up in it, so that a typo is refused before any branch
-runs. A value marked ``# guessed`` (what ``simgap init`` inferred) is recorded as a guess:
+against the rig file's folder. Every name the rig gives from the model (joints, sites,
+bodies, geoms, the camera) is looked up in it by ``simgap.sim.rig_names.load_checked_rig``,
+which the commands load a rig with, so that a typo is refused before any branch runs. A
+value marked ``# guessed`` (what ``simgap init`` inferred) is recorded as a guess:
 no verdict may rest on it alone. The format is documented in ``docs/rig.md``.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.rig_checks import check_model_names, check_rig_values, guessed_keys, resolve_path
+from simgap.rig_checks import check_rig_values, guessed_keys, resolve_path
 from simgap.rig_schema import _NUM, _PATH_KEYS, _SCHEMA, _SECTIONS
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
@@ -243,15 +244,11 @@ def _jitter(noise: Mapping[str, Any], source: Path | None) -> float:
 
 
 def load_rig(path: str | Path) -> Rig:
-    """Load and validate ``rig.toml``, and check the names it gives against its model
-    (``check_model_names``).
+    """Load and validate ``rig.toml`` (its model's names: ``simgap.sim.rig_names``).
 
     Raises:
         InputError: the file is missing or not TOML, a key is unknown or missing, a value has
             the wrong type or range. The message names the file and the key.
-        NameNotFoundError: a joint, site, body, geom or camera the rig names is not in its
-            model as that kind of object; the message names the file, the key and the
-            valid names.
     """
     from simgap.validate import parse_toml, read_text
 
@@ -261,9 +258,7 @@ def load_rig(path: str | Path) -> Rig:
                          fix="pass the path of your rig.toml (see docs/rig.md)")
     text = read_text(path, "a rig.toml file")
     raw = parse_toml(text, path, "valid TOML")
-    rig = rig_from_dict(raw, source=path, guessed=guessed_keys(text))
-    check_model_names(rig)
-    return rig
+    return rig_from_dict(raw, source=path, guessed=guessed_keys(text))
 
 
 def _check_section(data: Mapping[str, Any], section: str, schema_key: str, source: Path | None,

@@ -84,7 +84,7 @@ def actuator(
     from simgap.branches.actuator import analyse
     from simgap.evidence.actuator_logs import check_distinct_logs, load_actuator_logs
     from simgap.outputs import check_not_input, note_input, output_folder, relocate_paths
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
 
     for p in [*logs, *validate]:  # an output onto an input is refused before any work
         note_input(p)
@@ -93,7 +93,7 @@ def actuator(
         check_not_input(out, folder=True)
     if fmt != "lerobot":  # a dataset holds out its own episodes (checked below)
         check_distinct_logs(list(logs), list(validate))
-    r = load_rig(rig) if rig is not None else None
+    r = load_checked_rig(rig) if rig is not None else None
     if fmt == "lerobot":
         _check_lerobot(list(logs), r, list(validate))
         assert r is not None
@@ -219,8 +219,8 @@ def excite(
 ) -> None:
     """Write chirp excitation (f0 to f1 Hz per joint) inside joint and velocity limits."""
     from simgap.actuator.excite import write_excitation
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
 
-    path = write_excitation(load_rig(rig), out, duration_s=duration, f0_hz=f0, f1_hz=f1,
+    path = write_excitation(load_checked_rig(rig), out, duration_s=duration, f0_hz=f0, f1_hz=f1,
                             rate_hz=rate, lerobot=lerobot, seed=seed)
     console.print(f"wrote {path}", highlight=False)

@@ -48,10 +48,10 @@ def check_camera_feature(rig_path: Path) -> None:
     """
     from simgap.errors import InputError, NameNotFoundError
     from simgap.evidence.lerobot import INFO_PATH
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
     from simgap.validate import read_json
 
-    r = load_rig(rig_path)
+    r = load_checked_rig(rig_path)
     ds = r.evidence.dataset
     if r.camera is None or not r.camera.recorded or r.evidence.frames is not None or ds is None:
         return
@@ -143,10 +143,10 @@ def render(
 
     from simgap.errors import InputError
     from simgap.outputs import atomic_write_bytes
-    from simgap.rig import load_rig
     from simgap.sim.render import render_rig_view
+    from simgap.sim.rig_names import load_checked_rig
 
-    r = load_rig(rig)
+    r = load_checked_rig(rig)
     if r.camera is None:
         raise InputError(file=rig, field="camera", expected="a [camera] section", got="nothing")
     try:

@@ -130,9 +130,9 @@ def sweep_cmd(rig: Path = typer.Argument(..., help="rig.toml with evidence.push_
     from simgap.contact.sweep import Coefficient, nominal_of, sweep
     from simgap.errors import InputError
     from simgap.evidence.push_log import push_logs
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
 
-    r = load_rig(rig)
+    r = load_checked_rig(rig)
     if r.object_body is None or not r.evidence.push_logs:
         raise InputError(file=rig, field="model.object_body / evidence.push_logs",
                          expected="both set", got="missing")

@@ -64,9 +64,9 @@ def controller(
     """Fit per-joint kp/kv by annealing and by least squares; print both."""
     from simgap.branches.controller import controller_report, load_episodes
     from simgap.evidence.lerobot import read_lerobot_dataset
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
 
-    r = load_rig(rig)
+    r = load_checked_rig(rig)
     if r.evidence.dataset is None:
         from simgap.errors import InputError
 

@@ -92,10 +92,10 @@ def latency(
     from simgap.branches.latency import analyse
     from simgap.evidence._checks import dataset_fps
     from simgap.evidence.timing import TimingLogWarning, read_latency_files
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
     from simgap.validate import control_period
 
-    r = load_rig(rig) if rig is not None else None
+    r = load_checked_rig(rig) if rig is not None else None
     dt = control_dt if control_dt is not None else (r.control_dt_s if r else None)
     if dt is None or not (math.isfinite(dt) and dt > 0):
         raise InputError(field="--control-dt", expected="a positive control period [s]",

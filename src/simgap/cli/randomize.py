@@ -25,9 +25,9 @@ def randomize(
     """Pin what was identified, randomise what cannot be instrumented."""
     from simgap.randomize import load_spec_from_findings
     from simgap.randomize_export import export
-    from simgap.rig import load_rig
+    from simgap.sim.rig_names import load_checked_rig
 
-    rig_obj = load_rig(rig) if rig is not None else None
+    rig_obj = load_checked_rig(rig) if rig is not None else None
     model = rig_obj.model_path if rig_obj else None
     if fmt == "mujoco" and rig_obj is not None and not rig_obj.model_path.is_file():
         from simgap.errors import InputError

@@ -50,6 +50,7 @@ from simgap.fleet.aggregate import FleetSummary, aggregate
 from simgap.fleet.closure import inputs_digest, rig_inputs
 from simgap.outputs import atomic_write_json, atomic_write_text, input_clash
 from simgap.rig import load_rig
+from simgap.sim.rig_names import load_checked_rig
 
 DIGEST_FILE = "inputs.sha256"
 WRITTEN_FILE = ".simgap-fleet-written.json"
@@ -419,7 +420,7 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
         check_reachable(ray)  # an unanswering cluster is an error before any work
     say = progress or (lambda m: None)
     if not allow_rig_compute or ray is not None:
-        asked = [load_rig(j.rig) for j in todo_all]
+        asked = [load_checked_rig(j.rig) for j in todo_all]
         asked = [r for r in asked if r.compute_backend == "ray"]
         if asked:
             say(compute_ignored_note(asked, command_line=ray))
