@@ -87,12 +87,29 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
         mae[name] = float(np.nanmean(np.abs(q - held.q)))
     gap = mae["nominal"] - mae["truth"]
     closed = (mae["nominal"] - mae["patch"]) / gap if gap > 0 else float("nan")
+    planted = planted_parameters(js, bench.truth)
     return {"seed": seed, "fps": fps, "clock": clock, "chosen_clock": chosen,
             "faulty": bench.faulty, "verdict": js["verdict"], "mae_rad": mae,
-            "gap_closed": closed, "cpu_s": cpu,
+            "gap_closed": closed, "cpu_s": cpu, "planted": planted,
             "delay_true_s": [t.delay_s for t in bench.truth],
             "delay_s": list(js["delay_s"].values()),
             "delay_interval_s": list(js["delay_interval_s"].values())}
+
+
+def planted_parameters(js: dict[str, Any], truth: Any) -> dict[str, int]:
+    """Of the planted parameters (factor off 1 by more than 5 %), how many the
+    identification states with an interval holding the truth, with one missing it, and
+    declares not identifiable."""
+    out = {"inside": 0, "outside": 0, "declared": 0}
+    for t in truth:
+        for kind, iv in ((k, js["params_interval"][t.name].get(k)) for k in RANGES):
+            if abs(t.factor(kind) - 1.0) <= 0.05:
+                continue
+            if iv is None:
+                out["declared"] += 1
+            else:
+                out["inside" if iv[0] <= t.value(kind) <= iv[1] else "outside"] += 1
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"faulty: gap closed median {100 * np.nanmedian(closed):.0f}%, worst "
               f"{100 * np.nanmin(closed):.0f}%, >= 80% on {int(np.sum(closed >= 0.8))} of "
               f"{closed.size} (target 90%)")
+    pl = {k: sum(r["planted"][k] for r in faulty_rows) for k in ("inside", "outside",
+                                                                "declared")}
+    print(f"planted parameters: {pl['inside']} identified inside their interval, "
+          f"{pl['outside']} identified outside it, {pl['declared']} declared not identifiable")
     healthy = [r for r in rows if not r["faulty"]]
     print(f"healthy: {sum(r['verdict'] == 'implicated' for r in healthy)} of {len(healthy)} "
           "implicated (target 0)")
