@@ -312,6 +312,43 @@ def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
     return _judge(figures, tp.ci["p95"], n, episodes, source, budget)
 
 
+def slowest_stages(stages: dict[str, dict[str, Any]]) -> list[str]:
+    """The stage with the highest p95 and every stage tied with it: whose p95 interval
+    reaches the slowest one's (``p95_ci_s``), slowest first. Two stages a millisecond
+    apart inside their intervals are not told apart, so the advice names both."""
+    def p95(k: str) -> float:
+        v = stages[k]["p95_s"]
+        return float(v) if v is not None and math.isfinite(v) else -1.0
+
+    order = sorted(stages, key=p95, reverse=True)
+    if not order or p95(order[0]) < 0:
+        return order[:1]
+    lo_worst = (stages[order[0]].get("p95_ci_s") or [p95(order[0])] * 2)[0]
+    return [k for k in order if p95(k) >= 0 and (
+        k == order[0] or (stages[k].get("p95_ci_s") or [0.0, p95(k)])[1] >= lo_worst)]
+
+
+def _slowest_text(stages: dict[str, dict[str, Any]], slowest: list[str]) -> str:
+    def one(k: str) -> str:
+        st = stages[k]
+        ci = st.get("p95_ci_s")
+        iv = (f" [{ci[0] * 1e3:.1f}, {ci[1] * 1e3:.1f}]" if ci and all(
+            v is not None and math.isfinite(v) for v in ci) else "")
+        return f"'{k}' (p95 {st['p95_s'] * 1e3:.1f} ms{iv})"
+
+    if len(slowest) == 1:
+        return f"the slowest stage is {one(slowest[0])}"
+    def p99(k: str) -> float:
+        v = stages[k].get("p99_s")
+        return float(v) if v is not None and math.isfinite(v) else -1.0
+
+    tail = max(slowest, key=p99)
+    text = ("the slowest stages, tied within their p95 intervals, are "
+            + ", ".join(one(k) for k in slowest))
+    return text + (f"; '{tail}' has the longest tail (p99 {p99(tail) * 1e3:.1f} ms)"
+                   if p99(tail) >= 0 else "")
+
+
 def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: int,
            source: str, budget: Budget) -> tuple[Verdict, str, str]:
     dt = budget.budget_s
@@ -319,8 +356,8 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
     p95, margin = fig["total_p95_s"], fig["margin_s"]
     lo, hi = p95_ci
     stages = fig["stages"]
-    worst = max(stages, key=lambda k: stages[k]["p95_s"] if math.isfinite(
-        stages[k]["p95_s"]) else -1.0) if stages else "total"
+    slowest = slowest_stages(stages)
+    worst = " or ".join(f"'{k}'" for k in slowest) if slowest else "'total'"
     ad = fig["added_delay"]
     per_ep = max(1, n // max(1, episodes))
     what = "inference" if budget.mode == "async" else "tick"
@@ -342,11 +379,11 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
                     r is not None and math.isfinite(r) for r in rate) else "")
         return (Verdict.IMPLICATED,
                 head + f" p95 exceeds the {bword} by {margin * 1e3:.1f} ms "
-                f"({fig['margin_fraction']:.0%}); the slowest stage is '{worst}' "
-                f"(p95 {stages[worst]['p95_s'] * 1e3:.1f} ms)." if stages else head,
-                f"Cut '{worst}' until the total p95 fits in {dt * 1e3:.1f} ms, lower the fps "
+                f"({fig['margin_fraction']:.0%}); {_slowest_text(stages, slowest)}."
+                if stages else head,
+                f"Cut {worst} until the total p95 fits in {dt * 1e3:.1f} ms, lower the fps "
                 f"to match the loop{spec}, or serve with real-time chunking." if budget.mode ==
-                "sync" else f"Cut '{worst}' until the inference p95 fits in the "
+                "sync" else f"Cut {worst} until the inference p95 fits in the "
                 f"{budget.label}, raise chunk_size_threshold (send earlier) or "
                 "actions_per_chunk, or serve with real-time chunking.")
     if hi < dt:
