@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from simgap.branches.context import LADDER
 from simgap.cli import app
-from simgap.cli._app import WORKFLOW
+from simgap.cli._typer import WORKFLOW
 
 runner = CliRunner()
 

@@ -45,7 +45,7 @@ def _root(quiet: bool = typer.Option(False, "--quiet", "-q",
     """Find out why a robot policy that works in simulation fails on hardware.
 
     The root options (``--quiet``, ``--version``) go before the command; given after it,
-    the command's error says so (``cli._app.Command``)."""
+    the command's error says so (``cli._typer.Command``)."""
     del version  # handled by its eager callback
     _state["quiet"] = quiet or _state["quiet"]
 

@@ -8,8 +8,9 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from simgap.cli._app import Command, app, console, handles_errors, json_target, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
 from simgap.cli._progress import working
+from simgap.cli._typer import Command
 
 
 class _ValidateList(Command):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from simgap.cli._app import App, app, console, handles_errors, json_target, write_json
+from simgap.cli._app import app, console, handles_errors, json_target, write_json
+from simgap.cli._typer import App
 
 contact_app = App(help="Contact: lint a model, write a pair patch, sweep a coefficient, "
                        "convert bench measurements.", no_args_is_help=True)
