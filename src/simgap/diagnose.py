@@ -155,6 +155,12 @@ def actuator_from_dataset(rig: Rig, dataset: str | Path | None = None, *,
                   seed=rig.seed if seed is None else int(seed),
                   progress=progress or (lambda m, f: None))
     with compute_backend(rig, ray_address):
+        from simgap.branches import evidence_gate
+
+        ctx.findings.extend(evidence_gate.assess(ctx))  # as the ladder: the gate first
+        refused = evidence_gate.time_base_refusal(ctx)
+        if refused is not None:
+            return evidence_gate.not_run("actuator", "Actuator dynamics", refused)
         for spec in sorted((s for s in LADDER if s.name in STANDALONE_BEFORE_ACTUATOR),
                            key=lambda s: s.cost):
             ctx.findings.extend(assess_for(spec)(ctx))

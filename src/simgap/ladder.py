@@ -6,6 +6,10 @@ afternoon on the bench), actuator dynamics (a fit) and appearance (a camera); th
 and the body are fits beside them, and the failure-phase and training-envelope checks use
 the rollouts a user already has.
 
+Before the rungs, the evidence gate (``simgap.branches.evidence_gate``) checks the recording
+itself (its time base); its Findings come first, and a refusal stops the branches that would
+fit the recording's stamps.
+
 Each branch module (imported here directly: every branch ships) exposes
 ``assess(ctx: Context) -> list[Finding]``; ``Context``, ``BranchSpec`` and ``LADDER`` live in
 ``simgap.branches.context``. A branch whose evidence is absent returns one ``not_measured``
@@ -24,6 +28,7 @@ from simgap.branches import (
     contact,
     controller,
     envelope,
+    evidence_gate,
     latency,
     phases,
     plumbing,
@@ -74,7 +79,10 @@ def assess_for(spec: BranchSpec) -> Callable[[Context], list[Finding]]:
 def run_ladder(ctx: Context, ladder: Sequence[BranchSpec] = LADDER,
                comparability: dict[str, Any] | None = None) -> Diagnosis:
     """Run every branch in cost order and return the Diagnosis."""
-    findings: list[Finding] = []
+    # the evidence gate first: a branch that reads the dataset's stamps as time asks it
+    # (``evidence_gate.time_base_refusal``) before it fits anything
+    findings: list[Finding] = list(evidence_gate.assess(ctx))
+    ctx.findings.extend(findings)
     specs = sorted(ladder, key=lambda s: s.cost)
     for i, spec in enumerate(specs):
         ctx.progress(spec.name, i / max(1, len(specs)))

@@ -352,6 +352,11 @@ def assess(ctx: Context) -> list[Finding]:
     if not rig.evidence.actuator_logs and rig.evidence.dataset is None:
         return [not_measured(spec)]
     if joint_dynamics.applies(rig):
+        from simgap.branches.evidence_gate import not_run, time_base_refusal
+
+        refused = time_base_refusal(ctx)
+        if refused is not None:
+            return [not_run("actuator", "Actuator dynamics", refused)]
         ctx.progress("actuator: identifying the joint dynamics against the rig's model", 0.0)
         return [actuator_dataset.finding(ctx)]
     logs = ctx.evidence.get("actuator_logs", rig_actuator_logs)

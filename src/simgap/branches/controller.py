@@ -265,7 +265,11 @@ def assess(ctx: Any) -> list[Finding]:
     if rig.evidence.dataset is None or rig.ee_site is None:
         return [not_measured(spec)]
     from simgap.branches import controller_record, joint_dynamics
+    from simgap.branches.evidence_gate import not_run, time_base_refusal
 
+    refused = time_base_refusal(ctx)  # both fits below replay the dataset on its stamps
+    if refused is not None:
+        return [not_run("controller", "Controller", refused)]
     if joint_dynamics.applies(rig):
         return [controller_record.finding(ctx)]
     ds = ctx.evidence.get("lerobot_dataset",

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from simgap.branches.context import Context
+from simgap.branches.evidence_gate import time_base_refusal
 from simgap.branches.phases import episode_records
 from simgap.episodes.envelope import (
     EnvelopeCheck,
@@ -26,6 +27,7 @@ from simgap.episodes.envelope import (
 )
 from simgap.episodes.placements import placements_check
 from simgap.episodes.segment import segment
+from simgap.episodes.time_base import REFUSAL_FIX
 from simgap.evidence.episodes_io import (
     ManifestTrials,
     RecordedEpisodes,
@@ -118,6 +120,18 @@ def _placements(rig: Rig, real_m: ManifestTrials | None, sim_m: ManifestTrials |
     return evals
 
 
+def _not_timed(refusal: Finding) -> list[EnvelopeCheck]:
+    """The speed and control-rate checks of a dataset whose time base is refused."""
+    f = refusal.figures
+    why = (f"Not measured: the dataset's time base is refused (evidence: Time base): its "
+           f"labelled {f.get('labelled_fps', float('nan')):g} fps is not the rate its motion "
+           "was recorded at, so neither its speeds nor its rate can be read off its stamps.")
+    need = f"evidence.dataset re-recorded: {REFUSAL_FIX}"
+    return [EnvelopeCheck(check, title, "not_measured", summary=why,
+                          next_step=f"Re-record: {REFUSAL_FIX}.", needs=(need,))
+            for check, title in (("speed", "Speed"), ("control_rate", "Control rate"))]
+
+
 def checks(ctx: Context) -> list[EnvelopeCheck]:
     """Every envelope check of the rig's evidence."""
     rig, ev = ctx.rig, ctx.evidence
@@ -131,12 +145,16 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
         names = [real.trajectories[0].joint_names[i] for i in body]
         out.append(noise_check(real.trajectories, body, rig.training.obs_noise_std_rad,
                                rig.encoder_rad))
-        out.append(speed_check(real.trajectories, sim.trajectories if sim else None, body,
-                               names, training_top_rad_s=rig.training.top_speed_rad_s,
-                               causes=speed_causes(rig, _median_dt(real))))
-        train_dt, source, no_dt = training_period(rig)
-        out.append(rate_check([tr.t for tr in real.trajectories], train_dt, rig.real_dt_s,
-                              source=source, why_not=no_dt))
+        refused = time_base_refusal(ctx)
+        if refused is not None:  # speeds and the rate are read off stamps that are wrong
+            out.extend(_not_timed(refused))
+        else:
+            out.append(speed_check(real.trajectories, sim.trajectories if sim else None, body,
+                                   names, training_top_rad_s=rig.training.top_speed_rad_s,
+                                   causes=speed_causes(rig, _median_dt(real))))
+            train_dt, source, no_dt = training_period(rig)
+            out.append(rate_check([tr.t for tr in real.trajectories], train_dt, rig.real_dt_s,
+                                  source=source, why_not=no_dt))
         sim_sq, sim_why = _squeeze(sim, rig) if sim is not None else (None, "")
         real_sq, why_not = _squeeze(real, rig)
         out.append(grasp_margin_check(real_sq, sim_sq, rig.deploy.gripper_torque_limit,
