@@ -432,3 +432,78 @@ def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
     assert fig["budget"]["budget_s"] == pytest.approx(0.5 * 10 / 30)
     assert "Rule: async serving" in f.summary and "166.7 ms queue budget" in f.summary
     assert any("2 client sessions" in w for w in s.warnings)
+
+
+# ---- the time base: a loop slower than its fps label (issue 34) ----------------------------
+
+_RECORD_TWICE = """
+import sys
+from lerobot.scripts import lerobot_record
+lerobot_record.register_third_party_plugins()  # what the lerobot-record script's main() does
+for args in {runs!r}:
+    sys.argv = ["lerobot-record", *args]
+    lerobot_record.record()
+"""
+
+
+def _slow_loop_args(root: Path, fps: int) -> list[str]:
+    """lerobot-record on the fake arm whose every observation takes 0.45 s (a slow camera or
+    bus: the loop runs at about 2 Hz whatever the label), led by a script that moves as a
+    human leader does, in wall time (2 steps a second, 60 deg sines)."""
+    return ["--robot.type=simgap_fake_so101", "--robot.id=ci",
+            "--robot.observation_delay_s=0.45", "--teleop.type=simgap_scripted",
+            "--teleop.fps=2", "--teleop.amplitude_deg=60", f"--dataset.fps={fps}",
+            f"--dataset.repo_id=local/loop_{fps}", f"--dataset.root={root}",
+            "--dataset.single_task=wave", "--dataset.num_episodes=1",
+            "--dataset.episode_time_s=4", "--dataset.reset_time_s=0",
+            "--dataset.push_to_hub=false", "--dataset.video=false", "--display_data=false",
+            "--play_sounds=false"]
+
+
+def test_a_loop_slower_than_its_fps_label_is_refused_by_the_time_base(tmp_path: Path) -> None:
+    """Labelled 30 fps, the loop ran at ~2 Hz: LeRobot stamps frame k at k / 30 and says so
+    only in a warning; simgap diagnose refuses the dataset by its time base, names the cause,
+    and fits nothing on it. The same recording labelled at its real rate (2 fps) passes."""
+    from simgap.branches.evidence_gate import time_base_of
+    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.rig import load_rig
+
+    slow, real = tmp_path / "labelled_30", tmp_path / "labelled_2"
+    runs = [_slow_loop_args(slow, 30), _slow_loop_args(real, 2)]
+    r = subprocess.run([sys.executable, "-c", _RECORD_TWICE.format(runs=runs)],
+                       env=_env(tmp_path), cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-3000:]
+    assert "Record loop is running slower" in out  # LeRobot's own warning, and only that
+    ds = read_lerobot_dataset(slow)
+    assert ds.fps == 30 and sum(int(e["length"]) for e in ds.episodes) <= 12  # ~2 Hz for 4 s
+    results = {}
+    for name, root in (("slow", slow), ("real", real)):
+        rig = tmp_path / f"{name}.toml"
+        r = subprocess.run([sys.executable, "-m", "simgap", "init", str(root), "--model",
+                            f"{ROOT}/src/simgap/demo/so101_demo.xml", "--out", str(rig)],
+                           env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        loaded = load_rig(rig)
+        results[name] = (rig, time_base_of(loaded, read_lerobot_dataset(root)))
+    slow_tb, real_tb = results["slow"][1], results["real"][1]
+    assert slow_tb.refused and slow_tb.impossible_frames >= 3
+    assert slow_tb.min_real_period_s > 2 * slow_tb.period_s  # the loop was far slower
+    assert not real_tb.refused, real_tb.reasons
+    assert real_tb.figures()["peak_to_limit_ratio"] < 1.0  # the same motion, on its real clock
+    r = subprocess.run([sys.executable, "-m", "simgap", "diagnose", str(results["slow"][0]),
+                        "--out", str(tmp_path / "out")], env=_env(tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    found = json.loads((tmp_path / "out" / "findings.json").read_text())
+    gate = [f for f in found["findings"] if f["title"] == "Time base"]
+    assert len(gate) == 1 and gate[0]["verdict"] == "implicated" and gate[0]["figures"]["refused"]
+    assert "the loop ran slower than its fps label" in gate[0]["next_step"]
+    assert found["stop"]["branch"] == "evidence"
+    fits = {f["branch"]: f for f in found["findings"] if f["branch"] in ("actuator", "controller")}
+    assert set(fits) == {"actuator", "controller"}
+    for f in fits.values():  # nothing fitted on the wrong clock
+        assert f["verdict"] == "inconclusive" and f["figures"]["not_run"], f
+    rate = next(f for f in found["findings"] if f["title"] == "Control rate")
+    assert rate["verdict"] == "not_measured"  # never "30 Hz against 30 Hz"

@@ -57,6 +57,7 @@ class SimgapFakeSO101Config(RobotConfig):
     keyframe: str | None = "rest"
     object_body: str | None = "cube"
     seed: int = 0
+    observation_delay_s: float = 0.0
 
 
 @TeleoperatorConfig.register_subclass(TELEOP_TYPE)

@@ -47,7 +47,8 @@ class SimgapFakeSO101(Robot):
             realtime=config.realtime, control_dt_s=config.control_dt_s,
             log_temperature=config.log_temperature, trace_path=config.trace_path,
             model_path=config.model_path, keyframe=config.keyframe,
-            object_body=config.object_body, seed=config.seed))
+            object_body=config.object_body, seed=config.seed,
+            observation_delay_s=config.observation_delay_s))
 
     @property
     def observation_features(self) -> dict[str, Any]:

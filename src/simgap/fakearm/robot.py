@@ -97,6 +97,9 @@ class FakeSO101Config:
             memory (``robot.recorder``).
         object_region_m: (x_lo, x_hi, y_lo, y_hi) [m] where ``reset_scene`` puts the object.
         seed: seed of the object placements.
+        observation_delay_s: extra time every ``get_observation`` takes before it reads
+            the bus [s] (on the arm's clock), as a slow camera or bus read does on a real
+            arm: a ``lerobot-record`` loop then runs slower than its fps label (0: none).
     """
 
     id: str = "fake"
@@ -115,6 +118,14 @@ class FakeSO101Config:
     trace_path: str | Path | None = None
     object_region_m: tuple[float, float, float, float] = (0.18, 0.28, -0.08, 0.08)
     seed: int = 0
+    observation_delay_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        d = self.observation_delay_s
+        if not (isinstance(d, (int, float)) and math.isfinite(d) and 0.0 <= d < 60.0):
+            raise InputError(field="observation_delay_s",
+                             expected="seconds each observation takes, >= 0 and below 60",
+                             got=d, fix="e.g. observation_delay_s=0.45 for a ~2 Hz loop")
 
 
 class FakeSO101:
@@ -234,6 +245,8 @@ class FakeSO101:
     def get_observation(self) -> dict[str, Any]:
         """Joint positions in LeRobot's units, and the latest camera frame."""
         bus = self._bus()
+        if self.config.observation_delay_s:
+            self.clock.sleep(self.config.observation_delay_s)  # a slow read, then the bus
         self._sync()
         raw = bus.sync_read("Present_Position")
         obs: dict[str, Any] = {}
