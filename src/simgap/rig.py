@@ -53,7 +53,9 @@ class Camera:
         training_jitter_px: largest camera wobble used in training, at policy resolution [px].
         training_jitter_m: largest camera position jitter in training [m].
         training_jitter_deg: largest camera rotation jitter in training [deg].
-        training_background_max: brightest background value seen in training (0..255).
+        training_background_max: brightest background value seen in training (0..255);
+            None when the rig does not say (the background check is then not measured,
+            never held against a black nobody stated).
         recorded: feature key of the camera in a LeRobot dataset.
     """
 
@@ -63,7 +65,7 @@ class Camera:
     training_jitter_px: float | None = None
     training_jitter_m: float | None = None
     training_jitter_deg: float | None = None
-    training_background_max: float = 0.0
+    training_background_max: float | None = None
     recorded: str | None = None
 
 
@@ -409,7 +411,8 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
             training_jitter_px=c.get("training_jitter_px"),
             training_jitter_m=c.get("training_jitter_m"),
             training_jitter_deg=c.get("training_jitter_deg"),
-            training_background_max=float(c.get("training_background_max", 0.0)),
+            training_background_max=None if c.get("training_background_max") is None
+            else float(c["training_background_max"]),
             recorded=c.get("recorded"))
 
     t = sections["training"]

@@ -30,7 +30,7 @@ _RANGES: dict[str, dict[str, tuple[float | None, float | None, bool, str]]] = {
     "camera": {"training_jitter_px": (0.0, None, False, "px"),
                "training_jitter_m": (0.0, 1.0, False, "m"),
                "training_jitter_deg": (0.0, 180.0, False, "deg"),
-               "training_background_max": (0.0, 1.0, False, "fraction")},
+               "training_background_max": (0.0, 255.0, False, "level 0..255")},
     "training": {"obs_noise_std_rad": (0.0, 3.2, False, "rad"),
                  "action_scale": (0.0, None, True, ""),
                  "top_speed_rad_s": (0.0, None, True, "rad/s"),

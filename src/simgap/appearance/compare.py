@@ -43,6 +43,8 @@ class FrameComparison:
         bright_fraction: fraction of the real policy image brighter than 128.
         real: real frame at policy resolution (h, w, 3), float 0..255.
         sim: simulated frame at policy resolution.
+        spread: standard deviation of the real frame's brightness at render resolution
+            (0..255): near 0, the frame shows no scene (``FLAT_SPREAD``).
     """
 
     index: int
@@ -53,6 +55,13 @@ class FrameComparison:
     bright_fraction: float
     real: np.ndarray
     sim: np.ndarray
+    spread: float = float("nan")
+
+
+FLAT_SPREAD = 2.0
+"""A real frame whose brightness varies less than this (standard deviation, 0..255) shows no
+scene: flat grey, black or white, as a covered, disconnected or unexposed camera gives.
+Nothing about the scene (a gain, a background level, a pose shift) is measured on it."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,18 @@ class AppearanceResult:
     camera: CameraPoseFit | None
     jitter_px: float | None
     flags: tuple[Flag, ...]
+
+    @property
+    def flat(self) -> bool:
+        """Whether every compared real frame is flat (``FLAT_SPREAD``): no scene to measure."""
+        return bool(self.comparisons) and all(
+            np.isfinite(c.spread) and c.spread < FLAT_SPREAD for c in self.comparisons)
+
+    @property
+    def largest_spread(self) -> float | None:
+        """The largest brightness spread of a compared real frame (0..255)."""
+        s = [c.spread for c in self.comparisons if np.isfinite(c.spread)]
+        return float(max(s)) if s else None
 
     def flag(self, name: str) -> Flag:
         """The flag called ``name``."""
@@ -102,7 +123,7 @@ def _median(values: Sequence[float | None]) -> float | None:
 
 
 def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence[int]], *,
-            training_background_max: float = 0.0, jitter: Mapping[str, float | None] | None
+            training_background_max: float | None = None, jitter: Mapping[str, float | None] | None
             = None, max_frames: int = 12, camera_frames: int = 2,
             fit_camera: bool = True) -> AppearanceResult:
     """Compare a frame set with renders and raise the appearance flags.
@@ -111,7 +132,8 @@ def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence
         renderer: renders the rig's camera at render resolution = the frames' size.
         fs: the real frames with their joint angles.
         groups: region -> geom ids (``sim.render.region_ids``).
-        training_background_max: brightest background training showed (0..255).
+        training_background_max: brightest background training showed (0..255); None
+            when the rig does not say (the background flag is then not measured).
         jitter: ``{"px", "m", "deg"}``: training's camera wobble (any may be None).
         max_frames: frames compared at most.
         camera_frames: frames used for the camera-offset search.
@@ -122,8 +144,9 @@ def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence
     imgs, q = fs.frames.images, fs.frames.q
     cam: CameraPoseFit | None = None
     offset: CameraOffset | None = None
-    if fit_camera:
-        order = sorted(chosen, key=lambda i: {"start": 0, "": 1, "rest": 2}[fs.pose_label[i]])
+    structured = [i for i in chosen if _spread(imgs[i]) >= FLAT_SPREAD]
+    if fit_camera and structured:  # a pose shift is not measurable on a frame with no scene
+        order = sorted(structured, key=lambda i: {"start": 0, "": 1, "rest": 2}[fs.pose_label[i]])
         use = []
         for i in order:
             seg = renderer.render(q[i]).seg
@@ -145,7 +168,7 @@ def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence
         bg = masks["background"]
         level = float(np.median(real[bg].max(axis=1))) if bg.any() else float("nan")
         comps.append(FrameComparison(i, fs.recording[i], fs.pose_label[i], stats, level,
-                                     bright_fraction(real), real, sim))
+                                     bright_fraction(real), real, sim, _spread(imgs[i])))
     jit = dict(jitter or {})
     jpx = jitter_px(size[0], renderer.kin.fovy_deg, cam.depth_m if cam else float("nan"),
                     jitter_px=jit.get("px"), jitter_m=jit.get("m"), jitter_deg=jit.get("deg"))
@@ -153,7 +176,14 @@ def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence
     return AppearanceResult(tuple(comps), cam, jpx, tuple(flags))
 
 
-def _flags(comps: Sequence[FrameComparison], training_max: float) -> list[Flag]:
+def _spread(image: np.ndarray) -> float:
+    """Standard deviation of an image's brightness (0..255)."""
+    from simgap.appearance.regions import luma
+
+    return float(np.std(luma(image)))
+
+
+def _flags(comps: Sequence[FrameComparison], training_max: float | None) -> list[Flag]:
     not_rest = [c for c in comps if c.pose_label != "rest"]
     rest = [c for c in comps if c.pose_label == "rest"]
     start = [c for c in comps if c.pose_label == "start"]

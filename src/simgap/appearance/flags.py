@@ -65,15 +65,29 @@ class Flag:
     values: dict[str, Any] = field(default_factory=dict)
 
 
-def background_flag(levels: npt.ArrayLike, training_max: float,
+BACKGROUND_KEY = "camera.training_background_max"
+"""The rig key the background check needs (the brightest background training showed)."""
+
+
+def background_flag(levels: npt.ArrayLike, training_max: float | None,
                     margin: float = BACKGROUND_MARGIN) -> Flag:
-    """Flag a real background brighter than training's brightest (per-frame medians, 0..255)."""
+    """Flag a real background brighter than training's brightest (per-frame medians, 0..255).
+
+    ``training_max`` None (the rig does not say) measures the real level and raises nothing:
+    ``values["not_stated"]`` names the key to fill, so no verdict rests on a default.
+    """
     lv = np.asarray(levels, dtype=float)
     lv = lv[np.isfinite(lv)]
     if lv.size == 0:
         return Flag("background_not_dark", False, "No background pixel to compare.",
                     {"background_level": None, "training_background_max": training_max})
     level = float(np.median(lv))
+    if training_max is None:
+        return Flag("background_not_dark", False,
+                    f"The real background reads {level:.0f} (0..255), but the rig does not say "
+                    f"how bright training's backgrounds were ({BACKGROUND_KEY}).",
+                    {"background_level": level, "training_background_max": None,
+                     "margin": margin, "not_stated": BACKGROUND_KEY})
     raised = level > training_max + margin
     msg = (f"The real background reads {level:.0f} (0..255) where training showed at most "
            f"{training_max:.0f}." if raised else

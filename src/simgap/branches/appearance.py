@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.appearance.compare import AppearanceResult, analyse
-from simgap.appearance.flags import CLIP_MIN
+from simgap.appearance.compare import FLAT_SPREAD, AppearanceResult, analyse
+from simgap.appearance.flags import BACKGROUND_KEY, CLIP_MIN
 from simgap.appearance.regions import difference_image, difference_map
 from simgap.appearance.regions import region_means as mean_region
 from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
@@ -28,6 +28,20 @@ from simgap.values.frames import FrameSet
 
 BRANCH = "appearance"
 _SPEC = next(s for s in LADDER if s.name == BRANCH)
+FRAMES_NEED = ("camera frames that show the scene, the gripper in view (evidence.frames or "
+               "the dataset's camera): the compared ones are flat")
+BACKGROUND_NEED = (f"{BACKGROUND_KEY} = ... (the brightest background training showed, "
+                   "0..255; 0 for a pure-black simulator)")
+JITTER_NEED = ("camera.training_jitter_px (or training_jitter_m / training_jitter_deg) = ... "
+               "from training's camera randomisation")
+
+
+def _flat_summary(res: AppearanceResult, what: str) -> str:
+    spread = res.largest_spread or 0.0
+    return (f"The real frames show no scene: their brightness varies by at most {spread:.2f} "
+            f"of 255 (flat below {FLAT_SPREAD:g}), so {what} cannot be measured on them. A "
+            "flat frame is what a covered, disconnected or unexposed camera gives; check the "
+            "camera before anything else.")
 
 
 def _img(a: np.ndarray) -> list[Any]:
@@ -74,6 +88,8 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
     obj = [c.regions["object"].gain for c in res.comparisons]
     bg = fl["background_not_dark"]
     raised = [f.name for f in res.flags if f.raised]
+    bg_unstated = "not_stated" in bg.values or rig.camera is None \
+        or rig.camera.training_background_max is None
     region_means = {name: mean_region([c.regions[name] for c in res.comparisons])
                     for name in ("jaws", "object", "background")}
     figures: dict[str, Any] = {
@@ -101,6 +117,9 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
         "regions": region_means,
         "flags": {f.name: f.raised for f in res.flags},
         "n_frames": len(res.comparisons),
+        "real_brightness_spread": res.largest_spread,
+        # where each value the verdict holds a measurement against comes from
+        "provenance": {"training_background_max": "not stated" if bg_unstated else "given"},
     }
     pick = next((c for c in res.comparisons if c.pose_label == "start"), res.comparisons[0])
     details = {"images": {"real": _img(pick.real), "sim": _img(pick.sim),
@@ -114,23 +133,51 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
     summary = " ".join(fl[n].message for n in raised) if raised else (
         f"The real frames match the simulator's: jaw brightness ratio {jg:.2f}, "
         f"background {level:.0f}.")
+    verdict = Verdict.IMPLICATED if raised else Verdict.ELIMINATED
+    needs: tuple[str, ...] = ()
+    if res.flat:  # a flat frame has no jaws, object or background to compare
+        verdict, needs = Verdict.NOT_MEASURED, (FRAMES_NEED,) + (
+            (BACKGROUND_NEED,) if bg_unstated else ())
+        summary = _flat_summary(res, "neither the exposure nor the background")
+    elif not raised and bg_unstated:  # matched exposure; the background held against nothing
+        verdict, needs = Verdict.NOT_MEASURED, (BACKGROUND_NEED,)
+        summary = (f"The jaws match the simulator's brightness (ratio {jg:.2f}), and "
+                   f"{bg.message[0].lower()}{bg.message[1:]} Without it the background is "
+                   "not measured.")
     out = [Finding(
-        branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
+        branch=BRANCH, verdict=verdict, needs=needs,
         title="Exposure and background", summary=summary,
         key_figure="jaw_gain" if len([g for g in rec_gain.values() if g is not None]) <= 1
         else "jaw_gain_worst_recording",
         figures=figures, details=details,
-        next_step=("Lock exposure, gain and white balance at the start of every session, match "
-                   "the jaws at the start pose, and train on dark-grey backgrounds up to the "
-                   "real background's level." if raised else
-                   "Keep the exposure lock and re-check it before each session."))]
+        next_step=_exposure_step(raised, res.flat, bg_unstated, verdict))]
     out.append(_camera_finding(res))
     out.append(_visibility_finding(rig, vis, initial_states))
     return out
 
 
+def _exposure_step(raised: list[str], flat: bool, bg_unstated: bool, verdict: Verdict) -> str:
+    """The exposure finding's next step."""
+    fill = f" and fill in {BACKGROUND_NEED} in rig.toml" if bg_unstated else ""
+    if flat:
+        return f"Check the camera, record frames that show the scene{fill}."
+    if verdict is Verdict.NOT_MEASURED:
+        return f"Fill in {BACKGROUND_NEED} in rig.toml."
+    if raised:
+        return ("Lock exposure, gain and white balance at the start of every session, match "
+                "the jaws at the start pose, and train on dark-grey backgrounds up to the "
+                "real background's level.")
+    return "Keep the exposure lock and re-check it before each session."
+
+
 def _camera_finding(res: AppearanceResult) -> Finding:
     cam = res.camera
+    if res.flat:  # no structure: every candidate pose matches a flat frame equally
+        return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Camera pose",
+                       summary=_flat_summary(res, "a camera pose shift"),
+                       figures={"real_brightness_spread": res.largest_spread},
+                       next_step="Record frames at the start pose, where the gripper is in "
+                                 "view, with the camera working.", needs=(FRAMES_NEED,))
     if cam is None:
         return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title="Camera pose",
                        summary="No compared frame shows the gripper, so the camera's offset "
@@ -138,8 +185,7 @@ def _camera_finding(res: AppearanceResult) -> Finding:
                        next_step="Record frames at the start pose, where the gripper is in view.")
     jit = res.jitter_px
     ratio = cam.shift_norm_px / jit if jit else None
-    limit = jit if jit else 1.0
-    raised = cam.shift_norm_px > limit
+    raised = jit is not None and cam.shift_norm_px > jit
     iv = cam.shift_bracket_px
     figures = {"camera_offset_px": cam.shift_norm_px,
                # the search's resolution: no noise model gives a confidence interval here
@@ -149,9 +195,20 @@ def _camera_finding(res: AppearanceResult) -> Finding:
                "camera_offset_ratio_to_jitter": ratio,
                "camera_rotation_deg": np.rad2deg(cam.offset.rot_rad).tolist(),
                "match_score_modelled": cam.score_nominal, "match_score_best": cam.score_best,
-               "renders": cam.n_renders}
+               "renders": cam.n_renders,
+               "provenance": {"training_jitter_px": "not stated" if jit is None
+                              else "given"}}
     rtxt = f", {ratio:.1f} times training's largest camera jitter" if ratio is not None else ""
     rot = ", ".join(f"{v:.1f}" for v in figures["camera_rotation_deg"])
+    if jit is None:  # an offset held against no stated jitter is no verdict
+        return Finding(
+            branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Camera pose",
+            key_figure="camera_offset_px", figures=figures, needs=(JITTER_NEED,),
+            summary=f"The real camera sees the gripper {cam.shift_norm_px:.1f} policy pixels "
+                    "away from where the model puts it, but the rig does not say how far "
+                    "training moved its camera, so there is nothing to hold the offset "
+                    "against.",
+            next_step=f"Fill in {JITTER_NEED} in rig.toml.")
     return Finding(
         branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
         title="Camera pose", key_figure="camera_offset_px", figures=figures,
