@@ -242,7 +242,8 @@ def assess_time_base(times: Sequence[np.ndarray], readings: Sequence[np.ndarray]
                               int(where[j][1]), gripper == j) for j in range(n_j))
     reasons: list[str] = []
     if impossible >= MIN_IMPOSSIBLE_FRAMES:
-        worst = max((j for j in joints if not j.gripper), key=lambda j: j.peak_rad_s / j.limit_rad_s)
+        worst = max((j for j in joints if not j.gripper),
+                    key=lambda j: j.peak_rad_s / j.limit_rad_s)
         reasons.append(
             f"on {impossible} frames a joint moved faster than {SPEED_MARGIN:g} x its servo's "
             f"limit at the labelled {fps:g} fps: {worst.joint} turned "
