@@ -64,11 +64,11 @@ def test_unstated_background_and_jitter_are_not_measured_with_the_key(
     assert exp.verdict is Verdict.NOT_MEASURED
     assert exp.needs and exp.needs[0].startswith("camera.training_background_max")
     assert exp.figures["training_background_max"] is None
-    assert exp.figures["provenance"]["training_background_max"] == "not stated"
+    assert exp.figures["provenance"]["camera.training_background_max"] == "default"
     assert exp.figures["jaw_gain"] == pytest.approx(1.0, abs=0.05)  # still measured, shown
     assert cam.verdict is Verdict.NOT_MEASURED
     assert cam.needs and cam.needs[0].startswith("camera.training_jitter_px")
-    assert cam.figures["provenance"]["training_jitter_px"] == "not stated"
+    assert cam.figures["provenance"]["camera.training_jitter_px"] == "default"
     assert cam.figures["camera_offset_px"] < 0.5
 
 
@@ -77,8 +77,23 @@ def test_stated_background_and_jitter_give_a_verdict(model_frames: Path, demo_mo
     found = _assess(_rig_on(tmp_path, model_frames, demo_model))
     exp, cam = found["Exposure and background"], found["Camera pose"]
     assert exp.verdict is Verdict.ELIMINATED and not exp.needs
-    assert exp.figures["provenance"]["training_background_max"] == "given"
+    assert exp.figures["provenance"]["camera.training_background_max"] == "given"
     assert cam.verdict is Verdict.ELIMINATED
+    assert cam.figures["provenance"]["camera.training_jitter_px"] == "given"
+
+
+def test_a_guessed_background_is_no_statement(model_frames: Path, demo_model: Path,
+                                              tmp_path: Path) -> None:
+    rig = _rig_on(tmp_path, model_frames, demo_model)
+    rig.write_text(rig.read_text().replace("training_background_max = 0",
+                                           "training_background_max = 0  # guessed"))
+    loaded = load_rig(rig)
+    assert loaded.provenance("camera.training_background_max") == "guessed"
+    assert loaded.provenance("camera.training_jitter_px") == "given"
+    assert loaded.provenance("camera.training_jitter_deg") == "default"
+    exp = _assess(rig)["Exposure and background"]
+    assert exp.verdict is Verdict.NOT_MEASURED
+    assert exp.figures["provenance"]["camera.training_background_max"] == "guessed"
 
 
 def test_flat_grey_frames_measure_no_exposure_and_no_camera_pose(

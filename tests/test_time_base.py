@@ -135,6 +135,10 @@ def test_healthy_benches_pass_at_30_and_100_fps_on_every_clock(
         assert speed_limits(srig)[0][0] == pytest.approx(3400 * 2 * math.pi / 4096)
         assert not time_base_of(srig, read_lerobot_dataset(srig.evidence.dataset)).refused
     assert speed_limits(load_rig(benches["30-exact"]))[0][0] == ANY_SERVO_RAD_S
+    guessed = benches["30-exact"].with_name("guessed.toml")
+    guessed.write_text(benches["30-exact"].read_text()
+                       + '\n[deploy]\nservo_model = "sts3215"  # guessed\n')
+    assert speed_limits(load_rig(guessed))[0][0] == ANY_SERVO_RAD_S  # a guess bounds nothing
 
 
 def _relabelled(bench_rig: Path, every: int, out: Path) -> Path:
@@ -165,6 +169,7 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
         ("evidence", "Time base", "implicated")
     assert first["figures"]["refused"] and first["figures"]["impossible_frames"] >= 3
     assert first["figures"]["speed_limit_from"].startswith("no deploy.servo_model")
+    assert first["figures"]["provenance"] == {"deploy.servo_model": "default"}
     assert REFUSAL_FIX in first["next_step"]
     assert found["stop"]["branch"] == "evidence"
     by = {(f["branch"], f["title"]): f for f in found["findings"]}

@@ -172,6 +172,8 @@ class Rig:
             ``simgap init`` writes it: 1 / fps of the recording): values nobody stated,
             until the user checks them and removes the mark. A check whose comparison
             would rest on one reports it not measured instead (``stated``).
+        given: the dotted keys the rig file writes (None: built in code, every value the
+            caller's); a key it leaves out has its default (``provenance``).
     """
 
     name: str
@@ -204,6 +206,17 @@ class Rig:
     compute_backend: str = "local"
     compute_address: str | None = None
     guessed: frozenset[str] = frozenset()
+    given: frozenset[str] | None = None
+
+    def provenance(self, key: str) -> str:
+        """Where the dotted rig key's value comes from: ``given`` (the user wrote it),
+        ``guessed`` (marked ``# guessed``: ``simgap init`` inferred it) or ``default`` (the
+        file leaves it out). Findings show it beside each value they compare against."""
+        if key in self.guessed:
+            return "guessed"
+        if self.given is None or key in self.given:
+            return "given"
+        return "default"
 
     def stated(self, key: str) -> bool:
         """Whether the dotted rig key's value is the user's, not a ``# guessed`` one (a key
@@ -482,7 +495,19 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
         evidence=evidence, seed=int(raw.get("seed", 0)),
         **_contact(sections["contact"], source),
         compute_backend=_backend(sections["compute"], source),
-        compute_address=sections["compute"].get("address"), guessed=guessed)
+        compute_address=sections["compute"].get("address"), guessed=guessed,
+        given=frozenset(_dotted(raw)))
+
+
+def _dotted(raw: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Every dotted key of a parsed rig file (tables flattened: ``camera.name``)."""
+    out: list[str] = []
+    for k, v in raw.items():
+        key = f"{prefix}{k}"
+        out.append(key)
+        if isinstance(v, Mapping):
+            out.extend(_dotted(v, key + "."))
+    return out
 
 
 def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:

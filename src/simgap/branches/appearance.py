@@ -36,6 +36,19 @@ JITTER_NEED = ("camera.training_jitter_px (or training_jitter_m / training_jitte
                "from training's camera randomisation")
 
 
+def _stated(rig: Rig, key: str) -> float | None:
+    """``camera.<key>`` when the user stated it (None when left out or guessed)."""
+    v = getattr(rig.camera, key, None)
+    return None if v is None or not rig.stated(f"camera.{key}") else float(v)
+
+
+def provenance(rig: Rig) -> dict[str, str]:
+    """Where each camera value the appearance verdicts compare against comes from."""
+    return {f"camera.{k}": rig.provenance(f"camera.{k}")
+            for k in ("training_background_max", "training_jitter_px", "training_jitter_m",
+                      "training_jitter_deg")}
+
+
 def _flat_summary(res: AppearanceResult, what: str) -> str:
     spread = res.largest_spread or 0.0
     return (f"The real frames show no scene: their brightness varies by at most {spread:.2f} "
@@ -66,9 +79,11 @@ def run(rig: Rig, fs: FrameSet, initial_states: np.ndarray | None = None, *,
                        cam.policy_resolution, object_body=rig.object_body,
                        object_geom=rig.object_geom, source=rig.source) as r:
         groups = region_ids(r, rig.gripper_geoms, rig.object_geom)
-        res = analyse(r, fs, groups, training_background_max=cam.training_background_max,
-                      jitter={"px": cam.training_jitter_px, "m": cam.training_jitter_m,
-                              "deg": cam.training_jitter_deg},
+        # a value rig.toml marks '# guessed' is nobody's statement: no verdict rests on it
+        res = analyse(r, fs, groups,
+                      training_background_max=_stated(rig, "training_background_max"),
+                      jitter={k: _stated(rig, f"training_jitter_{k}")
+                              for k in ("px", "m", "deg")},
                       max_frames=max_frames, camera_frames=camera_frames)
         vis = None
         q0 = _start_q(fs, r)
@@ -88,8 +103,8 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
     obj = [c.regions["object"].gain for c in res.comparisons]
     bg = fl["background_not_dark"]
     raised = [f.name for f in res.flags if f.raised]
-    bg_unstated = "not_stated" in bg.values or rig.camera is None \
-        or rig.camera.training_background_max is None
+    bg_unstated = "not_stated" in bg.values or _stated(rig, "training_background_max") is None
+    prov = provenance(rig)
     region_means = {name: mean_region([c.regions[name] for c in res.comparisons])
                     for name in ("jaws", "object", "background")}
     figures: dict[str, Any] = {
@@ -119,7 +134,8 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
         "n_frames": len(res.comparisons),
         "real_brightness_spread": res.largest_spread,
         # where each value the verdict holds a measurement against comes from
-        "provenance": {"training_background_max": "not stated" if bg_unstated else "given"},
+        "provenance": {"camera.training_background_max":
+                       prov["camera.training_background_max"]},
     }
     pick = next((c for c in res.comparisons if c.pose_label == "start"), res.comparisons[0])
     details = {"images": {"real": _img(pick.real), "sim": _img(pick.sim),
@@ -151,7 +167,7 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
         else "jaw_gain_worst_recording",
         figures=figures, details=details,
         next_step=_exposure_step(raised, res.flat, bg_unstated, verdict))]
-    out.append(_camera_finding(res))
+    out.append(_camera_finding(res, {k: v for k, v in prov.items() if "jitter" in k}))
     out.append(_visibility_finding(rig, vis, initial_states))
     return out
 
@@ -170,7 +186,7 @@ def _exposure_step(raised: list[str], flat: bool, bg_unstated: bool, verdict: Ve
     return "Keep the exposure lock and re-check it before each session."
 
 
-def _camera_finding(res: AppearanceResult) -> Finding:
+def _camera_finding(res: AppearanceResult, prov: dict[str, str] | None = None) -> Finding:
     cam = res.camera
     if res.flat:  # no structure: every candidate pose matches a flat frame equally
         return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Camera pose",
@@ -196,8 +212,7 @@ def _camera_finding(res: AppearanceResult) -> Finding:
                "camera_rotation_deg": np.rad2deg(cam.offset.rot_rad).tolist(),
                "match_score_modelled": cam.score_nominal, "match_score_best": cam.score_best,
                "renders": cam.n_renders,
-               "provenance": {"training_jitter_px": "not stated" if jit is None
-                              else "given"}}
+               "provenance": dict(prov or {})}
     rtxt = f", {ratio:.1f} times training's largest camera jitter" if ratio is not None else ""
     rot = ", ".join(f"{v:.1f}" for v in figures["camera_rotation_deg"])
     if jit is None:  # an offset held against no stated jitter is no verdict

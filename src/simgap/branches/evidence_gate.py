@@ -38,7 +38,7 @@ NEEDS_TIME_BASE = ("joint dynamics", "controller", "control rate", "speed")
 def speed_limits(rig: Rig) -> tuple[list[float], str]:
     """Per rig joint, the servo's speed limit [rad/s], and where it comes from."""
     model = rig.deploy.servo_model
-    if model:
+    if model and rig.stated("deploy.servo_model"):  # a guessed servo is no one's statement
         try:
             fam = servo_family(model)
         except NameNotFoundError:
@@ -66,9 +66,10 @@ def time_base_of(rig: Rig, ds: object) -> TimeBase:
                             episodes=[tr.episode for tr in trajs], limit_from=source)
 
 
-def finding(tb: TimeBase) -> Finding:
-    """The time base as a Finding: implicated (refused) with the fix, else eliminated."""
-    figs = tb.figures()
+def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
+    """The time base as a Finding: implicated (refused) with the fix, else eliminated;
+    ``provenance`` (rig key -> given | guessed | default) goes into its figures."""
+    figs = {**tb.figures(), "provenance": dict(provenance or {})}
     period_ms = tb.period_s * 1e3
     if tb.refused:
         slow = (f" The fastest step needs a period of at least {tb.min_real_period_s * 1e3:.0f} "
@@ -99,10 +100,12 @@ def finding(tb: TimeBase) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """The evidence gate's Findings (none when the rig names no dataset)."""
     rig = ctx.rig
-    if rig.evidence.dataset is None:
+    path = rig.evidence.dataset
+    if path is None:
         return []
-    ds = ctx.evidence.get("lerobot_dataset", lambda r: read_lerobot_dataset(r.evidence.dataset))
-    return [finding(time_base_of(rig, ds))]
+    ds = ctx.evidence.get("lerobot_dataset", lambda r: read_lerobot_dataset(path))
+    return [finding(time_base_of(rig, ds),
+                    {"deploy.servo_model": rig.provenance("deploy.servo_model")})]
 
 
 def time_base_refusal(ctx: Context) -> Finding | None:
