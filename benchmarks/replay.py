@@ -211,13 +211,14 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
 def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int | None,
                delay_s: float | None = None, noise: float = 0.002,
                seed: int = 0, same_box: bool = True, joint_blocks: bool | None = None,
-               ) -> dict[str, object]:
+               starts: int | None = None) -> dict[str, object]:
     """simgap's joint identification (``actuator.joint_id``): the grid LM at no delay, or
     with ``delay_s`` planted the whole delay profile (coarse grid + fine grid);
     ``max_iter`` caps the LM on the whole episodes (None: the engine's default);
     ``same_box``: search the problem's box (sysid's), else the engine's own bounds;
     ``joint_blocks``: the LM on the joint-block Jacobian (``IdConfig.joint_blocks``; None:
-    the engine's default, the blocks since stop 30)."""
+    the engine's default, the blocks since stop 30); ``starts``: draws of the global start
+    (``IdConfig.starts``; None: the engine's default)."""
     from simgap.actuator.joint_id import IdConfig, JointProblem, identify
 
     log, q = prob.logs[0], prob.targets[0]
@@ -235,7 +236,8 @@ def run_engine(path: Path, prob: ReplayProblem, truth: np.ndarray, max_iter: int
     jp = JointProblem(path, JOINTS, [log], [q], kinds, bounds=box)
     cfg = IdConfig(kinds=kinds, profile_delay=delay_s is not None,
                    joint_blocks=IdConfig.joint_blocks if joint_blocks is None else joint_blocks,
-                   fine_iters=IdConfig.fine_iters if max_iter is None else max_iter)
+                   fine_iters=IdConfig.fine_iters if max_iter is None else max_iter,
+                   starts=IdConfig.starts if starts is None else starts)
     res = identify(jp, encoder_rad=noise * np.sqrt(12.0), config=cfg)
     jp.close()
     wall = time.perf_counter() - t0

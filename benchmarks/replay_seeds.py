@@ -59,7 +59,8 @@ def median_ci(x: np.ndarray, rng: np.random.Generator, n: int = 4000) -> tuple[f
     return float(np.median(x)), float(lo), float(hi)
 
 
-def one_seed(path: Path, seed: int, iters: int) -> dict[str, object]:
+def one_seed(path: Path, seed: int, iters: int, starts: int | None = None,
+             ) -> dict[str, object]:
     """Both tools on one seed's problem."""
     prob, truth, noisy, _ = replay.so101_problem(path, 8.0, seed=seed)
     replay.DETERMINED = replay.determined(path, prob, truth)
@@ -70,7 +71,8 @@ def one_seed(path: Path, seed: int, iters: int) -> dict[str, object]:
             with contextlib.redirect_stdout(io.StringIO()):  # sysid prints every iteration
                 runs[name] = replay.run_sysid(path, prob, truth, noisy, iters)
         else:
-            runs[name] = replay.run_engine(path, prob, truth, iters, joint_blocks=True)
+            runs[name] = replay.run_engine(path, prob, truth, iters, joint_blocks=True,
+                                           starts=starts)
     ssr = replay.ssr_of(path, prob, {"truth": truth, "sysid": np.array(runs["sysid"]["x"]),
                                      "simgap": np.array(runs["simgap"]["x"])})
     return {"seed": seed, "n_determined": int(replay.DETERMINED.sum()),
@@ -108,6 +110,8 @@ def main() -> None:
     ap.add_argument("--so101", type=Path, default=replay.DEFAULT_SO101)
     ap.add_argument("--seeds", default="1-20", help="e.g. 1-20 or 1,4,9")
     ap.add_argument("--max-iter", type=int, default=20, help="LM iterations (both)")
+    ap.add_argument("--starts", type=int, default=None,
+                    help="simgap's global-start draws (default: IdConfig.starts)")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     rows = []
@@ -115,7 +119,7 @@ def main() -> None:
     print("seed  det  sysid s  simgap s  ratio  error all: sysid simgap  determined: sysid "
           "simgap  SSR/truth: sysid simgap")
     for s in parse_seeds(a.seeds):
-        r = one_seed(a.so101, s, a.max_iter)
+        r = one_seed(a.so101, s, a.max_iter, a.starts)
         rows.append(r)
         sy, sg, ssr = r["sysid"], r["simgap"], r["ssr_rad2"]
         print(f"{s:4d} {r['n_determined']:4d} {sy['wall_s']:8.1f} {sg['wall_s']:9.1f} "  # type: ignore[index]
