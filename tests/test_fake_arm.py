@@ -231,3 +231,21 @@ def test_runs_on_the_menagerie_so101(shared_data: Path, tmp_path: Path) -> None:
     x, y = r.reset_scene((0.3, 0.05))
     assert r._sim.object_xy() == pytest.approx((x, y))
     r.disconnect()
+
+
+def test_observation_delay_slows_every_observation_and_is_validated() -> None:
+    """``observation_delay_s``: each observation takes that long on the arm's clock before the
+    bus is read (a slow camera or bus), so a loop around it runs slower than it means to."""
+    fast, slow = FakeSO101(), FakeSO101(FakeSO101Config(observation_delay_s=0.45))
+    for arm in (fast, slow):
+        arm.connect()
+    t_fast, t_slow = fast.clock.now(), slow.clock.now()
+    for arm in (fast, slow):
+        for _ in range(4):
+            arm.get_observation()
+    assert slow.clock.now() - t_slow == pytest.approx(fast.clock.now() - t_fast + 4 * 0.45)
+    for arm in (fast, slow):
+        arm.disconnect()
+    for bad in (-0.1, math.inf, 120.0):
+        with pytest.raises(InputError, match="observation_delay_s"):
+            FakeSO101Config(observation_delay_s=bad)
