@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -112,35 +112,41 @@ def nominal_model(model_path: str | Path) -> mujoco.MjModel:
     return copy.copy(_nominal(str(p.resolve()), p.stat().st_mtime))
 
 
-def _ids(m: mujoco.MjModel) -> tuple[list[int], list[int]]:
-    """(actuator id, dof address) per joint of ``JOINTS``; a position actuator each."""
+def _ids(m: mujoco.MjModel, joints: Sequence[str] = JOINTS) -> tuple[list[int], list[int]]:
+    """(actuator id, dof address) per joint of ``joints``: the actuator of the joint's name,
+    else the one whose transmission drives it (a position actuator each)."""
     acts, dofs = [], []
-    for j in JOINTS:
+    for j in joints:
         jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)
         aid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, j)
+        if jid >= 0 and aid < 0:
+            aid = next((a for a in range(m.nu) if m.actuator_trntype[a] ==
+                        mujoco.mjtTrn.mjTRN_JOINT and m.actuator_trnid[a, 0] == jid), -1)
         if jid < 0 or aid < 0:
-            raise InputError(field=f"joint {j!r}", expected="an SO-101 joint with an actuator "
-                             "of the same name", got="absent from the model")
+            raise InputError(field=f"joint {j!r}", expected="a model joint driven by a "
+                             "position actuator", got="absent from the model")
         acts.append(aid)
         dofs.append(int(m.jnt_dofadr[jid]))
     return acts, dofs
 
 
-def nominal_params(m: mujoco.MjModel) -> dict[str, dict[str, float]]:
-    """joint -> {kp, kv, damping, frictionloss, armature, force_limit} of the model,
-    ``JOINTS`` order (``force_limit`` inf for an actuator without a force range)."""
-    acts, dofs = _ids(m)
+def nominal_params(m: mujoco.MjModel, joints: Sequence[str] = JOINTS,
+                   ) -> dict[str, dict[str, float]]:
+    """joint -> {kp, kv, damping, frictionloss, armature, force_limit} of the model, in
+    ``joints`` order (``force_limit`` inf for an actuator without a force range)."""
+    acts, dofs = _ids(m, joints)
     return {j: {"kp": float(m.actuator_gainprm[a, 0]), "kv": float(-m.actuator_biasprm[a, 2]),
                 "damping": float(m.dof_damping[d]), "frictionloss": float(m.dof_frictionloss[d]),
                 "armature": float(m.dof_armature[d]),
                 "force_limit": float(max(abs(f) for f in m.actuator_forcerange[a]))
                 if m.actuator_forcelimited[a] else float("inf")}
-            for j, a, d in zip(JOINTS, acts, dofs, strict=True)}
+            for j, a, d in zip(joints, acts, dofs, strict=True)}
 
 
 def apply_truth(m: mujoco.MjModel, truth: tuple[JointTruth, ...]) -> mujoco.MjModel:
-    """Write the true joint parameters into ``m`` (in place) and return it."""
-    acts, dofs = _ids(m)
+    """Write the true joint parameters into ``m`` (in place) and return it (the joints
+    ``truth`` names, any model)."""
+    acts, dofs = _ids(m, [t.name for t in truth])
     for t, a, d in zip(truth, acts, dofs, strict=True):
         kp, kv = t.value("kp"), t.value("kv")
         m.actuator_gainprm[a, 0] = kp
@@ -184,7 +190,7 @@ def excitation(rng: np.random.Generator, t: np.ndarray, lo: float, hi: float,
     return mid + span * np.clip(0.6 * sines + 0.4 * steps, -1, 1)
 
 
-def _schedule(n_frames: int, fps: int, dt: float, delays: np.ndarray, clock: str = "exact",
+def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: str = "exact",
               offsets: np.ndarray | None = None,
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Physics sub-steps of one episode: (step length [s], command frame per joint in force
@@ -221,17 +227,19 @@ def _schedule(n_frames: int, fps: int, dt: float, delays: np.ndarray, clock: str
     return ends - starts, cmd, obs
 
 
-def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: int, delays: np.ndarray,
+def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: float, delays: np.ndarray,
              clock: str = "exact", offsets: np.ndarray | None = None,
-             ) -> tuple[np.ndarray, float]:
+             joints: Sequence[str] = JOINTS) -> tuple[np.ndarray, float]:
     """Run one episode; returns (q at every frame's read (T, J) [rad], contact fraction).
 
-    ``targets`` (T, J) [rad] are the goals sent at each frame, held; joint j receives them
-    ``delays[j]`` seconds late; ``clock`` and ``offsets`` as ``_schedule``.
+    ``targets`` (T, J) [rad] are the goals sent at each frame to ``joints`` (any model whose
+    joints have position actuators: the SO-101's by default), held; joint j receives them
+    ``delays[j]`` seconds late; ``clock`` and ``offsets`` as ``_schedule``. The episode
+    starts at the first goal, held for ``SETTLE_S`` before t = 0.
     """
-    acts, dofs = _ids(m)
+    acts, dofs = _ids(m, joints)
     qadr = [int(m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)])
-            for j in JOINTS]
+            for j in joints]
     d = mujoco.MjData(m)
     d.qpos[qadr] = targets[0]
     mujoco.mj_forward(m, d)
@@ -243,7 +251,7 @@ def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: int, delays: np.ndarra
     out = np.empty_like(targets)
     nominal_dt = m.opt.timestep
     contacts = 0
-    cols = np.arange(len(JOINTS))
+    cols = np.arange(len(joints))
     try:
         for i in range(len(h)):
             if obs[i] >= 0:
@@ -260,9 +268,10 @@ def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: int, delays: np.ndarra
     return out, contacts / len(h)
 
 
-def quantise(q: np.ndarray) -> np.ndarray:
-    """Whole STS3215 encoder counts (4096 per turn) [rad]."""
-    return np.rint(q / ENCODER_RESOLUTION_RAD) * ENCODER_RESOLUTION_RAD
+def quantise(q: np.ndarray, resolution_rad: float = ENCODER_RESOLUTION_RAD) -> np.ndarray:
+    """Whole encoder counts of ``resolution_rad`` (default one STS3215 count, 4096 per
+    turn) [rad]."""
+    return np.rint(q / resolution_rad) * resolution_rad
 
 
 def _units(m: mujoco.MjModel) -> dict[str, JointUnit]:
