@@ -117,6 +117,22 @@ def test_flat_grey_frames_measure_no_exposure_and_no_camera_pose(
     assert exp.figures["real_brightness_spread"] < 1.0
 
 
+def test_frames_that_match_no_camera_pose_measure_no_shift(
+        model_frames: Path, demo_model: Path, tmp_path: Path) -> None:
+    noise = tmp_path / "noise"
+    noise.mkdir()
+    rng = np.random.default_rng(0)
+    with (model_frames / "index.csv").open() as fh:
+        rows = list(csv.reader(fh))
+    for row in rows[1:]:
+        w, h = Image.open(model_frames / row[0]).size
+        Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)).save(noise / row[0])
+    (noise / "index.csv").write_text((model_frames / "index.csv").read_text())
+    cam = _assess(_rig_on(tmp_path / "rig", noise, demo_model))["Camera pose"]
+    assert cam.verdict is Verdict.INCONCLUSIVE, cam.summary
+    assert cam.figures["match_score_best"] < 0.5 and "camera_offset_px" not in cam.figures
+
+
 def test_background_flag_without_a_training_level_raises_nothing() -> None:
     f = background_flag([40.0, 42.0], None)
     assert not f.raised and f.values["not_stated"] == "camera.training_background_max"

@@ -32,6 +32,10 @@ FRAMES_NEED = ("camera frames that show the scene, the gripper in view (evidence
                "the dataset's camera): the compared ones are flat")
 BACKGROUND_NEED = (f"{BACKGROUND_KEY} = ... (the brightest background training showed, "
                    "0..255; 0 for a pure-black simulator)")
+MATCH_MIN = 0.5
+"""Best match score (mean NCC over the gripper's pixels, -1..1) below which no candidate camera
+pose shows the gripper where the real frames do: no shift is measured (the demo's best is
+0.91, the model's own frames about 1)."""
 JITTER_NEED = ("camera.training_jitter_px (or training_jitter_m / training_jitter_deg) = ... "
                "from training's camera randomisation")
 
@@ -198,6 +202,16 @@ def _camera_finding(res: AppearanceResult, prov: dict[str, str] | None = None) -
         return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title="Camera pose",
                        summary="No compared frame shows the gripper, so the camera's offset "
                                "could not be measured.",
+                       next_step="Record frames at the start pose, where the gripper is in view.")
+    if not cam.score_best >= MATCH_MIN:  # every candidate matched as badly: nothing found
+        return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title="Camera pose",
+                       summary=f"No candidate camera pose matches the real frames over the "
+                               f"gripper's pixels (best match score {cam.score_best:.2f} of 1, "
+                               f"{MATCH_MIN:g} needed): the frames may not show the gripper, "
+                               "so no pose shift is measured.",
+                       figures={"match_score_modelled": cam.score_nominal,
+                                "match_score_best": cam.score_best, "match_score_min": MATCH_MIN},
+                       key_figure="match_score_best",
                        next_step="Record frames at the start pose, where the gripper is in view.")
     jit = res.jitter_px
     ratio = cam.shift_norm_px / jit if jit else None
