@@ -1,0 +1,102 @@
+"""The designed episode as files: its frames in the rig's recorded units (for a LeRobot v3
+dataset of one episode that ``lerobot-replay`` plays), its README with the predicted
+intervals, and its JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simgap.actuator.excite_design import DELAY
+from simgap.actuator.excite_for import Design, NextMotion
+from simgap.fit.params import UNITS
+from simgap.rig import Rig
+
+TASK = "simgap excite: the next motion to record"
+"""The task string of the designed episode."""
+
+
+def episode_frames(rig: Rig, nm: NextMotion) -> tuple[dict[str, np.ndarray], list[str]]:
+    """(the episode's ``action`` (the commands) and ``observation.state`` (their replay at
+    the current estimate, in whole encoder counts) in the rig's recorded units, shape
+    (T, J) each; the recorded names, the columns' order)."""
+    enc = rig.encoder_rad
+    names, act, obs = [], [], []
+    for i, j in enumerate(nm.joints):
+        unit = rig.joint(j).unit
+        names.append(rig.joint(j).recorded)
+        act.append(unit.from_rad(nm.commands[:, i]))
+        obs.append(unit.from_rad(np.rint(nm.predicted_q[:, i] / enc) * enc))
+    return {"action": np.stack(act, axis=1), "observation.state": np.stack(obs, axis=1)}, names
+
+
+def _fmt(kind: str, v: float) -> str:
+    return f"{v * 1e3:.1f} ms" if kind == DELAY else f"{v:.4g} {UNITS[kind]}"
+
+
+def _iv(kind: str, iv: tuple[float, float] | list[float]) -> str:
+    a, b = float(iv[0]), float(iv[1])
+    if kind == DELAY:
+        return f"[{a * 1e3:.1f}, {b * 1e3:.1f}] ms"
+    return f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.2f})" if a > 0 else f"[{a:.4g}, {b:.4g}]"
+
+
+def _checked(d: Design) -> str:
+    c = d.checked
+    if not c:
+        return "not run (--no-check)"
+    if "interval" in c:
+        return _iv(d.kind, c["interval"])
+    return "still not identifiable: " + str(c.get("reason", ""))[:160]
+
+
+def design_json(nm: NextMotion, source: str) -> dict[str, Any]:
+    """The design as JSON: per (joint, parameter) the motion, the current estimate and the
+    predicted intervals (recording alone, recording plus the episode) and the check."""
+    out: dict[str, Any] = {"diagnosis": source, "fps": nm.fps, "frames": int(nm.commands.shape[0]),
+                           "joints": list(nm.joints), "start_pose_rad": nm.start.tolist(),
+                           "designs": []}
+    for d in nm.designs:
+        out["designs"].append({
+            "joint": d.joint, "parameter": d.kind, "reason": d.reason, "estimate": d.value,
+            "motion": d.segment.name, "family": d.segment.family,
+            "predicted_interval_recording": list(d.interval("before")),
+            "predicted_interval_with_episode": list(d.interval("after")),
+            "candidates_halfwidth": dict(d.scores), "checked": dict(d.checked)})
+    return out
+
+
+def readme(nm: NextMotion, rig: Rig, source: str) -> str:
+    """The episode's README: what each motion is for and the intervals it should give."""
+    T = nm.commands.shape[0]
+    lines = [
+        "# The next motion to record (simgap excite --for)", "",
+        f"Designed from the diagnosis `{source}` of rig `{rig.name}`: one episode of {T} "
+        f"frames at {nm.fps:g} fps ({T / nm.fps:.1f} s), the action in the rig's recorded "
+        "units (whole encoder counts). It starts and ends at the recording's first pose "
+        "and holds it for a second; start the arm there. Each joint moves in turn, the "
+        "others holding the pose.", "",
+        "Play it on the arm, then record the arm's answer as a new episode and diagnose "
+        "again with it:", "",
+        "```", "lerobot-replay --robot.type=<your follower> --robot.port=<port> "
+        "--robot.id=<id> \\", "    --dataset.repo_id=local/simgap_excite "
+        "--dataset.root=<this folder> --dataset.episode=0", "```", "",
+        "`observation.state` is the replay of the action on the current estimate (what the "
+        "arm should read if the estimate is right), not a measurement.", "",
+        "| joint | parameter | estimate | motion | predicted 95 % interval, recording alone "
+        "| predicted, recording + this episode | simulated and fitted |",
+        "|---|---|---|---|---|---|---|"]
+    for d in nm.designs:
+        lines.append(f"| {d.joint} | {d.kind} | {_fmt(d.kind, d.value)} | {d.segment.name} "
+                     f"| {_iv(d.kind, d.interval('before'))} | "
+                     f"{_iv(d.kind, d.interval('after'))} | {_checked(d)} |")
+    lines += ["", "Why each was not identifiable in the diagnosis:", ""]
+    lines += [f"- {d.joint} {d.kind}: {d.reason}" for d in nm.designs]
+    lines += ["", "The predicted intervals come from the Fisher information of the "
+              "replay's finite-difference sensitivities at the current estimate (the "
+              "recording's and this episode's stacked, the joint's other parameters and "
+              "its delay as nuisances), at the recording's noise floor; 'simulated and "
+              "fitted' replays this episode on the current estimate, adds it to the "
+              "recording and runs the identification.", ""]
+    return "\n".join(lines)
