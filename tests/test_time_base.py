@@ -180,3 +180,19 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
     assert not [f for f in found["findings"] if f["verdict"] == "eliminated"
                 and f["branch"] in ("actuator", "controller", "envelope")]
     assert "Time base" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Path],
+                                                           tmp_path: Path) -> None:
+    """``simgap envelope`` (``assess_branch``) and ``simgap actuator`` on a dataset
+    (``actuator_from_dataset``) run the gate first, as diagnose does."""
+    from simgap.diagnose import actuator_from_dataset, assess_branch
+
+    rig_path = _relabelled(benches["100-exact"], 50, tmp_path / "slow")
+    rig, found = assess_branch(rig_path, "envelope")
+    rate = next(f for f in found if f.title == "Control rate")
+    assert rate.verdict.value == "not_measured" and REFUSAL_FIX in rate.needs[0]
+    f = actuator_from_dataset(rig)
+    assert f.verdict.value == "inconclusive" and f.figures["not_run"]
+    _, healthy = assess_branch(benches["100-exact"], "envelope")
+    assert "time base" not in next(f for f in healthy if f.title == "Control rate").summary

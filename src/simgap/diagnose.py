@@ -92,7 +92,9 @@ def compute_backend(rig: Rig, ray_address: str | None = None, *,
 def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = None,
                   options: dict[str, Any] | None = None) -> tuple[Rig, list[Finding]]:
     """Run one branch of the ladder on a rig (what ``simgap phases``, ``envelope``,
-    ``appearance`` and ``body`` do): the rig and the branch's Findings."""
+    ``appearance`` and ``body`` do): the rig and the branch's Findings. The evidence gate
+    runs first, as in the ladder, so that a check that reads the dataset's stamps as time
+    does not run on a refused time base."""
     spec = next((s for s in LADDER if s.name == branch), None)
     if spec is None:
         raise NameNotFoundError("branch", branch, [s.name for s in LADDER])
@@ -100,6 +102,10 @@ def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = N
     rig = load_checked_rig(rig_path)
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir, seed=rig.seed,
                   options=dict(options or {}))
+    from simgap.branches import evidence_gate
+
+    if branch in evidence_gate.GATED:  # as the ladder: a refused time base stops them
+        ctx.findings.extend(evidence_gate.assess(ctx))
     return rig, assess(ctx)
 
 

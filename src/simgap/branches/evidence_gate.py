@@ -31,6 +31,8 @@ ANY_SERVO_RAD_S = 20.0
 """Speed limit [rad/s] of a rig that names no servo (``deploy.servo_model``): about twice
 the fastest servo simgap knows (the XL330, 10.8 rad/s no-load at 5 V; the STS3215 turns
 4.7 rad/s at 7.4 V). A loose bound: it refuses only motion no arm servo makes."""
+GATED = ("envelope", "actuator", "controller")
+"""The branches that ask ``time_base_refusal`` before they read the dataset's stamps."""
 NEEDS_TIME_BASE = ("joint dynamics", "controller", "control rate", "speed")
 """What reads the dataset's stamps as time (for the report's words)."""
 
