@@ -59,6 +59,22 @@ def test_a_2_hz_loop_labelled_30_fps_is_refused_with_the_fix() -> None:
     assert not _tb(real, q, 2.0).refused  # the same motion on its real clock
 
 
+def test_too_little_motion_vouches_for_nothing() -> None:
+    from simgap.branches.evidence_gate import finding
+
+    t = np.arange(300) / 30.0
+    fast = _tb(t, _sines(t), 30.0)
+    assert fast.detectable_slowdown == pytest.approx(SPEED_MARGIN * 4.7 / np.pi, rel=0.02)
+    assert finding(fast).verdict.value == "eliminated"
+    slow = _tb(t, _sines(t, amp=0.02), 30.0)  # 0.06 rad/s: a 2 Hz loop would not show
+    assert slow.detectable_slowdown > 20 and not slow.refused
+    f = finding(slow)
+    assert f.verdict.value == "inconclusive" and "too slowly" in f.summary
+    still = _tb(t, np.zeros((300, 3)), 30.0)
+    assert still.detectable_slowdown == math.inf
+    assert finding(still).verdict.value == "inconclusive"
+
+
 def test_one_or_two_glitches_do_not_refuse() -> None:
     t = np.arange(300) / 30.0
     q = _sines(t)

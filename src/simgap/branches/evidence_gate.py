@@ -19,7 +19,13 @@ import math
 
 from simgap.actuator.families import servo_family
 from simgap.branches.context import Context
-from simgap.episodes.time_base import REFUSAL_FIX, SPEED_MARGIN, TimeBase, assess_time_base
+from simgap.episodes.time_base import (
+    DETECT_MAX,
+    REFUSAL_FIX,
+    SPEED_MARGIN,
+    TimeBase,
+    assess_time_base,
+)
 from simgap.errors import NameNotFoundError
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 from simgap.finding import Finding, Verdict
@@ -87,13 +93,27 @@ def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
                       "'Record loop is running slower', then diagnose the new recording.",
             details={"reasons": list(tb.reasons)})
     peak = figs["peak_speed_rad_s"]
+    power = tb.detectable_slowdown
+    if not power <= DETECT_MAX:  # too little motion to tell a slow loop from a slow arm
+        return Finding(
+            branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
+            key_figure="detectable_slowdown_ratio", figures=figs,
+            summary=f"The arm moves too slowly to check the time base: its fastest joint step "
+                    f"is {peak:.3g} rad/s ({figs['peak_speed_joint']}), so only a loop "
+                    f"{power:.3g} times slower than its {tb.fps:g} fps label would show as "
+                    f"impossible motion ({DETECT_MAX:g} x is checked). The fits run on its "
+                    "stamps as they are.",
+            next_step="Record faster moves (or set deploy.servo_model for a tighter bound) to "
+                      "vouch for the recording's rate; check that lerobot-record did not log "
+                      "'Record loop is running slower'.")
     return Finding(
         branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
         key_figure="peak_to_limit_ratio", figures=figs,
         summary=f"The motion fits the labelled {tb.fps:g} fps: the fastest joint step is "
                 f"{peak:.3g} rad/s ({figs['peak_speed_joint']}), "
                 f"{figs['peak_to_limit_ratio']:.2f} x the servo's {figs['speed_limit_rad_s']:.3g} "
-                f"rad/s (refused above {SPEED_MARGIN:g} x); {tb.stale_frames} stale of "
+                f"rad/s (refused above {SPEED_MARGIN:g} x: a loop {power:.3g} times slower "
+                f"than its label would have been); {tb.stale_frames} stale of "
                 f"{tb.moving_frames} mid-motion frames, {tb.gaps} gaps, float32 stamps "
                 f"resolve {tb.resolution_s * 1e6:.3g} us.",
         next_step="Nothing to change in how the dataset is recorded.")

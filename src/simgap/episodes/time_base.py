@@ -44,6 +44,9 @@ GAP_FACTOR = 1.5
 """A step longer than this many labelled periods is a gap (a dropped frame)."""
 RESOLUTION_MAX = 0.1
 """Float32 stamp spacing, as a fraction of the period, beyond which frames blur together."""
+DETECT_MAX = 20.0
+"""A recording whose fastest step shows only a loop more than this many times slower than its
+label is too slow-moving to vouch for its time base (inconclusive, not passed)."""
 REFUSAL_FIX = ("the loop ran slower than its fps label; record with fewer cameras or a "
                "lower fps")
 """The fix of a recording whose motion is impossible at its labelled rate."""
@@ -119,6 +122,17 @@ class TimeBase:
     reasons: tuple[str, ...] = field(default=())
 
     @property
+    def detectable_slowdown(self) -> float:
+        """How many times slower than its label the loop must have run for this motion to
+        have been refused: ``SPEED_MARGIN`` x limit / peak speed, of the body joint nearest
+        its limit (inf when nothing moved). The check's power: small is a strong pass."""
+        body = [j for j in self.joints if not j.gripper] or list(self.joints)
+        if not body:
+            return math.inf
+        j = max(body, key=lambda x: x.peak_rad_s / x.limit_rad_s)
+        return SPEED_MARGIN * j.limit_rad_s / j.peak_rad_s if j.peak_rad_s > 0 else math.inf
+
+    @property
     def refused(self) -> bool:
         """Whether the recording's stamps cannot be its motion's times."""
         return bool(self.reasons)
@@ -136,6 +150,7 @@ class TimeBase:
             "speed_limit_from": self.limit_from, "speed_margin": SPEED_MARGIN,
             "peak_to_limit_ratio": peak.peak_rad_s / peak.limit_rad_s,
             "impossible_frames": self.impossible_frames,
+            "detectable_slowdown_ratio": self.detectable_slowdown,
             "min_real_period_s": self.min_real_period_s,
             "peak_speed_per_joint_rad_s": {j.joint: j.peak_rad_s for j in self.joints},
             "peak_command_speed_per_joint_rad_s": {j.joint: j.peak_cmd_rad_s
