@@ -17,8 +17,10 @@ WORKFLOW = ("demo", "init", "diagnose",
             # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
             "audit", "phases", "envelope", "latency", "contact", "actuator", "controller",
             "body", "appearance",
-            # the tools: many rigs, the export, making evidence, evaluation
-            "fleet", "randomize", "excite", "fake-arm", "render", "compare", "trials", "rank")
+            # the tools: many rigs, known-truth recovery, the export, making evidence,
+            # evaluation
+            "fleet", "selftest", "randomize", "excite", "fake-arm", "render", "compare",
+            "trials", "rank")
 """The top-level commands in the order ``simgap --help`` lists them: a first run, a rig,
 the whole diagnosis, then each branch alone in the order the ladder runs them, then the
 tools. A command missing here is listed after them."""
