@@ -57,6 +57,7 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
     from simgap.demo.factory import make_so101_bench
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.rig import load_rig
+    from simgap.selftest.score import gap_closed
     from simgap.sim.actuator_patch import ActuatorSettings, write_actuator_patch
     from simgap.sim.model import compile_spec, load_spec, strip_visuals
     from simgap.sim.patch_proof import replay
@@ -85,8 +86,7 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
     for name, settings in (("nominal", None), ("truth", truth), ("patch", patch)):
         q, _ = replay(compiled(settings, f"{name}.xml"), held, chosen)
         mae[name] = float(np.nanmean(np.abs(q - held.q)))
-    gap = mae["nominal"] - mae["truth"]
-    closed = (mae["nominal"] - mae["patch"]) / gap if gap > 0 else float("nan")
+    closed = gap_closed(mae["nominal"], mae["truth"], mae["patch"])
     planted = planted_parameters(js, bench.truth)
     return {"seed": seed, "fps": fps, "clock": clock, "chosen_clock": chosen,
             "faulty": bench.faulty, "verdict": js["verdict"], "mae_rad": mae,
@@ -99,17 +99,11 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
 def planted_parameters(js: dict[str, Any], truth: Any) -> dict[str, int]:
     """Of the planted parameters (factor off 1 by more than 5 %), how many the
     identification states with an interval holding the truth, with one missing it, and
-    declares not identifiable."""
-    out = {"inside": 0, "outside": 0, "declared": 0}
-    for t in truth:
-        for kind, iv in ((k, js["params_interval"][t.name].get(k)) for k in RANGES):
-            if abs(t.factor(kind) - 1.0) <= 0.05:
-                continue
-            if iv is None:
-                out["declared"] += 1
-            else:
-                out["inside" if iv[0] <= t.value(kind) <= iv[1] else "outside"] += 1
-    return out
+    declares not identifiable (``simgap.selftest.score``, which ``simgap selftest``
+    scores by too)."""
+    from simgap.selftest.score import planted_parameters as count
+
+    return count(js, truth, RANGES)
 
 
 def main(argv: list[str] | None = None) -> int:
