@@ -211,3 +211,39 @@ def test_sentence_says_how_a_family_was_missed() -> None:
     assert "kp (missed 2 of 2: the truth outside the stated interval)" in text
     assert "force_limit (missed 1 of 1: nothing stated)" in text
     assert "sees none of the planted families" in text
+
+
+def test_the_page_shows_the_table_beside_the_real_diagnosis() -> None:
+    from simgap.report.selftest import render_selftest
+    from simgap.selftest.plan import Plan, Trial
+    from simgap.selftest.run import real_beside
+
+    truth = _truth({"delay_s": 0.05})
+    rows = recovery_table(score_cells("trial-01", truth, _figures(
+        delay_interval_s={"a": [0.04, 0.06], "b": [0.04, 0.06]}), FAMILIES), FAMILIES)
+    real = {"findings": [{"branch": "actuator", "figures": {
+        "delay_s": {"a": 0.031, "b": 0.03}, "delay_interval_s": {"a": [0.02, 0.04],
+                                                                  "b": [0.02, 0.04]},
+        "params": {"a": {}, "b": {}}, "params_interval": {"a": {}, "b": {}},
+        "not_identifiable": {"a": {"damping": "spans x40"}, "b": {"delay": "ridge"}}}}]}
+    side = real_beside(real, rows)
+    assert side["delay"] == {"a": "31 ms [20, 40]", "b": "declared not identifiable"}
+    assert side["damping"]["a"] == "declared not identifiable"
+    assert side["kp"]["b"] == "not stated"
+    assert real_beside(None, rows) == {}
+    plan = Plan((Trial("null", 0), Trial("trial-01", 1, {"delay_s": 0.05})), FAMILIES,
+                {}, {"camera": "<b>no frames</b>"}, 0)
+    doc = {"rig": "<script>x</script>", "sentence": sentence(rows), "plan": plan.to_dict(),
+           "families": [r.to_dict() for r in rows], "gap": {"text": "none"},
+           "real_diagnosis": side, "seed": 0, "backend": "local", "wall_s": 1.0,
+           "trials": [{"name": "null", "status": "done", "error": "", "implicated": [],
+                       "gap": None}, {"name": "trial-01", "status": "done", "error": "",
+                                      "implicated": ["actuator: Actuator dynamics"],
+                                      "gap": {"mae_nominal_rad": 0.01, "mae_truth_rad": 0.001,
+                                              "mae_patch_rad": 0.002, "closed": 0.9,
+                                              "patch_offered": True}}]}
+    page = render_selftest(doc)
+    assert "beside the real diagnosis" in page and "a: 31 ms [20, 40]" in page
+    assert "<script>x" not in page and "&lt;b&gt;no frames" in page
+    assert "delay 50 ms" in page and "90 %" in page
+    assert "beside the real diagnosis" not in render_selftest({**doc, "real_diagnosis": {}})

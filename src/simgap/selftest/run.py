@@ -117,18 +117,17 @@ def _score_trial(name: str, files: TrialFiles, status: str, folder: Path, error:
 def gap_summary(results: Sequence[TrialResult]) -> dict[str, Any]:
     """The gap closed over the faulty trials with a gap: median, worst, how many at least
     ``GOOD_CLOSE``, and how many offered a patch; ``text`` in words."""
-    faulty = [r for r in results[1:] if r.gap is not None]
-    closed = np.array([r.gap.closed for r in faulty if math.isfinite(r.gap.closed)])
-    out: dict[str, Any] = {"trials": len(faulty), "with_gap": int(closed.size),
-                           "patch_offered": sum(r.gap.patch_offered for r in faulty
-                                                if r.gap is not None)}
+    gaps = [r.gap for r in results[1:] if r.gap is not None]
+    closed = np.array([g.closed for g in gaps if math.isfinite(g.closed)])
+    out: dict[str, Any] = {"trials": len(gaps), "with_gap": int(closed.size),
+                           "patch_offered": sum(g.patch_offered for g in gaps)}
     if closed.size:
         out.update(median=float(np.median(closed)), worst=float(np.min(closed)),
                    good=int(np.sum(closed >= GOOD_CLOSE)))
         out["text"] = (f"median {100 * out['median']:.0f} %, worst {100 * out['worst']:.0f} "
                        f"%, at least {100 * GOOD_CLOSE:.0f} % on {out['good']} of "
                        f"{closed.size} trials (a patch offered on {out['patch_offered']} of "
-                       f"{len(faulty)})")
+                       f"{len(gaps)})")
     else:
         out["text"] = "no faulty trial had a gap to close"
     return out

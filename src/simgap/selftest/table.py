@@ -168,12 +168,12 @@ def markdown(rows: Sequence[FamilyRow], text: str, *, gap: Mapping[str, Any] | N
         for r in rows:
             cells = []
             for j in joints:
-                c = r.joints.get(j)
-                if c is None or not (c.planted or c.false):
+                jc = r.joints.get(j)
+                if jc is None or not (jc.planted or jc.false):
                     cells.append("-")
                 else:
-                    cells.append(f"{c.inside}/{c.planted}" + (f" ({c.false})" if c.false
-                                                             else ""))
+                    cells.append(f"{jc.inside}/{jc.planted}" + (f" ({jc.false})" if jc.false
+                                                               else ""))
             lines.append(f"| {_md(r.family)} | " + " | ".join(cells) + " |")
     if gap:
         lines += ["", f"Replay gap closed by the offered patch on the held-out episode: "
