@@ -25,8 +25,8 @@ def selftest(
                              "folder is resumed."),
     trials: int | None = typer.Option(None, "--trials", min=0, help=f"Trials with planted "
                                       f"faults, besides the null trial (default "
-                                      f"{DEFAULT_TRIALS}: about 10 minutes on 2 cores for "
-                                      f"a rig of 3 episodes; --thorough: "
+                                      f"{DEFAULT_TRIALS}: about 10 minutes on 2 cores; "
+                                      f"--thorough: "
                                       f"{THOROUGH_TRIALS})."),
     thorough: bool = typer.Option(False, "--thorough", help=f"{THOROUGH_TRIALS} trials: a "
                                   "night on 2 cores (--trials wins over it)."),
