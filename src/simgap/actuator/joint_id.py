@@ -403,7 +403,7 @@ def _profile_fit(problem: JointProblem, cfg: IdConfig,
     z_first = np.repeat(problem.z0[None], grid.size, axis=0)
     drawn = (np.zeros(grid.size, dtype=bool) if start is None
              else np.any(start != z_first, axis=1))
-    if drawn.any():  # both starts where they differ, one batched grid
+    if start is not None and drawn.any():  # both starts where they differ, one batched grid
         z_first = np.concatenate([z_first, start[drawn]])
     both = grid_fit(problem.residuals, np.concatenate([grid, grid[drawn]]), z_first,
                     problem.lo, problem.hi, J, K,
