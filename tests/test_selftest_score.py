@@ -247,3 +247,13 @@ def test_the_page_shows_the_table_beside_the_real_diagnosis() -> None:
     assert "<script>x" not in page and "&lt;b&gt;no frames" in page
     assert "delay 50 ms" in page and "90 %" in page
     assert "beside the real diagnosis" not in render_selftest({**doc, "real_diagnosis": {}})
+
+
+def test_the_package_names_resolve_lazily() -> None:
+    import simgap.selftest as st
+
+    assert sorted(st.__all__) == sorted(st._WHERE)
+    for name in st.__all__:
+        assert getattr(st, name) is not None
+    with pytest.raises(AttributeError, match="valid names: Cell"):
+        st.nothing_here  # noqa: B018

@@ -12,7 +12,7 @@ from simgap.cli._app import app, console, handles_errors, shown_path
 from simgap.cli._progress import say
 from simgap.cli._ray import RAY_HELP, ray_address
 from simgap.cli.diagnose import rig_file
-from simgap.selftest.plan import DEFAULT_TRIALS, THOROUGH_TRIALS
+from simgap.selftest.sizes import DEFAULT_TRIALS, THOROUGH_TRIALS
 
 
 @app.command()

@@ -14,27 +14,28 @@ Modules, in pipeline order: ``plan`` (what is planted), ``synthesise`` and ``tri
 
 from __future__ import annotations
 
-from simgap.selftest.plan import DEFAULT_TRIALS as DEFAULT_TRIALS
-from simgap.selftest.plan import FAMILIES as FAMILIES
-from simgap.selftest.plan import THOROUGH_TRIALS as THOROUGH_TRIALS
-from simgap.selftest.plan import Plan as Plan
-from simgap.selftest.plan import Trial as Trial
-from simgap.selftest.plan import plan_trials as plan_trials
-from simgap.selftest.run import SelftestResult as SelftestResult
-from simgap.selftest.run import TrialResult as TrialResult
-from simgap.selftest.run import run_selftest as run_selftest
-from simgap.selftest.score import Cell as Cell
-from simgap.selftest.score import GapScore as GapScore
-from simgap.selftest.score import gap_closed as gap_closed
-from simgap.selftest.score import planted_parameters as planted_parameters
-from simgap.selftest.score import replay_gap as replay_gap
-from simgap.selftest.score import score_cells as score_cells
-from simgap.selftest.synthesise import synthesise_trial as synthesise_trial
-from simgap.selftest.table import FamilyRow as FamilyRow
-from simgap.selftest.table import recovery_table as recovery_table
-from simgap.selftest.table import sentence as sentence
+import importlib
+from typing import Any
 
-__all__ = ["DEFAULT_TRIALS", "FAMILIES", "THOROUGH_TRIALS", "Cell", "FamilyRow", "GapScore",
-           "Plan", "SelftestResult", "Trial", "TrialResult", "gap_closed", "plan_trials",
-           "planted_parameters", "recovery_table", "replay_gap", "run_selftest",
+_WHERE = {
+    "DEFAULT_TRIALS": "sizes", "THOROUGH_TRIALS": "sizes", "FAMILIES": "plan",
+    "Plan": "plan", "Trial": "plan", "plan_trials": "plan",
+    "SelftestResult": "run", "TrialResult": "run", "run_selftest": "run",
+    "Cell": "score", "GapScore": "score", "gap_closed": "score",
+    "planted_parameters": "score", "replay_gap": "score", "score_cells": "score",
+    "synthesise_trial": "synthesise",
+    "FamilyRow": "table", "recovery_table": "table", "sentence": "table"}
+"""The public names and the module each lives in: imported on first use, so that the
+command line's help (``simgap.cli`` imports ``sizes``) loads no numpy or MuJoCo."""
+
+__all__ = ["Cell", "DEFAULT_TRIALS", "FAMILIES", "FamilyRow", "GapScore", "Plan",
+           "SelftestResult", "THOROUGH_TRIALS", "Trial", "TrialResult", "gap_closed",
+           "plan_trials", "planted_parameters", "recovery_table", "replay_gap", "run_selftest",
            "score_cells", "sentence", "synthesise_trial"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'simgap.selftest' has no attribute {name!r}; "
+                             f"valid names: {', '.join(__all__)}")
+    return getattr(importlib.import_module(f"simgap.selftest.{_WHERE[name]}"), name)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.selftest.sizes import DEFAULT_TRIALS, THOROUGH_TRIALS  # noqa: F401 (re-exported)
 
 FAMILIES: tuple[str, ...] = ("delay", "kp", "damping", "frictionloss", "armature",
                              "force_limit")
@@ -43,14 +44,6 @@ DELAY_RANGE_S: tuple[float, float] = (0.015, 0.080)
 
 MIN_CHANGE = 1.1
 """A planted multiplier differs from 1 by at least this factor (either way)."""
-
-DEFAULT_TRIALS = 10
-"""Faulty trials of the default size: with the null trial, 11 diagnoses (benchmarks/
-selftest.py measured 8 + null in 7.2 min on the demo rig and 3.7 min on an SO-101 rig of
-3 x 20 s, on 2 cores shared with other work: about 9 and 5 min at this size)."""
-
-THOROUGH_TRIALS = 96
-"""Faulty trials of ``--thorough``: a night on 2 cores."""
 
 
 @dataclass(frozen=True)
