@@ -114,6 +114,22 @@ class Evidence:
     push_logs: tuple[Path, ...] = ()
     checkpoints: Path | None = None
     static_object_poses: Path | None = None
+    ros2_bags: tuple[Path, ...] = ()
+    """ROS 2 bags (MCAP files or ``ros2 bag record`` folders), one episode each: the
+    recording of record instead of ``dataset`` (``simgap.evidence.ros2_bag``)."""
+    ros2_state_topic: str = "/joint_states"
+    """The bags' ``sensor_msgs/msg/JointState`` topic: the measured joints."""
+    ros2_command_topic: str | None = None
+    """The bags' command topic (``trajectory_msgs/msg/JointTrajectory`` or
+    ``std_msgs/msg/Float64MultiArray``); required with ``ros2_bags``."""
+    ros2_command_joints: tuple[str, ...] = ()
+    """The joint (recorded) names of a Float64MultiArray command, in its order; empty: the
+    rig's joints in rig order."""
+
+    @property
+    def recording(self) -> Path | tuple[Path, ...] | None:
+        """The recording of record: ``dataset``, else the ROS 2 bags, else None."""
+        return self.dataset if self.dataset is not None else (self.ros2_bags or None)
 
     def paths(self) -> list[tuple[str, Path]]:
         """Every named path, as (key, path) pairs, for existence checks."""
@@ -471,7 +487,8 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
         actuator_format=str(ev.get("actuator_format", "lerobot")),
         sim_manifest=_p("sim_manifest"), real_manifest=_p("real_manifest"),
         frames=_p("frames"), trace=_p("trace"), push_logs=_ps("push_logs"),
-        checkpoints=_p("checkpoints"), static_object_poses=_p("static_object_poses"))
+        checkpoints=_p("checkpoints"), static_object_poses=_p("static_object_poses"),
+        **_ros2(ev, _ps("ros2_bags"), source))
 
     noise = sections["noise"]
     return Rig(
@@ -518,6 +535,39 @@ def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
             out[key] = _positive(c[key], source, f"contact.{key}")
     if "support_geoms" in c:
         out["support_geoms"] = tuple(str(g) for g in c["support_geoms"])
+    return out
+
+
+def _ros2(ev: Mapping[str, Any], bags: tuple[Path, ...], source: Path | None,
+          ) -> dict[str, Any]:
+    """``[evidence]``'s ROS 2 bag keys: the bags, their state and command topics and the
+    joint order of an unnamed command (checked against the bags when they are read)."""
+    keys = ("ros2_state_topic", "ros2_command_topic", "ros2_command_joints")
+    if not bags:
+        stray = [k for k in keys if k in ev]
+        if stray:
+            raise InputError(file=source, field=f"evidence.{stray[0]}",
+                             expected="evidence.ros2_bags beside it", got="no bags named",
+                             fix='add ros2_bags = ["my_bag"] or remove the key')
+        return {}
+    if "dataset" in ev:
+        raise InputError(file=source, field="evidence.ros2_bags",
+                         expected="one recording of record: a LeRobot dataset or ROS 2 bags",
+                         got="both evidence.dataset and evidence.ros2_bags",
+                         fix="keep the one the fits should read and remove the other")
+    if "ros2_command_topic" not in ev:
+        raise InputError(file=source, field="evidence.ros2_command_topic",
+                         expected="the topic carrying the commands of the bags",
+                         got="nothing", fix='add e.g. ros2_command_topic = '
+                                            '"/arm_controller/commands" (docs/ros2.md)')
+    joints = ev.get("ros2_command_joints", [])
+    if not all(isinstance(j, str) for j in joints):
+        raise InputError(file=source, field="evidence.ros2_command_joints",
+                         expected="a list of joint names", got=joints)
+    out: dict[str, Any] = {"ros2_bags": bags, "ros2_command_topic": ev["ros2_command_topic"],
+                           "ros2_command_joints": tuple(joints)}
+    if "ros2_state_topic" in ev:
+        out["ros2_state_topic"] = ev["ros2_state_topic"]
     return out
 
 

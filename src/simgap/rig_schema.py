@@ -94,11 +94,15 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "push_logs": ((list,), False),
         "checkpoints": ((str,), False),
         "static_object_poses": ((str,), False),
+        "ros2_bags": ((list,), False),  # ROS 2 bags (MCAP): simgap.evidence.ros2_bag
+        "ros2_state_topic": ((str,), False),
+        "ros2_command_topic": ((str,), False),
+        "ros2_command_joints": ((list,), False),
     },
 }
 _SECTIONS = tuple(k for k in _SCHEMA if k not in ("", "joint")) + ("joints",)
 _PATH_KEYS = {
     "timing_logs", "client_logs", "server_logs", "dataset", "sim_dataset", "actuator_logs",
     "sim_manifest", "real_manifest", "frames", "trace", "push_logs", "checkpoints",
-    "static_object_poses",
+    "static_object_poses", "ros2_bags",
 }

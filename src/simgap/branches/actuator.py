@@ -349,7 +349,7 @@ def assess(ctx: Context) -> list[Finding]:
 
     spec = next(s for s in LADDER if s.name == "actuator")
     rig = ctx.rig
-    if not rig.evidence.actuator_logs and rig.evidence.dataset is None:
+    if not rig.evidence.actuator_logs and rig.evidence.recording is None:
         return [not_measured(spec)]
     if joint_dynamics.applies(rig):
         from simgap.branches.evidence_gate import not_run, time_base_refusal

@@ -258,11 +258,11 @@ def _spread(episodes: list[Episode], n: int) -> list[Episode]:
 def assess(ctx: Any) -> list[Finding]:
     """The controller finding for ``ctx.rig`` (its evidence.dataset)."""
     from simgap.branches.context import LADDER, not_measured
-    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.evidence.ros2_bag import rig_recording
 
     spec = next(s for s in LADDER if s.name == "controller")
     rig = ctx.rig
-    if rig.evidence.dataset is None or rig.ee_site is None:
+    if rig.evidence.recording is None or rig.ee_site is None:
         return [not_measured(spec)]
     from simgap.branches import controller_record, joint_dynamics
     from simgap.branches.evidence_gate import not_run, time_base_refusal
@@ -272,8 +272,7 @@ def assess(ctx: Any) -> list[Finding]:
         return [not_run("controller", "Controller", refused)]
     if joint_dynamics.applies(rig):
         return [controller_record.finding(ctx)]
-    ds = ctx.evidence.get("lerobot_dataset",
-                          lambda r: read_lerobot_dataset(r.evidence.dataset))
+    ds = ctx.evidence.get("lerobot_dataset", rig_recording)
     episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     rep = controller_report(rig, episodes, seed=ctx.seed,
                             maxfun=int(ctx.options.get("controller_maxfun", 40)),

@@ -56,10 +56,10 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
         load_episodes,
         noise_floor,
     )
-    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.evidence.ros2_bag import rig_recording
 
     rig = ctx.rig
-    ds = ctx.evidence.get("lerobot_dataset", lambda r: read_lerobot_dataset(r.evidence.dataset))
+    ds = ctx.evidence.get("lerobot_dataset", rig_recording)
     episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
     fit = fit_controller(problem, seed=ctx.seed,

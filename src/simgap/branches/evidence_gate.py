@@ -27,7 +27,8 @@ from simgap.episodes.time_base import (
     assess_time_base,
 )
 from simgap.errors import NameNotFoundError
-from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
+from simgap.evidence.lerobot import dataset_trajectories
+from simgap.evidence.ros2_bag import rig_recording
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
@@ -122,10 +123,9 @@ def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """The evidence gate's Findings (none when the rig names no dataset)."""
     rig = ctx.rig
-    path = rig.evidence.dataset
-    if path is None:
+    if rig.evidence.recording is None:
         return []
-    ds = ctx.evidence.get("lerobot_dataset", lambda r: read_lerobot_dataset(path))
+    ds = ctx.evidence.get("lerobot_dataset", rig_recording)  # a dataset, or ROS 2 bags
     return [finding(time_base_of(rig, ds),
                     {"deploy.servo_model": rig.provenance("deploy.servo_model")})]
 

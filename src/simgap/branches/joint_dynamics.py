@@ -183,11 +183,10 @@ def proof_stretches(whole: list[Any], n_fit: int, fit_seconds: float,
 
 def identification(ctx: Any) -> dict[str, Any]:
     """The run's identification of record (computed once, shared by the branches)."""
-    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.evidence.ros2_bag import rig_recording
 
     def load(rig: Rig) -> dict[str, Any]:
-        ds = ctx.evidence.get("lerobot_dataset",
-                              lambda r: read_lerobot_dataset(r.evidence.dataset))
+        ds = ctx.evidence.get("lerobot_dataset", rig_recording)  # a dataset, or ROS 2 bags
         return identify_rig(rig, ds, seed=ctx.seed, options=ctx.options)
 
     out: dict[str, Any] = ctx.evidence.get("joint_identification", load)
@@ -195,7 +194,7 @@ def identification(ctx: Any) -> dict[str, Any]:
 
 
 def applies(rig: Rig) -> bool:
-    """Whether the rig's evidence is a LeRobot dataset with the rig's own model (and no
-    servo bench logs, which the actuator ladder reads instead)."""
-    return (not rig.evidence.actuator_logs and rig.evidence.dataset is not None
+    """Whether the rig's evidence is a LeRobot dataset (or ROS 2 bags) with the rig's own
+    model (and no servo bench logs, which the actuator ladder reads instead)."""
+    return (not rig.evidence.actuator_logs and rig.evidence.recording is not None
             and rig.model_path.is_file())

@@ -410,8 +410,11 @@ def assess(ctx: Context) -> list[Finding]:
     rig = ctx.rig
     ev = rig.evidence
     spec = next(s for s in LADDER if s.name == "latency")
+    from simgap.branches import ros2_transport
+
+    transport = ros2_transport.assess(ctx)  # ROS 2 bags: header stamps against log times
     if not (ev.timing_logs or ev.server_logs or ev.client_logs):
-        return [not_measured(spec, "Not measured: the rig names no timing log "
+        return transport or [not_measured(spec, "Not measured: the rig names no timing log "
                              "(evidence.timing_logs) and no LeRobot async log "
                              "(evidence.server_logs / evidence.client_logs).")]
     timing = ctx.evidence.get("timing_logs", load_timing_logs)
@@ -419,4 +422,4 @@ def assess(ctx: Context) -> list[Finding]:
             + ctx.evidence.get("client_logs", load_client_logs))
     dt = float(ctx.options.get("control_dt_s") or rig.control_dt_s)
     return [analyse(timing, logs, dt, policy_server=rig.deploy.policy_server, seed=ctx.seed,
-                    dataset_fps=dataset_fps(ev.dataset))]
+                    dataset_fps=dataset_fps(ev.dataset))] + transport
