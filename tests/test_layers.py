@@ -20,9 +20,9 @@ VALUES = {"errors", "units", "series", "finding", "rig", "rig_schema", "outputs"
 ENGINE = {"sim", "fit"}
 READERS = {"evidence"}
 METHODS = {"actuator", "contact", "appearance", "body", "episodes", "audit", "evaluation",
-           "randomize", "randomize_export"}
+           "randomize", "randomize_export", "calibration"}
 BRANCHES = {"branches", "report", "demo", "fakearm", "rig_init"}
-LADDER = {"ladder", "diagnose", "fleet"}
+LADDER = {"ladder", "diagnose", "fleet", "selftest"}
 TOP = {"cli", "__main__", "__init__"}
 
 LAYER = {**{u: 0 for u in VALUES}, **{u: 1 for u in ENGINE}, **{u: 2 for u in READERS | METHODS},

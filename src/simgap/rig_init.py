@@ -77,25 +77,11 @@ def read_info(dataset: Path) -> dict[str, Any]:
 
 
 def read_calibration(path: Path) -> dict[str, dict[str, int]]:
-    """LeRobot's calibration JSON: ``{motor: {"range_min", "range_max", "drive_mode", ...}}``."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(file=path, expected="LeRobot's calibration JSON of the arm",
-                         got="no such file",
-                         fix="it lies under ~/.cache/huggingface/lerobot/calibration/robots/"
-                             "<robot_type>/<id>.json") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(file=path, expected="JSON", got=str(e)) from None
-    out: dict[str, dict[str, int]] = {}
-    for motor, c in (raw.items() if isinstance(raw, dict) else []):
-        if isinstance(c, dict) and isinstance(c.get("range_min"), int) \
-                and isinstance(c.get("range_max"), int):
-            out[str(motor)] = {k: int(v) for k, v in c.items() if isinstance(v, int)}
-    if not out:
-        raise InputError(file=path, expected="motors with integer range_min and range_max",
-                         got="none")
-    return out
+    """LeRobot's calibration JSON (``evidence.calibration``) as ``{motor: {"range_min",
+    "range_max", "drive_mode", ...}}``."""
+    from simgap.evidence.calibration import read_calibration as read
+
+    return {m: dict(vars(c)) for m, c in read(path).motors.items()}
 
 
 def _names(feature: Any) -> list[str]:
@@ -310,6 +296,8 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
                    + (body_range_evidence(dataset, key, {j: r for j, r in joints.items()
                                                           if "gripper" not in j.lower()},
                                           recorded, cal) if follower else f"{M100_HOW}."))
+    cal_units = _calibrated_units(Path(calibration), model, joints, dataset, key,
+                                  recorded) if calibration and follower else {}
     for j, rec in joints.items():
         lines += [f"[joints.{toml_key(j, f'model joint {j!r}')}]",
                   f"recorded = {_toml(rec, f'{key} entry {rec!r}')}"]
@@ -317,21 +305,20 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
         if not follower:
             lines.append('unit = "rad"')
             continue
+        if j in cal_units:
+            cal_lines, note = cal_units[j]
+            lines += cal_lines
+            guessed.append(note)
+            continue
         if not is_grip:
             lines.append('unit = "deg"')
             continue
         lo_hi = ranges.get(j)
-        c = cal.get(j) or cal.get("gripper")
-        if c and lo_hi:
-            span = (c["range_max"] - c["range_min"]) * 2 * math.pi / STS3215_TICKS_PER_REV
-            rng = [lo_hi[0], lo_hi[0] + span]
-            guessed.append(f"joints.{shown(j)}.range_rad = [{rng[0]:.4g}, {rng[1]:.4g}] rad: the "
-                           f"calibrated span ({c['range_max'] - c['range_min']} ticks) from the "
-                           "model's closed end; close the gripper: it must read 0 %")
-        elif lo_hi:
-            rng = [lo_hi[0], lo_hi[1]]
-            guessed.append(f"joints.{shown(j)}.range_rad = the model joint's range [{rng[0]:.4g}, "
-                           f"{rng[1]:.4g}] rad; pass --calibration for the arm's own span")
+        if lo_hi:
+            rng: list[float] | None = [lo_hi[0], lo_hi[1]]
+            guessed.append(f"joints.{shown(j)}.range_rad = the model joint's range "
+                           f"[{lo_hi[0]:.4g}, {lo_hi[1]:.4g}] rad; pass --calibration for the "
+                           "arm's own span")
         else:
             rng = None
             to_fill.append(f"joints.{shown(j)}.range_rad: the model angles [rad] at 0 % and 100 %")
@@ -369,6 +356,60 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
                      list(joints.values()), "rig file's recorded names")
     rig_from_dict(parsed, source=rig_path)
     return RigDraft(text=text, guessed=tuple(guessed), to_fill=tuple(to_fill))
+
+
+def _calibrated_units(path: Path, model: Path, joints: Mapping[str, str], dataset: Path,
+                      key: str, recorded: Sequence[str]
+                      ) -> dict[str, tuple[list[str], str]]:
+    """Per model joint the rig.toml lines LeRobot's calibration gives (``unit``, ``sign``,
+    ``offset_rad`` or ``range_rad``: ``calibration.mapping.joint_unit``) and the line saying
+    where they came from. Degrees or -100..100 follow the dataset's statistics
+    (``body_range_evidence``), degrees where they cannot tell (LeRobot's default since
+    0.4.4); an offset within the zero's rounding (1 tick) is left out."""
+    from simgap.calibration.mapping import LeRobotMap, gripper_home_rad, joint_unit
+    from simgap.evidence.calibration import read_calibration as read
+    from simgap.sim.load import joint_ranges
+    from simgap.values.calibration import RAD_PER_TICK, norm_mode
+
+    cal = read(path)
+    motors = {j: next((m for m in (r.removesuffix(".pos"), j) if m in cal), None)
+              for j, r in joints.items()}
+    matched = {j: m for j, m in motors.items() if m is not None}
+    ranges = joint_ranges(model, list(matched))
+    body = {j: r for j, r in joints.items() if "gripper" not in j.lower()}
+    evidence = body_range_evidence(dataset, key, body, recorded,
+                                   {m: dict(vars(cal[m])) for m in matched.values()})
+    use_degrees = "looks like -100..100" not in evidence
+    out: dict[str, tuple[list[str], str]] = {}
+    for j, m in matched.items():
+        grip = "gripper" in j.lower()
+        mode = norm_mode("gripper" if grip else m, use_degrees)
+        lo, hi = ranges[j]
+        home = gripper_home_rad(cal[m], lo) if grip else (lo + hi) / 2.0
+        u = joint_unit(LeRobotMap(cal[m], mode, home))
+        lines = [f'unit = "{u.unit}"']
+        where = f"{path.name} {shown(m)}"
+        if u.lo_rad is not None and u.hi_rad is not None:
+            lines.append(f"range_rad = {_toml([round(u.lo_rad, 6), round(u.hi_rad, 6)])}"
+                         f"   # {where}: range_min..range_max, drive_mode {cal[m].drive_mode}")
+        if u.sign < 0:
+            lines.append(f"sign = -1   # {where}: the readings run against the model's axis")
+        if u.unit == "deg" and abs(u.offset_rad - home) > RAD_PER_TICK:
+            lines.append(f"offset_rad = {u.offset_rad:.6g}   # {where}: LeRobot's zero (the "
+                         f"range's middle) {math.degrees(u.offset_rad - home):+.1f} deg from "
+                         "the homing pose")
+        elif u.unit == "deg" and abs(home) > RAD_PER_TICK:
+            lines.append(f"offset_rad = {home:.6g}   # {where}: the model range's centre")
+        if grip:
+            lines.append("gripper = true")
+        note = (f"joints.{shown(j)}: unit {u.unit}" + (f", sign {u.sign:+.0f}" if u.sign < 0
+                                                       else "")
+                + (f", range_rad [{u.lo_rad:.4g}, {u.hi_rad:.4g}]" if u.lo_rad is not None
+                   else f", offset_rad {u.offset_rad:.4g}")
+                + f" from the calibration ({where}; homing pose at the "
+                + ("closed end" if grip else "model range's centre") + ")")
+        out[j] = (lines, note)
+    return out
 
 
 def parse_map(items: Sequence[str]) -> dict[str, str]:

@@ -58,6 +58,8 @@ class SimgapFakeSO101Config(RobotConfig):
     object_body: str | None = "cube"
     seed: int = 0
     observation_delay_s: float = 0.0
+    calibration_path: str | None = None
+    """A LeRobot calibration JSON the arm reads its encoders through (None: from the model)."""
 
 
 @TeleoperatorConfig.register_subclass(TELEOP_TYPE)

@@ -48,7 +48,8 @@ class SimgapFakeSO101(Robot):
             log_temperature=config.log_temperature, trace_path=config.trace_path,
             model_path=config.model_path, keyframe=config.keyframe,
             object_body=config.object_body, seed=config.seed,
-            observation_delay_s=config.observation_delay_s))
+            observation_delay_s=config.observation_delay_s,
+            calibration_path=config.calibration_path))
 
     @property
     def observation_features(self) -> dict[str, Any]:

@@ -21,8 +21,9 @@ def init(
                                       "so101.xml."),
     out: Path = typer.Option(Path("rig.toml"), "--out", help="The rig file to write."),
     calibration: Path | None = typer.Option(None, "--calibration", help="LeRobot's calibration "
-                                            "JSON of the arm (the gripper's range_min/range_max "
-                                            "give its range_rad)."),
+                                            "JSON of the follower: each joint's unit, sign and "
+                                            "offset (or range_rad) are written from it instead "
+                                            "of guessed (docs/calibration.md)."),
     name: str | None = typer.Option(None, "--name", help="The rig's name (default: the "
                                     "dataset folder's)."),
     joint_map: list[str] = typer.Option([], "--map", help="FEATURE=MODEL_JOINT where a "

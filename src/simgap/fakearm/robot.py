@@ -85,7 +85,10 @@ class FakeSO101Config:
         model_path: MJCF of the arm (default: the bundled demo SO-101).
         keyframe: keyframe the arm powers up in (``rest`` in the demo model; none: qpos0).
         object_body: free body that ``reset_scene`` moves (``cube`` in the demo model).
-        calibration_path: a LeRobot calibration JSON; default: ranges from the model.
+        calibration_path: a LeRobot calibration JSON; default: ranges from the model. The
+            arm's encoders stay its own (homed at the model ranges' centres): a file whose
+            range sits elsewhere, or with another drive mode, is read through as LeRobot
+            would, so its offsets and flips show in what is recorded.
         max_relative_target: per-step clip against the present position (normalised units).
         disable_torque_on_disconnect: as LeRobot.
         write_goal_before_torque: write Goal_Position = Present_Position before enabling
@@ -146,6 +149,7 @@ class FakeSO101:
         self.calibration: dict[str, MotorCalibration] = {}
         self._sim: Any = None
         self._center: np.ndarray = np.zeros(len(MOTORS))
+        self._home_ticks: np.ndarray = np.zeros(len(MOTORS))  # the encoders at _center
         self._lock = threading.RLock()  # physics is advanced by the camera thread too
         self.camera: CameraStream | None = None
         """The camera's frame stream while connected (None without a camera)."""
@@ -206,6 +210,8 @@ class FakeSO101:
         self.bus = FakeBus(MOTORS, self._present_ticks, self._on_goal, self._sim_torque,
                            listener=self.recorder.access, before=self._sync)
         self._connected = True
+        home = default_calibration(ranges)
+        self._home_ticks = np.array([home[m].mid for m in MOTORS])
         if self.config.calibration_path is not None:
             self.calibration = load_calibration(self.config.calibration_path)
         elif calibrate or not self.calibration:
@@ -370,12 +376,11 @@ class FakeSO101:
 
     def _present_ticks(self) -> np.ndarray:
         q = self._sim.qpos()
-        mids = np.array([self.calibration[m].mid for m in MOTORS])
-        return np.round(mids + (q - self._center) * TICKS_PER_REV / (2.0 * math.pi))
+        return np.round(self._home_ticks + (q - self._center) * TICKS_PER_REV / (2.0 * math.pi))
 
     def _on_goal(self, i: int, ticks: float) -> None:
-        mid = self.calibration[MOTORS[i]].mid
-        self._sim.set_target(i, self._center[i] + (ticks - mid) * 2.0 * math.pi / TICKS_PER_REV)
+        home = self._home_ticks[i]
+        self._sim.set_target(i, self._center[i] + (ticks - home) * 2.0 * math.pi / TICKS_PER_REV)
 
     def _sim_torque(self, i: int, on: bool) -> None:
         self._sim.set_torque(i, on)
