@@ -9,6 +9,7 @@ from simgap.cli import _progress as _progress  # noqa: F401  (the root options)
 from simgap.cli import actuator as _actuator  # noqa: F401  (registers commands)
 from simgap.cli import appearance as _appearance  # noqa: F401
 from simgap.cli import audit as _audit  # noqa: F401  (registers commands)
+from simgap.cli import calibration as _calibration  # noqa: F401
 from simgap.cli import contact as _contact  # noqa: F401
 from simgap.cli import controller as _controller  # noqa: F401
 from simgap.cli import diagnose as _diagnose  # noqa: F401  (registers commands)

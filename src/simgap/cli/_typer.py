@@ -16,7 +16,7 @@ from typer.core import TyperCommand, TyperGroup
 WORKFLOW = ("demo", "init", "diagnose",
             # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
             "audit", "phases", "envelope", "latency", "contact", "actuator", "controller",
-            "body", "appearance",
+            "body", "calibration", "appearance",
             # the tools: many rigs, known-truth recovery, the export, making evidence,
             # evaluation
             "fleet", "selftest", "randomize", "excite", "fake-arm", "render", "compare",
