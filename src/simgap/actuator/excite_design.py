@@ -13,8 +13,9 @@ current estimate: the finite-difference sensitivities of the replay
 (``simgap.fit.profile``'s central Jacobian over the joint problem's batched replays, the
 same the identification's intervals come from) of the recording and of the candidate
 stacked, with the delay as a nuisance column. The predicted 95 % half-width in the
-log-multiplier is the Gauss-Newton one (``block_intervals``) at the recording's noise
-variance, at least the replay's own floor, plus the change that moves the replay by that
+log-multiplier is the Gauss-Newton one (``block_intervals``) at the variance of the
+recording's residual at the estimate (at least the replay's own floor), inflated for its
+lag-1 autocorrelation as the identification inflates it, plus the change that moves the replay by that
 floor (``joint_id_report.assess_joint``'s rule). The design is the candidate that
 narrows the parameter most.
 """
@@ -30,6 +31,10 @@ from simgap.fit.profile import _jacobian, block_intervals
 
 MARGIN = 0.1
 """Fraction of the joint's half range kept clear at either end."""
+
+SPEED_USE = 0.8
+"""Fraction of the speed limit a chirp commands at its peak (the servo's replay overshoots
+its command a little)."""
 
 RAMP_S = 1.0
 """Seconds of the cosine ramp into and out of each segment."""
@@ -90,7 +95,7 @@ def candidates(joint: str, lo: float, hi: float, fps: float, *,
             continue
         freq = f0 + (f1 - f0) * t / seconds
         phase = 2 * np.pi * (f0 * t + (f1 - f0) * t ** 2 / (2 * seconds))
-        amp = np.minimum(half, vmax_rad_s / (2 * np.pi * freq))
+        amp = np.minimum(half, SPEED_USE * vmax_rad_s / (2 * np.pi * freq))
         q = mid + amp * np.sin(phase + rng.uniform(0, 2 * np.pi))
         out.append(Segment(joint, f"chirp {f0:g}-{f1:g} Hz, amplitude up to "
                            f"{float(amp.max()):.2f} rad", "chirp", q))
@@ -113,16 +118,24 @@ def _ramp(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
 
 
 def assemble(start: np.ndarray, joints: Sequence[str], segments: Sequence[Segment],
-             fps: float) -> np.ndarray:
+             fps: float, vmax_rad_s: float = np.inf) -> np.ndarray:
     """Commands [rad], shape (T, J): a ramp's length at ``start``, then each segment in
-    turn, ramped into from ``start`` and back to it, the other joints at ``start``."""
+    turn, ramped into from ``start`` and back to it, the other joints at ``start``. A
+    ramp lasts ``RAMP_S`` or longer, so that its peak speed (pi / 2 x distance / length)
+    stays under half ``vmax_rad_s``."""
     n_r = max(2, int(round(RAMP_S * fps)))
+
+    def n_ramp(a: np.ndarray, b: np.ndarray) -> int:
+        need = 0.5 * np.pi * float(np.max(np.abs(b - a))) / (0.5 * vmax_rad_s) * fps
+        return max(n_r, int(np.ceil(need)))
+
     parts = [np.repeat(start[None], n_r, axis=0)]
     for seg in segments:
         j = list(joints).index(seg.joint)
         body = np.repeat(start[None], seg.q.size, axis=0)
         body[:, j] = seg.q
-        parts += [_ramp(start, body[0], n_r), body, _ramp(body[-1], start, n_r)]
+        parts += [_ramp(start, body[0], n_ramp(start, body[0])), body,
+                  _ramp(body[-1], start, n_ramp(body[-1], start))]
     parts.append(np.repeat(start[None], n_r, axis=0))
     return np.concatenate(parts)
 
@@ -166,13 +179,15 @@ class Prediction:
 
 
 def predict(jacs: Sequence[np.ndarray], kinds: Sequence[str], s2: float, s2_min: float,
-            ) -> Prediction:
+            inflation: float = 1.0) -> Prediction:
     """Predicted intervals from one joint's sensitivity blocks (each (N_b, K + 1), the
     recording's and the candidate's, stacked): Gauss-Newton at noise variance
-    max(``s2``, ``s2_min``) [rad^2], plus the change that moves the replay by the replay's
-    floor sqrt(``s2_min``) (``assess_joint``'s rule)."""
+    max(``s2``, ``s2_min``) [rad^2] times the residuals' lag-1 ``inflation``, plus the
+    change that moves the replay by the replay's floor sqrt(``s2_min``) (``assess_joint``'s
+    rule)."""
     jac = np.concatenate([np.asarray(b, dtype=float) for b in jacs], axis=0)
-    hw, corr = block_intervals(jac, np.zeros(jac.shape[0]), 1.0, None, max(s2, s2_min))
+    hw, corr = block_intervals(jac, np.zeros(jac.shape[0]), inflation, None,
+                               max(s2, s2_min))
     sens = np.sqrt(np.mean(jac ** 2, axis=0))
     hw = hw + np.sqrt(s2_min) / np.maximum(sens, 1e-300)
     return Prediction(columns=(*kinds, DELAY), halfwidth=hw, corr=corr)

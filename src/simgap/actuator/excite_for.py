@@ -227,25 +227,25 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
                                      _settings(est, joints))
         chosen: dict[str, list[Segment]] = {}
         per: dict[tuple[str, str], tuple[Segment, Prediction, dict[str, float]]] = {}
-        floors: dict[str, tuple[float, float, np.ndarray, tuple[str, ...]]] = {}
+        floors: dict[str, tuple[float, float, float, np.ndarray, tuple[str, ...]]] = {}
         for j in open_joints:
             kinds = tuple(k for k in KINDS if k in est.params.get(j, {}))
             prob = _problem(model, rig, logs, targets, kinds, j, est.clock)
             try:
-                s2, s2_min = _noise(prob, rig, est.clock)
+                s2, s2_min, infl = _noise(prob, rig, est.clock, est.delay_s[j])
                 jac_rec = sensitivities(prob, prob.z0, est.delay_s[j])
             finally:
                 prob.close()
-            floors[j] = (s2, s2_min, jac_rec, kinds)
-            before = predict([jac_rec], kinds, s2, s2_min)
+            floors[j] = (s2, s2_min, infl, jac_rec, kinds)
+            before = predict([jac_rec], kinds, s2, s2_min, infl)
             scores: dict[str, dict[str, float]] = {}
             for seg in candidates(j, *ranges[j], fps, vmax_rad_s=vmax_rad_s,
                                   seconds=seconds, seed=seed):
-                cmd = _counts(assemble(start, joints, [seg], fps), enc)
+                cmd = _counts(assemble(start, joints, [seg], fps, vmax_rad_s), enc)
                 jac, q = _episode_jacobian(model, rig, cmd, fps, kinds, j, est)
                 if not _feasible(q[:, joints.index(j)], fps, ranges[j], vmax_rad_s):
                     continue
-                pred = predict([jac_rec, jac], kinds, s2, s2_min)
+                pred = predict([jac_rec, jac], kinds, s2, s2_min, infl)
                 for k in (t[1] for t in est.targets if t[0] == j):
                     scores.setdefault(k, {})[seg.name] = float(
                         pred.halfwidth[pred.columns.index(k)])
@@ -261,13 +261,13 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
                              "joints' ranges and the speed limit", got="none",
                              fix="raise --vmax (the joint speed allowed) or check the "
                                  "model's joint ranges")
-        commands = _counts(assemble(start, joints, segments, fps), enc)
+        commands = _counts(assemble(start, joints, segments, fps, vmax_rad_s), enc)
         designs, q_pred = [], np.zeros_like(commands)
         for j in {t[0] for t in est.targets if (t[0], t[1]) in per}:
-            s2, s2_min, jac_rec, kinds = floors[j]
+            s2, s2_min, infl, jac_rec, kinds = floors[j]
             jac, q = _episode_jacobian(model, rig, commands, fps, kinds, j, est)
             q_pred[:, joints.index(j)] = q[:, joints.index(j)]
-            after = predict([jac_rec, jac], kinds, s2, s2_min)
+            after = predict([jac_rec, jac], kinds, s2, s2_min, infl)
             for jj, k, why in est.targets:
                 if jj != j or (j, k) not in per:
                     continue
@@ -298,15 +298,21 @@ def _problem(model: Path, rig: Rig, logs: Sequence[Any], targets: Sequence[np.nd
                         fit_joints=[joint], clock=clock)
 
 
-def _noise(prob: JointProblem, rig: Rig, clock: str) -> tuple[float, float]:
-    """(noise variance, the replay's floor variance) [rad^2] of the problem's one joint,
-    as the identification sets them (``noise_floor``; the model's discretisation counts
-    unless the recorder reads on the model's steps)."""
+def _noise(prob: JointProblem, rig: Rig, clock: str, delay_s: float,
+           ) -> tuple[float, float, float]:
+    """(residual variance, the replay's floor variance [rad^2], lag-1 inflation) of the
+    problem's one joint, as the identification sets them: the recording's residual at the
+    estimate (at least the instrument's floor, ``noise_floor``) and its autocorrelation;
+    the floor of what a replay tells apart (the model's discretisation counts unless the
+    recorder reads on the model's steps)."""
     from simgap.actuator.noise_floor import noise_floor
+    from simgap.fit.profile import lag1_inflation
 
     f = noise_floor(prob, rig.encoder_rad, rig.clock_jitter_s)[prob.joints[0]]
     model = f["discretisation_rad"] if clock != "step" else 0.0
-    return f["total_rad"] ** 2, max(f["start_state_rad"], f["chaos_rad"], model) ** 2
+    r = prob.residuals(prob.z0[None], np.array([delay_s]))[0, 0]
+    s2 = max(float(np.mean(r ** 2)), f["total_rad"] ** 2)
+    return s2, max(f["start_state_rad"], f["chaos_rad"], model) ** 2, lag1_inflation(r)
 
 
 def _episode_jacobian(model: Path, rig: Rig, commands: np.ndarray, fps: float,
@@ -371,5 +377,8 @@ def outcome(res: Any, joint: str, kind: str) -> dict[str, Any]:
                 {"interval": [float(p.interval_s[0]), float(p.interval_s[1])]})
     k = res.kinds.index(kind)
     why = res.reasons[j].get(kind, "")
-    return {"reason": why, "value": float(res.values[j, k])} if why else {
-        "interval": [float(x) for x in res.intervals[j, k]], "value": float(res.values[j, k])}
+    local = [float(x) for x in res.intervals[j, k]]
+    # a declared parameter keeps its local interval beside the reason (what the fit's
+    # linearisation gives, not stated as a 95 % interval)
+    return {"reason": why, "value": float(res.values[j, k]), "local_interval": local} \
+        if why else {"interval": local, "value": float(res.values[j, k])}
