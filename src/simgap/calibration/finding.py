@@ -13,6 +13,7 @@ from simgap.calibration.against_model import (
     JointCalibrationCheck,
 )
 from simgap.calibration.compare import MotorChange
+from simgap.calibration.drift import DRIFT_TOL_DEG, Drift
 from simgap.finding import Finding, Verdict
 
 BRANCH = "calibration"
@@ -111,3 +112,48 @@ def compare_finding(changes: tuple[MotorChange, ...], a: str, b: str,
                    key_figure="largest_zero_shift_deg", figures=figures,
                    summary=f"Nothing moved between {a} and {b} beyond rounding.",
                    next_step="Nothing to change.")
+
+
+def drift_finding(drift: Drift) -> Finding:
+    """Implicated when a joint's offset is beyond both its interval and ``DRIFT_TOL_DEG``;
+    eliminated when every joint's interval is known and inside the tolerance; else
+    inconclusive. The key figure is the offsets together at the gripper [mm]."""
+    per = {j.joint: {"offset_deg": math.degrees(j.offset_rad),
+                     "offset_interval_deg": None if j.ci95_rad is None else
+                     [math.degrees(j.offset_rad - j.ci95_rad),
+                      math.degrees(j.offset_rad + j.ci95_rad)],
+                     "load_deg": math.degrees(j.load_rad),
+                     "compliance_deg_per_nm": _deg(j.compliance_rad_per_nm),
+                     "n_segments": j.n_segments,
+                     "offset_at_gripper_mm": _mm(drift.per_joint_at_gripper_m.get(j.joint))}
+           for j in drift.joints}
+    tol = math.radians(DRIFT_TOL_DEG)
+    big = [j for j in drift.joints if j.ci95_rad is not None
+           and abs(j.offset_rad) > max(j.ci95_rad, tol)]
+    unsure = [j for j in drift.joints if j.ci95_rad is None or j.ci95_rad > tol]
+    figures = {"joints": per, "n_segments": len(drift.segments),
+               "offset_at_gripper_mm": _mm(drift.offset_at_gripper_m),
+               "load_at_gripper_mm": _mm(drift.load_at_gripper_m),
+               "tolerance_deg": DRIFT_TOL_DEG}
+    if big:
+        verdict = Verdict.IMPLICATED
+        listing = ", ".join(f"{j.joint} {math.degrees(j.offset_rad):+.2f} deg "
+                            f"(±{math.degrees(j.ci95_rad or 0.0):.2f})" for j in big)
+        summary = (f"On {len(drift.segments)} still segments the follower stands off the "
+                   f"leader's command beyond its load deflection: {listing}.")
+        step = ("Find what moves the follower's goal off the recorded action (a processor or "
+                "script offset, a goal written through another calibration) and remove it.")
+    elif unsure:
+        verdict = Verdict.INCONCLUSIVE
+        summary = ("Too few or too scattered still segments to pin the offset of "
+                   + ", ".join(j.joint for j in unsure) + f" within {DRIFT_TOL_DEG:g} deg.")
+        step = "Record a teleoperation with more pauses (a second each, at several poses)."
+    else:
+        verdict = Verdict.ELIMINATED
+        summary = (f"On {len(drift.segments)} still segments the follower stands where the "
+                   f"leader commands, within {DRIFT_TOL_DEG:g} deg per joint, after its "
+                   "gravity deflection.")
+        step = "Nothing to change."
+    return Finding(branch=BRANCH, verdict=verdict, title="Leader/follower drift",
+                   summary=summary, key_figure="offset_at_gripper_mm", figures=figures,
+                   next_step=step)

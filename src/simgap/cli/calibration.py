@@ -89,3 +89,33 @@ def compare(a: Path = typer.Argument(..., help="The first calibration JSON (the 
     finding = compare_finding(changes, a.name, b.name, grip)
     print_findings(f"calibration {a.name} -> {b.name}", [finding])
     write_json(json_path, {"findings": [finding.to_dict()]})
+
+
+@calibration_app.command("drift")
+@handles_errors
+def drift(rig_path: Path = typer.Argument(..., help="The rig.toml; its [evidence] dataset is "
+                                          "the teleoperation recording."),
+          dataset: Path | None = typer.Option(None, "--dataset", help="A LeRobot dataset "
+                                              "instead of the rig's."),
+          json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                                help="Also write the finding as JSON."),
+          ) -> None:
+    """Leader/follower drift on still segments: offset per joint with its interval, apart
+    from the gravity deflection, in mm at the gripper."""
+    from simgap.calibration.drift import leader_follower_drift
+    from simgap.calibration.finding import drift_finding
+    from simgap.cli._app import findings_json
+    from simgap.errors import InputError
+    from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
+    from simgap.sim.rig_names import load_checked_rig
+
+    rig = load_checked_rig(rig_path)
+    root = dataset or rig.evidence.dataset
+    if root is None:
+        raise InputError(file=rig_path, field="evidence.dataset",
+                         expected="a teleoperation dataset", got="nothing",
+                         fix="add dataset = \"<folder>\" under [evidence], or pass --dataset")
+    trajs = dataset_trajectories(read_lerobot_dataset(root), rig)
+    finding = drift_finding(leader_follower_drift(trajs, rig))
+    print_findings(f"leader/follower drift in {Path(root).name}", [finding])
+    write_json(json_path, findings_json(rig, [finding]))
