@@ -15,9 +15,9 @@ same the identification's intervals come from) of the recording and of the candi
 stacked, with the delay as a nuisance column. The predicted 95 % half-width in the
 log-multiplier is the Gauss-Newton one (``block_intervals``) at the variance of the
 recording's residual at the estimate (at least the replay's own floor), inflated for its
-lag-1 autocorrelation as the identification inflates it, plus the change that moves the replay by that
-floor (``joint_id_report.assess_joint``'s rule). The design is the candidate that
-narrows the parameter most.
+lag-1 autocorrelation as the identification inflates it, plus the change that moves the
+replay by that floor (``joint_id_report.assess_joint``'s rule). The design is the
+candidate that narrows the parameter most.
 """
 
 from __future__ import annotations
