@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-WORKFLOW = ("demo", "init", "diagnose",
+WORKFLOW = ("demo", "init", "diagnose", "view",
             # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
             "audit", "phases", "envelope", "latency", "contact", "actuator", "controller",
             "body", "calibration", "appearance",

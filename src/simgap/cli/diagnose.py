@@ -66,6 +66,11 @@ def rig_file(path: Path) -> Path:
                      fix="pass the rig file itself, or write one with 'simgap init'")
 
 
+RERUN_HELP = ("Also write the diagnosis as a Rerun recording (the rerun extra): each "
+              "episode on LeRobot's timelines and names, with the simulated replays, the gap "
+              "against the noise floor and the findings; docs/rerun.md.")
+
+
 def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
          ray: str | None = None, allow_rig_compute: bool = False,
          controller_cross_check: bool = False) -> None:
@@ -109,10 +114,15 @@ def diagnose(
         False, "--controller-cross-check", help="Also fit the controller's gains by SIMPLER's "
         "pose loss, as a cross-check of the joint-dynamics fit of record (adds a fit; "
         "'simgap controller' runs it alone)."),
+    rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
     _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
          controller_cross_check)
+    if rerun is not None:  # 'simgap view OUT --rig RIG --rerun FILE' writes the same
+        from simgap.cli.view import write_view
+
+        write_view(out, rig_file(rig), rerun)
 
 
 BUILD_S = 10.0
@@ -131,6 +141,7 @@ def demo(
                                       "run, reused after (default: $SIMGAP_CACHE/demo when "
                                       "SIMGAP_CACHE is set, else ~/.cache/simgap/demo)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the demo bench."),
+    rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
 ) -> None:
     """Diagnose the bundled demo rig: a synthetic bench with known, planted faults."""
     from simgap.demo import cached_demo, demo_cache_dir, prepare_demo
@@ -147,3 +158,7 @@ def demo(
             rig = prepare_demo(cache, seed=seed)
     console.print(f"demo rig: {shown_path(rig)}", highlight=False, markup=False)
     _run(rig, out, force, None)
+    if rerun is not None:
+        from simgap.cli.view import write_view
+
+        write_view(out, rig, rerun)

@@ -1,0 +1,69 @@
+"""``simgap view DIR --rerun FILE.rrd``: a finished diagnosis as a Rerun recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from simgap.cli._app import app, console, handles_errors
+
+
+def _diagnosis(out: Path) -> dict[str, Any]:
+    from simgap.errors import InputError
+    from simgap.validate import read_json
+
+    path = out / "findings.json"
+    if not path.is_file():
+        raise InputError(file=path, expected="a finished diagnosis's findings.json",
+                         got="no such file",
+                         fix="pass the --out folder of 'simgap diagnose' (or 'simgap demo')")
+    data = read_json(path, "simgap's findings.json")
+    if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
+        raise InputError(file=path, field="findings", expected="simgap's findings.json",
+                         got=type(data).__name__)
+    return data
+
+
+def write_view(out: Path, rig_path: Path, rrd: Path) -> Path:
+    """Write ``rrd`` from the diagnosis in ``out`` of the rig at ``rig_path``."""
+    from simgap.errors import InputError
+    from simgap.evidence.ros2_bag import rig_recording
+    from simgap.outputs import check_not_input
+    from simgap.report.rerun import write_rrd
+    from simgap.sim.rig_names import load_checked_rig
+
+    diagnosis = _diagnosis(out)
+    rig = load_checked_rig(rig_path)
+    if diagnosis.get("rig") not in (None, rig.name):
+        raise InputError(file=out / "findings.json", field="rig",
+                         expected=f"the diagnosis of rig '{rig.name}' ({rig_path})",
+                         got=f"rig '{diagnosis.get('rig')}'",
+                         fix="pass the rig.toml that diagnosis was run on (--rig)")
+    if rig.evidence.recording is None:
+        raise InputError(file=rig_path, field="evidence.dataset",
+                         expected="a recording to show (evidence.dataset or ros2_bags)",
+                         got="neither", fix="name the recording the diagnosis read")
+    check_not_input(rrd)
+    path = write_rrd(rrd, rig, rig_recording(rig), diagnosis)
+    console.print(f"rerun: {path} (open it with 'rerun {path}')", highlight=False,
+                  markup=False)
+    return path
+
+
+@app.command()
+@handles_errors
+def view(
+    out: Path = typer.Argument(..., help="A finished 'simgap diagnose' --out folder."),
+    rerun: Path = typer.Option(..., "--rerun", metavar="FILE.rrd",
+                               help="Write the diagnosis as a Rerun recording: each episode "
+                                    "on LeRobot's timelines and names, with the simulated "
+                                    "replays, the gap and the findings (the rerun extra)."),
+    rig: Path = typer.Option(..., "--rig", help="The rig.toml the diagnosis was run on (or "
+                                                "the folder holding it)."),
+) -> None:
+    """Look at a finished diagnosis frame by frame (Rerun)."""
+    from simgap.cli.diagnose import rig_file
+
+    write_view(out, rig_file(rig), rerun)

@@ -1,0 +1,263 @@
+"""A Rerun recording of a diagnosis: each episode as LeRobot's viewer logs it, with simgap's
+layers beside it (the ``rerun`` extra; docs/rerun.md).
+
+One recording per episode (recording id ``episode_<e>``, application ``simgap``), on
+LeRobot's timelines ``frame_index`` (sequence) and ``timestamp`` (seconds) and its entity
+names:
+
+- ``action``, ``observation.state``: the recorded vectors as batched scalars, one series per
+  element named as the dataset names it, in the dataset's units;
+- ``observation.images.<cam>``: the recorded camera frames (``camera.recorded``);
+- ``real/observation.state``: the measured joints in model radians, named by model joint;
+- ``sim/nominal/observation.state``, ``sim/identified/observation.state``: the episode
+  replayed open loop under the rig's MJCF as given and under the actuator patch the
+  diagnosis offered (when it offered one) [rad];
+- ``gap/<joint>``: measured minus replayed [rad] (``nominal``, ``identified``) with the joint's
+  noise floor as the series ``floor`` and ``-floor`` (the identification's least residual);
+- ``findings``: every finding as a text log at the episode's first frame (its verdict as the
+  level: implicated WARN, inconclusive DEBUG, the rest INFO).
+
+Rerun has no way to append recordings to one file that its verifier accepts, so each
+episode is saved alone and the files are joined with the ``rerun rrd merge`` command the
+package ships.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simgap.errors import InputError, MissingExtraError, SimgapError
+from simgap.rig import Rig
+
+APPLICATION_ID = "simgap"
+FRAME_TIMELINE = "frame_index"
+TIME_TIMELINE = "timestamp"
+LEVELS = {"implicated": "WARN", "inconclusive": "DEBUG"}
+
+
+@dataclass(frozen=True)
+class EpisodeLayers:
+    """What one episode's recording holds. Time on axis 0.
+
+    Attributes:
+        episode: episode index.
+        frame_index: frames, shape (T,).
+        t_s: seconds into the episode, shape (T,).
+        action, state: the recorded vectors, shape (T, n), dataset units.
+        action_names, state_names: their element names.
+        joints: model joint names, length J.
+        q_rad: measured joints, shape (T, J) [rad].
+        sim: layer name (``nominal``, ``identified``) -> replayed joints (T, J) [rad].
+        floor_rad: per joint, the noise floor [rad], length J.
+        images: camera frames (N, H, W, 3) uint8 at ``image_frames`` (N,), or None.
+    """
+
+    episode: int
+    frame_index: np.ndarray
+    t_s: np.ndarray
+    action: np.ndarray
+    state: np.ndarray
+    action_names: tuple[str, ...]
+    state_names: tuple[str, ...]
+    joints: tuple[str, ...]
+    q_rad: np.ndarray
+    sim: Mapping[str, np.ndarray]
+    floor_rad: np.ndarray
+    images: np.ndarray | None = None
+    image_frames: np.ndarray | None = None
+
+
+def _rerun() -> Any:
+    try:
+        import rerun as rr
+    except ImportError as e:
+        raise MissingExtraError("rerun", "rerun-sdk", "Writing a Rerun recording") from e
+    return rr
+
+
+def _finding_dicts(diagnosis: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [f for f in diagnosis.get("findings", []) if isinstance(f, Mapping)]
+
+
+def noise_floors(rig: Rig, diagnosis: Mapping[str, Any]) -> np.ndarray:
+    """Per rig joint, the least residual the identification expects [rad] (the actuator
+    finding's noise floor), else the encoder's quantisation (resolution / sqrt 12)."""
+    from simgap.branches.joint_dynamics import least_residual
+
+    floors: Mapping[str, Any] = {}
+    for f in _finding_dicts(diagnosis):
+        found = (f.get("figures") or {}).get("noise_floor_rad")
+        if f.get("branch") == "actuator" and isinstance(found, Mapping):
+            floors = found  # the joint identification's, per joint (a bench ladder's: one)
+            break
+    quant = rig.encoder_rad / np.sqrt(12.0)
+    return np.array([least_residual(floors[j]) if isinstance(floors.get(j), Mapping)
+                     else quant for j in rig.joint_names])
+
+
+def offered_patch(diagnosis: Mapping[str, Any]) -> tuple[Path | None, str]:
+    """(the actuator patch the diagnosis offered, or None; the replay clock it chose)."""
+    for f in _finding_dicts(diagnosis):
+        if f.get("branch") == "actuator":
+            patch = (f.get("artifacts") or {}).get("mjcf_patch")
+            clock = ((f.get("figures") or {}).get("clock") or {})
+            chosen = str(clock.get("chosen", "exact")) if isinstance(clock, Mapping) else "exact"
+            return (Path(patch) if patch and Path(patch).is_file() else None), chosen
+    return None, "exact"
+
+
+def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
+                   episodes: Sequence[int] | None = None) -> list[EpisodeLayers]:
+    """Each episode's layers: the recording, its replays under the rig's model and the
+    offered patch, the noise floor and the camera frames."""
+    from simgap.evidence.lerobot import dataset_trajectories
+    from simgap.sim.model import compile_spec, load_spec, strip_visuals
+    from simgap.sim.patch_proof import replay
+
+    patch, clock = offered_patch(diagnosis)
+    models = {"nominal": rig.model_path, **({"identified": patch} if patch else {})}
+    compiled = {k: compile_spec(strip_visuals(load_spec(p)), p) for k, p in models.items()}
+    floor = noise_floors(rig, diagnosis)
+    images = _images(rig, ds)
+    out = []
+    for tr in dataset_trajectories(ds, rig):
+        e = int(tr.episode)
+        if episodes is not None and e not in episodes:
+            continue
+        sim = {k: replay(m, tr, clock)[0] for k, m in compiled.items()}
+        img = img_fr = None
+        if images is not None:
+            keep = images[1] == e
+            img, img_fr = images[0][keep], images[2][keep]
+        out.append(EpisodeLayers(
+            episode=e, frame_index=np.asarray(ds.column("frame_index", e), dtype=np.int64),
+            t_s=np.asarray(tr.t, dtype=float) - float(tr.t[0]),
+            action=ds.vector("action", e), state=ds.vector("observation.state", e),
+            action_names=tuple(ds.names("action")),
+            state_names=tuple(ds.names("observation.state")), joints=tuple(rig.joint_names),
+            q_rad=np.asarray(tr.q, dtype=float), sim=sim, floor_rad=floor, images=img,
+            image_frames=img_fr))
+    return out
+
+
+def _images(rig: Rig, ds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(frames, their episodes, their frame indices) of the rig's recorded camera, or None
+    (no camera named, bags, or frames that cannot be read here: the rest is still logged)."""
+    if rig.camera is None or not rig.camera.recorded or rig.evidence.dataset is None:
+        return None
+    from simgap.evidence.frames import read_dataset_frames
+
+    try:
+        fs = read_dataset_frames(rig.evidence.dataset, rig)
+    except SimgapError:
+        return None
+    f = fs.frames
+    return np.asarray(f.images), np.asarray(f.episode), np.asarray(f.frame_index)
+
+
+def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
+                 findings: Sequence[Mapping[str, Any]]) -> None:
+    T = lay.frame_index.size
+    index = [rr.TimeColumn(FRAME_TIMELINE, sequence=lay.frame_index),
+             rr.TimeColumn(TIME_TIMELINE, duration=lay.t_s)]
+
+    def series(path: str, values: np.ndarray, names: Sequence[str]) -> None:
+        values = np.asarray(values, dtype=float).reshape(T, -1)
+        rec.log(path, rr.SeriesLines(names=list(names)), static=True)
+        rec.send_columns(path, indexes=index, columns=rr.Scalars.columns(
+            scalars=values.ravel()).partition(np.full(T, values.shape[1])))
+
+    series("action", lay.action, lay.action_names)
+    series("observation.state", lay.state, lay.state_names)
+    series("real/observation.state", lay.q_rad, lay.joints)
+    for name, q in lay.sim.items():
+        series(f"sim/{name}/observation.state", q, lay.joints)
+    for i, j in enumerate(lay.joints):
+        cols = [lay.q_rad[:, i] - q[:, i] for q in lay.sim.values()]
+        fl = np.full(T, lay.floor_rad[i])
+        series(f"gap/{j}", np.stack(cols + [fl, -fl], axis=1),
+               [*lay.sim.keys(), "floor", "-floor"])
+    if lay.images is not None and lay.image_frames is not None and camera:
+        for img, fr in zip(lay.images, lay.image_frames, strict=True):
+            k = int(np.searchsorted(lay.frame_index, fr))
+            rec.set_time(FRAME_TIMELINE, sequence=int(fr))
+            rec.set_time(TIME_TIMELINE, duration=float(lay.t_s[min(k, T - 1)]))
+            rec.log(f"observation.images.{camera}", rr.Image(img))
+    rec.set_time(FRAME_TIMELINE, sequence=int(lay.frame_index[0]))
+    rec.set_time(TIME_TIMELINE, duration=float(lay.t_s[0]))
+    for f in findings:
+        level = LEVELS.get(str(f.get("verdict")), "INFO")
+        rec.log("findings", rr.TextLog(
+            f"[{f.get('verdict')}] {f.get('branch')}: {f.get('title')}: {f.get('summary')}",
+            level=getattr(rr.TextLogLevel, level)))
+
+
+def _rerun_cli() -> str:
+    """The ``rerun`` command of the installed rerun-sdk (it ships one inside the package,
+    and a script beside this Python's)."""
+    import sys
+
+    rr = _rerun()
+    shipped = Path(rr.__file__).resolve().parents[1] / "rerun_cli" / "rerun"
+    for cand in (shipped, Path(sys.executable).parent / "rerun"):
+        if cand.is_file():
+            return str(cand)
+    found = shutil.which("rerun")
+    if found is None:
+        raise MissingExtraError("rerun", "rerun-sdk", "Joining episodes into one .rrd "
+                                "(its 'rerun' command)")
+    return found
+
+
+def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
+              episodes: Sequence[int] | None = None) -> Path:
+    """Write the diagnosis's Rerun recording to ``path`` (see the module docstring): one
+    recording per episode of ``ds`` (the rig's recording; ``episodes`` picks some).
+
+    Raises:
+        MissingExtraError: rerun-sdk is not installed.
+        InputError: no episode to log, or the episodes could not be joined.
+    """
+    rr = _rerun()
+    from simgap.outputs import atomic_write_bytes
+
+    path = Path(path)
+    layers = episode_layers(rig, ds, diagnosis, episodes)
+    if not layers:
+        raise InputError(file=getattr(ds, "root", None), field="episodes",
+                         expected="at least one episode to log", got="none")
+    camera = None
+    if rig.camera is not None and rig.camera.recorded:
+        camera = rig.camera.recorded.removeprefix("observation.images.")
+    findings = _finding_dicts(diagnosis)
+    with tempfile.TemporaryDirectory(prefix="simgap-rrd-") as tmp:
+        parts = []
+        for lay in layers:
+            part = Path(tmp) / f"episode_{lay.episode:06d}.rrd"
+            rec = rr.RecordingStream(APPLICATION_ID, recording_id=f"episode_{lay.episode}")
+            rec.save(str(part))
+            _log_episode(rr, rec, lay, camera, findings)
+            rec.flush()
+            rec.disconnect()
+            parts.append(part)
+        if len(parts) == 1:
+            data = parts[0].read_bytes()
+        else:
+            run = subprocess.run([_rerun_cli(), "rrd", "merge", *map(str, parts)],
+                                 capture_output=True, timeout=600, check=False)
+            if run.returncode != 0:
+                raise InputError(file=path, expected="episodes joined by 'rerun rrd merge'",
+                                 got=run.stderr.decode(errors="replace")[-300:],
+                                 fix="check the rerun-sdk install (pip install "
+                                     "'simgap[rerun]')")
+            data = run.stdout
+    atomic_write_bytes(path, data)
+    return path
