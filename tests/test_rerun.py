@@ -177,3 +177,21 @@ def test_the_demos_recording_verifies_and_holds_every_layer(demo_run: tuple[Path
                          capture_output=True, text=True, timeout=300, check=False)
     assert ver.returncode == 0, ver.stdout + ver.stderr
     assert "verified without error" in ver.stdout + ver.stderr
+
+
+def test_diagnose_says_a_missing_extra_before_it_runs(tmp_path: Path, demo_model: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import simgap.report.rerun as rerun_mod
+    from simgap.errors import MissingExtraError
+
+    def missing() -> None:
+        raise MissingExtraError("rerun", "rerun-sdk", "Writing a Rerun recording")
+
+    monkeypatch.setattr(rerun_mod, "_rerun", missing)
+    rig = tmp_path / "rig.toml"
+    rig.write_text(f'name = "t"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.03\n'
+                   "[joints.shoulder_pan]\n")
+    res = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out"),
+                              "--rerun", str(tmp_path / "x.rrd")])
+    assert res.exit_code != 0 and "simgap[rerun]" in res.output
+    assert not (tmp_path / "out").exists()  # nothing was diagnosed

@@ -117,6 +117,10 @@ def diagnose(
     rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
+    if rerun is not None:  # a missing extra is said before minutes of diagnosis, not after
+        from simgap.report.rerun import require_rerun
+
+        require_rerun()
     _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
          controller_cross_check)
     if rerun is not None:  # 'simgap view OUT --rig RIG --rerun FILE' writes the same
@@ -146,6 +150,10 @@ def demo(
     """Diagnose the bundled demo rig: a synthetic bench with known, planted faults."""
     from simgap.demo import cached_demo, demo_cache_dir, prepare_demo
 
+    if rerun is not None:
+        from simgap.report.rerun import require_rerun
+
+        require_rerun()
     recorded = cached_demo(cache, seed)
     if recorded is not None:
         say(f"demo: reusing the bench recorded at {shown_path(recorded.parent)} (delete it "

@@ -83,6 +83,11 @@ def _rerun() -> Any:
     return rr
 
 
+def require_rerun() -> None:
+    """Raise MissingExtraError now when rerun-sdk is not installed (before a long run)."""
+    _rerun()
+
+
 def _finding_dicts(diagnosis: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [f for f in diagnosis.get("findings", []) if isinstance(f, Mapping)]
 
