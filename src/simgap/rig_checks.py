@@ -39,7 +39,8 @@ _RANGES: dict[str, dict[str, tuple[float | None, float | None, bool, str]]] = {
                  "finger_friction": (0.0, None, False, "")},
     "deploy": {"servo_p_gain": (0.0, None, False, ""),
                "gripper_torque_limit": (0.0, 1.0, True, "fraction of the stall torque"),
-               "action_scale": (0.0, None, True, "")},
+               "action_scale": (0.0, None, True, ""),
+               "goal_speed_rad_s": (0.0, None, True, "rad/s")},
 }
 _JOINT: dict[str, tuple[float | None, float | None, bool, str]] = {
     "ticks_per_rev": (0.0, 1 << 24, True, "ticks"), "zero_ticks": (None, None, False, "ticks"),
@@ -47,6 +48,9 @@ _JOINT: dict[str, tuple[float | None, float | None, bool, str]] = {
 }
 _FIX = {"gripper_torque_limit": "give the limit as a fraction of the stall torque in (0, 1], "
                                 "e.g. 0.5 for 50 %",
+        "goal_speed_rad_s": "give the servo's goal-speed limit in rad/s (a Feetech "
+                            "Goal_Velocity of v steps/s is v * 2 pi / 4096 rad/s), or leave it "
+                            "out when the servo runs at its own top speed",
         "obs_noise_std_rad": "give the standard deviation in radians (0.01 rad = 0.57 deg)"}
 
 

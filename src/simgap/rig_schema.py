@@ -70,6 +70,11 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "servo_model": ((str,), False),
         "gripper_torque_limit": (_NUM, False),
         "action_scale": (_NUM, False),
+        # what LeRobot and the servo do to a command before it acts (simgap.episodes.
+        # command_shaping): a number (every motor) or a table motor -> number, in the joint's
+        # recorded unit (degrees; -100..100 / 0..100 for a normalised joint)
+        "max_relative_target": ((int, float, dict), False),
+        "goal_speed_rad_s": (_NUM, False),  # the servo's goal-speed limit (Goal_Velocity)
     },
     "frame": {
         "origin_reference_m": ((list,), False),

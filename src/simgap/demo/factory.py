@@ -229,14 +229,19 @@ def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: s
 
 def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: float, delays: np.ndarray,
              clock: str = "exact", offsets: np.ndarray | None = None,
-             joints: Sequence[str] = JOINTS) -> tuple[np.ndarray, float]:
+             joints: Sequence[str] = JOINTS, relative_bound: np.ndarray | None = None,
+             ) -> tuple[np.ndarray, float]:
     """Run one episode; returns (q at every frame's read (T, J) [rad], contact fraction).
 
     ``targets`` (T, J) [rad] are the goals sent at each frame to ``joints`` (any model whose
     joints have position actuators: the SO-101's by default), held; joint j receives them
     ``delays[j]`` seconds late; ``clock`` and ``offsets`` as ``_schedule``. The episode
-    starts at the first goal, held for ``SETTLE_S`` before t = 0.
+    starts at the first goal, held for ``SETTLE_S`` before t = 0. ``relative_bound`` (J,)
+    [rad]: each goal is clipped to the present reading (whole counts) +- it when the frame
+    is read, before it is sent (LeRobot's ``max_relative_target``); ``targets`` is not
+    changed.
     """
+    targets = np.array(targets, dtype=float)
     acts, dofs = _ids(m, joints)
     qadr = [int(m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)])
             for j in joints]
@@ -256,6 +261,10 @@ def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: float, delays: np.ndar
         for i in range(len(h)):
             if obs[i] >= 0:
                 out[obs[i]] = d.qpos[qadr]
+                if relative_bound is not None:  # the follower clips against what it reads
+                    now = quantise(out[obs[i]])
+                    targets[obs[i]] = quantise(now + np.clip(targets[obs[i]] - now,
+                                                             -relative_bound, relative_bound))
             d.ctrl[acts] = targets[np.maximum(cmd[i], 0), cols]
             m.opt.timestep = h[i]
             mujoco.mj_step(m, d)
@@ -289,11 +298,15 @@ def _units(m: mujoco.MjModel) -> dict[str, JointUnit]:
 def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, duration_s: float,
               delays: np.ndarray, clock: str = "exact", jitter_s: float = 0.0,
               motion: tuple[float, float] = (1.0, 4.0),
+              max_relative_target: float | Mapping[str, float] | None = None,
               ) -> tuple[list[dict[str, Any]], float]:
     """Record ``n`` episodes; the excitation of episode e comes from ``[seed, which, e]``,
     the read times' jitter (``clock="jitter"``: uniform in [0, jitter_s)) from
-    ``[seed, which, e, 7]``."""
+    ``[seed, which, e, 7]``. ``max_relative_target`` (LeRobot's units: degrees, percent for
+    the gripper; one number or joint -> number) clips each sent goal against the present
+    reading; ``action`` records the goal before the clip, as ``lerobot-record`` 0.6.1 does."""
     units = _units(m)
+    bound = _relative_bound(max_relative_target, units)
     t = np.arange(int(round(duration_s * fps))) / fps
     eps, cfrac = [], []
     for e in range(n):
@@ -308,13 +321,25 @@ def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, durati
         if clock == "jitter":
             offsets = np.random.default_rng([seed, 0 if which == "dataset" else 1, e, 7]
                                             ).uniform(0.0, jitter_s, t.size)
-        q, cf = simulate(m, tg, fps, delays, "step" if clock == "step" else "exact", offsets)
+        q, cf = simulate(m, tg, fps, delays, "step" if clock == "step" else "exact", offsets,
+                         relative_bound=bound)
         q = quantise(q)
         cfrac.append(cf)
         conv = [units[j].from_rad for j in JOINTS]
         eps.append({"action": np.stack([c(tg[:, i]) for i, c in enumerate(conv)], 1),
                     "observation.state": np.stack([c(q[:, i]) for i, c in enumerate(conv)], 1)})
     return eps, float(np.mean(cfrac)) if cfrac else 0.0
+
+
+def _relative_bound(mrt: float | Mapping[str, float] | None, units: Mapping[str, JointUnit],
+                    ) -> np.ndarray | None:
+    """LeRobot's ``max_relative_target`` (its units) per joint of ``JOINTS`` [rad]."""
+    if mrt is None:
+        return None
+    vals = [float(mrt[j]) if isinstance(mrt, Mapping) else float(mrt) for j in JOINTS]
+    if not all(v > 0 for v in vals):
+        raise InputError(field="max_relative_target", expected="positive numbers", got=mrt)
+    return np.array([v * units[j].rad_per_unit() for v, j in zip(vals, JOINTS, strict=True)])
 
 
 def _rig_text(name: str, seed: int, model: Path, fps: int, grip: JointUnit) -> str:
@@ -345,7 +370,9 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
                      faults: None | str | Mapping[str, Any] = None,
                      n_heldout: int = 1, substeps: int = 1, clock: str = "exact",
                      jitter_s: float = 0.002, amplitude: float = 1.0,
-                     max_hz: float = 4.0) -> Bench:
+                     max_hz: float = 4.0,
+                     max_relative_target: float | Mapping[str, float] | None = None,
+                     ) -> Bench:
     """Simulate and record one SO-101 bench into ``out_dir`` (see the module docstring).
 
     Args:
@@ -368,6 +395,10 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
         jitter_s: the jitter's width [s] (``clock="jitter"`` only).
         amplitude, max_hz: the excitation's span (a fraction of the default) and highest
             frequency [Hz] (``excitation``).
+        max_relative_target: LeRobot's follower clip, planted (None: none): each goal is
+            clipped to the present reading +- it (degrees; percent for the gripper; one
+            number or joint -> number) before it is simulated, and the dataset records the
+            goal before the clip, as ``lerobot-record`` does. The rig does not state it.
     """
     out = Path(out_dir)
     if clock not in RECORDER_CLOCKS or not 0 <= jitter_s < 1.0 / fps:
@@ -389,13 +420,13 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
                          "<= half the frame rate", got=(amplitude, max_hz))
     motion = (float(amplitude), float(max_hz))
     eps, cf = _episodes(m, seed, "dataset", n_episodes, fps, duration_s, delays, clock,
-                        jitter_s, motion)
+                        jitter_s, motion, max_relative_target)
     write_lerobot_v3(out / "dataset", eps, fps=fps, names=names, task=TASK,
                      robot_type="so101_follower")
     heldout = None
     if n_heldout:
         heps, _ = _episodes(m, seed, "heldout", n_heldout, fps, duration_s, delays, clock,
-                            jitter_s, motion)
+                            jitter_s, motion, max_relative_target)
         heldout = write_lerobot_v3(out / "heldout", heps, fps=fps, names=names, task=TASK,
                                    robot_type="so101_follower")
     grip = _units(m)[GRIPPER]
@@ -407,7 +438,8 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
         "seed": seed, "fps": fps, "faulty": bench.faulty, "params": list(PARAMS),
         "physics_dt_s": float(m.opt.timestep), "clock": clock,
         "jitter_s": jitter_s if clock == "jitter" else 0.0, "amplitude": amplitude,
-        "max_hz": max_hz,
+        "max_hz": max_hz, "max_relative_target": dict(max_relative_target)
+        if isinstance(max_relative_target, Mapping) else max_relative_target,
         "contact_fraction": cf, "joints": {t.name: t.to_dict() for t in truth}})
     return bench
 
