@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from simgap.actuator.clip_search import piled_bound
 from simgap.branches import effective_command
 from simgap.branches.joint_dynamics import dataset_logs, identify_rig
 from simgap.demo.factory import make_so101_bench
-from simgap.episodes.clip_search import piled_bound
 from simgap.episodes.command_shaping import (
     Shaping,
     clip_relative,
@@ -105,10 +105,13 @@ def benches(tmp_path_factory: pytest.TempPathFactory, ) -> dict[str, Any]:
     from simgap.demo import demo_model_path
 
     out = {}
-    for name, mrt in (("clean", None), ("clipped", PLANTED)):
+    for name, mrt, faults in (
+            ("clean", None, {"delay_s": DELAY_S}), ("clipped", PLANTED, {"delay_s": DELAY_S}),
+            # an arm slower than its model, no clip: its replay prefers a clipped action too
+            ("slow", None, {"kp": 0.5, "armature": 2.0, "damping": 2.0})):
         b = make_so101_bench(tmp_path_factory.mktemp(name), demo_model_path(), 5,
                              n_episodes=2, duration_s=4.0, n_heldout=0,
-                             faults={"delay_s": DELAY_S}, max_relative_target=mrt)
+                             faults=faults, max_relative_target=mrt)
         out[name] = b
     return out
 
@@ -160,9 +163,12 @@ def test_clean_bench_reports_no_clip(benches: dict[str, Any]) -> None:
 
 
 def test_clip_absent_from_the_rig_is_reported_with_its_bound(benches: dict[str, Any]) -> None:
+    """lerobot-record 0.6.1 keeps the action before the clip: the clip shows only in the
+    model's replay, a lead with its bound and the line to set, never an implication."""
     rig, ds = _load(benches["clipped"])
     f = effective_command.finding(rig, ds)
-    assert f.verdict is Verdict.IMPLICATED, f.summary
+    assert f.verdict is Verdict.INCONCLUSIVE, f.summary
+    assert "a lead, not a measurement" in f.summary
     found = f.figures["bound_found"]
     body = [v for j, v in found.items() if j != "gripper"]
     assert len(body) >= 4 and all(abs(v / PLANTED - 1) < 0.15 for v in body), found
@@ -192,3 +198,35 @@ def test_clip_in_the_rig_is_explained_and_the_delay_stays_inside(benches: dict[s
             elo, ehi = js["effective_delay_interval_s"][t.name]
             assert elo <= t.delay_s + lag <= ehi, (t.name, elo, ehi)
     assert js["verdict"] != "implicated", js["joint_verdicts"]
+
+
+def test_an_arm_slower_than_its_model_is_no_clip(benches: dict[str, Any]) -> None:
+    rig, ds = _load(benches["slow"])
+    f = effective_command.finding(rig, ds)
+    assert f.verdict is not Verdict.IMPLICATED, f.summary
+
+
+def test_a_recorded_gap_piled_at_a_bound_implicates(benches: dict[str, Any],
+                                                    tmp_path: Path) -> None:
+    """A recording of the goal as sent (a deploy script that logs it): the gap itself piles
+    up at the bound, a measurement."""
+    from simgap.demo.writers import write_lerobot_v3
+
+    rig, ds = _load(benches["clipped"])
+    eps = []
+    for e in ds.episode_indices:
+        obs = np.asarray(ds.vector("observation.state", e), dtype=float)
+        act = np.asarray(ds.vector("action", e), dtype=float)
+        sent = act.copy()
+        sent[:, :5] = np.clip(act[:, :5], obs[:, :5] - PLANTED, obs[:, :5] + PLANTED)
+        eps.append({"action": sent, "observation.state": obs})
+    write_lerobot_v3(tmp_path / "dataset", eps, fps=int(ds.fps), names=ds.names("action"),
+                     task="sent goals", robot_type="so101_follower")
+    path = tmp_path / "rig.toml"
+    path.write_text(benches["clipped"].rig.read_text().replace(
+        'dataset = "dataset"', f'dataset = "{tmp_path / "dataset"}"'))
+    srig = load_rig(path)
+    f = effective_command.finding(srig, read_lerobot_dataset(srig.evidence.dataset))
+    assert f.verdict is Verdict.IMPLICATED, f.summary
+    body = [v for j, v in f.figures["bound_found"].items() if j != "gripper"]
+    assert body and all(abs(v / PLANTED - 1) < 0.1 for v in body)

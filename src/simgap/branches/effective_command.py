@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.episodes.clip_search import ClipSearch, replay_rms, search_clip
+from simgap.actuator.clip_search import ClipSearch, replay_rms, search_clip
 from simgap.episodes.command_shaping import Shaping, shaping_of
 from simgap.evidence.lerobot import dataset_trajectories
 from simgap.finding import Finding, Verdict
@@ -80,6 +80,22 @@ def finding(rig: Rig, ds: Any) -> Finding:
         for j, u, v, ru, rc, f in _rows(cs) if v is not None)
     figs["bound_found"] = found
     figs["rig_line"] = line
+    # the recorded gap piled at a bound is the clip itself; a replay that prefers a clipped
+    # action is a lead only: a slow arm (kp x0.5, armature and damping x2, no clip) makes
+    # the model's replay prefer a 2 deg clip by 55 %, so it implicates nothing
+    measured = any(p is not None for p in cs.piled)
+    if not measured:
+        return Finding(
+            branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
+            key_figure="bound_found", figures=figs,
+            summary=f"The rig's model replays the recording better with the goal clipped "
+                    f"against the present position ({per}), but the recorded goals show no "
+                    "clip themselves (no gap piles up at a bound), and an arm slower than its "
+                    "model replays the same way: a lead, not a measurement.",
+            next_step=f"Check the follower's config (SOFollowerConfig.max_relative_target): "
+                      f"if it is set, write it under [deploy] in the rig ({line}) and diagnose "
+                      "again; if it is None, the arm is slower than its model (see the "
+                      "actuator finding).")
     return Finding(
         branch=BRANCH, verdict=Verdict.IMPLICATED, title=TITLE, key_figure="bound_found",
         figures=figs,
