@@ -79,7 +79,7 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
             js["effective_delay_s"][j] = js["delay_s"][j]
             js["effective_delay_interval_s"][j] = js["delay_interval_s"][j]
             js["delay_ridge"][j] = False
-        verdict, per = _verdicts(js)
+        verdict, per, _ = _verdicts(js)
         js.update({"verdict": verdict, "joint_verdicts": per, "seed": seed, "_held_out": [],
                    "_proof": ([], []), "fitted_episodes": len(logs), "fit_seconds": 8.0})
         return js

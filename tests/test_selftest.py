@@ -24,12 +24,13 @@ GRIPPER = ('[joints.gripper]\nrecorded = "gripper.pos"\nunit = "pct"\n'
 
 @pytest.fixture(scope="module")
 def small_rig(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A user's rig of two SO-101 joints over 3 healthy episodes of 3 s at 30 fps."""
+    """A user's rig of two SO-101 joints over 3 healthy episodes of 6 s at 30 fps (12 s
+    fitted, 6 s held out: enough data for a joint finding to implicate)."""
     from simgap.demo.factory import make_so101_bench
 
     root = tmp_path_factory.mktemp("user")
     bench = make_so101_bench(root / "bench", shared_data / "so101" / "so101.xml", 3,
-                             faults=None, n_episodes=3, duration_s=3.0, n_heldout=0)
+                             faults=None, n_episodes=3, duration_s=6.0, n_heldout=0)
     head = bench.rig.read_text().partition("[joints.")[0]
     rig = root / "rig.toml"
     rig.write_text(head + '[joints.elbow_flex]\nrecorded = "elbow_flex.pos"\nunit = "deg"\n'

@@ -21,9 +21,10 @@ CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_ide
 
 
 def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    """ActuatorSettings per implicated joint: the fitted values (identified or not, the
-    model that replays the training episodes best) and the servo's share of the delay (the
-    loop's part belongs to the latency branch). On a delay/lag ridge the delay is the
+    """ActuatorSettings per joint of ``patch_joints`` (the implicated, and those held at
+    inconclusive only because nothing on them is identified): the fitted values (identified
+    or not, the model that replays the training episodes best) and the servo's share of the
+    delay (the loop's part belongs to the latency branch). On a delay/lag ridge the delay is the
     profile's best point, carried with the ridge stated, rather than left out: a patch
     without the delay it found replays like the nominal model (measured on independent
     benches: the stated 70 ms delay alone took a held-out replay from 53.3 to 5.85 mrad).
@@ -32,9 +33,8 @@ def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
 
     out = {}
     servo = account.get("servo_delay_s") or js["delay_s"]
-    for j, v in js["joint_verdicts"].items():
-        if v != "implicated":
-            continue
+    for j in js.get("patch_joints", [j for j, v in js["joint_verdicts"].items()
+                                     if v == "implicated"]):
         # the best fit whole: a value declared not identifiable is still the point that
         # replays the training episodes best; the held-out proof decides whether it is
         # offered, and the finding states each one's interval or reason
@@ -89,6 +89,9 @@ def finding(ctx: Any) -> Finding:
               "params_nominal", "bounds_x_nominal", "joint_verdicts", "fitted_episodes",
               "fit_seconds", "clock"):
         figures[k] = js[k]
+    for k in ("joint_held", "excitation"):
+        if k in js:
+            figures[k] = js[k]
     figures["delay_account"] = account
     worst = max(js["nominal_rms_rad"].values())
     floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())
@@ -132,8 +135,11 @@ def finding(ctx: Any) -> Finding:
                      f"{js['identified_rms_rad'][j] * 1e3:.2g} mrad (floor "
                      f"{js['noise_floor_rad'][j]['total_rad'] * 1e3:.2g}), delay "
                      f"{d * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}]")
+    held = js.get("joint_held") or {}
+    for j, why in held.items():
+        parts.append(f"{j} held at inconclusive: {why}")
     step = next_step(verdict, "mjcf_patch" in artifacts, patch_note,
-                     any(v for v in js["params"].values()))
+                     any(v for v in js["params"].values()), bool(held))
     if account.get("loop_latency_s") is not None and verdict == "implicated":
         step += " " + account["note"] + "."
     details = {k: v for k, v in js.items() if not k.startswith("_")}
@@ -147,9 +153,18 @@ def finding(ctx: Any) -> Finding:
                    residual_unit="rad", artifacts=artifacts, next_step=step, details=details)
 
 
-def next_step(verdict: str, patch_proven: bool, patch_note: str, identified_any: bool) -> str:
+def next_step(verdict: str, patch_proven: bool, patch_note: str, identified_any: bool,
+              held: bool = False) -> str:
     """The actuator finding's next step: apply a proven patch, else set what was identified
-    (the delays alone, when no dynamics parameter was), else record better excitation."""
+    (the delays alone, when no dynamics parameter was), else record better excitation (the
+    episode ``simgap excite --for`` designs, where a joint was held at inconclusive)."""
+    if verdict != "implicated" and held:
+        use = (" The proven patch (artifacts.mjcf_patch) replays better, but nothing in it is "
+               "a measurement: use it to replay, not to set the model."
+               if patch_proven else "")
+        return ("The replay is off, but this recording cannot say by what "
+                "(figures.joint_held says why per joint): record the episode 'simgap excite "
+                "--for DIR' designs (or longer, livelier episodes) and diagnose again." + use)
     if verdict == "implicated" and patch_proven:
         return ("Apply the proven MJCF patch (artifacts.mjcf_patch) and randomise what stays "
                 "uncertain, then re-train.")

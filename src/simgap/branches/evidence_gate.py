@@ -6,7 +6,10 @@ gain it returns fits the wrong clock. ``assess`` checks the time base of
 ``evidence.dataset`` (``simgap.episodes.time_base``) and returns its Finding (branch
 ``evidence``, title "Time base"); ``time_base_refusal`` is how a branch that needs the time
 base (the joint-dynamics fit, the controller, the envelope's rate and speed checks) asks
-whether it may run, and ``not_run`` is the Finding it returns when it may not.
+whether it may run, and ``not_run`` is the Finding it returns when it may not. Where the
+joint fit will run, ``excitation_finding`` says before it whether the recording can answer
+it (``simgap.episodes.excitation``: enough seconds to fit and to prove on, each joint moved,
+what its commands cannot show).
 
 The speed limit is the servo family's (``deploy.servo_model``: the larger of its no-load
 speed and its firmware clamp); a rig that names no servo is held against
@@ -19,6 +22,7 @@ import math
 
 from simgap.actuator.families import servo_family
 from simgap.branches.context import Context
+from simgap.episodes.excitation import Excitation
 from simgap.episodes.time_base import (
     DETECT_MAX,
     REFUSAL_FIX,
@@ -34,6 +38,7 @@ from simgap.rig import Rig
 
 BRANCH = "evidence"
 TITLE = "Time base"
+EXCITATION_TITLE = "Excitation and data"
 ANY_SERVO_RAD_S = 20.0
 """Speed limit [rad/s] of a rig that names no servo (``deploy.servo_model``): about twice
 the fastest servo simgap knows (the XL330, 10.8 rad/s no-load at 5 V; the STS3215 turns
@@ -120,14 +125,53 @@ def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
         next_step="Nothing to change in how the dataset is recorded.")
 
 
+def excitation_finding(exc: Excitation) -> Finding:
+    """The excitation and data checks as a Finding: inconclusive when the data are too
+    little for a joint finding to implicate or a joint barely moved (the fit still runs,
+    and its joints are held at inconclusive with the reason), else eliminated, naming what
+    the commands cannot show."""
+    figs = exc.figures()
+    still = [j.name for j in exc.joints if not j.excited]
+    unseen = [f"{j.name} {k}" for j in exc.joints if j.excited for k in j.unseen]
+    amount = (f"{exc.fitted_s:.1f} s fitted over {exc.fitted_episodes} episode(s) "
+              f"({exc.frames} frames), {exc.proof_s:.1f} s to prove a patch on")
+    blind = (f" The commands cannot show {', '.join(unseen)} "
+             "(figures.joints.*.unseen says why)." if unseen else "")
+    if exc.thin or still:
+        why = "; ".join([exc.thin] * bool(exc.thin) + [
+            f"{j}: {exc.joint(j).unseen['all']}" for j in still])  # type: ignore[union-attr]
+        return Finding(
+            branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=EXCITATION_TITLE,
+            key_figure="fitted_s", figures=figs,
+            summary=f"The recording cannot answer the joint fit in full ({amount}): {why}. "
+                    f"No joint finding is implicated on it.{blind}",
+            next_step="Record more and livelier motion: 'simgap excite RIG' writes chirps for "
+                      "every joint, and 'simgap excite --for DIR' the episode a diagnosis "
+                      "needs; then diagnose again.")
+    return Finding(
+        branch=BRANCH, verdict=Verdict.ELIMINATED, title=EXCITATION_TITLE,
+        key_figure="fitted_s", figures=figs,
+        summary=f"Enough data for the joint fit ({amount}), every joint moved.{blind}",
+        next_step="Nothing to change in what was recorded." if not unseen else
+                  "To identify what the commands cannot show, record the episode 'simgap "
+                  "excite --for DIR' designs after the diagnosis.")
+
+
 def assess(ctx: Context) -> list[Finding]:
     """The evidence gate's Findings (none when the rig names no dataset)."""
+    from simgap.branches.joint_dynamics import applies, fit_split
+
     rig = ctx.rig
     if rig.evidence.recording is None:
         return []
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)  # a dataset, or ROS 2 bags
-    return [finding(time_base_of(rig, ds),
-                    {"deploy.servo_model": rig.provenance("deploy.servo_model")})]
+    out = [finding(time_base_of(rig, ds),
+                   {"deploy.servo_model": rig.provenance("deploy.servo_model")})]
+    if applies(rig):
+        out.append(excitation_finding(fit_split(rig, ds, dict(ctx.options or {}))[5]))
+        from simgap.branches import effective_command  # what reached the servo (issue 36)
+        out.append(effective_command.finding(rig, ds))
+    return out
 
 
 def time_base_refusal(ctx: Context) -> Finding | None:

@@ -11,7 +11,9 @@ Verdict per joint against the least residual (``least_residual``: the instrument
 floor, and the model's own where the recording follows continuous time): ``eliminated`` when
 the rig's model as given replays within ``ELIMINATE_FACTOR`` x it; ``implicated`` when it is
 more than ``IMPLICATE_FACTOR`` x it away and the identified model removes at least
-``IMPLICATE_GAIN`` of its RMS error; ``inconclusive`` otherwise.
+``IMPLICATE_GAIN`` of its RMS error, and the evidence can say what is off (enough data,
+the joint excited, something on it identified: ``simgap.episodes.excitation``; otherwise it
+is held at inconclusive with the reason, ``joint_held``); ``inconclusive`` otherwise.
 """
 
 from __future__ import annotations
@@ -43,12 +45,14 @@ def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
     """(ReplayLogs and measured joints (T, J) [rad] of each episode's first ``seconds``
     (all of it when None), Trajectories of every episode whole); the actuators hold the
     first command before it acts (LeRobot: the arm was already at it)."""
+    from simgap.episodes.command_shaping import shaped_trajectory
     from simgap.evidence.lerobot import dataset_trajectories
     from simgap.series import Trajectory
     from simgap.sim.replay import ReplayLog
 
     logs, targets, trajs = [], [], []
     for tr in dataset_trajectories(ds, rig):
+        tr = shaped_trajectory(rig, tr)  # the command as it reached the servo ([deploy])
         t_all = np.asarray(tr.t, dtype=float)
         keep = slice(None) if seconds is None else t_all - t_all[0] <= seconds + 1e-9
         t, q, c = t_all[keep], np.asarray(tr.q)[keep], np.asarray(tr.q_cmd)[keep]
@@ -68,8 +72,15 @@ def least_residual(floor: dict[str, Any]) -> float:
     return float(np.hypot(floor["total_rad"], floor.get("model_rad", 0.0)))
 
 
-def _verdicts(js: dict[str, Any]) -> tuple[str, dict[str, str]]:
+def _verdicts(js: dict[str, Any], exc: Any = None) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(verdict, per joint, why a joint the replay implicates is held at inconclusive).
+
+    A joint whose replay is off and improved (the rule in the module docstring) is
+    implicated only when the evidence can say what is off: enough data (``exc.thin``
+    empty), the joint excited, and something on it identified (a parameter with an
+    interval, or a delay whose interval excludes 0)."""
     per: dict[str, str] = {}
+    held: dict[str, str] = {}
     for j, nom in js["nominal_rms_rad"].items():
         floor = least_residual(js["noise_floor_rad"][j])
         best = js["identified_rms_rad"][j]
@@ -77,12 +88,30 @@ def _verdicts(js: dict[str, Any]) -> tuple[str, dict[str, str]]:
             per[j] = "eliminated"
         elif nom > IMPLICATE_FACTOR * floor and best <= (1 - IMPLICATE_GAIN) * nom:
             per[j] = "implicated"
+            why = _held_because(js, exc, j)
+            if why:
+                per[j], held[j] = "inconclusive", why
         else:
             per[j] = "inconclusive"
     vals = list(per.values())
     verdict = "implicated" if "implicated" in vals else (
         "eliminated" if all(v == "eliminated" for v in vals) else "inconclusive")
-    return verdict, per
+    return verdict, per, held
+
+
+def _held_because(js: dict[str, Any], exc: Any, joint: str) -> str:
+    """Why the evidence cannot say what is off on ``joint`` ('' when it can)."""
+    if exc is not None and exc.thin:
+        return exc.thin
+    je = exc.joint(joint) if exc is not None else None
+    if je is not None and not je.excited:
+        return je.unseen["all"]
+    lo = js["delay_interval_s"][joint][0]
+    if not js["params"].get(joint) and (lo <= 0 or joint in js.get("delay_ridge", {})):
+        return ("nothing on this joint is identified (its delay interval starts at "
+                f"{lo * 1e3:.0f} ms and no parameter has an interval): the replay is off, "
+                "but the fit cannot say by what")
+    return ""
 
 
 def loop_latency(ctx: Any) -> dict[str, Any] | None:
@@ -123,11 +152,7 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     from simgap.actuator.joint_id import IdConfig, JointProblem, identify
 
     opts = options or {}
-    logs, targets, trajs = dataset_logs(rig, ds, float(opts.get("joint_id_seconds",
-                                                                FIT_SECONDS)))
-    n_fit = min(len(logs), int(opts.get("joint_id_episodes", MAX_FIT_EPISODES)))
-    if len(logs) > 1:
-        n_fit = min(n_fit, len(logs) - 1)  # keep at least one episode held out
+    logs, targets, trajs, n_fit, proof, exc = fit_split(rig, ds, opts)
     cfg = IdConfig(max_delay_s=float(opts.get("joint_id_max_delay_s", 0.14)),
                    kinds=tuple(opts.get("joint_id_kinds", IdConfig.kinds)),
                    profile_delay=bool(opts.get("joint_id_profile_delay", True)),
@@ -143,8 +168,14 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     finally:
         problem.close()
     js = res.to_json()
-    verdict, per = _verdicts(js)
-    js.update({"verdict": verdict, "joint_verdicts": per, "seed": seed,
+    verdict, per, held = _verdicts(js, exc)
+    # a replay that is off and improved earns a patch to prove, identified or not, where
+    # the data suffice to prove it (the finding says when nothing in it is identified)
+    patch_joints = [j for j, v in per.items() if v == "implicated" or (
+        j in held and not exc.thin and (exc.joint(j) is None or exc.joint(j).excited))]
+    js.update({"verdict": verdict, "joint_verdicts": per, "joint_held": held,
+               "patch_joints": patch_joints,
+               "excitation": exc.figures(), "seed": seed,
                "fitted_episodes": n_fit, "held_out_episodes": len(logs) - n_fit,
                "fit_seconds": float(opts.get("joint_id_seconds", FIT_SECONDS)),
                "null_hypothesis": f"the rig's MJCF as given ({rig.model_path.name}): its "
@@ -154,8 +185,30 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     # loop costs little, and one joint's RMS over 8 s moves by tens of percent between
     # episodes
     js["_held_out"] = trajs[n_fit:]
-    js["_proof"] = proof_stretches(trajs, n_fit, float(js["fit_seconds"]))
+    js["_proof"] = proof
     return js
+
+
+def fit_split(rig: Rig, ds: Any, options: dict[str, Any] | None = None,
+              ) -> tuple[list[Any], list[np.ndarray], list[Any], int, Any, Any]:
+    """What the identification of record fits and proves on, and whether it can answer:
+    (ReplayLogs and measured joints of every episode's fitted seconds, Trajectories whole,
+    episodes fitted (the first ones, at least one held out), the proof stretches,
+    the excitation and data checks of ``simgap.episodes.excitation``)."""
+    from simgap.episodes.excitation import assess_excitation
+
+    opts = options or {}
+    seconds = float(opts.get("joint_id_seconds", FIT_SECONDS))
+    logs, targets, trajs = dataset_logs(rig, ds, seconds)
+    n_fit = min(len(logs), int(opts.get("joint_id_episodes", MAX_FIT_EPISODES)))
+    if len(logs) > 1:
+        n_fit = min(n_fit, len(logs) - 1)  # keep at least one episode held out
+    proof = proof_stretches(trajs, n_fit, seconds)
+    proof_s = sum(max(0.0, float(tr.t[-1] - tr.t[0]) - s) for tr, s in zip(*proof,
+                                                                       strict=True))
+    exc = assess_excitation([lg.commands for lg in logs[:n_fit]], rig.joint_names,
+                            float(ds.fps), rig.encoder_rad, proof_s)
+    return logs, targets, trajs, n_fit, proof, exc
 
 
 def proof_stretches(whole: list[Any], n_fit: int, fit_seconds: float,
