@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "simgap"
 VALUES = {"errors", "units", "series", "finding", "rig", "rig_schema", "outputs", "instrument",
           "values", "_version", "validate", "rig_checks", "safe_names"}
 ENGINE = {"sim", "fit"}
-READERS = {"evidence"}
+READERS = {"evidence", "maniskill"}
 METHODS = {"actuator", "contact", "appearance", "body", "episodes", "audit", "evaluation",
            "randomize", "randomize_export", "calibration"}
 BRANCHES = {"branches", "report", "demo", "fakearm", "rig_init"}

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.rig_checks import check_rig_values, guessed_keys, resolve_path
+from simgap.rig_checks import MANISKILL_MARK, check_rig_values, guessed_keys, resolve_path
 from simgap.rig_schema import _NUM, _PATH_KEYS, _SCHEMA, _SECTIONS
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
@@ -57,6 +57,10 @@ class Camera:
             None when the rig does not say (the background check is then not measured,
             never held against a black nobody stated).
         recorded: feature key of the camera in a LeRobot dataset.
+        training_mount: the link training mounted the camera on (ManiSkill's name).
+        training_pose_m: the training camera's position in its mount [m].
+        training_fov_deg: the training camera's vertical field of view [deg].
+        training_resolution: (height, width) training rendered [px].
     """
 
     name: str
@@ -67,6 +71,10 @@ class Camera:
     training_jitter_deg: float | None = None
     training_background_max: float | None = None
     recorded: str | None = None
+    training_mount: str | None = None
+    training_pose_m: tuple[float, float, float] | None = None
+    training_fov_deg: float | None = None
+    training_resolution: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,22 @@ class Training:
     servo_p_gain: float | None = None
     object_mass_kg: float | None = None
     finger_friction: float | None = None
+    env_id: str | None = None
+    """ManiSkill's env id (``SO100GraspCube-v1``); the keys below are what
+    ``simgap init --maniskill-config`` reads from it (``simgap.audit.training``)."""
+    agent: str | None = None
+    robot_description: str | None = None
+    physics_dt_s: float | None = None
+    controller: str | None = None
+    pd_stiffness_nm_rad: float | None = None
+    pd_damping_nms_rad: float | None = None
+    pd_force_limit_nm: float | None = None
+    action_delta_limit_rad: float | None = None
+    """The largest arm joint step one action may command [rad] (a delta controller's bound
+    at action 1)."""
+    object_size_m: float | None = None
+    origin_from_pan_axis_m: tuple[float, ...] | None = None
+    """Training's world origin from the base's pan axis, in the base frame [m]."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +127,14 @@ class Deploy:
     """The servo's goal-speed limit [rad/s] (a Feetech ``Goal_Velocity`` of v steps/s is
     v * 2 pi / 4096 rad/s; LeRobot leaves it at 0, the servo's own top speed): the goal is
     rate-limited to it. None: not limited beyond the servo model."""
+    robot_name: str | None = None
+    """LeRobot's ``robot.name`` of the follower (``so101_follower``)."""
+    bridge: str | None = None
+    """What drives the real arm from the policy (``LeRobotRealAgent``: ManiSkill's)."""
+    finger_friction: float | None = None
+    """The real fingers' friction coefficient against the object, measured."""
+    object_mass_kg: float | None = None
+    """The real object's mass [kg], weighed."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +229,8 @@ class Rig:
             ``simgap init`` writes it: 1 / fps of the recording): values nobody stated,
             until the user checks them and removes the mark. A check whose comparison
             would rest on one reports it not measured instead (``stated``).
+        from_maniskill: the dotted keys rig.toml marks ``# from ManiSkill`` (read from the
+            training environment: stated, shown as their provenance).
         given: the dotted keys the rig file writes (None: built in code, every value the
             caller's); a key it leaves out has its default (``provenance``).
     """
@@ -232,13 +266,18 @@ class Rig:
     compute_address: str | None = None
     guessed: frozenset[str] = frozenset()
     given: frozenset[str] | None = None
+    from_maniskill: frozenset[str] = frozenset()
 
     def provenance(self, key: str) -> str:
         """Where the dotted rig key's value comes from: ``given`` (the user wrote it),
-        ``guessed`` (marked ``# guessed``: ``simgap init`` inferred it) or ``default`` (the
-        file leaves it out). Findings show it beside each value they compare against."""
+        ``guessed`` (marked ``# guessed``: ``simgap init`` inferred it), ``from ManiSkill``
+        (marked so: read from the training environment by ``simgap init
+        --maniskill-config``; stated, like ``given``) or ``default`` (the file leaves it
+        out). Findings show it beside each value they compare against."""
         if key in self.guessed:
             return "guessed"
+        if key in self.from_maniskill:
+            return "from ManiSkill"
         if self.given is None or key in self.given:
             return "given"
         return "default"
@@ -298,7 +337,8 @@ def load_rig(path: str | Path) -> Rig:
                          fix="pass the path of your rig.toml (see docs/rig.md)")
     text = read_text(path, "a rig.toml file")
     raw = parse_toml(text, path, "valid TOML")
-    return rig_from_dict(raw, source=path, guessed=guessed_keys(text))
+    return rig_from_dict(raw, source=path, guessed=guessed_keys(text),
+                         from_maniskill=guessed_keys(text, MANISKILL_MARK))
 
 
 def _check_section(data: Mapping[str, Any], section: str, schema_key: str, source: Path | None,
@@ -366,9 +406,11 @@ def _control_dt(control: Mapping[str, Any], frames_only: bool, source: Path | No
 
 
 def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
-                  guessed: frozenset[str] = frozenset()) -> Rig:
+                  guessed: frozenset[str] = frozenset(),
+                  from_maniskill: frozenset[str] = frozenset()) -> Rig:
     """Validate a parsed rig mapping and build the frozen ``Rig``; ``guessed`` are the
-    dotted keys the file marks ``# guessed`` (``rig_checks.guessed_keys``)."""
+    dotted keys the file marks ``# guessed`` (``rig_checks.guessed_keys``),
+    ``from_maniskill`` those it marks ``# from ManiSkill``."""
     base = source.parent if source is not None else Path.cwd()
     _check_section(raw, "", "", source)
     frames_only = _frames_only(raw.get("evidence"))
@@ -451,7 +493,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
             training_jitter_deg=c.get("training_jitter_deg"),
             training_background_max=None if c.get("training_background_max") is None
             else float(c["training_background_max"]),
-            recorded=c.get("recorded"))
+            recorded=c.get("recorded"), **_training_camera(c, source))
 
     t = sections["training"]
     training = Training(
@@ -462,7 +504,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
         workspace_y_m=_pair(t["workspace_y_m"], source, "training.workspace_y_m")
         if "workspace_y_m" in t else None,
         servo_p_gain=t.get("servo_p_gain"), object_mass_kg=t.get("object_mass_kg"),
-        finger_friction=t.get("finger_friction"))
+        finger_friction=t.get("finger_friction"), **_training_env(t, source))
     d = sections["deploy"]
     deploy = Deploy(policy_server=d.get("policy_server"), servo_p_gain=d.get("servo_p_gain"),
                     gripper_torque_limit=d.get("gripper_torque_limit"),
@@ -470,7 +512,10 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
                     servo_model=d.get("servo_model"),
                     max_relative_target=_relative_target(d, joints, source),
                     goal_speed_rad_s=None if d.get("goal_speed_rad_s") is None
-                    else float(d["goal_speed_rad_s"]))
+                    else float(d["goal_speed_rad_s"]),
+                    robot_name=d.get("robot_name"), bridge=d.get("bridge"),
+                    finger_friction=d.get("finger_friction"),
+                    object_mass_kg=d.get("object_mass_kg"))
     f = sections["frame"]
     origin = None
     if "origin_reference_m" in f:
@@ -525,7 +570,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
         **_contact(sections["contact"], source),
         compute_backend=_backend(sections["compute"], source),
         compute_address=sections["compute"].get("address"), guessed=guessed,
-        given=frozenset(_dotted(raw)))
+        from_maniskill=from_maniskill, given=frozenset(_dotted(raw)))
 
 
 def _dotted(raw: Mapping[str, Any], prefix: str = "") -> list[str]:
@@ -583,6 +628,49 @@ def _bound(x: Any, source: Path | None, field: str, unit_hint: str) -> float:
                          got=x, fix="write e.g. max_relative_target = 10.0, or remove it "
                                     "when the follower's config leaves it at None")
     return float(x)
+
+
+def _numbers_of(v: Any, n: tuple[int, ...], source: Path | None, key: str, what: str,
+                ) -> tuple[float, ...]:
+    if not (isinstance(v, list) and len(v) in n and all(
+            isinstance(x, _NUM) and not isinstance(x, bool) and math.isfinite(x) for x in v)):
+        raise InputError(file=source, field=key, expected=what, got=v)
+    return tuple(float(x) for x in v)
+
+
+def _training_camera(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
+    """``[camera]``'s training_* keys of the training camera (``--maniskill-config``)."""
+    out: dict[str, Any] = {"training_mount": c.get("training_mount")}
+    if "training_pose_m" in c:
+        p = _numbers_of(c["training_pose_m"], (3,), source, "camera.training_pose_m",
+                        "[x, y, z] in metres, in the mount link's frame")
+        out["training_pose_m"] = (p[0], p[1], p[2])
+    if "training_fov_deg" in c:
+        out["training_fov_deg"] = _positive(c["training_fov_deg"], source,
+                                            "camera.training_fov_deg")
+    if "training_resolution" in c:
+        r = _numbers_of(c["training_resolution"], (2,), source, "camera.training_resolution",
+                        "[height, width], positive integers")
+        if min(r) <= 0:
+            raise InputError(file=source, field="camera.training_resolution",
+                             expected="[height, width], positive integers", got=list(r))
+        out["training_resolution"] = (int(r[0]), int(r[1]))
+    return out
+
+
+def _training_env(t: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
+    """``[training]``'s keys read from the training environment (``--maniskill-config``)."""
+    out: dict[str, Any] = {k: t.get(k) for k in ("env_id", "agent", "robot_description",
+                                                 "controller")}
+    for k in ("physics_dt_s", "pd_stiffness_nm_rad", "pd_damping_nms_rad",
+              "pd_force_limit_nm", "action_delta_limit_rad", "object_size_m"):
+        if k in t:
+            out[k] = _positive(t[k], source, f"training.{k}")
+    if "origin_from_pan_axis_m" in t:
+        out["origin_from_pan_axis_m"] = _numbers_of(
+            t["origin_from_pan_axis_m"], (2, 3), source, "training.origin_from_pan_axis_m",
+            "[x, y] or [x, y, z] in metres, in the base frame")
+    return out
 
 
 def _contact(c: Mapping[str, Any], source: Path | None) -> dict[str, Any]:

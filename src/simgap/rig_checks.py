@@ -36,11 +36,16 @@ _RANGES: dict[str, dict[str, tuple[float | None, float | None, bool, str]]] = {
                  "top_speed_rad_s": (0.0, None, True, "rad/s"),
                  "servo_p_gain": (0.0, None, False, ""),
                  "object_mass_kg": (0.0, None, True, "kg"),
-                 "finger_friction": (0.0, None, False, "")},
+                 "finger_friction": (0.0, None, False, ""),
+                 "pd_stiffness_nm_rad": (0.0, None, True, "N m/rad"),
+                 "pd_force_limit_nm": (0.0, None, True, "N m"),
+                 "action_delta_limit_rad": (0.0, 3.2, True, "rad")},
     "deploy": {"servo_p_gain": (0.0, None, False, ""),
                "gripper_torque_limit": (0.0, 1.0, True, "fraction of the stall torque"),
                "action_scale": (0.0, None, True, ""),
-               "goal_speed_rad_s": (0.0, None, True, "rad/s")},
+               "goal_speed_rad_s": (0.0, None, True, "rad/s"),
+               "finger_friction": (0.0, None, False, ""),
+               "object_mass_kg": (0.0, None, True, "kg")},
 }
 _JOINT: dict[str, tuple[float | None, float | None, bool, str]] = {
     "ticks_per_rev": (0.0, 1 << 24, True, "ticks"), "zero_ticks": (None, None, False, "ticks"),
@@ -138,6 +143,10 @@ GUESSED_MARK = "guessed"
 """A rig.toml value whose line ends in a comment starting with this word (``simgap init``
 writes ``dt_s = 0.0667   # guessed: 1 / fps of the recording``) is a guess: the user has
 not stated it until the mark is removed."""
+MANISKILL_MARK = "from maniskill"
+"""A value whose comment starts with this (``simgap init --maniskill-config`` writes
+``control_dt_s = 0.05   # from ManiSkill: 1 / control_freq``) was read from the training
+environment itself: stated, with its provenance ``from ManiSkill``."""
 
 
 def _header(line: str) -> tuple[str, ...] | None:
@@ -153,7 +162,7 @@ def _header(line: str) -> tuple[str, ...] | None:
     return tuple(path) if d == {} else None
 
 
-def _marked_key(line: str) -> tuple[str, ...] | None:
+def _marked_key(line: str, mark: str = GUESSED_MARK) -> tuple[str, ...] | None:
     """The key path of a one-line ``key = value  # guessed ...``; None otherwise.
 
     The comment starts at the first ``#`` before which the line parses to the same value
@@ -171,7 +180,7 @@ def _marked_key(line: str) -> tuple[str, ...] | None:
             continue
         if not same:
             continue
-        if not line[i + 1:].strip().lower().startswith(GUESSED_MARK):
+        if not line[i + 1:].strip().lower().startswith(mark):
             return None
         path: list[str] = []
         while isinstance(full, dict) and len(full) == 1:
@@ -181,9 +190,10 @@ def _marked_key(line: str) -> tuple[str, ...] | None:
     return None
 
 
-def guessed_keys(text: str) -> frozenset[str]:
+def guessed_keys(text: str, mark: str = GUESSED_MARK) -> frozenset[str]:
     """The dotted keys (``control.dt_s``, ``joints.gripper.range_rad``) whose line in the
-    rig file carries a ``# guessed`` comment (``GUESSED_MARK``)."""
+    rig file carries a ``# guessed`` comment (``GUESSED_MARK``; ``mark``: another such
+    comment, ``MANISKILL_MARK``)."""
     out: set[str] = set()
     section: tuple[str, ...] | None = ()
     for raw in text.splitlines():
@@ -192,8 +202,8 @@ def guessed_keys(text: str) -> frozenset[str]:
             section = None  # an array of tables: no rig key lives there
         elif line.startswith("["):
             section = _header(line)
-        elif section is not None and GUESSED_MARK in line.lower():
-            key = _marked_key(line)
+        elif section is not None and mark in line.lower():
+            key = _marked_key(line, mark)
             if key is not None:
                 out.add(".".join(section + key))
     return frozenset(out)

@@ -210,7 +210,9 @@ def body_range_evidence(dataset: Path, key: str, body: Mapping[str, str],
 
 def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Path, *,
               calibration: str | Path | None = None, name: str | None = None,
-              joint_map: Mapping[str, str] | None = None) -> RigDraft:
+              joint_map: Mapping[str, str] | None = None,
+              maniskill_config: str | Path | None = None,
+              maniskill_camera: str | None = None) -> RigDraft:
     """Draft ``rig_path``'s text for ``dataset`` and ``model`` (paths written relative to it).
 
     Raises:
@@ -330,7 +332,15 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
         lines += ["", "[noise]", f"encoder_rad = {enc:.8g}   # one count of a 4096-count servo"]
     images = [k for k, f in feats.items() if isinstance(f, dict)
               and f.get("dtype") in ("image", "video")]
-    if images:
+    ms = None
+    if maniskill_config is not None:
+        from simgap.maniskill.config import read_maniskill_config
+
+        ms = read_maniskill_config(maniskill_config, maniskill_camera)
+    ms_cam = _maniskill_camera(ms, images, found["camera"], dataset, feats, guessed, to_fill)
+    if ms_cam:
+        lines += ms_cam
+    elif images:
         cam = next((c for c in found["camera"] for k in images
                     if c.split("_")[0] in k.split(".")[-1]), None)
         shape = _image_shape(dataset / "meta" / "info.json", images[0],
@@ -345,9 +355,13 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
         to_fill.append(f"[camera]: images {', '.join(images)} were recorded; the model's "
                        f"cameras: {', '.join(found['camera']) or 'none'}; fill the commented "
                        "section for the appearance branch")
+    if ms is not None:
+        lines += ["", *_maniskill_lines(ms, robot, guessed, to_fill)]
     lines += ["", "[evidence]", f"dataset = {_toml(rel(dataset, base), 'the dataset folder')}"]
     to_fill += ["[training]: what the policy was trained with (rate, noise, workspace) for "
-                "the envelope branch", "[evidence]: timing logs, servo logs, push logs, "
+                "the envelope branch" if ms is None else "[training]: obs_noise_std_rad and "
+                "the workspace (the envelope branch); ManiSkill's export does not carry them",
+                "[evidence]: timing logs, servo logs, push logs, "
                 "evaluation manifests, frames: each adds a branch (docs/formats.md)"]
     text = "\n".join(lines) + "\n"
     parsed = checked_toml(text, f"rig file {rig_path.name}")  # read back before it is written
@@ -356,6 +370,56 @@ def draft_rig(dataset: str | Path, model: str | Path | None, rig_path: str | Pat
                      list(joints.values()), "rig file's recorded names")
     rig_from_dict(parsed, source=rig_path)
     return RigDraft(text=text, guessed=tuple(guessed), to_fill=tuple(to_fill))
+
+
+def _maniskill_lines(ms: Any, robot: str, guessed: list[str], to_fill: list[str],
+                     ) -> list[str]:
+    """``[training]`` from a ManiSkill export and the ``[deploy]`` keys the training audit
+    reads: LeRobot's robot name from the dataset's robot_type, the rest to fill."""
+    from simgap.maniskill.training_toml import training_lines
+
+    guessed.append(f"[training]: from ManiSkill ({ms.source.name}: {ms.env_id}, agent "
+                   f"{ms.agent}, {ms.control_mode}); marked '# from ManiSkill'")
+    out = training_lines(ms) + ["", "[deploy]"]
+    if robot:
+        out.append(f"robot_name = {_toml(robot, 'robot_type')}   # the dataset's robot_type "
+                   "(LeRobot's robot.name)")
+    to_fill.append("deploy: bridge (\"LeRobotRealAgent\" where ManiSkill's Sim2RealEnv drives "
+                   "the arm), action_scale, servo_model and servo_p_gain, finger_friction and "
+                   "object_mass_kg as measured (simgap training holds them against training)")
+    return out
+
+
+def _maniskill_camera(ms: Any, images: Sequence[str], cameras: Sequence[str], dataset: Path,
+                      feats: Mapping[str, Any], guessed: list[str], to_fill: list[str],
+                      ) -> list[str]:
+    """A ``[camera]`` section with the training camera's keys from a ManiSkill export, when
+    it has a camera and the model one to name (the one matching an image feature, else its
+    only camera); else nothing (the commented section is written as without the export)."""
+    if ms is None or ms.camera is None:
+        return []
+    from simgap.maniskill.training_toml import camera_lines
+
+    cam = next((c for c in cameras for k in images if c.split("_")[0] in k.split(".")[-1]),
+               cameras[0] if len(cameras) == 1 else None)
+    if cam is None:
+        to_fill.append(f"[camera]: the training camera {ms.camera.uid} was exported, but the "
+                       f"model's cameras ({', '.join(cameras) or 'none'}) do not say which "
+                       "one it is; add [camera] name = ... and init's training_* lines")
+        return []
+    out = ["", "[camera]", f"name = {_toml(cam, 'model camera')}   # guessed: the model camera"]
+    guessed.append(f"camera.name = {cam!r} (the model camera beside the training camera "
+                   f"{ms.camera.uid})")
+    if images:
+        out.append(f"recorded = {_toml(images[0], 'image feature')}")
+        shape = _image_shape(dataset / "meta" / "info.json", images[0],
+                             feats[images[0]].get("shape"))
+        if len(shape) >= 2:
+            out.append(f"render_resolution = {_toml([int(shape[0]), int(shape[1])])}")
+    to_fill.append("camera.policy_resolution: the size the policy's preprocessing gives the "
+                   f"image (training rendered {ms.camera.resolution[0]}x"
+                   f"{ms.camera.resolution[1]})")
+    return out + camera_lines(ms)
 
 
 def _calibrated_units(path: Path, model: Path, joints: Mapping[str, str], dataset: Path,

@@ -52,6 +52,12 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "training_jitter_deg": (_NUM, False),
         "training_background_max": (_NUM, False),
         "recorded": ((str,), False),
+        # the training camera (simgap init --maniskill-config): its mount link, position
+        # in that link [m], vertical field of view [deg] and [height, width] rendered [px]
+        "training_mount": ((str,), False),
+        "training_pose_m": ((list,), False),
+        "training_fov_deg": (_NUM, False),
+        "training_resolution": ((list,), False),
     },
     "training": {
         "control_dt_s": (_NUM, False),
@@ -63,6 +69,19 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "servo_p_gain": (_NUM, False),
         "object_mass_kg": (_NUM, False),
         "finger_friction": (_NUM, False),
+        # read from the training environment (simgap init --maniskill-config; the training
+        # audit, simgap.audit.training)
+        "env_id": ((str,), False),
+        "agent": ((str,), False),
+        "robot_description": ((str,), False),
+        "physics_dt_s": (_NUM, False),
+        "controller": ((str,), False),
+        "pd_stiffness_nm_rad": (_NUM, False),
+        "pd_damping_nms_rad": (_NUM, False),
+        "pd_force_limit_nm": (_NUM, False),
+        "action_delta_limit_rad": (_NUM, False),
+        "object_size_m": (_NUM, False),
+        "origin_from_pan_axis_m": ((list,), False),
     },
     "deploy": {
         "policy_server": ((str,), False),
@@ -75,6 +94,12 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         # recorded unit (degrees; -100..100 / 0..100 for a normalised joint)
         "max_relative_target": ((int, float, dict), False),
         "goal_speed_rad_s": (_NUM, False),  # the servo's goal-speed limit (Goal_Velocity)
+        # the training audit: LeRobot's robot.name, the sim-to-real bridge, the real
+        # fingers' friction and the real object's mass
+        "robot_name": ((str,), False),
+        "bridge": ((str,), False),
+        "finger_friction": (_NUM, False),
+        "object_mass_kg": (_NUM, False),
     },
     "frame": {
         "origin_reference_m": ((list,), False),

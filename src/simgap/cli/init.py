@@ -28,6 +28,14 @@ def init(
                                     "dataset folder's)."),
     joint_map: list[str] = typer.Option([], "--map", help="FEATURE=MODEL_JOINT where a "
                                         "recorded name differs from the model's (repeat)."),
+    maniskill_config: Path | None = typer.Option(
+        None, "--maniskill-config", help="The JSON 'python -m simgap.maniskill.export_config "
+        "ENV_ID --out FILE' wrote where you train: [training] (rates, controller, per-step "
+        "limit, friction, object, origin) and the camera, marked '# from ManiSkill' "
+        "(docs/maniskill.md)."),
+    maniskill: str | None = typer.Option(None, "--maniskill", metavar="ENV_ID",
+                                         help="Read [training] from ManiSkill's ENV_ID here "
+                                         "(needs mani_skill installed in this Python)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing rig file."),
 ) -> None:
     """Write a rig.toml for DATASET and a model; print what was guessed and what to fill."""
@@ -38,8 +46,12 @@ def init(
     if out.exists() and not force:
         raise InputError(file=out, expected="a new file", got="it exists",
                          fix="pass --force to overwrite it, or --out another path")
+    if maniskill is not None:
+        from simgap.maniskill.config import export_here
+
+        maniskill_config = export_here(maniskill, out.with_suffix(".maniskill.json"))
     draft = draft_rig(dataset, model, out, calibration=calibration, name=name,
-                      joint_map=parse_map(joint_map))
+                      joint_map=parse_map(joint_map), maniskill_config=maniskill_config)
     atomic_write_text(out, draft.text)
     shown = shown_path(out)
     _say(f"wrote {shown}")
