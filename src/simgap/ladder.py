@@ -32,6 +32,7 @@ from simgap.branches import (
     latency,
     phases,
     plumbing,
+    training,
 )
 from simgap.branches.context import LADDER, BranchSpec, Context, ProgressFn
 from simgap.errors import NameNotFoundError
@@ -39,7 +40,8 @@ from simgap.finding import Diagnosis, Finding, Verdict
 
 _ASSESS: dict[str, Callable[[Context], list[Finding]]] = {
     m.__name__: m.assess
-    for m in (plumbing, phases, envelope, latency, contact, actuator, controller, body, appearance)}
+    for m in (plumbing, training, phases, envelope, latency, contact, actuator, controller, body,
+              appearance)}
 """Each shipped branch module's ``assess``, by module name (``BranchSpec.module``)."""
 
 __all__ = ["LADDER", "BranchSpec", "Context", "ProgressFn", "assess_for", "run_ladder"]

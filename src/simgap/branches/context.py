@@ -41,6 +41,8 @@ class BranchSpec:
 LADDER: tuple[BranchSpec, ...] = (
     BranchSpec("plumbing", "simgap.branches.plumbing", 0.5,
                ("evidence.trace (a deployment trace from the fake arm or the real one)",)),
+    BranchSpec("training", "simgap.branches.training", 0.6,
+               ("a [training] section (simgap init --maniskill-config)",)),
     BranchSpec("phases", "simgap.branches.phases", 0.7,
                ("evidence.dataset or evidence.sim_dataset (recorded rollouts)",)),
     BranchSpec("envelope", "simgap.branches.envelope", 0.8,

@@ -15,8 +15,8 @@ from typer.core import TyperCommand, TyperGroup
 
 WORKFLOW = ("demo", "init", "diagnose", "view",
             # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
-            "audit", "phases", "envelope", "latency", "contact", "actuator", "controller",
-            "body", "calibration", "appearance",
+            "audit", "training", "phases", "envelope", "latency", "contact", "actuator",
+            "controller", "body", "calibration", "appearance",
             # the tools: many rigs, known-truth recovery, the export, making evidence,
             # evaluation
             "fleet", "selftest", "randomize", "excite", "fake-arm", "render", "compare",

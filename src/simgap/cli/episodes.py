@@ -1,4 +1,5 @@
-"""``simgap phases`` and ``simgap envelope``: failure phases and the training envelope."""
+"""``simgap phases``, ``simgap training`` and ``simgap envelope``: failure phases, the training
+config against the rig and the training envelope."""
 
 from __future__ import annotations
 
@@ -32,6 +33,22 @@ def phases(
     from simgap.diagnose import assess_branch
 
     r, findings = assess_branch(rig, "phases")
+    _print(findings)
+    write_json(json_path, findings_json(r, findings))
+
+
+@app.command()
+@handles_errors
+def training(
+    rig: Path = typer.Argument(..., help="The rig.toml with a [training] section (from "
+                                         "'simgap init --maniskill-config')."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the result as JSON."),
+) -> None:
+    """The training config against the rig: rate, top speed, PD drive, grip, origin, camera."""
+    from simgap.diagnose import assess_branch
+
+    r, findings = assess_branch(rig, "training")
     _print(findings)
     write_json(json_path, findings_json(r, findings))
 
