@@ -14,9 +14,11 @@ from simgap.branches.evidence_gate import time_base_refusal
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
-TRAINING_KEYS = ("control_dt_s", "action_delta_limit_rad", "pd_stiffness_nm_rad",
-                 "finger_friction", "object_mass_kg", "origin_from_pan_axis_m")
-"""A rig stating none of these says nothing of training the audit can use."""
+TRAINING_KEYS = ("env_id", "controller", "action_delta_limit_rad", "pd_stiffness_nm_rad",
+                 "origin_from_pan_axis_m")
+"""The keys of a training config (``simgap init --maniskill-config`` writes them): a rig
+stating none of them has no training config to audit (its hand-written ``[training]`` rate,
+noise and workspace are the envelope branch's)."""
 NEEDS = ("a [training] section ('simgap init --maniskill-config FILE', docs/maniskill.md)",)
 
 
@@ -64,8 +66,8 @@ def assess(ctx: Context) -> list[Finding]:
     rig = ctx.rig
     if not any(getattr(rig.training, k) is not None for k in TRAINING_KEYS):
         return [Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Training config",
-                        summary="Not measured: the rig states nothing of the training "
-                                "environment.",
+                        summary="Not measured: the rig has no training config "
+                                "([training] env_id, controller, ... from ManiSkill).",
                         next_step="Export it where you train ('python -m "
                                   "simgap.maniskill.export_config ENV_ID --out FILE') and "
                                   "run 'simgap init --maniskill-config FILE'.", needs=NEEDS)]
