@@ -189,7 +189,8 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
     assert REFUSAL_FIX in first["next_step"]
     assert found["stop"]["branch"] == "evidence"
     by = {(f["branch"], f["title"]): f for f in found["findings"]}
-    for key in (("actuator", "Actuator dynamics"), ("controller", "Controller")):
+    for key in (("actuator", "Actuator dynamics"), ("controller", "Controller"),
+                ("evidence", "Command shaping")):  # its clip search replays the stamps too
         assert by[key]["verdict"] == "inconclusive" and by[key]["figures"]["not_run"]
     for key in (("envelope", "Speed"), ("envelope", "Control rate")):
         assert by[key]["verdict"] == "not_measured" and REFUSAL_FIX in by[key]["needs"][0]

@@ -170,7 +170,11 @@ def assess(ctx: Context) -> list[Finding]:
     if applies(rig):
         out.append(excitation_finding(fit_split(rig, ds, dict(ctx.options or {}))[5]))
         from simgap.branches import effective_command  # what reached the servo (issue 36)
-        out.append(effective_command.finding(rig, ds))
+
+        if out[0].figures.get("refused"):  # its clip search replays the stamps as time
+            out.append(not_run(BRANCH, effective_command.TITLE, out[0]))
+        else:
+            out.append(effective_command.finding(rig, ds))
     return out
 
 
