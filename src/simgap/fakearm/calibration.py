@@ -18,63 +18,23 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from simgap.errors import InputError
+from simgap.values.calibration import RESOLUTION, MotorCalibration, NormMode
+from simgap.values.calibration import normalize as normalize_ticks
+from simgap.values.calibration import unnormalize as unnormalize_values
 
-NormMode = Literal["range_m100_100", "range_0_100", "degrees"]
 MOTORS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
                            "wrist_roll", "gripper")
 """The SO-101 follower's motors, in bus id order (ids 1..6)."""
-TICKS_PER_REV = 4096
-_DEG_SCALE = 360.0 / 4095.0  # LeRobot's degrees formula uses 4095 (the max tick value)
-
-
-@dataclass(frozen=True)
-class MotorCalibration:
-    """One motor's calibration, as in LeRobot's calibration JSON.
-
-    Attributes:
-        id: bus id (1..6 on the SO-101).
-        drive_mode: 0, or 1 for a reversed axis.
-        homing_offset: ticks written to the servo's offset register at calibration.
-        range_min: lowest calibrated position [ticks].
-        range_max: highest calibrated position [ticks].
-    """
-
-    id: int
-    drive_mode: int
-    homing_offset: int
-    range_min: int
-    range_max: int
-
-    @property
-    def mid(self) -> float:
-        """Centre of the calibrated range [ticks]."""
-        return (self.range_min + self.range_max) / 2.0
-
-
-def norm_mode(motor: str, use_degrees: bool) -> NormMode:
-    """The mode LeRobot's SO follower uses: gripper always 0..100; body degrees or m100."""
-    if motor == "gripper":
-        return "range_0_100"
-    return "degrees" if use_degrees else "range_m100_100"
+TICKS_PER_REV = RESOLUTION
 
 
 def normalize(v: float, cal: MotorCalibration, mode: NormMode) -> float:
-    """Raw ticks to the normalised value (LeRobot's formulas, see the module docstring)."""
-    lo, hi = cal.range_min, cal.range_max
-    if mode == "degrees":
-        return (v - cal.mid) * _DEG_SCALE
-    c = min(max(v, lo), hi)
-    frac = (c - lo) / (hi - lo)
-    if mode == "range_m100_100":
-        x = frac * 200.0 - 100.0
-        return -x if cal.drive_mode else x
-    x = frac * 100.0
-    return 100.0 - x if cal.drive_mode else x
+    """Raw ticks to the normalised value (``simgap.values.calibration.normalize``, one
+    reading)."""
+    return float(normalize_ticks(v, cal, mode))
 
 
 def clip_normalized(x: float, mode: NormMode) -> float:
@@ -87,18 +47,9 @@ def clip_normalized(x: float, mode: NormMode) -> float:
 
 
 def unnormalize(x: float, cal: MotorCalibration, mode: NormMode) -> int:
-    """Normalised value to raw ticks, clipping like LeRobot and casting with ``int``."""
-    lo, hi = cal.range_min, cal.range_max
-    x = clip_normalized(x, mode)
-    if mode == "degrees":
-        return int(x / _DEG_SCALE + cal.mid)
-    if mode == "range_m100_100":
-        if cal.drive_mode:
-            x = -x
-        return int((x + 100.0) / 200.0 * (hi - lo) + lo)
-    if cal.drive_mode:
-        x = 100.0 - x
-    return int(x / 100.0 * (hi - lo) + lo)
+    """Normalised value to raw ticks, clipping like LeRobot and casting with ``int``
+    (``simgap.values.calibration.unnormalize``, one goal)."""
+    return int(unnormalize_values(x, cal, mode))
 
 
 def bounds(cal: MotorCalibration, mode: NormMode) -> tuple[float, float]:

@@ -37,13 +37,13 @@ from simgap.fakearm.calibration import (
     clip_normalized,
     default_calibration,
     load_calibration,
-    norm_mode,
     normalize,
     unnormalize,
 )
 from simgap.fakearm.camera import CameraStream
 from simgap.fakearm.clock import Clock, RealClock, VirtualClock
 from simgap.fakearm.recorder import TraceRecorder
+from simgap.values.calibration import norm_mode
 
 BUS_READ_S = 0.003
 """Time one sync read of six motors costs on the virtual clock [s]."""
