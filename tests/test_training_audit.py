@@ -16,13 +16,14 @@ from typer.testing import CliRunner
 
 from simgap.audit.training import RigSide, audit_training, servo_drive
 from simgap.branches.context import Context
-from simgap.branches.training import _model_side, assess
+from simgap.branches.training import assess
 from simgap.cli import app
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
 from simgap.maniskill.config import read_maniskill_config
 from simgap.maniskill.training_toml import camera_lines, training_lines
 from simgap.rig import Rig, load_rig
+from simgap.sim.kinematics import rig_mount_points
 from tests.factories import SO101_RIG
 from tests.maniskill_fixtures import grasp_cube_export, write_export
 
@@ -36,7 +37,7 @@ def _rig(tmp: Path, model: Path, export: dict[str, Any], *, real_dt: str, deploy
     text = SO101_RIG.format(model=str(model)).replace(
         "dt_s = 0.0333333", f"dt_s = 0.0333333\nreal_dt_s = {real_dt}")
     probe = load_rig(_write(tmp / "probe.toml", text))
-    ax = _model_side(probe)["pan_axis_m"]
+    ax = rig_mount_points(probe.model_path, probe.joints[0].name, None)["pan_axis_m"]
     assert isinstance(ax, tuple)
     ref = [ax[0] + reference_from_axis[0], ax[1] + reference_from_axis[1], ax[2]]
     text += "\n".join(["", *training_lines(cfg), "", "[camera]", 'name = "wrist_cam"',

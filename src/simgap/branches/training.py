@@ -12,7 +12,7 @@ from simgap.audit.training import BRANCH, RigSide, audit_training
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.finding import Finding, Verdict
-from simgap.rig import Rig
+from simgap.sim.kinematics import rig_mount_points
 
 TRAINING_KEYS = ("env_id", "controller", "action_delta_limit_rad", "pd_stiffness_nm_rad",
                  "origin_from_pan_axis_m")
@@ -20,30 +20,6 @@ TRAINING_KEYS = ("env_id", "controller", "action_delta_limit_rad", "pd_stiffness
 stating none of them has no training config to audit (its hand-written ``[training]`` rate,
 noise and workspace are the envelope branch's)."""
 NEEDS = ("a [training] section ('simgap init --maniskill-config FILE', docs/maniskill.md)",)
-
-
-def _model_side(rig: Rig) -> dict[str, object]:
-    """The model's first (pan) joint axis point at qpos0 and the policy camera."""
-    import mujoco
-
-    from simgap.sim.model import load_model
-
-    m = load_model(rig.model_path)
-    d = mujoco.MjData(m)
-    mujoco.mj_kinematics(m, d)
-    out: dict[str, object] = {}
-    jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, rig.joints[0].name)
-    if jid >= 0:
-        a = d.xanchor[jid]
-        out["pan_axis_m"] = (float(a[0]), float(a[1]), float(a[2]))
-    if rig.camera is not None:
-        cid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, rig.camera.name)
-        if cid >= 0:
-            p = m.cam_pos[cid]
-            out.update(camera_fovy_deg=float(m.cam_fovy[cid]),
-                       camera_body=m.body(int(m.cam_bodyid[cid])).name,
-                       camera_pos_m=(float(p[0]), float(p[1]), float(p[2])))
-    return out
 
 
 def _dataset_dt(ctx: Context) -> float | None:
@@ -71,5 +47,7 @@ def assess(ctx: Context) -> list[Finding]:
                         next_step="Export it where you train ('python -m "
                                   "simgap.maniskill.export_config ENV_ID --out FILE') and "
                                   "run 'simgap init --maniskill-config FILE'.", needs=NEEDS)]
-    side = RigSide(dataset_dt_s=_dataset_dt(ctx), **_model_side(rig))  # type: ignore[arg-type]
+    cam = rig.camera.name if rig.camera is not None else None
+    points = rig_mount_points(rig.model_path, rig.joints[0].name, cam)
+    side = RigSide(dataset_dt_s=_dataset_dt(ctx), **points)  # type: ignore[arg-type]
     return audit_training(rig, side)

@@ -237,3 +237,27 @@ class Kinematics:
         bid = object_id(self.model, "body", body, source=self.source)
         mujoco.mj_kinematics(self.model, self.data)
         return float(self.data.xpos[bid][2])
+
+
+def rig_mount_points(model_path: str | Path, pan_joint: str, camera: str | None,
+                     ) -> dict[str, object]:
+    """At the model's qpos0: the first (pan) joint's axis point [m] (``pan_axis_m``) and,
+    where ``camera`` names a model camera, its field of view [deg], mount body and position
+    in that body [m] (``camera_fovy_deg``, ``camera_body``, ``camera_pos_m``); a name the
+    model lacks leaves its keys out."""
+    m = load_model(model_path)
+    d = mujoco.MjData(m)
+    mujoco.mj_kinematics(m, d)
+    out: dict[str, object] = {}
+    jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, pan_joint)
+    if jid >= 0:
+        a = d.xanchor[jid]
+        out["pan_axis_m"] = (float(a[0]), float(a[1]), float(a[2]))
+    if camera is not None:
+        cid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, camera)
+        if cid >= 0:
+            p = m.cam_pos[cid]
+            out.update(camera_fovy_deg=float(m.cam_fovy[cid]),
+                       camera_body=m.body(int(m.cam_bodyid[cid])).name,
+                       camera_pos_m=(float(p[0]), float(p[1]), float(p[2])))
+    return out
