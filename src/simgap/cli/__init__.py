@@ -15,6 +15,7 @@ from simgap.cli import controller as _controller  # noqa: F401
 from simgap.cli import diagnose as _diagnose  # noqa: F401  (registers commands)
 from simgap.cli import episodes as _episodes  # noqa: F401  (registers commands)
 from simgap.cli import evaluation as _evaluation  # noqa: F401  (registers commands)
+from simgap.cli import excite as _excite  # noqa: F401  (registers commands)
 from simgap.cli import fleet as _fleet  # noqa: F401  (registers commands)
 from simgap.cli import init as _init  # noqa: F401
 from simgap.cli import latency as _latency  # noqa: F401

@@ -1,0 +1,140 @@
+"""``simgap excite``: chirp excitation for a rig, or with ``--for DIR`` the one episode a
+diagnosis needs for what it declared not identifiable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from simgap.cli._app import app, console, handles_errors
+from simgap.cli._progress import working
+
+
+@app.command()
+@handles_errors
+def excite(
+    rig: Path | None = typer.Argument(None, help="rig.toml (joint limits come from its "
+                                      "model; with --for, the rig the diagnosis ran on)."),
+    out: Path | None = typer.Option(None, "--out", help="CSV of joint targets (or a folder "
+                                    "for a LeRobot-style action table with --lerobot); with "
+                                    "--for, the folder of the designed LeRobot v3 dataset "
+                                    "(default: DIR_next_episode beside the diagnosis)."),
+    for_dir: Path | None = typer.Option(None, "--for", metavar="DIR", help="A diagnosis "
+                                        "folder ('simgap diagnose RIG --out DIR'): design "
+                                        "the episode that identifies what it declared not "
+                                        "identifiable, with the predicted intervals."),
+    rig_opt: Path | None = typer.Option(None, "--rig", help="The rig, as RIG (with --for)."),
+    duration: float = typer.Option(10.0, "--duration", help="Seconds per joint (with --for: "
+                                   "of each joint's designed motion, default 6)."),
+    f0: float = typer.Option(1.0, "--f0", help="Start frequency [Hz]."),
+    f1: float = typer.Option(25.0, "--f1", help="End frequency [Hz]."),
+    rate: float = typer.Option(200.0, "--rate", help="Command rate [Hz]."),
+    lerobot: bool = typer.Option(False, "--lerobot", help="Write recorded units and "
+                                 "LeRobot feature names instead of radians."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the chirp phases."),
+    vmax: float = typer.Option(2 * 3.141592653589793, "--vmax", help="Joint speed the "
+                               "designed motion may reach [rad/s] (with --for)."),
+    check: bool = typer.Option(True, "--check/--no-check", help="With --for: simulate the "
+                               "episode on the current estimate, add it to the recording "
+                               "and fit (a minute or more), to hold the prediction against "
+                               "a fit."),
+    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder "
+                               "(with --for)."),
+    param: list[str] = typer.Option([], "--param", help="With --for: design only for this "
+                                    "parameter (kp, kv, damping, frictionloss, armature, "
+                                    "force_limit, delay); repeatable."),
+    joint: list[str] = typer.Option([], "--joint", help="With --for: design only for this "
+                                    "joint; repeatable."),
+) -> None:
+    """Write chirp excitation (f0 to f1 Hz per joint) inside joint and velocity limits; or,
+    with --for DIR, the episode to record next: for every parameter the diagnosis declared
+    not identifiable, the motion that identifies it, as a LeRobot v3 dataset of one episode
+    with the predicted intervals in its README."""
+    from simgap.sim.rig_names import load_checked_rig
+
+    if for_dir is not None:
+        _excite_for(for_dir, rig_opt or rig, out, duration if duration != 10.0 else None,
+                    seed, vmax, check, force, param, joint)
+        return
+    if rig is None or out is None:
+        from simgap.errors import InputError
+
+        raise InputError(field="RIG, --out", expected="a rig.toml and --out (chirps), or "
+                         "--for DIR (the episode a diagnosis asks for)",
+                         got=f"RIG {rig}, --out {out}",
+                         fix="simgap excite RIG --out FILE, or simgap excite --for DIR "
+                             "--rig RIG")
+    from simgap.actuator.excite import write_excitation
+
+    path = write_excitation(load_checked_rig(rig), out, duration_s=duration, f0_hz=f0, f1_hz=f1,
+                            rate_hz=rate, lerobot=lerobot, seed=seed)
+    console.print(f"wrote {path}", highlight=False)
+
+
+def _excite_for(for_dir: Path, rig: Path | None, out: Path | None, seconds: float | None,
+                seed: int, vmax: float, check: bool, force: bool, params: list[str],
+                joints: list[str]) -> None:
+    from simgap.actuator.excite_design import SEGMENT_S
+    from simgap.actuator.excite_episode import TASK, design_json, episode_frames, readme
+    from simgap.actuator.excite_for import estimate_from_diagnosis, next_motion
+    from simgap.branches.joint_dynamics import dataset_logs
+    from simgap.demo.writers import write_lerobot_v3
+    from simgap.errors import InputError
+    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.outputs import (
+        atomic_write_json,
+        atomic_write_text,
+        check_not_input,
+        note_input,
+        output_folder,
+    )
+    from simgap.report.headline import sig
+    from simgap.sim.rig_names import load_checked_rig
+
+    note_input(for_dir)
+    est = estimate_from_diagnosis(for_dir).only(params, joints)
+    if rig is None:
+        raise InputError(file=for_dir, field="--rig", expected="the rig the diagnosis ran "
+                         f"on ('{est.rig}')", got="no rig",
+                         fix="pass it: simgap excite --for DIR --rig rig.toml")
+    r = load_checked_rig(rig)
+    if r.name != est.rig:
+        raise InputError(file=rig, field="name", expected=f"the rig of the diagnosis "
+                         f"('{est.rig}')", got=f"'{r.name}'",
+                         fix="pass the rig.toml that 'simgap diagnose' was run on")
+    if r.evidence.dataset is None:
+        raise InputError(file=rig, field="evidence.dataset", expected="the LeRobot dataset "
+                         "the diagnosis fitted", got="none",
+                         fix="name it in rig.toml ([evidence] dataset = ...)")
+    target = out if out is not None else for_dir.parent / f"{for_dir.name}_next_episode"
+    note_input(r.evidence.dataset)
+    check_not_input(target, folder=True)
+    ds = read_lerobot_dataset(r.evidence.dataset)
+    logs, targets, _ = dataset_logs(r, ds, est.fit_seconds)
+    n = max(1, min(est.fitted_episodes, len(logs)))
+    with working("excite", "designing the next motion from the diagnosis's sensitivities"
+                 + (", then simulating and fitting it (--no-check skips that)" if check
+                    else ""), 120.0 if check else 40.0):
+        nm = next_motion(r, est, logs[:n], targets[:n], float(ds.fps), vmax_rad_s=vmax,
+                         seconds=seconds or SEGMENT_S, seed=seed, check=check)
+    frames, names = episode_frames(r, nm)
+    with output_folder(target, force=force) as od:
+        write_lerobot_v3(od, [frames], fps=int(round(ds.fps)), names=names, task=TASK,
+                         robot_type=str(ds.info.get("robot_type", "unknown")))
+        atomic_write_text(od / "README.md", readme(nm, r, str(for_dir)))
+        atomic_write_json(od / "excite_design.json", design_json(nm, str(for_dir)))
+    for d in nm.designs:
+        lo, hi = d.interval("after")
+        b_lo, b_hi = d.interval("before")
+        unit = "s" if d.kind == "delay" else ""
+        console.print(escape(f"{d.joint} {d.kind}: {d.segment.name}; predicted 95 % "
+                             f"[{sig(lo)}, {sig(hi)}]{unit} (recording alone "
+                             f"[{sig(b_lo)}, {sig(b_hi)}]{unit})"
+                             + (f"; simulated and fitted: {d.checked['interval']}"
+                                if "interval" in d.checked else
+                                ("; simulated and fitted: still not identifiable"
+                                 if d.checked else ""))), highlight=False)
+    console.print(f"wrote {target} (one episode, README.md with the predicted intervals)",
+                  highlight=False)
