@@ -19,7 +19,8 @@ TRAINING_KEYS = ("env_id", "controller", "action_delta_limit_rad", "pd_stiffness
 """The keys of a training config (``simgap init --maniskill-config`` writes them): a rig
 stating none of them has no training config to audit (its hand-written ``[training]`` rate,
 noise and workspace are the envelope branch's)."""
-NEEDS = ("a [training] section ('simgap init --maniskill-config FILE', docs/maniskill.md)",)
+NEEDS = ("the training environment's config in [training] (env_id, controller, gains: "
+         "'simgap init --maniskill-config FILE', docs/maniskill.md)",)
 
 
 def _dataset_dt(ctx: Context) -> float | None:
