@@ -88,7 +88,7 @@ def test_layers_are_at_their_frames_and_times(so101: Path, tmp_path: Path) -> No
                          n_heldout=0)
     rig = load_rig(b.rig)
     ds = read_lerobot_dataset(rig.evidence.dataset)
-    path = write_rrd(tmp_path / "d.rrd", rig, ds, _diagnosis())
+    path = write_rrd(tmp_path / "d.rrd", rig, ds, _diagnosis()).path
     got = read_rrd(path)
     assert set(got) == {"episode_0", "episode_1"}
     model = compile_spec(strip_visuals(load_spec(rig.model_path)), rig.model_path)

@@ -46,9 +46,13 @@ def write_view(out: Path, rig_path: Path, rrd: Path) -> Path:
                          expected="a recording to show (evidence.dataset or ros2_bags)",
                          got="neither", fix="name the recording the diagnosis read")
     check_not_input(rrd)
-    path = write_rrd(rrd, rig, rig_recording(rig), diagnosis)
-    console.print(f"rerun: {path} (open it with 'rerun {path}')", highlight=False,
-                  markup=False)
+    done = write_rrd(rrd, rig, rig_recording(rig), diagnosis)
+    path = done.path
+    console.print(f"rerun: {path}, {len(done.episodes)} episode(s), opening on the worst "
+                  f"joint's gap: {done.worst_joint} ({done.gap_ratio:.3g} x its noise floor) "
+                  f"(open it with 'rerun {path}')", highlight=False, markup=False)
+    for why in done.skipped:
+        console.print(f"rerun: left out {why}", highlight=False, markup=False)
     return path
 
 

@@ -14,8 +14,14 @@ names:
   diagnosis offered (when it offered one) [rad];
 - ``gap/<joint>``: measured minus replayed [rad] (``nominal``, ``identified``) with the joint's
   noise floor as the series ``floor`` and ``-floor`` (the identification's least residual);
-- ``findings``: every finding as a text log at the episode's first frame (its verdict as the
-  level: implicated WARN, inconclusive DEBUG, the rest INFO).
+- ``sim/camera/<cam>``, ``world/...``: the camera rendered at the measured angles and the arm
+  in 3D at the real and the simulated poses (``simgap.report.rerun_arm``);
+- ``findings``: every finding as a text log (its verdict as the level: implicated WARN,
+  inconclusive DEBUG, the rest INFO) at the moment of the episode it names, else at the
+  episode's first frame (``simgap.report.rerun_findings``).
+
+The recording opens on a blueprint that shows the worst joint's gap first
+(``simgap.report.rerun_blueprint``).
 
 Rerun has no way to append recordings to one file that its verifier accepts, so each
 episode is saved alone and the files are joined with the ``rerun rrd merge`` command the
@@ -28,19 +34,19 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from simgap.errors import InputError, MissingExtraError, SimgapError
+from simgap.report.rerun_findings import FindingMark, finding_marks, finding_text, level
 from simgap.rig import Rig
 
 APPLICATION_ID = "simgap"
 FRAME_TIMELINE = "frame_index"
 TIME_TIMELINE = "timestamp"
-LEVELS = {"implicated": "WARN", "inconclusive": "DEBUG"}
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,11 @@ class EpisodeLayers:
         sim: layer name (``nominal``, ``identified``) -> replayed joints (T, J) [rad].
         floor_rad: per joint, the noise floor [rad], length J.
         images: camera frames (N, H, W, 3) uint8 at ``image_frames`` (N,), or None.
+        t0_s: the recording's own time of the first frame [s] (``t_s`` counts from it).
+        rendered: the camera rendered at the measured angles (M, H, W, 3) uint8 at the
+            episode's rows ``rendered_rows`` (M,), or None.
+        arm: layer (``real``, ``sim/<name>``) -> the drawn bodies' world positions
+            (T, B, 3) [m] and orientations (T, B, 4) (w, x, y, z); empty when not drawn.
     """
 
     episode: int
@@ -73,6 +84,29 @@ class EpisodeLayers:
     floor_rad: np.ndarray
     images: np.ndarray | None = None
     image_frames: np.ndarray | None = None
+    t0_s: float = 0.0
+    rendered: np.ndarray | None = None
+    rendered_rows: np.ndarray | None = None
+    arm: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class WrittenRrd:
+    """What ``write_rrd`` wrote.
+
+    Attributes:
+        path: the ``.rrd`` file.
+        episodes: the episodes in it.
+        worst_joint: the joint the blueprint opens on.
+        gap_ratio: that joint's nominal gap RMS over its noise floor.
+        skipped: each layer left out, with why (e.g. no offscreen GL for the camera).
+    """
+
+    path: Path
+    episodes: tuple[int, ...]
+    worst_joint: str
+    gap_ratio: float
+    skipped: tuple[str, ...] = ()
 
 
 def _rerun() -> Any:
@@ -145,6 +179,7 @@ def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
         out.append(EpisodeLayers(
             episode=e, frame_index=np.asarray(ds.column("frame_index", e), dtype=np.int64),
             t_s=np.asarray(tr.t, dtype=float) - float(tr.t[0]),
+            t0_s=float(tr.t[0]),
             action=ds.vector("action", e), state=ds.vector("observation.state", e),
             action_names=tuple(ds.names("action")),
             state_names=tuple(ds.names("observation.state")), joints=tuple(rig.joint_names),
@@ -169,7 +204,10 @@ def _images(rig: Rig, ds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | No
 
 
 def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
-                 findings: Sequence[Mapping[str, Any]]) -> None:
+                 findings: Sequence[Mapping[str, Any]], marks: Sequence[FindingMark],
+                 shapes: Any) -> None:
+    from simgap.report.rerun_arm import log_arm_poses, log_arm_shapes, log_rendered
+
     T = lay.frame_index.size
     index = [rr.TimeColumn(FRAME_TIMELINE, sequence=lay.frame_index),
              rr.TimeColumn(TIME_TIMELINE, duration=lay.t_s)]
@@ -180,6 +218,11 @@ def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
         rec.send_columns(path, indexes=index, columns=rr.Scalars.columns(
             scalars=values.ravel()).partition(np.full(T, values.shape[1])))
 
+    def at(row: int) -> None:
+        row = min(max(int(row), 0), T - 1)
+        rec.set_time(FRAME_TIMELINE, sequence=int(lay.frame_index[row]))
+        rec.set_time(TIME_TIMELINE, duration=float(lay.t_s[row]))
+
     series("action", lay.action, lay.action_names)
     series("observation.state", lay.state, lay.state_names)
     series("real/observation.state", lay.q_rad, lay.joints)
@@ -188,21 +231,35 @@ def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
     for i, j in enumerate(lay.joints):
         cols = [lay.q_rad[:, i] - q[:, i] for q in lay.sim.values()]
         fl = np.full(T, lay.floor_rad[i])
-        series(f"gap/{j}", np.stack(cols + [fl, -fl], axis=1),
+        series(gap_path(rr, j), np.stack(cols + [fl, -fl], axis=1),
                [*lay.sim.keys(), "floor", "-floor"])
     if lay.images is not None and lay.image_frames is not None and camera:
         for img, fr in zip(lay.images, lay.image_frames, strict=True):
-            k = int(np.searchsorted(lay.frame_index, fr))
-            rec.set_time(FRAME_TIMELINE, sequence=int(fr))
-            rec.set_time(TIME_TIMELINE, duration=float(lay.t_s[min(k, T - 1)]))
+            at(int(np.searchsorted(lay.frame_index, fr)))
             rec.log(f"observation.images.{camera}", rr.Image(img))
-    rec.set_time(FRAME_TIMELINE, sequence=int(lay.frame_index[0]))
-    rec.set_time(TIME_TIMELINE, duration=float(lay.t_s[0]))
-    for f in findings:
-        level = LEVELS.get(str(f.get("verdict")), "INFO")
-        rec.log("findings", rr.TextLog(
-            f"[{f.get('verdict')}] {f.get('branch')}: {f.get('title')}: {f.get('summary')}",
-            level=getattr(rr.TextLogLevel, level)))
+    if lay.rendered is not None and lay.rendered_rows is not None and camera:
+        log_rendered(rr, rec, f"sim/camera/{camera}", lay.rendered, lay.rendered_rows,
+                     lay.frame_index, lay.t_s, (FRAME_TIMELINE, TIME_TIMELINE))
+    if lay.arm and shapes is not None:
+        log_arm_shapes(rr, rec, shapes, list(lay.arm))
+        for layer, (pos, quat) in lay.arm.items():
+            log_arm_poses(rr, rec, index, layer, shapes, pos, quat)
+    mine = [m for m in marks if m.episode == lay.episode]
+    logs = []
+    for i, f in enumerate(findings):
+        for m in [m for m in mine if m.finding == i] or [FindingMark(i, lay.episode, 0, None,
+                                                                     "")]:
+            row = m.row if m.row is not None else int(np.argmin(np.abs(
+                lay.t_s + lay.t0_s - float(m.t_s or 0.0))))
+            logs.append((row, i, finding_text(f, m.note), level(f)))
+    for row, _, text, lvl in sorted(logs):  # in time order, each finding's order kept
+        at(row)
+        rec.log("findings", rr.TextLog(text, level=getattr(rr.TextLogLevel, lvl)))
+
+
+def gap_path(rr: Any, joint: str) -> str:
+    """The entity of a joint's gap (its name escaped: a name never makes a path)."""
+    return f"gap/{rr.escape_entity_path_part(joint)}"
 
 
 def _rerun_cli() -> str:
@@ -223,7 +280,7 @@ def _rerun_cli() -> str:
 
 
 def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
-              episodes: Sequence[int] | None = None) -> Path:
+              episodes: Sequence[int] | None = None) -> WrittenRrd:
     """Write the diagnosis's Rerun recording to ``path`` (see the module docstring): one
     recording per episode of ``ds`` (the rig's recording; ``episodes`` picks some).
 
@@ -232,24 +289,40 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
         InputError: no episode to log, or the episodes could not be joined.
     """
     rr = _rerun()
+    import rerun.blueprint as rrb
+
     from simgap.outputs import atomic_write_bytes
+    from simgap.report.rerun_arm import with_model_layers
+    from simgap.report.rerun_blueprint import blueprint, gap_ratios
 
     path = Path(path)
     layers = episode_layers(rig, ds, diagnosis, episodes)
     if not layers:
         raise InputError(file=getattr(ds, "root", None), field="episodes",
                          expected="at least one episode to log", got="none")
+    skipped: list[str] = []
+    layers, shapes = with_model_layers(rig, layers, skipped)
     camera = None
-    if rig.camera is not None and rig.camera.recorded:
-        camera = rig.camera.recorded.removeprefix("observation.images.")
+    if rig.camera is not None:
+        camera = (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")
     findings = _finding_dicts(diagnosis)
+    marks = finding_marks(findings)
+    ratios = gap_ratios([lay.q_rad for lay in layers], [lay.sim["nominal"] for lay in layers],
+                        layers[0].floor_rad)
+    worst = int(np.argmax(ratios))
+    cams = [p for p in (f"observation.images.{camera}" if any(
+        lay.images is not None for lay in layers) else None,
+        f"sim/camera/{camera}" if any(lay.rendered is not None for lay in layers) else None)
+        if p and camera]
+    bp = blueprint(rrb, gap_path(rr, rig.joint_names[worst]), rig.joint_names[worst], cams,
+                   "observation.state", "world" if shapes is not None else None)
     with tempfile.TemporaryDirectory(prefix="simgap-rrd-") as tmp:
         parts = []
         for lay in layers:
             part = Path(tmp) / f"episode_{lay.episode:06d}.rrd"
             rec = rr.RecordingStream(APPLICATION_ID, recording_id=f"episode_{lay.episode}")
-            rec.save(str(part))
-            _log_episode(rr, rec, lay, camera, findings)
+            rec.save(str(part), default_blueprint=bp)
+            _log_episode(rr, rec, lay, camera, findings, marks, shapes)
             rec.flush()
             rec.disconnect()
             parts.append(part)
@@ -265,4 +338,6 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
                                      "'simgap[rerun]')")
             data = run.stdout
     atomic_write_bytes(path, data)
-    return path
+    return WrittenRrd(path=path, episodes=tuple(lay.episode for lay in layers),
+                      worst_joint=rig.joint_names[worst], gap_ratio=float(ratios[worst]),
+                      skipped=tuple(skipped))

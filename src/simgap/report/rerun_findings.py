@@ -1,0 +1,119 @@
+"""Where in an episode each finding belongs: the moments findings.json itself names.
+
+A finding is placed at a moment only from figures it carries; none is guessed:
+
+- the time base (``evidence``): its fastest step, ``peak_speed_episode`` / ``peak_speed_frame``
+  (the row of the episode where that step ends), refused or not;
+- plumbing's stale first frame: each episode its ``details.episodes`` lists as stale, at the
+  episode's first frame, with that episode's own figures;
+- the failure phases: each failed real episode (``details.real_episodes``) at the start of
+  the phase it broke in when the segmentation entered it, else at the start of the furthest
+  phase it reached (the one it was in when it broke), seconds into the episode.
+
+Every other finding, and these in the episodes they do not name, sits at the episode's first
+frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+LEVELS = {"implicated": "WARN", "inconclusive": "DEBUG"}
+"""Text-log level of a finding's verdict (the rest INFO)."""
+
+
+@dataclass(frozen=True)
+class FindingMark:
+    """One finding at one moment of one episode.
+
+    Attributes:
+        finding: index of the finding in the diagnosis's ``findings``.
+        episode: the episode it concerns.
+        row: the row of the episode (0 is its first frame), or None when ``t_s`` places it.
+        t_s: seconds into the episode (the recording's own ``timestamp``), or None.
+        note: what happened there, in words.
+    """
+
+    finding: int
+    episode: int
+    row: int | None
+    t_s: float | None
+    note: str
+
+
+def finding_text(f: Mapping[str, Any], note: str = "") -> str:
+    """A finding as one log line: ``[verdict] branch: title: summary`` (and the note)."""
+    text = f"[{f.get('verdict')}] {f.get('branch')}: {f.get('title')}: {f.get('summary')}"
+    return f"{text} Here: {note}" if note else text
+
+
+def level(f: Mapping[str, Any]) -> str:
+    """The text-log level of a finding (``LEVELS`` by its verdict)."""
+    return LEVELS.get(str(f.get("verdict")), "INFO")
+
+
+def _int(v: Any) -> int | None:
+    return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _time_base(i: int, fig: Mapping[str, Any]) -> list[FindingMark]:
+    e, k = _int(fig.get("peak_speed_episode")), _int(fig.get("peak_speed_frame"))
+    speed = fig.get("peak_speed_rad_s")
+    if e is None or k is None or not isinstance(speed, int | float):
+        return []
+    return [FindingMark(i, e, k, None, f"the fastest step of the recording ends on this "
+                                       f"frame: {speed:.3g} rad/s "
+                                       f"({fig.get('peak_speed_joint')})")]
+
+
+def _stale(i: int, det: Mapping[str, Any]) -> list[FindingMark]:
+    out = []
+    for ep in det.get("episodes") or []:
+        if not isinstance(ep, Mapping) or _int(ep.get("episode")) is None:
+            continue
+        why = []
+        before = ep.get("taken_before_reset_s")
+        if ep.get("before_reset") and isinstance(before, int | float):
+            why.append(f"its first image was taken {before:.3g} s before the reset")
+        if ep.get("same_as_previous_last"):
+            why.append("identical to the previous episode's last")
+        if why:
+            out.append(FindingMark(i, int(ep["episode"]), 0, None, "; ".join(why)))
+    return out
+
+
+def _phases(i: int, det: Mapping[str, Any]) -> list[FindingMark]:
+    out = []
+    for ep in det.get("real_episodes") or []:
+        if not isinstance(ep, Mapping) or not ep.get("failure_phase") \
+                or _int(ep.get("episode")) is None:
+            continue
+        phase, reached = str(ep["failure_phase"]), ep.get("reached")
+        times = ep.get("phases_s") or {}
+        at = phase if phase in times else reached if reached in times else None
+        if at is None:
+            continue
+        note = (f"episode {ep['episode']} failed at {phase}"
+                + ("" if at == phase else f" after entering {at} here")
+                + (f": {ep['before']}" if ep.get("before") else ""))
+        out.append(FindingMark(i, int(ep["episode"]), None, float(times[at][0]), note))
+    return out
+
+
+def finding_marks(findings: Sequence[Mapping[str, Any]]) -> list[FindingMark]:
+    """Every moment the findings name (the module docstring says which)."""
+    out: list[FindingMark] = []
+    for i, f in enumerate(findings):
+        fig = f.get("figures") if isinstance(f.get("figures"), Mapping) else {}
+        det = f.get("details") if isinstance(f.get("details"), Mapping) else {}
+        assert isinstance(fig, Mapping) and isinstance(det, Mapping)
+        branch = f.get("branch")
+        if branch == "evidence" and "peak_speed_frame" in fig:
+            out += _time_base(i, fig)
+        elif branch == "plumbing" and "stale_episodes" in fig:
+            out += _stale(i, det)
+        elif branch == "phases":
+            out += _phases(i, det)
+    return out
