@@ -167,8 +167,26 @@ def test_the_demos_recording_verifies_and_holds_every_layer(demo_run: tuple[Path
         assert ent in ep, (ent, sorted(ep))
     T = len(ep["action"]["frame_index"])
     assert ep["observation.images.wrist"]["frame_index"] == list(range(T))
-    assert len(ep["findings"]["TextLog:text"]) == len(
-        __import__("json").loads((out / "findings.json").read_text())["findings"])
+    # the rendered camera beside it at every frame (15 fps), the arm's three layers
+    assert ep["sim/camera/wrist"]["frame_index"] == list(range(T))
+    for layer in ("real", "sim/nominal", "sim/identified"):
+        assert ep[f"world/{layer}/box"]["frame_index"] == list(range(T))
+    findings = __import__("json").loads((out / "findings.json").read_text())["findings"]
+    assert len(ep["findings"]["TextLog:text"]) == len(findings)
+    # the time base's fastest step at its episode and frame, as findings.json names them
+    tb = next(f["figures"] for f in findings if f["branch"] == "evidence")
+    logs = got[f"episode_{tb['peak_speed_episode']}"]["findings"]
+    here = [fr for fr, t in zip(logs["frame_index"], logs["TextLog:text"], strict=True)
+            if t[0].startswith("[eliminated] evidence: Time base")]
+    assert here == [tb["peak_speed_frame"]]
+    # a failed real episode's failure at the start of the phase it was in
+    ph = next(f for f in findings if f["branch"] == "phases")
+    bad = next(e for e in ph["details"]["real_episodes"] if e["failure_phase"])
+    start = bad["phases_s"].get(bad["failure_phase"], bad["phases_s"][bad["reached"]])[0]
+    logs = got[f"episode_{bad['episode']}"]["findings"]
+    at = [(fr, ts) for fr, ts, t in zip(logs["frame_index"], logs["timestamp"],
+                                        logs["TextLog:text"], strict=True) if "phases:" in t[0]]
+    assert len(at) == 1 and at[0][0] > 0 and abs(_seconds(at[0][1]) - start) < 0.04
     # the viewer's own check; HOME apart, with its analytics off (nothing leaves the machine)
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     subprocess.run([_rerun_cli(), "analytics", "disable"], env=env, capture_output=True,

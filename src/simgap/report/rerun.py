@@ -34,60 +34,20 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from simgap.errors import InputError, MissingExtraError, SimgapError
+from simgap.errors import InputError, MissingExtraError
 from simgap.report.rerun_findings import FindingMark, finding_marks, finding_text, level
+from simgap.report.rerun_layers import EpisodeLayers, episode_layers, finding_dicts
 from simgap.rig import Rig
 
 APPLICATION_ID = "simgap"
 FRAME_TIMELINE = "frame_index"
 TIME_TIMELINE = "timestamp"
-
-
-@dataclass(frozen=True)
-class EpisodeLayers:
-    """What one episode's recording holds. Time on axis 0.
-
-    Attributes:
-        episode: episode index.
-        frame_index: frames, shape (T,).
-        t_s: seconds into the episode, shape (T,).
-        action, state: the recorded vectors, shape (T, n), dataset units.
-        action_names, state_names: their element names.
-        joints: model joint names, length J.
-        q_rad: measured joints, shape (T, J) [rad].
-        sim: layer name (``nominal``, ``identified``) -> replayed joints (T, J) [rad].
-        floor_rad: per joint, the noise floor [rad], length J.
-        images: camera frames (N, H, W, 3) uint8 at ``image_frames`` (N,), or None.
-        t0_s: the recording's own time of the first frame [s] (``t_s`` counts from it).
-        rendered: the camera rendered at the measured angles (M, H, W, 3) uint8 at the
-            episode's rows ``rendered_rows`` (M,), or None.
-        arm: layer (``real``, ``sim/<name>``) -> the drawn bodies' world positions
-            (T, B, 3) [m] and orientations (T, B, 4) (w, x, y, z); empty when not drawn.
-    """
-
-    episode: int
-    frame_index: np.ndarray
-    t_s: np.ndarray
-    action: np.ndarray
-    state: np.ndarray
-    action_names: tuple[str, ...]
-    state_names: tuple[str, ...]
-    joints: tuple[str, ...]
-    q_rad: np.ndarray
-    sim: Mapping[str, np.ndarray]
-    floor_rad: np.ndarray
-    images: np.ndarray | None = None
-    image_frames: np.ndarray | None = None
-    t0_s: float = 0.0
-    rendered: np.ndarray | None = None
-    rendered_rows: np.ndarray | None = None
-    arm: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -120,88 +80,6 @@ def _rerun() -> Any:
 def require_rerun() -> None:
     """Raise MissingExtraError now when rerun-sdk is not installed (before a long run)."""
     _rerun()
-
-
-def _finding_dicts(diagnosis: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [f for f in diagnosis.get("findings", []) if isinstance(f, Mapping)]
-
-
-def noise_floors(rig: Rig, diagnosis: Mapping[str, Any]) -> np.ndarray:
-    """Per rig joint, the least residual the identification expects [rad] (the actuator
-    finding's noise floor), else the encoder's quantisation (resolution / sqrt 12)."""
-    from simgap.branches.joint_dynamics import least_residual
-
-    floors: Mapping[str, Any] = {}
-    for f in _finding_dicts(diagnosis):
-        found = (f.get("figures") or {}).get("noise_floor_rad")
-        if f.get("branch") == "actuator" and isinstance(found, Mapping):
-            floors = found  # the joint identification's, per joint (a bench ladder's: one)
-            break
-    quant = rig.encoder_rad / np.sqrt(12.0)
-    return np.array([least_residual(floors[j]) if isinstance(floors.get(j), Mapping)
-                     else quant for j in rig.joint_names])
-
-
-def offered_patch(diagnosis: Mapping[str, Any]) -> tuple[Path | None, str]:
-    """(the actuator patch the diagnosis offered, or None; the replay clock it chose)."""
-    for f in _finding_dicts(diagnosis):
-        if f.get("branch") == "actuator":
-            patch = (f.get("artifacts") or {}).get("mjcf_patch")
-            clock = ((f.get("figures") or {}).get("clock") or {})
-            chosen = str(clock.get("chosen", "exact")) if isinstance(clock, Mapping) else "exact"
-            return (Path(patch) if patch and Path(patch).is_file() else None), chosen
-    return None, "exact"
-
-
-def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
-                   episodes: Sequence[int] | None = None) -> list[EpisodeLayers]:
-    """Each episode's layers: the recording, its replays under the rig's model and the
-    offered patch, the noise floor and the camera frames."""
-    from simgap.evidence.lerobot import dataset_trajectories
-    from simgap.sim.model import compile_spec, load_spec, strip_visuals
-    from simgap.sim.patch_proof import replay
-
-    patch, clock = offered_patch(diagnosis)
-    models = {"nominal": rig.model_path, **({"identified": patch} if patch else {})}
-    compiled = {k: compile_spec(strip_visuals(load_spec(p)), p) for k, p in models.items()}
-    floor = noise_floors(rig, diagnosis)
-    images = _images(rig, ds)
-    out = []
-    for tr in dataset_trajectories(ds, rig):
-        e = int(tr.episode)
-        if episodes is not None and e not in episodes:
-            continue
-        sim = {k: replay(m, tr, clock)[0] for k, m in compiled.items()}
-        img = img_fr = None
-        if images is not None:
-            keep = images[1] == e
-            img, img_fr = images[0][keep], images[2][keep]
-        out.append(EpisodeLayers(
-            episode=e, frame_index=np.asarray(ds.column("frame_index", e), dtype=np.int64),
-            t_s=np.asarray(tr.t, dtype=float) - float(tr.t[0]),
-            t0_s=float(tr.t[0]),
-            action=ds.vector("action", e), state=ds.vector("observation.state", e),
-            action_names=tuple(ds.names("action")),
-            state_names=tuple(ds.names("observation.state")), joints=tuple(rig.joint_names),
-            q_rad=np.asarray(tr.q, dtype=float), sim=sim, floor_rad=floor, images=img,
-            image_frames=img_fr))
-    return out
-
-
-def _images(rig: Rig, ds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(frames, their episodes, their frame indices) of the rig's recorded camera, or None
-    (no camera named, bags, or frames that cannot be read here: the rest is still logged)."""
-    if rig.camera is None or not rig.camera.recorded or rig.evidence.dataset is None:
-        return None
-    from simgap.evidence.frames import read_dataset_frames
-
-    try:
-        fs = read_dataset_frames(rig.evidence.dataset, rig)
-    except SimgapError:
-        return None
-    f = fs.frames
-    return np.asarray(f.images), np.asarray(f.episode), np.asarray(f.frame_index)
-
 
 def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
                  findings: Sequence[Mapping[str, Any]], marks: Sequence[FindingMark],
@@ -305,7 +183,7 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
     camera = None
     if rig.camera is not None:
         camera = (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")
-    findings = _finding_dicts(diagnosis)
+    findings = finding_dicts(diagnosis)
     marks = finding_marks(findings)
     ratios = gap_ratios([lay.q_rad for lay in layers], [lay.sim["nominal"] for lay in layers],
                         layers[0].floor_rad)

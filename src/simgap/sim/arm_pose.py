@@ -36,7 +36,8 @@ class GeomShape:
     Attributes:
         body: index into ``ArmShapes.bodies``.
         geom: the geom's id in the model.
-        name: the geom's MJCF name, else ``geom<id>``.
+        name: the geom's MJCF name, else ``geom<id>`` (unique among the shapes: ``#<id>``
+            is added to a name taken already).
         kind: one of ``KINDS``' names.
         size: MuJoCo's size [m], shape (3,): half-extents (box), radius and half-length
             (capsule, cylinder), radius (sphere), semi-axes (ellipsoid); unused for meshes.
@@ -126,6 +127,8 @@ class ArmPoser:
                     verts = m.mesh_vert[va:va + int(m.mesh_vertnum[i])][used].astype(np.float32)
                     tris = tris.reshape(-1, 3).astype(np.uint32)
                 name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom{g}"
+                if any(s.name == name for s in shapes):  # a named geom called 'geom<id>'
+                    name = f"{name}#{g}"
                 shapes.append(GeomShape(body=k, geom=g, name=name, kind=kind,
                                         size=m.geom_size[g].copy(), pos=m.geom_pos[g].copy(),
                                         quat=m.geom_quat[g].copy(),
