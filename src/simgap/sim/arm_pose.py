@@ -112,7 +112,7 @@ class ArmPoser:
         m = self.model
         if mesh_cell_m is not None and m.nmesh:
             simplify_meshes(m, mesh_cell_m)  # the face lists only: poses are unchanged
-        shapes = []
+        shapes: list[GeomShape] = []
         for k, b in enumerate(self._bodies):
             for g in self._geoms(b):
                 if not self._drawn(g):
