@@ -19,6 +19,7 @@ from simgap.cli import excite as _excite  # noqa: F401  (registers commands)
 from simgap.cli import fleet as _fleet  # noqa: F401  (registers commands)
 from simgap.cli import init as _init  # noqa: F401
 from simgap.cli import latency as _latency  # noqa: F401
+from simgap.cli import maniskill as _maniskill  # noqa: F401  (registers commands)
 from simgap.cli import randomize as _randomize  # noqa: F401
 from simgap.cli import selftest as _selftest  # noqa: F401  (registers commands)
 from simgap.cli import view as _view  # noqa: F401  (registers commands)

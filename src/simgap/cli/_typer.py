@@ -19,8 +19,8 @@ WORKFLOW = ("demo", "init", "diagnose", "view",
             "controller", "body", "calibration", "appearance",
             # the tools: many rigs, known-truth recovery, the export, making evidence,
             # evaluation
-            "fleet", "selftest", "randomize", "excite", "fake-arm", "render", "compare",
-            "trials", "rank")
+            "fleet", "selftest", "randomize", "maniskill", "excite", "fake-arm", "render",
+            "compare", "trials", "rank")
 """The top-level commands in the order ``simgap --help`` lists them: a first run, a rig,
 the whole diagnosis, then each branch alone in the order the ladder runs them, then the
 tools. A command missing here is listed after them."""

@@ -1,0 +1,229 @@
+"""Identify the ManiSkill controller's PD gains from a recording, with 95 % intervals.
+
+The null is the agent's controller as training used it: each episode is replayed in ManiSkill
+(``simgap.maniskill.replay``) from its first recorded state with its recorded commands, and
+its RMS error per joint is held against the instrument's floor (one encoder count / sqrt 12:
+a perfect simulator lands there). The fit is simgap's one least-squares engine
+(``simgap.fit.search.least_squares``: Levenberg-Marquardt in normalised coordinates, 95 %
+Student-t intervals from s^2 (J^T J)^-1, the identifiability checks of ``assess``) over
+per-joint multipliers of the drive stiffness (``kp``) and damping (``kv``), and of the force
+limit on the joints where halving it moves the replay by more than the floor (elsewhere the
+limit never binds and the data cannot see it: said, with the number). ManiSkill's PhysX
+replay is deterministic, so the Jacobian's finite differences are exact replays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from simgap.errors import InputError
+from simgap.fit.params import ParamSet, multipliers
+from simgap.fit.profile import block_intervals, jackknife_halfwidths, lag1_inflation, time_blocks
+from simgap.fit.search import FitResult, jacobian, least_squares
+from simgap.maniskill.replay import DriveGains, ManiSkillReplayer, recorded
+from simgap.series import Trajectory
+
+FORCE_PROBE = 0.5
+"""The force limit is fitted on a joint only where scaling it by this factor moves the
+nominal replay by more than the floor."""
+BOUNDS = (0.1, 10.0)
+"""Search range of each gain, as multipliers of the agent's own value."""
+BLOCK_S = 2.0
+"""Length of the time blocks the jackknife deletes one at a time [s]."""
+
+
+class ManiSkillBackend:
+    """``simgap.fit.backends.Backend`` over ManiSkill replays (one env, candidates in turn).
+
+    Attributes:
+        problem: None: there is no MuJoCo ``ReplayProblem``; the logs and parameters are here.
+        n_evals: candidate evaluations so far.
+    """
+
+    problem: Any = None
+
+    def __init__(self, replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
+                 params: ParamSet, nominal: DriveGains) -> None:
+        self.replayer, self.logs, self.params, self.nominal = replayer, list(logs), params, nominal
+        self.n_evals = 0
+
+    def gains(self, x: np.ndarray) -> DriveGains:
+        """The gains of one normalised vector ``x`` (n,)."""
+        return self.nominal.with_values(self.params.writes(x))
+
+    def residuals(self, x: np.ndarray) -> np.ndarray:
+        """Replayed minus recorded joint positions [rad] of each row of ``x`` (k, n), all
+        logs and frames after the first flattened: shape (k, m)."""
+        x = np.atleast_2d(np.asarray(x, dtype=float))
+        self.n_evals += x.shape[0]
+        rows = []
+        for row in x:
+            g = self.gains(row)
+            rows.append(np.concatenate([
+                (self.replayer.replay(log, g) - recorded(log, self.replayer.joints))[1:].ravel()
+                for log in self.logs]))
+        out = np.asarray(rows)
+        return np.where(np.isfinite(out), out, 1e3)
+
+    def close(self) -> None:
+        """Nothing to release (the replayer is the caller's)."""
+
+
+def replay_rms(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
+               gains: DriveGains | dict[str, Any]) -> np.ndarray:
+    """RMS replay error per joint over ``logs`` (frames after the first) [rad], shape (J,)."""
+    err = np.concatenate([(replayer.replay(log, gains) - recorded(log, replayer.joints))[1:]
+                          for log in logs])
+    out: np.ndarray = np.sqrt(np.mean(err ** 2, axis=0))
+    return out
+
+
+@dataclass(frozen=True)
+class GainFit:
+    """The ManiSkill controller's gains fitted to recordings.
+
+    Attributes:
+        joints: the controller's joints, length J.
+        nominal: the agent's own gains.
+        fitted: the identified gains (nominal where not fitted).
+        fit: simgap's least-squares result: values, identifiability, white-noise intervals.
+        half_width: the 95 % half-widths [SI] stated, shape (n,) in ``fit.names`` order: the
+            larger of the Gauss-Newton one (inflated for the residuals' lag-1
+            autocorrelation) and the delete-one-block jackknife, plus the step the search
+            left (``interval_halfwidths``).
+        floor_rad: the instrument's floor per joint [rad] (one encoder count / sqrt 12).
+        nominal_rms_rad: replay RMS error with the nominal gains per joint [rad], shape (J,).
+        fitted_rms_rad: the same with the fitted gains [rad], shape (J,).
+        force_effect_rad: per joint, the largest change of the nominal replay when the force
+            limit is scaled by ``FORCE_PROBE`` [rad] (the limit is fitted where it exceeds
+            the floor).
+        episodes: the recordings' episode indices fitted.
+    """
+
+    joints: tuple[str, ...]
+    nominal: DriveGains
+    fitted: DriveGains
+    fit: FitResult
+    half_width: np.ndarray
+    floor_rad: float
+    nominal_rms_rad: np.ndarray
+    fitted_rms_rad: np.ndarray
+    force_effect_rad: np.ndarray
+    episodes: tuple[int, ...]
+
+    def interval(self, name: str) -> tuple[float, float]:
+        """The 95 % interval [SI] of a fitted parameter (``joint.kp``, ``joint.kv``,
+        ``joint.force_limit``)."""
+        k = self.fit.names.index(name)
+        v, h = float(self.fit.values[k]), float(self.half_width[k])
+        return v - h, v + h
+
+
+def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encoder_rad: float,
+              joints: Sequence[str] | None = None, max_iter: int = 30) -> GainFit:
+    """Fit the stiffness and damping (and the force limit where it moves the replay) of the
+    joints ``joints`` (default: every controller joint) to ``logs``.
+
+    Args:
+        replayer: the ManiSkill env at the logs' control period.
+        logs: the recordings to fit (hold others out to prove the result).
+        encoder_rad: one encoder count [rad]: the floor is ``encoder_rad / sqrt(12)``.
+        joints: the joints whose gains are fitted.
+        max_iter: Levenberg-Marquardt iterations per run.
+    """
+    if not logs:
+        raise InputError(field="logs", expected="at least one recording to fit", got=0)
+    if not encoder_rad > 0:
+        raise InputError(field="encoder_rad", expected="a positive encoder count [rad]",
+                         got=encoder_rad)
+    joints = tuple(joints or replayer.joints)
+    unknown = [j for j in joints if j not in replayer.joints]
+    if unknown:
+        raise InputError(field="joints", expected=f"joints of the controller "
+                         f"{list(replayer.joints)}", got=unknown)
+    floor = float(encoder_rad / np.sqrt(12.0))
+    nominal = replayer.nominal_gains()
+    base = [replayer.replay(log, nominal) for log in logs]
+    probe = nominal.with_values({("force_limit", j): FORCE_PROBE * nominal.force_limit[i]
+                                 for i, j in enumerate(nominal.joints)})
+    effect = np.max([np.abs(replayer.replay(log, probe) - b).max(axis=0)
+                     for log, b in zip(logs, base, strict=True)], axis=0)
+    keys = [(kind, j) for j in joints for kind in ("kp", "kv")]
+    keys += [("force_limit", j) for j in joints
+             if effect[replayer.joints.index(j)] > floor]
+    values = {("kp", j): s for j, s in zip(nominal.joints, nominal.stiffness, strict=True)}
+    values |= {("kv", j): d for j, d in zip(nominal.joints, nominal.damping, strict=True)}
+    values |= {("force_limit", j): f for j, f in zip(nominal.joints, nominal.force_limit,
+                                                    strict=True)}
+    params = multipliers(keys, values, *BOUNDS)
+    backend = ManiSkillBackend(replayer, logs, params, nominal)
+    meas = [recorded(log, replayer.joints) for log in logs]
+    nominal_rms = np.sqrt(np.mean(np.concatenate(
+        [(b - m)[1:] for b, m in zip(base, meas, strict=True)]) ** 2, axis=0))
+    result = least_squares(backend, params, max_iter=max_iter, noise=floor)
+    fitted = backend.gains(result.x)
+    hw = interval_halfwidths(backend, result.x, [log.t.size - 1 for log in logs],
+                             block=max(2, int(round(BLOCK_S * replayer.control_freq))),
+                             floor_rad=floor)
+    return GainFit(joints=replayer.joints, nominal=nominal, fitted=fitted, fit=result,
+                   half_width=hw * np.abs([p.value_per_x for p in params.params]),
+                   floor_rad=floor, nominal_rms_rad=nominal_rms,
+                   fitted_rms_rad=replay_rms(replayer, logs, fitted), force_effect_rad=effect,
+                   episodes=tuple(log.episode for log in logs))
+
+
+def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[int],
+                        block: int, floor_rad: float) -> np.ndarray:
+    """95 % half-widths in normalised coordinates at the fit ``x``, the way the joint-dynamics
+    fit states them: max(Gauss-Newton x lag-1 inflation, block jackknife) + the Gauss-Newton
+    step the search left + what the floor hides.
+
+    The last term treats the instrument's floor as a bias, not as noise that averages down:
+    a change of the parameters whose replay moves by less than ``floor_rad`` RMS cannot be
+    told from quantisation, so the half-width of parameter k is
+    ``floor sqrt(m [(J^T J)^-1]_kk)`` (m residuals). It is what keeps a ridge honest:
+    with the SO-100's drive (damping / stiffness = 0.1 s against a 0.05 s frame) the replay
+    sees the ratio sharply and the stiffness alone only through the gravity sag, a fraction
+    of a 4096-count encoder's count.
+
+    Args:
+        lengths: residual frames per log (frames after the first); block: frames per block;
+        floor_rad: the instrument's floor [rad].
+    """
+    params = backend.params
+    r0 = backend.residuals(x[None])[0]
+    jac = jacobian(backend, x, r0, params.x_lower, params.x_upper)
+    J = len(backend.replayer.joints)
+    N = sum(lengths)
+    # the backend's rows are frame-major (frame, joint); the profile helpers want joint-major
+    resid = r0.reshape(N, J).T
+    jac_jm = jac.reshape(N, J, -1).transpose(1, 0, 2).reshape(J * N, -1)
+    infl = max(lag1_inflation(row) for row in resid)
+    cols = np.arange(len(params))
+    hw, _ = block_intervals(jac_jm, resid.reshape(-1), infl, cols)
+    jk, left = jackknife_halfwidths(jac_jm, resid, time_blocks(lengths, block), cols)
+    # block_intervals states 1.96 sd; the floor's bound is one "sd" of this bias
+    hide, _ = block_intervals(jac_jm, np.zeros(J * N), 1.0, cols,
+                              s2_min=floor_rad ** 2 * J * N / 1.959964 ** 2)
+    out: np.ndarray = np.maximum(hw, jk) + left + hide
+    return out
+
+
+def verdict(nominal_rms_rad: np.ndarray, fitted_rms_rad: np.ndarray, floor_rad: float, *,
+            eliminate_factor: float, implicate_factor: float, implicate_gain: float) -> str:
+    """The joint-dynamics branch's rule on the worst joint, with that branch's factors
+    (``simgap.branches.joint_dynamics``; passed in, this layer may not import it):
+    ``eliminated`` when the nominal replays within ``eliminate_factor`` x the floor,
+    ``implicated`` when it is over ``implicate_factor`` x the floor and the fit removes at
+    least ``implicate_gain`` of its RMS error, else ``inconclusive``."""
+    k = int(np.argmax(nominal_rms_rad))
+    nom, best = float(nominal_rms_rad[k]), float(fitted_rms_rad[k])
+    if nom <= eliminate_factor * floor_rad:
+        return "eliminated"
+    if nom > implicate_factor * floor_rad and best <= (1 - implicate_gain) * nom:
+        return "implicated"
+    return "inconclusive"
