@@ -11,6 +11,7 @@ from rich.markup import escape
 from simgap.cli._app import app, console, handles_errors, key_text, shown_path
 from simgap.cli._progress import say, steps, working
 from simgap.cli._ray import ALLOW_RIG_COMPUTE_HELP, RAY_HELP, ray_address
+from simgap.cli.view import MCAP_HELP
 
 if TYPE_CHECKING:
     from simgap.finding import Diagnosis
@@ -115,18 +116,28 @@ def diagnose(
         "pose loss, as a cross-check of the joint-dynamics fit of record (adds a fit; "
         "'simgap controller' runs it alone)."),
     rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
+    mcap: Path | None = typer.Option(None, "--mcap", metavar="FILE.mcap", help=MCAP_HELP),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
-    if rerun is not None:  # a missing extra is said before minutes of diagnosis, not after
+    _require_views(rerun, mcap)
+    _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
+         controller_cross_check)
+    if rerun is not None or mcap is not None:  # 'simgap view OUT --rig RIG' writes the same
+        from simgap.cli.view import write_view
+
+        write_view(out, rig_file(rig), rerun, mcap)
+
+
+def _require_views(rerun: Path | None, mcap: Path | None) -> None:
+    """A missing extra is said before minutes of diagnosis, not after."""
+    if rerun is not None:
         from simgap.report.rerun import require_rerun
 
         require_rerun()
-    _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
-         controller_cross_check)
-    if rerun is not None:  # 'simgap view OUT --rig RIG --rerun FILE' writes the same
-        from simgap.cli.view import write_view
+    if mcap is not None:
+        from simgap.report.mcap_out import require_mcap
 
-        write_view(out, rig_file(rig), rerun)
+        require_mcap()
 
 
 BUILD_S = 10.0
@@ -146,14 +157,12 @@ def demo(
                                       "SIMGAP_CACHE is set, else ~/.cache/simgap/demo)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the demo bench."),
     rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
+    mcap: Path | None = typer.Option(None, "--mcap", metavar="FILE.mcap", help=MCAP_HELP),
 ) -> None:
     """Diagnose the bundled demo rig: a synthetic bench with known, planted faults."""
     from simgap.demo import cached_demo, demo_cache_dir, prepare_demo
 
-    if rerun is not None:
-        from simgap.report.rerun import require_rerun
-
-        require_rerun()
+    _require_views(rerun, mcap)
     recorded = cached_demo(cache, seed)
     if recorded is not None:
         say(f"demo: reusing the bench recorded at {shown_path(recorded.parent)} (delete it "
@@ -166,7 +175,7 @@ def demo(
             rig = prepare_demo(cache, seed=seed)
     console.print(f"demo rig: {shown_path(rig)}", highlight=False, markup=False)
     _run(rig, out, force, None)
-    if rerun is not None:
+    if rerun is not None or mcap is not None:
         from simgap.cli.view import write_view
 
-        write_view(out, rig, rerun)
+        write_view(out, rig, rerun, mcap)

@@ -26,14 +26,18 @@ def _diagnosis(out: Path) -> dict[str, Any]:
     return data
 
 
-def write_view(out: Path, rig_path: Path, rrd: Path) -> Path:
-    """Write ``rrd`` from the diagnosis in ``out`` of the rig at ``rig_path``."""
+def write_view(out: Path, rig_path: Path, rrd: Path | None = None,
+               mcap: Path | None = None) -> None:
+    """Write ``rrd`` (Rerun) and/or ``mcap`` (MCAP for Foxglove) from the diagnosis in ``out``
+    of the rig at ``rig_path``."""
     from simgap.errors import InputError
     from simgap.evidence.ros2_bag import rig_recording
     from simgap.outputs import check_not_input
-    from simgap.report.rerun import write_rrd
     from simgap.sim.rig_names import load_checked_rig
 
+    if rrd is None and mcap is None:
+        raise InputError(field="--rerun / --mcap", expected="a file to write",
+                         got="neither", fix="pass --rerun FILE.rrd or --mcap FILE.mcap")
     diagnosis = _diagnosis(out)
     rig = load_checked_rig(rig_path)
     if diagnosis.get("rig") not in (None, rig.name):
@@ -45,29 +49,50 @@ def write_view(out: Path, rig_path: Path, rrd: Path) -> Path:
         raise InputError(file=rig_path, field="evidence.dataset",
                          expected="a recording to show (evidence.dataset or ros2_bags)",
                          got="neither", fix="name the recording the diagnosis read")
-    check_not_input(rrd)
-    done = write_rrd(rrd, rig, rig_recording(rig), diagnosis)
-    path = done.path
-    console.print(f"rerun: {path}, {len(done.episodes)} episode(s), opening on the worst "
-                  f"joint's gap: {done.worst_joint} ({done.gap_ratio:.3g} x its noise floor) "
-                  f"(open it with 'rerun {path}')", highlight=False, markup=False)
-    for why in done.skipped:
-        console.print(f"rerun: left out {why}", highlight=False, markup=False)
-    return path
+    for target in (rrd, mcap):
+        if target is not None:
+            check_not_input(target)
+    if rrd is not None:
+        from simgap.report.rerun import write_rrd
+
+        done = write_rrd(rrd, rig, rig_recording(rig), diagnosis)
+        _say(f"rerun: {done.path}, {len(done.episodes)} episode(s), opening on the worst "
+             f"joint's gap: {done.worst_joint} ({done.gap_ratio:.3g} x its noise floor) (open "
+             f"it with 'rerun {done.path}')", done.skipped)
+    if mcap is not None:
+        from simgap.report.mcap_out import write_mcap
+
+        mc = write_mcap(mcap, rig, rig_recording(rig), diagnosis)
+        _say(f"mcap: {mc.path}, {len(mc.episodes)} episode(s) end to end on one clock (open "
+             "it in Foxglove)", mc.skipped)
+
+
+def _say(line: str, skipped: tuple[str, ...]) -> None:
+    console.print(line, highlight=False, markup=False)
+    for why in skipped:
+        console.print(f"  left out {why}", highlight=False, markup=False)
+
+
+MCAP_HELP = ("Also write the diagnosis as an MCAP file for Foxglove (the mcap extra): the "
+             "same layers on Foxglove's schemas, JSON-encoded; docs/rerun.md.")
 
 
 @app.command()
 @handles_errors
 def view(
     out: Path = typer.Argument(..., help="A finished 'simgap diagnose' --out folder."),
-    rerun: Path = typer.Option(..., "--rerun", metavar="FILE.rrd",
-                               help="Write the diagnosis as a Rerun recording: each episode "
-                                    "on LeRobot's timelines and names, with the simulated "
-                                    "replays, the gap and the findings (the rerun extra)."),
+    rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd",
+                                      help="Write the diagnosis as a Rerun recording: each "
+                                           "episode on LeRobot's timelines and names, with the "
+                                           "simulated replays, the gap, the rendered camera, "
+                                           "the arm in 3D and the findings (the rerun extra)."),
+    mcap: Path | None = typer.Option(None, "--mcap", metavar="FILE.mcap",
+                                     help="Write the same layers as an MCAP file for Foxglove "
+                                          "(the mcap extra)."),
     rig: Path = typer.Option(..., "--rig", help="The rig.toml the diagnosis was run on (or "
                                                 "the folder holding it)."),
 ) -> None:
-    """Look at a finished diagnosis frame by frame (Rerun)."""
+    """Look at a finished diagnosis frame by frame (Rerun, Foxglove)."""
     from simgap.cli.diagnose import rig_file
 
-    write_view(out, rig_file(rig), rerun)
+    write_view(out, rig_file(rig), rerun, mcap)

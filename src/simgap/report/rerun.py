@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError, MissingExtraError
-from simgap.report.rerun_findings import FindingMark, finding_marks, finding_text, level
+from simgap.report.rerun_findings import FindingMark, episode_logs, finding_marks
 from simgap.report.rerun_layers import EpisodeLayers, episode_layers, finding_dicts
 from simgap.rig import Rig
 
@@ -122,16 +122,8 @@ def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
         log_arm_shapes(rr, rec, shapes, list(lay.arm))
         for layer, (pos, quat) in lay.arm.items():
             log_arm_poses(rr, rec, index, layer, shapes, pos, quat)
-    mine = [m for m in marks if m.episode == lay.episode]
-    logs = []
-    for i, f in enumerate(findings):
-        for m in [m for m in mine if m.finding == i] or [FindingMark(i, lay.episode, 0, None,
-                                                                     "")]:
-            row = m.row if m.row is not None else int(np.argmin(np.abs(
-                lay.t_s + lay.t0_s - float(m.t_s or 0.0))))
-            logs.append((row, i, finding_text(f, m.note), level(f)))
-    for row, _, text, lvl in sorted(logs):  # in time order, each finding's order kept
-        at(row)
+    for row, text, lvl, _ in episode_logs(lay.episode, lay.t_s, lay.t0_s, findings, marks):
+        at(row)  # in time order, each finding's order kept
         rec.log("findings", rr.TextLog(text, level=getattr(rr.TextLogLevel, lvl)))
 
 

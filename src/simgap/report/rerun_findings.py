@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 LEVELS = {"implicated": "WARN", "inconclusive": "DEBUG"}
 """Text-log level of a finding's verdict (the rest INFO)."""
 
@@ -117,3 +119,20 @@ def finding_marks(findings: Sequence[Mapping[str, Any]]) -> list[FindingMark]:
         elif branch == "phases":
             out += _phases(i, det)
     return out
+
+
+def episode_logs(episode: int, t_s: np.ndarray, t0_s: float,
+                 findings: Sequence[Mapping[str, Any]], marks: Sequence[FindingMark],
+                 ) -> list[tuple[int, str, str, str]]:
+    """One episode's finding logs in time order: (row, text, level, branch). A finding
+    placed in this episode is logged at each of its marks (a time goes to the nearest
+    frame, ``t_s + t0_s`` being the recording's own time of each row); the rest at row 0."""
+    logs = []
+    for i, f in enumerate(findings):
+        here = [m for m in marks if m.episode == episode and m.finding == i]
+        for m in here or [FindingMark(i, episode, 0, None, "")]:
+            row = m.row if m.row is not None else int(np.argmin(np.abs(
+                t_s + t0_s - float(m.t_s or 0.0))))
+            row = min(max(row, 0), t_s.size - 1)
+            logs.append((row, i, finding_text(f, m.note), level(f), str(f.get("branch"))))
+    return [(row, text, lvl, br) for row, _, text, lvl, br in sorted(logs)]
