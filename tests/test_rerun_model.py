@@ -165,3 +165,11 @@ def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
                 xyzw = np.array(poses["InstancePoses3D:quaternions"][k][0])
                 assert abs(abs(float(np.dot(np.roll(xyzw, 1), wq))) - 1.0) < 1e-6
         assert ents[mesh]["static"]["Mesh3D:vertex_positions"][0]
+
+
+def test_a_name_never_makes_a_path() -> None:
+    """A joint named with a slash (MuJoCo's attach prefixes make them) stays one entity."""
+    from simgap.report.rerun import gap_path
+
+    assert gap_path(rr, "arm/shoulder_pan") == "gap/arm\\/shoulder_pan"
+    assert gap_path(rr, "elbow_flex") == "gap/elbow_flex"

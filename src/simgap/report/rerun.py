@@ -174,7 +174,8 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
     layers, shapes = with_model_layers(rig, layers, skipped)
     camera = None
     if rig.camera is not None:
-        camera = (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")
+        camera = str(rr.escape_entity_path_part(  # a name never makes a path
+            (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")))
     findings = finding_dicts(diagnosis)
     marks = finding_marks(findings)
     ratios = gap_ratios([lay.q_rad for lay in layers], [lay.sim["nominal"] for lay in layers],
