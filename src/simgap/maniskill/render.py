@@ -1,0 +1,140 @@
+"""Render the training camera with SAPIEN (ManiSkill's renderer) at recorded joint angles.
+
+A bare SAPIEN scene, no ManiSkill env: the robot description training used (URDF), fixed at
+its root, and a camera mounted on a link with the pose, field of view and resolution training
+showed the policy (``simgap.maniskill.config.TrainingCamera``). Each frame sets the recorded
+joint angles and renders the colour image and the per-link segmentation, at the policy's
+resolution. SAPIEN renders only through Vulkan; on a CPU machine that is Mesa's lavapipe,
+and only Mesa 25 (Debian 12's bookworm-backports) works: Debian 12's own Mesa 22.3 gives
+"failed to find a rendering device", which is turned here into an error naming the package.
+``sapien`` is imported lazily (the ``maniskill`` extra installs it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simgap.errors import InputError, MissingExtraError, NameNotFoundError, SimgapError
+from simgap.maniskill.replay import EXTRA
+
+VULKAN_FIX = ("install Vulkan's lavapipe from Mesa 25: apt-get install -t bookworm-backports "
+              "mesa-vulkan-drivers (Debian 12's own Mesa 22.3 is refused), and point "
+              "VK_ICD_FILENAMES at its lvp_icd JSON (/usr/share/vulkan/icd.d/)")
+
+
+class RenderDeviceError(SimgapError):
+    """SAPIEN found no Vulkan device to render with; the message names the package."""
+
+
+@dataclass(frozen=True)
+class SapienCamera:
+    """A camera mounted on a link, in SAPIEN's camera frame (x forward, y left, z up).
+
+    Attributes:
+        mount_link: the link it is fixed to.
+        pose_p_m: its position in the link's frame [m], (3,).
+        pose_q_wxyz: its orientation in the link's frame (unit quaternion w, x, y, z), (4,).
+        fov_y_rad: vertical field of view [rad].
+        width, height: the resolution rendered [px] (the policy's).
+    """
+
+    mount_link: str
+    pose_p_m: tuple[float, float, float]
+    pose_q_wxyz: tuple[float, float, float, float]
+    fov_y_rad: float
+    width: int
+    height: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.fov_y_rad < np.pi:
+            raise InputError(field="camera.fov_y_rad", expected="a field of view in (0, pi) "
+                             "rad", got=self.fov_y_rad)
+        if self.width < 1 or self.height < 1:
+            raise InputError(field="camera.resolution", expected="a positive width and height",
+                             got=(self.width, self.height))
+
+
+@dataclass(frozen=True)
+class SapienFrame:
+    """One render.
+
+    Attributes:
+        rgb: colour, shape (H, W, 3), uint8.
+        link: per pixel the index into ``SapienRenderer.links`` of the link seen, -1 for
+            none (background), shape (H, W), int.
+    """
+
+    rgb: np.ndarray
+    link: np.ndarray
+
+
+def _sapien(purpose: str) -> Any:
+    try:
+        import sapien
+    except ImportError as e:
+        raise MissingExtraError(EXTRA, "sapien", purpose) from e
+    return sapien
+
+
+class SapienRenderer:
+    """A robot description and one mounted camera in a bare SAPIEN scene.
+
+    Args:
+        robot: the URDF training used (``agent.urdf_path`` in the export).
+        camera: the camera to render.
+    """
+
+    def __init__(self, robot: str | Path, camera: SapienCamera) -> None:
+        sapien = _sapien("Rendering the training camera with SAPIEN")
+        path = Path(robot)
+        if path.suffix.lower() != ".urdf" or not path.is_file():
+            raise InputError(file=path, field="robot description",
+                             expected="an existing URDF file", got=str(path),
+                             fix="pass the agent's urdf_path (export_config writes it)")
+        try:
+            self._scene = sapien.Scene()
+        except RuntimeError as e:
+            if "rendering device" in str(e) or "vulkan" in str(e).lower():
+                raise RenderDeviceError(f"SAPIEN found no Vulkan device ({e}): {VULKAN_FIX}"
+                                        ) from e
+            raise
+        self._scene.set_ambient_light([0.5, 0.5, 0.5])
+        self._scene.add_directional_light([0.3, 0.2, -1.0], [1.0, 1.0, 1.0])
+        loader = self._scene.create_urdf_loader()
+        loader.fix_root_link = True
+        self._robot = loader.load(str(path))
+        links = self._robot.get_links()
+        self.links = tuple(str(link.name) for link in links)
+        self.joints = tuple(str(j.name) for j in self._robot.get_active_joints())
+        if camera.mount_link not in self.links:
+            raise NameNotFoundError("link", camera.mount_link, self.links, file=path,
+                                    field="camera.mount_link")
+        mount = links[self.links.index(camera.mount_link)]
+        self._ids = np.full(max(int(lk.entity.per_scene_id) for lk in links) + 1, -1)
+        for i, lk in enumerate(links):
+            self._ids[int(lk.entity.per_scene_id)] = i
+        self.camera = camera
+        self._cam = self._scene.add_mounted_camera(
+            "simgap", mount.entity, sapien.Pose(list(camera.pose_p_m), list(camera.pose_q_wxyz)),
+            camera.width, camera.height, camera.fov_y_rad, 0.005, 10.0)
+
+    def render(self, q: Sequence[float] | np.ndarray) -> SapienFrame:
+        """The camera's view at joint angles ``q`` [rad], (J,) in ``self.joints`` order."""
+        qa = np.asarray(q, dtype=np.float32).ravel()
+        if qa.size != len(self.joints) or not np.isfinite(qa).all():
+            raise InputError(field="q", expected=f"{len(self.joints)} finite joint angles "
+                             f"[rad] for {list(self.joints)}", got=qa.tolist())
+        self._robot.set_qpos(qa)
+        self._scene.update_render()
+        self._cam.take_picture()
+        color = np.asarray(self._cam.get_picture("Color"))[..., :3]
+        rgb = (np.clip(color, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+        ent = np.asarray(self._cam.get_picture("Segmentation"))[..., 1].astype(np.int64)
+        link = np.where(ent < self._ids.size, self._ids[np.minimum(ent, self._ids.size - 1)],
+                        -1)
+        return SapienFrame(rgb=rgb, link=link)
