@@ -182,3 +182,20 @@ def test_planted_gains_are_identified_and_the_export_proven(replayer: ManiSkillR
     assert np.allclose(cfg.stiffness, fit.fitted.stiffness)
     assert np.allclose(cfg.damping, fit.fitted.damping)
     assert doc["proof"]["held_out_episodes"] == [4]
+
+
+def test_bad_recordings_and_modes_are_refused_by_name(replayer: ManiSkillReplayer) -> None:
+    from simgap.errors import InputError, NameNotFoundError
+
+    rec = _record(5)
+    at_30 = dataclasses.replace(rec, t=np.arange(rec.t.size) / 30.0)
+    with pytest.raises(InputError, match="20 Hz control rate"):
+        replayer.replay(at_30, replayer.nominal_gains())
+    no_grip = Trajectory(t=rec.t, q_cmd=rec.q_cmd[:, :5], q=rec.q[:, :5],
+                         joint_names=rec.joint_names[:5], source="five.parquet")
+    with pytest.raises(NameNotFoundError, match="gripper"):
+        replayer.replay(no_grip, replayer.nominal_gains())
+    with pytest.raises(InputError, match="pd_joint_pos"):
+        ManiSkillReplayer(control_dt_s=1 / CONTROL_HZ, control_mode="pd_joint_delta_pos")
+    with pytest.raises(InputError, match="whole number of Hz"):
+        ManiSkillReplayer(control_dt_s=1 / 29.5)
