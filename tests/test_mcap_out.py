@@ -184,7 +184,7 @@ def test_view_writes_the_demos_mcap(demo_run: tuple[Path, Path, str], tmp_path: 
     assert len(msgs["/findings"]) == 12 * len(findings)
     assert chans["/observation.images.wrist"][0] == "foxglove.CompressedImage"
     n = len(msgs["/action"])
-    for topic in ("/observation.images.wrist", "/sim/camera/wrist", "/tf",
+    for topic in ("/observation.images.wrist", "/sim/camera/wrist", "/tf", "/latency",
                   "/sim/identified/observation.state", "/gap"):
         assert len(msgs[topic]) == n, topic
     res = runner.invoke(app, ["view", str(out), "--rig", str(rig)])

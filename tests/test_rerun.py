@@ -171,6 +171,7 @@ def test_the_demos_recording_verifies_and_holds_every_layer(demo_run: tuple[Path
     assert ep["sim/camera/wrist"]["frame_index"] == list(range(T))
     for layer in ("real", "sim/nominal", "sim/identified"):
         assert ep[f"world/{layer}/box"]["frame_index"] == list(range(T))
+    assert ep["latency/total"]["frame_index"] == list(range(T))  # a tick is a frame here
     findings = __import__("json").loads((out / "findings.json").read_text())["findings"]
     assert len(ep["findings"]["TextLog:text"]) == len(findings)
     # the time base's fastest step at its episode and frame, as findings.json names them

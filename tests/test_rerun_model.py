@@ -173,3 +173,45 @@ def test_a_name_never_makes_a_path() -> None:
 
     assert gap_path(rr, "arm/shoulder_pan") == "gap/arm\\/shoulder_pan"
     assert gap_path(rr, "elbow_flex") == "gap/elbow_flex"
+
+
+def test_latency_at_the_slowest_overrunning_tick(shared_data: Path, tmp_path: Path) -> None:
+    """Each tick's total from the timing log beside the recording where a tick is a frame
+    (episode 1: 30 ticks, one slow), and the latency finding at that tick; episode 0's log
+    has a tick fewer than its frames, so it gets neither."""
+    import json
+
+    from simgap.demo.factory import make_so101_bench
+    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.report.rerun import write_rrd
+    from simgap.rig import load_rig
+
+    b = make_so101_bench(tmp_path / "bench", shared_data / "so101" / "so101.xml", 3, fps=30,
+                         n_episodes=2, duration_s=1.0, n_heldout=0)
+    rows = []
+    for e, n in ((0, 29), (1, 30)):
+        for k in range(n):
+            slow = 0.150 if (e, k) == (1, 9) else 0.010
+            rows.append({"episode": e, "step": k, "t": 10.0 * e + k / 30,
+                         "stages": {"inference": slow, "command": 0.002}})
+    (Path(b.rig).parent / "timing.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows))
+    with open(b.rig, "a", encoding="utf-8") as fh:  # [evidence] is the file's last section
+        fh.write('timing_logs = ["timing.jsonl"]\n')
+    rig = load_rig(b.rig)
+    done = write_rrd(tmp_path / "d.rrd", rig, read_lerobot_dataset(rig.evidence.dataset),
+                     _diagnosis())
+    got = read_rrd(done.path)
+    assert "latency/total" not in got["episode_0"]
+    lat = got["episode_1"]["latency/total"]
+    assert lat["frame_index"] == list(range(30))
+    assert lat["static"]["SeriesLines:names"][0] == ["total", "budget"]
+    tot = np.array(lat["Scalars:scalars"])
+    np.testing.assert_allclose(tot[:, 0], [0.152 if k == 9 else 0.012 for k in range(30)])
+    np.testing.assert_allclose(tot[:, 1], rig.control_dt_s)
+    for e, frame in ((0, 0), (1, 9)):
+        logs = got[f"episode_{e}"]["findings"]
+        at = [(f, t[0]) for f, t in zip(logs["frame_index"], logs["TextLog:text"], strict=True)
+              if "latency" in t[0]]
+        assert [f for f, _ in at] == [frame]
+    assert "slowest tick, 152.0 ms" in at[0][1] and "(1 of 30 ticks overran)" in at[0][1]

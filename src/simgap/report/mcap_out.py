@@ -17,7 +17,10 @@ message's log time, publish time and ``timestamp`` field are that time. Channels
   ``sim/identified``;
 - ``/arm`` (``foxglove.SceneUpdate``): once, at the file's start, every geom as a primitive
   locked to its frame (capsules as a cylinder and two spheres, meshes as triangle lists);
-- ``/findings`` (``foxglove.Log``): each finding at the moments ``rerun_findings`` places it.
+- ``/latency`` (``simgap.JointVector``, ``total_s``, ``budget_s``): each tick's total from the
+  timing log and the budget [s], where a tick is a frame (``rerun_latency``);
+- ``/findings`` (``foxglove.Log``): each finding at the moments ``rerun_findings`` and
+  ``rerun_latency`` place it.
 """
 
 from __future__ import annotations
@@ -137,6 +140,7 @@ def write_mcap(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any]
     from simgap.outputs import atomic_write_bytes
     from simgap.report.rerun_arm import SIM_COLORS, with_model_layers
     from simgap.report.rerun_findings import episode_logs, finding_marks
+    from simgap.report.rerun_latency import with_latency
     from simgap.report.rerun_layers import episode_layers, finding_dicts
 
     writer_cls = _mcap_writer()
@@ -149,7 +153,8 @@ def write_mcap(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any]
     cam = None if rig.camera is None else quote(
         (rig.camera.recorded or rig.camera.name).removeprefix("observation.images."), safe="_-.")
     findings = finding_dicts(diagnosis)
-    marks = finding_marks(findings)
+    layers, late = with_latency(rig, layers, findings)
+    marks = finding_marks(findings) + late
     buf = io.BytesIO()
     w = writer_cls(buf, compression=_compression())
     w.start(profile="", library="simgap")
@@ -200,6 +205,10 @@ def write_mcap(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any]
                 put(f"/{topic}", "simgap.JointVector", t, {
                     **head, "name": list(names.get(topic, lay.joints)),
                     "position": [float(x) for x in v[k]]})
+            if lay.tick_total_s is not None:
+                put("/latency", "simgap.JointVector", t, {
+                    **head, "name": ["total_s", "budget_s"],
+                    "position": [float(lay.tick_total_s[k]), float(lay.budget_s or 0.0)]})
             put("/gap", "simgap.Gap", t, {**head, "joint": list(lay.joints), **{
                 n: [float(x) for x in lay.q_rad[k] - q[k]] for n, q in lay.sim.items()},
                 "floor": [float(x) for x in lay.floor_rad]})

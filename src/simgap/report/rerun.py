@@ -16,6 +16,8 @@ names:
   noise floor as the series ``floor`` and ``-floor`` (the identification's least residual);
 - ``sim/camera/<cam>``, ``world/...``: the camera rendered at the measured angles and the arm
   in 3D at the real and the simulated poses (``simgap.report.rerun_arm``);
+- ``latency/total``: each tick's total from the timing log and the budget [s], where a tick is
+  a frame (``simgap.report.rerun_latency``);
 - ``findings``: every finding as a text log (its verdict as the level: implicated WARN,
   inconclusive DEBUG, the rest INFO) at the moment of the episode it names, else at the
   episode's first frame (``simgap.report.rerun_findings``).
@@ -111,6 +113,9 @@ def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
         fl = np.full(T, lay.floor_rad[i])
         series(gap_path(rr, j), np.stack(cols + [fl, -fl], axis=1),
                [*lay.sim.keys(), "floor", "-floor"])
+    if lay.tick_total_s is not None and lay.budget_s is not None:
+        series("latency/total", np.stack([lay.tick_total_s, np.full(T, lay.budget_s)], 1),
+               ["total", "budget"])
     if lay.images is not None and lay.image_frames is not None and camera:
         for img, fr in zip(lay.images, lay.image_frames, strict=True):
             at(int(np.searchsorted(lay.frame_index, fr)))
@@ -164,6 +169,7 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
     from simgap.outputs import atomic_write_bytes
     from simgap.report.rerun_arm import with_model_layers
     from simgap.report.rerun_blueprint import blueprint, gap_ratios
+    from simgap.report.rerun_latency import with_latency
 
     path = Path(path)
     layers = episode_layers(rig, ds, diagnosis, episodes)
@@ -177,7 +183,8 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
         camera = str(rr.escape_entity_path_part(  # a name never makes a path
             (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")))
     findings = finding_dicts(diagnosis)
-    marks = finding_marks(findings)
+    layers, late = with_latency(rig, layers, findings)
+    marks = finding_marks(findings) + late
     ratios = gap_ratios([lay.q_rad for lay in layers], [lay.sim["nominal"] for lay in layers],
                         layers[0].floor_rad)
     worst = int(np.argmax(ratios))

@@ -34,7 +34,11 @@ class EpisodeLayers:
         rendered: the camera rendered at the measured angles (M, H, W, 3) uint8 at the
             episode's rows ``rendered_rows`` (M,), or None.
         arm: layer (``real``, ``sim/<name>``) -> the drawn bodies' world positions
-            (T, B, 3) [m] and orientations (T, B, 4) (w, x, y, z); empty when not drawn.
+            (T, G, 3) [m] and orientations (T, G, 4) (w, x, y, z) of the drawn geoms;
+            empty when not drawn.
+        tick_total_s: per row, the control loop's tick total from the timing log [s],
+            shape (T,), or None (``simgap.report.rerun_latency``).
+        budget_s: the time a tick may take [s] (with ``tick_total_s``).
     """
 
     episode: int
@@ -54,6 +58,8 @@ class EpisodeLayers:
     rendered: np.ndarray | None = None
     rendered_rows: np.ndarray | None = None
     arm: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    tick_total_s: np.ndarray | None = None
+    budget_s: float | None = None
 
 
 def finding_dicts(diagnosis: Mapping[str, Any]) -> list[Mapping[str, Any]]:
