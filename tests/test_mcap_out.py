@@ -19,8 +19,8 @@ from mcap.reader import make_reader  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from simgap.cli import app  # noqa: E402
-from tests.test_rerun import _diagnosis  # noqa: E402
-from tests.test_rerun_model import _timed_findings  # noqa: E402
+from tests.view_findings import diagnosis as _diagnosis  # noqa: E402
+from tests.view_findings import timed_findings as _timed_findings  # noqa: E402
 
 runner = CliRunner()
 

@@ -17,6 +17,7 @@ rr = pytest.importorskip("rerun", reason="the rerun extra (rerun-sdk) is absent"
 from typer.testing import CliRunner  # noqa: E402
 
 from simgap.cli import app  # noqa: E402
+from tests.view_findings import diagnosis as _diagnosis  # noqa: E402
 
 runner = CliRunner()
 
@@ -62,18 +63,6 @@ def _seconds(v: Any) -> float:
 @pytest.fixture(scope="module")
 def so101(shared_data: Path) -> Path:
     return shared_data / "so101" / "so101.xml"
-
-
-def _diagnosis() -> dict[str, Any]:
-    return {"rig": "so101-bench-3", "findings": [
-        {"branch": "latency", "verdict": "implicated", "title": "Latency",
-         "summary": "the loop overruns", "figures": {}},
-        {"branch": "actuator", "verdict": "eliminated", "title": "Actuator dynamics",
-         "summary": "within the floor", "artifacts": {},
-         "figures": {"noise_floor_rad": {j: {"total_rad": 0.002, "model_rad": 0.0}
-                                         for j in ("shoulder_pan", "shoulder_lift",
-                                                   "elbow_flex", "wrist_flex", "wrist_roll",
-                                                   "gripper")}}}]}
 
 
 def test_layers_are_at_their_frames_and_times(so101: Path, tmp_path: Path) -> None:

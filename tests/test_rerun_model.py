@@ -14,32 +14,11 @@ import pytest
 
 rr = pytest.importorskip("rerun", reason="the rerun extra (rerun-sdk) is absent")
 
-from tests.test_rerun import _diagnosis, read_rrd  # noqa: E402
+from tests.test_rerun import read_rrd  # noqa: E402
+from tests.view_findings import diagnosis as _diagnosis  # noqa: E402
+from tests.view_findings import timed_findings as _timed_findings  # noqa: E402
 
 JOINTS = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")
-
-
-def _timed_findings() -> list[dict[str, Any]]:
-    """A time base, a stale first frame and failure phases, as findings.json writes them."""
-    return [
-        {"branch": "evidence", "verdict": "eliminated", "title": "Time base",
-         "summary": "fits", "figures": {"peak_speed_episode": 1, "peak_speed_frame": 7,
-                                        "peak_speed_rad_s": 2.5,
-                                        "peak_speed_joint": "elbow_flex"}},
-        {"branch": "plumbing", "verdict": "implicated", "title": "Stale first frame",
-         "summary": "stale", "figures": {"stale_episodes": 1},
-         "details": {"episodes": [
-             {"episode": 0, "tick": 0, "taken_before_reset_s": 0.7, "before_reset": True,
-              "same_as_previous_last": False},
-             {"episode": 1, "tick": 30, "taken_before_reset_s": -0.1, "before_reset": False,
-              "same_as_previous_last": False}]}},
-        {"branch": "phases", "verdict": "inconclusive", "title": "Failure phases",
-         "summary": "lift", "figures": {}, "details": {"real_episodes": [
-             {"episode": 0, "failure_phase": None, "reached": "after_success",
-              "phases_s": {"approach": [0.0, 0.5]}},
-             {"episode": 1, "failure_phase": "lift_and_carry", "reached": "grasp",
-              "before": "a person marked it",
-              "phases_s": {"approach": [0.0, 0.3], "grasp": [0.4, 0.97]}}]}}]
 
 
 def test_finding_marks_come_from_the_figures_alone() -> None:
