@@ -194,3 +194,21 @@ def test_latency_at_the_slowest_overrunning_tick(shared_data: Path, tmp_path: Pa
               if "latency" in t[0]]
         assert [f for f, _ in at] == [frame]
     assert "slowest tick, 152.0 ms" in at[0][1] and "(1 of 30 ticks overran)" in at[0][1]
+
+
+def test_the_floor_is_the_actuator_findings(demo_model: Path, tmp_path: Path) -> None:
+    """Per joint from a joint identification, one for all from a bench ladder (the demo's),
+    the encoder's quantisation where the diagnosis has none."""
+    from simgap.report.rerun_layers import noise_floors
+    from simgap.rig import load_rig
+    from tests.factories import write_rig
+
+    rig = load_rig(write_rig(tmp_path, demo_model))
+    n = len(rig.joint_names)
+    per = {"findings": [{"branch": "actuator", "figures": {"noise_floor_rad": {
+        j: {"total_rad": 0.003, "model_rad": 0.004} for j in rig.joint_names}}}]}
+    np.testing.assert_allclose(noise_floors(rig, per), [0.005] * n)
+    one = {"findings": [{"branch": "actuator", "figures": {"noise_floor_rad": 0.0015}}]}
+    np.testing.assert_allclose(noise_floors(rig, one), [0.0015] * n)
+    np.testing.assert_allclose(noise_floors(rig, {"findings": []}),
+                               [rig.encoder_rad / np.sqrt(12)] * n)

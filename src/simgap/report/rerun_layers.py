@@ -69,18 +69,21 @@ def finding_dicts(diagnosis: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def noise_floors(rig: Rig, diagnosis: Mapping[str, Any]) -> np.ndarray:
     """Per rig joint, the least residual the identification expects [rad] (the actuator
-    finding's noise floor), else the encoder's quantisation (resolution / sqrt 12)."""
+    finding's noise floor: per joint from a joint identification, one for every joint from
+    a bench ladder), else the encoder's quantisation (resolution / sqrt 12)."""
     from simgap.branches.joint_dynamics import least_residual
 
-    floors: Mapping[str, Any] = {}
+    quant = rig.encoder_rad / np.sqrt(12.0)
     for f in finding_dicts(diagnosis):
         found = (f.get("figures") or {}).get("noise_floor_rad")
-        if f.get("branch") == "actuator" and isinstance(found, Mapping):
-            floors = found  # the joint identification's, per joint (a bench ladder's: one)
-            break
-    quant = rig.encoder_rad / np.sqrt(12.0)
-    return np.array([least_residual(floors[j]) if isinstance(floors.get(j), Mapping)
-                     else quant for j in rig.joint_names])
+        if f.get("branch") != "actuator":
+            continue
+        if isinstance(found, Mapping):
+            return np.array([least_residual(found[j]) if isinstance(found.get(j), Mapping)
+                             else quant for j in rig.joint_names])
+        if isinstance(found, int | float) and not isinstance(found, bool) and found > 0:
+            return np.full(len(rig.joint_names), float(found))
+    return np.full(len(rig.joint_names), quant)
 
 
 def offered_patch(diagnosis: Mapping[str, Any]) -> tuple[Path | None, str]:
