@@ -27,6 +27,10 @@ VULKAN_FIX = ("install Vulkan's lavapipe from Mesa 25: apt-get install -t bookwo
               "VK_ICD_FILENAMES at its lvp_icd JSON (/usr/share/vulkan/icd.d/)")
 
 
+SHADER_PACK = "default"
+"""SAPIEN's shader pack for the camera (colour and per-entity segmentation)."""
+
+
 class RenderDeviceError(SimgapError):
     """SAPIEN found no Vulkan device to render with; the message names the package."""
 
@@ -119,9 +123,16 @@ class SapienRenderer:
         for i, lk in enumerate(links):
             self._ids[int(lk.entity.per_scene_id)] = i
         self.camera = camera
-        self._cam = self._scene.add_mounted_camera(
-            "simgap", mount.entity, sapien.Pose(list(camera.pose_p_m), list(camera.pose_q_wxyz)),
-            camera.width, camera.height, camera.fov_y_rad, 0.005, 10.0)
+        # SAPIEN's "default" shader pack named here, not taken from the process-wide setting:
+        # a ManiSkill env made earlier in the process switches that to its "minimal" pack,
+        # which has no "Segmentation" picture
+        shaders = Path(sapien.__file__).parent / "vulkan_shader" / SHADER_PACK
+        self._cam = sapien.render.RenderCameraComponent(camera.width, camera.height,
+                                                        str(shaders))
+        self._cam.set_fovy(camera.fov_y_rad, compute_x=True)
+        self._cam.near, self._cam.far = 0.005, 10.0
+        mount.entity.add_component(self._cam)
+        self._cam.local_pose = sapien.Pose(list(camera.pose_p_m), list(camera.pose_q_wxyz))
 
     def render(self, q: Sequence[float] | np.ndarray) -> SapienFrame:
         """The camera's view at joint angles ``q`` [rad], (J,) in ``self.joints`` order."""
@@ -133,7 +144,10 @@ class SapienRenderer:
         self._scene.update_render()
         self._cam.take_picture()
         color = np.asarray(self._cam.get_picture("Color"))[..., :3]
-        rgb = (np.clip(color, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+        if color.dtype == np.uint8:  # ManiSkill's "minimal" formats: 8-bit colour
+            rgb = color.copy()
+        else:
+            rgb = (np.clip(color, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
         ent = np.asarray(self._cam.get_picture("Segmentation"))[..., 1].astype(np.int64)
         link = np.where(ent < self._ids.size, self._ids[np.minimum(ent, self._ids.size - 1)],
                         -1)
