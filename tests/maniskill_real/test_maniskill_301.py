@@ -140,6 +140,20 @@ def test_export_config_reads_so100_grasp_cube(tmp_path: Path) -> None:
     assert math.hypot(*cfg.origin_from_pan_axis_m[:2]) == pytest.approx(0.0452, abs=1e-3)
 
 
+@pytest.mark.parametrize("backend", [[], ["--render-backend", "none"]])
+def test_export_config_without_a_vulkan_device_says_what_to_install(
+        tmp_path: Path, backend: list[str]) -> None:
+    import os
+
+    env = dict(os.environ, VK_ICD_FILENAMES=str(tmp_path / "no_icd.json"))
+    run = subprocess.run([sys.executable, "-m", "simgap.maniskill.export_config",
+                          "SO100GraspCube-v1", "--out", str(tmp_path / "t.json"), *backend],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "mesa-vulkan-drivers" in run.stderr and "bookworm-backports" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "t.json").exists()
+
+
 @pytest.mark.slow
 def test_nominal_recording_replays_at_the_floor(replayer: ManiSkillReplayer) -> None:
     rec = _record(1)

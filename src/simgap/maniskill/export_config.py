@@ -39,6 +39,20 @@ FORMAT = "simgap.maniskill_config/1"
 """The ``format`` of the JSON written (``simgap.maniskill.config`` reads it)."""
 
 
+NO_DEVICE_FIX = ("ManiSkill 3.0.1 builds its envs' render materials even with "
+                 "--render-backend none, so it needs one: on a CPU machine Vulkan's lavapipe "
+                 "from Mesa 25 (Debian 12: apt-get install -t bookworm-backports "
+                 "mesa-vulkan-drivers; Debian 12's own Mesa 22.3 is refused), with "
+                 "VK_ICD_FILENAMES pointing at its lvp_icd JSON in /usr/share/vulkan/icd.d/.")
+"""What to do when ManiSkill finds no rendering device (SAPIEN's Vulkan)."""
+
+
+def _no_render_device(e: BaseException) -> bool:
+    """Whether ``e`` is SAPIEN saying it has no Vulkan device to render with."""
+    text = str(e).lower()
+    return "rendering device" in text or "vk::" in text or "vulkan" in text
+
+
 def _floats(x: Any) -> list[float] | None:
     """A tensor, array, sequence or number as a flat list of floats (None for None)."""
     if x is None:
@@ -174,8 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "as a JSON object")
     ap.add_argument("--object", help="the env attribute holding the object actor (default: "
                     "cube, obj or object)")
-    ap.add_argument("--render-backend", help="render_backend for gym.make (e.g. 'none' where "
-                    "there is no Vulkan device; the cameras' configs are read either way)")
+    ap.add_argument("--render-backend", help="render_backend for gym.make (the cameras' configs "
+                    "are read either way; ManiSkill 3.0.1 still needs a Vulkan device with "
+                    "'none')")
     args = ap.parse_args(argv)
     try:
         kwargs = json.loads(args.env_kwargs)
@@ -197,12 +212,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         make["control_mode"] = args.control_mode
     if args.render_backend:
         make["render_backend"] = args.render_backend
-    env = gym.make(args.env_id, **make)
     try:
-        env.reset(seed=0)
-        out = export(env, env_id=args.env_id, env_kwargs=kwargs, object_attr=args.object)
-    finally:
-        env.close()
+        env = gym.make(args.env_id, **make)
+        try:
+            env.reset(seed=0)
+            out = export(env, env_id=args.env_id, env_kwargs=kwargs, object_attr=args.object)
+        finally:
+            env.close()
+    except RuntimeError as e:
+        if not _no_render_device(e):
+            raise
+        print(f"export_config: ManiSkill found no Vulkan device to build {args.env_id} ({e}). "
+              f"{NO_DEVICE_FIX}", file=sys.stderr)
+        return 2
     text = json.dumps(out, indent=2, default=str)  # a path object as its text
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(text + "\n")
