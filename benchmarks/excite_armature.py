@@ -15,10 +15,17 @@ linearised one) before and after, the shrink, the predicted half-width after and
 measured/predicted ratio, and whether the truth lies inside. The must-show: identified with
 the truth inside, or a shrink of at least 3 x, with measured/predicted within [0.5, 2].
 
-Run from the repository root (a bench takes 3-6 min on 2 cores):
+Printed too, per bench, what bounds any fit of that recording (``truth_replay``): the
+bench's *true* parameters replayed by the identification's own replay of the fitted
+episodes at the true delay, under each replay clock, against the identification's noise
+floor; the same start run by the identification's LM (does it stay at the truth?); and the
+bench recorder's chaos (the fitted joint's RMS change when every command moves by 1e-12
+rad). A fit cannot end nearer the floor than the truth does.
+
+Run from the repository root (a bench takes 1-6 min on 2 cores):
     PYTHONPATH=src python benchmarks/excite_armature.py [--benches 4] [--seed0 3400]
         [--clock exact] [--max-hz 4] [--amplitude 1] [--substeps 1] [--max-delay 0.04]
-        [--data ../shared/data] [--json out.json]
+        [--shared-delay] [--data ../shared/data] [--json out.json]
 """
 
 from __future__ import annotations
@@ -43,9 +50,56 @@ def _halfwidth(iv: Any) -> float:
     return 0.5 * math.log(hi / lo) if lo > 0 and hi > lo else math.inf
 
 
+def truth_replay(bench: Any, rig: Any, logs: list[Any], targets: list[np.ndarray],
+                 joint: str, clock: str) -> dict[str, Any]:
+    """What bounds any fit of the recording (module docstring), for ``joint``: per replay
+    clock the RMS [rad] of its residual under the true parameters at its true delay (the
+    other joints replayed at that delay too: the replay holds one delay per candidate),
+    and of every joint where all share one delay; the identification's LM (the fine
+    grid's iterations) started at the truth under the recorder's ``clock``; the recorder's
+    RMS change [rad] for commands moved by 1e-12 rad (first fitted episode)."""
+    from simgap.actuator.joint_id import IdConfig
+    from simgap.actuator.joint_problem import KINDS, JointProblem
+    from simgap.demo.factory import faulty_model, simulate
+    from simgap.fit.profile import grid_fit
+    from simgap.sim.replay import CLOCKS
+
+    out: dict[str, Any] = {}
+    delays = np.array([bench.joint(j).delay_s for j in rig.joint_names])
+    a = list(rig.joint_names).index(joint)
+    for c in CLOCKS:
+        prob = JointProblem(rig.model_path, rig.joint_names, logs, targets, KINDS,
+                            physics_dt=rig.physics_dt_s, interp=rig.command_interp, clock=c)
+        try:
+            tv = np.array([[bench.joint(j).value(k) for k in KINDS] for j in prob.joints])
+            z = np.log(np.where(tv > 0, tv, prob.ref) / prob.ref).reshape(-1)
+            r = prob.residuals(z[None], delays[a:a + 1])[0]
+            rms = np.sqrt(np.mean(r ** 2, axis=-1))
+            out[c] = {"joint_rms_rad": float(rms[a]), "all_rms_rad": rms.tolist()}
+            if c == ("step" if clock == "step" else "exact"):
+                fit = grid_fit(prob.residuals, delays[a:a + 1], z[None], prob.lo, prob.hi,
+                               prob.J, prob.K, iters=IdConfig().fine_iters,
+                               joint_blocks=True, final_jacobian=False)
+                out["lm_from_truth_rms_rad"] = float(np.sqrt(fit.ssr[0, a]
+                                                             / fit.resid.shape[-1]))
+                k = KINDS.index("armature")
+                out["lm_from_truth_armature_x"] = float(np.exp(fit.z[0, a * prob.K + k]
+                                                               - z[a * prob.K + k]))
+        finally:
+            prob.close()
+    m = faulty_model(bench)
+    cmd = np.asarray(logs[0].commands)
+    rclock = "step" if clock == "step" else "exact"
+    q1, _ = simulate(m, cmd, float(bench.fps), delays, rclock)
+    moved = cmd + 1e-12 * np.random.default_rng(0).standard_normal(cmd.shape)
+    q2, _ = simulate(m, moved, float(bench.fps), delays, rclock)
+    out["recorder_chaos_rad"] = float(np.sqrt(np.mean((q2[:, a] - q1[:, a]) ** 2)))
+    return out
+
+
 def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float = 4.0,
               amplitude: float = 1.0, substeps: int = 1, max_delay_s: float = 0.040,
-              ) -> dict[str, Any]:
+              shared_delay: bool = False) -> dict[str, Any]:
     from simgap.actuator.excite_for import (
         _log,
         estimate_from_identification,
@@ -63,6 +117,8 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     joint = str(rng.choice(ARM))
     mult = float(np.exp(rng.uniform(np.log(1.5), np.log(2.5))))
     delays = {j: float(rng.uniform(0.0, max_delay_s)) for j in ARM}
+    if shared_delay:  # one bus: one delay for every joint, the gripper too
+        delays = {j: delays[ARM[0]] for j in (*ARM, "gripper")}
     bench = make_so101_bench(work / f"bench-{seed}", model, seed, n_episodes=3,
                              faults={"armature": {joint: mult}, "delay_s": delays},
                              n_heldout=0, clock=clock, max_hz=max_hz,
@@ -81,6 +137,12 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
                            "substeps": substeps}
     before = outcome(res0, joint, "armature")
     row["before"] = before
+    a = res0.joints.index(joint)
+    row["floor_rad"] = float(res0.floor[joint]["total_rad"])
+    row["fit_rms_rad"] = float(res0.best_rms[a])
+    row["clock_chosen"] = res0.clock["chosen"] if res0.clock else "exact"
+    if substeps == 1:  # the truth is the 5 ms model only without substeps
+        row["truth_replay"] = truth_replay(bench, rig, logs, targets, joint, clock)
     if "reason" not in before:
         row["status"] = "identified on the recording alone"
         row["inside_before"] = before["interval"][0] <= truth <= before["interval"][1]
@@ -100,6 +162,9 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     res1 = identify_with(rig, [*logs, _log(t, nm.commands, rig.joint_names, "designed")],
                          [*targets, q], rig.clock)
     after = outcome(res1, joint, "armature")
+    row["fit_rms_after_rad"] = float(res1.best_rms[a])
+    row["floor_after_rad"] = float(res1.floor[joint]["total_rad"])
+    row["chaos_after_rad"] = float(res1.floor[joint]["chaos_rad"])
     hw_before = _halfwidth(before["local_interval"])
     iv_after = after.get("interval", after.get("local_interval"))
     hw_after = _halfwidth(iv_after)
@@ -121,6 +186,24 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     return row
 
 
+def _print_truth(r: dict[str, Any]) -> None:
+    fl = r["floor_rad"]
+    line = (f"seed {r['seed']} {r['joint']}: fit of the recording {r['fit_rms_rad'] * 1e3:.2f} "
+            f"mrad = {r['fit_rms_rad'] / fl:.1f}x the floor {fl * 1e3:.2f} (clock "
+            f"{r['clock_chosen']})")
+    tr = r.get("truth_replay")
+    if tr:
+        line += (f"; the truth replayed: exact clock {tr['exact']['joint_rms_rad'] / fl:.1f}x, "
+                 f"step clock {tr['step']['joint_rms_rad'] / fl:.1f}x the floor; the LM from "
+                 f"the truth ends at {tr['lm_from_truth_rms_rad'] / fl:.1f}x (armature "
+                 f"x{tr['lm_from_truth_armature_x']:.2f}); the recorder moves "
+                 f"{tr['recorder_chaos_rad'] * 1e3:.2g} mrad for 1e-12 rad")
+    if "fit_rms_after_rad" in r:
+        line += (f"; with the episode: fit {r['fit_rms_after_rad'] / r['floor_after_rad']:.1f}x "
+                 f"the floor, the replay's chaos {r['chaos_after_rad'] * 1e3:.2g} mrad")
+    print(line, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--benches", type=int, default=4)
@@ -131,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--amplitude", type=float, default=1.0)
     ap.add_argument("--max-delay", type=float, default=0.040,
                     help="the arm joints' delays are drawn in [0, this] [s] (0: none)")
+    ap.add_argument("--shared-delay", action="store_true",
+                    help="one delay for every joint (one bus), the gripper too")
     ap.add_argument("--substeps", type=int, default=1,
                     help="physics steps per model step for the truth (2: a smooth truth)")
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -145,8 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(a.benches):
             r = one_bench(model, a.seed0 + i, a.clock, Path(tmp), max_hz=a.max_hz,
                           amplitude=a.amplitude, substeps=a.substeps,
-                          max_delay_s=a.max_delay)
+                          max_delay_s=a.max_delay, shared_delay=a.shared_delay)
             rows.append(r)
+            _print_truth(r)
             if "halfwidth_after" in r:
                 print(f"seed {r['seed']} {r['joint']} x{r['multiplier']:.2f}: "
                       f"{r['status']}, half-width {r['halfwidth_before']:.3f} -> "
