@@ -140,6 +140,25 @@ def test_export_config_reads_so100_grasp_cube(tmp_path: Path) -> None:
     assert math.hypot(*cfg.origin_from_pan_axis_m[:2]) == pytest.approx(0.0452, abs=1e-3)
 
 
+def test_export_config_without_domain_randomization_is_the_fixture(tmp_path: Path) -> None:
+    """Without domain randomisation SO100GraspCube-v1 holds the mean of its ranges: the
+    25 mm cube of 3.125 g and the 52 degree camera tests/maniskill_fixtures.py writes."""
+    out = tmp_path / "training.json"
+    run = subprocess.run([sys.executable, "-m", "simgap.maniskill.export_config",
+                          "SO100GraspCube-v1", "--out", str(out),
+                          "--env-kwargs", '{"domain_randomization": false}'],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    d = json.loads(out.read_text())
+    from tests.maniskill_fixtures import grasp_cube_export
+
+    fixture = grasp_cube_export()
+    assert d["object"]["half_size_m"] == pytest.approx(0.0125)
+    assert d["object"]["mass_kg"] == pytest.approx(fixture["object"]["mass_kg"], rel=1e-6)
+    assert math.degrees(d["cameras"][0]["fov_rad"]) == pytest.approx(52.0)
+    assert d["controllers"][0]["stiffness"] == fixture["controllers"][0]["stiffness"]
+
+
 @pytest.mark.parametrize("backend", [[], ["--render-backend", "none"]])
 def test_export_config_without_a_vulkan_device_says_what_to_install(
         tmp_path: Path, backend: list[str]) -> None:
