@@ -8,6 +8,13 @@ resolution. SAPIEN renders only through Vulkan; on a CPU machine that is Mesa's 
 and only Mesa 25 (Debian 12's bookworm-backports) works: Debian 12's own Mesa 22.3 gives
 "failed to find a rendering device", which is turned here into an error naming the package.
 ``sapien`` is imported lazily (the ``maniskill`` extra installs it).
+
+The renderer offers what ``simgap.appearance.camera_pose.estimate_camera_offset`` asks of
+MuJoCo's ``SceneRenderer`` (``render(q, camera_offset=, segmentation=)`` returning a
+``RenderedFrame``, ``resolution``, ``policy_resolution``, and a ``kin`` with ``set_q``,
+``geom_positions``, ``to_camera``, ``project``), so the MuJoCo path's camera-offset fit runs
+on SAPIEN renders unchanged: segmentation ids are link indices, and offsets are in MuJoCo's
+camera axes (x right, y up, z backwards), turned into SAPIEN's (x forward, y left, z up).
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import numpy as np
 
 from simgap.errors import InputError, MissingExtraError, NameNotFoundError, SimgapError
 from simgap.maniskill.replay import EXTRA
+from simgap.sim.kinematics import CameraOffset, mat_to_quat, quat_to_mat, rotvec_to_mat
+from simgap.sim.render import RenderedFrame
 
 VULKAN_FIX = ("install Vulkan's lavapipe from Mesa 25: apt-get install -t bookworm-backports "
               "mesa-vulkan-drivers (Debian 12's own Mesa 22.3 is refused), and point "
@@ -63,18 +72,8 @@ class SapienCamera:
                              got=(self.width, self.height))
 
 
-@dataclass(frozen=True)
-class SapienFrame:
-    """One render.
-
-    Attributes:
-        rgb: colour, shape (H, W, 3), uint8.
-        link: per pixel the index into ``SapienRenderer.links`` of the link seen, -1 for
-            none (background), shape (H, W), int.
-    """
-
-    rgb: np.ndarray
-    link: np.ndarray
+MJ_TO_SAPIEN = np.array([[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+"""Columns: MuJoCo's camera axes (x right, y up, z backwards) in SAPIEN's camera frame."""
 
 
 def _sapien(purpose: str) -> Any:
@@ -132,15 +131,44 @@ class SapienRenderer:
         self._cam.set_fovy(camera.fov_y_rad, compute_x=True)
         self._cam.near, self._cam.far = 0.005, 10.0
         mount.entity.add_component(self._cam)
-        self._cam.local_pose = sapien.Pose(list(camera.pose_p_m), list(camera.pose_q_wxyz))
+        self._pose = sapien.Pose
+        self._mount = mount
+        self._p0 = np.asarray(camera.pose_p_m, dtype=float)
+        self._r0 = quat_to_mat(np.asarray(camera.pose_q_wxyz, dtype=float)) @ MJ_TO_SAPIEN
+        self._place(None)
+        self.resolution = (camera.height, camera.width)
+        self.policy_resolution = self.resolution
+        self.kin = _SapienKinematics(self)
 
-    def render(self, q: Sequence[float] | np.ndarray) -> SapienFrame:
-        """The camera's view at joint angles ``q`` [rad], (J,) in ``self.joints`` order."""
+    def camera_local(self, offset: CameraOffset | None) -> tuple[np.ndarray, np.ndarray]:
+        """The camera in its link's frame after ``offset``: position [m] (3,) and rotation
+        (3, 3) whose columns are MuJoCo's camera axes (x right, y up, z backwards)."""
+        if offset is None or offset.is_zero():
+            return self._p0.copy(), self._r0.copy()
+        return (self._p0 + self._r0 @ np.asarray(offset.pos_m, dtype=float),
+                self._r0 @ rotvec_to_mat(offset.rot_rad))
+
+    def _place(self, offset: CameraOffset | None) -> None:
+        p, r = self.camera_local(offset)
+        q = mat_to_quat(r @ MJ_TO_SAPIEN.T)
+        self._cam.local_pose = self._pose([float(v) for v in p], [float(v) for v in q])
+
+    def set_q(self, q: Sequence[float] | np.ndarray) -> None:
+        """Set the joint angles [rad], (J,) in ``self.joints`` order."""
         qa = np.asarray(q, dtype=np.float32).ravel()
         if qa.size != len(self.joints) or not np.isfinite(qa).all():
             raise InputError(field="q", expected=f"{len(self.joints)} finite joint angles "
                              f"[rad] for {list(self.joints)}", got=qa.tolist())
         self._robot.set_qpos(qa)
+
+    def render(self, q: Sequence[float] | np.ndarray, *,
+               camera_offset: CameraOffset | None = None,
+               segmentation: bool = True) -> RenderedFrame:
+        """The camera's view at joint angles ``q`` [rad] (J,), its mount moved by
+        ``camera_offset``: uint8 RGB (H, W, 3) and per pixel the index into ``self.links``
+        of the link seen, -1 for none (all -1 when ``segmentation`` is False)."""
+        self.set_q(q)
+        self._place(camera_offset)
         self._scene.update_render()
         self._cam.take_picture()
         color = np.asarray(self._cam.get_picture("Color"))[..., :3]
@@ -148,7 +176,54 @@ class SapienRenderer:
             rgb = color.copy()
         else:
             rgb = (np.clip(color, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
-        ent = np.asarray(self._cam.get_picture("Segmentation"))[..., 1].astype(np.int64)
-        link = np.where(ent < self._ids.size, self._ids[np.minimum(ent, self._ids.size - 1)],
-                        -1)
-        return SapienFrame(rgb=rgb, link=link)
+        link = np.full(self.resolution, -1, dtype=np.int64)
+        if segmentation:
+            ent = np.asarray(self._cam.get_picture("Segmentation"))[..., 1].astype(np.int64)
+            link = np.where(ent < self._ids.size,
+                            self._ids[np.minimum(ent, self._ids.size - 1)], -1)
+        return RenderedFrame(rgb=rgb, seg=link)
+
+    def link_pose(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """World pose of link ``index`` at the last angles set: position [m] (3,), R (3, 3)."""
+        pose = self._robot.get_links()[index].entity_pose
+        return np.asarray(pose.p, dtype=float), quat_to_mat(np.asarray(pose.q, dtype=float))
+
+    @property
+    def mount_index(self) -> int:
+        """Index into ``self.links`` of the camera's mount."""
+        return self.links.index(self.camera.mount_link)
+
+
+class _SapienKinematics:
+    """The kinematics ``simgap.appearance.camera_pose`` asks of a renderer, from SAPIEN:
+    "geoms" are links (their origins), the camera frame is MuJoCo's (x right, y up, z
+    backwards)."""
+
+    def __init__(self, renderer: SapienRenderer) -> None:
+        self.r = renderer
+
+    def set_q(self, q: Sequence[float] | np.ndarray) -> None:
+        """Set the joint angles [rad]."""
+        self.r.set_q(q)
+
+    def geom_positions(self, ids: Sequence[int]) -> np.ndarray:
+        """World positions [m] of the links ``ids`` after the last ``set_q``, shape (n, 3)."""
+        return np.array([self.r.link_pose(int(i))[0] for i in ids]).reshape(-1, 3)
+
+    def to_camera(self, p_world: Any, q: Sequence[float] | np.ndarray,
+                  offset: CameraOffset | None = None) -> np.ndarray:
+        """Points in the camera frame [m], shape (..., 3)."""
+        self.set_q(q)
+        bpos, brot = self.r.link_pose(self.r.mount_index)
+        lpos, lrot = self.r.camera_local(offset)
+        pos, rot = bpos + brot @ lpos, brot @ lrot
+        out: np.ndarray = (np.asarray(p_world, dtype=float) - pos) @ rot
+        return out
+
+    def project(self, p_cam: Any, size: tuple[int, int]) -> np.ndarray:
+        """Pinhole projection to pixel (u right, v down) of an image ``size`` (h, w)."""
+        p = np.asarray(p_cam, dtype=float)
+        f = size[0] / 2.0 / np.tan(self.r.camera.fov_y_rad / 2.0)
+        depth = -p[..., 2]
+        return np.stack([size[1] / 2.0 + f * p[..., 0] / depth,
+                         size[0] / 2.0 - f * p[..., 1] / depth], axis=-1)
