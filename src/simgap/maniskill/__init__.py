@@ -1,7 +1,11 @@
-"""ManiSkill 3 training configs as evidence.
+"""ManiSkill 3: its training config as evidence, and ManiSkill as a second simulator.
 
 ``export_config`` is the script a user runs where they train (it needs ManiSkill, nothing of
 simgap beyond itself); ``config`` reads what it wrote into ``ManiSkillConfig``;
-``training_toml`` turns that into rig.toml lines marked ``# from ManiSkill``. Nothing here
-imports ManiSkill at module level.
+``training_toml`` turns that into rig.toml lines marked ``# from ManiSkill``. ``replay``
+replays recorded commands in ManiSkill (the ``maniskill`` extra), ``fit`` identifies the
+controller's PD gains from them, ``export`` writes them as controller config once a held-out
+replay proves them, ``check`` runs the three for ``simgap maniskill replay``, and ``render``
+renders the training camera with SAPIEN. Nothing here imports ManiSkill or SAPIEN at module
+level.
 """
