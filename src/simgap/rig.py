@@ -59,6 +59,8 @@ class Camera:
         recorded: feature key of the camera in a LeRobot dataset.
         training_mount: the link training mounted the camera on (ManiSkill's name).
         training_pose_m: the training camera's position in its mount [m].
+        training_pose_q_wxyz: its orientation in the mount (unit quaternion w, x, y, z; SAPIEN's
+            camera frame: x forward, y left, z up).
         training_fov_deg: the training camera's vertical field of view [deg].
         training_resolution: (height, width) training rendered [px].
     """
@@ -73,6 +75,7 @@ class Camera:
     recorded: str | None = None
     training_mount: str | None = None
     training_pose_m: tuple[float, float, float] | None = None
+    training_pose_q_wxyz: tuple[float, float, float, float] | None = None
     training_fov_deg: float | None = None
     training_resolution: tuple[int, int] | None = None
 
@@ -645,6 +648,14 @@ def _training_camera(c: Mapping[str, Any], source: Path | None) -> dict[str, Any
         p = _numbers_of(c["training_pose_m"], (3,), source, "camera.training_pose_m",
                         "[x, y, z] in metres, in the mount link's frame")
         out["training_pose_m"] = (p[0], p[1], p[2])
+    if "training_pose_q_wxyz" in c:
+        w = _numbers_of(c["training_pose_q_wxyz"], (4,), source, "camera.training_pose_q_wxyz",
+                        "[w, x, y, z], a unit quaternion in the mount link's frame")
+        if not 0.99 < math.sqrt(sum(x * x for x in w)) < 1.01:
+            raise InputError(file=source, field="camera.training_pose_q_wxyz",
+                             expected="a unit quaternion [w, x, y, z]", got=list(w),
+                             fix="copy it from the export (simgap init --maniskill-config)")
+        out["training_pose_q_wxyz"] = (w[0], w[1], w[2], w[3])
     if "training_fov_deg" in c:
         out["training_fov_deg"] = _positive(c["training_fov_deg"], source,
                                             "camera.training_fov_deg")

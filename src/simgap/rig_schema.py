@@ -56,6 +56,7 @@ _SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         # in that link [m], vertical field of view [deg] and [height, width] rendered [px]
         "training_mount": ((str,), False),
         "training_pose_m": ((list,), False),
+        "training_pose_q_wxyz": ((list,), False),  # its orientation in that link
         "training_fov_deg": (_NUM, False),
         "training_resolution": ((list,), False),
     },

@@ -35,6 +35,8 @@ class TrainingCamera:
         uid: ManiSkill's camera uid.
         mount: the link or actor it is mounted on (None: fixed in the world).
         pose_p_m: its position in the mount's frame [m], shape (3,).
+        pose_q_wxyz: its orientation in the mount's frame (unit quaternion w, x, y, z;
+            SAPIEN's camera frame: x forward, y left, z up), shape (4,).
         fov_deg: vertical field of view [deg].
         resolution: (height, width) rendered [px].
     """
@@ -42,6 +44,7 @@ class TrainingCamera:
     uid: str
     mount: str | None
     pose_p_m: tuple[float, float, float] | None
+    pose_q_wxyz: tuple[float, float, float, float] | None
     fov_deg: float | None
     resolution: tuple[int, int]
 
@@ -151,10 +154,13 @@ def _camera(cams: Any, path: Path, uid: str | None) -> TrainingCamera | None:
     where = f"cameras.{c.get('uid')}"
     p = c.get("pose_p_m")
     pose = _vec(p, 3, path, f"{where}.pose_p_m") if p is not None else None
+    qw = c.get("pose_q_wxyz")
+    quat = _vec(qw, 4, path, f"{where}.pose_q_wxyz") if qw is not None else None
     fov = c.get("fov_rad")
     return TrainingCamera(
         uid=str(c.get("uid")), mount=None if c.get("mount") is None else str(c["mount"]),
         pose_p_m=(pose[0], pose[1], pose[2]) if pose else None,
+        pose_q_wxyz=(quat[0], quat[1], quat[2], quat[3]) if quat else None,
         fov_deg=math.degrees(_num(fov, path, f"{where}.fov_rad")) if fov is not None else None,
         resolution=(int(_num(c.get("height"), path, f"{where}.height")),
                     int(_num(c.get("width"), path, f"{where}.width"))))

@@ -67,6 +67,9 @@ def camera_lines(cfg: ManiSkillConfig) -> list[str]:
     if c.pose_p_m is not None:
         out.append(_line("training_pose_m", [round(x, 5) + 0.0 for x in c.pose_p_m],
                          "in the mount's frame"))
+    if c.pose_q_wxyz is not None:
+        out.append(_line("training_pose_q_wxyz", [round(x, 7) + 0.0 for x in c.pose_q_wxyz],
+                         "w, x, y, z in the mount's frame (SAPIEN: x forward, z up)"))
     if c.fov_deg is not None:
         out.append(_line("training_fov_deg", round(c.fov_deg, 4), "vertical"))
     out.append(_line("training_resolution", list(c.resolution), "[height, width] rendered"))
