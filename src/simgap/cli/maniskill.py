@@ -7,7 +7,15 @@ from pathlib import Path
 
 import typer
 
-from simgap.cli._app import app, console, handles_errors, json_target, write_json
+from simgap.cli._app import (
+    app,
+    console,
+    findings_json,
+    handles_errors,
+    json_target,
+    print_findings,
+    write_json,
+)
 from simgap.cli._typer import App
 
 maniskill_app = App(help="ManiSkill 3 as a second simulator: replay the rig's episodes with "
@@ -21,10 +29,13 @@ app.add_typer(maniskill_app, name="maniskill")
 def replay(
     rig: Path = typer.Argument(..., help="The rig.toml (needs evidence.dataset, 2+ episodes)."),
     out: Path = typer.Option(..., "--out", help="Folder for maniskill_controller.json."),
-    agent: str = typer.Option("so100", "--agent", help="The ManiSkill agent uid training used."),
-    physics_dt: float = typer.Option(0.01, "--physics-dt",
-                                     help="Physics step of the replay [s] (ManiSkill's "
-                                          "SO100GraspCube-v1: 0.01)."),
+    agent: str | None = typer.Option(None, "--agent", help="The ManiSkill agent uid training "
+                                     "used (default: training.agent, else so100, said as "
+                                     "assumed)."),
+    physics_dt: float | None = typer.Option(None, "--physics-dt",
+                                            help="Physics step of the replay [s] (default: "
+                                                 "training.physics_dt_s, else 0.01, "
+                                                 "SO100GraspCube-v1's, said as assumed)."),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty --out."),
     json_path: Path | None = typer.Option(None, "--json", callback=json_target,
                                           help="Write the result as JSON."),
@@ -41,6 +52,7 @@ def replay(
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.maniskill.check import check_in_maniskill
     from simgap.maniskill.replay import require_maniskill
+    from simgap.maniskill.settings import replay_settings
     from simgap.outputs import prepare_out_dir
     from simgap.rig import load_rig
 
@@ -50,9 +62,11 @@ def replay(
         raise InputError(file=rig, field="evidence.dataset", expected="a LeRobot dataset path",
                          got="nothing", fix="add evidence.dataset to rig.toml")
     trajs = dataset_trajectories(read_lerobot_dataset(r.evidence.dataset), r)
+    settings = replay_settings(r, agent, physics_dt)
     folder = prepare_out_dir(out, force=force)
-    res = check_in_maniskill(trajs, agent=agent, encoder_rad=r.encoder_rad,
-                             physics_dt_s=physics_dt, out=folder,
+    console.print(settings.describe(), highlight=False, markup=False)
+    res = check_in_maniskill(trajs, agent=settings.agent, encoder_rad=r.encoder_rad,
+                             physics_dt_s=settings.physics_dt_s, out=folder,
                              factors={"eliminate_factor": ELIMINATE_FACTOR,
                                       "implicate_factor": IMPLICATE_FACTOR,
                                       "implicate_gain": IMPLICATE_GAIN})
@@ -66,4 +80,57 @@ def replay(
         console.print(f"  {n}: {row['value']:.4g} [{lo:.4g}, {hi:.4g}] (agent's "
                       f"{row['nominal']:.4g})", highlight=False, markup=False)
     console.print(res["export_note"], highlight=False, markup=False)
-    write_json(json_path, res)
+    write_json(json_path, {**res, "settings_from": settings.sources})
+
+
+@maniskill_app.command("appearance")
+@handles_errors
+def appearance(
+    rig: Path = typer.Argument(..., help="The rig.toml: [camera] with its training_* keys and "
+                                         "training.robot_description (simgap init "
+                                         "--maniskill-config), and recorded frames."),
+    out: Path | None = typer.Option(None, "--out", help="Folder for real/sim/difference PNGs "
+                                                        "at the policy resolution."),
+    frames: int = typer.Option(12, "--frames", help="Compare at most this many frames."),
+    camera_frames: int = typer.Option(2, "--camera-frames",
+                                      help="Frames used to search the camera's offset."),
+    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
+                                          help="Write the findings as JSON."),
+) -> None:
+    """Render the training camera with SAPIEN at the recorded joint angles, at the policy's
+    resolution, and compare with the rig's frames region by region; fit the camera's offset
+    and hold it against training's camera wobble (the appearance branch's rule)."""
+    from simgap.appearance.compare import analyse
+    from simgap.branches.appearance import findings
+    from simgap.cli.appearance import _png, check_camera_feature
+    from simgap.evidence.frames import load_frames
+    from simgap.maniskill.render import SapienRenderer, require_sapien
+    from simgap.maniskill.training_view import regions, training_view
+    from simgap.outputs import atomic_write_bytes
+    from simgap.rig import load_rig
+
+    require_sapien("simgap maniskill appearance")  # before any reading: say what to install
+    r = load_rig(rig)
+    view = training_view(r)  # every key it needs, before any frame is decoded
+    check_camera_feature(rig)
+    fs = load_frames(r)
+    sapien = SapienRenderer(view.robot, view.camera, joint_order=r.joint_names)
+    jitter = {k: getattr(r.camera, f"training_jitter_{k}", None)
+              if r.stated(f"camera.training_jitter_{k}") else None for k in ("px", "m", "deg")}
+    res = analyse(sapien, fs, regions(sapien.links, view.robot),  # type: ignore[arg-type]
+                  training_background_max=None, jitter=jitter, max_frames=frames,
+                  camera_frames=camera_frames)
+    found = findings(r, res, None, None)[:2]  # exposure and camera; no object, no reach
+    print_findings(f"maniskill appearance (SAPIEN, {view.camera.height} x "
+                   f"{view.camera.width} px): {r.name}", found)
+    for k, v in view.provenance.items():
+        console.print(f"  {k}: {v}", highlight=False, markup=False)
+    write_json(json_path, {**findings_json(r, found), "provenance": view.provenance,
+                           "renderer": "SAPIEN", "robot_description": str(view.robot)})
+    if out is not None:
+        images = found[0].details.get("images")
+        if images:
+            out.mkdir(parents=True, exist_ok=True)
+            for key in ("real", "sim", "diff"):
+                atomic_write_bytes(out / f"{key}.png", _png(images[key], 8))
+            console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)

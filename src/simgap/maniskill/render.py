@@ -84,15 +84,24 @@ def _sapien(purpose: str) -> Any:
     return sapien
 
 
+def require_sapien(purpose: str) -> None:
+    """Check that SAPIEN imports; else a MissingExtraError naming the ``maniskill`` extra."""
+    _sapien(purpose)
+
+
 class SapienRenderer:
     """A robot description and one mounted camera in a bare SAPIEN scene.
 
     Args:
         robot: the URDF training used (``agent.urdf_path`` in the export).
         camera: the camera to render.
+        joint_order: the names of the joint angles ``render``/``set_q`` are given, in their
+            order (a rig's ``joint_names``); each of the robot's active joints must be one of
+            them. None: the robot's own active-joint order.
     """
 
-    def __init__(self, robot: str | Path, camera: SapienCamera) -> None:
+    def __init__(self, robot: str | Path, camera: SapienCamera,
+                 joint_order: Sequence[str] | None = None) -> None:
         sapien = _sapien("Rendering the training camera with SAPIEN")
         path = Path(robot)
         if path.suffix.lower() != ".urdf" or not path.is_file():
@@ -114,6 +123,16 @@ class SapienRenderer:
         links = self._robot.get_links()
         self.links = tuple(str(link.name) for link in links)
         self.joints = tuple(str(j.name) for j in self._robot.get_active_joints())
+        self.joint_order = tuple(joint_order) if joint_order is not None else self.joints
+        for j in self.joints:
+            if j not in self.joint_order:
+                raise NameNotFoundError("joint", j, self.joint_order, file=path,
+                                        field="the rig's joints (the robot description's "
+                                              "active joints)")
+        self._columns = np.array([self.joint_order.index(j) for j in self.joints], dtype=int)
+        self.source = path
+        self.n_geoms = len(links)
+        """Segmentation ids run over ``self.links`` (the appearance regions' count)."""
         if camera.mount_link not in self.links:
             raise NameNotFoundError("link", camera.mount_link, self.links, file=path,
                                     field="camera.mount_link")
@@ -154,12 +173,12 @@ class SapienRenderer:
         self._cam.local_pose = self._pose([float(v) for v in p], [float(v) for v in q])
 
     def set_q(self, q: Sequence[float] | np.ndarray) -> None:
-        """Set the joint angles [rad], (J,) in ``self.joints`` order."""
+        """Set the joint angles [rad], (J,) in ``self.joint_order``."""
         qa = np.asarray(q, dtype=np.float32).ravel()
-        if qa.size != len(self.joints) or not np.isfinite(qa).all():
-            raise InputError(field="q", expected=f"{len(self.joints)} finite joint angles "
-                             f"[rad] for {list(self.joints)}", got=qa.tolist())
-        self._robot.set_qpos(qa)
+        if qa.size != len(self.joint_order) or not np.isfinite(qa).all():
+            raise InputError(field="q", expected=f"{len(self.joint_order)} finite joint "
+                             f"angles [rad] for {list(self.joint_order)}", got=qa.tolist())
+        self._robot.set_qpos(qa[self._columns])
 
     def render(self, q: Sequence[float] | np.ndarray, *,
                camera_offset: CameraOffset | None = None,
@@ -201,6 +220,8 @@ class _SapienKinematics:
 
     def __init__(self, renderer: SapienRenderer) -> None:
         self.r = renderer
+        self.fovy_deg = float(np.degrees(renderer.camera.fov_y_rad))
+        """The camera's vertical field of view [deg]."""
 
     def set_q(self, q: Sequence[float] | np.ndarray) -> None:
         """Set the joint angles [rad]."""
