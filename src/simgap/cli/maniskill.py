@@ -115,11 +115,14 @@ def appearance(
     check_camera_feature(rig)
     fs = load_frames(r)
     sapien = SapienRenderer(view.robot, view.camera, joint_order=r.joint_names)
-    jitter = {k: getattr(r.camera, f"training_jitter_{k}", None)
-              if r.stated(f"camera.training_jitter_{k}") else None for k in ("px", "m", "deg")}
+    # what the MuJoCo path holds against: the values the rig states (none '# guessed')
+    stated = {k: getattr(r.camera, f"training_{k}", None)
+              if r.stated(f"camera.training_{k}") else None
+              for k in ("jitter_px", "jitter_m", "jitter_deg", "background_max")}
     res = analyse(sapien, fs, regions(sapien.links, view.robot),  # type: ignore[arg-type]
-                  training_background_max=None, jitter=jitter, max_frames=frames,
-                  camera_frames=camera_frames)
+                  training_background_max=stated["background_max"],
+                  jitter={k: stated[f"jitter_{k}"] for k in ("px", "m", "deg")},
+                  max_frames=frames, camera_frames=camera_frames)
     found = findings(r, res, None, None)[:2]  # exposure and camera; no object, no reach
     print_findings(f"maniskill appearance (SAPIEN, {view.camera.height} x "
                    f"{view.camera.width} px): {r.name}", found)
