@@ -138,6 +138,11 @@ def test_export_config_reads_so100_grasp_cube(tmp_path: Path) -> None:
     assert cfg.delta_limit_rad == pytest.approx(0.05) and cfg.finger_friction == 2.0
     assert cfg.origin_from_pan_axis_m is not None
     assert math.hypot(*cfg.origin_from_pan_axis_m[:2]) == pytest.approx(0.0452, abs=1e-3)
+    # what SAPIEN needs to render the training camera: the URDF loaded, the camera's pose
+    assert cfg.robot_description is not None and cfg.robot_description.endswith("so100.urdf")
+    assert Path(cfg.robot_description).is_file()
+    assert cfg.camera is not None and cfg.camera.pose_q_wxyz is not None
+    assert sum(x * x for x in cfg.camera.pose_q_wxyz) == pytest.approx(1.0, abs=1e-6)
 
 
 def test_export_config_without_domain_randomization_is_the_fixture(tmp_path: Path) -> None:

@@ -207,7 +207,8 @@ def read_maniskill_config(path: str | Path, camera: str | None = None) -> ManiSk
     return ManiSkillConfig(
         source=path, env_id=str(raw.get("env_id")), version=raw.get("mani_skill_version"),
         agent=str(agent.get("uid")),
-        robot_description=agent.get("mjcf_path") or agent.get("urdf_path"),
+        # ManiSkill's BaseAgent loads urdf_path when it is set, else mjcf_path
+        robot_description=agent.get("urdf_path") or agent.get("mjcf_path"),
         control_dt_s=1.0 / _num(raw.get("control_freq_hz"), path, "control_freq_hz"),
         physics_dt_s=1.0 / _num(raw.get("sim_freq_hz"), path, "sim_freq_hz"),
         control_mode=str(raw.get("control_mode")),

@@ -108,6 +108,19 @@ def _materials(agent: Any) -> dict[str, dict[str, float]]:
     return out
 
 
+def _asset(path: Any) -> str | None:
+    """An agent's robot description as the file ManiSkill loads: its ``{PACKAGE_ASSET_DIR}``
+    style placeholders filled by ``mani_skill.format_path`` (what ``BaseAgent`` does)."""
+    if path is None:
+        return None
+    try:
+        from mani_skill import format_path
+
+        return str(format_path(str(path)))
+    except (ImportError, KeyError, IndexError, ValueError):
+        return str(path)
+
+
 def _camera(sensor: Any) -> dict[str, Any] | None:
     cfg = getattr(sensor, "config", None)
     if cfg is None or not hasattr(cfg, "width"):
@@ -163,8 +176,8 @@ def export(env: Any, *, env_id: str, env_kwargs: dict[str, Any],
         "format": FORMAT, "mani_skill_version": getattr(mani_skill, "__version__", None),
         "env_id": env_id, "env_kwargs": env_kwargs,
         "control_freq_hz": float(u.control_freq), "sim_freq_hz": float(u.sim_freq),
-        "agent": {"uid": str(agent.uid), "urdf_path": getattr(agent, "urdf_path", None),
-                  "mjcf_path": getattr(agent, "mjcf_path", None)},
+        "agent": {"uid": str(agent.uid), "urdf_path": _asset(getattr(agent, "urdf_path", None)),
+                  "mjcf_path": _asset(getattr(agent, "mjcf_path", None))},
         "control_mode": str(agent.control_mode), "controllers": controllers,
         "link_materials": _materials(agent),
         "object": _object(u, object_attr),
