@@ -232,7 +232,7 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
             kinds = tuple(k for k in KINDS if k in est.params.get(j, {}))
             prob = _problem(model, rig, logs, targets, kinds, j, est.clock)
             try:
-                s2, s2_min, infl = _noise(prob, rig, est.clock, est.delay_s[j])
+                s2, s2_min, infl, calm = _noise(prob, rig, est.clock, est.delay_s[j])
                 jac_rec = sensitivities(prob, prob.z0, est.delay_s[j])
             finally:
                 prob.close()
@@ -245,6 +245,10 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
                 jac, q = _episode_jacobian(model, rig, cmd, fps, kinds, j, est)
                 if not _feasible(q[:, joints.index(j)], fps, ranges[j], vmax_rad_s):
                     continue
+                chaos, inst = replay_floor(model, rig, cmd, fps, j, est.clock,
+                                           est.delay_s[j])
+                if chaos > max(inst, calm):
+                    continue  # the replay at the estimate could not follow it
                 pred = predict([jac_rec, jac], kinds, s2, s2_min, infl)
                 for k in (t[1] for t in est.targets if t[0] == j):
                     scores.setdefault(k, {})[seg.name] = float(
@@ -258,9 +262,11 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
         segments = [s for j in joints for s in chosen.get(j, [])]
         if not segments:
             raise InputError(field="excitation", expected="a candidate motion inside the "
-                             "joints' ranges and the speed limit", got="none",
+                             "joints' ranges and the speed limit whose replay the model "
+                             "follows (no more chaotic than the recording's)", got="none",
                              fix="raise --vmax (the joint speed allowed) or check the "
-                                 "model's joint ranges")
+                                 "model's joint ranges; a model whose replay is chaotic on "
+                                 "every candidate needs a shorter physics step")
         commands = _counts(assemble(start, joints, segments, fps, vmax_rad_s), enc)
         designs, q_pred = [], np.zeros_like(commands)
         for j in {t[0] for t in est.targets if (t[0], t[1]) in per}:
@@ -299,12 +305,14 @@ def _problem(model: Path, rig: Rig, logs: Sequence[Any], targets: Sequence[np.nd
 
 
 def _noise(prob: JointProblem, rig: Rig, clock: str, delay_s: float,
-           ) -> tuple[float, float, float]:
-    """(residual variance, the replay's floor variance [rad^2], lag-1 inflation) of the
-    problem's one joint, as the identification sets them: the recording's residual at the
-    estimate (at least the instrument's floor, ``noise_floor``) and its autocorrelation;
-    the floor of what a replay tells apart (the model's discretisation counts unless the
-    recorder reads on the model's steps)."""
+           ) -> tuple[float, float, float, float]:
+    """(residual variance, the replay's floor variance [rad^2], lag-1 inflation, the
+    replay's own floor on the recording [rad]) of the problem's one joint, as the
+    identification sets them: the recording's residual at the estimate (at least the
+    instrument's floor, ``noise_floor``) and its autocorrelation; the floor of what a
+    replay tells apart (the model's discretisation counts unless the recorder reads on the
+    model's steps); the replay's change for a start known to half a count or commands
+    moved by float rounding, without the discretisation (``replay_floor``'s test)."""
     from simgap.actuator.noise_floor import noise_floor
     from simgap.fit.profile import lag1_inflation
 
@@ -312,7 +320,8 @@ def _noise(prob: JointProblem, rig: Rig, clock: str, delay_s: float,
     model = f["discretisation_rad"] if clock != "step" else 0.0
     r = prob.residuals(prob.z0[None], np.array([delay_s]))[0, 0]
     s2 = max(float(np.mean(r ** 2)), f["total_rad"] ** 2)
-    return s2, max(f["start_state_rad"], f["chaos_rad"], model) ** 2, lag1_inflation(r)
+    calm = max(f["start_state_rad"], f["chaos_rad"])
+    return s2, max(calm, model) ** 2, lag1_inflation(r), calm
 
 
 def _episode_jacobian(model: Path, rig: Rig, commands: np.ndarray, fps: float,
@@ -330,6 +339,32 @@ def _episode_jacobian(model: Path, rig: Rig, commands: np.ndarray, fps: float,
     finally:
         prob.close()
     return out, np.asarray(q)
+
+
+def replay_floor(model: str | Path, rig: Rig, commands: np.ndarray, fps: float, joint: str,
+                 clock: str, delay_s: float) -> tuple[float, float]:
+    """(the replay's own floor on an episode, the instrument's floor there) for ``joint``
+    [rad], under the model at ``model`` (``noise_floor``: the widest of the replay's change
+    for a start known to half an encoder count and for commands moved by float rounding;
+    quantisation, start and the rig's jitter at the commanded speed).
+
+    A candidate whose replay floor at the estimate exceeds both the instrument's floor and
+    the recording's own replay floor (without the model's discretisation) is refused: the
+    identification counts that floor in every interval, and its fit cannot settle below
+    it nor reach its gate of 1.5x the instrument's floor. (On the 5 ms SO-101 a swing at
+    the torque limit raised the identification's chaos term from 0.001-0.06 to
+    2.7-8.1 mrad against a floor of 0.44; docs/actuator.md.)"""
+    from simgap.actuator.noise_floor import noise_floor
+
+    t = np.arange(commands.shape[0]) / fps
+    log = _log(t, commands, rig.joint_names, "designed episode")
+    prob = _problem(Path(model), rig, [log], [commands], (), joint, clock)
+    try:
+        prob.replayer.delay_s = float(delay_s)
+        f = noise_floor(prob, rig.encoder_rad, rig.clock_jitter_s)[joint]
+    finally:
+        prob.close()
+    return max(f["chaos_rad"], f["start_state_rad"]), f["total_rad"]
 
 
 def _feasible(q: np.ndarray, fps: float, rng: tuple[float, float], vmax: float) -> bool:
