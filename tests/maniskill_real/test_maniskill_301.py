@@ -39,7 +39,7 @@ from simgap.branches.joint_dynamics import (  # noqa: E402
     IMPLICATE_GAIN,
 )
 from simgap.maniskill.export import export_controller  # noqa: E402
-from simgap.maniskill.fit import fit_gains, verdict  # noqa: E402
+from simgap.maniskill.fit import fit_gains, profile_delay, verdict  # noqa: E402
 from simgap.maniskill.replay import ManiSkillReplayer  # noqa: E402
 from simgap.series import Trajectory  # noqa: E402
 
@@ -67,9 +67,12 @@ def _excitation(seed: int, frames: int = 120) -> np.ndarray:
     return out
 
 
-def _record(seed: int, plant: dict[str, float] | None = None) -> Trajectory:
+def _record(seed: int, plant: dict[str, float] | None = None, late_frames: int = 0,
+            ) -> Trajectory:
     """Drive the so100 through ManiSkill's own env.step and read its joints as an encoder
-    would (4096 counts per turn); ``plant`` scales the controller's gains first."""
+    would (4096 counts per turn); ``plant`` scales the controller's gains first;
+    ``late_frames``: each command reaches the arm that many frames after the one it is
+    recorded at (a planted command delay)."""
     env = gym.make("Empty-v1", robot_uids="so100", control_mode="pd_joint_pos",
                    sim_backend="physx_cpu", obs_mode="state", render_mode=None,
                    sim_config={"sim_freq": SIM_HZ, "control_freq": CONTROL_HZ})
@@ -90,7 +93,7 @@ def _record(seed: int, plant: dict[str, float] | None = None) -> Trajectory:
         q = np.empty_like(cmd)
         for k in range(cmd.shape[0]):
             q[k] = agent.robot.get_qpos()[0].numpy()
-            env.step(torch.as_tensor(cmd[k], dtype=torch.float32))
+            env.step(torch.as_tensor(cmd[max(0, k - late_frames)], dtype=torch.float32))
         names = tuple(j.name for j in ctrl.joints)
     finally:
         env.close()
@@ -237,3 +240,19 @@ def test_bad_recordings_and_modes_are_refused_by_name(replayer: ManiSkillReplaye
         ManiSkillReplayer(control_dt_s=1 / CONTROL_HZ, control_mode="pd_joint_delta_pos")
     with pytest.raises(InputError, match="whole number of Hz"):
         ManiSkillReplayer(control_dt_s=1 / 29.5)
+
+
+@pytest.mark.slow
+def test_a_planted_command_delay_is_recovered_inside_its_interval(
+        replayer: ManiSkillReplayer) -> None:
+    nominal = replayer.nominal_gains()
+    late = profile_delay(replayer, [_record(s, late_frames=1) for s in (5, 6)], nominal,
+                         encoder_rad=ENCODER_RAD)
+    lo, hi = late.interval_s
+    print(f"planted 50 ms: {late.best_s * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}]")
+    assert lo <= 1 / CONTROL_HZ <= hi and not late.open_ends
+    assert hi - lo < 0.02  # two physics steps: the profile sees the delay sharply
+    on_time = profile_delay(replayer, [_record(5)], nominal, encoder_rad=ENCODER_RAD)
+    lo, hi = on_time.interval_s
+    print(f"no delay: {on_time.best_s * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}]")
+    assert lo == 0.0 and hi < 0.01

@@ -44,6 +44,9 @@ def test_replay_command_fits_proves_and_writes(tmp_path: Path) -> None:
     d = json.loads((tmp_path / "r.json").read_text())
     assert d["verdict"] == "implicated" and d["episodes_held_out"] == [2]
     assert d["control_freq_hz"] == CONTROL_HZ and d["sim_freq_hz"] == 100
+    # the rig states no [training]: the agent and physics step are said to be assumed
+    assert all(v.startswith("assumed") for v in d["settings_from"].values())
+    assert "agent so100 (assumed" in res.output and "0.01 s (assumed" in res.output
     lo, hi = d["identified"]["shoulder_lift.kp"]["interval_95"]
     assert lo <= 1e3 * PLANT["stiffness"] <= hi
     written = json.loads((out / "maniskill_controller.json").read_text())

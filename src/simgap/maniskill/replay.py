@@ -175,10 +175,18 @@ class ManiSkillReplayer:
                                     file=traj.source or None, field="joint_names")
         return np.array([traj.joint_names.index(j) for j in self.joints])
 
-    def replay(self, traj: Trajectory, gains: DriveGains | Mapping[str, Any]) -> np.ndarray:
+    def replay(self, traj: Trajectory, gains: DriveGains | Mapping[str, Any], *,
+               delay_s: float = 0.0) -> np.ndarray:
         """The replayed joint positions at the recording's frames [rad], shape (T, J) in the
-        order of ``self.joints``; ``gains`` as DriveGains or config keyword arguments."""
+        order of ``self.joints``; ``gains`` as DriveGains or config keyword arguments.
+
+        ``delay_s`` [s] >= 0: each command acts that much later than its frame (rounded to
+        whole physics steps; before the first command arrives the first one is held)."""
         import torch
+
+        if not (np.isfinite(delay_s) and delay_s >= 0.0):
+            raise InputError(field="delay_s", expected="a delay >= 0 [s]", got=delay_s)
+        late = int(round(delay_s * self.sim_freq))
 
         dt = float(np.median(np.diff(traj.t))) if traj.t.size > 1 else 1.0 / self.control_freq
         if abs(dt * self.control_freq - 1.0) > RATE_TOLERANCE:
@@ -199,10 +207,14 @@ class ManiSkillReplayer:
         self._robot.set_qvel(torch.as_tensor(qd0[None], dtype=torch.float32))
         self._ctrl.reset()
         out = np.empty((traj.t.size, cols.size))
+        acting = -1
         for k in range(traj.t.size):
             out[k] = self._robot.get_qpos()[0].cpu().numpy()
-            self._ctrl.set_action(q_cmd[k:k + 1])  # the agent's own NaN check, done above
-            for _ in range(self.substeps):
+            for s in range(self.substeps):
+                c = max(0, (k * self.substeps + s - late) // self.substeps)
+                if c != acting:  # the command of frame c arrives (frame k's, with no delay)
+                    self._ctrl.set_action(q_cmd[c:c + 1])  # its NaN check, done above
+                    acting = c
                 self._agent.before_simulation_step()
                 self._scene.step()
         return out
