@@ -47,6 +47,8 @@ def test_replay_command_fits_proves_and_writes(tmp_path: Path) -> None:
     # the rig states no [training]: the agent and physics step are said to be assumed
     assert all(v.startswith("assumed") for v in d["settings_from"].values())
     assert "agent so100 (assumed" in res.output and "0.01 s (assumed" in res.output
+    # no delay was planted: the profile at the fitted gains holds 0, the gains are fitted at 0
+    assert d["delay_interval_95_s"][0] == 0.0 and d["command_delay_s"] == 0.0
     lo, hi = d["identified"]["shoulder_lift.kp"]["interval_95"]
     assert lo <= 1e3 * PLANT["stiffness"] <= hi
     written = json.loads((out / "maniskill_controller.json").read_text())

@@ -61,8 +61,9 @@ def prove(replayer: ManiSkillReplayer, fit: GainFit, kwargs: dict[str, Any],
     if not held_out:
         raise InputError(field="held_out", expected="at least one recording the fit did not "
                          "see", got=0, fix="record another episode, or fit on fewer")
-    nom = replay_rms(replayer, held_out, fit.nominal)
-    exp = replay_rms(replayer, held_out, kwargs)
+    # both at the delay the gains were fitted at: the arm's lateness is not the controller's
+    nom = replay_rms(replayer, held_out, fit.nominal, fit.delay_s)
+    exp = replay_rms(replayer, held_out, kwargs, fit.delay_s)
     n_all, e_all = float(np.sqrt(np.mean(nom ** 2))), float(np.sqrt(np.mean(exp ** 2)))
     gap = (n_all - e_all) / max(n_all - fit.floor_rad, 1e-300)
     return ReplayProof(episodes=tuple(t.episode for t in held_out), nominal_rms_rad=nom,
@@ -83,7 +84,10 @@ def config_document(replayer: ManiSkillReplayer, fit: GainFit, kwargs: dict[str,
                 "fitted_rms_rad": dict(zip(fit.joints, fit.fitted_rms_rad.tolist(),
                                            strict=True)),
                 "force_limit_effect_rad": dict(zip(fit.joints, fit.force_effect_rad.tolist(),
-                                                   strict=True))},
+                                                   strict=True)),
+                # the real arm's lateness, held in the fit and the proof: no controller
+                # setting, it belongs in training as a delay of the action (0: none seen)
+                "command_delay_s": fit.delay_s},
         "proof": {"held_out_episodes": list(proof.episodes),
                   "nominal_rms_rad": dict(zip(fit.joints, proof.nominal_rms_rad.tolist(),
                                               strict=True)),

@@ -57,8 +57,9 @@ class ManiSkillBackend:
     problem: Any = None
 
     def __init__(self, replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
-                 params: ParamSet, nominal: DriveGains) -> None:
+                 params: ParamSet, nominal: DriveGains, delay_s: float = 0.0) -> None:
         self.replayer, self.logs, self.params, self.nominal = replayer, list(logs), params, nominal
+        self.delay_s = delay_s
         self.n_evals = 0
 
     def gains(self, x: np.ndarray) -> DriveGains:
@@ -74,7 +75,8 @@ class ManiSkillBackend:
         for row in x:
             g = self.gains(row)
             rows.append(np.concatenate([
-                (self.replayer.replay(log, g) - recorded(log, self.replayer.joints))[1:].ravel()
+                (self.replayer.replay(log, g, delay_s=self.delay_s)
+                 - recorded(log, self.replayer.joints))[1:].ravel()
                 for log in self.logs]))
         out = np.asarray(rows)
         return np.where(np.isfinite(out), out, 1e3)
@@ -84,9 +86,11 @@ class ManiSkillBackend:
 
 
 def replay_rms(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
-               gains: DriveGains | dict[str, Any]) -> np.ndarray:
-    """RMS replay error per joint over ``logs`` (frames after the first) [rad], shape (J,)."""
-    err = np.concatenate([(replayer.replay(log, gains) - recorded(log, replayer.joints))[1:]
+               gains: DriveGains | dict[str, Any], delay_s: float = 0.0) -> np.ndarray:
+    """RMS replay error per joint over ``logs`` (frames after the first) [rad], shape (J,),
+    each command acting ``delay_s`` [s] late."""
+    err = np.concatenate([(replayer.replay(log, gains, delay_s=delay_s)
+                           - recorded(log, replayer.joints))[1:]
                           for log in logs])
     out: np.ndarray = np.sqrt(np.mean(err ** 2, axis=0))
     return out
@@ -112,6 +116,7 @@ class GainFit:
             limit is scaled by ``FORCE_PROBE`` [rad] (the limit is fitted where it exceeds
             the floor).
         episodes: the recordings' episode indices fitted.
+        delay_s: the command delay the gains were fitted at [s] (0: none).
     """
 
     joints: tuple[str, ...]
@@ -124,6 +129,7 @@ class GainFit:
     fitted_rms_rad: np.ndarray
     force_effect_rad: np.ndarray
     episodes: tuple[int, ...]
+    delay_s: float = 0.0
 
     def interval(self, name: str) -> tuple[float, float]:
         """The 95 % interval [SI] of a fitted parameter (``joint.kp``, ``joint.kv``,
@@ -134,7 +140,8 @@ class GainFit:
 
 
 def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encoder_rad: float,
-              joints: Sequence[str] | None = None, max_iter: int = 30) -> GainFit:
+              joints: Sequence[str] | None = None, max_iter: int = 30,
+              delay_s: float = 0.0) -> GainFit:
     """Fit the stiffness and damping (and the force limit where it moves the replay) of the
     joints ``joints`` (default: every controller joint) to ``logs``.
 
@@ -144,6 +151,7 @@ def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encode
         encoder_rad: one encoder count [rad]: the floor is ``encoder_rad / sqrt(12)``.
         joints: the joints whose gains are fitted.
         max_iter: Levenberg-Marquardt iterations per run.
+        delay_s: the command delay held while the gains are fitted [s].
     """
     if not logs:
         raise InputError(field="logs", expected="at least one recording to fit", got=0)
@@ -157,10 +165,10 @@ def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encode
                          f"{list(replayer.joints)}", got=unknown)
     floor = float(encoder_rad / np.sqrt(12.0))
     nominal = replayer.nominal_gains()
-    base = [replayer.replay(log, nominal) for log in logs]
+    base = [replayer.replay(log, nominal, delay_s=delay_s) for log in logs]
     probe = nominal.with_values({("force_limit", j): FORCE_PROBE * nominal.force_limit[i]
                                  for i, j in enumerate(nominal.joints)})
-    effect = np.max([np.abs(replayer.replay(log, probe) - b).max(axis=0)
+    effect = np.max([np.abs(replayer.replay(log, probe, delay_s=delay_s) - b).max(axis=0)
                      for log, b in zip(logs, base, strict=True)], axis=0)
     keys = [(kind, j) for j in joints for kind in ("kp", "kv")]
     keys += [("force_limit", j) for j in joints
@@ -170,7 +178,7 @@ def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encode
     values |= {("force_limit", j): f for j, f in zip(nominal.joints, nominal.force_limit,
                                                     strict=True)}
     params = multipliers(keys, values, *BOUNDS)
-    backend = ManiSkillBackend(replayer, logs, params, nominal)
+    backend = ManiSkillBackend(replayer, logs, params, nominal, delay_s)
     meas = [recorded(log, replayer.joints) for log in logs]
     nominal_rms = np.sqrt(np.mean(np.concatenate(
         [(b - m)[1:] for b, m in zip(base, meas, strict=True)]) ** 2, axis=0))
@@ -182,8 +190,9 @@ def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encode
     return GainFit(joints=replayer.joints, nominal=nominal, fitted=fitted, fit=result,
                    half_width=hw * np.abs([p.value_per_x for p in params.params]),
                    floor_rad=floor, nominal_rms_rad=nominal_rms,
-                   fitted_rms_rad=replay_rms(replayer, logs, fitted), force_effect_rad=effect,
-                   episodes=tuple(log.episode for log in logs))
+                   fitted_rms_rad=replay_rms(replayer, logs, fitted, delay_s),
+                   force_effect_rad=effect, episodes=tuple(log.episode for log in logs),
+                   delay_s=delay_s)
 
 
 def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[int],
