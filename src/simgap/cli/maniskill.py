@@ -75,7 +75,9 @@ def replay(
     lo, hi = res["delay_interval_95_s"]
     console.print(f"  command delay {1e3 * res['delay_best_s']:.0f} ms [{1e3 * lo:.0f}, "
                   f"{1e3 * hi:.0f}] (95 %); gains fitted at {1e3 * res['command_delay_s']:.0f}"
-                  " ms", highlight=False, markup=False)
+                  f" ms after {res['delay_refits']} refit(s)"
+                  + ("" if res["delay_settled"] else ", NOT settled: the delay and the gains "
+                     "still disagree"), highlight=False, markup=False)
     for j, v in res["nominal_rms_rad"].items():
         console.print(f"  {j}: nominal {v:.3g} rad RMS -> fitted "
                       f"{res['fitted_rms_rad'][j]:.3g}", highlight=False, markup=False)
