@@ -374,6 +374,77 @@ def test_an_unexpected_exception_is_exit_3_with_a_short_message(capsys) -> None:
     assert "bug in simgap" in err and "Traceback" not in err
 
 
+def test_a_crash_names_the_simgap_line_and_the_files_to_report_with(
+        capsys, tmp_path: Path) -> None:
+    """The crash is placed at the innermost simgap frame (outputs.py's json.dumps), not in
+    the standard library's json encoder it called, and the message names the files the
+    command read, which the report should carry."""
+    from simgap.outputs import atomic_write_json, note_input
+
+    rig = tmp_path / "rig.toml"
+    rig.write_text("")
+
+    @handles_errors
+    def boom() -> None:
+        note_input(rig)
+        atomic_write_json(tmp_path / "x.json", {"a": float("inf")})
+
+    import typer
+
+    with pytest.raises(typer.Exit) as e:
+        boom()
+    assert e.value.exit_code == BUG_EXIT
+    err = " ".join(capsys.readouterr().err.split())
+    assert "(at simgap/outputs.py:" in err, err
+    assert "encoder.py" not in err and "with this file" not in err
+    assert f"the files it read: {rig.resolve()}" in err, err
+
+
+@pytest.mark.parametrize(("command", "resumes"), [("selftest", True), ("fleet", True),
+                                                  ("diagnose", False)])
+def test_the_interrupt_message_is_true_of_each_command(capsys, command: str,
+                                                       resumes: bool) -> None:
+    """selftest and fleet keep their finished trials and arms to resume; the others remove
+    the half-built folder. Each says which."""
+    import typer
+
+    def stopped() -> None:
+        raise KeyboardInterrupt
+
+    stopped.__name__ = command
+    with pytest.raises(typer.Exit) as e:
+        handles_errors(stopped)()
+    assert e.value.exit_code == 130
+    err = " ".join(capsys.readouterr().err.split())
+    assert ("rerun the same command to resume" in err) is resumes, err
+    assert ("half-built output folder is removed" in err) is not resumes, err
+
+
+@pytest.mark.parametrize(("option", "name", "expected"), [
+    ("--rerun", "x.mcap", "a file name ending in .rrd"),
+    ("--mcap", "x.rrd", "a file name ending in .mcap"),
+    ("--rerun", "views", "a .rrd file to write"), ("--mcap", "views", "a .mcap file to write")])
+def test_a_view_file_that_is_a_folder_or_the_other_format_is_refused_before_the_run(
+        tmp_path: Path, demo_model: Path, option: str, name: str, expected: str) -> None:
+    """--rerun x.mcap, --mcap x.rrd and an existing folder are one InputError naming the
+    option, before the diagnosis runs (they were: accepted silently, or 'Is a directory'
+    on a temporary file after it)."""
+    (tmp_path / "views").mkdir()
+    rig = tmp_path / "rig.toml"
+    rig.write_text(f'name = "t"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.03\n'
+                   "[joints.shoulder_pan]\n")
+    res = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out"),
+                              option, str(tmp_path / name)])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2, text
+    assert f"field '{option}': expected {expected}" in text and "Fix:" in text, text
+    assert not (tmp_path / "out").exists()  # nothing was diagnosed
+    (tmp_path / "out").mkdir()  # and view says the same before reading the diagnosis
+    res = runner.invoke(app, ["view", str(tmp_path / "out"), "--rig", str(rig), option,
+                              str(tmp_path / name)])
+    assert res.exit_code == 2 and f"field '{option}'" in res.output, res.output
+
+
 def test_demo_cache_is_built_once_under_a_lock(tmp_path: Path) -> None:
     from simgap.demo import demo_cache_dir
 

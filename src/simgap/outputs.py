@@ -78,6 +78,32 @@ def check_not_input(path: str | Path, *, folder: bool = False) -> None:
                          fix="write the output somewhere else (a new file or folder)")
 
 
+def check_output_file(path: str | Path, *, option: str, suffix: str) -> Path:
+    """Refuse, before any work, an output file named by ``option`` (e.g. ``--rerun``) that
+    is an existing folder, lies below a file, does not end in ``suffix`` (``.rrd``), or is
+    an input. Returns the path.
+
+    Raises:
+        InputError: naming the option, what was expected and the fix.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(field=option, expected=f"a {suffix} file to write",
+                         got=f"the folder {path}",
+                         fix=f"name a file, e.g. {path / ('view' + suffix)}")
+    above = next((p for p in path.absolute().parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise InputError(field=option, expected=f"a {suffix} file in a folder",
+                         got=f"{path}, below the file {above}", fix="name a file in a folder")
+    if path.suffix.lower() != suffix:
+        raise InputError(field=option, expected=f"a file name ending in {suffix}",
+                         got=f"'{path.name}'",
+                         fix=f"name it {path.with_suffix(suffix).name} ({option} writes "
+                             f"{suffix} files only)")
+    check_not_input(path)
+    return path
+
+
 def input_clash(path: str | Path, inputs: Iterable[Path], *, folder: bool = False
                 ) -> tuple[str, Path] | None:
     """The first input that the output ``path`` is, lies inside or (a ``folder`` output)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -18,7 +19,7 @@ from rich.markup import escape
 
 from simgap.cli._typer import App, WorkflowGroup
 from simgap.errors import SimgapError
-from simgap.outputs import atomic_write_json, guard_inputs, json_safe
+from simgap.outputs import atomic_write_json, guard_inputs, json_safe, protected_inputs
 
 app = App(
     name="simgap",
@@ -62,14 +63,23 @@ BUG_EXIT = 3
 """Exit status of an exception simgap did not raise on purpose (a bug, never bad input)."""
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]
+"""The simgap package folder: a crash is placed at the innermost frame inside it."""
+
+
 def _crash_site(e: BaseException) -> str:
-    """``file:line`` of the innermost frame of ``e`` (for the bug report)."""
+    """``file:line`` of the innermost simgap frame of ``e`` (``simgap/cli/excite.py:127``, not the
+    standard library's ``encoder.py`` it called), for the bug report; the innermost frame of
+    any file where no simgap frame is on the traceback."""
+    ours = last = None
     tb = e.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    while tb is not None:
+        file = Path(tb.tb_frame.f_code.co_filename)
+        last = f"{file.name}:{tb.tb_lineno}"
+        with contextlib.suppress(ValueError, OSError):
+            ours = f"simgap/{file.resolve().relative_to(_PACKAGE).as_posix()}:{tb.tb_lineno}"
         tb = tb.tb_next
-    if tb is None:
-        return "unknown"
-    return f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    return ours or last or "unknown"
 
 
 def handles_errors(fn: F) -> F:
@@ -79,9 +89,13 @@ def handles_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         prev = _on_terminate()
+        read: list[Path] = []  # the inputs the command read, for a bug report
         try:
             with guard_inputs():
-                return fn(*args, **kwargs)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    read.extend(protected_inputs())
         except SimgapError as e:
             err_console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False,
                               soft_wrap=True)
@@ -92,11 +106,11 @@ def handles_errors(fn: F) -> F:
                               highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
         except KeyboardInterrupt:
-            _interrupted("Ctrl-C")
+            _interrupted("Ctrl-C", fn.__name__)
             raise typer.Exit(code=130) from None
         except SystemExit as e:
             if e.code == 128 + signal.SIGTERM:
-                _interrupted("SIGTERM")
+                _interrupted("SIGTERM", fn.__name__)
             raise
         except (typer.Exit, typer.Abort):
             raise
@@ -104,9 +118,9 @@ def handles_errors(fn: F) -> F:
             where = _crash_site(e)
             err_console.print(
                 f"[bold red]internal error:[/bold red] {escape(type(e).__name__)}: "
-                f"{escape(str(e)[:300])} (at {escape(where)}). This is a bug in simgap; "
-                "please report it with this file (the command and the input that caused it).",
-                highlight=False, soft_wrap=True)
+                f"{escape(str(e)[:300])} (at {escape(where)}). This is a bug in "
+                f"simgap; please report it with this message, the command you ran and "
+                f"{escape(_inputs_phrase(read))}.", highlight=False, soft_wrap=True)
             raise typer.Exit(code=BUG_EXIT) from None
         finally:
             if prev is not _NOT_SET:
@@ -115,9 +129,27 @@ def handles_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _interrupted(how: str) -> None:
-    err_console.print(f"interrupted ({how}): stopped before finishing; what was not finished "
-                      "is not written (a half-built output folder is removed)",
+def _inputs_phrase(read: list[Path], most: int = 4) -> str:
+    """The input files a bug report should carry, as a phrase ("the files it read: a, b")."""
+    names = list(dict.fromkeys(str(p) for p in read))
+    if not names:
+        return "the files it read"
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return "the files it read: " + ", ".join(names[:most]) + more
+
+
+RESUMES = frozenset({"selftest", "fleet"})
+"""Commands whose finished parts (trials, arms) stay in --out when stopped, to resume."""
+
+
+def _interrupted(how: str, command: str) -> None:
+    if command in RESUMES:
+        what = ("what was finished is kept in the --out folder and what was not is not "
+                "written; rerun the same command to resume")
+    else:
+        what = ("what was not finished is not written (a half-built output folder is "
+                "removed)")
+    err_console.print(f"interrupted ({how}): stopped before finishing; {what}",
                       highlight=False, soft_wrap=True)
 
 

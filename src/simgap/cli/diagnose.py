@@ -129,7 +129,11 @@ def diagnose(
 
 
 def _require_views(rerun: Path | None, mcap: Path | None) -> None:
-    """A missing extra is said before minutes of diagnosis, not after."""
+    """A missing extra, or a view file that is a folder or of the other format, is said
+    before minutes of diagnosis, not after."""
+    from simgap.cli.view import check_view_targets
+
+    check_view_targets(rerun, mcap)
     if rerun is not None:
         from simgap.report.rerun import require_rerun
 

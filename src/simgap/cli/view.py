@@ -32,12 +32,12 @@ def write_view(out: Path, rig_path: Path, rrd: Path | None = None,
     of the rig at ``rig_path``."""
     from simgap.errors import InputError
     from simgap.evidence.ros2_bag import rig_recording
-    from simgap.outputs import check_not_input
     from simgap.sim.rig_names import load_checked_rig
 
     if rrd is None and mcap is None:
         raise InputError(field="--rerun / --mcap", expected="a file to write",
                          got="neither", fix="pass --rerun FILE.rrd or --mcap FILE.mcap")
+    check_view_targets(rrd, mcap)  # a folder or the other format, before reading anything
     diagnosis = _diagnosis(out)
     rig = load_checked_rig(rig_path)
     if diagnosis.get("rig") not in (None, rig.name):
@@ -49,9 +49,7 @@ def write_view(out: Path, rig_path: Path, rrd: Path | None = None,
         raise InputError(file=rig_path, field="evidence.dataset",
                          expected="a recording to show (evidence.dataset or ros2_bags)",
                          got="neither", fix="name the recording the diagnosis read")
-    for target in (rrd, mcap):
-        if target is not None:
-            check_not_input(target)
+    check_view_targets(rrd, mcap)  # again, now that the inputs it must not overwrite are known
     if rrd is not None:
         from simgap.report.rerun import write_rrd
 
@@ -65,6 +63,17 @@ def write_view(out: Path, rig_path: Path, rrd: Path | None = None,
         mc = write_mcap(mcap, rig, rig_recording(rig), diagnosis)
         _say(f"mcap: {mc.path}, {len(mc.episodes)} episode(s) end to end on one clock (open "
              "it in Foxglove)", mc.skipped)
+
+
+def check_view_targets(rrd: Path | None, mcap: Path | None) -> None:
+    """``--rerun`` and ``--mcap`` checked before any work: a file of that format to write,
+    not a folder and not an input (``simgap.outputs.check_output_file``)."""
+    from simgap.outputs import check_output_file
+
+    if rrd is not None:
+        check_output_file(rrd, option="--rerun", suffix=".rrd")
+    if mcap is not None:
+        check_output_file(mcap, option="--mcap", suffix=".mcap")
 
 
 def _say(line: str, skipped: tuple[str, ...]) -> None:
