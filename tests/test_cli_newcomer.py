@@ -286,3 +286,29 @@ def test_not_measured_rows_name_the_evidence_to_add(tmp_path: Path, demo_model: 
         more = len(f["needs"]) - 1
         assert row.rstrip().endswith(f"add {f['needs'][0]}" + (
             f" (and {more} more: see findings.json)" if more else "")), row
+
+
+# the second trial: a doc's command that fails after the quick start, a stale CI sentence
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/demo.md", "docs/rerun.md"])
+def test_a_doc_demo_command_into_the_quick_starts_folder_passes_force(page: str) -> None:
+    """The README's quick start writes simgap-demo, so a later doc command writing there
+    (by --out or by default) without --force is refused: each such line passes --force."""
+    lines = [ln for ln in (ROOT / page).read_text().splitlines()
+             if re.search(r"\bsimgap demo\b(?!`)", ln) and not ln.lstrip().startswith("|")]
+    assert lines, f"{page} has no 'simgap demo' command"
+    for ln in lines:
+        out = re.search(r"--out\s+(\S+)", ln)
+        if out is None or out.group(1) == "simgap-demo":
+            assert "--force" in ln, f"{page}: {ln.strip()}"
+
+
+def test_the_rerun_page_says_what_ci_installs() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    page = " ".join((ROOT / "docs" / "rerun.md").read_text().split())
+    installs = re.search(r"pip install[^\n]*\[[^\]]*\brerun\b", ci) is not None
+    assert ("CI does not install it" in page) is not installs
+    assert ("CI installs the `rerun` extra" in page) is installs
