@@ -84,3 +84,29 @@ def test_mani_skill_is_imported_lazily_and_only_in_simgap_maniskill() -> None:
             if not inside or id(node) in top:
                 wrong.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not wrong, f"ManiSkill imported outside simgap.maniskill or at module level: {wrong}"
+
+
+def test_every_maniskill_install_hint_says_torch_cpu_first_and_one_release():
+    """The replay's and the renderer's messages name the CPU torch before the extra (else pip
+    pulls a multi-GB CUDA build), and the export and init name the same mani-skill release."""
+    from pathlib import Path
+
+    import simgap.maniskill.config as config
+    import simgap.maniskill.export_config as export_config
+    from simgap.maniskill.replay import TORCH_FIRST
+
+    import importlib.util
+
+    from simgap.maniskill.replay import require_maniskill
+
+    if importlib.util.find_spec("mani_skill") is not None:
+        pytest.skip("mani_skill is installed here, so its absence cannot be shown")
+    with pytest.raises(MissingExtraError) as e:
+        require_maniskill("Replaying")
+    msg = str(e.value)
+    assert TORCH_FIRST in msg
+    assert msg.index("CPU build") < msg.index("pip install 'simgap[maniskill]'")
+    for mod in (config, export_config):
+        text = Path(str(mod.__file__)).read_text()
+        assert "pip install mani-skill==3.0.1" in text
+        assert "pip install mani-skill)" not in text and "pip install mani-skill:" not in text

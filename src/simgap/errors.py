@@ -89,10 +89,11 @@ class NameNotFoundError(InputError, KeyError):
 class MissingExtraError(SimgapError):
     """An optional dependency is needed; the message says which extra to install."""
 
-    def __init__(self, extra: str, module: str, purpose: str) -> None:
+    def __init__(self, extra: str, module: str, purpose: str, first: str = "") -> None:
         super().__init__(
             f"{purpose} needs the '{module}' package. "
-            f"Install it with: pip install 'simgap[{extra}]'"
+            + (f"Install {first} first, then: " if first else "Install it with: ")
+            + f"pip install 'simgap[{extra}]'"
         )
         self.extra = extra
         self.module = module

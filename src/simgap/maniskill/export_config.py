@@ -215,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import gymnasium as gym
         import mani_skill.envs  # noqa: F401  (registers the envs)
     except ImportError as e:
-        print(f"export_config: needs ManiSkill 3 (pip install mani-skill): {e}",
+        print(f"export_config: needs ManiSkill 3 (pip install mani-skill==3.0.1): {e}",
               file=sys.stderr)
         return 2
     make = dict(kwargs, num_envs=1, sim_backend="physx_cpu")

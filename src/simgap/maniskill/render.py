@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError, MissingExtraError, NameNotFoundError, SimgapError
-from simgap.maniskill.replay import EXTRA
+from simgap.maniskill.replay import EXTRA, TORCH_FIRST
 from simgap.sim.kinematics import CameraOffset, mat_to_quat, quat_to_mat, rotvec_to_mat
 from simgap.sim.render import RenderedFrame
 
@@ -80,7 +80,7 @@ def _sapien(purpose: str) -> Any:
     try:
         import sapien
     except ImportError as e:
-        raise MissingExtraError(EXTRA, "sapien", purpose) from e
+        raise MissingExtraError(EXTRA, "sapien", purpose, first=TORCH_FIRST) from e
     return sapien
 
 

@@ -30,6 +30,9 @@ from simgap.series import Trajectory
 
 EXTRA = "maniskill"
 """The extra that installs ManiSkill 3: ``pip install 'simgap[maniskill]'``."""
+TORCH_FIRST = ("torch's CPU build (PyPI's default torch for Linux is the CUDA build: about "
+               "6.4 GB with mani-skill; docs/maniskill.md)")
+"""What to install before the extra, said by every message that names it."""
 RATE_TOLERANCE = 0.05
 """A recording whose median frame period differs from the replay's control period by more
 than this fraction is refused (its commands would be replayed at the wrong rate)."""
@@ -42,7 +45,7 @@ def require_maniskill(purpose: str) -> Any:
         import gymnasium as gym
         import mani_skill.envs  # noqa: F401  (registers the envs)
     except ImportError as e:
-        raise MissingExtraError(EXTRA, "mani_skill", purpose) from e
+        raise MissingExtraError(EXTRA, "mani_skill", purpose, first=TORCH_FIRST) from e
     return gym
 
 
