@@ -89,15 +89,12 @@ def test_mani_skill_is_imported_lazily_and_only_in_simgap_maniskill() -> None:
 def test_every_maniskill_install_hint_says_torch_cpu_first_and_one_release():
     """The replay's and the renderer's messages name the CPU torch before the extra (else pip
     pulls a multi-GB CUDA build), and the export and init name the same mani-skill release."""
+    import importlib.util
     from pathlib import Path
 
     import simgap.maniskill.config as config
     import simgap.maniskill.export_config as export_config
-    from simgap.maniskill.replay import TORCH_FIRST
-
-    import importlib.util
-
-    from simgap.maniskill.replay import require_maniskill
+    from simgap.maniskill.replay import TORCH_FIRST, require_maniskill
 
     if importlib.util.find_spec("mani_skill") is not None:
         pytest.skip("mani_skill is installed here, so its absence cannot be shown")
