@@ -11,6 +11,7 @@ import numpy as np
 from simgap.actuator.excite_design import DELAY
 from simgap.actuator.excite_for import Design, NextMotion
 from simgap.fit.params import UNITS
+from simgap.outputs import json_safe
 from simgap.rig import Rig
 
 TASK = "simgap excite: the next motion to record"
@@ -31,15 +32,28 @@ def episode_frames(rig: Rig, nm: NextMotion) -> tuple[dict[str, np.ndarray], lis
     return {"action": np.stack(act, axis=1), "observation.state": np.stack(obs, axis=1)}, names
 
 
+CAVEAT = ("How far these predictions have held: on simulated SO-101 benches with a planted "
+          "armature (docs/actuator.md, 'The next episode') the designed episode made it "
+          "identifiable on 0 of 17 runs; the declared interval narrowed by 1.2-2.9x or "
+          "widened, and its measured width missed the predicted one by 0.66-780x. Read the "
+          "predictions as the model's expectation, not a promise.")
+"""The caveat printed beside the predictions (the measured figures of docs/actuator.md)."""
+
+
 def _fmt(kind: str, v: float) -> str:
     return f"{v * 1e3:.1f} ms" if kind == DELAY else f"{v:.4g} {UNITS[kind]}"
 
 
-def _iv(kind: str, iv: tuple[float, float] | list[float]) -> str:
+def interval_text(kind: str, iv: tuple[float, float] | list[float] | None) -> str:
+    """An interval with its unit (ms for the delay, the kind's SI unit and its span
+    otherwise), or ``unbounded`` (None, or a bound not finite)."""
+    if iv is None or not all(np.isfinite(float(x)) for x in iv):
+        return "unbounded"
     a, b = float(iv[0]), float(iv[1])
     if kind == DELAY:
         return f"[{a * 1e3:.1f}, {b * 1e3:.1f}] ms"
-    return f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.2f})" if a > 0 else f"[{a:.4g}, {b:.4g}]"
+    return (f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.2f})" if a > 0 else
+            f"[{a:.4g}, {b:.4g}] {UNITS[kind]}")
 
 
 def _checked(d: Design) -> str:
@@ -47,8 +61,23 @@ def _checked(d: Design) -> str:
     if not c:
         return "not run (--no-check)"
     if "interval" in c:
-        return _iv(d.kind, c["interval"])
+        return interval_text(d.kind, c["interval"])
     return "still not identifiable: " + str(c.get("reason", ""))[:160]
+
+
+def result_lines(nm: NextMotion) -> list[str]:
+    """What ``excite --for`` prints: per design the motion and its predicted intervals with
+    their units ("unbounded" where they state no value), then ``CAVEAT``."""
+    lines = []
+    for d in nm.designs:
+        c = d.checked
+        check = (f"; simulated and fitted: {interval_text(d.kind, c['interval'])}"
+                 if "interval" in c else
+                 "; simulated and fitted: still not identifiable" if c else "")
+        lines.append(f"{d.joint} {d.kind}: {d.segment.name}; predicted 95 % "
+                     f"{interval_text(d.kind, d.interval('after'))} (recording alone "
+                     f"{interval_text(d.kind, d.interval('before'))}){check}")
+    return [*lines, CAVEAT]
 
 
 def design_json(nm: NextMotion, source: str) -> dict[str, Any]:
@@ -61,10 +90,20 @@ def design_json(nm: NextMotion, source: str) -> dict[str, Any]:
         out["designs"].append({
             "joint": d.joint, "parameter": d.kind, "reason": d.reason, "estimate": d.value,
             "motion": d.segment.name, "family": d.segment.family,
-            "predicted_interval_recording": list(d.interval("before")),
-            "predicted_interval_with_episode": list(d.interval("after")),
-            "candidates_halfwidth": dict(d.scores), "checked": dict(d.checked)})
+            **_predicted("predicted_interval_recording", d, "before"),
+            **_predicted("predicted_interval_with_episode", d, "after"),
+            "candidates_halfwidth": json_safe(dict(d.scores)),
+            "checked": json_safe(dict(d.checked))})
+    out["caveat"] = CAVEAT
     return out
+
+
+def _predicted(key: str, d: Design, which: str) -> dict[str, Any]:
+    """``key``: the predicted interval [SI], or null with ``key``_unbounded saying why."""
+    iv = d.interval(which)
+    if iv is None:
+        return {key: None, f"{key}_unbounded": d.unbounded(which)}
+    return {key: list(iv)}
 
 
 def readme(nm: NextMotion, rig: Rig, source: str) -> str:
@@ -89,8 +128,9 @@ def readme(nm: NextMotion, rig: Rig, source: str) -> str:
         "|---|---|---|---|---|---|---|"]
     for d in nm.designs:
         lines.append(f"| {d.joint} | {d.kind} | {_fmt(d.kind, d.value)} | {d.segment.name} "
-                     f"| {_iv(d.kind, d.interval('before'))} | "
-                     f"{_iv(d.kind, d.interval('after'))} | {_checked(d)} |")
+                     f"| {interval_text(d.kind, d.interval('before'))} | "
+                     f"{interval_text(d.kind, d.interval('after'))} | {_checked(d)} |")
+    lines += ["", CAVEAT]
     lines += ["", "Why each was not identifiable in the diagnosis:", ""]
     lines += [f"- {d.joint} {d.kind}: {d.reason}" for d in nm.designs]
     lines += ["", "The predicted intervals come from the Fisher information of the "

@@ -64,11 +64,13 @@ class Estimate:
         a name that is no target is an error listing the targets."""
         from dataclasses import replace
 
-        for asked, have, what in ((kinds, {t[1] for t in self.targets}, "parameter"),
-                                  (joints, {t[0] for t in self.targets}, "joint")):
+        for asked, have, what, opt in ((kinds, {t[1] for t in self.targets}, "parameter",
+                                        "--param"),
+                                       (joints, {t[0] for t in self.targets}, "joint",
+                                        "--joint")):
             missing = sorted(set(asked) - have)
             if missing:
-                raise InputError(field=f"--{what}", expected=f"a {what} the diagnosis "
+                raise InputError(field=opt, expected=f"a {what} the diagnosis "
                                  f"declared not identifiable: {', '.join(sorted(have))}",
                                  got=", ".join(missing), fix=f"name one of those {what}s")
         return replace(self, targets=tuple(t for t in self.targets
@@ -107,8 +109,22 @@ def estimate_from_diagnosis(path: str | Path) -> Estimate:
 
     p = Path(path)
     f = p / "findings.json" if p.is_dir() else p
+    if not f.is_file():
+        raise InputError(file=p, field="--for", expected="a diagnosis folder holding "
+                         "findings.json", got="no such folder" if not p.exists() else
+                         "a folder without findings.json",
+                         fix="run 'simgap diagnose RIG --out DIR' and pass --for DIR")
     diag = load_diagnosis(f)
     act = next((x for x in diag.findings if x.branch == "actuator"), None)
+    if act is not None and from_bench_logs(act.figures):
+        raise InputError(file=f, field="findings: actuator", expected="the joint "
+                         "identification of a LeRobot dataset against the rig's MJCF",
+                         got="the bench ladder's fit: the rig names [evidence] actuator_logs, "
+                         "so diagnose fitted the servo bench logs instead (their rungs have "
+                         "no intervals to narrow); excite --for does not design from bench "
+                         "logs", fix="diagnose a copy of the rig without [evidence] "
+                         "actuator_logs and actuator_format (the dataset and its MJCF are "
+                         "then identified joint by joint) and pass that diagnosis")
     if act is None or not isinstance(act.figures, Mapping) or "params" not in act.figures:
         raise InputError(file=f, field="findings: actuator", expected="an actuator finding "
                          "from a LeRobot dataset (the joint identification)",
@@ -118,6 +134,23 @@ def estimate_from_diagnosis(path: str | Path) -> Estimate:
                              "MJCF ('simgap diagnose RIG --out DIR')")
     merged = {**dict(act.details or {}), **dict(act.figures)}
     return estimate_from_identification(merged, diag.rig, f)
+
+
+UNBOUNDED_SPAN = 1e6
+"""A predicted interval of a kind spanning more than this factor (hi / lo, x1000 either side
+of the estimate) states no value and is written "unbounded": its bounds read as 1e+-40 or
+overflow (the identification declares a parameter at a span of 2, ``joint_id.MAX_SPAN``)."""
+
+UNBOUNDED_DELAY_S = 1.0
+"""A predicted delay half-width over this [s] states no delay (a servo's is tens of ms)."""
+
+
+def from_bench_logs(figures: Any) -> bool:
+    """Whether an actuator finding's figures are the bench ladder's (``evidence.actuator_logs``:
+    per joint the rung selected and its error, no identification)."""
+    return isinstance(figures, Mapping) and "params" not in figures and any(
+        isinstance(v, Mapping) and "selected" in v and "ideal_mae_rad" in v
+        for v in figures.values())
 
 
 @dataclass(frozen=True)
@@ -146,13 +179,38 @@ class Design:
     scores: Mapping[str, float]
     checked: Mapping[str, Any] = field(default_factory=dict)
 
-    def interval(self, which: str = "after") -> tuple[float, float]:
-        """The predicted 95 % interval [SI]: a kind's is multiplicative, the delay's not."""
+    def halfwidth(self, which: str = "after") -> float:
+        """The predicted 95 % half-width: in the log-multiplier for a kind, [s] for the delay
+        (inf along a null direction)."""
         p = self.after if which == "after" else self.before
-        hw = float(p.halfwidth[p.columns.index(self.kind)])
+        return float(p.halfwidth[p.columns.index(self.kind)])
+
+    def interval(self, which: str = "after") -> tuple[float, float] | None:
+        """The predicted 95 % interval [SI; s for the delay]: a kind's is multiplicative,
+        the delay's not; None where it is unbounded (``unbounded``)."""
+        hw = self.halfwidth(which)
+        if self.unbounded(which):
+            return None
         if self.kind == DELAY:
             return max(0.0, self.value - hw), self.value + hw
         return self.value * float(np.exp(-hw)), self.value * float(np.exp(hw))
+
+    def unbounded(self, which: str = "after") -> str:
+        """Why the predicted interval states no value ('' where it does): a half-width that
+        is infinite (a null direction) or past ``UNBOUNDED_SPAN`` (``UNBOUNDED_DELAY_S``
+        for the delay), whose bounds would overflow or read as 1e+-40."""
+        hw = self.halfwidth(which)
+        if not np.isfinite(hw) or not np.isfinite(self.value):
+            return ("unbounded: the motions leave this parameter's sensitivity on a null "
+                    "direction (an infinite predicted half-width)")
+        if self.kind == DELAY:
+            return (f"unbounded: the predicted 95 % half-width is {hw * 1e3:.3g} ms (over "
+                    f"{UNBOUNDED_DELAY_S * 1e3:.0f} ms)" if hw > UNBOUNDED_DELAY_S else "")
+        if 2.0 * hw > np.log(UNBOUNDED_SPAN):
+            return (f"unbounded: the predicted 95 % half-width is {hw:.3g} in the log, a "
+                    f"factor e^{hw:.3g} either side of the estimate (a stated interval spans "
+                    f"at most x{UNBOUNDED_SPAN:.0e})")
+        return ""
 
 
 @dataclass(frozen=True)

@@ -258,10 +258,13 @@ def real_beside(real: Mapping[str, Any] | None, rows: Sequence[FamilyRow],
     """Family -> joint -> what the real diagnosis states (value and interval, or declared
     not identifiable), for the families of ``rows``; empty without a real diagnosis or
     without its actuator finding."""
+    from simgap.actuator.excite_for import from_bench_logs
+
     act = _actuator(real or {})
     if act is None:
         return {}
     fig = act.get("figures") or {}
+    bench = from_bench_logs(fig)
     out: dict[str, dict[str, str]] = {}
     for r in rows:
         per: dict[str, str] = {}
@@ -279,6 +282,10 @@ def real_beside(real: Mapping[str, Any] | None, rows: Sequence[FamilyRow],
                 per[j] = "declared not identifiable"
             elif isinstance(v, (int, float)) and iv:
                 per[j] = (f"{v * scale:.3g}{unit} [{iv[0] * scale:.3g}, {iv[1] * scale:.3g}]")
+            elif bench:
+                per[j] = ("not stated: the diagnosis's actuator finding came from the bench "
+                          "logs (evidence.actuator_logs), which give no per-joint "
+                          "identification")
             else:
                 per[j] = "not stated"
         out[r.family] = per
