@@ -96,3 +96,24 @@ def test_maniskill_env_id_without_mani_skill_names_the_package(tmp_path: Path,
     assert code == 2
     assert "mani_skill" in out and "pip install mani-skill==3.0.1" in out
     assert "--maniskill-config" in out
+
+
+@pytest.mark.parametrize("extra, field", [
+    (["--agent", "so100"], "--agent"),
+    (["--env-kwargs", "{}"], "--env-kwargs"),
+])
+def test_export_arguments_without_maniskill_are_refused(tmp_path: Path, demo_model: Path,
+                                                        extra: list[str], field: str) -> None:
+    code, out, rig_path = _init(tmp_path, demo_model, *extra)
+    assert code == 2 and field in out and "--maniskill ENV_ID" in out
+    assert not rig_path.exists()
+
+
+@pytest.mark.parametrize("kwargs", ['{"domain_randomization": fals}', "[1, 2]"])
+def test_env_kwargs_that_are_no_json_object_are_named(tmp_path: Path, demo_model: Path,
+                                                      kwargs: str) -> None:
+    """Refused before ManiSkill is looked for, so the user learns of it without it."""
+    code, out, rig_path = _init(tmp_path, demo_model, "--maniskill", "SO100GraspCube-v1",
+                                "--env-kwargs", kwargs)
+    assert code == 2 and "--env-kwargs" in out and "JSON object" in out
+    assert "Traceback" not in out and not rig_path.exists()

@@ -54,3 +54,26 @@ def test_replay_command_fits_proves_and_writes(tmp_path: Path) -> None:
     written = json.loads((out / "maniskill_controller.json").read_text())
     assert written["class"] == "PDJointPosControllerConfig"
     assert "replays at" in res.output and "written" in d["export_note"]
+
+
+@pytest.mark.slow
+def test_init_exports_in_place_with_the_agent_and_env_kwargs_training_passed(
+        tmp_path: Path) -> None:
+    """``simgap init --maniskill ENV_ID --agent UID --env-kwargs JSON`` exports here with the
+    arguments training passed: without domain randomisation the cube is the 3.125 g mean,
+    which a randomised build (2.1-4.4 g) gives only by chance."""
+    from simgap.rig import load_rig
+    from tests.factories import write_so101_info
+
+    ds = write_so101_info(tmp_path / "ds")
+    out = tmp_path / "rig.toml"
+    res = CliRunner().invoke(app, [
+        "init", str(ds), "--model", str(ROOT / "src/simgap/demo/so101_demo.xml"),
+        "--out", str(out), "--maniskill", "SO100GraspCube-v1", "--agent", "so100",
+        "--env-kwargs", '{"domain_randomization": false}'])
+    assert res.exit_code == 0, res.output
+    export = json.loads(out.with_suffix(".maniskill.json").read_text())
+    assert export["agent"]["uid"] == "so100"
+    assert export["object"]["mass_kg"] == pytest.approx(0.003125, rel=1e-6)
+    rig = load_rig(out)
+    assert rig.provenance("training.object_mass_kg") == "from ManiSkill"

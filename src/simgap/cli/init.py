@@ -36,6 +36,12 @@ def init(
     maniskill: str | None = typer.Option(None, "--maniskill", metavar="ENV_ID",
                                          help="Read [training] from ManiSkill's ENV_ID here "
                                          "(needs mani_skill installed in this Python)."),
+    agent: str | None = typer.Option(None, "--agent", metavar="UID",
+                                     help="With --maniskill: the robot_uids training passed "
+                                     "to gym.make (default: the env's own)."),
+    env_kwargs: str | None = typer.Option(None, "--env-kwargs", metavar="JSON",
+                                          help="With --maniskill: the other gym.make keyword "
+                                          "arguments training passed, as a JSON object."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing rig file."),
 ) -> None:
     """Write a rig.toml for DATASET and a model; print what was guessed and what to fill."""
@@ -46,10 +52,15 @@ def init(
     if out.exists() and not force:
         raise InputError(file=out, expected="a new file", got="it exists",
                          fix="pass --force to overwrite it, or --out another path")
+    if maniskill is None and (agent is not None or env_kwargs is not None):
+        raise InputError(field="--agent" if agent is not None else "--env-kwargs",
+                         expected="--maniskill ENV_ID beside it (they shape that export)",
+                         got="no --maniskill", fix="add --maniskill ENV_ID, or drop the option")
     if maniskill is not None:
         from simgap.maniskill.config import export_here
 
-        maniskill_config = export_here(maniskill, out.with_suffix(".maniskill.json"))
+        maniskill_config = export_here(maniskill, out.with_suffix(".maniskill.json"),
+                                       agent=agent, env_kwargs=env_kwargs)
     draft = draft_rig(dataset, model, out, calibration=calibration, name=name,
                       joint_map=parse_map(joint_map), maniskill_config=maniskill_config)
     atomic_write_text(out, draft.text)

@@ -223,14 +223,32 @@ def read_maniskill_config(path: str | Path, camera: str | None = None) -> ManiSk
         camera=_camera(raw.get("cameras"), path, camera), origin_from_pan_axis_m=origin)
 
 
-def export_here(env_id: str, out: Path) -> Path:
-    """Export ManiSkill's ``env_id`` from this Python into ``out`` (``--maniskill``).
+def export_here(env_id: str, out: Path, agent: str | None = None,
+                env_kwargs: str | None = None) -> Path:
+    """Export ManiSkill's ``env_id`` from this Python into ``out`` (``--maniskill``), with the
+    ``robot_uids`` (``agent``) and other ``gym.make`` keyword arguments (``env_kwargs``, a JSON
+    object) training passed.
 
     Raises:
-        InputError: ``mani_skill`` is not importable here (the message names the package
-            and the export to run where it is), or the export failed.
+        InputError: ``env_kwargs`` is not a JSON object, ``mani_skill`` is not importable here
+            (the message names the package and the export to run where it is), or the export
+            failed.
     """
     import importlib.util
+
+    if env_kwargs is not None:
+        try:
+            parsed = json.loads(env_kwargs)
+        except json.JSONDecodeError as e:
+            raise InputError(field="--env-kwargs", expected="a JSON object of gym.make "
+                             "keyword arguments", got=f"{env_kwargs!r} ({e.msg})",
+                             fix='write it as JSON, e.g. \'{"domain_randomization": false}\''
+                             ) from None
+        if not isinstance(parsed, dict):
+            raise InputError(field="--env-kwargs", expected="a JSON object of gym.make "
+                             "keyword arguments", got=type(parsed).__name__,
+                             fix='write it as an object, e.g. \'{"domain_randomization": '
+                                 'false}\'')
 
     if importlib.util.find_spec("mani_skill") is None:
         raise InputError(field="--maniskill", expected="the mani_skill package (ManiSkill 3) "
@@ -240,7 +258,10 @@ def export_here(env_id: str, out: Path) -> Path:
                              "--maniskill-config FILE")
     from simgap.maniskill.export_config import main
 
-    if main([env_id, "--out", str(out)]) != 0:
+    argv = [env_id, "--out", str(out)]
+    argv += ["--agent", agent] if agent else []
+    argv += ["--env-kwargs", env_kwargs] if env_kwargs is not None else []
+    if main(argv) != 0:
         raise InputError(field="--maniskill", expected=f"ManiSkill's {env_id} built here",
                          got="the export failed", fix=EXPORT_HOW)
     return out
