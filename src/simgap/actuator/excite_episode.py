@@ -52,7 +52,7 @@ def interval_text(kind: str, iv: tuple[float, float] | list[float] | None) -> st
     a, b = float(iv[0]), float(iv[1])
     if kind == DELAY:
         return f"[{a * 1e3:.1f}, {b * 1e3:.1f}] ms"
-    return (f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.2f})" if a > 0 else
+    return (f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.3g})" if a > 0 else
             f"[{a:.4g}, {b:.4g}] {UNITS[kind]}")
 
 
