@@ -179,6 +179,18 @@ def test_clip_absent_from_the_rig_is_reported_with_its_bound(benches: dict[str, 
     for j in found:  # its evidence: the clipped replay removes most of the residual
         row = f.figures["clip_search"]["joints"][j]
         assert row["replay_rms_clipped_rad"] <= 0.5 * row["replay_rms_unclipped_rad"]
+    _has_a_key_figure(f)
+
+
+def _has_a_key_figure(f: Any) -> None:
+    """The terminal's key figure is the best clip's share of the replay RMS, never empty
+    (it was: the key figure was the per-joint bound table, which prints as nothing)."""
+    from simgap.cli._app import key_text
+    from simgap.report.headline import sig
+
+    gain = f.figures["best_clip_gain_fraction"]
+    assert 0.5 <= gain <= 1.0, gain
+    assert key_text(f.to_dict()) == f"best clip gain fraction {sig(100 * gain)}%"
 
 
 def test_clip_in_the_rig_is_explained_and_the_delay_stays_inside(benches: dict[str, Any],
@@ -230,3 +242,4 @@ def test_a_recorded_gap_piled_at_a_bound_implicates(benches: dict[str, Any],
     assert f.verdict is Verdict.IMPLICATED, f.summary
     body = [v for j, v in f.figures["bound_found"].items() if j != "gripper"]
     assert body and all(abs(v / PLANTED - 1) < 0.1 for v in body)
+    _has_a_key_figure(f)

@@ -199,3 +199,20 @@ def test_placements_against_the_training_area() -> None:
     assert sim["fisher_p"] == pytest.approx(fisher_exact([[25, 0], [1, 30]]).pvalue)
     assert c.status == "outside"
     assert placements_check({}, None, None).status == "not_measured"
+
+
+@pytest.mark.parametrize(("area", "need"), [
+    (None, "[training] workspace_x_m and workspace_y_m"),
+    ((0.15, 0.35), "evidence.real_manifest with initial_states")])
+def test_initial_states_not_measured_names_what_is_missing(area: tuple[float, float] | None,
+                                                           need: str) -> None:
+    """A rig with evidence.dataset and a [training] section (simgap init's) was told to add
+    'evidence.dataset and a [training] section': each not-measured check names its own."""
+    from simgap.cli._app import key_text
+
+    c = placements_check({}, area, area)
+    f = envelope_branch.to_finding(c)
+    assert f.verdict is Verdict.NOT_MEASURED
+    assert f.needs and f.needs[0].startswith(need), f.needs
+    assert key_text(f.to_dict()).startswith(f"add {need}")
+    assert "evidence.dataset and a [training] section" not in " ".join(f.needs)

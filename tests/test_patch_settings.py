@@ -32,3 +32,17 @@ def test_a_ridge_delay_goes_into_the_patch_at_its_best_point() -> None:
 def test_the_loops_share_of_the_delay_is_left_to_the_latency_branch() -> None:
     s = patch_settings(_js(True), {"servo_delay_s": {"a": 0.02, "b": 0.0, "c": 0.0}})
     assert s["a"].delay_s == 0.02
+
+
+def test_the_loop_note_after_the_fix_starts_its_own_sentence() -> None:
+    """The fix text read '... then re-train. the loop's own latency ...' (the note as the
+    delay account words it, lower case, for the figures)."""
+    from simgap.branches.actuator_dataset import then
+    from simgap.branches.joint_dynamics import delay_account
+
+    js = {"delay_s": {"a": 0.068}, "delay_interval_s": {"a": [0.06, 0.075]}}
+    account = delay_account(js, {"p50_s": 0.02})
+    assert account["note"].startswith("the loop's own latency (20.0 ms median)")
+    step = then("Apply the patch, then re-train.", account["note"])
+    assert step.startswith("Apply the patch, then re-train. The loop's own latency (20.0 ms")
+    assert step.endswith("servo's part.") and ". the " not in step

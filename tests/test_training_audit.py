@@ -161,6 +161,25 @@ def test_a_rig_without_a_training_config_gets_one_not_measured(tmp_path: Path,
     found = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
     assert [f.verdict for f in found] == [Verdict.NOT_MEASURED]
     assert "maniskill" in found[0].next_step
+    assert "the rig has no [training] section" in found[0].summary
+
+
+def test_a_training_section_without_a_config_is_not_told_to_add_the_section(
+        tmp_path: Path, demo_model: Path) -> None:
+    """The demo's [training] states a rate, noise and workspace but no training config: the
+    finding names what it states and the keys it lacks, not 'add [training]'."""
+    from simgap.cli._app import key_text
+
+    text = SO101_RIG.format(model=str(demo_model)) + (
+        "\n[training]\ncontrol_dt_s = 0.05\nobs_noise_std_rad = 0.002\n")
+    rig = load_rig(_write(tmp_path / "rig.toml", text))
+    (f,) = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
+    assert f.verdict is Verdict.NOT_MEASURED
+    assert "states control_dt_s, obs_noise_std_rad, none of the training config's keys" \
+        in f.summary, f.summary
+    key = key_text(f.to_dict())
+    assert key.startswith("add [training] env_id, controller and gains"), key
+    assert "config in [training]" not in key
 
 
 def test_simgap_training_prints_the_findings(tmp_path: Path, demo_model: Path) -> None:

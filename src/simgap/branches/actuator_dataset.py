@@ -141,7 +141,7 @@ def finding(ctx: Any) -> Finding:
     step = next_step(verdict, "mjcf_patch" in artifacts, patch_note,
                      any(v for v in js["params"].values()), bool(held))
     if account.get("loop_latency_s") is not None and verdict == "implicated":
-        step += " " + account["note"] + "."
+        step = then(step, account["note"])
     details = {k: v for k, v in js.items() if not k.startswith("_")}
     if js["_held_out"]:
         details["joints"] = held_out_traces(rig, js["_held_out"][0],
@@ -151,6 +151,15 @@ def finding(ctx: Any) -> Finding:
                    key_figure="worst_nominal_rms_rad",
                    residual=max(js["identified_rms_rad"].values()), noise_floor=floor,
                    residual_unit="rad", artifacts=artifacts, next_step=step, details=details)
+
+
+def then(text: str, clause: str) -> str:
+    """``text`` followed by ``clause`` as a sentence of its own (capitalised, with a full
+    stop): the delay account's note reads "the loop's own latency ..." inside a finding's
+    figures, and starts a sentence after the fix's "... then re-train."."""
+    clause = clause.strip().rstrip(".")
+    sentence = f"{clause[:1].upper()}{clause[1:]}."
+    return f"{text} {sentence}" if text else sentence
 
 
 def next_step(verdict: str, patch_proven: bool, patch_note: str, identified_any: bool,

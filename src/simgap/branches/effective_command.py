@@ -60,10 +60,10 @@ def finding(rig: Rig, ds: Any) -> Finding:
     if shaping.active:
         return _stated(rig, trajs, cs, shaping, figs)
     found = cs.bounds_found()
+    gain = [1 - c / u if u > 0 else 0.0 for c, u in
+            zip(cs.rms_clipped_rad, cs.rms_unclipped_rad, strict=True)]
+    figs["best_clip_gain_fraction"] = float(max(gain))  # the key figure of every verdict
     if not found:
-        gain = [1 - c / u if u > 0 else 0.0 for c, u in
-                zip(cs.rms_clipped_rad, cs.rms_unclipped_rad, strict=True)]
-        figs["best_clip_gain_fraction"] = float(max(gain))
         return Finding(
             branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
             key_figure="best_clip_gain_fraction", figures=figs,
@@ -87,7 +87,7 @@ def finding(rig: Rig, ds: Any) -> Finding:
     if not measured:
         return Finding(
             branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
-            key_figure="bound_found", figures=figs,
+            key_figure="best_clip_gain_fraction", figures=figs,
             summary=f"The rig's model replays the recording better with the goal clipped "
                     f"against the present position ({per}), but the recorded goals show no "
                     "clip themselves (no gap piles up at a bound), and an arm slower than its "
@@ -97,8 +97,8 @@ def finding(rig: Rig, ds: Any) -> Finding:
                       "again; if it is None, the arm is slower than its model (see the "
                       "actuator finding).")
     return Finding(
-        branch=BRANCH, verdict=Verdict.IMPLICATED, title=TITLE, key_figure="bound_found",
-        figures=figs,
+        branch=BRANCH, verdict=Verdict.IMPLICATED, title=TITLE,
+        key_figure="best_clip_gain_fraction", figures=figs,
         summary=f"The recording shows a clip of the goal against the present position that "
                 f"the rig does not state: {per}. Replayed as recorded, the arm is asked for "
                 "motion the servo never was, and the fit takes the difference for delay or "

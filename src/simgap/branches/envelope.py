@@ -164,7 +164,8 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
                              ("control_rate", "Control rate"), ("grasp_margin", "Grasp margin")):
             out.append(EnvelopeCheck(check, title, "not_measured",
                                      summary="No real episodes recorded.",
-                                     next_step="Name evidence.dataset (the real rollouts)."))
+                                     next_step="Name evidence.dataset (the real rollouts).",
+                                     needs=("evidence.dataset (the real rollouts)",)))
     out.append(placements_check(_placements(rig, real_m, sim_m, real),
                                 rig.training.workspace_x_m, rig.training.workspace_y_m))
     return out
@@ -176,8 +177,7 @@ def to_finding(c: EnvelopeCheck) -> Finding:
                    summary=c.summary, figures={"check": c.check, **c.figures},
                    key_figure=c.key_figure, next_step=c.next_step,
                    details={"check": c.check, **c.details},
-                   needs=(c.needs or ("evidence.dataset and a [training] section",))
-                   if c.status == "not_measured" else ())
+                   needs=c.needs if c.status == "not_measured" else ())
 
 
 def assess(ctx: Context) -> list[Finding]:

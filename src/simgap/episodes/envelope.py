@@ -131,7 +131,9 @@ def noise_check(trajs: Sequence[Trajectory], joints: Sequence[int],
     if res.shape[0] - dof < 2:
         return EnvelopeCheck("observation_noise", title, "not_measured",
                              summary="No still segment (constant command) in the real episodes.",
-                             next_step="Record a few seconds with the arm holding a pose.")
+                             next_step="Record a few seconds with the arm holding a pose.",
+                             needs=("evidence.dataset with a still segment (the arm holding a "
+                                    "pose)",))
     per_joint = np.sqrt(np.sum(res**2, axis=0) / (res.shape[0] - dof))
     real = float(np.sqrt(np.mean(per_joint**2)))
     ratio = float(max(training_std_rad, floor_rad) / max(real, floor_rad))  # floor: 1 count
@@ -194,7 +196,8 @@ def speed_check(real: Sequence[Trajectory], sim: Sequence[Trajectory] | None,
     if vr.shape[0] == 0:
         return EnvelopeCheck("speed", title, "not_measured",
                              summary="The real episodes are too short to measure speed.",
-                             next_step="Record episodes of more than one sample.")
+                             next_step="Record episodes of more than one sample.",
+                             needs=("evidence.dataset episodes of more than one sample",))
     pr = np.percentile(vr, percentile, axis=0)
     vs = abs_speeds(sim, joints) if sim else np.empty((0, len(joints)))
     if vs.shape[0]:

@@ -56,12 +56,16 @@ def placements_check(evaluations: Mapping[str, tuple[np.ndarray, Sequence[tuple[
     if x_range is None or y_range is None:
         return EnvelopeCheck("initial_states", title, "not_measured",
                              summary="The rig does not give the training area.",
-                             next_step="Set training.workspace_x_m and workspace_y_m.")
+                             next_step="Set training.workspace_x_m and workspace_y_m.",
+                             needs=("[training] workspace_x_m and workspace_y_m (the training "
+                                    "area)",))
     if not evaluations:
         return EnvelopeCheck("initial_states", title, "not_measured",
                              summary="No evaluation placements (manifest initial_states or a "
                                      "recorded object position).",
-                             next_step="Name evidence.real_manifest with initial_states.")
+                             next_step="Name evidence.real_manifest with initial_states.",
+                             needs=("evidence.real_manifest with initial_states (or recorded "
+                                    "object positions)",))
     figs: dict[str, Any] = {"training_x_m": list(x_range), "training_y_m": list(y_range)}
     details: dict[str, Any] = {"training_x_m": list(x_range), "training_y_m": list(y_range)}
     any_out = False
