@@ -99,3 +99,52 @@ def test_diagnose_refuses_a_bad_name_before_any_branch(tmp_path: Path, demo_mode
     assert str(rig) in text and f"field '{field}'" in text and valid in text
     assert "cube_free" not in text and "Traceback" not in text
     assert not out.exists()
+
+
+def _dataset(root: Path) -> Path:
+    import numpy as np
+
+    from tests.factories import write_v3_dataset
+
+    q = np.zeros((5, 6))
+    return write_v3_dataset(root, [{"action": q, "observation.state": q}])
+
+
+def test_a_missing_model_is_refused_before_any_branch(tmp_path: Path) -> None:
+    """model.path missing, with a dataset to replay against it: one error naming rig.toml
+    and model.path before any branch (it was found by the fourth branch, after three ran)."""
+    _dataset(tmp_path / "ds")
+    rig = write_rig(tmp_path, "gone.xml", '[evidence]\ndataset = "ds"\n')
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["diagnose", str(rig), "--out", str(out)])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2, text
+    assert f"{rig}: field 'model.path'" in text and "evidence.dataset" in text, text
+    assert "gone.xml: no such file" in text and "Fix: correct model.path" in text
+    assert "diagnose: " not in text and not out.exists()
+    latency_only = write_rig(tmp_path / "lat", "gone.xml")  # needs no model: loads
+    assert load_rig(latency_only).model_path.name == "gone.xml"
+
+
+def test_a_dataset_path_that_is_not_its_root_names_the_rig_field_and_the_root(
+        tmp_path: Path, demo_model: Path) -> None:
+    """evidence.dataset at a folder inside the dataset (its frames/, its meta/) was
+    refused as '.../meta/info.json: expected ...', naming neither rig.toml nor the field."""
+    from simgap.errors import InputError
+
+    root = _dataset(tmp_path / "ds")
+    (root / "frames").mkdir()
+    rig = write_rig(tmp_path, demo_model, '[evidence]\ndataset = "ds/frames"\n')
+    with pytest.raises(InputError) as e:
+        load_rig(rig)
+    msg = str(e.value)
+    assert msg.startswith(f"{rig}: field 'evidence.dataset': expected a LeRobot dataset's "
+                          "root folder"), msg
+    assert f"point evidence.dataset at the dataset's root folder, {root.resolve()}" in msg
+    other = tmp_path / "other"
+    other.mkdir()
+    (rig.parent / "rig.toml").write_text(rig.read_text().replace("ds/frames", "other"))
+    with pytest.raises(InputError, match="a LeRobot dataset's root folder \\(the one holding"):
+        load_rig(rig)
+    (rig.parent / "rig.toml").write_text(rig.read_text().replace('"other"', '"ds"'))
+    assert load_rig(rig).evidence.dataset == root.resolve()

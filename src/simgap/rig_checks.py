@@ -139,6 +139,30 @@ def resolve_path(base: Path, value: Any, source: Path | None, field: str) -> Pat
     return out
 
 
+DATASET_INFO = "meta/info.json"
+"""Where a LeRobot dataset's root folder holds its info (``simgap.evidence.lerobot``)."""
+
+
+def check_dataset_root(path: Path | None, source: Path | None) -> None:
+    """Refuse an ``evidence.dataset`` folder that is not a LeRobot dataset's root (no
+    ``meta/info.json``), naming the rig file and the field, and the dataset root above it
+    when the path lies inside one. A missing path is left to the evidence check (which
+    names every missing path at once).
+
+    Raises:
+        InputError: naming ``source``, ``evidence.dataset``, what was expected and the fix.
+    """
+    if path is None or not path.is_dir() or (path / DATASET_INFO).is_file():
+        return
+    root = next((p for p in path.parents if (p / DATASET_INFO).is_file()), None)
+    fix = (f"point evidence.dataset at the dataset's root folder, {root}" if root is not None
+           else "point evidence.dataset at a LeRobot dataset's root folder (the one holding "
+                f"{DATASET_INFO})")
+    raise InputError(file=source, field="evidence.dataset",
+                     expected=f"a LeRobot dataset's root folder (holding {DATASET_INFO})",
+                     got=f"{path}, which has no {DATASET_INFO}", fix=fix)
+
+
 GUESSED_MARK = "guessed"
 """A rig.toml value whose line ends in a comment starting with this word (``simgap init``
 writes ``dt_s = 0.0667   # guessed: 1 / fps of the recording``) is a guess: the user has

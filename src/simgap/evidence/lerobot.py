@@ -25,10 +25,11 @@ import pyarrow.parquet as pq
 from simgap.errors import InputError, NameNotFoundError
 from simgap.evidence._checks import check_lerobot_info, check_lerobot_table, lerobot_fps
 from simgap.rig import Rig
+from simgap.rig_checks import DATASET_INFO
 from simgap.series import Trajectory
 from simgap.validate import read_json
 
-INFO_PATH = "meta/info.json"
+INFO_PATH = DATASET_INFO
 EPISODES_GLOB = "meta/episodes/chunk-*/file-*.parquet"
 DATA_GLOB = "data/chunk-*/file-*.parquet"
 DEFAULT_DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"

@@ -15,18 +15,53 @@ from typing import Any
 
 import mujoco
 
-from simgap.errors import NameNotFoundError
+from simgap.errors import InputError, NameNotFoundError
 from simgap.rig import Rig, load_rig
+from simgap.rig_checks import check_dataset_root
 
-__all__ = ["check_model_names", "load_checked_rig"]
+__all__ = ["MODEL_EVIDENCE", "check_model_file", "check_model_names", "load_checked_rig"]
+
+MODEL_EVIDENCE = ("dataset", "actuator_logs", "push_logs", "static_object_poses", "ros2_bags",
+                  "frames")
+"""The evidence keys whose branches replay or render the rig's model: a rig naming any of
+them needs its model file (a latency-only rig does not)."""
 
 
 def load_checked_rig(path: str | Path) -> Rig:
-    """``load_rig`` and then ``check_model_names``: what every command that acts on a rig
-    loads it with."""
+    """``load_rig``, then the checks that need the files it names (``evidence.dataset`` a
+    dataset's root, ``check_model_file``) and ``check_model_names``: what every command that
+    acts on a rig loads it with."""
     rig = load_rig(path)
+    check_dataset_root(rig.evidence.dataset, rig.source)
+    check_model_file(rig)
     check_model_names(rig)
     return rig
+
+
+def check_model_file(rig: Rig) -> None:
+    """Refuse a ``model.path`` that is not a file when the rig's evidence needs the model
+    (``MODEL_EVIDENCE``), before any branch runs: it was found by the fourth branch, after
+    three had run.
+
+    Raises:
+        InputError: naming the rig file, ``model.path``, the evidence that needs it, the fix.
+    """
+    path = rig.model_path
+    wants = [f"evidence.{k}" for k in MODEL_EVIDENCE if _exists(getattr(rig.evidence, k))]
+    if path.is_file() or not wants:
+        return
+    raise InputError(file=rig.source, field="model.path",
+                     expected=f"the rig's MJCF model file (the rig's {', '.join(wants)} "
+                              "are replayed against it)",
+                     got=f"{path}: {'a folder' if path.is_dir() else 'no such file'}",
+                     fix="correct model.path in rig.toml (relative to the rig file)")
+
+
+def _exists(value: Path | tuple[Path, ...] | None) -> bool:
+    """Whether an evidence value names a path that exists (a missing one is the evidence
+    check's to name, with every other missing path at once)."""
+    paths = value if isinstance(value, tuple) else (value,) if value is not None else ()
+    return any(Path(p).exists() for p in paths)
 
 
 def _refuse(rig: Rig, field: str, kind: str, name: str, valid: Sequence[str], where: str,
