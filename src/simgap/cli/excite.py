@@ -11,8 +11,8 @@ from rich.markup import escape
 from simgap.cli._app import app, console, handles_errors
 from simgap.cli._progress import working
 
-TAKES = ("on 2 cores the demo's SO-101 diagnosis took 47 s to design and 7 min 50 s with "
-         "the check; it grows with the joints left open")
+TAKES = ("on 2 cores the demo's SO-101 diagnosis (6 joints open) took 44-47 s to design and "
+         "6-8 min with the check; it grows with the joints left open")
 """What ``excite --for`` takes, measured (a range, not a computed estimate: the design's cost
 is the candidates replayed per open joint, the check's a whole identification)."""
 
