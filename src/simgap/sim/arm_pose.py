@@ -17,7 +17,7 @@ import mujoco
 import numpy as np
 import numpy.typing as npt
 
-from simgap.errors import InputError
+from simgap.sim.fk import frames
 from simgap.sim.model import joint_qpos_index, load_model
 from simgap.sim.render import RENDER_MESH_CELL_M, simplify_meshes
 
@@ -145,17 +145,11 @@ class ArmPoser:
         Returns:
             positions [m], shape (T, G, 3), and orientations (w, x, y, z), shape (T, G, 4).
         """
-        qa = np.asarray(q, dtype=float)
-        if qa.ndim != 2 or qa.shape[1] != len(self.joint_names):
-            raise InputError(field="q", expected=f"shape (T, {len(self.joint_names)})",
-                             got=f"shape {qa.shape}")
         geoms = np.array([s.geom for s in self.shapes.shapes], dtype=int)
-        pos = np.empty((qa.shape[0], geoms.size, 3))
-        quat = np.empty((qa.shape[0], geoms.size, 4))
-        for i, row in enumerate(qa):
-            self.data.qpos[:] = self.model.qpos0
-            self.data.qpos[self._qadr] = row
-            mujoco.mj_kinematics(self.model, self.data)
+        T = np.shape(q)[0] if np.ndim(q) == 2 else 0
+        pos = np.empty((T, geoms.size, 3))
+        quat = np.empty((T, geoms.size, 4))
+        for i in frames(self.model, self.data, self._qadr, q):
             pos[i] = self.data.geom_xpos[geoms]
             for k, g in enumerate(geoms):
                 mujoco.mju_mat2Quat(quat[i, k], self.data.geom_xmat[g])

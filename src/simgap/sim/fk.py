@@ -6,6 +6,7 @@ MuJoCo; it takes the positions this module computes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import mujoco
@@ -14,6 +15,26 @@ import numpy.typing as npt
 
 from simgap.errors import InputError, NameNotFoundError
 from simgap.sim.model import joint_qpos_index, load_model, names
+
+
+def frames(model: mujoco.MjModel, data: mujoco.MjData, qadr: np.ndarray,
+           q: npt.ArrayLike) -> Iterator[int]:
+    """Run ``mj_kinematics`` at each row of ``q`` [rad], shape (T, J) with J = ``qadr.size``
+    (the ``qpos`` addresses of its columns), the other coordinates at the model's ``qpos0``;
+    yields each row's index with ``data`` posed at it (read what you need before the next).
+
+    Raises:
+        InputError: ``q`` is not of shape (T, J).
+    """
+    qa = np.asarray(q, dtype=float)
+    if qa.ndim != 2 or qa.shape[1] != qadr.size:
+        raise InputError(field="q", expected=f"shape (T, {qadr.size})", got=f"shape {qa.shape}")
+    qpos0 = model.qpos0.copy()
+    for i, row in enumerate(qa):
+        data.qpos[:] = qpos0
+        data.qpos[qadr] = row
+        mujoco.mj_kinematics(model, data)
+        yield i
 
 
 class ForwardKinematics:
@@ -44,16 +65,8 @@ class ForwardKinematics:
     def positions(self, q: npt.ArrayLike) -> np.ndarray:
         """End-effector world positions [m], shape (T, 3), for joint angles ``q`` [rad],
         shape (T, J) in ``joint_names`` order."""
-        qa = np.asarray(q, dtype=float)
-        if qa.ndim != 2 or qa.shape[1] != len(self.joint_names):
-            raise InputError(field="q", expected=f"shape (T, {len(self.joint_names)})",
-                             got=f"shape {qa.shape}")
-        out = np.empty((qa.shape[0], 3))
-        qpos0 = self.model.qpos0.copy()
-        for i, row in enumerate(qa):
-            self.data.qpos[:] = qpos0
-            self.data.qpos[self._qadr] = row
-            mujoco.mj_kinematics(self.model, self.data)
+        out = np.empty((np.shape(q)[0], 3)) if np.ndim(q) == 2 else np.empty((0, 3))
+        for i in frames(self.model, self.data, self._qadr, q):
             out[i] = self.data.site_xpos[self._site] if self._site is not None \
                 else self.data.xpos[self._body]
         return out
