@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
-from simgap.finding import Diagnosis, Verdict, load_diagnosis
+from simgap.figures.base import finite
+from simgap.figures.latency import LatencyFigures
+from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 from simgap.values.randomization import Entry, RandomizationSpec
 
 PENG_TABLE: dict[str, tuple[float, float]] = {
@@ -61,12 +63,23 @@ def _found(diag: Diagnosis, branch: str) -> Mapping[str, Any] | None:
     return None
 
 
+def _finding(diag: Diagnosis, branch: str, kind: str = "") -> Finding | None:
+    """The branch's first measured finding of ``kind``."""
+    for f in diag.by_branch(branch):
+        if f.kind == kind and f.verdict in (Verdict.IMPLICATED, Verdict.ELIMINATED,
+                                            Verdict.INCONCLUSIVE):
+            return f
+    return None
+
+
 def _latency(diag: Diagnosis) -> tuple[list[Entry], float | None]:
-    fig = _found(diag, "latency")
-    dt = _num(fig, "control_dt_s", "sim_control_dt_s") if fig else None
+    found = _finding(diag, "latency")
+    fig = found.typed(LatencyFigures) if found is not None else None
+    dt = finite(fig.control_dt_s) if fig else None
     out: list[Entry] = []
-    lo = _num(fig, "rate_per_s_min") if fig else None
-    hi = _num(fig, "rate_per_s_max") if fig else None
+    delay = fig.added_delay if fig else None
+    lo = finite(delay.rate_per_s_min) if delay else None
+    hi = finite(delay.rate_per_s_max) if delay else None
     if lo is not None and hi is not None and 0 < lo <= hi:
         out.append(Entry("action_delay_rate_per_s", "range", "measured", low=lo, high=hi,
                          resample="episode",

@@ -29,6 +29,7 @@ from simgap.branches.context import LADDER, Context, not_measured
 from simgap.evidence._checks import dataset_fps
 from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
 from simgap.evidence.timing import TimingLog, concat_stage_times, load_timing_logs
+from simgap.figures.latency import LatencyDetails, LatencyFigures
 from simgap.finding import Finding, Verdict
 from simgap.series import StageTimes
 from simgap.validate import period_warnings
@@ -255,9 +256,11 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
                        else "no network stage was logged."))
         next_step += (f" {SECURITY_NOTE}, and re-measure latency with the hop to "
                       f"{policy_server} in the loop.")
-    return Finding(branch="latency", verdict=verdict, title="Latency", figures=figures,
+    return Finding(branch="latency", verdict=verdict, title="Latency",
+                   figures=LatencyFigures.from_mapping(figures),
                    summary=summary.strip(), next_step=next_step.strip(),
-                   key_figure="total_p95_s" if times is not None else None, details=details)
+                   key_figure="total_p95_s" if times is not None else None,
+                   details=LatencyDetails.from_mapping(details))
 
 
 def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
