@@ -131,7 +131,7 @@ class Finding:
         """The unit of ``key_figure`` where the figures are typed, else None."""
         if self.key_figure is None or not isinstance(self.figures, Record):
             return None
-        return type(self.figures).unit(self.key_figure)
+        return type(self.figures).unit_of(self.key_figure)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; ``from_dict`` reads it back."""
@@ -180,23 +180,24 @@ class Finding:
         from simgap.figures.registry import details_type, figures_type
 
         branch, kind = str(d["branch"]), str(d.get("kind") or "")
-        figures: Record | dict[str, Any] = dict(d.get("figures") or {})
-        details: Record | dict[str, Any] = dict(d.get("details") or {})
+        raw_figures, raw_details = dict(d.get("figures") or {}), dict(d.get("details") or {})
+        figures: Record | dict[str, Any] = raw_figures
+        details: Record | dict[str, Any] = raw_details
         ftype, dtype = figures_type(branch, kind), details_type(branch, kind)
-        if ftype is not None and figures:
-            figures = ftype.from_mapping(figures, source, f"findings[{branch}].figures",
+        if ftype is not None and raw_figures:
+            figures = ftype.from_mapping(raw_figures, source, f"findings[{branch}].figures",
                                          strict=strict)
-        if dtype is not None and details:
-            details = dtype.from_mapping(details, source, f"findings[{branch}].details",
+        if dtype is not None and raw_details:
+            details = dtype.from_mapping(raw_details, source, f"findings[{branch}].details",
                                          strict=strict)
-        key = d.get("key_figure")
-        if isinstance(key, Mapping):
-            key = key.get("name")
+        key_figure: Any = d.get("key_figure")
+        if isinstance(key_figure, Mapping):
+            key_figure = key_figure.get("name")
         return cls(
             branch=branch, verdict=Verdict(d["verdict"]) if d["verdict"] in VERDICTS
             else d["verdict"], figures=figures, kind=kind,
             next_step=str(d.get("next_step", "")), title=str(d.get("title", "")),
-            summary=str(d.get("summary", "")), key_figure=key,
+            summary=str(d.get("summary", "")), key_figure=key_figure,
             residual=d.get("residual"), noise_floor=d.get("noise_floor"),
             residual_unit=d.get("residual_unit"), artifacts=dict(d.get("artifacts") or {}),
             details=details, needs=tuple(d.get("needs") or ()))

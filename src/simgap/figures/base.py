@@ -24,7 +24,6 @@ import numbers
 import types
 import typing
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self, Union
 
@@ -128,7 +127,7 @@ class Record:
         return _units(cls)
 
     @classmethod
-    def unit(cls, name: str) -> str:
+    def unit_of(cls, name: str) -> str:
         """The unit of one top-level field; an unknown name lists the valid ones."""
         fields = {f.name: f for f in _fields(cls)}
         if name not in fields:
@@ -144,16 +143,19 @@ class Record:
 
 # -- reading ---------------------------------------------------------------------------------
 
-@cache
-def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+def _fields(cls: Any) -> tuple[dataclasses.Field[Any], ...]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     return dataclasses.fields(cls)
 
 
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _hints(cls: Any) -> dict[str, Any]:
+    """The resolved field types of a record class (resolved once per class)."""
+    hints = cls.__dict__.get("_resolved_hints")
+    if hints is None:
+        hints = typing.get_type_hints(cls)
+        type.__setattr__(cls, "_resolved_hints", hints)
+    return typing.cast(dict[str, Any], hints)
 
 
 def _is_record(tp: Any) -> bool:
@@ -382,6 +384,7 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": _type_schema(inner)}
     if _is_record(tp):
         return _record_schema(tp)
-    return {float: {"type": ["number", "null"]}, int: {"type": "integer"},
-            bool: {"type": "boolean"}, str: {"type": "string"},
-            type(None): {"type": "null"}}[tp]
+    simple: dict[Any, dict[str, Any]] = {
+        float: {"type": ["number", "null"]}, int: {"type": "integer"},
+        bool: {"type": "boolean"}, str: {"type": "string"}, type(None): {"type": "null"}}
+    return simple[tp]

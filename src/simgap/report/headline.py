@@ -190,9 +190,11 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
                        f"{sig(float(nf))} {unit}".replace("  ", " "), float(res), float(nf))
     key = f.get("key_figure")
     if isinstance(key, Mapping):  # schema 1: the name, its value and its unit
-        name, value, unit = str(key.get("name") or ""), key.get("value"), key.get("unit")
+        name, value = str(key.get("name") or ""), key.get("value")
+        declared = key.get("unit")
         if name and value is not None and not isinstance(value, (Mapping, list)):
-            return KeyLine(f"{_bare(name).replace('_', ' ')} {with_unit(name, value, unit)}",
+            text = with_unit(name, value, None if declared is None else str(declared))
+            return KeyLine(f"{_bare(name).replace('_', ' ')} {text}",
                            _num(key, "value"), None)
         return KeyLine("")
     if key and key in fig and not isinstance(fig[key], (Mapping, list)):
