@@ -12,7 +12,10 @@ from typer.testing import CliRunner
 
 from simgap.branches.context import Context
 from simgap.cli import app
+from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
+from simgap.figures.actuator import JointDynamicsFigures
+from simgap.finding import Finding
 from simgap.rig import load_rig
 from tests.factories import SO101_NAMES, write_rig, write_v3_dataset
 
@@ -127,18 +130,35 @@ def test_assess_on_lerobot_dataset_in_degrees(tmp_path: Path, demo_model: Path) 
     assert finding.verdict.value == "implicated"
     # A LeRobot dataset is identified against the rig's own model (issue 12's contract): a
     # delay per joint with its interval, and the parameters with intervals or reasons.
-    fig = finding.figures
-    assert set(fig["delay_s"]) == set(rig.joint_names)
+    fig = finding.typed(JointDynamicsFigures)
+    assert finding.kind == "joint_dynamics"
+    assert set(fig.delay_s) == set(rig.joint_names)
     for name in rig.joint_names:
-        lo, hi = fig["delay_interval_s"][name]
-        assert lo <= fig["delay_s"][name] <= hi, name
+        lo, hi = fig.delay_interval_s[name]
+        assert lo <= fig.delay_s[name] <= hi, name
+        assert fig.delay_account is not None
+        assert fig.delay_account.delays[name].total_s == fig.delay_s[name]
         for p in ("kp", "kv", "damping", "frictionloss", "armature"):
-            assert p in fig["params_interval"].get(name, {}) or \
-                p in fig["not_identifiable"].get(name, {}), (name, p)
+            assert p in fig.params_interval.get(name, {}) or \
+                p in fig.not_identifiable.get(name, {}), (name, p)
     if "mjcf_patch" in finding.artifacts:
         assert Path(finding.artifacts["mjcf_patch"]).is_file()
     else:
-        assert fig["patch"].startswith("no patch offered"), fig["patch"]
+        assert fig.patch.startswith("no patch offered"), fig.patch
+    # the record survives findings.json: read back equal, an unknown figure refused by name
+    assert_round_trip(finding)
+
+
+def assert_round_trip(finding: Finding) -> None:
+    """findings.json gives the records back equal (NaN as null both ways), and a figure the
+    record does not declare is refused by name."""
+    back = Finding.from_dict(json.loads(json.dumps(finding.to_dict())))
+    assert type(back.figures) is type(finding.figures)
+    assert back.to_dict() == finding.to_dict()
+    bad = finding.to_dict()
+    bad["figures"]["no_such_figure"] = 1.0
+    with pytest.raises(InputError, match="no_such_figure"):
+        Finding.from_dict(bad)
 
 
 def test_still_joint_is_reported_not_fatal(tmp_path: Path) -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from simgap.branches.actuator_dataset import patch_settings
+from simgap.figures.actuator import DelayAccount
+from simgap.figures.delay import Delay
+
+NO_LOOP = DelayAccount(loop_s=None, note="")
 
 
 def _js(ridge: bool) -> dict[str, Any]:
@@ -18,19 +22,23 @@ def _js(ridge: bool) -> dict[str, Any]:
 
 def test_a_ridge_delay_goes_into_the_patch_at_its_best_point() -> None:
     for ridge in (False, True):
-        s = patch_settings(_js(ridge), {})
+        s = patch_settings(_js(ridge), NO_LOOP)
         assert set(s) == {"a", "c"}  # implicated joints only
         assert s["a"].delay_s == 0.068 and s["a"].damping == 0.4 and s["a"].kp is None
         js = _js(ridge)
         js["params_fitted"] = {"a": {"damping": 0.41, "kp": 900.0}, "c": {"armature": 0.05}}
-        s = patch_settings(js, {})
+        s = patch_settings(js, NO_LOOP)
         # the best fit whole, the identified value where there is one
         assert s["a"].damping == 0.4 and s["a"].kp == 900.0 and s["c"].armature == 0.05
         assert s["c"].delay_s is None  # no delay found, none written
 
 
 def test_the_loops_share_of_the_delay_is_left_to_the_latency_branch() -> None:
-    s = patch_settings(_js(True), {"servo_delay_s": {"a": 0.02, "b": 0.0, "c": 0.0}})
+    account = DelayAccount(loop_s=0.048, note="", delays={
+        "a": Delay(total_s=0.068, loop_s=0.048, servo_s=0.02),
+        "b": Delay(total_s=0.07, loop_s=0.048, servo_s=0.0),
+        "c": Delay(total_s=0.0, loop_s=0.048, servo_s=0.0)})
+    s = patch_settings(_js(True), account)
     assert s["a"].delay_s == 0.02
 
 
@@ -42,7 +50,9 @@ def test_the_loop_note_after_the_fix_starts_its_own_sentence() -> None:
 
     js = {"delay_s": {"a": 0.068}, "delay_interval_s": {"a": [0.06, 0.075]}}
     account = delay_account(js, {"p50_s": 0.02})
-    assert account["note"].startswith("the loop's own latency (20.0 ms median)")
-    step = then("Apply the patch, then re-train.", account["note"])
+    assert account.note.startswith("the loop's own latency (20.0 ms median)")
+    assert account.delays["a"].servo_s == 0.068 - 0.02 and account.loop_s == 0.02
+    assert account.servo_interval_s["a"] == (0.06 - 0.02, 0.075 - 0.02)
+    step = then("Apply the patch, then re-train.", account.note)
     assert step.startswith("Apply the patch, then re-train. The loop's own latency (20.0 ms")
     assert step.endswith("servo's part.") and ". the " not in step

@@ -197,16 +197,19 @@ def _actuator_finding(intervals: bool) -> dict[str, Any]:
     joints = {n: {"delay_s": d, "selected": "delay_lag", "rungs": rungs}
               for n, d in delays.items()}
     fig: dict[str, Any] = {"noise_floor_rad": 0.0015, "worst_ideal_mae_rad": 0.0115}
+    details: dict[str, Any] = {"joints": joints, "noise_floor_rad": 0.0015}
+    kind = "ladder"
     if intervals:
-        fig.update(delay_s=delays,
+        kind, details = "joint_dynamics", {}
+        fig = dict(delay_s=delays,
                    delay_interval_s={n: [max(0.0, d - 0.002), d + 0.002]
                                      for n, d in delays.items()},
                    delay_ridge={"wrist_flex": "delay and the servo's own lag trade off"})
-    return {"branch": "actuator", "verdict": "implicated", "title": "Actuator dynamics",
-            "key_figure": "worst_ideal_mae_rad", "figures": fig,
+    return {"branch": "actuator", "kind": kind, "verdict": "implicated",
+            "title": "Actuator dynamics", "key_figure": "worst_ideal_mae_rad", "figures": fig,
             "summary": "; ".join(f"{n}: delay_lag, delay {d * 1e3:.1f} ms"
                                  for n, d in delays.items()),
-            "details": {"joints": joints, "noise_floor_rad": 0.0015}}
+            "details": details}
 
 
 def test_every_title_fits_the_plot_width() -> None:

@@ -29,6 +29,7 @@ from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, 
 from simgap.actuator.servo import PARAM_NAMES, Drive, bam_drive, pendulum_load, rig_drive
 from simgap.branches.context import Context, not_measured
 from simgap.errors import InputError
+from simgap.figures.actuator import LadderDetails, LadderFigures
 from simgap.finding import Finding, Verdict
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig
@@ -306,7 +307,8 @@ def finding_from(out: dict[str, Any]) -> Finding:
     """The Finding of an ``analyse`` JSON."""
     floor = float(out["noise_floor_rad"])
     joints = out["joints"]
-    figures: dict[str, Any] = {"noise_floor_rad": floor}
+    joint_figures: dict[str, Any] = {}
+    figures: dict[str, Any] = {"noise_floor_rad": floor, "joints": joint_figures}
     worst_ideal, worst_sel = 0.0, 0.0
     parts = []
     for j, jj in joints.items():
@@ -314,10 +316,14 @@ def finding_from(out: dict[str, Any]) -> Finding:
         ideal = rungs["ideal"]["validation_mae_rad"]
         sel = rungs[jj["selected"]]["validation_mae_rad"]
         worst_ideal, worst_sel = max(worst_ideal, ideal), max(worst_sel, sel)
-        figures[j] = {"delay_s": jj["delay_s"], "selected": jj["selected"],
-                      "ideal_mae_rad": ideal, "selected_mae_rad": sel,
-                      **{f"{k}": v for k, v in rungs[jj["selected"]]["params"].items()
-                         if isinstance(v, (int, float))}}
+        # the rung's delay is the whole command-to-motion delay, its best fit: no interval
+        delay = {"total_s": jj["delay_s"], "reason": "the ladder's best fit of the selected "
+                 "rung: no interval", "source": f"actuator ladder, {jj['selected']} rung"}
+        joint_figures[j] = {"delay": delay, "selected": jj["selected"],
+                            "ideal_mae_rad": ideal, "selected_mae_rad": sel,
+                            "params": {k: v for k, v in rungs[jj["selected"]]["params"].items()
+                                       if isinstance(v, (int, float))
+                                       and not isinstance(v, bool)}}
         parts.append(f"{j}: {jj['selected']} ({sel:.3g} rad vs ideal {ideal:.3g}, delay "
                      f"{jj['delay_s'] * 1000:.1f} ms, the rung's best fit: no interval)")
     figures["worst_ideal_mae_rad"] = worst_ideal
@@ -334,11 +340,12 @@ def finding_from(out: dict[str, Any]) -> Finding:
             step = ("Do not apply an MJCF patch yet: the fitted model failed its replay proof "
                     f"({offer['proof']['reason']}). Use the Isaac Lab or BAM export only after "
                     "checking it, and record a validation log to prove a refit.")
-    return Finding(branch="actuator", verdict=Verdict(verdict), figures=figures,
+    return Finding(branch="actuator", verdict=Verdict(verdict),
+                   figures=LadderFigures.from_mapping(figures),
                    title="Actuator dynamics", summary="; ".join(parts),
                    key_figure="worst_ideal_mae_rad", residual=worst_sel, noise_floor=floor,
                    residual_unit="rad", artifacts=out.get("artifacts", {}), next_step=step,
-                   details=out)
+                   details=LadderDetails.from_result(out))
 
 
 def assess(ctx: Context) -> list[Finding]:

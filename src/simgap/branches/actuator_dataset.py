@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from simgap.branches.joint_dynamics import delay_account, identification, loop_latency
+from simgap.figures.actuator import DelayAccount, JointDynamicsDetails, JointDynamicsFigures
 from simgap.finding import Finding, Verdict
 
 CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable")
 
 
-def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+def patch_settings(js: dict[str, Any], account: DelayAccount) -> dict[str, Any]:
     """ActuatorSettings per joint of ``patch_joints`` (the implicated, and those held at
     inconclusive only because nothing on them is identified): the fitted values (identified
     or not, the model that replays the training episodes best) and the servo's share of the
@@ -32,14 +33,14 @@ def patch_settings(js: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
     from simgap.sim.actuator_patch import ActuatorSettings
 
     out = {}
-    servo = account.get("servo_delay_s") or js["delay_s"]
     for j in js.get("patch_joints", [j for j, v in js["joint_verdicts"].items()
                                      if v == "implicated"]):
         # the best fit whole: a value declared not identifiable is still the point that
         # replays the training episodes best; the held-out proof decides whether it is
         # offered, and the finding states each one's interval or reason
         p = {**js.get("params_fitted", {}).get(j, {}), **js["params"].get(j, {})}
-        d = float(servo[j])
+        dl = account.delays.get(j)  # the servo's share where the loop was measured
+        d = dl.servo_s if dl is not None and math.isfinite(dl.servo_s) else float(js["delay_s"][j])
         out[j] = ActuatorSettings(
             kp=p.get("kp"), kv=p.get("kv"), damping=p.get("damping"),
             frictionloss=p.get("frictionloss"), armature=p.get("armature"),
@@ -140,17 +141,19 @@ def finding(ctx: Any) -> Finding:
         parts.append(f"{j} held at inconclusive: {why}")
     step = next_step(verdict, "mjcf_patch" in artifacts, patch_note,
                      any(v for v in js["params"].values()), bool(held))
-    if account.get("loop_latency_s") is not None and verdict == "implicated":
-        step = then(step, account["note"])
+    if account.loop_s is not None and verdict == "implicated":
+        step = then(step, account.note)
     details = {k: v for k, v in js.items() if not k.startswith("_")}
     if js["_held_out"]:
         details["joints"] = held_out_traces(rig, js["_held_out"][0],
                                             artifacts.get("mjcf_patch"), clock)
-    return Finding(branch="actuator", verdict=Verdict(verdict), figures=figures,
+    return Finding(branch="actuator", verdict=Verdict(verdict),
+                   figures=JointDynamicsFigures.from_mapping(figures),
                    title="Actuator dynamics", summary="; ".join(parts),
                    key_figure="worst_nominal_rms_rad",
                    residual=max(js["identified_rms_rad"].values()), noise_floor=floor,
-                   residual_unit="rad", artifacts=artifacts, next_step=step, details=details)
+                   residual_unit="rad", artifacts=artifacts, next_step=step,
+                   details=JointDynamicsDetails.from_mapping(details, where="details"))
 
 
 def then(text: str, clause: str) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.figures.controller import POSE_LOSS, SimplerDetails, SimplerFigures
 from simgap.finding import Finding, Verdict
 from simgap.fit import search
 from simgap.fit.backends import LocalBackend, ReplayProblem, make_backend
@@ -289,8 +290,11 @@ def assess(ctx: Any) -> list[Finding]:
            "inconclusive": "Log richer motions (faster, larger, all joints) and refit."}
     return [Finding(branch="controller", verdict=Verdict(rep["verdict"]), title="Controller",
                     summary=summary, next_step=nxt[rep["verdict"]], key_figure="loss_after",
-                    figures={"loss_before": rep["loss_before"], "loss_after": rep["loss_after"],
-                             "cond": rep["cond"], "intervals": rep["intervals"],
-                             **contract_figures(rep)},
+                    figures=SimplerFigures.from_mapping(
+                        {"loss_before": rep["loss_before"], "loss_after": rep["loss_after"],
+                         "noise_floor": rep["noise_floor"], "cond": rep["cond"],
+                         "intervals": rep["intervals"], **contract_figures(rep)}),
                     residual=rep["loss_after"], noise_floor=rep["noise_floor"],
-                    residual_unit="m + rad/2", details=rep)]
+                    residual_unit=POSE_LOSS,
+                    details=SimplerDetails.from_mapping(
+                        {k: v for k, v in rep.items() if k != "branch"}, where="details"))]

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from simgap.branches.joint_dynamics import identification
+from simgap.figures.controller import GainsDetails, GainsFigures
 from simgap.finding import Finding, Verdict
 
 GAIN_TOLERANCE = 0.1
@@ -101,6 +102,7 @@ def finding(ctx: Any) -> Finding:
     rms = js["identified_rms_rad"]
     floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())
     return Finding(branch="controller", verdict=verdict, title="Controller", summary=summary,
-                   next_step=step, key_figure=None, figures=figures,
+                   next_step=step, key_figure=None, figures=GainsFigures.from_mapping(figures),
                    residual=max(rms.values()), noise_floor=floor, residual_unit="rad",
-                   details={"gains_changed": changed})
+                   details=GainsDetails.from_mapping({"gains_changed": changed},
+                                                     where="details"))

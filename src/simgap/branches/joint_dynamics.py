@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from simgap.figures.actuator import DelayAccount
+from simgap.figures.delay import Delay
 from simgap.figures.latency import LatencyFigures
 from simgap.rig import Rig
 
@@ -125,24 +127,39 @@ def loop_latency(ctx: Any) -> dict[str, Any] | None:
     return None
 
 
-def delay_account(js: dict[str, Any], loop: dict[str, Any] | None) -> dict[str, Any]:
-    """How much of each joint's delay the loop explains and what is left for the servo."""
+def delay_account(js: dict[str, Any], loop: dict[str, Any] | None) -> DelayAccount:
+    """How much of each joint's delay the loop explains and what is left for the servo.
+
+    Each joint's :class:`Delay` is the whole command-to-motion delay with its interval; with
+    the loop measured, ``loop_s`` is the loop's median and ``servo_s`` what is left of the
+    whole delay (never below 0)."""
+    ridge = js.get("delay_ridge") or {}
+    source = "joint dynamics: the recording replayed against the rig's model"
     if loop is None:
-        return {"loop_latency_s": None,
-                "note": "the latency branch did not measure the loop: the delay is the whole "
-                        "command-to-motion delay (loop + servo)"}
-    out: dict[str, Any] = {"loop_latency_s": loop["p50_s"], "servo_delay_s": {},
-                           "servo_delay_interval_s": {}}
+        delays = {j: Delay(total_s=float(d), interval_s=_pair(js["delay_interval_s"][j]),
+                           on_ridge=j in ridge, source=source)
+                  for j, d in js["delay_s"].items()}
+        return DelayAccount(
+            loop_s=None, delays=delays,
+            note="the latency branch did not measure the loop: the delay is the whole "
+                 "command-to-motion delay (loop + servo)")
+    p50 = loop["p50_s"]
+    delays, servo_iv = {}, {}
     for j, d in js["delay_s"].items():
         lo, hi = js["delay_interval_s"][j]
-        out["servo_delay_s"][j] = max(0.0, d - loop["p50_s"])
-        out["servo_delay_interval_s"][j] = [max(0.0, lo - loop["p50_s"]),
-                                            max(0.0, hi - loop["p50_s"])]
-    worst = max(out["servo_delay_s"].values())
-    out["note"] = (f"the loop's own latency ({loop['p50_s'] * 1e3:.1f} ms median) explains "
-                   f"that much of the delay; at most {worst * 1e3:.1f} ms is left for the "
-                   "servo: act on the latency first, and model only the servo's part")
-    return out
+        delays[j] = Delay(total_s=float(d), interval_s=_pair((lo, hi)), loop_s=float(p50),
+                          servo_s=max(0.0, d - p50), on_ridge=j in ridge, source=source)
+        servo_iv[j] = (max(0.0, lo - p50), max(0.0, hi - p50))
+    worst = max(dl.servo_s for dl in delays.values())
+    note = (f"the loop's own latency ({p50 * 1e3:.1f} ms median) explains "
+            f"that much of the delay; at most {worst * 1e3:.1f} ms is left for the "
+            "servo: act on the latency first, and model only the servo's part")
+    return DelayAccount(loop_s=p50, delays=delays, servo_interval_s=servo_iv, note=note)
+
+
+def _pair(iv: Any) -> tuple[float, float]:
+    lo, hi = iv
+    return float(lo), float(hi)
 
 
 def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,

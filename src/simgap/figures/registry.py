@@ -7,12 +7,27 @@ exactly these.
 
 from __future__ import annotations
 
+from simgap.figures.actuator import (
+    JointDynamicsDetails,
+    JointDynamicsFigures,
+    LadderDetails,
+    LadderFigures,
+)
 from simgap.figures.base import Record
+from simgap.figures.controller import GainsDetails, GainsFigures, SimplerDetails, SimplerFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 
-FIGURES: tuple[type[Record], ...] = (LatencyFigures, TransportFigures)
+FIGURES: tuple[type[Record], ...] = (
+    LatencyFigures, TransportFigures,
+    LadderFigures, JointDynamicsFigures,
+    SimplerFigures, GainsFigures,
+)
 """The figures record of each (branch, kind)."""
-DETAILS: tuple[type[Record], ...] = (LatencyDetails,)
+DETAILS: tuple[type[Record], ...] = (
+    LatencyDetails,
+    LadderDetails, JointDynamicsDetails,
+    SimplerDetails, GainsDetails,
+)
 """The details record of each (branch, kind) whose details are typed."""
 
 

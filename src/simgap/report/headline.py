@@ -109,31 +109,6 @@ def _contact_line(fig: Mapping[str, Any]) -> KeyLine | None:
                    best, nominal)
 
 
-def _actuator_line(fig: Mapping[str, Any]) -> KeyLine | None:
-    """The actuator ladder's headline, per joint (``figures[joint]``): where a model other
-    than the ideal actuator was selected, the joint it fits worst (the finding's
-    ``residual``), ideal -> selected held-out error against the encoder floor; else the
-    joint an ideal actuator misses most. The joint is named: the largest ideal error of all
-    (``worst_ideal_mae_rad``) was, on the demo, the gripper's, not what the finding found."""
-    floor = _num(fig, "noise_floor_rad")
-    joints = {str(j): v for j, v in fig.items() if isinstance(v, Mapping)
-              and _num(v, "ideal_mae_rad") is not None and _num(v, "selected_mae_rad") is not None}
-    if floor is None or not joints:
-        return None
-    fitted = {j: v for j, v in joints.items() if v.get("selected") not in (None, "ideal")}
-    if fitted:
-        j = max(fitted, key=lambda k: float(fitted[k]["selected_mae_rad"]))
-        ideal, sel = float(fitted[j]["ideal_mae_rad"]), float(fitted[j]["selected_mae_rad"])
-        more = f"worst of {len(fitted)} joints, held out" if len(fitted) > 1 else "held out"
-        return KeyLine(f"{j}: ideal actuator {sig(ideal)} -> {fitted[j]['selected']} "
-                       f"{sig(sel)} rad ({more}) against the encoder noise floor "
-                       f"{sig(floor)} rad", sel, floor)
-    j = max(joints, key=lambda k: float(joints[k]["ideal_mae_rad"]))
-    ideal = float(joints[j]["ideal_mae_rad"])
-    return KeyLine(f"an ideal actuator misses by {sig(ideal)} rad ({j}, the worst joint, held "
-                   f"out) against the encoder noise floor {sig(floor)} rad", ideal, floor)
-
-
 def key_line(f: Mapping[str, Any]) -> KeyLine:
     """The finding's headline figure, the one the report's headline and cards and the
     terminal's summary print: by branch, its own headline (latency's p95 against the
@@ -147,22 +122,9 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         own = ftype.from_mapping(fig, strict=False).headline()
         if own is not None:
             return own
-    line = (_contact_line(fig) if branch == "contact" else
-            _actuator_line(fig) if branch == "actuator" else None)
+    line = _contact_line(fig) if branch == "contact" else None
     if line is not None:
         return line
-    worst, floor = _num(fig, "worst_ideal_mae_rad"), _num(fig, "noise_floor_rad")
-    if branch == "actuator" and worst is not None and floor is not None:
-        return KeyLine(f"an ideal actuator misses by {sig(worst)} rad (worst joint, held out) "
-                       f"against the encoder noise floor {sig(floor)} rad", worst, floor)
-    before, after = _num(fig, "loss_before"), _num(fig, "loss_after")
-    loss_floor = _num(f, "noise_floor")
-    if branch == "controller" and before is not None and after is not None:
-        # SIMPLER's pose loss adds metres of position to radians of rotation (halved), which
-        # no unit names ("m + rad/2"): the summary states it bare, and so does this line
-        thr = f" against its noise floor {sig(loss_floor)}" if loss_floor is not None else ""
-        return KeyLine(f"SIMPLER pose loss {sig(before)} -> {sig(after)}{thr}", after,
-                       loss_floor)
     off, jitter = _num(fig, "camera_offset_px"), _num(fig, "training_jitter_px")
     if off is not None:
         thr = f" against training's jitter {sig(jitter)} px" if jitter is not None else ""
