@@ -17,6 +17,8 @@ from simgap.errors import InputError
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.randomize import PENG_TABLE, build_spec, load_spec_from_findings
 from simgap.randomize_export import to_isaaclab
+from simgap.figures.actuator import LadderFigures
+from simgap.figures.controller import SimplerDetails, SimplerFigures
 from tests.factories import write_rig
 
 
@@ -28,8 +30,9 @@ def _diag(rig: str = "test-so101", with_fits: bool = True) -> Diagnosis:
                   "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0}}),
               Finding("contact", Verdict.IMPLICATED,
                       figures={"pad_friction": 0.55, "object_mass_kg": 0.028}),
-              Finding("actuator", Verdict.IMPLICATED,
-                      figures={"delay_s": 0.0, "lag_time_constant_s": 0.041, "kp_scale": 0.5})]
+              Finding("actuator", Verdict.IMPLICATED, figures=LadderFigures.from_mapping(
+                  {"joints": {"elbow_flex": {"delay": {"total_s": 0.0}, "selected": "servo",
+                                             "params": {"lag_s": 0.041, "kp_scale": 0.5}}}}))]
     return Diagnosis(rig=rig, findings=tuple(fs), stop={}, seed=3)
 
 
@@ -58,8 +61,8 @@ def test_controller_gains_pinned_only_where_identified(verdict: Verdict) -> None
               "wrist_flex": {"kp": 5000.0, "kv": 1.0}}
     ident = {"shoulder_pan": {"kp": True, "kv": False}, "elbow_flex": {"kp": True, "kv": False},
              "wrist_flex": {"kp": False, "kv": False}}
-    ctl = Finding("controller", verdict, figures={"params": params},
-                  details={"identified": ident})
+    ctl = Finding("controller", verdict, figures=SimplerFigures.from_mapping({"params": params}),
+                  details=SimplerDetails.from_mapping({"identified": ident}))
     spec = build_spec(Diagnosis(rig="r", findings=(ctl,), stop={}, seed=0))
     names = {e.name for e in spec.entries}
     if verdict is Verdict.IMPLICATED:
@@ -155,14 +158,14 @@ def test_mujoco_variants_compile_within_the_ranges(tmp_path: Path, demo_model: P
 
 
 def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
-    """Figures as the branches write them: per-joint selected rungs, a best-fit friction."""
-    joints = {j: {"selected": "delay_lag", "rungs": [
-        {"model": "ideal", "params": {}},
-        {"model": "delay_lag", "params": {"delay_s": d, "lag_s": lag}}]}
-        for j, d, lag in (("a", 0.008, 0.040), ("b", 0.010, 0.045), ("c", 0.012, 0.043))}
+    """Figures as the branches write them: per-joint selected rungs (the median over the
+    joints), a best-fit friction."""
+    joints = {j: {"selected": "delay_lag", "delay": {"total_s": d},
+                  "params": {"delay_s": d, "lag_s": lag}}
+              for j, d, lag in (("a", 0.008, 0.040), ("b", 0.010, 0.045), ("c", 0.012, 0.043))}
     diag = Diagnosis(rig="r", stop={}, findings=(
-        Finding("actuator", Verdict.IMPLICATED, figures={"noise_floor_rad": 0.0015},
-                details={"joints": joints}),
+        Finding("actuator", Verdict.IMPLICATED, figures=LadderFigures.from_mapping(
+            {"noise_floor_rad": 0.0015, "joints": joints})),
         Finding("contact", Verdict.IMPLICATED,
                 figures={"friction_best": 0.476, "mass_nominal": 0.003})))
     spec = build_spec(diag)

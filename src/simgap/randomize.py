@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.figures.actuator import JointDynamicsFigures, LadderFigures
 from simgap.figures.base import finite
+from simgap.figures.controller import GainsFigures, SimplerDetails, SimplerFigures
 from simgap.figures.latency import LatencyFigures
 from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 from simgap.values.randomization import Entry, RandomizationSpec
@@ -133,39 +135,61 @@ def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
     return out
 
 
-def _selected_params(diag: Diagnosis) -> dict[str, float]:
-    """Median over joints of the selected model's parameters in the actuator finding's
-    ``details.joints.<joint>`` (``selected`` names a rung; the rung's ``params``)."""
+def _median(vals: list[float]) -> float | None:
+    """The median the ladder's docstring promises (the upper one of an even count)."""
+    return sorted(vals)[len(vals) // 2] if vals else None
+
+
+def _actuator_values(diag: Diagnosis) -> dict[str, float]:
+    """Median over joints of each actuator figure a randomisation pins, by the names the
+    fits use (``delay_s``, the rung's ``lag_s``, ``kp``...): the ladder's selected rung per
+    joint (its delay and parameters), or the joint dynamics' identified parameters and the
+    servo's share of each joint's delay (the whole delay where the loop was not measured)."""
     vals: dict[str, list[float]] = {}
-    for f in diag.by_branch("actuator"):
-        joints = f.details.get("joints") if isinstance(f.details, Mapping) else None
-        if not isinstance(joints, Mapping):
-            continue
-        for j in joints.values():
-            if not isinstance(j, Mapping):
-                continue
-            for rung in j.get("rungs") or []:
-                if isinstance(rung, Mapping) and rung.get("model") == j.get("selected"):
-                    for k, v in (rung.get("params") or {}).items():
-                        if isinstance(v, (int, float)) and not isinstance(v, bool):
-                            vals.setdefault(str(k), []).append(float(v))
-    return {k: sorted(v)[len(v) // 2] for k, v in vals.items()}
+
+    def add(name: str, v: float | None) -> None:
+        if v is not None and math.isfinite(v):
+            vals.setdefault(name, []).append(float(v))
+
+    ladder = _finding(diag, "actuator", LadderFigures.kind)
+    if ladder is not None:
+        for j in ladder.typed(LadderFigures).joints.values():
+            add("delay_s", j.delay.total_s)
+            for k, v in j.params.items():
+                add(k, v)
+    dyn = _finding(diag, "actuator", JointDynamicsFigures.kind)
+    if dyn is not None:
+        fig = dyn.typed(JointDynamicsFigures)
+        account = fig.delay_account
+        for j, d in fig.delay_s.items():
+            dl = account.delays.get(j) if account is not None else None
+            add("delay_s", dl.servo_s if dl is not None and math.isfinite(dl.servo_s) else d)
+        for per in fig.params.values():
+            for k, v in per.items():
+                add(k, v)
+    return {k: v for k, v in ((k, _median(v)) for k, v in vals.items()) if v is not None}
 
 
 def _controller_gains(diag: Diagnosis, taken: set[str]) -> list[Entry]:
     """kp and kv from the controller fit, pinned only when that fit is implicated (it
     explained the logged motion) and only over the joints where it identified them: an
-    inconclusive fit or an unidentifiable gain leaves the model's value alone."""
-    found = [f for f in diag.by_branch("controller") if f.verdict is Verdict.IMPLICATED]
+    inconclusive fit or an unidentifiable gain leaves the model's value alone (SIMPLER's
+    fit names what it identified; the joint dynamics' gains are identified ones only)."""
+    found = [f for f in diag.by_branch("controller") if f.verdict is Verdict.IMPLICATED
+             and f.kind in (SimplerFigures.kind, GainsFigures.kind)]
     if not found:
         return []
-    params = found[0].figures.get("params") or {}
-    ident = found[0].details.get("identified") or {}
+    f = found[0]
+    if f.kind == SimplerFigures.kind:
+        params = f.typed(SimplerFigures).params
+        ident = f.typed_details(SimplerDetails).identified
+    else:
+        params = f.typed(GainsFigures).params
+        ident = {j: {k: True for k in p} for j, p in params.items()}
     out: list[Entry] = []
     for kind in ("kp", "kv"):
         vals = {j: float(p[kind]) for j, p in params.items()
-                if isinstance(p, Mapping) and isinstance(p.get(kind), (int, float))
-                and (ident.get(j) or {}).get(kind, False)}
+                if kind in p and ident.get(j, {}).get(kind, False)}
         if vals and kind not in taken:
             per = ", ".join(f"{j} {v:.4g}" for j, v in vals.items())
             out.append(Entry(kind, "pinned", "fitted", value=float(np.median(list(vals.values()))),
@@ -176,9 +200,7 @@ def _controller_gains(diag: Diagnosis, taken: set[str]) -> list[Entry]:
 
 def _actuator(diag: Diagnosis) -> list[Entry]:
     out: list[Entry] = []
-    fig = dict(_found(diag, "actuator") or {})
-    for key, val in _selected_params(diag).items():
-        fig.setdefault(key, val)
+    fig = _actuator_values(diag)
     for name, keys in (
             ("servo_delay_s", ("delay_s",)),
             ("servo_lag_time_constant_s", ("lag_time_constant_s", "time_constant_s", "lag_s",
@@ -186,7 +208,7 @@ def _actuator(diag: Diagnosis) -> list[Entry]:
             ("kp_scale", ("kp_scale", "gain_scale")),
             ("kp", ("kp", "stiffness")),
             ("kv", ("kv", "damping"))):
-        v = _num(fig, *keys)
+        v = next((fig[k] for k in keys if k in fig), None)
         if v is not None:
             out.append(Entry(name, "pinned", "fitted", value=v, target=".*",
                              note="identified from logged joint data: pinned"))
