@@ -381,7 +381,7 @@ def _init_case(root: Path, joints: list[str], folder: str = "ds",
 @given(st.lists(xml_names, min_size=1, max_size=3, unique=True), names)
 def test_init_rig_holds_any_joint_and_recorded_name(tmp_path_factory: pytest.TempPathFactory,
                                                     joints: list[str], tag: str) -> None:
-    from simgap.rig_init import draft_rig
+    from simgap.rig.init import draft_rig
     from simgap.sim.model import load_model
 
     root = tmp_path_factory.mktemp("init")
