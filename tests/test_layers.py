@@ -19,7 +19,7 @@ VALUES = {"errors", "units", "series", "finding", "rig", "outputs", "instrument"
           "values", "_version", "validate", "safe_names"}
 ENGINE = {"sim", "fit"}
 READERS = {"evidence", "maniskill"}
-METHODS = {"actuator", "contact", "appearance", "body", "episodes", "audit", "evaluation",
+METHODS = {"actuator", "contact", "appearance", "body", "episodes", "plumbing", "evaluation",
            "randomize", "randomize_export", "calibration"}
 BRANCHES = {"branches", "report", "demo", "fakearm", "rig.init"}
 LADDER = {"ladder", "diagnose", "fleet", "selftest"}
@@ -79,7 +79,7 @@ def test_every_unit_has_a_layer() -> None:
 
 def test_the_rule_itself() -> None:
     assert _breaks("sim", "actuator") and _breaks("contact", "evidence")
-    assert _breaks("evidence", "audit") and _breaks("branches", "ladder")
+    assert _breaks("evidence", "plumbing") and _breaks("branches", "ladder")
     assert _breaks("demo", "__init__") and _breaks("series", "sim")
     assert not _breaks("branches", "demo") and not _breaks("series", "errors")
     assert not _breaks("actuator", "episodes") and not _breaks("cli", "diagnose")

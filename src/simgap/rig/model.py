@@ -93,7 +93,7 @@ class Training:
     finger_friction: float | None = None
     env_id: str | None = None
     """ManiSkill's env id (``SO100GraspCube-v1``); the keys below are what
-    ``simgap init --maniskill-config`` reads from it (``simgap.audit.training``)."""
+    ``simgap init --maniskill-config`` reads from it (``simgap.plumbing.training``)."""
     agent: str | None = None
     robot_description: str | None = None
     physics_dt_s: float | None = None
