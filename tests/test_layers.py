@@ -20,7 +20,7 @@ VALUES = {"errors", "units", "series", "finding", "rig", "outputs", "instrument"
 ENGINE = {"sim", "fit"}
 READERS = {"evidence", "maniskill"}
 METHODS = {"actuator", "contact", "appearance", "body", "episodes", "plumbing", "evaluation",
-           "randomize", "randomize_export", "calibration", "latency", "controller"}
+           "randomize", "export", "calibration", "latency", "controller"}
 BRANCHES = {"branches", "report", "demo", "fakearm", "rig.init"}
 LADDER = {"ladder", "diagnose", "fleet", "selftest"}
 TOP = {"cli", "__main__", "__init__"}
