@@ -7,11 +7,11 @@ from scipy import stats
 
 from simgap.branches import latency
 from simgap.branches.context import Context
-from simgap.branches.latency_stats import exponential_rate, fit_added_delay
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.lerobot_logs import read_lerobot_log
 from simgap.evidence.timing import TimingLog
 from simgap.finding import Verdict
+from simgap.latency.stats import exponential_rate, fit_added_delay
 from simgap.rig import load_rig
 from simgap.series import StageTimes
 from tests.factories import write_rig
@@ -50,7 +50,7 @@ def test_known_lognormal_percentiles_with_intervals() -> None:
 
 
 def test_bootstrap_intervals_cover_the_true_quantile() -> None:
-    from simgap.branches.latency_stats import make_bootstrap, percentiles
+    from simgap.latency.stats import make_bootstrap, percentiles
 
     dist = stats.lognorm(0.3, scale=0.03)
     rng = np.random.default_rng(20)
@@ -184,7 +184,7 @@ def test_queue_starvation_implicates_with_advice(tmp_path: Path) -> None:
 
 
 def test_queue_trend_toward_empty() -> None:
-    from simgap.branches.latency_queue import queue_stats
+    from simgap.latency.queue import queue_stats
 
     sizes = np.linspace(30, 0.4, 100).round().astype(int)
     sizes[-1] = 1
