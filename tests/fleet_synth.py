@@ -54,7 +54,8 @@ def synth_fleet(seed: int, n_arms: int = 8, *, fault: tuple[int, str, str, float
                 "the fit's Hessian is singular along kv (condition 3e9)"
         findings = {"rig": f"arm_{i}", "seed": 0, "stop": {}, "findings": [
             {"branch": "latency", "verdict": "eliminated", "figures": {}},
-            {"branch": "actuator", "verdict": "implicated" if fault and fault[0] == i
+            {"branch": "actuator", "kind": "joint_dynamics",
+             "verdict": "implicated" if fault and fault[0] == i
              else "eliminated",
              "figures": {"delay_s": delay, "delay_interval_s": div, "params": params,
                          "params_interval": ivs, "not_identifiable": unid}},

@@ -28,7 +28,7 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     assert res.held_out == "leave-one-trajectory-type-out"
     assert res.selected == "servo" and res.friction_family == "m1"   # the simplest suffices
     servo = res.rung("servo")
-    m1 = servo.details["families"]["m1"]
+    m1 = servo.diagnostics["families"]["m1"]
     assert m1["train_mae_rad"] < 0.002
     # the folds the training types pin predict their held-out type in every search; the
     # one without the free swing (lift_and_drop out) does not pin the armature and the
@@ -41,12 +41,12 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     assert rng["lift_and_drop"][1] > rng["lift_and_drop"][0]
     # M3 holds M1 at zero load friction and fits the training logs no better: not chosen
     # however its lift_and_drop draws fall (physical_rung._select)
-    m3 = servo.details["families"]["m3"]
+    m3 = servo.diagnostics["families"]["m3"]
     assert min(m3["all_logs_train_mae_by_search_rad"]) > min(
         m1["all_logs_train_mae_by_search_rad"]) - 0.1 * cfg.noise_floor_rad
-    assert set(servo.details["held_out_by_group_rad"]) == {"sin_sin", "lift_and_drop",
+    assert set(servo.diagnostics["held_out_by_group_rad"]) == {"sin_sin", "lift_and_drop",
                                                             "up_and_down"}
-    assert set(servo.details["families"]["m1"]["gain_out_by_group_rad"]) == {"200.0", "800.0"}
+    assert set(servo.diagnostics["families"]["m1"]["gain_out_by_group_rad"]) == {"200.0", "800.0"}
     # backward-compatible names: six-parameter servo vector and BAM-named parameters
     assert res.servo_params is not None and len(res.servo_params) == len(PARAM_NAMES)
     p = dict(zip(PARAM_NAMES, res.servo_params, strict=True))
@@ -57,7 +57,7 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     assert "intervals" in servo.params and "kt" in servo.params["intervals"]
     # every held-out fold searched cfg.searches times: the score is their median, and each
     # type's range holds the median's per-type figure
-    for row in servo.details["families"].values():
+    for row in servo.diagnostics["families"].values():
         va = row["validation_mae_by_search_rad"]
         assert row["searches"] == cfg.searches == len(va) == 3
         assert row["validation_mae_rad"] == pytest.approx(float(np.median(va)))
@@ -84,11 +84,11 @@ def test_validate_logs_test_the_selection_made_on_the_training_types() -> None:
     assert res.held_out == "leave-one-trajectory-type-out"
     assert res.test_logs == (logs[-1].source,)
     servo = res.rung("servo")
-    assert set(servo.details["held_out_by_group_rad"]) == {"sin_sin", "up_and_down"}
-    test = servo.details["test_mae_rad"]
-    assert test == servo.details["families"]["m1"]["test_mae_rad"] > 0
+    assert set(servo.diagnostics["held_out_by_group_rad"]) == {"sin_sin", "up_and_down"}
+    test = servo.diagnostics["test_mae_rad"]
+    assert test == servo.diagnostics["families"]["m1"]["test_mae_rad"] > 0
     moved = replace(logs[-1], traj=replace(logs[-1].traj, q=logs[-1].traj.q + 0.05))
     res2 = fit_joint(logs[:-1] + [moved], "xl330", loads, drives, cfg, n_validate=1)
     assert res2.bam_params == res.bam_params                   # the fit never saw the log
     assert res2.rung("servo").validation_mae_rad == servo.validation_mae_rad
-    assert res2.rung("servo").details["test_mae_rad"] != pytest.approx(test, abs=1e-3)
+    assert res2.rung("servo").diagnostics["test_mae_rad"] != pytest.approx(test, abs=1e-3)

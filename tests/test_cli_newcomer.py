@@ -183,11 +183,11 @@ def test_the_console_key_figure_is_the_report_headline_figure_for_every_finding(
 
 
 def _actuator(joints: dict[str, tuple[str, float, float]]) -> dict[str, Any]:
-    figs: dict[str, Any] = {"noise_floor_rad": 0.0015}
-    for j, (sel, ideal, fitted) in joints.items():
-        figs[j] = {"selected": sel, "ideal_mae_rad": ideal, "selected_mae_rad": fitted}
+    figs: dict[str, Any] = {"noise_floor_rad": 0.0015, "joints": {
+        j: {"selected": sel, "ideal_mae_rad": ideal, "selected_mae_rad": fitted}
+        for j, (sel, ideal, fitted) in joints.items()}}
     figs["worst_ideal_mae_rad"] = max(v[1] for v in joints.values())
-    return {"branch": "actuator", "verdict": "implicated", "figures": figs,
+    return {"branch": "actuator", "kind": "ladder", "verdict": "implicated", "figures": figs,
             "key_figure": "worst_ideal_mae_rad", "residual": max(v[2] for v in joints.values()),
             "noise_floor": 0.0015, "residual_unit": "rad"}
 

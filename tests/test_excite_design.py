@@ -25,6 +25,7 @@ from simgap.actuator.excite_design import (
     predict,
 )
 from simgap.actuator.excite_for import Estimate, estimate_from_diagnosis, replay_floor
+from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.finding import Diagnosis, Finding, Verdict
@@ -78,8 +79,13 @@ def test_prediction_is_the_closed_form_and_more_data_narrows_it() -> None:
 
 
 def _write_findings(path: Path, figures: dict, details: dict | None = None) -> Path:
+    """A diagnosis whose actuator finding is the joint identification (typed, its details
+    the identification whole) when ``details`` are given, else an untyped one."""
     f = Finding(branch="actuator", verdict=Verdict("implicated"), figures=figures,
-                title="Actuator dynamics", summary="", details=details or {})
+                title="Actuator dynamics", summary="") if details is None else Finding(
+        branch="actuator", verdict=Verdict("implicated"), title="Actuator dynamics",
+        figures=JointDynamicsFigures.from_mapping(figures),
+        details=JointDynamicsDetails.from_mapping({**figures, **details}))
     d = Diagnosis(rig="bench", findings=(f,), stop={}, comparability=None, seed=0)
     path.mkdir(parents=True, exist_ok=True)
     (path / "findings.json").write_text(json.dumps(d.to_dict()))

@@ -26,6 +26,7 @@ from simgap.actuator.excite_for import (
 )
 from simgap.cli import app
 from simgap.errors import InputError
+from simgap.figures.actuator import LadderFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.outputs import atomic_write_json
 
@@ -111,7 +112,8 @@ def test_the_caveat_cites_the_figures_docs_actuator_md_measured() -> None:
 
 
 def _findings(path: Path, figures: dict) -> Path:
-    f = Finding(branch="actuator", verdict=Verdict("implicated"), figures=figures,
+    f = Finding(branch="actuator", verdict=Verdict("implicated"),
+                figures=LadderFigures.from_mapping(figures),
                 title="Actuator dynamics", summary="")
     d = Diagnosis(rig="bench", findings=(f,), stop={}, comparability=None, seed=0)
     path.mkdir(parents=True, exist_ok=True)
@@ -120,8 +122,9 @@ def _findings(path: Path, figures: dict) -> Path:
 
 
 BENCH = {"noise_floor_rad": 0.001, "worst_ideal_mae_rad": 0.02,
-         "shoulder_pan": {"delay_s": 0.01, "selected": "pd", "ideal_mae_rad": 0.02,
-                          "selected_mae_rad": 0.004, "kp": 12.0}}
+         "joints": {"shoulder_pan": {"delay": {"total_s": 0.01}, "selected": "pd",
+                                     "ideal_mae_rad": 0.02, "selected_mae_rad": 0.004,
+                                     "params": {"kp": 12.0}}}}
 
 
 def test_a_bench_log_diagnosis_names_actuator_logs_and_the_fix(tmp_path: Path) -> None:
@@ -163,7 +166,7 @@ def test_selftest_says_why_a_bench_log_diagnosis_states_nothing() -> None:
     from simgap.selftest.run import real_beside
 
     rows = [SimpleNamespace(family="kp", joints=("shoulder_pan",))]
-    real = {"findings": [{"branch": "actuator", "figures": BENCH}]}
+    real = {"findings": [{"branch": "actuator", "kind": "ladder", "figures": BENCH}]}
     side = real_beside(real, rows)  # type: ignore[arg-type]
     assert "evidence.actuator_logs" in side["kp"]["shoulder_pan"]
     assert side["kp"]["shoulder_pan"].startswith("not stated")

@@ -25,29 +25,37 @@ def _latency(verdict: str = "implicated") -> dict[str, Any]:
 
 
 def _actuator(new_keys: bool) -> dict[str, Any]:
+    """The ladder's finding (bench logs), or with ``new_keys`` the joint identification's
+    (intervals, a ridge, the delay profile and a held-out trace)."""
     rng = np.random.default_rng(3)
     t = np.linspace(0, 2, 200)
-    joints = {n: {"selected": "delay_lag", "delay_s": 0.01 + 0.002 * i,
-                  "rungs": [{"model": "ideal", "train_mae_rad": 0.012,
-                             "validation_mae_rad": 0.013, "validation_per_log_rad": [0.01, 0.02]},
-                            {"model": "delay_lag", "train_mae_rad": 0.0012,
-                             "validation_mae_rad": 0.0014,
-                             "validation_per_log_rad": [0.001, 0.002]}]}
-              for i, n in enumerate(("shoulder_pan", "elbow_flex"))}
-    fig: dict[str, Any] = {"worst_ideal_mae_rad": 0.013, "noise_floor_rad": 0.0015}
-    if new_keys:
-        fig.update(delay_s={n: j["delay_s"] for n, j in joints.items()},
-                   delay_interval_s={"shoulder_pan": [0.008, 0.012]},
-                   not_identifiable={"elbow_flex": "flat profile: 4 of 5 delays within 1%"},
-                   delay_profile={"shoulder_pan": {"delay_s": [0.0, 0.01, 0.02, 0.03],
-                                                   "loss": [0.01, 0.002, 0.006, 0.011]}})
-        q = np.sin(3 * t)
-        joints["shoulder_pan"]["traces"] = {
-            "t_s": list(t), "real_rad": list(q + rng.normal(0, 1e-3, t.size)),
-            "before_rad": list(np.sin(3 * (t + 0.03))), "after_rad": list(q)}
-    return {"branch": "actuator", "verdict": "implicated", "title": "Actuator dynamics",
-            "key_figure": "worst_ideal_mae_rad", "figures": fig,
-            "details": {"joints": joints, "noise_floor_rad": 0.0015}}
+    joints: dict[str, Any] = {
+        n: {"selected": "delay_lag", "delay_s": 0.01 + 0.002 * i,
+            "rungs": [{"model": "ideal", "train_mae_rad": 0.012,
+                       "validation_mae_rad": 0.013, "validation_per_log_rad": [0.01, 0.02]},
+                      {"model": "delay_lag", "train_mae_rad": 0.0012,
+                       "validation_mae_rad": 0.0014,
+                       "validation_per_log_rad": [0.001, 0.002]}]}
+        for i, n in enumerate(("shoulder_pan", "elbow_flex"))}
+    if not new_keys:
+        return {"branch": "actuator", "kind": "ladder", "verdict": "implicated",
+                "title": "Actuator dynamics", "key_figure": "worst_ideal_mae_rad",
+                "figures": {"worst_ideal_mae_rad": 0.013, "noise_floor_rad": 0.0015},
+                "details": {"joints": joints, "noise_floor_rad": 0.0015}}
+    q = np.sin(3 * t)
+    traces = {"shoulder_pan": {"selected": "identified", "traces": {
+        "t_s": list(t), "real_rad": list(q + rng.normal(0, 1e-3, t.size)),
+        "before_rad": list(np.sin(3 * (t + 0.03))), "after_rad": list(q)}}}
+    fig = {"delay_s": {n: j["delay_s"] for n, j in joints.items()},
+           "delay_interval_s": {"shoulder_pan": [0.008, 0.012]},
+           "not_identifiable": {"elbow_flex": {"delay": "flat profile: 4 of 5 delays "
+                                                        "within 1%"}},
+           "worst_nominal_rms_rad": 0.013}
+    details = {"joints": traces, "delay_profile": {"shoulder_pan": {
+        "delays_s": [0.0, 0.01, 0.02, 0.03], "ssr_rad2": [0.01, 0.002, 0.006, 0.011]}}}
+    return {"branch": "actuator", "kind": "joint_dynamics", "verdict": "implicated",
+            "title": "Actuator dynamics", "key_figure": "worst_nominal_rms_rad",
+            "figures": fig, "details": details}
 
 
 def _diag(findings: list[dict[str, Any]], stop_branch: str | None = None) -> dict[str, Any]:
@@ -80,8 +88,8 @@ def test_every_plot_has_a_title_and_both_axis_labels(new_keys: bool) -> None:
     assert ("delay profile" in titles) is new_keys
     assert ("real vs simulated trajectory" in titles) is new_keys
     assert ("residual after the fit" in titles) is new_keys
-    assert "Identified command-to-motion delay per joint" in titles  # from details, or new keys
-    assert "shoulder_pan: actuator ladder" in titles  # the joint is named
+    assert "Identified command-to-motion delay per joint" in titles  # ladder or identification
+    assert ("shoulder_pan: actuator ladder" in titles) is not new_keys  # the joint is named
 
 
 def test_headline_first_then_the_others_in_ladder_order_and_raw_figures_collapsed() -> None:

@@ -205,10 +205,12 @@ def test_the_floor_is_the_actuator_findings(demo_model: Path, tmp_path: Path) ->
 
     rig = load_rig(write_rig(tmp_path, demo_model))
     n = len(rig.joint_names)
-    per = {"findings": [{"branch": "actuator", "figures": {"noise_floor_rad": {
-        j: {"total_rad": 0.003, "model_rad": 0.004} for j in rig.joint_names}}}]}
+    per = {"findings": [{"branch": "actuator", "kind": "joint_dynamics", "figures": {
+        "noise_floor_rad": {j: {"total_rad": 0.003, "model_rad": 0.004}
+                            for j in rig.joint_names}}}]}
     np.testing.assert_allclose(noise_floors(rig, per), [0.005] * n)
-    one = {"findings": [{"branch": "actuator", "figures": {"noise_floor_rad": 0.0015}}]}
+    one = {"findings": [{"branch": "actuator", "kind": "ladder",
+                         "figures": {"noise_floor_rad": 0.0015}}]}
     np.testing.assert_allclose(noise_floors(rig, one), [0.0015] * n)
     np.testing.assert_allclose(noise_floors(rig, {"findings": []}),
                                [rig.encoder_rad / np.sqrt(12)] * n)

@@ -221,7 +221,7 @@ def test_the_page_shows_the_table_beside_the_real_diagnosis() -> None:
     truth = _truth({"delay_s": 0.05})
     rows = recovery_table(score_cells("trial-01", truth, _figures(
         delay_interval_s={"a": [0.04, 0.06], "b": [0.04, 0.06]}), FAMILIES), FAMILIES)
-    real = {"findings": [{"branch": "actuator", "figures": {
+    real = {"findings": [{"branch": "actuator", "kind": "joint_dynamics", "figures": {
         "delay_s": {"a": 0.031, "b": 0.03}, "delay_interval_s": {"a": [0.02, 0.04],
                                                                   "b": [0.02, 0.04]},
         "params": {"a": {}, "b": {}}, "params_interval": {"a": {}, "b": {}},

@@ -154,7 +154,7 @@ def _actuator_values(diag: Diagnosis) -> dict[str, float]:
     ladder = _finding(diag, "actuator", LadderFigures.kind)
     if ladder is not None:
         for j in ladder.typed(LadderFigures).joints.values():
-            add("delay_s", j.delay.total_s)
+            add("delay_s", j.delay.total_s if j.delay is not None else None)
             for k, v in j.params.items():
                 add(k, v)
     dyn = _finding(diag, "actuator", JointDynamicsFigures.kind)

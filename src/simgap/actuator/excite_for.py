@@ -13,6 +13,7 @@ fit. The caller writes the episode as a LeRobot v3 dataset (``episode_frames``) 
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from simgap.actuator.excite_design import (
 )
 from simgap.actuator.joint_problem import KINDS, JointProblem
 from simgap.errors import InputError
+from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures, LadderFigures
 from simgap.rig import Rig
 
 
@@ -78,29 +80,34 @@ class Estimate:
                                            and (not joints or t[0] in joints)))
 
 
-def estimate_from_identification(js: Mapping[str, Any], rig: str, source: Any = None,
-                                 ) -> Estimate:
-    """The ``Estimate`` of an identification's JSON (``identify_rig``'s, or the actuator
-    finding's figures and details merged)."""
-    for key in ("not_identifiable", "params_fitted", "delay_s"):
-        if not isinstance(js.get(key), Mapping):
+def estimate_from_identification(js: Mapping[str, Any] | JointDynamicsDetails, rig: str,
+                                 source: Any = None) -> Estimate:
+    """The ``Estimate`` of an identification (``identify_rig``'s JSON, or the actuator
+    finding's details, which carry it whole)."""
+    det = js if isinstance(js, JointDynamicsDetails) else JointDynamicsDetails.from_mapping(
+        {k: v for k, v in js.items() if not str(k).startswith("_")}, source, "identification",
+        strict=False)
+    for key, table in (("not_identifiable", det.not_identifiable),
+                       ("params_fitted", det.params_fitted), ("delay_s", det.delay_s)):
+        if not table:
             raise InputError(file=source, field=f"actuator finding: {key}", expected="the "
                              "joint identification of a LeRobot dataset (a joint -> value "
-                             "table)", got=type(js.get(key)).__name__,
+                             "table)", got="nothing",
                              fix="run 'simgap diagnose RIG --out DIR' on a rig whose "
                                  "evidence is a LeRobot dataset, and pass DIR")
     targets = []
-    for j, kinds in js["not_identifiable"].items():
+    for j, kinds in det.not_identifiable.items():
         for kind, why in kinds.items():
             if kind in KINDS or kind == DELAY:
                 targets.append((str(j), str(kind), str(why)))
-    clock = js.get("clock") or {}
+    clock = det.clock.chosen if det.clock is not None and det.clock.chosen else "exact"
     return Estimate(rig=rig, params={j: {k: float(v) for k, v in p.items()}
-                                     for j, p in js["params_fitted"].items()},
-                    delay_s={j: float(v) for j, v in js["delay_s"].items()},
-                    clock=str(clock.get("chosen", "exact")), targets=tuple(targets),
-                    fitted_episodes=int(js.get("fitted_episodes", 2)),
-                    fit_seconds=float(js.get("fit_seconds", 8.0)))
+                                     for j, p in det.params_fitted.items()},
+                    delay_s={j: float(v) for j, v in det.delay_s.items()},
+                    clock=clock, targets=tuple(targets),
+                    fitted_episodes=det.fitted_episodes if det.fitted_episodes is not None
+                    else 2,
+                    fit_seconds=det.fit_seconds if math.isfinite(det.fit_seconds) else 8.0)
 
 
 def estimate_from_diagnosis(path: str | Path) -> Estimate:
@@ -116,7 +123,7 @@ def estimate_from_diagnosis(path: str | Path) -> Estimate:
                          fix="run 'simgap diagnose RIG --out DIR' and pass --for DIR")
     diag = load_diagnosis(f)
     act = next((x for x in diag.findings if x.branch == "actuator"), None)
-    if act is not None and from_bench_logs(act.figures):
+    if act is not None and from_bench_logs(act):
         raise InputError(file=f, field="findings: actuator", expected="the joint "
                          "identification of a LeRobot dataset against the rig's MJCF",
                          got="the bench ladder's fit: the rig names [evidence] actuator_logs, "
@@ -125,15 +132,14 @@ def estimate_from_diagnosis(path: str | Path) -> Estimate:
                          "logs", fix="diagnose a copy of the rig without [evidence] "
                          "actuator_logs and actuator_format (the dataset and its MJCF are "
                          "then identified joint by joint) and pass that diagnosis")
-    if act is None or not isinstance(act.figures, Mapping) or "params" not in act.figures:
+    if act is None or act.kind != JointDynamicsFigures.kind:
         raise InputError(file=f, field="findings: actuator", expected="an actuator finding "
                          "from a LeRobot dataset (the joint identification)",
                          got="none" if act is None else f"verdict {act.verdict.value} "
                          "without the identification's figures",
                          fix="diagnose a rig whose evidence is a LeRobot dataset with its "
                              "MJCF ('simgap diagnose RIG --out DIR')")
-    merged = {**dict(act.details or {}), **dict(act.figures)}
-    return estimate_from_identification(merged, diag.rig, f)
+    return estimate_from_identification(act.typed_details(JointDynamicsDetails), diag.rig, f)
 
 
 UNBOUNDED_SPAN = 1e6
@@ -145,12 +151,12 @@ UNBOUNDED_DELAY_S = 1.0
 """A predicted delay half-width over this [s] states no delay (a servo's is tens of ms)."""
 
 
-def from_bench_logs(figures: Any) -> bool:
-    """Whether an actuator finding's figures are the bench ladder's (``evidence.actuator_logs``:
-    per joint the rung selected and its error, no identification)."""
-    return isinstance(figures, Mapping) and "params" not in figures and any(
-        isinstance(v, Mapping) and "selected" in v and "ideal_mae_rad" in v
-        for v in figures.values())
+def from_bench_logs(finding: Any) -> bool:
+    """Whether an actuator finding (a Finding, or its JSON form) is the bench ladder's
+    (``evidence.actuator_logs``: per joint the rung selected and its error, no
+    identification)."""
+    kind = finding.get("kind") if isinstance(finding, Mapping) else finding.kind
+    return str(kind or "") == LadderFigures.kind
 
 
 @dataclass(frozen=True)

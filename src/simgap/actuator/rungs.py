@@ -87,15 +87,17 @@ class RungResult:
     params: dict[str, Any]
     fit_time_s: float = 0.0
     validation_per_log_rad: tuple[float, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    """The rung's other results (the held-out MAE per group, the other held-out scheme, the
+    families compared...): named apart from a Finding's ``details``."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...; ``details``
+        """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...; ``diagnostics``
         adds e.g. the held-out MAE per group, the other held-out scheme, the families)."""
         return {"model": self.model, "train_mae_rad": self.train_mae_rad,
                 "validation_mae_rad": self.validation_mae_rad, "params": self.params,
                 "fit_time_s": self.fit_time_s,
-                "validation_per_log_rad": list(self.validation_per_log_rad), **self.details}
+                "validation_per_log_rad": list(self.validation_per_log_rad), **self.diagnostics}
 
 
 @dataclass(frozen=True)

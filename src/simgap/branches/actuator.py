@@ -139,7 +139,7 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
         if res.held_out == "validate":   # a single training log: they were the fold
             joint_json[j]["held_out_logs"] = [str(x) for x in res.logs]
         if res.test_logs:
-            sel = res.rung(res.selected).details
+            sel = res.rung(res.selected).diagnostics
             joint_json[j].update({"test_logs": [str(x) for x in res.test_logs],
                                   "test_mae_rad": sel.get("test_mae_rad")})
     if not results:

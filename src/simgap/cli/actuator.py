@@ -186,19 +186,20 @@ def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
 
 
 def _print_identification(found: dict[str, Any]) -> None:
+    from simgap.figures.actuator import JointDynamicsFigures
+    from simgap.finding import figures_of
     from simgap.report.headline import sig
 
-    fig = found["figures"]
-    for j, v in fig["joint_verdicts"].items():
-        lo, hi = fig["delay_interval_s"][j]
-        ids = ", ".join(f"{k} {sig(x)} [{sig(fig['params_interval'][j][k][0])}, "
-                        f"{sig(fig['params_interval'][j][k][1])}]"
-                        for k, x in fig["params"].get(j, {}).items()
-                        if k in fig["params_interval"].get(j, {}))
-        console.print(escape(f"{j}: {v}; delay {sig(fig['delay_s'][j] * 1e3)} ms "
+    fig = figures_of(found, JointDynamicsFigures)
+    for j, v in fig.joint_verdicts.items():
+        lo, hi = fig.delay_interval_s[j]
+        ivs = fig.params_interval.get(j, {})
+        ids = ", ".join(f"{k} {sig(x)} [{sig(ivs[k][0])}, {sig(ivs[k][1])}]"
+                        for k, x in fig.params.get(j, {}).items() if k in ivs)
+        console.print(escape(f"{j}: {v}; delay {sig(fig.delay_s[j] * 1e3)} ms "
                              f"[{sig(lo * 1e3)}, {sig(hi * 1e3)}]; identified: "
                              f"{ids or 'none'}; not identifiable: "
-                             f"{', '.join(fig['not_identifiable'].get(j, {})) or 'none'}"),
+                             f"{', '.join(fig.not_identifiable.get(j, {})) or 'none'}"),
                       highlight=False)
-    console.print(escape(f"patch: {fig['patch']}"), highlight=False)
+    console.print(escape(f"patch: {fig.patch}"), highlight=False)
     console.print(f"verdict: {found['verdict']}", highlight=False)

@@ -121,9 +121,9 @@ def joint_bam_json(res: Any) -> dict[str, Any] | None:
     prov = {"joint": res.joint, "selected_rung": res.selected, "held_out": res.held_out,
             "validation_mae_rad": servo.validation_mae_rad,
             "train_mae_rad": servo.train_mae_rad}
-    if "test_mae_rad" in servo.details:  # the --validate logs, left out of the selection
-        prov["test_mae_rad"] = servo.details["test_mae_rad"]
+    if "test_mae_rad" in servo.diagnostics:  # the --validate logs, left out of the selection
+        prov["test_mae_rad"] = servo.diagnostics["test_mae_rad"]
         prov["test_logs"] = [str(x) for x in res.test_logs]
-    if servo.details.get("in_bam"):
-        prov["in_bam"] = servo.details["in_bam"]
+    if servo.diagnostics.get("in_bam"):
+        prov["in_bam"] = servo.diagnostics["in_bam"]
     return bam_params_json(res.friction_family, res.servo_family, res.bam_params, prov)

@@ -62,8 +62,8 @@ class PatchOffer(Record):
 class LadderJoint(Record):
     """One joint's climb of the ladder: the rung selected and its held-out error."""
 
-    delay: Delay = figure(TEXT, "the selected rung's command-to-motion delay (its best fit: "
-                                "the ladder gives it no interval)")
+    delay: Delay | None = figure(TEXT, "the selected rung's command-to-motion delay (its best "
+                                       "fit: the ladder gives it no interval)", default=None)
     selected: str = figure(TEXT, "the rung selected: ideal, delay_lag, servo or net")
     ideal_mae_rad: float = figure("rad", "held-out mean absolute error of the ideal actuator")
     selected_mae_rad: float = figure("rad", "held-out mean absolute error of the selected rung")

@@ -1,13 +1,14 @@
 """Per-arm identified values, read from each arm's ``findings.json``.
 
-The actuator finding's ``figures`` carry ``delay_s {joint: s}``, ``delay_interval_s {joint:
-[lo, hi]}``, ``params {joint: {kp|kv|damping|frictionloss|armature: value}}``,
-``params_interval {joint: {name: [lo, hi]}}`` and ``not_identifiable {joint: {name:
-reason}}`` (``delay`` there: the delay trades against the servo's lag, so only the
-effective delay ``effective_delay_s`` with ``effective_delay_interval_s`` is identified);
-the controller finding carries ``params``, ``params_interval`` and
-``not_identifiable`` the same way. This module turns them into one ``ArmValue`` per arm,
-branch, parameter and joint.
+Read typed (``simgap.figures``): the actuator's joint identification
+(:class:`~simgap.figures.actuator.JointDynamicsFigures`: a delay per joint with its interval,
+the effective delay where the delay trades against the servo's lag, and each parameter
+identified with its interval or declared not identifiable, ``delay`` there naming the ridge)
+and the controller's gains (:class:`~simgap.figures.controller.GainsFigures` or SIMPLER's
+:class:`~simgap.figures.controller.SimplerFigures`: ``params``, ``params_interval`` and
+``not_identifiable`` the same way). The bench ladder's figures identify nothing with an
+interval and are not read. This module turns them into one ``ArmValue`` per arm, branch,
+parameter and joint.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.controller import GainsFigures, SimplerFigures
+from simgap.figures.registry import figures_type
+from simgap.finding import figures_of
 
 Status = Literal["ok", "not_identifiable", "no_interval", "absent"]
 
@@ -75,51 +81,47 @@ def _pair(v: Any) -> tuple[float, float] | None:
     return None
 
 
-def _figures(findings: Mapping[str, Any], branch: str) -> Mapping[str, Any] | None:
+Identified = JointDynamicsFigures | GainsFigures | SimplerFigures
+"""The figures that carry identified values with their intervals."""
+IDENTIFIED: tuple[type[Identified], ...] = (JointDynamicsFigures, GainsFigures, SimplerFigures)
+
+
+def _figures(findings: Mapping[str, Any], branch: str) -> Identified | None:
     """The figures of the first finding of ``branch`` that carries identified values."""
     for f in findings.get("findings") or []:
         if not isinstance(f, Mapping) or f.get("branch") != branch:
             continue
-        fig = f.get("figures") or {}
-        if isinstance(fig, Mapping) and ("params" in fig or "delay_s" in fig):
-            return fig
+        rec = figures_type(branch, str(f.get("kind") or ""))
+        for cls in IDENTIFIED:
+            if rec is cls:
+                return figures_of(f, cls)
     return None
 
 
-def _table(fig: Mapping[str, Any]) -> dict[tuple[str, str], tuple[Any, Any, Any]]:
+def _table(fig: Identified) -> dict[tuple[str, str], tuple[Any, Any, Any]]:
     """(param, joint) -> (value, interval, not-identifiable reason) of one finding."""
     out: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
-    unid = fig.get("not_identifiable") or {}
-    for key, iv_key in (("delay_s", "delay_interval_s"),
-                        ("effective_delay_s", "effective_delay_interval_s")):
-        delay = fig.get(key)
-        if not isinstance(delay, Mapping):
-            continue
-        ivs = fig.get(iv_key) or {}
+    unid = fig.not_identifiable
+    delays: list[tuple[str, Mapping[str, float], Mapping[str, tuple[float, float]]]] = []
+    if isinstance(fig, (JointDynamicsFigures, GainsFigures)):
+        delays.append(("delay_s", fig.delay_s, fig.delay_interval_s))
+    if isinstance(fig, JointDynamicsFigures):
+        delays.append(("effective_delay_s", fig.effective_delay_s,
+                       fig.effective_delay_interval_s))
+    for key, delay, ivs in delays:
         for j, v in delay.items():
-            ju = unid.get(j) if isinstance(unid, Mapping) else None
+            ju = unid.get(j, {})
             # the identification names a delay traded against the servo's lag "delay"
-            why = (ju.get(key) or (ju.get("delay") if key == "delay_s" else None)) \
-                if isinstance(ju, Mapping) else None
-            out[(key, str(j))] = (v, ivs.get(j) if isinstance(ivs, Mapping) else None, why)
-    params = fig.get("params")
-    ivs = fig.get("params_interval") or {}
-    if isinstance(params, Mapping):
-        for j, per in params.items():
-            if not isinstance(per, Mapping):
-                continue
-            jiv = ivs.get(j) if isinstance(ivs, Mapping) else None
-            jun = unid.get(j) if isinstance(unid, Mapping) else None
-            for name, v in per.items():
-                iv = jiv.get(name) if isinstance(jiv, Mapping) else None
-                why = jun.get(name) if isinstance(jun, Mapping) else None
-                out[(str(name), str(j))] = (v, iv, why)
-    if isinstance(unid, Mapping):  # named unidentifiable without a value
-        for j, per in unid.items():
-            if isinstance(per, Mapping):
-                for name, why in per.items():
-                    if name != "delay":
-                        out.setdefault((str(name), str(j)), (None, None, why))
+            why = ju.get(key) or (ju.get("delay") if key == "delay_s" else None)
+            out[(key, str(j))] = (v, ivs.get(j), why)
+    for j, per in fig.params.items():
+        jiv, jun = fig.params_interval.get(j, {}), unid.get(j, {})
+        for name, v in per.items():
+            out[(str(name), str(j))] = (v, jiv.get(name), jun.get(name))
+    for j, reasons in unid.items():  # named unidentifiable without a value
+        for name, why in reasons.items():
+            if name != "delay":
+                out.setdefault((str(name), str(j)), (None, None, why))
     return out
 
 

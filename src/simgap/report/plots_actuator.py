@@ -1,8 +1,8 @@
 """Report plots of the actuator branch, most telling first: real against simulated joint
 trajectories before and after the fit (the joint dynamics' held-out traces), the held-out
 error of every joint for the ideal actuator and the selected rung against the noise floor
-(the ladder), the identified delay per joint with its 95% interval, then each joint's
-ladder."""
+(the ladder), the identified delay per joint with its 95% interval and its profile (the
+joint dynamics), then each joint's ladder."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from simgap.figures.actuator import (
+    DelayProfile,
     JointDynamicsDetails,
     JointDynamicsFigures,
     LadderDetails,
@@ -113,6 +114,15 @@ def delay_plots(delays: Mapping[str, float],
                           notes=notes, hollow="; ".join(dict.fromkeys(causes)))]
 
 
+def profile_plots(profiles: Mapping[str, DelayProfile]) -> list[str]:
+    """Per joint, the fit's squared error at each assumed delay (the profile the delay's
+    interval is read from)."""
+    return [svg.lines([_f(v) * 1e3 for v in p.delays_s], {"fit error": p.ssr_rad2},
+                      xlabel="assumed delay [ms]", ylabel="summed squared error [rad^2]",
+                      title=f"{name}: delay profile")
+            for name, p in profiles.items() if len(p.delays_s) == len(p.ssr_rad2) > 1]
+
+
 def ladder_plots(joints: Mapping[str, LadderJointDetails], floor: float | None) -> list[str]:
     """Each joint's ladder: train and held-out error per rung, and the selected rung's
     held-out error per log."""
@@ -162,4 +172,5 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
             if why.get("delay") and n not in ridges:
                 ridges[n] = why["delay"]
         out += delay_plots(jd.delay_s, jd.delay_interval_s, ridges)
+        out += profile_plots(jdd.delay_profile)
     return [p for p in out if p]

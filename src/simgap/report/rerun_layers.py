@@ -12,6 +12,9 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import SimgapError
+from simgap.figures.actuator import JointDynamicsFigures, LadderFigures
+from simgap.figures.base import finite
+from simgap.finding import figures_of
 from simgap.rig import Rig
 
 
@@ -75,14 +78,16 @@ def noise_floors(rig: Rig, diagnosis: Mapping[str, Any]) -> np.ndarray:
 
     quant = rig.encoder_rad / np.sqrt(12.0)
     for f in finding_dicts(diagnosis):
-        found = (f.get("figures") or {}).get("noise_floor_rad")
         if f.get("branch") != "actuator":
             continue
-        if isinstance(found, Mapping):
-            return np.array([least_residual(found[j]) if isinstance(found.get(j), Mapping)
-                             else quant for j in rig.joint_names])
-        if isinstance(found, int | float) and not isinstance(found, bool) and found > 0:
-            return np.full(len(rig.joint_names), float(found))
+        if f.get("kind") == JointDynamicsFigures.kind:
+            per = figures_of(f, JointDynamicsFigures).noise_floor_rad
+            return np.array([least_residual(per[j]) if j in per else quant
+                             for j in rig.joint_names])
+        if f.get("kind") == LadderFigures.kind:
+            found = finite(figures_of(f, LadderFigures).noise_floor_rad)
+            if found is not None and found > 0:
+                return np.full(len(rig.joint_names), found)
     return np.full(len(rig.joint_names), quant)
 
 
@@ -91,8 +96,9 @@ def offered_patch(diagnosis: Mapping[str, Any]) -> tuple[Path | None, str]:
     for f in finding_dicts(diagnosis):
         if f.get("branch") == "actuator":
             patch = (f.get("artifacts") or {}).get("mjcf_patch")
-            clock = ((f.get("figures") or {}).get("clock") or {})
-            chosen = str(clock.get("chosen", "exact")) if isinstance(clock, Mapping) else "exact"
+            clock = (figures_of(f, JointDynamicsFigures).clock
+                     if f.get("kind") == JointDynamicsFigures.kind else None)
+            chosen = clock.chosen if clock is not None and clock.chosen else "exact"
             return (Path(patch) if patch and Path(patch).is_file() else None), chosen
     return None, "exact"
 

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.figures.actuator import JointDynamicsFigures
+from simgap.finding import figures_of
 from simgap.outputs import atomic_write_json, atomic_write_text, guard_inputs, input_clash
 from simgap.selftest.plan import DEFAULT_TRIALS, Plan, plan_trials
 from simgap.selftest.score import Cell, GapScore, replay_gap, score_cells
@@ -93,6 +95,13 @@ def _actuator(findings: Mapping[str, Any]) -> Mapping[str, Any] | None:
                 None)
 
 
+def _identification(act: Mapping[str, Any] | None) -> JointDynamicsFigures | None:
+    """The joint identification an actuator finding (JSON form) states, if it is one."""
+    if act is None or act.get("kind") != JointDynamicsFigures.kind:
+        return None
+    return figures_of(act, JointDynamicsFigures)
+
+
 def _score_trial(name: str, files: TrialFiles, status: str, folder: Path, error: str,
                  families: Sequence[str]) -> TrialResult:
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
@@ -102,11 +111,11 @@ def _score_trial(name: str, files: TrialFiles, status: str, folder: Path, error:
         return TrialResult(name, status, error=error)
     doc = json.loads((folder / "findings.json").read_text(encoding="utf-8"))
     act = _actuator(doc)
-    fig = act.get("figures") if act else None
+    fig = _identification(act)
     cells = score_cells(name, files.truth, fig, families)
     trial_rig = load_rig(files.rig)
     held = dataset_trajectories(read_lerobot_dataset(files.heldout), trial_rig)[0]
-    clock = str(((fig or {}).get("clock") or {}).get("chosen") or "exact")
+    clock = fig.clock.chosen if fig is not None and fig.clock and fig.clock.chosen else "exact"
     patch = ((act or {}).get("artifacts") or {}).get("mjcf_patch")
     gap = replay_gap(trial_rig.model_path, files.truth_model, patch, held, clock)
     implicated = tuple(f"{f.get('branch')}: {f.get('title')}" for f in doc.get("findings", [])
@@ -263,20 +272,23 @@ def real_beside(real: Mapping[str, Any] | None, rows: Sequence[FamilyRow],
     act = _actuator(real or {})
     if act is None:
         return {}
-    fig = act.get("figures") or {}
-    bench = from_bench_logs(fig)
+    fig = _identification(act)
+    bench = from_bench_logs(act)
     out: dict[str, dict[str, str]] = {}
     for r in rows:
         per: dict[str, str] = {}
         for j in r.joints:
-            why = (fig.get("not_identifiable") or {}).get(j, {}).get(r.family)
-            if r.family == "delay":
-                v, iv = (fig.get("delay_s") or {}).get(j), (fig.get("delay_interval_s")
-                                                            or {}).get(j)
+            why = fig.not_identifiable.get(j, {}).get(r.family) if fig else None
+            v: float | None
+            iv: tuple[float, float] | None
+            if fig is None:
+                v, iv, scale, unit = None, None, 1.0, ""
+            elif r.family == "delay":
+                v, iv = fig.delay_s.get(j), fig.delay_interval_s.get(j)
                 scale, unit = 1e3, " ms"
             else:
-                v = (fig.get("params") or {}).get(j, {}).get(r.family)
-                iv = (fig.get("params_interval") or {}).get(j, {}).get(r.family)
+                v = fig.params.get(j, {}).get(r.family)
+                iv = fig.params_interval.get(j, {}).get(r.family)
                 scale, unit = 1.0, ""
             if why:
                 per[j] = "declared not identifiable"

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from simgap.demo.faults import JointTruth
+from simgap.figures.actuator import JointDynamicsFigures
 
 PLANTED_FACTOR = 0.05
 """A multiplier off 1 by more than this counts as planted (issue 40's)."""
@@ -98,26 +99,27 @@ def _outcome(planted: bool, truth: float, iv: tuple[float, float] | None,
     return "clean", ""
 
 
-def score_cells(trial: str, truth: Sequence[JointTruth], figures: Mapping[str, Any] | None,
+def score_cells(trial: str, truth: Sequence[JointTruth],
+                figures: JointDynamicsFigures | Mapping[str, Any] | None,
                 families: Iterable[str]) -> list[Cell]:
     """Every (family, joint) cell of one trial.
 
     Args:
         trial: the trial's name.
         truth: the planted truth per joint.
-        figures: the actuator finding's figures (``findings.json``; its contract keys
-            ``delay_interval_s``, ``params_interval``, ``not_identifiable``), or None when
-            the diagnosis stated none (every planted cell is then missed).
+        figures: the actuator finding's joint identification (its ``delay_interval_s``,
+            ``params_interval``, ``not_identifiable``; the record, or an identification's
+            JSON), or None when the diagnosis stated none (every planted cell is then
+            missed).
         families: the families to score.
     """
-    fig = figures or {}
-    dly = fig.get("delay_interval_s") or {}
-    piv = fig.get("params_interval") or {}
-    why = fig.get("not_identifiable") or {}
+    fig = figures if isinstance(figures, JointDynamicsFigures) else \
+        JointDynamicsFigures.from_mapping(figures or {}, where="identification", strict=False)
+    dly, piv, why = fig.delay_interval_s, fig.params_interval, fig.not_identifiable
     cells = []
     for fam in families:
         for t in truth:
-            ni = (why.get(t.name) or {}).get(fam)
+            ni = why.get(t.name, {}).get(fam)
             if fam == "delay":
                 tv, nv = float(t.delay_s), 0.0
                 planted = tv > PLANTED_DELAY_S
@@ -128,7 +130,7 @@ def score_cells(trial: str, truth: Sequence[JointTruth], figures: Mapping[str, A
                     continue  # nothing to plant here (an actuator without a force range)
                 tv = t.value(fam)
                 planted = abs(t.factor(fam) - 1.0) > PLANTED_FACTOR
-                iv = _interval((piv.get(t.name) or {}).get(fam))
+                iv = _interval(piv.get(t.name, {}).get(fam))
             outcome, note = _outcome(planted, tv, iv, str(ni) if ni else None)
             cells.append(Cell(trial=trial, family=fam, joint=t.name, planted=planted,
                               truth=tv, nominal=nv, outcome=outcome, interval=iv, note=note))
@@ -142,7 +144,10 @@ def planted_parameters(js: Mapping[str, Any], truth: Sequence[JointTruth],
     (``inside``), with one missing it (``outside``), and declares not identifiable
     (``declared``); a parameter with neither is not counted (benchmarks/replay_gap.py)."""
     out = {"inside": 0, "outside": 0, "declared": 0}
-    for c in score_cells("", truth, {**js, "not_identifiable": {}}, kinds):
+    fig = JointDynamicsFigures.from_mapping(
+        {k: v for k, v in js.items() if k in ("delay_interval_s", "params_interval")},
+        where="identification", strict=False)
+    for c in score_cells("", truth, fig, kinds):
         if not c.planted:
             continue
         if c.interval is None:
