@@ -12,11 +12,19 @@ from typer.testing import CliRunner
 
 from simgap.cli import app
 from simgap.demo.factory import make_so101_bench
+from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.controller import GainsFigures
+from simgap.finding import figures_of
 
 runner = CliRunner()
 CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable")
 SHARED = ("shared_delay_s", "shared_delay_interval_s", "effective_delay_s",
           "effective_delay_interval_s", "joint_verdicts")
+
+
+def _fig(finding: dict[str, Any]) -> JointDynamicsFigures:
+    assert finding["kind"] == JointDynamicsFigures.kind
+    return figures_of(finding, JointDynamicsFigures)
 
 
 @pytest.fixture
@@ -59,7 +67,8 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
                               "params_interval": {}, "not_identifiable": {},
                               "nominal_rms_rad": {}, "identified_rms_rad": {},
                               "noise_floor_rad": {}, "force_saturation": {},
-                              "params_nominal": {}, "bounds_x_nominal": [0.2, 5.0],
+                              "params_nominal": {},
+                              "bounds_x_nominal": {"damping": [0.2, 5.0]},
                               "shared_delay_s": d, "shared_delay_interval_s": [0.0, 2 * d],
                               "effective_delay_s": {}, "effective_delay_interval_s": {},
                               "delay_ridge": {}, "params_fitted": {},
@@ -78,7 +87,6 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
             js["params_nominal"][j] = {"kp": 998.0, "kv": 0.0, "damping": 0.6}
             js["effective_delay_s"][j] = js["delay_s"][j]
             js["effective_delay_interval_s"][j] = js["delay_interval_s"][j]
-            js["delay_ridge"][j] = False
         verdict, per, _ = _verdicts(js)
         js.update({"verdict": verdict, "joint_verdicts": per, "seed": seed, "_held_out": [],
                    "_proof": ([], []), "fitted_episodes": len(logs), "fit_seconds": 8.0})
@@ -104,19 +112,20 @@ def test_standalone_calls_diagnose_identification_with_its_seed_and_episodes(
     diag = _diagnose(bench, tmp_path)
     # SIMPLER's pose fit is opt-in (--controller-cross-check): not on diagnose's path
     assert crossed == [] and "controller" in diag
-    assert "simpler_cross_check" not in diag["controller"]["figures"]
+    assert figures_of(diag["controller"], GainsFigures).simpler_cross_check is None
     assert len(calls) == 2, calls  # once per run: the controller reads the same one
     assert calls[0] == calls[1]
     assert calls[0]["seed"] == 3 and calls[0]["dataset"] == bench.dataset.resolve()
     assert solo["method"] == "joint_dynamics" and solo["branch"] == "actuator"
+    one, two = _fig(solo), _fig(diag["actuator"])
     for k in CONTRACT + SHARED:
-        assert solo["figures"][k] == diag["actuator"]["figures"][k], k
+        assert getattr(one, k) == getattr(two, k), k
     assert solo["verdict"] == diag["actuator"]["verdict"] == "eliminated"
     assert "delay " in printed and "verdict: eliminated" in printed
     # another seed is another identification (the seed reaches it)
     other, _ = _cli(bench, tmp_path / "s", "--seed", "4")
     assert calls[-1]["seed"] == 4
-    assert other["figures"]["delay_s"] != solo["figures"]["delay_s"]
+    assert _fig(other).delay_s != one.delay_s
 
 
 def test_lerobot_without_rig_or_with_two_datasets_is_a_clear_error(so101: Path,
@@ -145,18 +154,17 @@ def test_standalone_equals_diagnose_on_a_faulty_bench(so101: Path, tmp_path: Pat
     diag = _diagnose(bench, tmp_path)
     act, ctl = diag["actuator"], diag["controller"]
     assert solo["verdict"] == act["verdict"] == "implicated"  # the faults are planted
+    one, two, gains = _fig(solo), _fig(act), figures_of(ctl, GainsFigures)
     for k in CONTRACT + SHARED:
-        assert solo["figures"][k] == act["figures"][k], k
-    assert solo["figures"]["patch"] == act["figures"]["patch"]
+        assert getattr(one, k) == getattr(two, k), k
+    assert one.patch == two.patch
     assert set(solo["artifacts"]) == set(act["artifacts"])
-    for j, v in solo["figures"]["params"].items():
+    for j, v in one.params.items():
         for k in ("kp", "kv"):
             if k in v:
-                assert ctl["figures"]["params"][j][k] == v[k]
-                assert ctl["figures"]["params_interval"][j][k] == \
-                    solo["figures"]["params_interval"][j][k]
+                assert gains.params[j][k] == v[k]
+                assert gains.params_interval[j][k] == one.params_interval[j][k]
             else:
-                assert ctl["figures"]["not_identifiable"][j][k] == \
-                    solo["figures"]["not_identifiable"][j][k]
-    assert ctl["figures"]["delay_interval_s"] == solo["figures"]["delay_interval_s"]
+                assert gains.not_identifiable[j][k] == one.not_identifiable[j][k]
+    assert gains.delay_interval_s == one.delay_interval_s
     assert "verdict: implicated" in printed
