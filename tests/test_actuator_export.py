@@ -85,7 +85,8 @@ def test_randomisation_spans_delays() -> None:
 def test_report_plots_show_every_rung() -> None:
     from simgap.report.plots_actuator import plots
 
-    finding = {"branch": "actuator", "kind": "ladder", "details": {"noise_floor_rad": 0.0015, "joints": {"j": {
+    finding = {"branch": "actuator", "kind": "ladder", "details": {
+        "noise_floor_rad": 0.0015, "joints": {"j": {
         "selected": "servo", "rungs": [
             {"model": "ideal", "train_mae_rad": 0.5, "validation_mae_rad": 0.5},
             {"model": "servo", "train_mae_rad": 0.05, "validation_mae_rad": 0.06,

@@ -137,7 +137,8 @@ def test_contact_and_controller_plots_render() -> None:
         "name": "box.geom_friction", "values": [0.1, 0.2, 0.3], "loss": [3.0, 1.0, 2.0],
         "nominal": 0.2}}}})
     assert len(svg) == 1 and "<svg" in svg[0] and "polyline" in svg[0]
-    svg = plots_controller.plots({"kind": "simpler", "details": {"best": "least_squares", "methods": {
+    svg = plots_controller.plots({"kind": "simpler", "details": {
+        "best": "least_squares", "methods": {
         "least_squares": {"table": {"j1.kp": {"value": 2.0, "nominal": 1.0},
                                     "j1.kv": {"value": 0.2, "nominal": 0.1}}}},
         "traces": {"t": [0, 1], "before_m": [0, 1], "after_m": [0, 0.1]}}})

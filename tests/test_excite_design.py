@@ -25,9 +25,9 @@ from simgap.actuator.excite_design import (
     predict,
 )
 from simgap.actuator.excite_for import Estimate, estimate_from_diagnosis, replay_floor
-from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures
 from simgap.cli import app
 from simgap.errors import InputError
+from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 
 runner = CliRunner()

@@ -161,8 +161,8 @@ def _actuator_values(diag: Diagnosis) -> dict[str, float]:
     if dyn is not None:
         fig = dyn.typed(JointDynamicsFigures)
         account = fig.delay_account
-        for j, d in fig.delay_s.items():
-            dl = account.delays.get(j) if account is not None else None
+        for name, d in fig.delay_s.items():
+            dl = account.delays.get(name) if account is not None else None
             add("delay_s", dl.servo_s if dl is not None and math.isfinite(dl.servo_s) else d)
         for per in fig.params.values():
             for k, v in per.items():

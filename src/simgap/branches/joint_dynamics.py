@@ -18,6 +18,7 @@ is held at inconclusive with the reason, ``joint_held``); ``inconclusive`` other
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,7 @@ def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
     return logs, targets, trajs
 
 
-def least_residual(floor: dict[str, Any]) -> float:
+def least_residual(floor: Mapping[str, Any]) -> float:
     """The least RMS residual a joint's verdict may expect [rad]: the instrument's floor,
     with the model's own (its step's discretisation, where the recording follows continuous
     time rather than the model's step) in quadrature."""

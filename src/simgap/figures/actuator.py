@@ -313,7 +313,8 @@ class JointDynamicsFigures(Record):
     bounds_x_nominal: Mapping[str, _Interval] = figure(
         UNITLESS, "each parameter's search bounds as multiples of its nominal value")
     joint_verdicts: Mapping[str, str] = figure(TEXT, "per joint: its verdict")
-    fitted_episodes: int | None = figure(UNITLESS, "episodes fitted (the rest held out)", default=None)
+    fitted_episodes: int | None = figure(UNITLESS, "episodes fitted (the rest held out)",
+                                         default=None)
     fit_seconds: float = figure("s", "seconds of each fitted episode replayed")
     clock: Clock | None = figure(TEXT, "the replay's clock", default=None)
     joint_held: Mapping[str, str] = figure(
@@ -412,7 +413,8 @@ class JointDynamicsDetails(Record):
     excitation: Excitation | None = figure(TEXT, "as the figures", default=None)
     seed: int | None = figure(UNITLESS, "seed of every random choice", default=None)
     fitted_episodes: int | None = figure(UNITLESS, "as the figures", default=None)
-    held_out_episodes: int | None = figure(UNITLESS, "episodes held out to prove a patch on", default=None)
+    held_out_episodes: int | None = figure(UNITLESS, "episodes held out to prove a patch on",
+                                           default=None)
     fit_seconds: float = figure("s", "as the figures")
     null_hypothesis: str = figure(TEXT, "the model the recording is held against")
     joints: Mapping[str, TraceJoint] = figure(TEXT, "per joint, a held-out episode's traces",
