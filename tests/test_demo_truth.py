@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 from simgap.demo.truth import TRUTH
+from simgap.figures.actuator import LadderFigures
+from simgap.finding import figures_of
 
 # (branch, finding title) of every planted fault; anything else implicated is wrong
 PLANTED = {
@@ -73,11 +75,11 @@ def test_latency_figures(diagnosis: dict[str, Any], computed: dict[str, Any]) ->
 
 
 def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
-    f = _finding(diagnosis, "actuator", "Actuator dynamics")["figures"]
+    f = figures_of(_finding(diagnosis, "actuator", "Actuator dynamics"), LadderFigures)
     body = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll"]
-    lags = np.array([f[j]["lag_s"] for j in body])
+    lags = np.array([f.joints[j].params["lag_s"] for j in body])
     for j in body:
-        assert f[j]["selected"] != "ideal"
+        assert f.joints[j].selected != "ideal"
     # a first-order lag of 40 ms, seen through a servo loop at half its gain
     assert np.median(lags) == pytest.approx(TRUTH.servo.lag_time_constant_s, rel=0.2)
     # the ladder's delays are a rung's best fit: the text says they carry no interval

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from simgap.evidence.lerobot import read_lerobot_dataset
+from simgap.figures.actuator import JointDynamicsFigures
+from simgap.finding import figures_of
 from simgap.rig import load_rig
 from simgap.selftest.plan import FAMILIES, Plan, Trial
 from simgap.selftest.score import score_cells
@@ -111,7 +113,8 @@ def test_a_planted_delay_is_recovered_and_the_null_run_implicates_nothing(
     assert "sees delay" in res.sentence and "implicated nothing" in res.sentence
     # the same findings scored against another truth are not inside: the check can fail
     doc = json.loads((tmp_path / "st/diagnoses/selftest-trial-01/findings.json").read_text())
-    fig = next(f for f in doc["findings"] if f["branch"] == "actuator")["figures"]
+    fig = figures_of(next(f for f in doc["findings"] if f["branch"] == "actuator"),
+                     JointDynamicsFigures)
     from simgap.demo.faults import resolve_faults
 
     nominal = {c.joint: {k: 1.0 for k in ("kp", "kv", "damping", "frictionloss", "armature",
