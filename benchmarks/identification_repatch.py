@@ -30,6 +30,8 @@ def main() -> int:
     from simgap.branches.actuator_dataset import patch_settings
     from simgap.branches.joint_dynamics import dataset_logs, proof_stretches
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
+    from simgap.figures.actuator import DelayAccount, JointDynamicsFigures
+    from simgap.finding import figures_of
     from simgap.rig import load_rig
     from simgap.sim.model import compile_spec, load_spec, strip_visuals
     from simgap.sim.patch_proof import offer_patch, prove_patch
@@ -46,7 +48,9 @@ def main() -> int:
                 continue
             fig = act[0]["figures"]
             benches += 1
-            settings = patch_settings(fig, fig.get("delay_account") or {})
+            typed = figures_of(act[0], JointDynamicsFigures)
+            settings = patch_settings(fig, typed.delay_account
+                                      or DelayAccount(loop_s=None, note=""))
             if not settings:
                 print(f"{bench.name}: nothing to patch")
                 continue
