@@ -120,6 +120,8 @@ def _relative_asset_dirs(spec: mujoco.MjSpec, out_path: Path) -> None:
     forward slashes), so that the output folder, copied or moved, still loads; another drive
     keeps the absolute folder (no relative path exists)."""
     here = os.path.abspath(out_path.parent)
+    os.makedirs(here, exist_ok=True)  # to_xml recompiles: it finds the assets from there
+    spec.modelfiledir = here
     for attr in ("meshdir", "texturedir"):
         val = getattr(spec, attr, "")
         if val and Path(val).is_absolute():
