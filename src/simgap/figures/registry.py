@@ -8,11 +8,18 @@ exactly these.
 from __future__ import annotations
 
 from simgap.figures.base import Record
+from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 
-FIGURES: tuple[type[Record], ...] = (LatencyFigures, TransportFigures)
+FIGURES: tuple[type[Record], ...] = (
+    LatencyFigures, TransportFigures,
+    ContactFigures,
+)
 """The figures record of each (branch, kind)."""
-DETAILS: tuple[type[Record], ...] = (LatencyDetails,)
+DETAILS: tuple[type[Record], ...] = (
+    LatencyDetails,
+    ContactDetails,
+)
 """The details record of each (branch, kind) whose details are typed."""
 
 

@@ -82,33 +82,6 @@ def _num(d: Mapping[str, Any], key: str) -> float | None:
         and math.isfinite(v) else None
 
 
-def _interval(iv: Any) -> str:
-    """A 95 % interval ``[lo, hi]`` as the summaries write it ("0.139..0.593"; an open end
-    as "open")."""
-    lo, hi = (iv if isinstance(iv, (list, tuple)) and len(iv) == 2 else (None, None))
-    return "..".join("open" if not isinstance(v, (int, float)) or is_bool(v) else sig(float(v))
-                     for v in (lo, hi))
-
-
-def _contact_line(fig: Mapping[str, Any]) -> KeyLine | None:
-    """The identified friction change ("friction 2.00 -> 0.371 ..."), the contact finding's
-    headline: its summary leads with it and ``key_figure`` names it. Where the pushes do not
-    pin the object's mass, ``friction_best`` is null and the value at the model's mass is
-    the one identified (``friction_best_at_model_mass``), said so."""
-    status = fig.get("friction_status", "fitted")
-    nominal = _num(fig, "friction_nominal")
-    best, iv, where = _num(fig, "friction_best"), fig.get("friction_interval"), ""
-    if best is None:
-        best, iv = (_num(fig, "friction_best_at_model_mass"),
-                    fig.get("friction_interval_at_model_mass"))
-        mass = _num(fig, "mass_nominal")
-        where = " at the model's mass" + (f" {sig(mass)} kg" if mass is not None else "")
-    if status != "fitted" or nominal is None or best is None:
-        return None
-    return KeyLine(f"friction {sig(nominal)} -> {sig(best)}{where} (95 % {_interval(iv)})",
-                   best, nominal)
-
-
 def _actuator_line(fig: Mapping[str, Any]) -> KeyLine | None:
     """The actuator ladder's headline, per joint (``figures[joint]``): where a model other
     than the ideal actuator was selected, the joint it fits worst (the finding's
@@ -147,8 +120,7 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         own = ftype.from_mapping(fig, strict=False).headline()
         if own is not None:
             return own
-    line = (_contact_line(fig) if branch == "contact" else
-            _actuator_line(fig) if branch == "actuator" else None)
+    line = _actuator_line(fig) if branch == "actuator" else None
     if line is not None:
         return line
     worst, floor = _num(fig, "worst_ideal_mae_rad"), _num(fig, "noise_floor_rad")
