@@ -8,17 +8,20 @@ exactly these.
 from __future__ import annotations
 
 from simgap.figures.base import Record
+from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
 from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 
 FIGURES: tuple[type[Record], ...] = (
     LatencyFigures, TransportFigures,
     ContactFigures,
+    ZeroOffsetsFigures, FrameOriginFigures,
 )
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
     LatencyDetails,
     ContactDetails,
+    ZeroOffsetsDetails,
 )
 """The details record of each (branch, kind) whose details are typed."""
 

@@ -145,12 +145,6 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
                           if isinstance(v, (int, float)))
         return KeyLine(f"real jaws / rendered jaws brightness per recording: {gains} "
                        "(1 = match)", _num(fig, "jaw_gain"), 1.0)
-    largest, joint = _num(fig, "largest_offset_deg"), fig.get("largest_offset_joint")
-    if largest is not None:
-        ci = (fig.get("joint_offsets_ci95_deg") or {}).get(joint) if joint else None
-        half = f" +- {sig(float(ci))}" if isinstance(ci, (int, float)) else ""
-        return KeyLine(f"largest joint zero offset {sig(largest)}{half} deg"
-                       f"{f' ({joint})' if joint else ''}", largest, None)
     stale, checked = _num(fig, "stale_episodes"), _num(fig, "episodes_checked")
     if stale is not None and checked is not None:
         return KeyLine(f"{stale:.0f} of {checked:.0f} episodes start from a stale camera frame "

@@ -22,7 +22,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         if isinstance(c.values[0], tuple):
             continue  # a forced 2-D grid is not drawn: it cannot be read
         label = c.name or name
-        series = {"RMS object error": list(c.loss)}
+        series: dict[str, Any] = {"RMS object error": list(c.loss)}
         if noise is not None and noise > 0:
             series["object-tracking noise"] = [noise] * len(c.loss)
         nominal = finite(c.nominal) or 0.0
