@@ -7,6 +7,12 @@ exactly these.
 
 from __future__ import annotations
 
+from simgap.figures.appearance import (
+    CameraFigures,
+    ExposureDetails,
+    ExposureFigures,
+    ReachFigures,
+)
 from simgap.figures.base import Record
 from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
 from simgap.figures.contact import ContactDetails, ContactFigures
@@ -16,12 +22,14 @@ FIGURES: tuple[type[Record], ...] = (
     LatencyFigures, TransportFigures,
     ContactFigures,
     ZeroOffsetsFigures, FrameOriginFigures,
+    ExposureFigures, CameraFigures, ReachFigures,
 )
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
     LatencyDetails,
     ContactDetails,
     ZeroOffsetsDetails,
+    ExposureDetails,
 )
 """The details record of each (branch, kind) whose details are typed."""
 

@@ -110,9 +110,10 @@ def _actuator_line(fig: Mapping[str, Any]) -> KeyLine | None:
 def key_line(f: Mapping[str, Any]) -> KeyLine:
     """The finding's headline figure, the one the report's headline and cards and the
     terminal's summary print: by branch, its own headline (latency's p95 against the
-    control period, contact's friction change, the actuator's ideal -> fitted error,
-    the controller's pose loss, ...), else residual against noise floor, else the plain
-    key figure."""
+    control period, contact's friction change, the camera's shift, the jaws' brightness, the
+    largest joint zero offset: each record's ``headline()``; the actuator's ideal -> fitted
+    error, the controller's pose loss, ...), else residual against noise floor, else the
+    plain key figure."""
     fig: Mapping[str, Any] = f.get("figures") or {}
     branch = str(f.get("branch", ""))
     ftype = figures_type(branch, str(f.get("kind") or ""))
@@ -135,16 +136,6 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         thr = f" against its noise floor {sig(loss_floor)}" if loss_floor is not None else ""
         return KeyLine(f"SIMPLER pose loss {sig(before)} -> {sig(after)}{thr}", after,
                        loss_floor)
-    off, jitter = _num(fig, "camera_offset_px"), _num(fig, "training_jitter_px")
-    if off is not None:
-        thr = f" against training's jitter {sig(jitter)} px" if jitter is not None else ""
-        return KeyLine(f"camera view shifted {sig(off)} px{thr}", off, jitter)
-    by_rec = fig.get("jaw_gain_by_recording")
-    if isinstance(by_rec, Mapping) and by_rec:
-        gains = ", ".join(f"{k} {sig(float(v))}" for k, v in by_rec.items()
-                          if isinstance(v, (int, float)))
-        return KeyLine(f"real jaws / rendered jaws brightness per recording: {gains} "
-                       "(1 = match)", _num(fig, "jaw_gain"), 1.0)
     stale, checked = _num(fig, "stale_episodes"), _num(fig, "episodes_checked")
     if stale is not None and checked is not None:
         return KeyLine(f"{stale:.0f} of {checked:.0f} episodes start from a stale camera frame "
