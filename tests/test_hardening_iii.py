@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from simgap.appearance.regions import RegionStats, region_means
 from simgap.cli import app
-from simgap.figures.appearance import Region
-from simgap.finding import Diagnosis, Finding
+from simgap.figures.appearance import ExposureFigures, Region
+from simgap.finding import Diagnosis, Finding, figures_of
 from simgap.report import render_report
 from simgap.report.plots_appearance import region_table
 from tests.factories import write_v3_dataset
@@ -173,11 +173,11 @@ def _diagnose_camera_dataset(tmp_path: Path, model: Path) -> dict[str, Any]:
     r = runner.invoke(app, ["diagnose", str(rig), "--out", str(out)])
     assert r.exit_code == 0, r.output
     found = json.loads((out / "findings.json").read_text())
-    regions = [f["figures"]["regions"] for f in found["findings"]
-               if f["branch"] == "appearance" and "regions" in f["figures"]]
+    regions = [figures_of(f, ExposureFigures).regions for f in found["findings"]
+               if f["branch"] == "appearance" and f["kind"] == ExposureFigures.kind]
     assert regions, [(f["branch"], f["verdict"], f["title"]) for f in found["findings"]]
     for r_ in regions[0].values():  # measured, or says it is not: never null colours
-        assert r_["measured"] is (r_["real_rgb"] is not None)
+        assert r_.measured is (r_.real_rgb is not None)
     page = (out / "report.html").read_text()
     assert "could not be drawn" not in page
     return found

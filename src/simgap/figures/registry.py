@@ -15,6 +15,12 @@ from simgap.figures.appearance import (
 )
 from simgap.figures.base import Record
 from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
+from simgap.figures.calibration import (
+    CheckDetails,
+    CheckFigures,
+    CompareFigures,
+    DriftFigures,
+)
 from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 
@@ -23,6 +29,7 @@ FIGURES: tuple[type[Record], ...] = (
     ContactFigures,
     ZeroOffsetsFigures, FrameOriginFigures,
     ExposureFigures, CameraFigures, ReachFigures,
+    CheckFigures, CompareFigures, DriftFigures,
 )
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
@@ -30,6 +37,7 @@ DETAILS: tuple[type[Record], ...] = (
     ContactDetails,
     ZeroOffsetsDetails,
     ExposureDetails,
+    CheckDetails,
 )
 """The details record of each (branch, kind) whose details are typed."""
 
