@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator import cma_fit
 from simgap.actuator.export_bam import (
     load_bam_params,
     space_and_values,
@@ -21,6 +20,7 @@ from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import simulate_physical
 from simgap.actuator.servo import bam_drive, pendulum_load
 from simgap.errors import InputError
+from simgap.fit import cma_es as cma_fit
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH
