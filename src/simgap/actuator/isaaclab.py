@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from simgap.errors import NameNotFoundError
+from simgap.fit.delay import delay_steps
 from simgap.outputs import atomic_write_text
 from simgap.safe_names import checked_python, py_literal
 
@@ -153,7 +154,7 @@ def delay_steps_span(d: JointDrive, physics_dt_s: float) -> tuple[int, int]:
         return (max(0, int(math.floor(lo / physics_dt_s + 1e-9))),
                 max(0, int(math.ceil(hi / physics_dt_s - 1e-9))))
     if d.delay_s is not None and _ok(d.delay_s):
-        k = max(0, int(round(d.delay_s / physics_dt_s)))
+        k = delay_steps(d.delay_s, physics_dt_s)
         return k, k
     return 0, 0
 
