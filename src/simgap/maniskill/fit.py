@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.fit.intervals import jacobian_intervals
 from simgap.fit.params import ParamSet, multipliers
 from simgap.fit.profile import (
     DelayProfile,
@@ -225,9 +226,8 @@ def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[
     cols = np.arange(len(params))
     hw, _ = block_intervals(jac_jm, resid.reshape(-1), infl, cols)
     jk, left = jackknife_halfwidths(jac_jm, resid, time_blocks(lengths, block), cols)
-    # block_intervals states 1.96 sd; the floor's bound is one "sd" of this bias
-    hide, _ = block_intervals(jac_jm, np.zeros(J * N), 1.0, cols,
-                              s2_min=floor_rad ** 2 * J * N / 1.959964 ** 2)
+    # the floor's bound is one standard error of this bias: floor sqrt(m [(J^T J)^-1]_kk)
+    hide = jacobian_intervals(jac_jm, np.zeros(J * N), s2_min=floor_rad ** 2 * J * N).sd[cols]
     out: np.ndarray = np.maximum(hw, jk) + left + hide
     return out
 
