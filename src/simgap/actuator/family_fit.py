@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator.families import ServoFamily
-from simgap.actuator.fitting import finite_residual, lm_fit
 from simgap.actuator.friction import FAMILIES, FrictionFamily, friction_family
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch
 from simgap.fit import cma_es as cma_fit
+from simgap.fit.lm import finite_residual, lm_fit
 
 SELECTION_ORDER = ("m1", "m3", "m2", "m4", "m5", "m6")
 """Families from simplest (fewest parameters: 2, 3, 5, 7, 9, 11 friction terms) up."""

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator import delay as delay_mod
-from simgap.actuator.fitting import lm_fit, weighted_mae
 from simgap.actuator.lag import LAG_BOUNDS_S, first_order
 from simgap.actuator.servo import (
     FREE_BAM,
@@ -27,6 +26,7 @@ from simgap.actuator.servo import (
 )
 from simgap.errors import InputError
 from simgap.fit.delay import shift
+from simgap.fit.lm import lm_fit, weighted_mae
 
 RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
 

@@ -10,15 +10,16 @@ variance at the minimum, ``inflation_j = (1 + rho) / (1 - rho)`` corrects for th
 autocorrelation ``rho`` of the residuals, which are not white when the model is not
 perfect).
 
-``grid_fit`` runs a Levenberg-Marquardt at every grid delay at once: each iteration is ONE
-batched evaluation of every grid point's finite-difference candidates and one of the
-trial steps. Parameters are in log-multiplier coordinates ``z = ln(value / nominal)``
-(five orders of magnitude between kp and armature would stall an isotropic LM). The
-Jacobian is the full one by default: on an arm the parameters of one joint move the
-others (a softer shoulder changes the elbow's gravity load). ``joint_blocks`` steps on the
-joint-block Jacobian instead (K candidates per difference, not J K); on the 24-parameter
-SO-101 problem it reached the full LM's SSR or lower on 5 of 6 seeds in a third of the
-rollouts (``docs/mujoco_core.md``), and the final Jacobian, for the intervals, stays full.
+``grid_fit`` runs a Levenberg-Marquardt (the damping of ``simgap.fit.lm``) at every grid
+delay at once: each iteration is ONE batched evaluation of every grid point's
+finite-difference candidates and one of the trial steps. Parameters are in log-multiplier
+coordinates ``z = ln(value / nominal)`` (five orders of magnitude between kp and armature
+would stall an isotropic LM). The Jacobian is the full one by default: on an arm the
+parameters of one joint move the others (a softer shoulder changes the elbow's gravity
+load). ``joint_blocks`` steps on the joint-block Jacobian instead (K candidates per
+difference, not J K); on the 24-parameter SO-101 problem it reached the full LM's SSR or
+lower on 5 of 6 seeds in a third of the rollouts (``docs/mujoco_core.md``), and the final
+Jacobian, for the intervals, stays full.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 from scipy import stats
 
 from simgap.fit.intervals import intervals, pinv_solve, t_quantile
+from simgap.fit.lm import LAMBDA0, damped_step, next_damping
 
 EvalFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """(z, shape (M, n); delays [s], shape (M,)) -> residuals, shape (M, J, N)."""
@@ -139,7 +141,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
     G = delays.size
     n = np.size(lo)
     z = np.clip(np.broadcast_to(np.asarray(z0, dtype=float), (G, n)).copy(), lo, hi)
-    lam = np.full(G, 1e-2)
+    lam = np.full(G, LAMBDA0)
     active = np.ones(G, dtype=bool)
     r3 = evaluate(z, delays)
     shape = r3.shape[1:]
@@ -174,10 +176,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         jac = jac_all[idx]
         A = np.einsum("grk,grl->gkl", jac, jac)
         grad = np.einsum("grk,gr->gk", jac, r[idx])
-        diag = np.einsum("gkk->gk", A)
-        floor = 1e-9 * diag.max(axis=1, keepdims=True) + 1e-300
-        Ad = A + (lam[idx, None] * np.maximum(diag, floor))[:, :, None] * np.eye(n)[None]
-        delta = -np.linalg.solve(Ad, grad[:, :, None])[:, :, 0]
+        delta = damped_step(A, grad, lam[idx])
         # a batched line search along the step: the replay is only piecewise smooth (a
         # force-limited actuator drops its implicit damping when it saturates), so the
         # full step of the local model is often too long
@@ -204,8 +203,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         stale[acc], want_central[acc] = True, central
         z[acc] = trial[better]
         r[acc] = rt[better]
-        lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
-        done = (better & (gain < tol)) | (lam[idx] > 1e6)
+        lam[idx], done = next_damping(lam[idx], better, gain, tol)
         active[idx[done]] = False
     if final_jacobian:
         jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
