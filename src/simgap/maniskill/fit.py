@@ -33,6 +33,7 @@ from simgap.fit.profile import (
     time_blocks,
 )
 from simgap.fit.search import FitResult, jacobian, least_squares
+from simgap.fit.verdict import verdict as fit_verdict
 from simgap.maniskill.replay import DriveGains, ManiSkillReplayer, recorded
 from simgap.series import Trajectory
 
@@ -232,20 +233,11 @@ def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[
     return out
 
 
-def verdict(nominal_rms_rad: np.ndarray, fitted_rms_rad: np.ndarray, floor_rad: float, *,
-            eliminate_factor: float, implicate_factor: float, implicate_gain: float) -> str:
-    """The joint-dynamics branch's rule on the worst joint, with that branch's factors
-    (``simgap.branches.joint_dynamics``; passed in, this layer may not import it):
-    ``eliminated`` when the nominal replays within ``eliminate_factor`` x the floor,
-    ``implicated`` when it is over ``implicate_factor`` x the floor and the fit removes at
-    least ``implicate_gain`` of its RMS error, else ``inconclusive``."""
+def verdict(nominal_rms_rad: np.ndarray, fitted_rms_rad: np.ndarray, floor_rad: float,
+            ) -> str:
+    """The one identification verdict (``simgap.fit.verdict``) on the worst joint."""
     k = int(np.argmax(nominal_rms_rad))
-    nom, best = float(nominal_rms_rad[k]), float(fitted_rms_rad[k])
-    if nom <= eliminate_factor * floor_rad:
-        return "eliminated"
-    if nom > implicate_factor * floor_rad and best <= (1 - implicate_gain) * nom:
-        return "implicated"
-    return "inconclusive"
+    return fit_verdict(float(nominal_rms_rad[k]), float(fitted_rms_rad[k]), floor_rad)
 
 
 def profile_delay(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
