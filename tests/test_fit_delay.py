@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simgap.fit.delay import delay_steps, shift
+from simgap.fit.delay import delay_step_span, delay_steps, shift
 
 
 def test_shift_interpolates_and_holds_the_first_value() -> None:
@@ -29,3 +29,9 @@ def test_delay_steps_rounds_and_clips_at_zero() -> None:
     assert delay_steps(0.012, 0.005) == 2
     assert delay_steps(0.013, 0.005) == 3
     assert delay_steps(-0.01, 0.005) == 0
+
+
+def test_delay_step_span_floors_low_ceils_high_and_forgives_float_noise() -> None:
+    assert delay_step_span(0.012, 0.031, 0.005) == (2, 7)
+    assert delay_step_span(0.07, 0.07, 0.005) == (14, 14)  # 0.07 / 0.005 = 14.000000000000002
+    assert delay_step_span(-0.01, 0.0, 0.005) == (0, 0)

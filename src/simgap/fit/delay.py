@@ -4,10 +4,13 @@ whole physics steps.
 ``shift`` is the one fractional-delay shift: a command delayed by ``k`` samples (``k`` need
 not be whole) is its linear interpolation at ``i - k``, held at the first value before the
 log starts (and at the last after it ends, for a negative ``k``). ``delay_steps`` is the one
-rounding of a delay to the physics steps a simulator's delay buffer counts.
+rounding of a delay to the physics steps a simulator's delay buffer counts, and
+``delay_step_span`` the one span of whole steps that covers a range of delays.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -15,6 +18,14 @@ import numpy as np
 def delay_steps(delay_s: float, physics_dt_s: float) -> int:
     """A delay [s] in whole physics steps (rounded half to even, a negative delay as 0)."""
     return int(round(max(0.0, float(delay_s)) / physics_dt_s))
+
+
+def delay_step_span(lo_s: float, hi_s: float, physics_dt_s: float) -> tuple[int, int]:
+    """The whole physics steps [min, max] that cover the delays [``lo_s``, ``hi_s``] [s]: the
+    low end floored, the high end ceiled (within 1e-9 of a step a ratio is on it: 0.02 /
+    0.005 is 4 steps, not the 3 its float quotient would floor to), neither below 0."""
+    return (max(0, int(math.floor(lo_s / physics_dt_s + 1e-9))),
+            max(0, int(math.ceil(hi_s / physics_dt_s - 1e-9))))
 
 
 def shift(signal: np.ndarray, steps: float | np.ndarray) -> np.ndarray:
