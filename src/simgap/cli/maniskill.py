@@ -43,11 +43,6 @@ def replay(
     """Replay the episodes in ManiSkill (physx_cpu), fit stiffness and damping (and the force
     limit where it moves the replay) with 95% intervals, and write the controller config
     when it replays the held-out last episode better than the agent's own."""
-    from simgap.branches.joint_dynamics import (
-        ELIMINATE_FACTOR,
-        IMPLICATE_FACTOR,
-        IMPLICATE_GAIN,
-    )
     from simgap.errors import InputError
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.maniskill.check import check_in_maniskill
@@ -66,10 +61,7 @@ def replay(
     folder = prepare_out_dir(out, force=force)
     console.print(settings.describe(), highlight=False, markup=False)
     res = check_in_maniskill(trajs, agent=settings.agent, encoder_rad=r.encoder_rad,
-                             physics_dt_s=settings.physics_dt_s, out=folder,
-                             factors={"eliminate_factor": ELIMINATE_FACTOR,
-                                      "implicate_factor": IMPLICATE_FACTOR,
-                                      "implicate_gain": IMPLICATE_GAIN})
+                             physics_dt_s=settings.physics_dt_s, out=folder)
     console.print(f"maniskill replay: {res['verdict']} (floor {res['floor_rad']:.3g} rad)",
                   highlight=False, markup=False)
     lo, hi = res["delay_interval_95_s"]
@@ -110,6 +102,7 @@ def appearance(
     from simgap.branches.appearance import findings
     from simgap.cli.appearance import _png, check_camera_feature
     from simgap.evidence.frames import load_frames
+    from simgap.figures.appearance import ExposureDetails
     from simgap.maniskill.render import SapienRenderer, require_sapien
     from simgap.maniskill.training_view import regions, training_view
     from simgap.outputs import atomic_write_bytes
@@ -137,9 +130,9 @@ def appearance(
     write_json(json_path, {**findings_json(r, found), "provenance": view.provenance,
                            "renderer": "SAPIEN", "robot_description": str(view.robot)})
     if out is not None:
-        images = found[0].details.get("images")
-        if images:
+        images = found[0].typed_details(ExposureDetails).images
+        if images is not None:
             out.mkdir(parents=True, exist_ok=True)
             for key in ("real", "sim", "diff"):
-                atomic_write_bytes(out / f"{key}.png", _png(images[key], 8))
+                atomic_write_bytes(out / f"{key}.png", _png(getattr(images, key), 8))
             console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)

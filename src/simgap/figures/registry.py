@@ -13,18 +13,40 @@ from simgap.figures.actuator import (
     LadderDetails,
     LadderFigures,
 )
+from simgap.figures.appearance import (
+    CameraFigures,
+    ExposureDetails,
+    ExposureFigures,
+    ReachFigures,
+)
 from simgap.figures.base import Record
+from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
+from simgap.figures.calibration import (
+    CheckDetails,
+    CheckFigures,
+    CompareFigures,
+    DriftFigures,
+)
+from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.controller import GainsDetails, GainsFigures, SimplerDetails, SimplerFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 
 FIGURES: tuple[type[Record], ...] = (
     LatencyFigures, TransportFigures,
+    ContactFigures,
+    ZeroOffsetsFigures, FrameOriginFigures,
+    ExposureFigures, CameraFigures, ReachFigures,
+    CheckFigures, CompareFigures, DriftFigures,
     LadderFigures, JointDynamicsFigures,
     SimplerFigures, GainsFigures,
 )
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
     LatencyDetails,
+    ContactDetails,
+    ZeroOffsetsDetails,
+    ExposureDetails,
+    CheckDetails,
     LadderDetails, JointDynamicsDetails,
     SimplerDetails, GainsDetails,
 )

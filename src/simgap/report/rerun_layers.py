@@ -74,7 +74,7 @@ def noise_floors(rig: Rig, diagnosis: Mapping[str, Any]) -> np.ndarray:
     """Per rig joint, the least residual the identification expects [rad] (the actuator
     finding's noise floor: per joint from a joint identification, one for every joint from
     a bench ladder), else the encoder's quantisation (resolution / sqrt 12)."""
-    from simgap.branches.joint_dynamics import least_residual
+    from simgap.fit.verdict import least_residual
 
     quant = rig.encoder_rad / np.sqrt(12.0)
     for f in finding_dicts(diagnosis):
