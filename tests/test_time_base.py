@@ -21,6 +21,7 @@ from simgap.episodes.time_base import (
     stale_counts,
 )
 from simgap.evidence.lerobot import read_lerobot_dataset
+from simgap.figures.evidence import ActuatorNotRun
 from simgap.rig import load_rig
 
 NAMES = ("pan", "lift", "gripper")
@@ -210,6 +211,6 @@ def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Pa
     rate = next(f for f in found if f.title == "Control rate")
     assert rate.verdict.value == "not_measured" and REFUSAL_FIX in rate.needs[0]
     f = actuator_from_dataset(rig)
-    assert f.verdict.value == "inconclusive" and f.figures["not_run"]
+    assert f.verdict.value == "inconclusive" and f.typed(ActuatorNotRun).not_run
     _, healthy = assess_branch(benches["100-exact"], "envelope")
     assert "time base" not in next(f for f in healthy if f.title == "Control rate").summary

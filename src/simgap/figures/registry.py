@@ -8,11 +8,36 @@ exactly these.
 from __future__ import annotations
 
 from simgap.figures.base import Record
+from simgap.figures.envelope import ENVELOPE_DETAILS, ENVELOPE_FIGURES
+from simgap.figures.evidence import (
+    ActuatorNotRun,
+    CommandShapingFigures,
+    ControllerNotRun,
+    EvidenceNotRun,
+    ExcitationFigures,
+    TimeBaseDetails,
+    TimeBaseFigures,
+)
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
+from simgap.figures.phases import PhasesDetails, PhasesFigures
+from simgap.figures.plumbing import PLUMBING_DETAILS, PLUMBING_FIGURES
 
-FIGURES: tuple[type[Record], ...] = (LatencyFigures, TransportFigures)
+FIGURES: tuple[type[Record], ...] = (
+    LatencyFigures, TransportFigures,
+    TimeBaseFigures, ExcitationFigures, CommandShapingFigures,
+    EvidenceNotRun, ActuatorNotRun, ControllerNotRun,
+    PhasesFigures,
+    *ENVELOPE_FIGURES,
+    *PLUMBING_FIGURES,
+)
 """The figures record of each (branch, kind)."""
-DETAILS: tuple[type[Record], ...] = (LatencyDetails,)
+DETAILS: tuple[type[Record], ...] = (
+    LatencyDetails,
+    TimeBaseDetails,
+    PhasesDetails,
+    *ENVELOPE_DETAILS,
+    *PLUMBING_DETAILS,
+)
 """The details record of each (branch, kind) whose details are typed."""
 
 
