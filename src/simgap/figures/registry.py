@@ -21,6 +21,7 @@ from simgap.figures.evidence import (
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 from simgap.figures.phases import PhasesDetails, PhasesFigures
 from simgap.figures.plumbing import PLUMBING_DETAILS, PLUMBING_FIGURES
+from simgap.figures.training import TRAINING_DETAILS, TRAINING_FIGURES
 
 FIGURES: tuple[type[Record], ...] = (
     LatencyFigures, TransportFigures,
@@ -29,6 +30,7 @@ FIGURES: tuple[type[Record], ...] = (
     PhasesFigures,
     *ENVELOPE_FIGURES,
     *PLUMBING_FIGURES,
+    *TRAINING_FIGURES,
 )
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
@@ -37,6 +39,7 @@ DETAILS: tuple[type[Record], ...] = (
     PhasesDetails,
     *ENVELOPE_DETAILS,
     *PLUMBING_DETAILS,
+    *TRAINING_DETAILS,
 )
 """The details record of each (branch, kind) whose details are typed."""
 

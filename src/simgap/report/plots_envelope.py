@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from simgap.figures.envelope import (
     NoiseDetails,
@@ -21,7 +22,7 @@ from simgap.report import svg
 
 def speed_plot(details: SpeedDetails) -> str:
     """Distributions of |joint velocity| (fastest joint per sample), real vs simulated."""
-    series: dict[str, Sequence[float]] = {"real": details.real_abs_qd_deg_s}
+    series: dict[str, npt.ArrayLike] = {"real": details.real_abs_qd_deg_s}
     if details.sim_abs_qd_deg_s is not None:
         series["simulated"] = details.sim_abs_qd_deg_s
     return svg.lines(list(details.percentiles), series, xlabel="percentile [%]",
@@ -48,30 +49,41 @@ def placements_plot(details: PlacementDetails) -> str:
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
-    """HTML snippets for one envelope Finding, chosen by its check."""
-    d = finding.get("details") or {}
-    check = d.get("check")
-    if check == "speed" and "percentiles" in d:
-        return [speed_plot(details_of(finding, SpeedDetails))]
-    if check == "observation_noise" and "residuals_deg" in d:
+    """HTML snippets for one envelope Finding, chosen by its kind (its check)."""
+    kind = finding.get("kind")
+    if not finding.get("details"):
+        return []
+    if kind == SpeedDetails.kind:
+        speed = details_of(finding, SpeedDetails)
+        return [speed_plot(speed)] if speed.percentiles else []
+    if kind == NoiseDetails.kind:
         noise = details_of(finding, NoiseDetails)
+        if not noise.residuals_deg:
+            return []
         s = float(noise.training_std_deg)
         return [svg.histogram(list(noise.residuals_deg),
                               xlabel="reading at rest minus its trend [deg]",
                               title="Real joint-reading noise at rest vs training's spread",
                               ylabel="samples",
                               vlines=[(-s, "-1 sd (training)"), (s, "+1 sd (training)")])]
-    if check == "control_rate" and "intervals_ms" in d:
+    if kind == RateDetails.kind:
         rate = details_of(finding, RateDetails)
+        if not rate.intervals_ms:
+            return []
         return [svg.histogram(list(rate.intervals_ms), xlabel="decision interval [ms]",
                               title="Real decision intervals vs training's",
                               ylabel="decisions",
                               vlines=[(float(rate.training_dt_ms), "training period")])]
-    if check == "grasp_margin" and "squeeze_deg" in d:
-        return [svg.histogram(list(details_of(finding, SqueezeDetails).squeeze_deg),
-                              xlabel="measured opening - target [deg]",
+    if kind == SqueezeDetails.kind:
+        squeeze = details_of(finding, SqueezeDetails).squeeze_deg
+        if not squeeze:
+            return []
+        return [svg.histogram(list(squeeze), xlabel="measured opening - target [deg]",
                               title="Gripper squeeze while holding",
                               ylabel="samples", vlines=[(5.0, "5 deg")])]
-    if check == "initial_states" and "training_x_m" in d:
-        return [placements_plot(details_of(finding, PlacementDetails))]
+    if kind == PlacementDetails.kind:
+        placed = details_of(finding, PlacementDetails)
+        if placed.training_x_m is None or placed.training_y_m is None:
+            return []
+        return [placements_plot(placed)]
     return []
