@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from simgap.errors import InputError, NameNotFoundError
 from simgap.evidence._checks import check_lerobot_info, check_lerobot_table, lerobot_fps
 from simgap.rig import Rig
-from simgap.rig_checks import DATASET_INFO
+from simgap.rig.checks import DATASET_INFO
 from simgap.series import Trajectory
 from simgap.validate import read_json
 

@@ -205,8 +205,9 @@ def _read_record(cls: type, data: Any, source: str | Path | None, where: str,
 
 
 def _absent(tp: Any, source: str | Path | None, where: str) -> Any:
-    """A figure the mapping leaves out, as "not measured": NaN, None, empty; a figure with
-    no such value (a whole number, a nested record) is refused naming it."""
+    """A figure the mapping leaves out, as "not measured": NaN for a number, "" for a name,
+    empty for a list or mapping, None for the rest (a whole number or a nested record that
+    a hand-written or older file lacks: None, which no writer produces for those types)."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (Union, types.UnionType) and type(None) in args:
@@ -218,7 +219,7 @@ def _absent(tp: Any, source: str | Path | None, where: str) -> Any:
         return ()
     if origin in (Mapping, dict) or tp in (dict, Mapping):
         return {}
-    raise InputError(file=source, field=where, expected="this figure", got="nothing")
+    return None
 
 
 def _read(tp: Any, value: Any, source: str | Path | None, where: str,
