@@ -330,3 +330,28 @@ def test_plumbing_branch_and_plots(runs: dict[str, Any], tmp_path: Path) -> None
     none = load_rig(write_rig(tmp_path / "b", "m.xml"))
     (nm,) = assess(Context(rig=none, evidence=EvidenceBundle(none)))
     assert nm.verdict is Verdict.NOT_MEASURED and "evidence.trace" in nm.summary
+
+
+def test_every_check_carries_its_typed_figures(runs: dict[str, Any]) -> None:
+    """Each plumbing check's Finding is its record of simgap.figures.plumbing, kind and all,
+    and survives findings.json's round trip."""
+    from simgap.figures import plumbing as rec
+    from tests.typed_records import check_typed
+
+    by_title = {"Torque on before goal = present": rec.TorqueJumpFigures,
+                "Gripper unit or scale": rec.GripperUnitFigures,
+                "Stale first frame": rec.StaleFirstFrameFigures,
+                "Actions outside joint limits or clipped": rec.JointLimitsFigures,
+                "Control rate": rec.ControlRateFigures,
+                "Checkpoint loads only on a GPU": rec.CheckpointFigures,
+                "Motor temperature drift": rec.TemperatureDriftFigures,
+                "Policy server address": rec.PolicyServerFigures}
+    details = {rec.StaleFirstFrameFigures: rec.StaleFirstFrameDetails,
+               rec.CheckpointFigures: rec.CheckpointDetails}
+    seen = set()
+    for _, found in runs.values():
+        for title, f in found.items():
+            figures = by_title[title]
+            check_typed(f, figures, details.get(figures))
+            seen.add(figures)
+    assert seen == set(rec.PLUMBING_FIGURES)

@@ -27,6 +27,7 @@ from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 from simgap.figures.evidence import CommandShapingFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig, load_rig, rig_from_dict
+from tests.typed_records import check_typed
 
 PLANTED = 4.0
 """The planted max_relative_target [deg; % for the gripper]."""
@@ -161,6 +162,7 @@ def test_clean_bench_reports_no_clip(benches: dict[str, Any]) -> None:
     assert f.title == "Command shaping" and f.branch == "evidence"
     assert _figs(f).provenance["deploy.max_relative_target"] == "default"
     assert "No clip" in f.summary
+    check_typed(f, CommandShapingFigures)
 
 
 def test_clip_absent_from_the_rig_is_reported_with_its_bound(benches: dict[str, Any]) -> None:
@@ -207,6 +209,7 @@ def test_clip_in_the_rig_is_explained_and_the_delay_stays_inside(benches: dict[s
     assert f.verdict is Verdict.ELIMINATED, f.summary
     assert _figs(f).median_explained_fraction > 0.6
     assert _figs(f).provenance["deploy.max_relative_target"] == "given"
+    check_typed(f, CommandShapingFigures)  # the stated shaping's figures, the clip's left out
     js = identify_rig(rig, ds, options={"joint_id_seconds": 4.0, "joint_id_episodes": 1})
     for t in bench.truth:
         lo, hi = js["delay_interval_s"][t.name]

@@ -151,6 +151,29 @@ def test_episodes_that_match_training_implicate_nothing(tmp_path: Path,
     squeeze = 10.0 / 100.0 * np.rad2deg(GRIP_HI - GRIP_LO)
     assert found["grasp_margin"].figures.real_squeeze_median_deg == pytest.approx(squeeze,
                                                                                      rel=0.02)
+    _check_typed(found)
+
+
+def _check_typed(found: dict[str, Finding]) -> None:
+    """Each check's Finding carries its records of simgap.figures.envelope, which survive
+    findings.json's round trip."""
+    from simgap.figures.envelope import envelope_records
+    from tests.typed_records import check_typed
+
+    for check, f in found.items():
+        figures, details = envelope_records(check)
+        check_typed(f, figures, details if f.details else None)
+
+
+def test_not_measured_checks_carry_their_typed_figures(tmp_path: Path,
+                                                       demo_model: Path) -> None:
+    """Without a dataset every check is not measured, its figures only its name."""
+    rig = write_rig(tmp_path, demo_model, "")
+    found = _by_check(envelope_branch.assess(_ctx(rig)))
+    assert set(found) == {"observation_noise", "speed", "control_rate", "grasp_margin",
+                          "initial_states"}
+    assert {f.verdict for f in found.values()} == {Verdict.NOT_MEASURED}
+    _check_typed(found)
 
 
 def test_a_policy_that_never_squeezes_is_a_marginal_grasp(tmp_path: Path,

@@ -15,7 +15,7 @@ from simgap.episodes.signatures import PHASE_BRANCHES, SIGNATURES, EpisodeResult
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.episodes_io import read_manifest_trials
-from simgap.finding import Verdict
+from simgap.finding import Finding, Verdict
 from simgap.report.plots_phases import plots
 from simgap.rig import load_rig
 from simgap.values.episode import PHASES
@@ -98,6 +98,17 @@ def test_real_departs_from_sim_where_it_breaks_more(full_rig: Path) -> None:
     assert f.figures.branch_map["contact"].eliminates == ("appearance",)
     svg = plots(f.to_dict())
     assert len(svg) == 1 and "<svg" in svg[0] and "grasp" in svg[0]
+    _check_typed(f)
+
+
+def _check_typed(f: Finding) -> None:
+    """The phases Finding carries its records, which survive findings.json's round trip."""
+    from simgap.figures.phases import PhasesDetails, PhasesFigures
+    from tests.typed_records import check_typed
+
+    check_typed(f, PhasesFigures, PhasesDetails)
+    real = f.typed_details(PhasesDetails).real_episodes
+    assert real and all(isinstance(e.phases_s, dict) for e in real)
 
 
 def test_grasp_failures_alone_eliminate_appearance(tmp_path: Path, demo_model: Path) -> None:
@@ -192,3 +203,4 @@ def test_unknown_outcomes_eliminate_nothing(tmp_path: Path, demo_model: Path) ->
     (f,) = phases_branch.assess(_ctx(rig))
     assert f.verdict is Verdict.NOT_MEASURED and "known outcome" in f.summary
     assert f.needs and "real_manifest" in f.needs[0]
+    _check_typed(f)

@@ -21,8 +21,16 @@ from simgap.episodes.time_base import (
     stale_counts,
 )
 from simgap.evidence.lerobot import read_lerobot_dataset
-from simgap.figures.evidence import ActuatorNotRun
-from simgap.rig import load_rig
+from simgap.figures.evidence import (
+    ActuatorNotRun,
+    EvidenceNotRun,
+    ExcitationFigures,
+    TimeBaseDetails,
+    TimeBaseFigures,
+)
+from simgap.finding import Finding
+from simgap.rig import Rig, load_rig
+from tests.typed_records import check_typed
 
 NAMES = ("pan", "lift", "gripper")
 LIMITS = [4.7, 4.7, 4.7]
@@ -200,6 +208,15 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
     assert "Time base" in (tmp_path / "out" / "report.html").read_text()
 
 
+def rig_found(rig: Rig) -> list[Finding]:
+    """The evidence gate's Findings on ``rig``."""
+    from simgap.branches.context import Context
+    from simgap.branches.evidence_gate import assess
+    from simgap.evidence.bundle import EvidenceBundle
+
+    return assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
+
+
 def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Path],
                                                            tmp_path: Path) -> None:
     """``simgap envelope`` (``assess_branch``) and ``simgap actuator`` on a dataset
@@ -212,5 +229,12 @@ def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Pa
     assert rate.verdict.value == "not_measured" and REFUSAL_FIX in rate.needs[0]
     f = actuator_from_dataset(rig)
     assert f.verdict.value == "inconclusive" and f.typed(ActuatorNotRun).not_run
+    check_typed(f, ActuatorNotRun)
+    gate = [g for g in rig_found(rig) if g.branch == "evidence"]
+    assert [g.title for g in gate] == ["Time base", "Excitation and data", "Command shaping"]
+    check_typed(gate[0], TimeBaseFigures, TimeBaseDetails)
+    assert gate[0].typed(TimeBaseFigures).refused
+    check_typed(gate[1], ExcitationFigures)
+    check_typed(gate[2], EvidenceNotRun)
     _, healthy = assess_branch(benches["100-exact"], "envelope")
     assert "time base" not in next(f for f in healthy if f.title == "Control rate").summary

@@ -140,6 +140,24 @@ def test_a_default_or_guessed_deciding_value_is_not_measured(tmp_path: Path,
         assert key in f[check].needs and key in f[check].summary
     assert "guessed" in f["finger_friction"].summary
     assert f["control_rate"].verdict is Verdict.IMPLICATED  # its values are all stated
+    _check_typed(f)  # not measured: only the check's name, the rest not measured
+
+
+def _check_typed(found: dict[str, Finding]) -> None:
+    """Every check's Finding carries its record of simgap.figures.training (and its
+    provenance details), which survive findings.json's round trip."""
+    from simgap.figures.training import training_records
+    from tests.typed_records import check_typed
+
+    for check, f in found.items():
+        figures, details = training_records(check)
+        check_typed(f, figures, details)
+        assert f.typed(figures).check == check  # type: ignore[attr-defined]
+
+
+def test_every_check_carries_its_typed_figures(post_mortem: dict[str, Finding]) -> None:
+    _check_typed(post_mortem)
+    assert post_mortem["object_mass"].key_unit == "1"  # the ratio; the masses are in kg
 
 
 def test_the_dataset_rate_is_held_against_training_too() -> None:
