@@ -187,8 +187,9 @@ def assess(ctx: Context) -> list[Finding]:
 def time_base_refusal(ctx: Context) -> Finding | None:
     """The refused time-base Finding among those run so far, or None (a branch that reads
     the dataset's stamps as time does not run when there is one)."""
-    return next((f for f in ctx.findings if f.branch == BRANCH and f.title == TITLE
-                 and f.typed(TimeBaseFigures).refused), None)
+    return next((f for f in ctx.findings if f.branch == BRANCH
+                 and f.kind == TimeBaseFigures.kind and f.typed(TimeBaseFigures).refused),
+                None)
 
 
 def not_run(branch: str, title: str, refusal: Finding) -> Finding:
