@@ -15,7 +15,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "simgap"
 
-VALUES = {"errors", "units", "series", "finding", "rig", "outputs", "instrument",
+VALUES = {"errors", "units", "series", "finding", "figures", "rig", "outputs", "instrument",
           "values", "_version", "validate", "safe_names"}
 ENGINE = {"sim", "fit"}
 READERS = {"evidence", "maniskill"}

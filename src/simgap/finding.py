@@ -325,7 +325,13 @@ class Diagnosis:
 
 
 def load_diagnosis(path: str | Path) -> Diagnosis:
-    """Read ``findings.json``; errors name the file."""
+    """Read ``findings.json``; errors name the file.
+
+    Paths in it are relative to its folder (``simgap.outputs.relative_paths``) and are
+    returned absolute, resolved against that folder; an absolute path (an older file) is
+    used as it is.
+    """
+    from simgap.outputs import resolve_paths
     from simgap.validate import read_json
 
     path = Path(path)
@@ -335,4 +341,4 @@ def load_diagnosis(path: str | Path) -> Diagnosis:
     d = read_json(path, "a findings.json file")
     if not isinstance(d, dict):
         raise InputError(file=path, expected="a JSON object", got=type(d).__name__)
-    return Diagnosis.from_dict(d, source=path)
+    return Diagnosis.from_dict(resolve_paths(d, path.parent), source=path)
