@@ -7,7 +7,21 @@ exactly these.
 
 from __future__ import annotations
 
+from simgap.figures.appearance import (
+    CameraFigures,
+    ExposureDetails,
+    ExposureFigures,
+    ReachFigures,
+)
 from simgap.figures.base import Record
+from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
+from simgap.figures.calibration import (
+    CheckDetails,
+    CheckFigures,
+    CompareFigures,
+    DriftFigures,
+)
+from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.envelope import ENVELOPE_DETAILS, ENVELOPE_FIGURES
 from simgap.figures.evidence import (
     ActuatorNotRun,
@@ -25,6 +39,10 @@ from simgap.figures.training import TRAINING_DETAILS, TRAINING_FIGURES
 
 FIGURES: tuple[type[Record], ...] = (
     LatencyFigures, TransportFigures,
+    ContactFigures,
+    ZeroOffsetsFigures, FrameOriginFigures,
+    ExposureFigures, CameraFigures, ReachFigures,
+    CheckFigures, CompareFigures, DriftFigures,
     TimeBaseFigures, ExcitationFigures, CommandShapingFigures,
     EvidenceNotRun, ActuatorNotRun, ControllerNotRun,
     PhasesFigures,
@@ -35,6 +53,10 @@ FIGURES: tuple[type[Record], ...] = (
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
     LatencyDetails,
+    ContactDetails,
+    ZeroOffsetsDetails,
+    ExposureDetails,
+    CheckDetails,
     TimeBaseDetails,
     PhasesDetails,
     *ENVELOPE_DETAILS,
