@@ -25,10 +25,11 @@ from simgap.figures.evidence import (
     ActuatorNotRun,
     EvidenceNotRun,
     ExcitationFigures,
+    NotRunFigures,
     TimeBaseDetails,
     TimeBaseFigures,
 )
-from simgap.finding import Finding
+from simgap.finding import Finding, figures_of
 from simgap.rig import Rig, load_rig
 from tests.typed_records import check_typed
 
@@ -192,15 +193,17 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
     first = found["findings"][0]
     assert (first["branch"], first["title"], first["verdict"]) == \
         ("evidence", "Time base", "implicated")
-    assert first["figures"]["refused"] and first["figures"]["impossible_frames"] >= 3
-    assert first["figures"]["speed_limit_from"].startswith("no deploy.servo_model")
-    assert first["figures"]["provenance"] == {"deploy.servo_model": "default"}
+    tb = figures_of(first, TimeBaseFigures)
+    assert tb.refused and tb.impossible_frames >= 3
+    assert tb.speed_limit_from.startswith("no deploy.servo_model")
+    assert tb.provenance == {"deploy.servo_model": "default"}
     assert REFUSAL_FIX in first["next_step"]
     assert found["stop"]["branch"] == "evidence"
     by = {(f["branch"], f["title"]): f for f in found["findings"]}
     for key in (("actuator", "Actuator dynamics"), ("controller", "Controller"),
                 ("evidence", "Command shaping")):  # its clip search replays the stamps too
-        assert by[key]["verdict"] == "inconclusive" and by[key]["figures"]["not_run"]
+        assert by[key]["verdict"] == "inconclusive" and by[key]["kind"] == "not_run"
+        assert figures_of(by[key], NotRunFigures.of(key[0])).not_run
     for key in (("envelope", "Speed"), ("envelope", "Control rate")):
         assert by[key]["verdict"] == "not_measured" and REFUSAL_FIX in by[key]["needs"][0]
     assert not [f for f in found["findings"] if f["verdict"] == "eliminated"
