@@ -88,23 +88,3 @@ def scan_minimum(cost: Callable[[float], float], grid: np.ndarray) -> tuple[floa
         step = float(grid[1] - grid[0])
         return float(grid[k] + step * parabolic_peak(vals[k - 1], vals[k], vals[k + 1])), vals
     return float(grid[k]), vals
-
-
-def shift(signal: np.ndarray, delay_s: float, dt: float) -> np.ndarray:
-    """``signal`` delayed by ``delay_s`` [s]: value at t is the input at t - delay (linear
-    interpolation, the first value held before the start). Works on axis 0."""
-    x = np.asarray(signal, dtype=float)
-    if delay_s <= 0.0:
-        return x.copy()
-    n = x.shape[0]
-    tq = np.arange(n) - delay_s / dt
-    i0 = np.clip(np.floor(tq).astype(int), 0, n - 1)
-    i1 = np.clip(i0 + 1, 0, n - 1)
-    w = np.clip(tq - np.floor(tq), 0.0, 1.0)
-    before = tq < 0
-    w = np.where(before, 0.0, w)
-    i0 = np.where(before, 0, i0)
-    i1 = np.where(before, 0, i1)
-    if x.ndim > 1:
-        w = w.reshape((-1,) + (1,) * (x.ndim - 1))
-    return (1.0 - w) * x[i0] + w * x[i1]

@@ -60,7 +60,8 @@ def assess(ctx: Any) -> list[Finding]:
     episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     rep = controller_report(rig, episodes, seed=ctx.seed,
                             maxfun=int(ctx.options.get("controller_maxfun", 40)),
-                            max_iter=int(ctx.options.get("controller_max_iter", 5)))
+                            max_iter=int(ctx.options.get("controller_max_iter", 5)),
+                            compute=ctx.compute)
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
     summary = (f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
                f"({rep['best']}); noise floor {rep['noise_floor']:.2g}.")

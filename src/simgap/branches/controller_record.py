@@ -59,7 +59,8 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
     fit = fit_controller(problem, seed=ctx.seed,
                          maxfun=int(ctx.options.get("controller_maxfun", 40)),
-                         max_iter=int(ctx.options.get("controller_max_iter", 5)))
+                         max_iter=int(ctx.options.get("controller_max_iter", 5)),
+                         backend=ctx.compute)
     return {"delay_s": float(delay_s), "loss_before": fit["loss_before"],
             "loss_after": fit["loss_after"], "noise_floor": noise_floor(rig, problem),
             "simpler_params": fit["params"], "role": "cross-check (not the estimate of record)"}
