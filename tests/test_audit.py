@@ -100,54 +100,54 @@ def test_torque_jump_figure_is_the_power_up_distance(runs: dict[str, Any],
     f = runs["torque_jump_bug"][1]["Torque on before goal = present"]
     expect = _rest_ticks(demo_model)  # the goal registers read 0, so distance = present
     for m, ticks in expect.items():
-        assert f.figures["distance_ticks"][m] == pytest.approx(ticks, abs=2)
-    assert f.figures["max_distance_ticks"] == pytest.approx(max(expect.values()), abs=2)
-    assert f.figures["max_distance_deg"] == pytest.approx(max(expect.values()) * 360 / 4096,
+        assert f.figures.distance_ticks[m] == pytest.approx(ticks, abs=2)
+    assert f.figures.max_distance_ticks == pytest.approx(max(expect.values()), abs=2)
+    assert f.figures.max_distance_deg == pytest.approx(max(expect.values()) * 360 / 4096,
                                                           abs=0.2)
-    assert f.figures["source"] == "registers"
+    assert f.figures.source == "registers"
     fixed = runs["torque_jump_fixed"][1]["Torque on before goal = present"]
-    assert fixed.figures["max_distance_ticks"] <= 2
+    assert fixed.figures.max_distance_ticks <= 2
 
 
 def test_gripper_figures(runs: dict[str, Any]) -> None:
     deg = runs["gripper_degrees_bug"][1]["Gripper unit or scale"]
     # 40 ticks: the first 20 open (0.7 rad), the last 20 close (-0.174533 rad = -10 deg)
-    assert deg.figures["requested_min"] == pytest.approx(math.degrees(-0.174533), abs=1e-3)
-    assert deg.figures["clipped_fraction"] == pytest.approx(0.5)
-    assert deg.figures["longest_pinned_run_ticks"] == 20
+    assert deg.figures.requested_min == pytest.approx(math.degrees(-0.174533), abs=1e-3)
+    assert deg.figures.clipped_fraction == pytest.approx(0.5)
+    assert deg.figures.longest_pinned_run_ticks == 20
     ren = runs["gripper_rename_bug"][1]["Gripper unit or scale"]
-    assert ren.figures["looks_like"] == "radians"
+    assert ren.figures.looks_like == "radians"
     assert ren.key_figure == "requested_span"
-    assert ren.figures["requested_span"] == pytest.approx(0.7 + 0.174533)
+    assert ren.figures.requested_span == pytest.approx(0.7 + 0.174533)
 
 
 def test_limits_figure(runs: dict[str, Any]) -> None:
     f = runs["joint_limits_bug"][1]["Actions outside joint limits or clipped"]
     half_ticks = round(2.7438473 * 4096 / (2 * math.pi))  # wrist_roll's half range
     limit_deg = half_ticks * 360 / 4095  # LeRobot's degrees formula
-    assert f.figures["worst_joint"] == "wrist_roll.pos"
-    assert f.figures["per_joint"]["wrist_roll.pos"]["ticks_outside"] == 20
-    assert f.figures["max_excess"] == pytest.approx(200.0 - limit_deg, abs=1e-6)
+    assert f.figures.worst_joint == "wrist_roll.pos"
+    assert f.figures.per_joint["wrist_roll.pos"].ticks_outside == 20
+    assert f.figures.max_excess == pytest.approx(200.0 - limit_deg, abs=1e-6)
 
 
 def test_control_rate_figure(runs: dict[str, Any]) -> None:
     f = runs["control_rate_bug"][1]["Control rate"]
     # a full period after 40 ms of inference, a 3 ms bus read and a 1 ms bus write
-    assert f.figures["median_dt_s"] == pytest.approx(DT + 0.044, abs=1e-9)
-    assert f.figures["period_ratio"] == pytest.approx((DT + 0.044) / DT, rel=1e-6)
+    assert f.figures.median_dt_s == pytest.approx(DT + 0.044, abs=1e-9)
+    assert f.figures.period_ratio == pytest.approx((DT + 0.044) / DT, rel=1e-6)
     fixed = runs["control_rate_fixed"][1]["Control rate"]
-    assert fixed.figures["median_dt_s"] == pytest.approx(DT, abs=1e-9)
+    assert fixed.figures.median_dt_s == pytest.approx(DT, abs=1e-9)
 
 
 def test_stale_frame_figure(runs: dict[str, Any]) -> None:
     f = runs["stale_frame_bug"][1]["Stale first frame"]
     # episode 0 is the drive home before the first reset; then three reset episodes
-    assert f.figures["episodes_checked"] == 4 and f.figures["resets_logged"] == 3
-    assert f.figures["stale_episodes"] == f.figures["before_reset_episodes"] == 3
-    assert 0.0 < f.figures["max_taken_before_reset_s"] < 1.0 / 30.0 + 0.004
+    assert f.figures.episodes_checked == 4 and f.figures.resets_logged == 3
+    assert f.figures.stale_episodes == f.figures.before_reset_episodes == 3
+    assert 0.0 < f.figures.max_taken_before_reset_s < 1.0 / 30.0 + 0.004
     fixed = runs["stale_frame_fixed"][1]["Stale first frame"]
-    assert fixed.figures["episodes_checked"] == 4 and fixed.figures["resets_logged"] == 3
-    assert fixed.figures["repeated_image_episodes"] == 0
+    assert fixed.figures.episodes_checked == 4 and fixed.figures.resets_logged == 3
+    assert fixed.figures.repeated_image_episodes == 0
 
 
 def test_temperature_figure_matches_the_logged_reads(runs: dict[str, Any]) -> None:
@@ -160,30 +160,30 @@ def test_temperature_figure_matches_the_logged_reads(runs: dict[str, Any]) -> No
             if r["register"] == "Present_Temperature" and r["motor"] == "shoulder_lift":
                 by_ep.setdefault(rec["episode"], []).append(r["value"])
     means = [float(np.mean(by_ep[k])) for k in sorted(by_ep)]
-    assert f.figures["worst_motor"] == "shoulder_lift"
-    assert f.figures["max_drift_c"] == pytest.approx(means[-1] - means[0])
-    assert f.figures["max_drift_c"] > 5.0
+    assert f.figures.worst_motor == "shoulder_lift"
+    assert f.figures.max_drift_c == pytest.approx(means[-1] - means[0])
+    assert f.figures.max_drift_c > 5.0
 
 
 def test_checkpoint_figure_and_torch_behaviour(runs: dict[str, Any]) -> None:
     torch = pytest.importorskip("torch")
     trace, found = runs["checkpoint_bug"]
     f = found["Checkpoint loads only on a GPU"]
-    assert f.figures["storage_locations"] == ["cuda:0"]
-    assert f.figures["loads_with_map_location_cpu"] is True
+    assert f.figures.storage_locations == ("cuda:0",)
+    assert f.figures.loads_with_map_location_cpu is True
     ckpt = trace.with_suffix(".pt")
     if not torch.cuda.is_available():
-        assert f.figures["loads_without_map_location"] is False
+        assert f.figures.loads_without_map_location is False
         with pytest.raises(RuntimeError, match="CUDA"):
             torch.load(ckpt, weights_only=True)
     assert torch.load(ckpt, map_location="cpu", weights_only=True)["w"].shape == (3, 4)
     fixed = runs["checkpoint_fixed"][1]["Checkpoint loads only on a GPU"]
-    assert fixed.figures["storage_locations"] == ["cpu"]
+    assert fixed.figures.storage_locations == ("cpu",)
 
 
 def test_policy_server_figure(runs: dict[str, Any]) -> None:
     f = runs["policy_server_bug"][1]["Policy server address"]
-    assert f.figures["all_interfaces"] is True and f.figures["loopback"] is False
+    assert f.figures.all_interfaces is True and f.figures.loopback is False
 
 
 @pytest.mark.parametrize("addr,loopback", [("127.0.0.1:8080", True), ("localhost:9000", True),
@@ -191,7 +191,7 @@ def test_policy_server_figure(runs: dict[str, Any]) -> None:
                                            ("::", False), ("robot-pc.lan:8080", False)])
 def test_policy_server_addresses(addr: str, loopback: bool) -> None:
     f = check_policy_server({}, addr)
-    assert f is not None and f.figures["loopback"] is loopback
+    assert f is not None and f.figures.loopback is loopback
     assert (f.verdict is Verdict.IMPLICATED) is (not loopback)
 
 
@@ -224,8 +224,8 @@ def _minimal_stale_trace(path: Path, stale: bool, with_reset: bool = True) -> Pa
 def test_stale_first_frame_from_minimal_trace(tmp_path: Path) -> None:
     f = check_stale_first_frame(read_trace(_minimal_stale_trace(tmp_path / "s.jsonl", True)))
     assert f is not None and f.verdict is Verdict.IMPLICATED
-    assert f.figures["before_reset_episodes"] == 2
-    assert f.figures["max_taken_before_reset_s"] == pytest.approx(0.05)
+    assert f.figures.before_reset_episodes == 2
+    assert f.figures.max_taken_before_reset_s == pytest.approx(0.05)
     ok = check_stale_first_frame(read_trace(_minimal_stale_trace(tmp_path / "o.jsonl", False)))
     assert ok is not None and ok.verdict is Verdict.ELIMINATED
 
@@ -236,8 +236,8 @@ def test_stale_first_frame_by_hash_without_reset_events(tmp_path: Path) -> None:
     recs[3]["observation"]["image_sha1"] = recs[2]["observation"]["image_sha1"]
     f = check_stale_first_frame(read_trace(_write(tmp_path / "b.jsonl", recs)))
     assert f is not None and f.verdict is Verdict.IMPLICATED
-    assert f.figures["repeated_image_episodes"] == 1
-    assert f.figures["resets_logged"] == 0
+    assert f.figures.repeated_image_episodes == 1
+    assert f.figures.resets_logged == 0
 
 
 def test_stale_first_frame_from_image_age(tmp_path: Path) -> None:
@@ -245,19 +245,19 @@ def test_stale_first_frame_from_image_age(tmp_path: Path) -> None:
              "observation": {"image_age_s": 0.3}},
             {"tick": 1, "episode": 0, "t": 1.1, "observation": {"image_age_s": 0.01}}]
     f = check_stale_first_frame(read_trace(_write(tmp_path / "a.jsonl", recs)))
-    assert f is not None and f.figures["max_taken_before_reset_s"] == pytest.approx(0.2)
+    assert f is not None and f.figures.max_taken_before_reset_s == pytest.approx(0.2)
     recs[0]["events"] = ["reset"]  # a name without a time: only the hash test could apply
     f = check_stale_first_frame(read_trace(_write(tmp_path / "b.jsonl", recs)))
-    assert f is not None and f.verdict is Verdict.ELIMINATED and f.figures["resets_logged"] == 0
+    assert f is not None and f.verdict is Verdict.ELIMINATED and f.figures.resets_logged == 0
 
 
 def test_torque_jump_from_first_action_without_registers(tmp_path: Path) -> None:
     recs = [{"tick": 0, "episode": 0, "t": 0.0, "meta": {"use_degrees": True},
              "observation": {"elbow_flex.pos": 90.0}, "action": {"elbow_flex.pos": 0.0}}]
     f = audit(read_trace(_write(tmp_path / "a.jsonl", recs)))[0]
-    assert f.title.startswith("Torque on") and f.figures["source"] == "first_action"
-    assert f.figures["max_distance_deg"] == pytest.approx(90.0)
-    assert f.figures["max_distance_ticks"] == pytest.approx(1024.0)
+    assert f.title.startswith("Torque on") and f.figures.source == "first_action"
+    assert f.figures.max_distance_deg == pytest.approx(90.0)
+    assert f.figures.max_distance_ticks == pytest.approx(1024.0)
 
 
 # ---- bad input -------------------------------------------------------------------------
@@ -330,3 +330,28 @@ def test_plumbing_branch_and_plots(runs: dict[str, Any], tmp_path: Path) -> None
     none = load_rig(write_rig(tmp_path / "b", "m.xml"))
     (nm,) = assess(Context(rig=none, evidence=EvidenceBundle(none)))
     assert nm.verdict is Verdict.NOT_MEASURED and "evidence.trace" in nm.summary
+
+
+def test_every_check_carries_its_typed_figures(runs: dict[str, Any]) -> None:
+    """Each plumbing check's Finding is its record of simgap.figures.plumbing, kind and all,
+    and survives findings.json's round trip."""
+    from simgap.figures import plumbing as rec
+    from tests.typed_records import check_typed
+
+    by_title = {"Torque on before goal = present": rec.TorqueJumpFigures,
+                "Gripper unit or scale": rec.GripperUnitFigures,
+                "Stale first frame": rec.StaleFirstFrameFigures,
+                "Actions outside joint limits or clipped": rec.JointLimitsFigures,
+                "Control rate": rec.ControlRateFigures,
+                "Checkpoint loads only on a GPU": rec.CheckpointFigures,
+                "Motor temperature drift": rec.TemperatureDriftFigures,
+                "Policy server address": rec.PolicyServerFigures}
+    details = {rec.StaleFirstFrameFigures: rec.StaleFirstFrameDetails,
+               rec.CheckpointFigures: rec.CheckpointDetails}
+    seen = set()
+    for _, found in runs.values():
+        for title, f in found.items():
+            figures = by_title[title]
+            check_typed(f, figures, details.get(figures))
+            seen.add(figures)
+    assert seen == set(rec.PLUMBING_FIGURES)

@@ -133,7 +133,7 @@ def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: 
     bench = make_so101_bench(tmp_path, so101, 8, fps=fps, duration_s=6.0, n_heldout=0,
                              faults={"delay_s": delay, "kp": 0.5})
     rig = load_rig(bench.rig)
-    found = {f.figures["check"]: f for f in envelope_branch.assess(
+    found = {f.figures.check: f for f in envelope_branch.assess(
         Context(rig=rig, evidence=EvidenceBundle(rig)))}
     grasp = found["grasp_margin"]
     assert grasp.verdict is Verdict.NOT_MEASURED

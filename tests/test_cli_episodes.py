@@ -9,6 +9,8 @@ import numpy as np
 from typer.testing import CliRunner
 
 from simgap.cli import app
+from simgap.figures.phases import PhasesDetails, PhasesFigures
+from simgap.finding import details_of, figures_of
 from tests.episode_scripts import manifest_text, pick_place, write_manifest
 from tests.factories import SO101_NAMES, write_rig, write_v3_dataset
 from tests.test_envelope import mismatch_rig
@@ -33,12 +35,14 @@ def test_phases_command_writes_its_json(tmp_path: Path, demo_model: Path) -> Non
     assert set(d) == {"rig", "seed", "findings"}
     (f,) = d["findings"]
     assert f["branch"] == "phases" and f["verdict"] == "implicated"
-    real = f["details"]["real_episodes"]
-    assert [e["failure_phase"] for e in real] == [None, "grasp", "place"]
-    assert [e["signature"] for e in real] == [None, "closed_on_nothing",
-                                              "early_release_short_of_target"]
-    assert f["figures"]["comparison"]["real"]["by_phase"]["grasp"] == 1
-    assert "branch_map" in f["figures"] and "Failure phases" in res.output
+    real = details_of(f, PhasesDetails).real_episodes
+    assert real is not None
+    assert [e.failure_phase for e in real] == [None, "grasp", "place"]
+    assert [e.signature for e in real] == [None, "closed_on_nothing",
+                                           "early_release_short_of_target"]
+    figs = figures_of(f, PhasesFigures)
+    assert figs.comparison.real is not None and figs.comparison.real.by_phase["grasp"] == 1
+    assert figs.branch_map and "Failure phases" in res.output
 
 
 def test_envelope_command_writes_its_json(tmp_path: Path, demo_model: Path) -> None:
@@ -47,7 +51,7 @@ def test_envelope_command_writes_its_json(tmp_path: Path, demo_model: Path) -> N
     res = runner.invoke(app, ["envelope", str(rig), "--json", str(out)])
     assert res.exit_code == 0, res.output
     d = json.loads(out.read_text())
-    checks = {f["figures"]["check"]: f["verdict"] for f in d["findings"]}
+    checks = {f["kind"]: f["verdict"] for f in d["findings"]}  # each check is its own kind
     assert checks == {"observation_noise": "eliminated", "speed": "implicated",
                       "control_rate": "implicated", "grasp_margin": "not_measured",
                       "initial_states": "implicated"}

@@ -21,6 +21,7 @@ from simgap.figures.actuator import LadderFigures
 from simgap.figures.appearance import CameraFigures, ExposureFigures
 from simgap.figures.body import ZeroOffsetsFigures
 from simgap.figures.contact import ContactFigures
+from simgap.figures.plumbing import StaleFirstFrameFigures
 from simgap.finding import figures_of
 
 # (branch, finding title) of every planted fault; anything else implicated is wrong
@@ -134,11 +135,12 @@ def test_zero_offset_within_one_degree(diagnosis: dict[str, Any]) -> None:
 
 def test_stale_first_frame_in_every_episode(diagnosis: dict[str, Any],
                                             demo_run: tuple[Path, Path, str]) -> None:
-    f = _finding(diagnosis, "plumbing", "Stale first frame")["figures"]
+    f = figures_of(_finding(diagnosis, "plumbing", "Stale first frame"),
+                   StaleFirstFrameFigures)
     (rig_dir,) = demo_run[1].glob("seed-*")
     n_episodes = json.loads((rig_dir / "recordings" / "real" / "meta" / "info.json")
                             .read_text())["total_episodes"]
-    assert f["stale_episodes"] == n_episodes
+    assert f.stale_episodes == n_episodes
 
 
 def test_report_opens_with_what_to_fix_then_comparability_then_cards(

@@ -24,8 +24,10 @@ from simgap.episodes.command_shaping import (
 )
 from simgap.errors import InputError
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
-from simgap.finding import Verdict
+from simgap.figures.evidence import CommandShapingFigures
+from simgap.finding import Finding, Verdict
 from simgap.rig import Rig, load_rig, rig_from_dict
+from tests.typed_records import check_typed
 
 PLANTED = 4.0
 """The planted max_relative_target [deg; % for the gripper]."""
@@ -158,8 +160,9 @@ def test_clean_bench_reports_no_clip(benches: dict[str, Any]) -> None:
     f = effective_command.finding(rig, ds)
     assert f.verdict is Verdict.ELIMINATED, f.summary
     assert f.title == "Command shaping" and f.branch == "evidence"
-    assert f.figures["provenance"]["deploy.max_relative_target"] == "default"
+    assert _figs(f).provenance["deploy.max_relative_target"] == "default"
     assert "No clip" in f.summary
+    check_typed(f, CommandShapingFigures)
 
 
 def test_clip_absent_from_the_rig_is_reported_with_its_bound(benches: dict[str, Any]) -> None:
@@ -169,17 +172,22 @@ def test_clip_absent_from_the_rig_is_reported_with_its_bound(benches: dict[str, 
     f = effective_command.finding(rig, ds)
     assert f.verdict is Verdict.INCONCLUSIVE, f.summary
     assert "a lead, not a measurement" in f.summary
-    found = f.figures["bound_found"]
+    found = _figs(f).bound_found
     body = [v for j, v in found.items() if j != "gripper"]
     assert len(body) >= 4 and all(abs(v / PLANTED - 1) < 0.15 for v in body), found
-    assert f.figures["rig_line"].startswith("max_relative_target = ")
-    bound = float(f.figures["rig_line"].split("=")[1])
+    assert _figs(f).rig_line.startswith("max_relative_target = ")
+    bound = float(_figs(f).rig_line.split("=")[1])
     assert bound == pytest.approx(PLANTED, rel=0.15)
     assert "[deploy]" in f.next_step and "max_relative_target" in f.next_step
     for j in found:  # its evidence: the clipped replay removes most of the residual
-        row = f.figures["clip_search"]["joints"][j]
-        assert row["replay_rms_clipped_rad"] <= 0.5 * row["replay_rms_unclipped_rad"]
+        row = _figs(f).clip_search.joints[j]
+        assert row.replay_rms_clipped_rad <= 0.5 * row.replay_rms_unclipped_rad
     _has_a_key_figure(f)
+
+
+def _figs(f: Finding) -> CommandShapingFigures:
+    """The command-shaping figures, typed."""
+    return f.typed(CommandShapingFigures)
 
 
 def _has_a_key_figure(f: Any) -> None:
@@ -188,7 +196,7 @@ def _has_a_key_figure(f: Any) -> None:
     from simgap.cli._app import key_text
     from simgap.report.headline import sig
 
-    gain = f.figures["best_clip_gain_fraction"]
+    gain = _figs(f).best_clip_gain_fraction
     assert 0.5 <= gain <= 1.0, gain
     assert key_text(f.to_dict()) == f"best clip gain fraction {sig(100 * gain)}%"
 
@@ -199,8 +207,9 @@ def test_clip_in_the_rig_is_explained_and_the_delay_stays_inside(benches: dict[s
     rig, ds = _with_deploy(bench, f"max_relative_target = {PLANTED}")
     f = effective_command.finding(rig, ds)
     assert f.verdict is Verdict.ELIMINATED, f.summary
-    assert f.figures["median_explained_fraction"] > 0.6
-    assert f.figures["provenance"]["deploy.max_relative_target"] == "given"
+    assert _figs(f).median_explained_fraction > 0.6
+    assert _figs(f).provenance["deploy.max_relative_target"] == "given"
+    check_typed(f, CommandShapingFigures)  # the stated shaping's figures, the clip's left out
     js = identify_rig(rig, ds, options={"joint_id_seconds": 4.0, "joint_id_episodes": 1})
     for t in bench.truth:
         lo, hi = js["delay_interval_s"][t.name]
@@ -240,6 +249,6 @@ def test_a_recorded_gap_piled_at_a_bound_implicates(benches: dict[str, Any],
     srig = load_rig(path)
     f = effective_command.finding(srig, read_lerobot_dataset(srig.evidence.dataset))
     assert f.verdict is Verdict.IMPLICATED, f.summary
-    body = [v for j, v in f.figures["bound_found"].items() if j != "gripper"]
+    body = [v for j, v in _figs(f).bound_found.items() if j != "gripper"]
     assert body and all(abs(v / PLANTED - 1) < 0.1 for v in body)
     _has_a_key_figure(f)

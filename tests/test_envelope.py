@@ -80,9 +80,9 @@ def test_real_readings_noisier_than_training_are_outside(tmp_path: Path,
                                                          state_of_trial=[0, 0, 0]))
     rig = write_rig(tmp_path, demo_model, TRAINING.format(noise=trained, scale=1.0, gain=16))
     noise = _by_check(envelope_branch.assess(_ctx(rig)))["observation_noise"]
-    assert noise.verdict is Verdict.IMPLICATED and not noise.figures["covered_by_training"]
-    assert noise.figures["real_noise_std_rad"] == pytest.approx(noisy, rel=0.1)
-    assert noise.figures["training_to_real_ratio"] == pytest.approx(trained / noisy, rel=0.1)
+    assert noise.verdict is Verdict.IMPLICATED and not noise.figures.covered_by_training
+    assert noise.figures.real_noise_std_rad == pytest.approx(noisy, rel=0.1)
+    assert noise.figures.training_to_real_ratio == pytest.approx(trained / noisy, rel=0.1)
 
 
 def _no_object(ep: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -106,34 +106,34 @@ def matched_rig(tmp: Path, model: Path) -> Path:
 
 
 def _by_check(findings: list[Finding]) -> dict[str, Finding]:
-    return {str(f.figures["check"]): f for f in findings}
+    return {str(f.figures.check): f for f in findings}
 
 
 def test_a_known_mismatch_is_found_with_its_figures(tmp_path: Path, demo_model: Path) -> None:
     found = _by_check(envelope_branch.assess(_ctx(mismatch_rig(tmp_path, demo_model))))
     noise, speed, rate = found["observation_noise"], found["speed"], found["control_rate"]
     # readings far cleaner than training's noise: inside the envelope, reported as a spread
-    assert noise.verdict is Verdict.ELIMINATED and noise.figures["covered_by_training"]
-    assert noise.figures["training_to_real_ratio"] > 3 and "inside" in noise.summary
-    assert noise.figures["real_noise_std_rad"] == pytest.approx(SIGMA, rel=0.1)
-    assert noise.figures["training_noise_std_rad"] == pytest.approx(TRAIN_SIGMA)
+    assert noise.verdict is Verdict.ELIMINATED and noise.figures.covered_by_training
+    assert noise.figures.training_to_real_ratio > 3 and "inside" in noise.summary
+    assert noise.figures.real_noise_std_rad == pytest.approx(SIGMA, rel=0.1)
+    assert noise.figures.training_noise_std_rad == pytest.approx(TRAIN_SIGMA)
     assert speed.verdict is Verdict.IMPLICATED
-    assert speed.figures["top_speed_ratio"] == pytest.approx(SPEED, rel=0.05)
-    causes = speed.figures["causes"]
+    assert speed.figures.top_speed_ratio == pytest.approx(SPEED, rel=0.05)
+    causes = speed.figures.causes
     assert causes["action_scale_ratio"] == pytest.approx(0.15)
     assert causes["rate_ratio"] == pytest.approx(1.5, rel=1e-3)
     assert causes["servo_gain_ratio"] == pytest.approx(0.5)
-    assert speed.figures["named_causes_product"] == pytest.approx(0.225, rel=1e-3)
+    assert speed.figures.named_causes_product == pytest.approx(0.225, rel=1e-3)
     assert rate.verdict is Verdict.IMPLICATED
-    assert rate.figures["real_rate_hz"] == pytest.approx(15.0, rel=1e-3)
-    assert rate.figures["training_rate_hz"] == pytest.approx(10.0)
+    assert rate.figures.real_rate_hz == pytest.approx(15.0, rel=1e-3)
+    assert rate.figures.training_rate_hz == pytest.approx(10.0)
     init = found["initial_states"]
     assert init.verdict is Verdict.IMPLICATED
-    real = init.figures["real"]
-    assert (real["outside"], real["inside_successes"], real["inside_trials"],
-            real["outside_successes"], real["outside_trials"]) == (2, 2, 2, 0, 2)
+    real = init.figures.real
+    assert (real.outside, real.inside_successes, real.inside_trials,
+            real.outside_successes, real.outside_trials) == (2, 2, 2, 0, 2)
     # (0.45, 0) is 0.10 m beyond x = 0.35; (0.25, 0.3) is 0.20 m beyond y = 0.10
-    assert real["farthest_outside_m"] == pytest.approx(0.20)
+    assert real.farthest_outside_m == pytest.approx(0.20)
     assert found["grasp_margin"].verdict is Verdict.NOT_MEASURED  # ramps never hold
     for key in ("observation_noise", "speed", "control_rate", "initial_states"):
         svg = plots(found[key].to_dict())
@@ -149,8 +149,31 @@ def test_episodes_that_match_training_implicate_nothing(tmp_path: Path,
     for key in ("observation_noise", "speed", "control_rate", "grasp_margin", "initial_states"):
         assert found[key].verdict is Verdict.ELIMINATED, key
     squeeze = 10.0 / 100.0 * np.rad2deg(GRIP_HI - GRIP_LO)
-    assert found["grasp_margin"].figures["real_squeeze_median_deg"] == pytest.approx(squeeze,
+    assert found["grasp_margin"].figures.real_squeeze_median_deg == pytest.approx(squeeze,
                                                                                      rel=0.02)
+    _check_typed(found)
+
+
+def _check_typed(found: dict[str, Finding]) -> None:
+    """Each check's Finding carries its records of simgap.figures.envelope, which survive
+    findings.json's round trip."""
+    from simgap.figures.envelope import envelope_records
+    from tests.typed_records import check_typed
+
+    for check, f in found.items():
+        figures, details = envelope_records(check)
+        check_typed(f, figures, details if f.details else None)
+
+
+def test_not_measured_checks_carry_their_typed_figures(tmp_path: Path,
+                                                       demo_model: Path) -> None:
+    """Without a dataset every check is not measured, its figures only its name."""
+    rig = write_rig(tmp_path, demo_model, "")
+    found = _by_check(envelope_branch.assess(_ctx(rig)))
+    assert set(found) == {"observation_noise", "speed", "control_rate", "grasp_margin",
+                          "initial_states"}
+    assert {f.verdict for f in found.values()} == {Verdict.NOT_MEASURED}
+    _check_typed(found)
 
 
 def test_a_policy_that_never_squeezes_is_a_marginal_grasp(tmp_path: Path,
@@ -163,8 +186,8 @@ def test_a_policy_that_never_squeezes_is_a_marginal_grasp(tmp_path: Path,
     f = _by_check(envelope_branch.assess(_ctx(rig)))["grasp_margin"]
     assert f.verdict is Verdict.IMPLICATED
     squeeze = 1.8 / 100.0 * np.rad2deg(GRIP_HI - GRIP_LO)  # ~2 deg: the seed's 0 to 3
-    assert f.figures["real_squeeze_median_deg"] == pytest.approx(squeeze, rel=0.02)
-    assert f.figures["gripper_torque_limit_fraction"] == 0.5 and "50%" in f.summary
+    assert f.figures.real_squeeze_median_deg == pytest.approx(squeeze, rel=0.02)
+    assert f.figures.gripper_torque_limit_fraction == 0.5 and "50%" in f.summary
     assert plots(f.to_dict())
 
 

@@ -5,6 +5,7 @@ truly why no outcome is known."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,7 @@ def _assess(rig_path: Path, branch: object) -> list[Finding]:
 
 
 def _envelope(rig_path: Path) -> dict[str, Finding]:
-    return {str(f.figures["check"]): f for f in _assess(rig_path, envelope_branch)}
+    return {str(f.figures.check): f for f in _assess(rig_path, envelope_branch)}
 
 
 def _edit(rig: Path, old: str, new: str) -> None:
@@ -84,20 +85,20 @@ def test_control_rate_is_not_measured_against_init_s_guess(init_rig: Path) -> No
     assert rate.needs == ("[training] control_dt_s = ... from your training config",)
     assert "guessed" in rate.summary and f"{FPS:g} Hz" in rate.summary
     assert "[training] control_dt_s" in rate.next_step
-    assert rate.figures["real_rate_hz"] == pytest.approx(FPS, rel=1e-3)
-    assert "training_rate_hz" not in rate.figures
+    assert rate.figures.real_rate_hz == pytest.approx(FPS, rel=1e-3)
+    assert math.isnan(rate.figures.training_rate_hz)
 
 
 def test_control_rate_is_measured_once_a_period_is_stated(init_rig: Path) -> None:
     _edit(init_rig, "   # guessed: 1 / fps of the recording", "")  # the user checked it
     rate = _envelope(init_rig)["control_rate"]
     assert rate.verdict is Verdict.ELIMINATED
-    assert rate.figures["training_dt_from"] == "control.dt_s"
+    assert rate.figures.training_dt_from == "control.dt_s"
     assert "simulated control rate" in rate.summary
     init_rig.write_text(init_rig.read_text() + "\n[training]\ncontrol_dt_s = 0.1\n")
     rate = _envelope(init_rig)["control_rate"]
     assert rate.verdict is Verdict.IMPLICATED  # 15 Hz against training's 10 Hz
-    assert rate.figures["training_dt_from"] == "training.control_dt_s"
+    assert rate.figures.training_dt_from == "training.control_dt_s"
 
 
 def test_grasp_margin_is_not_measured_without_the_simulated_squeeze(init_rig: Path) -> None:
@@ -105,14 +106,14 @@ def test_grasp_margin_is_not_measured_without_the_simulated_squeeze(init_rig: Pa
     assert grasp.verdict is Verdict.NOT_MEASURED
     assert grasp.needs and grasp.needs[0].startswith("evidence.sim_dataset")
     assert "evidence.sim_dataset" in grasp.summary and "evidence.sim_dataset" in grasp.next_step
-    assert grasp.figures["real_squeeze_median_deg"] > 5.0  # firm, but held against nothing
+    assert grasp.figures.real_squeeze_median_deg > 5.0  # firm, but held against nothing
 
 
 def test_grasp_margin_is_measured_against_the_simulated_rollouts(init_rig: Path) -> None:
     _edit(init_rig, 'dataset = "real"', 'dataset = "real"\nsim_dataset = "sim"')
     grasp = _envelope(init_rig)["grasp_margin"]
     assert grasp.verdict is Verdict.ELIMINATED
-    assert "in simulation" in grasp.summary and "sim_squeeze_median_deg" in grasp.figures
+    assert "in simulation" in grasp.summary and not math.isnan(grasp.figures.sim_squeeze_median_deg)
 
 
 # ----------------------------------------------------------------- contact
@@ -166,4 +167,4 @@ def test_phases_reads_the_outcomes_a_manifest_gives(init_rig: Path) -> None:
     _edit(init_rig, 'dataset = "real"', 'dataset = "real"\nreal_manifest = "real.toml"')
     (f,) = _assess(init_rig, phases_branch)
     assert f.verdict is not Verdict.NOT_MEASURED
-    assert f.figures["episodes"] == 3
+    assert f.figures.episodes == 3

@@ -117,8 +117,14 @@ def test_no_implicated_branch_says_so() -> None:
 
 
 def test_a_contradiction_between_phases_and_a_measurement_is_resolved_in_words() -> None:
+    from simgap.figures.phases import PhaseComparison, PhasesFigures
+
+    figs = PhasesFigures(comparison=PhaseComparison(None, None, {}, (), 0.05), branch_map={},
+                         evaluation="real", dominant_phase="grasp", departs=(),
+                         points_at=("contact",), eliminates=("appearance",), failures=2,
+                         episodes=4)
     phases = {"branch": "phases", "verdict": "inconclusive", "title": "Failure phases",
-              "figures": {"eliminates": ["appearance"]}}
+              "figures": figs.to_dict()}
     app = {"branch": "appearance", "kind": "exposure", "verdict": "implicated",
            "title": "Exposure",
            "figures": {"jaw_gain_by_recording": {"a": 1.5, "b": 1.0}, "jaw_gain": 1.25}}
@@ -131,8 +137,9 @@ def test_nothing_but_zeros_or_nothing_at_all_is_not_drawn() -> None:
     assert svg.bars(["a", "b"], {"x": [0.0, 0.0]}, xlabel="j", ylabel="deg", title="t") == ""
     assert svg.lines([], {"x": []}, xlabel="t", ylabel="y", title="t") == ""
     assert svg.histogram([np.nan], xlabel="t", title="t") == ""
-    torque = {"branch": "plumbing", "verdict": "eliminated", "title": "Torque on before goal",
-              "figures": {"distance_deg": {"a": 0.0, "b": 0.0}}}
+    torque = {"branch": "plumbing", "kind": "torque_jump", "verdict": "eliminated",
+              "title": "Torque on before goal",
+              "figures": {"distance_deg": {"a": 0.0, "b": 0.0}, "joints_far": 0}}
     page = render_report(_diag([torque]))
     assert _plots(page) == []
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from simgap.episodes.placements import placements_check
+from simgap.figures.envelope import PlacementDetails
 from simgap.plumbing.setup import check_policy_server
 from simgap.report import plots_actuator, plots_envelope, render_report, svg
 
@@ -37,7 +38,8 @@ def _placements(real_ok: list[bool], sim_ok: list[bool]) -> str:
     (its details give each placement's success as the fraction of trials that succeeded)."""
     check = placements_check({"real": (XY, list(enumerate(real_ok))),
                               "sim": (XY, list(enumerate(sim_ok)))}, TRAIN_X, TRAIN_Y)
-    return plots_envelope.placements_plot(check.details)
+    return plots_envelope.placements_plot(PlacementDetails.from_mapping(
+        {"check": check.check, **check.details}, where="details"))
 
 
 def _in_plot(x: float, y: float) -> bool:
@@ -150,7 +152,8 @@ def test_equal_values_share_one_position_on_a_readable_axis(data: list[float],
     """The control-rate plot of intervals equal to the training period to their precision.
     On the old code its axis ran from the smallest to the largest value (33.333331 to
     33.333333): the bar at the left end, the training period at the right."""
-    finding = {"details": {"check": "control_rate", "intervals_ms": data,
+    finding = {"branch": "envelope", "kind": "control_rate",
+               "details": {"check": "control_rate", "intervals_ms": data,
                            "training_dt_ms": period}}
     root = _root(plots_envelope.plots(finding)[0])
     ticks = _x_ticks(root)

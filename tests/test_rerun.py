@@ -164,16 +164,21 @@ def test_the_demos_recording_verifies_and_holds_every_layer(demo_run: tuple[Path
     findings = __import__("json").loads((out / "findings.json").read_text())["findings"]
     assert len(ep["findings"]["TextLog:text"]) == len(findings)
     # the time base's fastest step at its episode and frame, as findings.json names them
-    tb = next(f["figures"] for f in findings if f["branch"] == "evidence")
-    logs = got[f"episode_{tb['peak_speed_episode']}"]["findings"]
+    from simgap.figures.evidence import TimeBaseFigures
+    from simgap.figures.phases import PhasesDetails
+    from simgap.finding import details_of, figures_of
+
+    tb = figures_of(next(f for f in findings if f["kind"] == "time_base"), TimeBaseFigures)
+    logs = got[f"episode_{tb.peak_speed_episode}"]["findings"]
     here = [fr for fr, t in zip(logs["frame_index"], logs["TextLog:text"], strict=True)
             if t[0].startswith("[eliminated] evidence: Time base")]
-    assert here == [tb["peak_speed_frame"]]
+    assert here == [tb.peak_speed_frame]
     # a failed real episode's failure at the start of the phase it was in
-    ph = next(f for f in findings if f["branch"] == "phases")
-    bad = next(e for e in ph["details"]["real_episodes"] if e["failure_phase"])
-    start = bad["phases_s"].get(bad["failure_phase"], bad["phases_s"][bad["reached"]])[0]
-    logs = got[f"episode_{bad['episode']}"]["findings"]
+    ph = details_of(next(f for f in findings if f["branch"] == "phases"), PhasesDetails)
+    bad = next(e for e in ph.real_episodes or () if e.failure_phase)
+    assert bad.failure_phase is not None and bad.reached is not None
+    start = bad.phases_s.get(bad.failure_phase, bad.phases_s[bad.reached])[0]
+    logs = got[f"episode_{bad.episode}"]["findings"]
     at = [(fr, ts) for fr, ts, t in zip(logs["frame_index"], logs["timestamp"],
                                         logs["TextLog:text"], strict=True) if "phases:" in t[0]]
     assert len(at) == 1 and at[0][0] > 0 and abs(_seconds(at[0][1]) - start) < 0.04

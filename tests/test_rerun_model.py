@@ -32,8 +32,8 @@ def test_finding_marks_come_from_the_figures_alone() -> None:
     assert "2.5 rad/s (elbow_flex)" in marks[0].note
     assert "0.7 s before the reset" in marks[1].note
     assert "failed at lift_and_carry after entering grasp" in marks[2].note
-    broken = [{"branch": "evidence", "figures": {"peak_speed_episode": "x",
-                                                 "peak_speed_frame": 3}},
+    broken = [{"branch": "evidence", "kind": "time_base",
+               "figures": {"peak_speed_episode": "x", "peak_speed_frame": 3}},
               {"branch": "phases", "details": {"real_episodes": [{"episode": 0,
                                                                   "failure_phase": "place"}]}}]
     assert finding_marks(broken) == []  # no time given: nothing is placed

@@ -15,7 +15,7 @@ from simgap.episodes.signatures import PHASE_BRANCHES, SIGNATURES, EpisodeResult
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.episodes_io import read_manifest_trials
-from simgap.finding import Verdict
+from simgap.finding import Finding, Verdict
 from simgap.report.plots_phases import plots
 from simgap.rig import load_rig
 from simgap.values.episode import PHASES
@@ -93,25 +93,36 @@ def test_real_departs_from_sim_where_it_breaks_more(full_rig: Path) -> None:
     assert c.departs == ("grasp",)  # place: 3/16 vs 0/13 is not significant at 0.05
     (f,) = phases_branch.assess(ctx)
     assert f.verdict is Verdict.IMPLICATED
-    assert f.figures["dominant_phase"] == "grasp"
-    assert {"contact", "actuator"} <= set(f.figures["points_at"])
-    assert f.figures["branch_map"]["contact"]["eliminates"] == ["appearance"]
+    assert f.figures.dominant_phase == "grasp"
+    assert {"contact", "actuator"} <= set(f.figures.points_at)
+    assert f.figures.branch_map["contact"].eliminates == ("appearance",)
     svg = plots(f.to_dict())
     assert len(svg) == 1 and "<svg" in svg[0] and "grasp" in svg[0]
+    _check_typed(f)
+
+
+def _check_typed(f: Finding) -> None:
+    """The phases Finding carries its records, which survive findings.json's round trip."""
+    from simgap.figures.phases import PhasesDetails, PhasesFigures
+    from tests.typed_records import check_typed
+
+    check_typed(f, PhasesFigures, PhasesDetails)
+    real = f.typed_details(PhasesDetails).real_episodes
+    assert real and all(isinstance(e.phases_s, dict) for e in real)
 
 
 def test_grasp_failures_alone_eliminate_appearance(tmp_path: Path, demo_model: Path) -> None:
     kinds = ["success", "slipped", "closed_on_nothing", "slipped"]
     (f,) = phases_branch.assess(_ctx(_build(tmp_path, demo_model, kinds, None)))
     assert f.verdict is Verdict.IMPLICATED  # no simulated evaluation to compare
-    assert f.figures["eliminates"] == ["appearance"]
+    assert f.figures.eliminates == ("appearance",)
     assert "appearance" in f.summary
 
 
 def test_same_failures_in_sim_are_not_a_gap(tmp_path: Path, demo_model: Path) -> None:
     kinds = ["success"] * 4 + ["search"]
     (f,) = phases_branch.assess(_ctx(_build(tmp_path, demo_model, kinds, kinds)))
-    assert f.verdict is Verdict.INCONCLUSIVE and f.figures["departs"] == []
+    assert f.verdict is Verdict.INCONCLUSIVE and f.figures.departs == ()
     assert "reproduces" in f.summary
 
 
@@ -120,7 +131,7 @@ def test_a_few_real_failures_sim_never_shows_are_not_called_reproduced(
     real = ["success"] * 3 + ["search"]
     (f,) = phases_branch.assess(_ctx(_build(tmp_path, demo_model, real, ["success"] * 4)))
     # 1 of 4 against 0 of 4: Fisher p = 1, not a departure, and not reproduced either
-    assert f.verdict is Verdict.INCONCLUSIVE and f.figures["departs"] == []
+    assert f.verdict is Verdict.INCONCLUSIVE and f.figures.departs == ()
     assert "reproduces" not in f.summary and "too few trials" in f.summary
     assert "0 of 4" in f.summary
 
@@ -134,7 +145,7 @@ def test_matching_real_episodes_eliminate_the_branch(tmp_path: Path, demo_model:
     text = (tmp_path / "nolab" / "rig.toml").read_text().replace('sim_manifest = "sim.toml"', "")
     (tmp_path / "nolab" / "rig.toml").write_text(text)
     (h,) = phases_branch.assess(_ctx(rig))
-    assert h.figures["comparison"]["sim"]["unknown"] == 1
+    assert h.figures.comparison.sim.unknown == 1
     assert h.verdict is Verdict.IMPLICATED and "no simulated evaluation" in h.summary
 
 
@@ -192,3 +203,4 @@ def test_unknown_outcomes_eliminate_nothing(tmp_path: Path, demo_model: Path) ->
     (f,) = phases_branch.assess(_ctx(rig))
     assert f.verdict is Verdict.NOT_MEASURED and "known outcome" in f.summary
     assert f.needs and "real_manifest" in f.needs[0]
+    _check_typed(f)

@@ -21,7 +21,17 @@ from simgap.episodes.time_base import (
     stale_counts,
 )
 from simgap.evidence.lerobot import read_lerobot_dataset
-from simgap.rig import load_rig
+from simgap.figures.evidence import (
+    ActuatorNotRun,
+    EvidenceNotRun,
+    ExcitationFigures,
+    NotRunFigures,
+    TimeBaseDetails,
+    TimeBaseFigures,
+)
+from simgap.finding import Finding, figures_of
+from simgap.rig import Rig, load_rig
+from tests.typed_records import check_typed
 
 NAMES = ("pan", "lift", "gripper")
 LIMITS = [4.7, 4.7, 4.7]
@@ -183,20 +193,31 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
     first = found["findings"][0]
     assert (first["branch"], first["title"], first["verdict"]) == \
         ("evidence", "Time base", "implicated")
-    assert first["figures"]["refused"] and first["figures"]["impossible_frames"] >= 3
-    assert first["figures"]["speed_limit_from"].startswith("no deploy.servo_model")
-    assert first["figures"]["provenance"] == {"deploy.servo_model": "default"}
+    tb = figures_of(first, TimeBaseFigures)
+    assert tb.refused and tb.impossible_frames >= 3
+    assert tb.speed_limit_from.startswith("no deploy.servo_model")
+    assert tb.provenance == {"deploy.servo_model": "default"}
     assert REFUSAL_FIX in first["next_step"]
     assert found["stop"]["branch"] == "evidence"
     by = {(f["branch"], f["title"]): f for f in found["findings"]}
     for key in (("actuator", "Actuator dynamics"), ("controller", "Controller"),
                 ("evidence", "Command shaping")):  # its clip search replays the stamps too
-        assert by[key]["verdict"] == "inconclusive" and by[key]["figures"]["not_run"]
+        assert by[key]["verdict"] == "inconclusive" and by[key]["kind"] == "not_run"
+        assert figures_of(by[key], NotRunFigures.of(key[0])).not_run
     for key in (("envelope", "Speed"), ("envelope", "Control rate")):
         assert by[key]["verdict"] == "not_measured" and REFUSAL_FIX in by[key]["needs"][0]
     assert not [f for f in found["findings"] if f["verdict"] == "eliminated"
                 and f["branch"] in ("actuator", "controller", "envelope")]
     assert "Time base" in (tmp_path / "out" / "report.html").read_text()
+
+
+def rig_found(rig: Rig) -> list[Finding]:
+    """The evidence gate's Findings on ``rig``."""
+    from simgap.branches.context import Context
+    from simgap.branches.evidence_gate import assess
+    from simgap.evidence.bundle import EvidenceBundle
+
+    return assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
 
 
 def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Path],
@@ -210,6 +231,13 @@ def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Pa
     rate = next(f for f in found if f.title == "Control rate")
     assert rate.verdict.value == "not_measured" and REFUSAL_FIX in rate.needs[0]
     f = actuator_from_dataset(rig)
-    assert f.verdict.value == "inconclusive" and f.figures["not_run"]
+    assert f.verdict.value == "inconclusive" and f.typed(ActuatorNotRun).not_run
+    check_typed(f, ActuatorNotRun)
+    gate = [g for g in rig_found(rig) if g.branch == "evidence"]
+    assert [g.title for g in gate] == ["Time base", "Excitation and data", "Command shaping"]
+    check_typed(gate[0], TimeBaseFigures, TimeBaseDetails)
+    assert gate[0].typed(TimeBaseFigures).refused
+    check_typed(gate[1], ExcitationFigures)
+    check_typed(gate[2], EvidenceNotRun)
     _, healthy = assess_branch(benches["100-exact"], "envelope")
     assert "time base" not in next(f for f in healthy if f.title == "Control rate").summary

@@ -54,7 +54,7 @@ def _write(path: Path, text: str) -> Path:
 
 def _run(rig: Rig) -> dict[str, Finding]:
     found = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
-    return {str(f.figures["check"]): f for f in found}
+    return {str(f.figures.check): f for f in found}
 
 
 POST_MORTEM_DEPLOY = """action_scale = 0.15
@@ -84,31 +84,31 @@ def test_the_post_mortem_reports_every_disagreement_with_its_numbers(
     assert set(f) == {"control_rate", "top_speed", "pd_drive", "finger_friction",
                       "object_mass", "origin", "camera_fov", "camera_mount", "name_gate"}
     rate = f["control_rate"].figures
-    assert rate["training_hz"] == pytest.approx(10.0)
-    assert rate["deployed_hz"] == pytest.approx(15.0, rel=1e-5)
+    assert rate.training_hz == pytest.approx(10.0)
+    assert rate.deployed_hz == pytest.approx(15.0, rel=1e-5)
     assert "10 Hz" in f["control_rate"].summary and "15 Hz" in f["control_rate"].summary
     speed = f["top_speed"].figures  # 0.05 x 0.15 x 15 Hz against 0.05 x 10 Hz: 22 %
-    assert speed["training_top_speed_rad_s"] == pytest.approx(0.5)
-    assert speed["deployed_top_speed_rad_s"] == pytest.approx(0.1125, rel=1e-5)
-    assert speed["speed_ratio"] == pytest.approx(0.225, rel=1e-5)
+    assert speed.training_top_speed_rad_s == pytest.approx(0.5)
+    assert speed.deployed_top_speed_rad_s == pytest.approx(0.1125, rel=1e-5)
+    assert speed.speed_ratio == pytest.approx(0.225, rel=1e-5)
     assert "22 %" in f["top_speed"].summary
     k, tau = servo_drive("sts3215", 16.0)
-    assert f["pd_drive"].figures["stiffness_ratio"] == pytest.approx(1000.0 / k)
-    assert f["pd_drive"].figures["force_ratio"] == pytest.approx(100.0 / tau)
-    assert f["finger_friction"].figures["ratio"] == pytest.approx(5.0)
+    assert f["pd_drive"].figures.stiffness_ratio == pytest.approx(1000.0 / k)
+    assert f["pd_drive"].figures.force_ratio == pytest.approx(100.0 / tau)
+    assert f["finger_friction"].figures.ratio == pytest.approx(5.0)
     assert "2" in f["finger_friction"].summary and "0.4" in f["finger_friction"].summary
-    assert f["object_mass"].figures["training"] == pytest.approx(0.003125)
-    assert f["object_mass"].figures["ratio"] == pytest.approx(0.003125 / 0.019)
-    assert f["origin"].figures["offset_m"] == pytest.approx(0.039, abs=1e-4)
+    assert f["object_mass"].figures.training == pytest.approx(0.003125)
+    assert f["object_mass"].figures.ratio == pytest.approx(0.003125 / 0.019)
+    assert f["origin"].figures.offset_m == pytest.approx(0.039, abs=1e-4)
     assert "39.0 mm" in f["origin"].summary
-    assert f["camera_fov"].figures["difference_deg"] == pytest.approx(52.0 - 70.0, abs=1e-3)
-    assert f["camera_mount"].figures["mount_offset_m"] == pytest.approx(math.hypot(*CAMERA))
+    assert f["camera_fov"].figures.difference_deg == pytest.approx(52.0 - 70.0, abs=1e-3)
+    assert f["camera_mount"].figures.mount_offset_m == pytest.approx(math.hypot(*CAMERA))
     gate = f["name_gate"]
     assert "so101_follower" in gate.summary and "6.8 deg" in gate.summary
-    assert gate.figures["elbow_correction_deg"] == 6.8
+    assert gate.figures.elbow_correction_deg == 6.8
     for x in f.values():
         assert x.next_step, x.title
-    assert f["control_rate"].details["provenance"]["training.control_dt_s"] == "from ManiSkill"
+    assert f["control_rate"].details.provenance["training.control_dt_s"] == "from ManiSkill"
 
 
 def test_a_config_that_matches_the_rig_reports_none(tmp_path: Path, demo_model: Path) -> None:
@@ -140,6 +140,24 @@ def test_a_default_or_guessed_deciding_value_is_not_measured(tmp_path: Path,
         assert key in f[check].needs and key in f[check].summary
     assert "guessed" in f["finger_friction"].summary
     assert f["control_rate"].verdict is Verdict.IMPLICATED  # its values are all stated
+    _check_typed(f)  # not measured: only the check's name, the rest not measured
+
+
+def _check_typed(found: dict[str, Finding]) -> None:
+    """Every check's Finding carries its record of simgap.figures.training (and its
+    provenance details), which survive findings.json's round trip."""
+    from simgap.figures.training import training_records
+    from tests.typed_records import check_typed
+
+    for check, f in found.items():
+        figures, details = training_records(check)
+        check_typed(f, figures, details)
+        assert f.typed(figures).check == check  # type: ignore[attr-defined]
+
+
+def test_every_check_carries_its_typed_figures(post_mortem: dict[str, Finding]) -> None:
+    _check_typed(post_mortem)
+    assert post_mortem["object_mass"].key_unit == "1"  # the ratio; the masses are in kg
 
 
 def test_the_dataset_rate_is_held_against_training_too() -> None:
@@ -150,7 +168,7 @@ def test_the_dataset_rate_is_held_against_training_too() -> None:
               joints=(JointMap("a", "a", JointUnit("rad")),),
               training=Training(control_dt_s=0.1))
     f = audit_training(rig, RigSide(dataset_dt_s=1 / 15))[0]
-    assert f.verdict is Verdict.IMPLICATED and f.figures["dataset_hz"] == pytest.approx(15.0)
+    assert f.verdict is Verdict.IMPLICATED and f.figures.dataset_hz == pytest.approx(15.0)
     f = audit_training(rig, RigSide(dataset_dt_s=0.1))[0]
     assert f.verdict is Verdict.ELIMINATED
 

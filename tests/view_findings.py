@@ -23,11 +23,15 @@ def diagnosis() -> dict[str, Any]:
 def timed_findings() -> list[dict[str, Any]]:
     """A time base, a stale first frame and failure phases, as findings.json writes them."""
     return [
-        {"branch": "evidence", "verdict": "eliminated", "title": "Time base",
+        {"branch": "evidence", "kind": "time_base", "verdict": "eliminated",
+         "title": "Time base",
          "summary": "fits", "figures": {"peak_speed_episode": 1, "peak_speed_frame": 7,
                                         "peak_speed_rad_s": 2.5,
-                                        "peak_speed_joint": "elbow_flex"}},
-        {"branch": "plumbing", "verdict": "implicated", "title": "Stale first frame",
+                                        "peak_speed_joint": "elbow_flex", "episodes": 2,
+                                        "frames": 60, "impossible_frames": 0,
+                                        "stale_frames": 0, "moving_frames": 40, "gaps": 0}},
+        {"branch": "plumbing", "kind": "stale_first_frame", "verdict": "implicated",
+         "title": "Stale first frame",
          "summary": "stale", "figures": {"stale_episodes": 1},
          "details": {"episodes": [
              {"episode": 0, "tick": 0, "taken_before_reset_s": 0.7, "before_reset": True,

@@ -1,8 +1,9 @@
 """Fit BAM's friction families on a known servo, every family and fold at once, and select
 the simplest family that held-out trajectory types do not reject.
 
-Each (family, fold) pair is one CMA-ES problem (``simgap.fit.cma_es``): its cost is the mean absolute
-position error of the open-loop rollout over the fold's training logs, the loss BAM fits.
+Each (family, fold) pair is one CMA-ES problem (``simgap.fit.cma_es``): its cost is the mean
+absolute position error of the open-loop rollout over the fold's training logs, the loss BAM
+fits.
 One generation simulates every candidate of every problem of a family in one call.
 Parameters get intervals from a Bayesian bootstrap over the training logs (Dirichlet log
 weights, each replicate refitted by a CMA-ES warm started at the optimum; replicates in

@@ -28,6 +28,7 @@ import numpy as np
 from simgap.actuator.clip_search import ClipSearch, replay_rms, search_clip
 from simgap.episodes.command_shaping import Shaping, shaping_of
 from simgap.evidence.lerobot import dataset_trajectories
+from simgap.figures.evidence import CommandShapingFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
@@ -66,7 +67,8 @@ def finding(rig: Rig, ds: Any) -> Finding:
     if not found:
         return Finding(
             branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
-            key_figure="best_clip_gain_fraction", figures=figs,
+            key_figure="best_clip_gain_fraction",
+            figures=CommandShapingFigures.from_mapping(figs),
             summary=f"No clip of the goal shows in the recording: clipping the action at "
                     f"any max_relative_target removes at most {100 * max(gain):.0f} % of a "
                     f"joint's replay RMS (a clip needs {100 * 0.5:.0f} %), and no recorded "
@@ -87,7 +89,8 @@ def finding(rig: Rig, ds: Any) -> Finding:
     if not measured:
         return Finding(
             branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
-            key_figure="best_clip_gain_fraction", figures=figs,
+            key_figure="best_clip_gain_fraction",
+            figures=CommandShapingFigures.from_mapping(figs),
             summary=f"The rig's model replays the recording better with the goal clipped "
                     f"against the present position ({per}), but the recorded goals show no "
                     "clip themselves (no gap piles up at a bound), and an arm slower than its "
@@ -98,7 +101,8 @@ def finding(rig: Rig, ds: Any) -> Finding:
                       "actuator finding).")
     return Finding(
         branch=BRANCH, verdict=Verdict.IMPLICATED, title=TITLE,
-        key_figure="best_clip_gain_fraction", figures=figs,
+        key_figure="best_clip_gain_fraction",
+        figures=CommandShapingFigures.from_mapping(figs),
         summary=f"The recording shows a clip of the goal against the present position that "
                 f"the rig does not state: {per}. Replayed as recorded, the arm is asked for "
                 "motion the servo never was, and the fit takes the difference for delay or "
@@ -148,12 +152,14 @@ def _stated(rig: Rig, trajs: list[Any], cs: ClipSearch, shaping: Shaping,
         rows = "; ".join(f"{j} {f:.3g} against {s:g}" for j, (f, s, _) in disagree.items())
         return Finding(
             branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
-            key_figure="median_explained_fraction", figures=figs,
+            key_figure="median_explained_fraction",
+            figures=CommandShapingFigures.from_mapping(figs),
             summary=summary + f" The data prefer another bound: {rows}.",
             next_step="Check max_relative_target in the follower's config against the rig's "
                       f"[deploy] (provenance: {figs['provenance']['deploy.max_relative_target']})"
                       f"; the data suggest {cs.rig_line(rig)}.")
     return Finding(
         branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
-        key_figure="median_explained_fraction", figures=figs, summary=summary,
+        key_figure="median_explained_fraction",
+        figures=CommandShapingFigures.from_mapping(figs), summary=summary,
         next_step="Nothing to change: the fits use the command as it reached the servo.")

@@ -36,6 +36,8 @@ from simgap.evidence.episodes_io import (
     load_sim_episodes,
     load_sim_manifest,
 )
+from simgap.figures.envelope import envelope_records
+from simgap.figures.evidence import TimeBaseFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
@@ -122,9 +124,9 @@ def _placements(rig: Rig, real_m: ManifestTrials | None, sim_m: ManifestTrials |
 
 def _not_timed(refusal: Finding) -> list[EnvelopeCheck]:
     """The speed and control-rate checks of a dataset whose time base is refused."""
-    f = refusal.figures
+    f = refusal.typed(TimeBaseFigures)
     why = (f"Not measured: the dataset's time base is refused (evidence: Time base): its "
-           f"labelled {f.get('labelled_fps', float('nan')):g} fps is not the rate its motion "
+           f"labelled {f.labelled_fps:g} fps is not the rate its motion "
            "was recorded at, so neither its speeds nor its rate can be read off its stamps.")
     need = f"evidence.dataset re-recorded: {REFUSAL_FIX}"
     return [EnvelopeCheck(check, title, "not_measured", summary=why,
@@ -173,10 +175,13 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
 
 def to_finding(c: EnvelopeCheck) -> Finding:
     """An envelope check as a Finding of the ``envelope`` branch."""
+    figures, details = envelope_records(c.check)
     return Finding(branch="envelope", verdict=_VERDICT[c.status], title=c.title,
-                   summary=c.summary, figures={"check": c.check, **c.figures},
+                   summary=c.summary,
+                   figures=figures.from_mapping({"check": c.check, **c.figures}),
                    key_figure=c.key_figure, next_step=c.next_step,
-                   details={"check": c.check, **c.details},
+                   details=details.from_mapping({"check": c.check, **c.details},
+                                                where="details"),
                    needs=c.needs if c.status == "not_measured" else ())
 
 

@@ -33,6 +33,12 @@ from simgap.episodes.time_base import (
 from simgap.errors import NameNotFoundError
 from simgap.evidence.lerobot import dataset_trajectories
 from simgap.evidence.ros2_bag import rig_recording
+from simgap.figures.evidence import (
+    ExcitationFigures,
+    NotRunFigures,
+    TimeBaseDetails,
+    TimeBaseFigures,
+)
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
@@ -83,7 +89,7 @@ def time_base_of(rig: Rig, ds: object) -> TimeBase:
 def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
     """The time base as a Finding: implicated (refused) with the fix, else eliminated;
     ``provenance`` (rig key -> given | guessed | default) goes into its figures."""
-    figs = {**tb.figures(), "provenance": dict(provenance or {})}
+    figs = TimeBaseFigures.from_mapping({**tb.figures(), "provenance": dict(provenance or {})})
     period_ms = tb.period_s * 1e3
     if tb.refused:
         slow = (f" The fastest step needs a period of at least {tb.min_real_period_s * 1e3:.0f} "
@@ -97,15 +103,15 @@ def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
                     f"({', '.join(NEEDS_TIME_BASE)}) was run on it.",
             next_step=f"Re-record: {REFUSAL_FIX}. Check that lerobot-record does not log "
                       "'Record loop is running slower', then diagnose the new recording.",
-            details={"reasons": list(tb.reasons)})
-    peak = figs["peak_speed_rad_s"]
+            details=TimeBaseDetails.from_mapping({"reasons": list(tb.reasons)}))
+    peak = figs.peak_speed_rad_s
     power = tb.detectable_slowdown
     if not power <= DETECT_MAX:  # too little motion to tell a slow loop from a slow arm
         return Finding(
             branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
             key_figure="detectable_slowdown_ratio", figures=figs,
             summary=f"The arm moves too slowly to check the time base: its fastest joint step "
-                    f"is {peak:.3g} rad/s ({figs['peak_speed_joint']}), so only a loop "
+                    f"is {peak:.3g} rad/s ({figs.peak_speed_joint}), so only a loop "
                     f"{power:.3g} times slower than its {tb.fps:g} fps label would show as "
                     f"impossible motion ({DETECT_MAX:g} x is checked). The fits run on its "
                     "stamps as they are.",
@@ -116,8 +122,8 @@ def finding(tb: TimeBase, provenance: dict[str, str] | None = None) -> Finding:
         branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
         key_figure="peak_to_limit_ratio", figures=figs,
         summary=f"The motion fits the labelled {tb.fps:g} fps: the fastest joint step is "
-                f"{peak:.3g} rad/s ({figs['peak_speed_joint']}), "
-                f"{figs['peak_to_limit_ratio']:.2f} x the servo's {figs['speed_limit_rad_s']:.3g} "
+                f"{peak:.3g} rad/s ({figs.peak_speed_joint}), "
+                f"{figs.peak_to_limit_ratio:.2f} x the servo's {figs.speed_limit_rad_s:.3g} "
                 f"rad/s (refused above {SPEED_MARGIN:g} x: a loop {power:.3g} times slower "
                 f"than its label would have been); {tb.stale_frames} stale of "
                 f"{tb.moving_frames} mid-motion frames, {tb.gaps} gaps, float32 stamps "
@@ -130,7 +136,7 @@ def excitation_finding(exc: Excitation) -> Finding:
     little for a joint finding to implicate or a joint barely moved (the fit still runs,
     and its joints are held at inconclusive with the reason), else eliminated, naming what
     the commands cannot show."""
-    figs = exc.figures()
+    figs = ExcitationFigures.from_mapping(exc.figures())
     still = [j.name for j in exc.joints if not j.excited]
     unseen = [f"{j.name} {k}" for j in exc.joints if j.excited for k in j.unseen]
     amount = (f"{exc.fitted_s:.1f} s fitted over {exc.fitted_episodes} episode(s) "
@@ -171,7 +177,7 @@ def assess(ctx: Context) -> list[Finding]:
         out.append(excitation_finding(fit_split(rig, ds, dict(ctx.options or {}))[5]))
         from simgap.branches import effective_command  # what reached the servo (issue 36)
 
-        if out[0].figures.get("refused"):  # its clip search replays the stamps as time
+        if out[0].typed(TimeBaseFigures).refused:  # its clip search replays stamps as time
             out.append(not_run(BRANCH, effective_command.TITLE, out[0]))
         else:
             out.append(effective_command.finding(rig, ds))
@@ -181,20 +187,21 @@ def assess(ctx: Context) -> list[Finding]:
 def time_base_refusal(ctx: Context) -> Finding | None:
     """The refused time-base Finding among those run so far, or None (a branch that reads
     the dataset's stamps as time does not run when there is one)."""
-    return next((f for f in ctx.findings if f.branch == BRANCH and f.title == TITLE
-                 and f.figures.get("refused")), None)
+    return next((f for f in ctx.findings if f.branch == BRANCH
+                 and f.kind == TimeBaseFigures.kind and f.typed(TimeBaseFigures).refused),
+                None)
 
 
 def not_run(branch: str, title: str, refusal: Finding) -> Finding:
     """The Finding of a branch that was not run because the time base was refused."""
-    f = refusal.figures
+    f = refusal.typed(TimeBaseFigures)
     return Finding(
         branch=branch, verdict=Verdict.INCONCLUSIVE, title=title,
         summary=f"Not run: the dataset's time base is refused (evidence: {TITLE}; the "
-                f"fastest step is {f.get('peak_to_limit_ratio', float('nan')):.3g} x the servo's "
+                f"fastest step is {f.peak_to_limit_ratio:.3g} x the servo's "
                 "speed at the labelled rate), so a fit would fit the wrong clock.",
         next_step=f"Re-record: {REFUSAL_FIX}.",
-        figures={"not_run": True, "refused_by": f"{BRANCH}: {TITLE}",
-                 "labelled_fps": f.get("labelled_fps"),
-                 "peak_to_limit_ratio": f.get("peak_to_limit_ratio")},
+        figures=NotRunFigures.of(branch)(
+            not_run=True, refused_by=f"{BRANCH}: {TITLE}", labelled_fps=f.labelled_fps,
+            peak_to_limit_ratio=f.peak_to_limit_ratio),
         key_figure="peak_to_limit_ratio")

@@ -25,6 +25,7 @@ from simgap.evidence.episodes_io import (
     load_sim_episodes,
     load_sim_manifest,
 )
+from simgap.figures.phases import PhasesDetails, PhasesFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 from simgap.values.episode import PHASES, EpisodeRecord
@@ -132,9 +133,10 @@ def evaluate(ctx: Context) -> PhaseEvaluation:
 def _finding(pe: PhaseEvaluation) -> Finding:
     cmp = pe.comparison
     base: dict[str, Any] = {"comparison": cmp.to_dict(), "branch_map": branch_map()}
-    details = {"phases": list(PHASES),
-               "real_episodes": [r.to_dict() for r in pe.real] if pe.real else None,
-               "sim_episodes": [r.to_dict() for r in pe.sim] if pe.sim else None}
+    details = PhasesDetails.from_mapping(
+        {"phases": list(PHASES),
+         "real_episodes": [r.to_dict() for r in pe.real] if pe.real else None,
+         "sim_episodes": [r.to_dict() for r in pe.sim] if pe.sim else None}, where="details")
     title = "Failure phases"
     if pe.real is None and pe.sim is None:
         return Finding(branch="phases", verdict=Verdict.NOT_MEASURED, title=title,
@@ -150,9 +152,10 @@ def _finding(pe: PhaseEvaluation) -> Finding:
     points = sorted({b for ph in focus for b in PHASE_BRANCHES[ph]["points_at"]})
     elim = sorted(set.intersection(*[set(PHASE_BRANCHES[ph]["eliminates"]) for ph in failed])) \
         if failed else []
-    figs = {**base, "evaluation": which, "dominant_phase": dominant, "departs": list(cmp.departs),
-            "points_at": points, "eliminates": elim,
-            "failures": counts.n - counts.successes, "episodes": counts.n}
+    figs = PhasesFigures.from_mapping(
+        {**base, "evaluation": which, "dominant_phase": dominant, "departs": list(cmp.departs),
+         "points_at": points, "eliminates": elim,
+         "failures": counts.n - counts.successes, "episodes": counts.n})
     split = ", ".join(f"{ph} {counts.by_phase[ph]}" for ph in failed)
     if counts.n == 0:
         # outcomes are evidence: without them the phases are not measured, not undecided

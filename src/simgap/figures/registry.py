@@ -29,7 +29,20 @@ from simgap.figures.calibration import (
 )
 from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.controller import GainsDetails, GainsFigures, SimplerDetails, SimplerFigures
+from simgap.figures.envelope import ENVELOPE_DETAILS, ENVELOPE_FIGURES
+from simgap.figures.evidence import (
+    ActuatorNotRun,
+    CommandShapingFigures,
+    ControllerNotRun,
+    EvidenceNotRun,
+    ExcitationFigures,
+    TimeBaseDetails,
+    TimeBaseFigures,
+)
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
+from simgap.figures.phases import PhasesDetails, PhasesFigures
+from simgap.figures.plumbing import PLUMBING_DETAILS, PLUMBING_FIGURES
+from simgap.figures.training import TRAINING_DETAILS, TRAINING_FIGURES
 
 FIGURES: tuple[type[Record], ...] = (
     LatencyFigures, TransportFigures,
@@ -39,6 +52,12 @@ FIGURES: tuple[type[Record], ...] = (
     CheckFigures, CompareFigures, DriftFigures,
     LadderFigures, JointDynamicsFigures,
     SimplerFigures, GainsFigures,
+    TimeBaseFigures, ExcitationFigures, CommandShapingFigures,
+    EvidenceNotRun, ActuatorNotRun, ControllerNotRun,
+    PhasesFigures,
+    *ENVELOPE_FIGURES,
+    *PLUMBING_FIGURES,
+    *TRAINING_FIGURES,
 )
 """The figures record of each (branch, kind)."""
 DETAILS: tuple[type[Record], ...] = (
@@ -49,6 +68,11 @@ DETAILS: tuple[type[Record], ...] = (
     CheckDetails,
     LadderDetails, JointDynamicsDetails,
     SimplerDetails, GainsDetails,
+    TimeBaseDetails,
+    PhasesDetails,
+    *ENVELOPE_DETAILS,
+    *PLUMBING_DETAILS,
+    *TRAINING_DETAILS,
 )
 """The details record of each (branch, kind) whose details are typed."""
 

@@ -10,6 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from simgap.figures.base import Record
+from simgap.figures.plumbing import (
+    ControlRateFigures,
+    GripperUnitFigures,
+    JointLimitsFigures,
+    TorqueJumpFigures,
+)
 from simgap.finding import Finding, Verdict
 from simgap.values.trace import JOINT_FEATURES, MOTORS, Trace
 
@@ -32,13 +39,14 @@ LATE_FACTOR = 1.5
 """A tick is late when its period exceeds this multiple of the rig's period."""
 
 
-def make_finding(title: str, implicated: bool, figures: Mapping[str, Any], key: str,
-                 summary: str, fix: str, details: Mapping[str, Any] | None = None) -> Finding:
-    """A plumbing Finding: implicated (with the fix as next step) or eliminated."""
+def make_finding(title: str, implicated: bool, figures: Record, key: str,
+                 summary: str, fix: str, details: Record | None = None) -> Finding:
+    """A plumbing Finding: implicated (with the fix as next step) or eliminated; its kind is
+    its figures' (``simgap.figures.plumbing``)."""
     return Finding(branch=BRANCH, verdict=Verdict.IMPLICATED if implicated else
-                   Verdict.ELIMINATED, title=title, figures=dict(figures), key_figure=key,
+                   Verdict.ELIMINATED, title=title, figures=figures, key_figure=key,
                    summary=summary, next_step=fix if implicated else "Nothing to change.",
-                   details=dict(details or {}))
+                   details={} if details is None else details)
 
 
 def _to_ticks(value: float, motor: str, unit: str, meta: Mapping[str, Any]) -> float | None:
@@ -130,7 +138,8 @@ def check_torque_jump(trace: Trace) -> Finding | None:
                    f"{worst}): the arm jumps toward the stale goal.")
     else:
         summary = f"Torque came on with every goal within {dist[worst]:.0f} ticks of present."
-    return make_finding("Torque on before goal = present", bool(far), figs,
+    return make_finding("Torque on before goal = present", bool(far),
+                        TorqueJumpFigures.from_mapping(figs),
                         "max_distance_deg", summary,
                         "Write Goal_Position = Present_Position for every motor before "
                         "enabling torque.")
@@ -174,7 +183,8 @@ def check_gripper_unit(trace: Trace) -> Finding | None:
                    "simulator units sent to a 0..100 interface.")
     else:
         summary = f"Gripper commands stay within 0..100 ({v.min():.1f} to {v.max():.1f})."
-    return make_finding("Gripper unit or scale", bad, figs, "requested_span" if radians
+    return make_finding("Gripper unit or scale", bad, GripperUnitFigures.from_mapping(figs),
+              "requested_span" if radians
               else "clipped_fraction", summary,
               "Convert the policy's gripper value to LeRobot's 0..100 (0 closed, 100 open) "
               "unconditionally; do not branch on robot.name (it is 'so_follower' since "
@@ -227,7 +237,8 @@ def check_joint_limits(trace: Trace) -> Finding | None:
                f"way to the motors (worst {worst}, {figs['max_excess']:.1f} "
                f"{trace.units.get(worst, '')} past)." if bad
                else "Every body-joint command stayed within the joint limits, unclipped.")
-    return make_finding("Actions outside joint limits or clipped", bad, figs,
+    return make_finding("Actions outside joint limits or clipped", bad,
+                        JointLimitsFigures.from_mapping(figs),
                         "ticks_outside", summary,
                         "Check the action's unit and scale against the robot's (degrees vs "
                         "-100..100) and clamp in the policy's own space, not silently at the bus.")
@@ -258,6 +269,7 @@ def check_control_rate(trace: Trace, expected_dt_s: float | None) -> Finding | N
             "ticks": int(dt.size)}
     summary = (f"The deployment ran at a median period of {med * 1e3:.1f} ms against the rig's "
                f"{exp * 1e3:.1f} ms (ratio {ratio:.2f}); {late:.0%} of ticks were late.")
-    return make_finding("Control rate", bad, figs, "period_ratio", summary,
+    return make_finding("Control rate", bad, ControlRateFigures.from_mapping(figs),
+              "period_ratio", summary,
               "Run the control loop at the rate the policy was trained at: sleep to a fixed "
               "period and keep slow work (inference, I/O) off the loop.")

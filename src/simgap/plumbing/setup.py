@@ -11,6 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from simgap.figures.plumbing import (
+    CheckpointDetails,
+    CheckpointFigures,
+    PolicyServerFigures,
+    StaleFirstFrameDetails,
+    StaleFirstFrameFigures,
+    TemperatureDriftFigures,
+)
 from simgap.finding import Finding
 from simgap.plumbing.motion import make_finding
 from simgap.values.trace import MOTORS, CheckpointProbe, Trace
@@ -78,10 +86,11 @@ def check_stale_first_frame(trace: Trace) -> Finding | None:
                f"{figs['repeated_image_episodes']} identical to the previous episode's last."
                if stale else f"All {len(per)} episodes started from an image taken after "
                              "their reset.")
-    return make_finding("Stale first frame", bool(stale), figs, "stale_episodes", summary,
+    return make_finding("Stale first frame", bool(stale),
+              StaleFirstFrameFigures.from_mapping(figs), "stale_episodes", summary,
               "Reset the scene first, then wait for a frame captured after the reset (e.g. "
               "async_read, or discard frames older than the reset) before the first decision.",
-              details={"episodes": per})
+              details=StaleFirstFrameDetails.from_mapping({"episodes": per}, where="details"))
 
 
 _NOT_GPU = {
@@ -115,13 +124,14 @@ def check_checkpoint(probe: CheckpointProbe | None) -> Finding | None:
             "cuda_available_here": probe.cuda_available}
     bad = bool(cuda) or not probe.loads_plain
     kind = getattr(probe, "kind", "cuda" if cuda else "ok")
-    figs["kind"] = kind
+    figs["probe"] = kind
     if kind in _NOT_GPU:
         title, summary, step = _NOT_GPU[kind]
-        return make_finding(title, True, figs, "loads_without_map_location",
+        return make_finding(title, True, CheckpointFigures.from_mapping(figs),
+                            "loads_without_map_location",
                             summary.format(path=probe.path, error=probe.cpu_error), step,
-                            details={"plain_error": probe.plain_error,
-                                     "cpu_error": probe.cpu_error})
+                            details=CheckpointDetails(plain_error=probe.plain_error,
+                                                      cpu_error=probe.cpu_error))
     if cuda:
         summary = (f"The checkpoint's tensors are tagged {', '.join(cuda)}: it was saved from "
                    "GPU memory" + (" and does not load here without map_location='cpu'."
@@ -131,11 +141,13 @@ def check_checkpoint(probe: CheckpointProbe | None) -> Finding | None:
         summary = f"The checkpoint does not load on the CPU: {probe.plain_error}"
     else:
         summary = "The checkpoint loads on the CPU without a map location."
-    return make_finding("Checkpoint loads only on a GPU", bad, figs, "loads_without_map_location",
+    return make_finding("Checkpoint loads only on a GPU", bad, CheckpointFigures.from_mapping(figs),
+              "loads_without_map_location",
               summary, "Load with torch.load(path, map_location='cpu') (keeping the safe "
               "default weights_only=True), or re-save the checkpoint from CPU memory "
               "(model.cpu().state_dict()).",
-              details={"plain_error": probe.plain_error, "cpu_error": probe.cpu_error})
+              details=CheckpointDetails(plain_error=probe.plain_error,
+                                        cpu_error=probe.cpu_error))
 
 
 def _temperatures(trace: Trace) -> dict[str, np.ndarray]:
@@ -186,7 +198,8 @@ def check_temperature_drift(trace: Trace) -> Finding | None:
                f"{len(episodes)} episodes: the servos' behaviour drifts across the evaluation."
                if bad else f"Motor temperatures stayed within {drift[worst]:.1f} C across "
                            f"{len(episodes)} episodes.")
-    return make_finding("Motor temperature drift", bad, figs, "max_drift_c", summary,
+    return make_finding("Motor temperature drift", bad, TemperatureDriftFigures.from_mapping(figs),
+              "max_drift_c", summary,
               "Rest the arm between episodes (or cool it to a fixed temperature) and reduce "
               "holding torque; compare episodes at the same temperature.")
 
@@ -213,6 +226,7 @@ def check_policy_server(meta: Mapping[str, Any], rig_address: str | None) -> Fin
                + ("every network interface" if any_iface else "a network address")
                + ": anyone on the network can send it observations or read its actions."
                if not loopback else f"The policy server listens on loopback ({text}).")
-    return make_finding("Policy server address", not loopback, figs, "loopback", summary,
+    return make_finding("Policy server address", not loopback,
+              PolicyServerFigures.from_mapping(figs), "loopback", summary,
               "Bind the policy server to 127.0.0.1 and reach it through an SSH tunnel when "
               "client and server run on different machines.")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simgap.actuator.families import servo_family
+from simgap.figures.training import training_records
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
@@ -75,20 +76,23 @@ def _missing(rig: Rig, pairs: Sequence[tuple[str, Any]]) -> list[str]:
 
 def _finding(title: str, check: str, implicated: bool, summary: str, fix: str,
              figures: dict[str, Any], key_figure: str | None, prov: dict[str, str]) -> Finding:
+    record, details = training_records(check)
     return Finding(branch=BRANCH, verdict=Verdict.IMPLICATED if implicated
                    else Verdict.ELIMINATED, title=title, summary=summary,
-                   figures={"check": check, **figures}, key_figure=key_figure,
-                   next_step=fix if implicated else "", details={"check": check,
-                                                                 "provenance": prov})
+                   figures=record.from_mapping({"check": check, **figures}),
+                   key_figure=key_figure, next_step=fix if implicated else "",
+                   details=details(check=check, provenance=prov))
 
 
 def _not_measured(title: str, check: str, missing: list[str], what: str) -> Finding:
     keys = tuple(m.split(" (")[0] for m in missing)
+    record, details = training_records(check)
     return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title=title,
                    summary=f"Not measured: {what} needs {', '.join(missing)}; no verdict rests "
                            "on a default or a guess.",
-                   figures={"check": check}, next_step=f"Set {' and '.join(keys)} in rig.toml.",
-                   details={"check": check}, needs=keys)
+                   figures=record.from_mapping({"check": check}),
+                   next_step=f"Set {' and '.join(keys)} in rig.toml.",
+                   details=details(check=check), needs=keys)
 
 
 def _prov(rig: Rig, *keys: str) -> dict[str, str]:

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from simgap.figures.base import Headline, sig
+from simgap.figures.phases import PhasesFigures
 from simgap.figures.registry import figures_type
+from simgap.finding import figures_of
 
 RANK = {"implicated": 0, "inconclusive": 1, "eliminated": 2, "not_measured": 3}
 
@@ -96,10 +98,6 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         own = ftype.from_mapping(fig, strict=False).headline()
         if own is not None:
             return own
-    stale, checked = _num(fig, "stale_episodes"), _num(fig, "episodes_checked")
-    if stale is not None and checked is not None:
-        return KeyLine(f"{stale:.0f} of {checked:.0f} episodes start from a stale camera frame "
-                       "(0 expected)", stale, 0.0)
     res, nf = f.get("residual"), f.get("noise_floor")
     unit = str(f.get("residual_unit") or "")
     if isinstance(res, (int, float)) and isinstance(nf, (int, float)):
@@ -137,10 +135,9 @@ def contradictions(findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     implicated = {str(f.get("branch")) for f in findings if f.get("verdict") == "implicated"}
     notes: dict[str, str] = {}
     for f in findings:
-        elim = (f.get("figures") or {}).get("eliminates")
-        if not isinstance(elim, (list, tuple)):
+        if f.get("branch") != PhasesFigures.branch or not f.get("figures"):
             continue
-        for b in elim:
+        for b in figures_of(f, PhasesFigures).eliminates:
             if str(b) in implicated:
                 notes[str(b)] = (f"The {f.get('branch')} finding points away from {b}, but "
                                  f"{b}'s own measurement implicates it: the measurement wins, "

@@ -6,32 +6,42 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from simgap.figures.envelope import (
+    NoiseDetails,
+    PlacementDetails,
+    PlacementPoints,
+    RateDetails,
+    SpeedDetails,
+    SqueezeDetails,
+)
+from simgap.finding import details_of
 from simgap.report import svg
 
 
-def speed_plot(details: Mapping[str, Any]) -> str:
+def speed_plot(details: SpeedDetails) -> str:
     """Distributions of |joint velocity| (fastest joint per sample), real vs simulated."""
-    series = {"real": details["real_abs_qd_deg_s"]}
-    if details.get("sim_abs_qd_deg_s") is not None:
-        series["simulated"] = details["sim_abs_qd_deg_s"]
-    return svg.lines(details["percentiles"], series, xlabel="percentile [%]",
+    series: dict[str, npt.ArrayLike] = {"real": details.real_abs_qd_deg_s}
+    if details.sim_abs_qd_deg_s is not None:
+        series["simulated"] = details.sim_abs_qd_deg_s
+    return svg.lines(list(details.percentiles), series, xlabel="percentile [%]",
                      ylabel="|joint velocity| [deg/s]",
                      title="Joint speed distribution (fastest joint), real vs simulated")
 
 
-def placements_plot(details: Mapping[str, Any]) -> str:
+def placements_plot(details: PlacementDetails) -> str:
     """Placements (x, y) against the training square, each marked by its outcome (a
     placement's success is the fraction of its trials that succeeded: 0 is drawn as an x);
     the real runs solid on top, the simulated ones as larger hollow marks around them."""
-    (x0, x1), (y0, y1) = details["training_x_m"], details["training_y_m"]
+    assert details.training_x_m is not None and details.training_y_m is not None
+    (x0, x1), (y0, y1) = details.training_x_m, details.training_y_m
     groups: dict[str, tuple[np.ndarray, Sequence[object]]] = {}
-    names = sorted((k for k, v in details.items() if isinstance(v, Mapping) and "xy_m" in v),
-                   key=lambda k: k == "real")  # real last: drawn on top
-    for k in names:
-        v = details[k]
-        groups[k] = (np.asarray(v["xy_m"], dtype=float).reshape(-1, 2),
-                     list(v.get("success") or []))
+    evals: tuple[tuple[str, PlacementPoints | None], ...] = (
+        ("sim", details.sim), ("real", details.real))  # real last: drawn on top
+    for k, v in evals:
+        if v is not None:
+            groups[k] = (np.asarray(v.xy_m, dtype=float).reshape(-1, 2), list(v.success))
     return svg.scatter(groups, xlabel="x [m]", ylabel="y [m]",
                        title="Initial object placements against the training square",
                        rect=(float(x0), float(x1), float(y0), float(y1)),
@@ -39,26 +49,41 @@ def placements_plot(details: Mapping[str, Any]) -> str:
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
-    """HTML snippets for one envelope Finding, chosen by its check."""
-    d = finding.get("details") or {}
-    check = d.get("check")
-    if check == "speed" and "percentiles" in d:
-        return [speed_plot(d)]
-    if check == "observation_noise" and "residuals_deg" in d:
-        s = float(d["training_std_deg"])
-        return [svg.histogram(d["residuals_deg"], xlabel="reading at rest minus its trend [deg]",
+    """HTML snippets for one envelope Finding, chosen by its kind (its check)."""
+    kind = finding.get("kind")
+    if not finding.get("details"):
+        return []
+    if kind == SpeedDetails.kind:
+        speed = details_of(finding, SpeedDetails)
+        return [speed_plot(speed)] if speed.percentiles else []
+    if kind == NoiseDetails.kind:
+        noise = details_of(finding, NoiseDetails)
+        if not noise.residuals_deg:
+            return []
+        s = float(noise.training_std_deg)
+        return [svg.histogram(list(noise.residuals_deg),
+                              xlabel="reading at rest minus its trend [deg]",
                               title="Real joint-reading noise at rest vs training's spread",
                               ylabel="samples",
                               vlines=[(-s, "-1 sd (training)"), (s, "+1 sd (training)")])]
-    if check == "control_rate" and "intervals_ms" in d:
-        return [svg.histogram(d["intervals_ms"], xlabel="decision interval [ms]",
+    if kind == RateDetails.kind:
+        rate = details_of(finding, RateDetails)
+        if not rate.intervals_ms:
+            return []
+        return [svg.histogram(list(rate.intervals_ms), xlabel="decision interval [ms]",
                               title="Real decision intervals vs training's",
                               ylabel="decisions",
-                              vlines=[(float(d["training_dt_ms"]), "training period")])]
-    if check == "grasp_margin" and "squeeze_deg" in d:
-        return [svg.histogram(d["squeeze_deg"], xlabel="measured opening - target [deg]",
+                              vlines=[(float(rate.training_dt_ms), "training period")])]
+    if kind == SqueezeDetails.kind:
+        squeeze = details_of(finding, SqueezeDetails).squeeze_deg
+        if not squeeze:
+            return []
+        return [svg.histogram(list(squeeze), xlabel="measured opening - target [deg]",
                               title="Gripper squeeze while holding",
                               ylabel="samples", vlines=[(5.0, "5 deg")])]
-    if check == "initial_states" and "training_x_m" in d:
-        return [placements_plot(d)]
+    if kind == PlacementDetails.kind:
+        placed = details_of(finding, PlacementDetails)
+        if placed.training_x_m is None or placed.training_y_m is None:
+            return []
+        return [placements_plot(placed)]
     return []

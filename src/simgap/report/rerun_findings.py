@@ -22,6 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from simgap.errors import InputError
+from simgap.figures.base import finite
+from simgap.figures.evidence import TimeBaseFigures
+from simgap.figures.phases import PhasesDetails
+from simgap.figures.plumbing import StaleFirstFrameDetails
+from simgap.finding import details_of, figures_of
+
 LEVELS = {"implicated": "WARN", "inconclusive": "DEBUG"}
 """Text-log level of a finding's verdict (the rest INFO)."""
 
@@ -60,64 +67,62 @@ def _int(v: Any) -> int | None:
     return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
-def _time_base(i: int, fig: Mapping[str, Any]) -> list[FindingMark]:
-    e, k = _int(fig.get("peak_speed_episode")), _int(fig.get("peak_speed_frame"))
-    speed = fig.get("peak_speed_rad_s")
-    if e is None or k is None or not isinstance(speed, int | float):
+def _time_base(i: int, fig: TimeBaseFigures) -> list[FindingMark]:
+    e, k = _int(fig.peak_speed_episode), _int(fig.peak_speed_frame)
+    speed = finite(fig.peak_speed_rad_s)
+    if e is None or k is None or speed is None:
         return []
     return [FindingMark(i, e, k, None, f"the fastest step of the recording ends on this "
                                        f"frame: {speed:.3g} rad/s "
-                                       f"({fig.get('peak_speed_joint')})")]
+                                       f"({fig.peak_speed_joint})")]
 
 
-def _stale(i: int, det: Mapping[str, Any]) -> list[FindingMark]:
+def _stale(i: int, det: StaleFirstFrameDetails) -> list[FindingMark]:
     out = []
-    for ep in det.get("episodes") or []:
-        if not isinstance(ep, Mapping) or _int(ep.get("episode")) is None:
-            continue
+    for ep in det.episodes:
         why = []
-        before = ep.get("taken_before_reset_s")
-        if ep.get("before_reset") and isinstance(before, int | float):
+        before = ep.taken_before_reset_s
+        if ep.before_reset and finite(before) is not None:
             why.append(f"its first image was taken {before:.3g} s before the reset")
-        if ep.get("same_as_previous_last"):
+        if ep.same_as_previous_last:
             why.append("identical to the previous episode's last")
         if why:
-            out.append(FindingMark(i, int(ep["episode"]), 0, None, "; ".join(why)))
+            out.append(FindingMark(i, ep.episode, 0, None, "; ".join(why)))
     return out
 
 
-def _phases(i: int, det: Mapping[str, Any]) -> list[FindingMark]:
+def _phases(i: int, det: PhasesDetails) -> list[FindingMark]:
     out = []
-    for ep in det.get("real_episodes") or []:
-        if not isinstance(ep, Mapping) or not ep.get("failure_phase") \
-                or _int(ep.get("episode")) is None:
+    for ep in det.real_episodes or ():
+        if not ep.failure_phase:
             continue
-        phase, reached = str(ep["failure_phase"]), ep.get("reached")
-        times = ep.get("phases_s") or {}
+        phase, reached = ep.failure_phase, ep.reached
+        times = ep.phases_s
         at = phase if phase in times else reached if reached in times else None
-        if at is None:
+        if at is None or not times[at]:
             continue
-        note = (f"episode {ep['episode']} failed at {phase}"
+        note = (f"episode {ep.episode} failed at {phase}"
                 + ("" if at == phase else f" after entering {at} here")
-                + (f": {ep['before']}" if ep.get("before") else ""))
-        out.append(FindingMark(i, int(ep["episode"]), None, float(times[at][0]), note))
+                + (f": {ep.before}" if ep.before else ""))
+        out.append(FindingMark(i, ep.episode, None, float(times[at][0]), note))
     return out
 
 
 def finding_marks(findings: Sequence[Mapping[str, Any]]) -> list[FindingMark]:
-    """Every moment the findings name (the module docstring says which)."""
+    """Every moment the findings name (the module docstring says which); a finding whose
+    figures do not read as its kind's is placed nowhere."""
     out: list[FindingMark] = []
     for i, f in enumerate(findings):
-        fig = f.get("figures") if isinstance(f.get("figures"), Mapping) else {}
-        det = f.get("details") if isinstance(f.get("details"), Mapping) else {}
-        assert isinstance(fig, Mapping) and isinstance(det, Mapping)
-        branch = f.get("branch")
-        if branch == "evidence" and "peak_speed_frame" in fig:
-            out += _time_base(i, fig)
-        elif branch == "plumbing" and "stale_episodes" in fig:
-            out += _stale(i, det)
-        elif branch == "phases":
-            out += _phases(i, det)
+        branch, kind = f.get("branch"), f.get("kind")
+        try:
+            if branch == "evidence" and kind == TimeBaseFigures.kind and f.get("figures"):
+                out += _time_base(i, figures_of(f, TimeBaseFigures))
+            elif branch == "plumbing" and kind == StaleFirstFrameDetails.kind:
+                out += _stale(i, details_of(f, StaleFirstFrameDetails))
+            elif branch == "phases":
+                out += _phases(i, details_of(f, PhasesDetails))
+        except InputError:
+            continue
     return out
 
 
