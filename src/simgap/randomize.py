@@ -12,9 +12,7 @@ never widened past the evidence without a note that says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -38,32 +36,6 @@ PENG_TABLE: dict[str, tuple[float, float]] = {
     "action_delay_rate_per_s": (125.0, 1000.0),
 }
 """Peng, Andrychowicz, Zaremba, Abbeel 2018, Table I (arXiv:1710.06537)."""
-
-
-def _walk(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
-    for k, v in d.items():
-        if isinstance(v, Mapping):
-            yield from _walk(v, f"{prefix}{k}.")
-        yield f"{prefix}{k}", v
-
-
-def _num(figures: Mapping[str, Any], *names: str) -> float | None:
-    """The first finite numeric figure whose (last) key is one of ``names`` (a NaN or inf,
-    which simgap never writes, counts as not measured)."""
-    flat = dict(_walk(figures))
-    for n in names:
-        for key, v in flat.items():
-            if (key == n or key.endswith("." + n)) and isinstance(v, (int, float)) \
-                    and not isinstance(v, bool) and math.isfinite(v):
-                return float(v)
-    return None
-
-
-def _found(diag: Diagnosis, branch: str) -> Mapping[str, Any] | None:
-    for f in diag.by_branch(branch):
-        if f.verdict in (Verdict.IMPLICATED, Verdict.ELIMINATED, Verdict.INCONCLUSIVE):
-            return f.figures
-    return None
 
 
 def _finding(diag: Diagnosis, branch: str, kind: str = "") -> Finding | None:
