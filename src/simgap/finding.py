@@ -25,12 +25,12 @@ class Verdict(StrEnum):
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Numbers, strings, bools, None, lists and str-keyed dicts; NaN and inf become None."""
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Enum):
@@ -42,7 +42,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
     if hasattr(value, "tolist"):
-        return _jsonable(value.tolist())
+        return jsonable(value.tolist())
     raise TypeError(f"not JSON-able: {type(value).__name__}")
 
 
@@ -104,14 +104,14 @@ class Finding:
             "verdict": self.verdict.value,
             "title": self.title,
             "summary": self.summary,
-            "figures": _jsonable(self.figures),
+            "figures": jsonable(self.figures),
             "key_figure": self.key_figure,
-            "residual": _jsonable(self.residual),
-            "noise_floor": _jsonable(self.noise_floor),
+            "residual": jsonable(self.residual),
+            "noise_floor": jsonable(self.noise_floor),
             "residual_unit": self.residual_unit,
-            "artifacts": _jsonable(self.artifacts),
+            "artifacts": jsonable(self.artifacts),
             "next_step": self.next_step,
-            "details": _jsonable(self.details),
+            "details": jsonable(self.details),
             "needs": list(self.needs),
         }
         return d
@@ -192,9 +192,9 @@ class Diagnosis:
             "simgap_version": __version__,
             "rig": self.rig,
             "seed": self.seed,
-            "comparability": _jsonable(self.comparability),
+            "comparability": jsonable(self.comparability),
             "findings": [f.to_dict() for f in self.findings],
-            "stop": _jsonable(self.stop),
+            "stop": jsonable(self.stop),
         }
 
     @classmethod

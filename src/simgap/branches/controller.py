@@ -245,7 +245,7 @@ def load_episodes(rig: Rig, dataset: Any) -> list[Episode]:
     return out
 
 
-def _spread(episodes: list[Episode], n: int) -> list[Episode]:
+def spread(episodes: list[Episode], n: int) -> list[Episode]:
     """At most ``n`` episodes, evenly spread over the recording (the ladder's budget: every
     replay costs a rollout per candidate, and a handful of trajectories is what SIMPLER
     used); ``simgap controller`` itself fits on every episode."""
@@ -273,7 +273,7 @@ def assess(ctx: Any) -> list[Finding]:
     if joint_dynamics.applies(rig):
         return [controller_record.finding(ctx)]
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
-    episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
+    episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     rep = controller_report(rig, episodes, seed=ctx.seed,
                             maxfun=int(ctx.options.get("controller_maxfun", 40)),
                             max_iter=int(ctx.options.get("controller_max_iter", 5)))

@@ -50,17 +50,17 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     from dataclasses import replace
 
     from simgap.branches.controller import (
-        _spread,
         controller_problem,
         fit_controller,
         load_episodes,
         noise_floor,
+        spread,
     )
     from simgap.evidence.ros2_bag import rig_recording
 
     rig = ctx.rig
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
-    episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
+    episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
     fit = fit_controller(problem, seed=ctx.seed,
                          maxfun=int(ctx.options.get("controller_maxfun", 40)),

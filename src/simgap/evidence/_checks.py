@@ -184,24 +184,6 @@ def check_stage_values(path: Path, base: Mapping[str, np.ndarray],
                              "(time.perf_counter differences), not milliseconds or stamps")
 
 
-def dataset_fps(root: Path | None) -> float | None:
-    """A LeRobot dataset's ``fps`` from ``meta/info.json`` (None when absent or unreadable:
-    the dataset's own reader reports those problems)."""
-    if root is None:
-        return None
-    try:
-        import json
-
-        info = json.loads((Path(root) / "meta" / "info.json").read_text(encoding="utf-8"))
-        fps = info.get("fps") if isinstance(info, Mapping) else None
-    except (OSError, ValueError, RecursionError):
-        return None
-    if isinstance(fps, bool) or not isinstance(fps, (int, float)):
-        return None
-    ok = math.isfinite(fps) and 0 < fps <= MAX_FPS
-    return float(fps) if ok else None
-
-
 def check_durations(stages: Mapping[str, np.ndarray], path: Path, where: str) -> None:
     """Stage durations parsed from a log: finite, >= 0 and at most an hour."""
     for name, arr in stages.items():
