@@ -1,11 +1,11 @@
-"""Actuator identification: delay first, then a ladder of ever richer servo models.
+"""Actuator identification: a ladder of ever richer servo models, the delay profiled with each.
 
-Modules: ``log`` (the value every reader returns), ``delay`` (command-to-motion delay on its
-own), ``lag`` (rung 2), ``servo`` (rung 3, servo of unknown firmware), ``families`` (known
-servos: XL330, STS3215, their constants and physical boxes), ``friction`` (BAM's friction
-families M1-M6), ``physical`` (BAM's simulator step, batched), ``cma_fit`` (lockstep
-CMA-ES), ``family_fit`` and ``physical_rung`` (rung 3 on a known servo), ``net`` (rung 4,
-torch extra), ``ladder`` (the per-joint stop rule), ``export`` (Isaac Lab / randomisation),
-``export_bam`` (BAM's parameter files), ``export_mjlab`` (mjlab configs), ``excite``
-(chirps).
+Modules: ``log`` (the value every reader returns), ``delay`` (the cross-correlation bound on
+the command-to-motion delay and the profiles' helpers), ``lag`` (rung 2), ``servo`` (rung 3,
+servo of unknown firmware), ``families`` (known servos: XL330, STS3215, their constants and
+physical boxes), ``friction`` (BAM's friction families M1-M6), ``physical`` (BAM's simulator
+step, batched), ``cma_fit`` (lockstep CMA-ES), ``family_fit`` and ``physical_rung`` (rung 3
+on a known servo), ``net`` (rung 4, torch extra), ``ladder`` (the per-joint stop rule),
+``export`` (Isaac Lab / randomisation), ``export_bam`` (BAM's parameter files),
+``export_mjlab`` (mjlab configs), ``excite`` (chirps).
 """

@@ -1,14 +1,20 @@
-"""Command-to-motion delay, estimated on its own before any dynamics are fitted.
+"""Command-to-motion delay: the cross-correlation estimate and the helpers delay profiles use.
 
-Fitting a transport delay jointly with the physics confounds the two (a delay trades against
-inertia, gain and lag; see the MuJoCo sysid measurements in the reference notes). So the
-delay is measured first, from the data alone:
+A transport delay trades against the dynamics (inertia, gain, lag; see the MuJoCo sysid
+measurements in the reference notes), so it is neither a free parameter of a gradient fit
+nor measured alone and then held. It is *profiled* with the dynamics: at every delay of a
+grid the dynamics are refitted, and the delay whose fit leaves the least residual is the
+estimate (``simgap.fit.profile`` for the joint fit, every joint refitted at every grid
+delay in one batch; the delay_lag and servo rungs of ``simgap.actuator.ladder`` for one
+servo). This module holds what those profiles share:
 
 - ``xcorr_delay``: the peak of the cross-correlation between command velocity and measured
   velocity, refined below one sample by a parabola through the peak and its neighbours.
-  Differentiating whitens slow position signals so the peak is sharp.
-- ``scan_minimum``: the minimum of any cost over a grid of delays, refined the same way
-  (used to check a delay against a model whose other parameters are held fixed).
+  Differentiating whitens slow position signals so the peak is sharp. On a lagging servo the
+  peak also holds the dynamics' own phase delay, so it is an upper bound: the rungs profile
+  the delay between 0 and it, and the ladder reports it beside the profiled delay.
+- ``parabolic_peak``: that sub-sample refinement of a sampled extremum.
+- ``shift``: a signal delayed by a fraction of a sample, as the profiles apply each delay.
 """
 
 from __future__ import annotations
