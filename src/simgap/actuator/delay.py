@@ -19,7 +19,7 @@ servo). This module holds what those profiles share:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -80,20 +80,6 @@ def xcorr_delay(cmds: Sequence[np.ndarray], meas: Sequence[np.ndarray], dt: floa
     k = int(np.argmax(total))
     frac = parabolic_peak(total[k - 1], total[k], total[k + 1]) if 0 < k < kmax else 0.0
     return max(0.0, (k + frac) * dt)
-
-
-def scan_minimum(cost: Callable[[float], float], grid: np.ndarray) -> tuple[float, np.ndarray]:
-    """Minimise ``cost`` over a regular ``grid`` and refine the minimum with a parabola.
-
-    Returns:
-        (argmin refined between grid points, cost at every grid point).
-    """
-    vals = np.array([cost(float(g)) for g in grid])
-    k = int(np.argmin(vals))
-    if 0 < k < grid.size - 1:
-        step = float(grid[1] - grid[0])
-        return float(grid[k] + step * parabolic_peak(vals[k - 1], vals[k], vals[k + 1])), vals
-    return float(grid[k]), vals
 
 
 def shift(signal: np.ndarray, delay_s: float, dt: float) -> np.ndarray:

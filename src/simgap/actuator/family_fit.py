@@ -22,7 +22,7 @@ import numpy as np
 from simgap.actuator import cma_fit
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.fitting import finite_residual, lm_fit
-from simgap.actuator.friction import FAMILIES, FrictionFamily, friction_family
+from simgap.actuator.friction import FrictionFamily, friction_family
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch
 
@@ -212,7 +212,3 @@ def bootstrap_intervals(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, se
     return out
 
 
-def family_names() -> tuple[str, ...]:
-    """Every family, in selection order."""
-    assert set(SELECTION_ORDER) == {f.name for f in FAMILIES}
-    return SELECTION_ORDER

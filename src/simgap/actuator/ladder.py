@@ -234,7 +234,7 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
             from simgap.actuator import net as net_mod
 
             if net_mod.torch_available():
-                res, net = net_mod.rung_net(batch, folds, servo[1], servo[3], config)
+                res, net = net_mod.rung_net(batch, folds, servo[1], config)
                 rungs.append(res)
             else:
                 skipped["net"] = ("torch is not installed (install the 'net' extra: pip "

@@ -198,12 +198,12 @@ def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generato
     return out
 
 
-def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_delay_s: float,
-             config: LadderConfig) -> tuple[RungResult, Any]:
+def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: LadderConfig
+             ) -> tuple[RungResult, Any]:
     """Fit rung 4 on every fold at once and score it by open-loop rollout.
 
-    ``servo_delay_s`` is kept for the record: the network sees the raw command and learns
-    any delay within its 20 ms input history.
+    The network sees the raw command and learns any delay within its 20 ms input history
+    (the servo rung's delay is not passed to it).
 
     Returns:
         (result, the TorchScript network of the fit on all training logs).

@@ -245,6 +245,11 @@ def load_episodes(rig: Rig, dataset: Any) -> list[Episode]:
     return out
 
 
+LADDER_MAXFUN, LADDER_MAX_ITER = 40, 5
+"""The ladder's budget for SIMPLER's pose fit (evaluations, LM iterations): a cross-check
+inside a diagnosis; ``simgap controller`` runs the fit alone at the full defaults."""
+
+
 def spread(episodes: list[Episode], n: int) -> list[Episode]:
     """At most ``n`` episodes, evenly spread over the recording (the ladder's budget: every
     replay costs a rollout per candidate, and a handful of trajectories is what SIMPLER
@@ -275,8 +280,7 @@ def assess(ctx: Any) -> list[Finding]:
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
     episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     rep = controller_report(rig, episodes, seed=ctx.seed,
-                            maxfun=int(ctx.options.get("controller_maxfun", 40)),
-                            max_iter=int(ctx.options.get("controller_max_iter", 5)))
+                            maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER)
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
     summary = (f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
                f"({rep['best']}); noise floor {rep['noise_floor']:.2g}.")

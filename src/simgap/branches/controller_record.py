@@ -50,6 +50,8 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     from dataclasses import replace
 
     from simgap.branches.controller import (
+        LADDER_MAX_ITER,
+        LADDER_MAXFUN,
         controller_problem,
         fit_controller,
         load_episodes,
@@ -63,8 +65,7 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
     fit = fit_controller(problem, seed=ctx.seed,
-                         maxfun=int(ctx.options.get("controller_maxfun", 40)),
-                         max_iter=int(ctx.options.get("controller_max_iter", 5)))
+                         maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER)
     return {"delay_s": float(delay_s), "loss_before": fit["loss_before"],
             "loss_after": fit["loss_after"], "noise_floor": noise_floor(rig, problem),
             "simpler_params": fit["params"], "role": "cross-check (not the estimate of record)"}

@@ -178,9 +178,9 @@ def lint_model(path: str | Path) -> list[Problem]:
             if (contype or "1") == "0" and (conaff or "1") == "0":
                 continue
             collidable.append(el)
-            problems.extend(_check(el, defaults, timestep, path))
+            problems.extend(_check(el, defaults, timestep))
         elif el.tag == "pair":
-            problems.extend(_check(el, defaults, timestep, path))
+            problems.extend(_check(el, defaults, timestep))
             problems.extend(_override(el, geoms, defaults))
     paired = {frozenset((el.attrs.get("geom1", ""), el.attrs.get("geom2", "")))
               for el in walk_elements(root) if el.tag == "pair"}
@@ -252,7 +252,7 @@ def _p(el: Element, problem: str, fix: str) -> Problem:
     return Problem(str(el.file), el.line, _name(el), problem, fix)
 
 
-def _check(el: Element, defaults: _Defaults, timestep: float, main: Path) -> list[Problem]:
+def _check(el: Element, defaults: _Defaults, timestep: float) -> list[Problem]:
     out: list[Problem] = []
     condim_s, _ = defaults.lookup(el, "condim")
     condim = int(condim_s) if condim_s else 3

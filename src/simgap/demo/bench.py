@@ -272,7 +272,7 @@ def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script
     return run
 
 
-def write_frames(folder: Path, real: Run, seed: int) -> None:
+def write_frames(folder: Path, real: Run) -> None:
     """Frames folder: rest and start frames in two recordings with different auto
     exposure, and sample frames of the bench episodes (the stale first frames among them)."""
     model = twin_model()

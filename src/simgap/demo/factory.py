@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -423,13 +422,3 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     return bench
 
 
-def bench_summary(bench: Bench) -> str:
-    """One line per faulty joint: the planted multipliers and delay (for benchmark output)."""
-    rows = []
-    for t in bench.truth:
-        parts = [f"{p} x{t.factor(p):.2f}" for p in PARAMS if not math.isclose(t.factor(p), 1)]
-        if t.delay_s:
-            parts.append(f"delay {t.delay_s * 1e3:.1f} ms")
-        if parts:
-            rows.append(f"{t.name}: " + ", ".join(parts))
-    return "\n".join(rows) if rows else "healthy (no fault)"

@@ -45,12 +45,6 @@ def to_recorded(q_rad: np.ndarray) -> np.ndarray:
     return out
 
 
-def from_recorded(v: np.ndarray) -> np.ndarray:
-    """Recorded units -> model radians; shape (..., 6)."""
-    v = np.asarray(v, dtype=float)
-    return np.stack([u.to_rad(v[..., i]) for i, u in enumerate(joint_units())], axis=-1)
-
-
 def nominal_spec() -> Spec:
     """The simulated model as an editable spec."""
     return load_spec(demo_model_path())

@@ -3,7 +3,6 @@ BAM headers and entries. Each failure is one InputError naming file, field and f
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -142,12 +141,6 @@ def check_bam(raw: Mapping[str, Any], path: Path) -> None:
         if not isinstance(te, (bool, int)) or (isinstance(te, int) and te not in (0, 1)):
             raise InputError(file=path, field=f"entries[{i}].torque_enable",
                              expected="true or false", got=te)
-
-
-def finite_or_none(v: Any) -> bool:
-    """True for None or a finite real number."""
-    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
-                         and math.isfinite(v))
 
 
 MAX_INDEX = 1 << 40

@@ -294,14 +294,6 @@ def make_backend(problem: ReplayProblem, kind: str = "local", *, address: str | 
     raise InputError(field="backend", expected="'local' or 'ray'", got=kind)
 
 
-def split_logs(problem: ReplayProblem, keep: Sequence[int]) -> ReplayProblem:
-    """The same problem restricted to some logs (for hold-out checks)."""
-    from dataclasses import replace
-
-    return replace(problem, logs=tuple(problem.logs[i] for i in keep),
-                   targets=tuple(problem.targets[i] for i in keep))
-
-
 RAY_CONNECT_TIMEOUT_S = 20.0
 """How long joining a Ray cluster may take before it is an error [s]."""
 

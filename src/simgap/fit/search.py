@@ -70,11 +70,12 @@ def intervals(r: np.ndarray, jac: np.ndarray, alpha: float = 0.05,
                      dof=dof, s2=s2)
 
 
-def jacobian(backend: Backend, x: np.ndarray, r0: np.ndarray, lower: np.ndarray,
-             upper: np.ndarray, eps: float = 1e-4) -> np.ndarray:
+def jacobian(backend: Backend, x: np.ndarray, r0: np.ndarray, upper: np.ndarray,
+             eps: float = 1e-4) -> np.ndarray:
     """Forward-difference Jacobian with all n columns in ONE batched evaluation.
 
-    The step ``eps * max(1, |x|)`` is taken toward the box interior.
+    The step ``eps * max(1, |x|)`` is taken upwards, or downwards where that would cross
+    ``upper``.
     """
     n = x.size
     h = eps * np.maximum(1.0, np.abs(x))
@@ -150,7 +151,7 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
     """
     lo, hi = params.x_lower, params.x_upper
     r = backend.residuals(x[None])[0]
-    jac = jacobian(backend, x, r, lo, hi, eps=eps)
+    jac = jacobian(backend, x, r, hi, eps=eps)
     iv = intervals(r, jac)
     scale = np.array([p.value_per_x for p in params.params])
     values = params.values(x)

@@ -288,6 +288,3 @@ def spec_from_xml(xml: str, source: str | Path | None = None) -> mujoco.MjSpec:
                          ) from e
 
 
-def check_compiles(path: str | Path) -> mujoco.MjModel:
-    """Compile an MJCF file and return it (``load_model`` under a name that says why)."""
-    return load_model(path)
