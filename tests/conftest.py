@@ -188,3 +188,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def findings_follow_the_published_schema() -> Any:
+    """Every findings.json simgap writes during the session is held, as it is written, to the
+    published schema (docs/findings.schema.json): a figure a branch adds without declaring
+    it, an absolute path, a unit-less key figure fail the test that wrote it."""
+    try:
+        import jsonschema
+    except ImportError:  # a test dependency; without it nothing is checked
+        yield []
+        return
+    import json as _json
+
+    import simgap.diagnose as diagnose
+
+    schema = _json.loads((Path(__file__).resolve().parents[1] / "docs" /
+                          "findings.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    original = diagnose.atomic_write_json
+    checked: list[Path] = []
+
+    def write(path: Any, data: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).name == "findings.json":
+            errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+            if errors:
+                raise AssertionError("findings.json breaks docs/findings.schema.json:\n" + "\n"
+                                     .join(f"  {'/'.join(map(str, e.absolute_path))}: "
+                                           f"{e.message[:300]}" for e in errors[:10]))
+            checked.append(Path(path))
+        return original(path, data, *args, **kwargs)
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(diagnose, "atomic_write_json", write)
+    yield checked
+    patch.undo()

@@ -11,19 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator.export_bam import (
-    BAM_CURRENT_LIMIT_A,
-    as_bam_simulates,
-    bam_params_json,
-    bam_prediction,
-    in_bam,
-)
 from simgap.actuator.families import STS3215, XL330
 from simgap.actuator.family_fit import per_log_mae
 from simgap.actuator.friction import friction_family
+from simgap.actuator.in_bam import BAM_CURRENT_LIMIT_A, as_bam_simulates, bam_prediction, in_bam
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch, bam_drive, pendulum_load
 from simgap.evidence.bam import read_bam_log
+from simgap.export.bam import bam_params_json
 from tests.test_actuator_friction import TRUTH
 
 

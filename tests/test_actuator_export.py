@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator.export import bam_params, delay_steps, delayed_pd_cfg, randomisation
 from simgap.actuator.ladder import JointResult, RungResult
+from simgap.export.joint_snippets import bam_params, delay_steps, delayed_pd_cfg, randomisation
 from simgap.sim.actuator_patch import ActuatorSettings, write_actuator_patch
 from simgap.sim.model import actuator_for_joint, load_model, object_id
 
@@ -100,8 +100,8 @@ def test_report_plots_show_every_rung() -> None:
 def test_isaaclab_snippet_states_its_gain_and_what_it_cannot_carry() -> None:
     """A PD drive has no load-dependent friction: the snippet names such terms instead of
     dropping them silently, and says which firmware gain its stiffness is for."""
-    from simgap.actuator.export import delayed_pd_cfg
     from simgap.actuator.ladder import JointResult
+    from simgap.export.joint_snippets import delayed_pd_cfg
 
     res = JointResult(joint="xl330", delay_s=0.0, xcorr_delay_s=0.0, selected="servo",
                       rungs=(), stop_reason="", dt=0.005,

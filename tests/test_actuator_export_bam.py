@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 
 from simgap.actuator import cma_fit
-from simgap.actuator.export_bam import (
-    load_bam_params,
-    space_and_values,
-    write_bam_params,
-)
 from simgap.actuator.families import XL330
 from simgap.actuator.family_fit import fit_families, per_log_mae
 from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import simulate_physical
 from simgap.actuator.servo import bam_drive, pendulum_load
 from simgap.errors import InputError
+from simgap.export.bam import (
+    load_bam_params,
+    space_and_values,
+    write_bam_params,
+)
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH

@@ -8,8 +8,8 @@ import ast
 import numpy as np
 import pytest
 
-from simgap.actuator import export_mjlab as em
 from simgap.actuator.families import XL330
+from simgap.export import mjlab as em
 
 # Field names read from mjlab 1.6.0 (pip download mjlab==1.6.0 --no-deps):
 # mjlab/actuator/actuator.py ActuatorCfg, builtin_actuator.py BuiltinPositionActuatorCfg,

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator.export import actuator_net_cfg, net_input_idx
 from simgap.actuator.net import (
     _build_module,
     features,
@@ -17,6 +16,7 @@ from simgap.actuator.net import (
     save_torchscript,
     stride_samples,
 )
+from simgap.export.joint_snippets import actuator_net_cfg, net_input_idx
 
 torch = pytest.importorskip("torch")
 

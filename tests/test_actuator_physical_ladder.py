@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simgap.actuator.export_bam import joint_bam_json
 from simgap.actuator.ladder import LadderConfig, fit_joint
 from simgap.actuator.servo import PARAM_NAMES, bam_drive, pendulum_load
+from simgap.export.bam import joint_bam_json
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator.export_bam import load_bam_params, space_and_values
 from simgap.actuator.families import XL330
 from simgap.actuator.family_fit import per_log_mae
 from simgap.actuator.ladder import build_batch
@@ -17,6 +16,7 @@ from simgap.actuator.physical import simulate_physical
 from simgap.actuator.servo import bam_drive, pendulum_load
 from simgap.branches.actuator import analyse
 from simgap.evidence.bam import read_bam_log
+from simgap.export.bam import load_bam_params, space_and_values
 from simgap.values.load import JointLoad
 
 pytestmark = pytest.mark.slow  # every family on 8 folds of 12 real logs (~2 min on 2 cores)

@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from simgap.audit import audit
-from simgap.audit.setup import check_policy_server, check_stale_first_frame
 from simgap.branches.context import Context
 from simgap.branches.plumbing import run_audit
 from simgap.errors import InputError, NameNotFoundError
@@ -22,6 +20,8 @@ from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.trace import read_trace
 from simgap.fakearm.script import run_script
 from simgap.finding import Verdict
+from simgap.plumbing import audit
+from simgap.plumbing.setup import check_policy_server, check_stale_first_frame
 from simgap.rig import load_rig
 from tests.factories import write_rig
 

@@ -18,7 +18,7 @@ from simgap.calibration.mapping import LeRobotMap, gripper_home_rad, joint_unit
 from simgap.errors import InputError
 from simgap.evidence.calibration import read_calibration
 from simgap.rig import load_rig
-from simgap.rig_init import draft_rig
+from simgap.rig.init import draft_rig
 from simgap.sim.load import joint_ranges
 from simgap.values.calibration import (
     RAD_PER_TICK,

@@ -15,7 +15,7 @@ from simgap.calibration.finding import drift_finding
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 from simgap.finding import Verdict
 from simgap.rig import load_rig
-from simgap.rig_init import draft_rig
+from simgap.rig.init import draft_rig
 from tests.factories import SO101_NAMES, write_v3_dataset
 
 POSES = [(0, -90, 90, 37.8, 0), (20, -60, 60, 20, 10), (-15, -40, 30, 0, -10),

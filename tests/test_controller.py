@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from simgap.branches.controller import Episode, controller_problem, controller_report
 from simgap.cli import app
+from simgap.controller.pose_fit import Episode, controller_problem, controller_report
 from simgap.errors import InputError
 from simgap.fit.backends import LocalBackend, quat_half_angle_vectors, simpler_loss
 from simgap.rig import load_rig

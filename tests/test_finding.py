@@ -9,7 +9,7 @@ from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 
 
 def _finding() -> Finding:
-    return Finding(branch="latency", verdict="implicated",  # type: ignore[arg-type]
+    return Finding(branch="example", verdict="implicated",  # type: ignore[arg-type]
                    figures={"total_p95_s": np.float64(0.08), "stages": {"camera": {"p50_s": 0.02}},
                             "bad": math.nan, "arr": np.arange(3)},
                    key_figure="total_p95_s", residual=0.1, noise_floor=0.2, residual_unit="rad",

@@ -27,11 +27,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simgap.actuator import export_mjlab as em
-from simgap.actuator.export import actuator_net_cfg, delayed_pd_cfg
-from simgap.actuator.isaaclab import JointDrive, isaaclab_export
 from simgap.actuator.ladder import JointResult, RungResult
 from simgap.errors import InputError
+from simgap.export import mjlab as em
+from simgap.export.isaaclab import JointDrive, isaaclab_export
+from simgap.export.joint_snippets import actuator_net_cfg, delayed_pd_cfg
 from simgap.safe_names import (
     GeneratedFileError,
     checked_python,
@@ -213,9 +213,9 @@ def test_isaaclab_module_round_trips_joint_and_group_names(joints: list[str],
 @settings(max_examples=N)
 @given(names, names)
 def test_randomisation_snippet_holds_rig_and_notes_as_data_only(rig: str, note: str) -> None:
+    from simgap.export.randomization import to_isaaclab
     from simgap.finding import Diagnosis, Finding, Verdict
     from simgap.randomize import build_spec
-    from simgap.randomize_export import to_isaaclab
 
     fs = (Finding("latency", Verdict.IMPLICATED, figures={
         "control_dt_s": 0.0667, "added_delay": {"rate_per_s_min": 60.0,
@@ -233,8 +233,8 @@ def test_randomisation_snippet_holds_rig_and_notes_as_data_only(rig: str, note: 
 @given(names, names)
 def test_bam_json_holds_joint_and_motor_names_as_data(tmp_path_factory: pytest.TempPathFactory,
                                                       joint: str, motor: str) -> None:
-    from simgap.actuator.export import bam_params
-    from simgap.actuator.export_bam import joint_bam_json
+    from simgap.export.bam import joint_bam_json
+    from simgap.export.joint_snippets import bam_params
     from simgap.outputs import atomic_write_json
     from simgap.safe_names import safe_filename
 
@@ -381,7 +381,7 @@ def _init_case(root: Path, joints: list[str], folder: str = "ds",
 @given(st.lists(xml_names, min_size=1, max_size=3, unique=True), names)
 def test_init_rig_holds_any_joint_and_recorded_name(tmp_path_factory: pytest.TempPathFactory,
                                                     joints: list[str], tag: str) -> None:
-    from simgap.rig_init import draft_rig
+    from simgap.rig.init import draft_rig
     from simgap.sim.model import load_model
 
     root = tmp_path_factory.mktemp("init")

@@ -19,7 +19,7 @@ from simgap.cli import app
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
 from simgap.rig import load_rig
-from simgap.rig_checks import guessed_keys
+from simgap.rig.checks import guessed_keys
 from tests.episode_scripts import manifest_text, pick_place, write_manifest
 from tests.factories import write_v3_dataset
 

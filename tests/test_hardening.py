@@ -335,8 +335,8 @@ class _Evil:
 
 def test_checkpoint_probe_names_unsafe_pickles_and_non_checkpoints(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from simgap.audit.setup import check_checkpoint
     from simgap.evidence.trace import probe_checkpoint
+    from simgap.plumbing.setup import check_checkpoint
 
     evil = tmp_path / "evil.pt"
     evil.write_bytes(pickle.dumps(_Evil(), protocol=2))

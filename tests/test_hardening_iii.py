@@ -264,10 +264,10 @@ def test_one_second_log_stamps_give_no_tick_interval(tmp_path: Path) -> None:
     server = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
     for logs in ([client], [server, client]):
         f = latency.analyse(None, logs, 1 / 30)
-        warns = " ".join(f.details["warnings"])
+        warns = " ".join(f.details.warnings)
         assert "control_period_mismatch" not in warns, warns  # was: median tick interval 1 s
         assert "tick_interval_not_measured" in warns and "one-second" in warns
-        assert f.figures["tick_stamp_resolution_s"] == 1.0
+        assert f.figures.tick_stamp_resolution_s == 1.0
 
 
 def test_a_queue_verdict_does_not_sit_beside_a_timing_that_gives_none(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from simgap.actuator.isaaclab import (
+from simgap.export.isaaclab import (
     ISAACLAB_RELEASE,
     JointDrive,
     drive_from_params,

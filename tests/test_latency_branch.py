@@ -7,11 +7,11 @@ from scipy import stats
 
 from simgap.branches import latency
 from simgap.branches.context import Context
-from simgap.branches.latency_stats import exponential_rate, fit_added_delay
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.lerobot_logs import read_lerobot_log
 from simgap.evidence.timing import TimingLog
 from simgap.finding import Verdict
+from simgap.latency.stats import exponential_rate, fit_added_delay
 from simgap.rig import load_rig
 from simgap.series import StageTimes
 from tests.factories import write_rig
@@ -37,7 +37,7 @@ def test_known_lognormal_percentiles_with_intervals() -> None:
     x = rng.lognormal(mu, s, size=40_000)
     f = latency.analyse(_log({"inference": x}, 40), [], DT, seed=0)
     dist = stats.lognorm(s, scale=np.exp(mu))
-    fig = f.figures
+    fig = f.figures.to_dict()  # the JSON form, to loop over the percentiles by name
     for name, q, tol in (("p50", 0.50, 0.01), ("p95", 0.95, 0.02), ("p99", 0.99, 0.03)):
         expected = dist.ppf(q)
         assert fig[f"total_{name}_s"] == pytest.approx(expected, rel=tol)
@@ -50,7 +50,7 @@ def test_known_lognormal_percentiles_with_intervals() -> None:
 
 
 def test_bootstrap_intervals_cover_the_true_quantile() -> None:
-    from simgap.branches.latency_stats import make_bootstrap, percentiles
+    from simgap.latency.stats import make_bootstrap, percentiles
 
     dist = stats.lognorm(0.3, scale=0.03)
     rng = np.random.default_rng(20)
@@ -73,21 +73,21 @@ def test_total_is_sum_of_stages_gamma_percentiles_and_shares() -> None:
     a, b = rng.exponential(1 / rate, 30_000), rng.exponential(1 / rate, 30_000)
     f = latency.analyse(_log({"camera": a, "network": b}, 30), [], DT, seed=0)
     g = stats.gamma(2, scale=1 / rate)  # the sum of two Exp(rate)
-    assert f.figures["total_p50_s"] == pytest.approx(g.ppf(0.5), rel=0.02)
-    assert f.figures["total_p95_s"] == pytest.approx(g.ppf(0.95), rel=0.02)
-    assert f.figures["overrun_fraction"] == pytest.approx(g.sf(DT), abs=0.005)
+    assert f.figures.total_p50_s == pytest.approx(g.ppf(0.5), rel=0.02)
+    assert f.figures.total_p95_s == pytest.approx(g.ppf(0.95), rel=0.02)
+    assert f.figures.overrun_fraction == pytest.approx(g.sf(DT), abs=0.005)
     share = b.sum() / (a.sum() + b.sum())
-    assert f.figures["network"]["share_fraction"] == pytest.approx(share)
-    assert f.figures["stages"]["network"]["share_fraction"] == pytest.approx(share)
+    assert f.figures.network.share_fraction == pytest.approx(share)
+    assert f.figures.stages["network"].share_fraction == pytest.approx(share)
 
 
 def test_small_sample_quantiles_by_hand() -> None:
     # 1..200 ms: linear-interpolation quantile at q is 1 + q * 199 (ms), computed by hand
     x = np.arange(1, 201) * 1e-3
     f = latency.analyse(_log({"s": np.random.default_rng(0).permutation(x)}, 20), [], 1.0)
-    assert f.figures["total_p50_s"] == pytest.approx((1 + 0.5 * 199) * 1e-3)
-    assert f.figures["total_p95_s"] == pytest.approx((1 + 0.95 * 199) * 1e-3)
-    assert f.figures["total_p99_s"] == pytest.approx((1 + 0.99 * 199) * 1e-3)
+    assert f.figures.total_p50_s == pytest.approx((1 + 0.5 * 199) * 1e-3)
+    assert f.figures.total_p95_s == pytest.approx((1 + 0.95 * 199) * 1e-3)
+    assert f.figures.total_p99_s == pytest.approx((1 + 0.99 * 199) * 1e-3)
 
 
 def test_exponential_rate_recovered_within_10_percent() -> None:
@@ -106,14 +106,14 @@ def test_added_delay_from_tick_intervals_per_episode() -> None:
     # episodes are contiguous: the last interval of each episode crosses into the next one,
     # which the branch drops (steps restart), so each episode keeps per - 1 intervals
     f = latency.analyse(_log({"s": np.full(t.size, 0.01)}, 20, t=t), [], DT, seed=0)
-    ad = f.figures["added_delay"]
-    assert ad["source"] == "tick intervals" and ad["episodes"] == 20
-    est = np.asarray(f.details["rates_per_s"])
+    ad = f.figures.added_delay
+    assert ad.source == "tick intervals" and ad.episodes == 20
+    est = np.asarray(f.details.rates_per_s)
     assert np.all(np.abs(est / rates - 1) < 0.2)
-    assert ad["rate_per_s_min"] == pytest.approx(rates.min(), rel=0.15)
-    assert ad["rate_per_s_max"] == pytest.approx(rates.max(), rel=0.15)
-    assert ad["rate_per_s_median"] == pytest.approx(np.median(rates), rel=0.10)
-    assert ad["cv_median"] == pytest.approx(1.0, abs=0.15)  # exponential: cv = 1
+    assert ad.rate_per_s_min == pytest.approx(rates.min(), rel=0.15)
+    assert ad.rate_per_s_max == pytest.approx(rates.max(), rel=0.15)
+    assert ad.rate_per_s_median == pytest.approx(np.median(rates), rel=0.10)
+    assert ad.cv_median == pytest.approx(1.0, abs=0.15)  # exponential: cv = 1
 
 
 def test_fit_added_delay_single_rate_10000_draws() -> None:
@@ -130,7 +130,7 @@ def test_verdict_implicated_states_margin() -> None:
     f = latency.analyse(_log({"inference": x}, 20), [], DT)
     assert f.verdict is Verdict.IMPLICATED
     margin = np.quantile(x, 0.95) - DT
-    assert f.figures["margin_s"] == pytest.approx(margin)
+    assert f.figures.margin_s == pytest.approx(margin)
     assert f"by {margin * 1e3:.1f} ms" in f.summary
     assert "inference" in f.next_step and "real-time chunking" in f.next_step
 
@@ -139,7 +139,7 @@ def test_verdict_eliminated_with_interval() -> None:
     x = np.random.default_rng(7).normal(0.03, 0.003, 3000)
     f = latency.analyse(_log({"inference": x}, 20), [], DT)
     assert f.verdict is Verdict.ELIMINATED
-    assert f.figures["total_p95_ci_s"][1] < DT
+    assert f.figures.total_p95_ci_s[1] < DT
     assert "below the period" in f.summary
 
 
@@ -162,9 +162,9 @@ def test_verdict_inconclusive_few_episodes_and_straddle() -> None:
 
 def test_bootstrap_is_seeded() -> None:
     x = np.random.default_rng(10).lognormal(np.log(0.03), 0.3, 2000)
-    a = latency.analyse(_log({"s": x}, 20), [], DT, seed=1).figures["total_p95_ci_s"]
-    b = latency.analyse(_log({"s": x}, 20), [], DT, seed=1).figures["total_p95_ci_s"]
-    c = latency.analyse(_log({"s": x}, 20), [], DT, seed=2).figures["total_p95_ci_s"]
+    a = latency.analyse(_log({"s": x}, 20), [], DT, seed=1).figures.total_p95_ci_s
+    b = latency.analyse(_log({"s": x}, 20), [], DT, seed=1).figures.total_p95_ci_s
+    c = latency.analyse(_log({"s": x}, 20), [], DT, seed=2).figures.total_p95_ci_s
     assert a == b and a != c
 
 
@@ -174,17 +174,17 @@ def test_queue_starvation_implicates_with_advice(tmp_path: Path) -> None:
                                          [2.0] * 200))
     x = np.random.default_rng(11).normal(0.02, 0.002, 3000)
     f = latency.analyse(_log({"inference": x}, 20), [client], DT)
-    q = f.figures["queue"]
-    assert q["empty_fraction"] == pytest.approx(5 / 12)
-    assert q["must_go_count"] == 25 and q["sends"] == 60 and q["starved"]
+    q = f.figures.queue
+    assert q.empty_fraction == pytest.approx(5 / 12)
+    assert q.must_go_count == 25 and q.sends == 60 and q.starved
     assert f.verdict is Verdict.IMPLICATED
     for words in ("lower the client's fps", "real-time chunking", "randomise action timing"):
         assert words in f.next_step
-    assert len(f.details["queue_size"]) == 60
+    assert len(f.details.queue_size) == 60
 
 
 def test_queue_trend_toward_empty() -> None:
-    from simgap.branches.latency_queue import queue_stats
+    from simgap.latency.queue import queue_stats
 
     sizes = np.linspace(30, 0.4, 100).round().astype(int)
     sizes[-1] = 1
@@ -198,12 +198,12 @@ def test_queue_trend_toward_empty() -> None:
 def test_remote_policy_server_warns_and_asks_to_remeasure() -> None:
     x = np.random.default_rng(12).normal(0.03, 0.003, 3000)
     f = latency.analyse(_log({"inference": x}, 20), [], DT, policy_server="192.168.1.20:8080")
-    assert f.figures["policy_server_remote"] is True
+    assert f.figures.policy_server_remote is True
     text = f.next_step
     assert "no TLS" in text and "no authentication" in text and "unpickles" in text
     assert "re-measure latency with the hop" in text
     local = latency.analyse(_log({"inference": x}, 20), [], DT, policy_server="127.0.0.1:8080")
-    assert local.figures["policy_server_remote"] is False and "TLS" not in local.next_step
+    assert local.figures.policy_server_remote is False and "TLS" not in local.next_step
     for addr, loop in (("localhost:8080", True), ("[::1]:8080", True), ("127.0.0.2", True),
                        ("gpu-box.lan:8080", False), ("10.0.0.5:50051", False), (None, True)):
         assert latency._is_loopback(addr) is loop, addr
@@ -218,17 +218,17 @@ def test_server_log_alone_drives_the_branch(tmp_path: Path) -> None:
     stages = [(1.0, 5.0, 300.0 + k % 7, 2.0) for k in range(120)]
     log = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
     f = latency.analyse(None, [log], 1 / 30)
-    assert f.figures["source"] == "policy-server log" and f.verdict is Verdict.ELIMINATED
-    assert f.figures["budget"]["budget_s"] == pytest.approx(0.5 * 50 / 30)
-    assert f.figures["budget"]["sources"]["chunk_size_threshold"] == "LeRobot default"
+    assert f.figures.source == "policy-server log" and f.verdict is Verdict.ELIMINATED
+    assert f.figures.budget.budget_s == pytest.approx(0.5 * 50 / 30)
+    assert f.figures.budget.sources["chunk_size_threshold"] == "LeRobot default"
     assert "Rule: async serving" in f.summary and "833.3 ms queue budget" in f.summary
-    assert f.figures["stages"]["inference"]["p50_s"] == pytest.approx(0.303)
-    assert f.figures["network"]["one_way_p50_s"] == pytest.approx(0.0042)
+    assert f.figures.stages["inference"].p50_s == pytest.approx(0.303)
+    assert f.figures.network.one_way_p50_s == pytest.approx(0.0042)
     slow = [(1.0, 5.0, 900.0 + k % 7, 2.0) for k in range(120)]
     log = read_lerobot_log(server_log(tmp_path / "policy_server_2.log", slow))
     f = latency.analyse(None, [log], 1 / 30)
     assert f.verdict is Verdict.IMPLICATED and "exceeds the budget" in f.summary
-    assert f.figures["overrun_fraction"] == pytest.approx(1.0)
+    assert f.figures.overrun_fraction == pytest.approx(1.0)
 
 
 def _ctx(rig_path: Path, **options: float) -> Context:
@@ -252,9 +252,9 @@ def test_assess_reads_rig_evidence_and_control_dt_override(tmp_path: Path) -> No
     rig = write_rig(tmp_path, "m.xml", '[evidence]\ntiming_logs = ["timing.jsonl"]\n')
     (f,) = latency.assess(_ctx(rig))  # rig dt = 1/30: the 50 ms loop overruns
     assert f.verdict is Verdict.IMPLICATED
-    assert f.figures["control_dt_s"] == pytest.approx(0.0333333)
+    assert f.figures.control_dt_s == pytest.approx(0.0333333)
     (g,) = latency.assess(_ctx(rig, control_dt_s=0.1))
-    assert g.verdict is Verdict.ELIMINATED and g.figures["control_dt_s"] == 0.1
+    assert g.verdict is Verdict.ELIMINATED and g.figures.control_dt_s == 0.1
 
 
 def test_report_plots_histogram_bars_and_queue(tmp_path: Path) -> None:
@@ -279,9 +279,9 @@ def test_added_delay_from_totals_when_loop_runs_faster_than_period() -> None:
     x = DT + rng.exponential(1 / 300.0, 4000)  # totals over the period by Exp(300)
     t = np.arange(4000) * (DT / 2)  # ticks paced at twice the simulated rate
     f = latency.analyse(_log({"s": x}, 20, t=t), [], DT)
-    ad = f.figures["added_delay"]
-    assert ad["source"] == "stage totals"
-    assert ad["pooled_rate_per_s"] == pytest.approx(300.0, rel=0.10)
+    ad = f.figures.added_delay
+    assert ad.source == "stage totals"
+    assert ad.pooled_rate_per_s == pytest.approx(300.0, rel=0.10)
 
 
 def test_async_budget_from_the_client_config(tmp_path: Path) -> None:
@@ -298,8 +298,8 @@ def test_async_budget_from_the_client_config(tmp_path: Path) -> None:
         stages = [(1.0, 2.0, inf_ms + k % 5, 1.0) for k in range(150)]
         log = read_lerobot_log(server_log(tmp_path / f"policy_server_{inf_ms:.0f}.log", stages))
         f = latency.analyse(None, [log, client], 1 / 30)
-        assert f.figures["budget"]["budget_s"] == pytest.approx(budget)
-        assert f.figures["budget"]["sources"]["chunk_size_threshold"] == "client config"
+        assert f.figures.budget.budget_s == pytest.approx(budget)
+        assert f.figures.budget.sources["chunk_size_threshold"] == "client config"
         assert f.verdict is verdict, f.summary
         assert "150.0 ms queue budget (0.25 x 12 actions x 50.0 ms)" in f.summary
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from simgap.cli import app
 from simgap.errors import InputError
+from simgap.export.randomization import to_isaaclab
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.randomize import PENG_TABLE, build_spec, load_spec_from_findings
-from simgap.randomize_export import to_isaaclab
 from tests.factories import write_rig
 
 

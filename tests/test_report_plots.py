@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from simgap.audit.setup import check_policy_server
 from simgap.episodes.placements import placements_check
+from simgap.plumbing.setup import check_policy_server
 from simgap.report import plots_actuator, plots_envelope, render_report, svg
 
 NS = "{http://www.w3.org/2000/svg}"

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from simgap.audit.training import RigSide, audit_training, servo_drive
 from simgap.branches.context import Context
 from simgap.branches.training import assess
 from simgap.cli import app
@@ -22,6 +21,7 @@ from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
 from simgap.maniskill.config import read_maniskill_config
 from simgap.maniskill.training_toml import camera_lines, training_lines
+from simgap.plumbing.training import RigSide, audit_training, servo_drive
 from simgap.rig import Rig, load_rig
 from simgap.sim.kinematics import rig_mount_points
 from tests.factories import SO101_RIG

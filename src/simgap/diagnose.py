@@ -12,7 +12,13 @@ from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.manifest import read_manifest
 from simgap.finding import Diagnosis, Finding
 from simgap.ladder import LADDER, Context, ProgressFn, assess_for, run_ladder
-from simgap.outputs import atomic_write_json, json_safe, output_folder, relocate_paths
+from simgap.outputs import (
+    atomic_write_json,
+    json_safe,
+    output_folder,
+    relative_paths,
+    relocate_paths,
+)
 from simgap.report import write_report
 from simgap.rig import Rig
 from simgap.sim.rig_names import load_checked_rig
@@ -81,8 +87,10 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
         d = json_safe(relocate_paths(diagnosis.to_dict(), out, final.absolute()))
         d = json_safe(relocate_paths(d, out.resolve(), final.absolute()))
         diagnosis = Diagnosis.from_dict(d)
-        atomic_write_json(out / "findings.json", d)
-        write_report(diagnosis, out / "report.html")
+        # findings.json names every path relative to its own folder, so the folder may move
+        written = relative_paths(d, final.absolute())
+        atomic_write_json(out / "findings.json", written)
+        write_report(Diagnosis.from_dict(written), out / "report.html")
     return diagnosis
 
 

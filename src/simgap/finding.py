@@ -8,9 +8,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from simgap.errors import InputError
+from simgap.figures.base import Record
+
+R = TypeVar("R", bound=Record)
+
+SCHEMA_VERSION = 1
+"""The version of findings.json's format (docs/findings.schema.json); raised on any change a
+reader of the old format would misread."""
 
 
 class Verdict(StrEnum):
@@ -53,8 +60,8 @@ class Finding:
     Attributes:
         branch: the branch name (``latency``, ``contact``, ``actuator``, ...).
         verdict: implicated, eliminated, inconclusive or not_measured.
-        figures: named numbers; the unit is the name's suffix (``_s``, ``_rad``, ``_px``,
-            ``_fraction``, ``_m``, ``_kg``); nested mappings group related numbers.
+        figures: the branch's typed figures (a :class:`simgap.figures.base.Record` whose fields
+            carry their units); a plain mapping only for a kind no type is declared for yet.
         next_step: one sentence: what to do or measure next.
         title: a short human label for the report (e.g. "Gripper unit").
         summary: one or two sentences stating what was found, with its key number.
@@ -63,13 +70,15 @@ class Finding:
         noise_floor: the instrument's noise, in the same unit as ``residual``.
         residual_unit: the unit of residual and noise floor (``rad``, ``N m``, ``m``).
         artifacts: name -> path of files written (model patch, randomisation spec, net).
-        details: extra JSON-able data for plots and tables in the report.
+        details: the data the report plots (a typed record, or a plain mapping).
         needs: for ``not_measured``: the evidence that would let the branch run.
+        kind: which of the branch's findings this is, where a branch writes several kinds
+            (taken from the figures' type when it is typed).
     """
 
     branch: str
     verdict: Verdict
-    figures: Mapping[str, Any] = field(default_factory=dict)
+    figures: Record | Mapping[str, Any] = field(default_factory=dict)
     next_step: str = ""
     title: str = ""
     summary: str = ""
@@ -78,8 +87,9 @@ class Finding:
     noise_floor: float | None = None
     residual_unit: str | None = None
     artifacts: Mapping[str, str] = field(default_factory=dict)
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: Record | Mapping[str, Any] = field(default_factory=dict)
     needs: tuple[str, ...] = ()
+    kind: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -89,39 +99,76 @@ class Finding:
                 raise InputError(field="verdict", expected=f"one of {', '.join(VERDICTS)}",
                                  got=self.verdict) from None
         object.__setattr__(self, "needs", tuple(self.needs))
+        for part in (self.figures, self.details):
+            if isinstance(part, Record):
+                if part.branch != self.branch:
+                    raise ValueError(f"{type(part).__name__} belongs to the {part.branch} "
+                                     f"branch, not {self.branch}")
+                if self.kind and part.kind != self.kind:
+                    raise ValueError(f"{type(part).__name__} is kind {part.kind!r}, "
+                                     f"not {self.kind!r}")
+                object.__setattr__(self, "kind", part.kind)
+
+    def typed(self, cls: type[R]) -> R:
+        """The figures as ``cls``: as they are when typed, else read from their JSON form."""
+        return _as(cls, self.figures, "figures")
+
+    def typed_details(self, cls: type[R]) -> R:
+        """The details as ``cls``, like :meth:`typed`."""
+        return _as(cls, self.details, "details")
 
     @property
     def key_value(self) -> Any:
         """The value of ``key_figure`` (None when unset)."""
         if self.key_figure is None:
             return None
+        if isinstance(self.figures, Record):
+            return getattr(self.figures, self.key_figure, None)
         return self.figures.get(self.key_figure)
+
+    @property
+    def key_unit(self) -> str | None:
+        """The unit of ``key_figure`` where the figures are typed, else None."""
+        if self.key_figure is None or not isinstance(self.figures, Record):
+            return None
+        return type(self.figures).unit_of(self.key_figure)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; ``from_dict`` reads it back."""
+        key = None if self.key_figure is None else {
+            "name": self.key_figure, "value": jsonable(_plain(self.key_value)),
+            "unit": self.key_unit}
         d: dict[str, Any] = {
             "branch": self.branch,
+            "kind": self.kind,
             "verdict": self.verdict.value,
             "title": self.title,
             "summary": self.summary,
-            "figures": jsonable(self.figures),
-            "key_figure": self.key_figure,
+            "figures": jsonable(_plain(self.figures)),
+            "units": type(self.figures).units() if isinstance(self.figures, Record) else {},
+            "key_figure": key,
             "residual": jsonable(self.residual),
             "noise_floor": jsonable(self.noise_floor),
             "residual_unit": self.residual_unit,
             "artifacts": jsonable(self.artifacts),
             "next_step": self.next_step,
-            "details": jsonable(self.details),
+            "details": jsonable(_plain(self.details)),
             "needs": list(self.needs),
         }
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], source: str | Path | None = None) -> Finding:
-        """Build from ``to_dict`` output; unknown or missing keys are named in the error."""
+    def from_dict(cls, d: Mapping[str, Any], source: str | Path | None = None, *,
+                  strict: bool = True) -> Finding:
+        """Build from ``to_dict`` output; unknown or missing keys are named in the error.
+
+        Figures and details of a typed (branch, kind) are read into their record;
+        ``strict=False`` (a file older than the schema) ignores figure names it no longer has.
+        """
         _check_types(d, source)
         known = {"branch", "verdict", "title", "summary", "figures", "key_figure", "residual",
-                 "noise_floor", "residual_unit", "artifacts", "next_step", "details", "needs"}
+                 "noise_floor", "residual_unit", "artifacts", "next_step", "details", "needs",
+                 "kind", "units"}
         for key in ("branch", "verdict"):
             if key not in d:
                 raise InputError(file=source, field=key, expected="this required key in a finding",
@@ -130,14 +177,61 @@ class Finding:
         if extra:
             raise InputError(file=source, field=sorted(extra)[0], expected="a known finding key",
                              got=sorted(extra), fix=f"use only: {', '.join(sorted(known))}")
+        from simgap.figures.registry import details_type, figures_type
+
+        branch, kind = str(d["branch"]), str(d.get("kind") or "")
+        raw_figures, raw_details = dict(d.get("figures") or {}), dict(d.get("details") or {})
+        figures: Record | dict[str, Any] = raw_figures
+        details: Record | dict[str, Any] = raw_details
+        ftype, dtype = figures_type(branch, kind), details_type(branch, kind)
+        if ftype is not None and raw_figures:
+            figures = ftype.from_mapping(raw_figures, source, f"findings[{branch}].figures",
+                                         strict=strict)
+        if dtype is not None and raw_details:
+            details = dtype.from_mapping(raw_details, source, f"findings[{branch}].details",
+                                         strict=strict)
+        key_figure: Any = d.get("key_figure")
+        if isinstance(key_figure, Mapping):
+            key_figure = key_figure.get("name")
         return cls(
-            branch=str(d["branch"]), verdict=Verdict(d["verdict"]) if d["verdict"] in VERDICTS
-            else d["verdict"], figures=dict(d.get("figures") or {}),
+            branch=branch, verdict=Verdict(d["verdict"]) if d["verdict"] in VERDICTS
+            else d["verdict"], figures=figures, kind=kind,
             next_step=str(d.get("next_step", "")), title=str(d.get("title", "")),
-            summary=str(d.get("summary", "")), key_figure=d.get("key_figure"),
+            summary=str(d.get("summary", "")), key_figure=key_figure,
             residual=d.get("residual"), noise_floor=d.get("noise_floor"),
             residual_unit=d.get("residual_unit"), artifacts=dict(d.get("artifacts") or {}),
-            details=dict(d.get("details") or {}), needs=tuple(d.get("needs") or ()))
+            details=details, needs=tuple(d.get("needs") or ()))
+
+
+def figures_of(finding: Finding | Mapping[str, Any], cls: type[R]) -> R:
+    """The figures of a Finding, or of its JSON form (a report's, a test's), as ``cls``.
+
+    A JSON form is read leniently (a left-out figure is not measured, an unknown name is
+    ignored): the report draws what an older or hand-written file holds.
+    """
+    if isinstance(finding, Finding):
+        return finding.typed(cls)
+    return cls.from_mapping(finding.get("figures") or {}, strict=False)
+
+
+def details_of(finding: Finding | Mapping[str, Any], cls: type[R]) -> R:
+    """The details of a Finding or of its JSON form as ``cls``, like :func:`figures_of`."""
+    if isinstance(finding, Finding):
+        return finding.typed_details(cls)
+    return cls.from_mapping(finding.get("details") or {}, where="details", strict=False)
+
+
+def _plain(value: Any) -> Any:
+    """A record's JSON form; anything else as it is."""
+    return value.to_dict() if isinstance(value, Record) else value
+
+
+def _as(cls: type[R], part: Record | Mapping[str, Any], where: str) -> R:
+    if isinstance(part, cls):
+        return part
+    if isinstance(part, Record):
+        raise TypeError(f"the {where} are {type(part).__name__}, not {cls.__name__}")
+    return cls.from_mapping(part, where=where)
 
 
 def _check_types(d: Any, source: str | Path | None) -> None:
@@ -189,6 +283,7 @@ class Diagnosis:
         from simgap._version import __version__
 
         return {
+            "schema_version": SCHEMA_VERSION,
             "simgap_version": __version__,
             "rig": self.rig,
             "seed": self.seed,
@@ -203,6 +298,15 @@ class Diagnosis:
         if "findings" not in d or not isinstance(d["findings"], list):
             raise InputError(file=source, field="findings", expected="a list of findings",
                              got=type(d.get("findings")).__name__)
+        version = d.get("schema_version", SCHEMA_VERSION)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise InputError(file=source, field="schema_version", expected="a whole number >= 1",
+                             got=version)
+        if version > SCHEMA_VERSION:
+            raise InputError(file=source, field="schema_version",
+                             expected=f"format {SCHEMA_VERSION} or older (this simgap's)",
+                             got=version, fix="read it with the simgap release that wrote it "
+                             "(its simgap_version), or upgrade simgap")
         seed = d.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise InputError(file=source, field="seed", expected="a whole number >= 0",
@@ -210,7 +314,8 @@ class Diagnosis:
         if not isinstance(d.get("stop") or {}, Mapping):
             raise InputError(file=source, field="stop", expected="an object", got=d.get("stop"))
         return cls(rig=str(d.get("rig", "")),
-                   findings=tuple(Finding.from_dict(f, source) for f in d["findings"]),
+                   findings=tuple(Finding.from_dict(f, source, strict="schema_version" in d)
+                                  for f in d["findings"]),
                    stop=dict(d.get("stop") or {}), comparability=d.get("comparability"),
                    seed=int(d.get("seed", 0)))
 
@@ -220,7 +325,13 @@ class Diagnosis:
 
 
 def load_diagnosis(path: str | Path) -> Diagnosis:
-    """Read ``findings.json``; errors name the file."""
+    """Read ``findings.json``; errors name the file.
+
+    Paths in it are relative to its folder (``simgap.outputs.relative_paths``) and are
+    returned absolute, resolved against that folder; an absolute path (an older file) is
+    used as it is.
+    """
+    from simgap.outputs import resolve_paths
     from simgap.validate import read_json
 
     path = Path(path)
@@ -230,4 +341,4 @@ def load_diagnosis(path: str | Path) -> Diagnosis:
     d = read_json(path, "a findings.json file")
     if not isinstance(d, dict):
         raise InputError(file=path, expected="a JSON object", got=type(d).__name__)
-    return Diagnosis.from_dict(d, source=path)
+    return Diagnosis.from_dict(resolve_paths(d, path.parent), source=path)

@@ -346,3 +346,50 @@ def relocate_paths(obj: Any, src: Path, dst: Path) -> Any:
     if isinstance(obj, list):
         return [relocate_paths(v, src, dst) for v in obj]
     return obj
+
+
+def relative_paths(obj: Any, folder: str | Path) -> Any:
+    """``obj`` with every absolute path in it named relative to ``folder`` (the folder of
+    the file being written), with forward slashes.
+
+    A string is taken for a path when it is absolute and lies under ``folder`` or names a
+    file or folder that exists (an input: the dataset, the model, a log); other strings are
+    kept. A path on another drive (no relative path exists) stays absolute.
+    """
+    if isinstance(obj, str):
+        if not os.path.isabs(obj) or "\n" in obj:
+            return obj
+        base = os.path.abspath(folder)
+        inside = obj == base or obj.startswith(base.rstrip(os.sep) + os.sep)
+        if not inside and not os.path.exists(obj):
+            return obj
+        try:
+            return Path(os.path.relpath(obj, base)).as_posix()
+        except ValueError:
+            return obj
+    if isinstance(obj, dict):
+        return {k: relative_paths(v, folder) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [relative_paths(v, folder) for v in obj]
+    return obj
+
+
+def resolve_paths(obj: Any, folder: str | Path) -> Any:
+    """``obj`` (read from a file in ``folder``) with each relative path that
+    ``relative_paths`` wrote made absolute again against ``folder``.
+
+    A string is taken for such a path when it is relative, names something below ``folder``
+    (``actuator/patch.xml``) or above it (``../data``), and that exists; an absolute path
+    (a file written before paths were relative) is kept as it is, as is every other string.
+    """
+    if isinstance(obj, str):
+        if not obj or os.path.isabs(obj) or "\n" in obj or not (
+                "/" in obj or os.sep in obj or Path(obj).suffix):
+            return obj
+        full = os.path.normpath(os.path.join(os.path.abspath(folder), obj))
+        return full if os.path.exists(full) else obj
+    if isinstance(obj, dict):
+        return {k: resolve_paths(v, folder) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [resolve_paths(v, folder) for v in obj]
+    return obj

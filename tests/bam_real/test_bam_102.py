@@ -7,7 +7,7 @@
   step, with BAM 1.0.2's XL330 current limit and without it; and the STS3215 (the SO-101's
   servo, BAM's shipped m1) likewise on a log written for the test.
 - The parameter file: a fit on the real logs, written by the ladder's own export
-  (``export_bam.joint_bam_json``), loads with ``bam.model.load_model``: every key simgap
+  (``export.bam.joint_bam_json``), loads with ``bam.model.load_model``: every key simgap
   writes as a BAM parameter is one BAM loads, and BAM's MAE with it on every training log
   is the one the file's ``simgap.in_bam`` states, which is simgap's own.
 """
@@ -30,18 +30,13 @@ bam_model = pytest.importorskip("bam.model", reason="BAM (better-actuator-models
 from bam import simulate  # noqa: E402
 from bam.logs import Logs  # noqa: E402
 
-from simgap.actuator.export_bam import (  # noqa: E402
-    BAM_CURRENT_LIMIT_A,
-    as_bam_simulates,
-    joint_bam_json,
-    load_bam_params,
-    space_and_values,
-)
+from simgap.actuator.in_bam import BAM_CURRENT_LIMIT_A, as_bam_simulates  # noqa: E402
 from simgap.actuator.ladder import build_batch, fit_joint  # noqa: E402
 from simgap.actuator.physical import simulate_physical  # noqa: E402
 from simgap.actuator.rungs import LadderConfig  # noqa: E402
 from simgap.actuator.servo import bam_drive, pendulum_load  # noqa: E402
 from simgap.evidence.bam import read_bam_log  # noqa: E402
+from simgap.export.bam import joint_bam_json, load_bam_params, space_and_values  # noqa: E402
 from simgap.values.load import JointLoad  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"

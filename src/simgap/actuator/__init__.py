@@ -6,6 +6,6 @@ servo of unknown firmware), ``families`` (known servos: XL330, STS3215, their co
 physical boxes), ``friction`` (BAM's friction families M1-M6), ``physical`` (BAM's simulator
 step, batched), ``cma_fit`` (lockstep CMA-ES), ``family_fit`` and ``physical_rung`` (rung 3
 on a known servo), ``net`` (rung 4, torch extra), ``ladder`` (the per-joint stop rule),
-``export`` (Isaac Lab / randomisation), ``export_bam`` (BAM's parameter files),
-``export_mjlab`` (mjlab configs), ``excite`` (chirps).
+``in_bam`` (what BAM computes with a fit), ``excite`` (chirps). The exporters of a fit
+(Isaac Lab, BAM's parameter files, mjlab) live in ``simgap.export``.
 """

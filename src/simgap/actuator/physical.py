@@ -16,7 +16,7 @@ One step of ``dt`` for N candidates on L logs (every array has shape (N, L))::
     qd   += acc dt  (clipped to +-100 rad/s);   q += qd dt + acc dt^2 / 2
 
 which is BAM 1.0.2's ``Simulator.step`` (explicit; the viscous term inside the budget), so
-parameters fitted here mean in BAM what they mean here (``export_bam``). The rollout is
+parameters fitted here mean in BAM what they mean here (``simgap.export.bam``). The rollout is
 open loop from each log's first measured state, like BAM's ``simulate_control=True``.
 """
 

@@ -45,7 +45,6 @@ import numpy as np
 
 from simgap.actuator import cma_fit
 from simgap.actuator.armature_profile import profile_entry
-from simgap.actuator.export_bam import in_bam
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.family_fit import (
     SELECTION_ORDER,
@@ -54,6 +53,7 @@ from simgap.actuator.family_fit import (
     fit_families,
     per_log_mae,
 )
+from simgap.actuator.in_bam import in_bam
 from simgap.actuator.rungs import (
     SAME_FIT_FLOOR_FRACTION,
     Folds,

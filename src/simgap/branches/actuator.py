@@ -24,11 +24,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from simgap.actuator import export, export_bam, export_mjlab
 from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, fit_joint
 from simgap.actuator.servo import PARAM_NAMES, Drive, bam_drive, pendulum_load, rig_drive
 from simgap.branches.context import Context, not_measured
 from simgap.errors import InputError
+from simgap.export import bam as export_bam
+from simgap.export import joint_snippets as export
+from simgap.export import mjlab as export_mjlab
 from simgap.finding import Finding, Verdict
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig

@@ -199,7 +199,7 @@ def isaaclab_file(js: dict[str, Any], rig: Any, out_dir: Path,
     None when no joint can be offered."""
     import math
 
-    from simgap.actuator.isaaclab import drive_from_params, isaaclab_export
+    from simgap.export.isaaclab import drive_from_params, isaaclab_export
 
     drives = []
     for j, params in js["params"].items():

@@ -49,15 +49,8 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     kp/kv fit (one episode, a small budget)."""
     from dataclasses import replace
 
-    from simgap.branches.controller import (
-        LADDER_MAX_ITER,
-        LADDER_MAXFUN,
-        controller_problem,
-        fit_controller,
-        load_episodes,
-        noise_floor,
-        spread,
-    )
+    from simgap.branches.controller import LADDER_MAX_ITER, LADDER_MAXFUN, load_episodes, spread
+    from simgap.controller.pose_fit import controller_problem, fit_controller, noise_floor
     from simgap.evidence.ros2_bag import rig_recording
 
     rig = ctx.rig

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from simgap.figures.latency import LatencyFigures
 from simgap.rig import Rig
 
 ELIMINATE_FACTOR = 1.5
@@ -118,11 +119,9 @@ def loop_latency(ctx: Any) -> dict[str, Any] | None:
     """The control loop's measured latency (observation read -> send) from the latency
     finding of this run, if that branch ran and measured it."""
     for f in getattr(ctx, "findings", []) or []:
-        if f.branch == "latency" and isinstance(f.figures, dict):
-            p50 = f.figures.get("total_p50_s")
-            ci = f.figures.get("total_p50_ci_s")
-            if isinstance(p50, (int, float)):
-                return {"p50_s": float(p50), "ci_s": list(ci) if ci else None}
+        if isinstance(f.figures, LatencyFigures) and f.figures.total_p50_s is not None:
+            ci = f.figures.total_p50_ci_s
+            return {"p50_s": f.figures.total_p50_s, "ci_s": list(ci) if ci else None}
     return None
 
 

@@ -11,7 +11,7 @@ interval above it) or the async client's queue runs dry; ``eliminated`` when the
 interval lies below the period over at least the recipe's episodes; ``inconclusive`` with too
 few ticks or episodes, saying how many more are needed. "The period" is one control period
 for a synchronous loop; for LeRobot's async serving (server logs) it is the queue's budget
-``chunk_size_threshold x actions_per_chunk x dt`` (``latency_queue.async_budget``), the time
+``chunk_size_threshold x actions_per_chunk x dt`` (``latency_budget.async_budget``), the time
 the queue lasts once the client sends an observation.
 """
 
@@ -26,29 +26,22 @@ from typing import Any
 import numpy as np
 
 from simgap.branches.context import LADDER, Context, not_measured
+from simgap.branches.latency_budget import BUDGET_RULE, Budget, async_budget
 from simgap.evidence.lerobot import dataset_fps
 from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
 from simgap.evidence.timing import TimingLog, concat_stage_times, load_timing_logs
+from simgap.figures.latency import LatencyDetails, LatencyFigures
 from simgap.finding import Finding, Verdict
-from simgap.series import StageTimes
-from simgap.validate import period_warnings
-
-from .latency_queue import (
-    ADVICE,
-    BUDGET_RULE,
-    Budget,
-    QueueStats,
-    async_budget,
-    queue_figures,
-    queue_stats,
-)
-from .latency_stats import (
+from simgap.latency.queue import ADVICE, QueueStats, queue_figures, queue_stats
+from simgap.latency.stats import (
     N_BOOT,
     fit_added_delay,
     fraction_with_ci,
     make_bootstrap,
     percentiles,
 )
+from simgap.series import StageTimes
+from simgap.validate import period_warnings
 
 RECIPE_EPISODES = 20
 """The default recipe: time twenty episodes."""
@@ -255,9 +248,11 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
                        else "no network stage was logged."))
         next_step += (f" {SECURITY_NOTE}, and re-measure latency with the hop to "
                       f"{policy_server} in the loop.")
-    return Finding(branch="latency", verdict=verdict, title="Latency", figures=figures,
+    return Finding(branch="latency", verdict=verdict, title="Latency",
+                   figures=LatencyFigures.from_mapping(figures),
                    summary=summary.strip(), next_step=next_step.strip(),
-                   key_figure="total_p95_s" if times is not None else None, details=details)
+                   key_figure="total_p95_s" if times is not None else None,
+                   details=LatencyDetails.from_mapping(details))
 
 
 def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,

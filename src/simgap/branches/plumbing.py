@@ -1,7 +1,7 @@
 """The plumbing branch: the audit of a deployment trace, first on the ladder.
 
 Reads ``rig.evidence.trace`` through the evidence bundle and returns one Finding per audit
-check that the trace allows (see ``simgap.audit``). A rig without a trace gets one
+check that the trace allows (see ``simgap.plumbing``). A rig without a trace gets one
 ``not_measured`` Finding that says how to record one.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simgap.audit import AuditReport, audit, audit_trace, rig_control_dt
 from simgap.branches.context import LADDER, Context, not_measured
 from simgap.evidence.trace import probe_for, read_trace, trace_from_rig
 from simgap.finding import Finding
+from simgap.plumbing import AuditReport, audit, audit_trace, rig_control_dt
 from simgap.values.trace import Trace
 
 _SPEC = next(s for s in LADDER if s.name == "plumbing")
@@ -44,7 +44,7 @@ def assess(ctx: Context) -> list[Finding]:
 
 def run_audit(trace_path: str | Path, rig_path: str | Path | None = None) -> AuditReport:
     """Read the trace (and the rig), probe its checkpoint and audit it: what ``simgap audit``
-    runs. The reading happens here, at the edge; ``simgap.audit`` takes the values."""
+    runs. The reading happens here, at the edge; ``simgap.plumbing`` takes the values."""
     from simgap.rig import load_rig
 
     rig = load_rig(rig_path) if rig_path is not None else None

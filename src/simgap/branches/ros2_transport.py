@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from simgap.branches.context import Context
+from simgap.figures.latency import TransportFigures
 from simgap.finding import Finding, Verdict
 
 ELIMINATE_PERIODS = 0.25
@@ -29,9 +30,10 @@ def transport_finding(ros2: dict[str, Any], control_dt_s: float) -> Finding | No
         return None
     worst_bag, worst = max(per_bag, key=lambda bt: bt[1]["p95_s"])
     p95 = float(worst["p95_s"])
-    figures = {"transport_p95_s": p95, "transport_p50_s": float(worst["p50_s"]),
-               "topic": worst["topic"], "bag": worst_bag, "control_dt_s": control_dt_s,
-               "per_bag": [{"bag": b, **t} for b, t in per_bag]}
+    figures = TransportFigures.from_mapping({
+        "transport_p95_s": p95, "transport_p50_s": float(worst["p50_s"]), "topic": worst["topic"],
+        "bag": worst_bag, "control_dt_s": control_dt_s,
+        "per_bag": [{"bag": b, **t} for b, t in per_bag]})
     line = (f"{worst['topic']}: log time minus header stamp {worst['p50_s'] * 1e3:.3g} ms "
             f"median, {p95 * 1e3:.3g} ms 95th percentile (worst bag {worst_bag}), against "
             f"the {control_dt_s * 1e3:.3g} ms control period")

@@ -1,5 +1,5 @@
 """The training branch: ``[training]`` as ManiSkill gave it (``simgap init
---maniskill-config``) held against the rig by ``simgap.audit.training``; this module gathers
+--maniskill-config``) held against the rig by ``simgap.plumbing.training``; this module gathers
 the rig's side (the dataset's real frame period, the model's pan axis and camera) and
 returns the audit's Findings. A rig that states nothing of the training environment gets one
 not_measured Finding naming the export to run."""
@@ -10,10 +10,10 @@ from dataclasses import fields
 
 import numpy as np
 
-from simgap.audit.training import BRANCH, RigSide, audit_training
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.finding import Finding, Verdict
+from simgap.plumbing.training import BRANCH, RigSide, audit_training
 from simgap.sim.kinematics import rig_mount_points
 
 TRAINING_KEYS = ("env_id", "controller", "action_delta_limit_rad", "pd_stiffness_nm_rad",

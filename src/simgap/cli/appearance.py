@@ -1,4 +1,4 @@
-"""``simgap appearance``, ``simgap body`` and ``simgap render``."""
+"""``simgap appearance`` and ``simgap render``."""
 
 from __future__ import annotations
 
@@ -109,22 +109,6 @@ def appearance(
             for key in ("real", "sim", "diff"):
                 atomic_write_bytes(out / f"{key}.png", png_bytes(images[key], 8))
             console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)
-
-
-@app.command()
-@handles_errors
-def body(
-    rig: Path = typer.Argument(..., help="The rig.toml (evidence.static_object_poses and/or "
-                                         "frame.origin_reference_m)."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the findings as JSON."),
-) -> None:
-    """Joint zero offsets from static-object poses, and the model's frame origin."""
-    from simgap.diagnose import assess_branch
-
-    r, found = assess_branch(rig, "body")
-    print_findings(f"body: {r.name}", found)
-    write_json(json_path, findings_json(r, found))
 
 
 @app.command()

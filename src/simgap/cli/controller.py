@@ -62,7 +62,8 @@ def controller(
                                            help=ALLOW_RIG_COMPUTE_HELP),
 ) -> None:
     """Fit per-joint kp/kv by annealing and by least squares; print both."""
-    from simgap.branches.controller import controller_report, load_episodes
+    from simgap.branches.controller import load_episodes
+    from simgap.controller.pose_fit import controller_report
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.sim.rig_names import load_checked_rig
 

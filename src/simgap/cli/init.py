@@ -47,7 +47,7 @@ def init(
     """Write a rig.toml for DATASET and a model; print what was guessed and what to fill."""
     from simgap.errors import InputError
     from simgap.outputs import atomic_write_text
-    from simgap.rig_init import draft_rig, parse_map
+    from simgap.rig.init import draft_rig, parse_map
 
     if out.exists() and not force:
         raise InputError(file=out, expected="a new file", got="it exists",

@@ -13,6 +13,8 @@ from rich.table import Table
 
 from simgap.cli._app import app, console, handles_errors, json_target, write_json
 from simgap.errors import InputError
+from simgap.figures.latency import LatencyDetails, LatencyFigures
+from simgap.finding import details_of, figures_of
 
 _COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
            "not_measured": "dim"}
@@ -31,41 +33,42 @@ def _g(v: Any) -> str:
 
 
 def _print(d: dict[str, Any]) -> None:
-    fig = d["figures"]
-    if "stages" in fig:
-        table = Table(title=f"latency vs control period {_ms(fig['control_dt_s'])} ms "
-                            f"({fig['ticks']} ticks, {fig['episodes']} episodes)")
+    fig = figures_of(d, LatencyFigures)
+    if fig.stages:
+        table = Table(title=f"latency vs control period {_ms(fig.control_dt_s)} ms "
+                            f"({fig.ticks} ticks, {fig.episodes} episodes)")
         for col in ("stage", "p50 ms", "p95 ms", "p95 95% interval", "p99 ms", "max ms",
                     "share"):
             table.add_column(col, justify="left" if col == "stage" else "right")
-        for name, s in fig["stages"].items():
-            lo, hi = s["p95_ci_s"]
-            table.add_row(escape(name), _ms(s["p50_s"]), _ms(s["p95_s"]),
-                          f"[{_ms(lo)}, {_ms(hi)}]", _ms(s["p99_s"]), _ms(s["max_s"]),
-                          _pct(s["share_fraction"]))
-        lo, hi = fig["total_p95_ci_s"]
-        table.add_row("[bold]total[/bold]", _ms(fig["total_p50_s"]), _ms(fig["total_p95_s"]),
-                      f"[{_ms(lo)}, {_ms(hi)}]", _ms(fig["total_p99_s"]),
-                      _ms(fig["total_max_s"]), "100%")
+        for name, s in fig.stages.items():
+            lo, hi = s.p95_ci_s
+            table.add_row(escape(name), _ms(s.p50_s), _ms(s.p95_s),
+                          f"[{_ms(lo)}, {_ms(hi)}]", _ms(s.p99_s), _ms(s.max_s),
+                          _pct(s.share_fraction))
+        lo, hi = fig.total_p95_ci_s or (math.nan, math.nan)
+        table.add_row("[bold]total[/bold]", _ms(fig.total_p50_s), _ms(fig.total_p95_s),
+                      f"[{_ms(lo)}, {_ms(hi)}]", _ms(fig.total_p99_s),
+                      _ms(fig.total_max_s), "100%")
         console.print(table)
-        ad = fig["added_delay"]
-        delay = (f"added delay Exp(rate): rate median {_g(ad['rate_per_s_median'])} /s, "
-                 f"range [{_g(ad['rate_per_s_min'])}, {_g(ad['rate_per_s_max'])}] over "
-                 f"{ad['episodes'] - ad['episodes_without_delay']} episodes"
-                 if ad["episodes"] > ad["episodes_without_delay"]
+        ad = fig.added_delay
+        delay = (f"added delay Exp(rate): rate median {_g(ad.rate_per_s_median)} /s, "
+                 f"range [{_g(ad.rate_per_s_min)}, {_g(ad.rate_per_s_max)}] over "
+                 f"{ad.episodes - ad.episodes_without_delay} episodes"
+                 if ad is not None and ad.episodes > ad.episodes_without_delay
                  else "no added delay over the control period")
-        console.print(f"overrun: {fig['overrun_fraction']:.1%} of ticks · jitter (std of "
-                      f"total) {_ms(fig['jitter_s'])} ms · {delay}", highlight=False)
-    if "queue" in fig:
-        q = fig["queue"]
-        console.print(f"action queue: empty at {q['empty_fraction']:.1%} of {q['sends']} "
-                      f"sends, {q['must_go_count']} must-go, trend {q['slope_per_send']:.3g} "
+        over = fig.overrun_fraction if fig.overrun_fraction is not None else math.nan
+        console.print(f"overrun: {over:.1%} of ticks · jitter (std of "
+                      f"total) {_ms(fig.jitter_s)} ms · {delay}", highlight=False)
+    if fig.queue is not None:
+        q = fig.queue
+        console.print(f"action queue: empty at {q.empty_fraction:.1%} of {q.sends} "
+                      f"sends, {q.must_go_count} must-go, trend {q.slope_per_send:.3g} "
                       "actions/send", highlight=False)
     color = _COLORS[d["verdict"]]
     console.print(f"verdict: [{color}]{d['verdict']}[/{color}]")
     console.print(escape(d["summary"]), highlight=False)
     console.print(escape(f"next step: {d['next_step']}"), highlight=False)
-    for w in d["details"].get("warnings", []):
+    for w in details_of(d, LatencyDetails).warnings:
         console.print(escape(f"warning: {w}"), style="yellow", highlight=False)
 
 

@@ -23,8 +23,8 @@ def randomize(
                                           help="Also write the spec as JSON."),
 ) -> None:
     """Pin what was identified, randomise what cannot be instrumented."""
+    from simgap.export.randomization import export
     from simgap.randomize import load_spec_from_findings
-    from simgap.randomize_export import export
     from simgap.sim.rig_names import load_checked_rig
 
     rig_obj = load_checked_rig(rig) if rig is not None else None

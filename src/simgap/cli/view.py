@@ -23,7 +23,9 @@ def _diagnosis(out: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
         raise InputError(file=path, field="findings", expected="simgap's findings.json",
                          got=type(data).__name__)
-    return data
+    from simgap.outputs import resolve_paths
+
+    return dict(resolve_paths(data, out))  # its paths are relative to its folder
 
 
 def write_view(out: Path, rig_path: Path, rrd: Path | None = None,

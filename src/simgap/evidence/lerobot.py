@@ -32,7 +32,7 @@ from simgap.evidence._checks import (
     lerobot_fps,
 )
 from simgap.rig import Rig
-from simgap.rig_checks import DATASET_INFO
+from simgap.rig.checks import DATASET_INFO
 from simgap.series import Trajectory
 from simgap.validate import read_json
 

@@ -48,7 +48,7 @@ from simgap.errors import InputError, SimgapError
 from simgap.finding import Diagnosis, load_diagnosis
 from simgap.fleet.aggregate import FleetSummary, aggregate
 from simgap.fleet.closure import inputs_digest, rig_inputs
-from simgap.outputs import atomic_write_json, atomic_write_text, input_clash
+from simgap.outputs import atomic_write_json, atomic_write_text, input_clash, resolve_paths
 from simgap.rig import load_rig
 from simgap.sim.rig_names import load_checked_rig
 
@@ -478,8 +478,8 @@ def summarise(out: Path, results: Sequence[RigResult]) -> FleetSummary:
     arms = []
     for r in results:
         if r.status in ("done", "cached"):
-            arms.append((r.name, json.loads((out / r.folder / "findings.json")
-                                            .read_text(encoding="utf-8"))))
+            doc = json.loads((out / r.folder / "findings.json").read_text(encoding="utf-8"))
+            arms.append((r.name, resolve_paths(doc, out / r.folder)))
     return aggregate(arms)
 
 

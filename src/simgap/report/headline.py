@@ -11,29 +11,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from simgap.figures.base import Headline, sig
+from simgap.figures.registry import figures_type
 
 RANK = {"implicated": 0, "inconclusive": 1, "eliminated": 2, "not_measured": 3}
 
 _SUFFIX_UNITS = (("_fraction", "%"), ("_ratio", "x"), ("_rad_s", "rad/s"), ("_deg_s", "deg/s"),
                  ("_rad", "rad"), ("_deg", "deg"), ("_px", "px"), ("_hz", "Hz"), ("_kg", "kg"),
                  ("_ms", "ms"), ("_m", "m"), ("_s", "s"), ("_c", "C"))
-
-
-def sig(v: float, digits: int = 3) -> str:
-    """``v`` with ``digits`` significant digits and no exponent for everyday magnitudes."""
-    if not math.isfinite(v):
-        return str(v)
-    if v == 0:
-        return "0"
-    a = abs(v)
-    if a >= 1e6 or a < 1e-4:
-        return f"{v:.{digits - 1}e}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(a)))
-    return f"{v:.{decimals}f}"
+_UNIT_SUFFIX = {"s": "_s", "rad": "_rad", "deg": "_deg", "m": "_m", "px": "_px", "Hz": "_hz",
+                "kg": "_kg", "rad/s": "_rad_s", "deg/s": "_deg_s", "ms": "_ms"}
+"""A declared unit, as the name suffix whose formatting it takes."""
 
 
 def is_bool(value: Any) -> bool:
@@ -46,24 +38,30 @@ def yes_no(value: Any) -> str:
     return "yes" if value else "no"
 
 
-def with_unit(name: str, value: Any) -> str:
-    """A figure's value with the unit its name carries (``total_p95_s`` -> "91.7 ms"); a
-    truth value in words (``loopback`` True -> "yes")."""
+def with_unit(name: str, value: Any, unit: str | None = None) -> str:
+    """A figure's value with its unit: the declared ``unit`` where the figure is typed, else
+    the one its name carries (``total_p95_s`` -> "91.7 ms"); a truth value in words
+    (``loopback`` True -> "yes")."""
     if is_bool(value):
         return yes_no(value)
     if not isinstance(value, (int, float)):
         return str(value)
     v = float(value)
-    for suffix, unit in _SUFFIX_UNITS:
+    plain = str(value) if isinstance(value, int) else sig(v)
+    if unit is not None and not name.endswith(("_fraction", "_ratio")):
+        if unit not in _UNIT_SUFFIX:
+            return plain if unit in ("1", "") else f"{plain} {unit}"
+        name = f"value{_UNIT_SUFFIX[unit]}"
+    for suffix, suffix_unit in _SUFFIX_UNITS:
         if name.endswith(suffix):
-            if unit == "%":
+            if suffix_unit == "%":
                 return f"{sig(100 * v)}%"
-            if unit == "s" and abs(v) < 1:
+            if suffix_unit == "s" and abs(v) < 1:
                 return f"{sig(v * 1e3)} ms"
-            if unit == "x":
+            if suffix_unit == "x":
                 return f"{sig(v)}x"
-            return f"{sig(v)} {unit}"
-    return str(value) if isinstance(value, int) else sig(v)
+            return f"{sig(v)} {suffix_unit}"
+    return plain
 
 
 def _bare(name: str) -> str:
@@ -74,19 +72,8 @@ def _bare(name: str) -> str:
     return name
 
 
-@dataclass(frozen=True)
-class KeyLine:
-    """One finding's key number in words.
-
-    Attributes:
-        text: e.g. "loop p95 91.7 ms against the control period 66.7 ms".
-        value: the key number (its unit in ``text``), or None.
-        threshold: what it was held against (same unit), or None when nothing was.
-    """
-
-    text: str
-    value: float | None = None
-    threshold: float | None = None
+KeyLine = Headline
+"""One finding's key number in words (the figures' own :class:`Headline`)."""
 
 
 def _num(d: Mapping[str, Any], key: str) -> float | None:
@@ -155,16 +142,15 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
     key figure."""
     fig: Mapping[str, Any] = f.get("figures") or {}
     branch = str(f.get("branch", ""))
+    ftype = figures_type(branch, str(f.get("kind") or ""))
+    if ftype is not None and fig:
+        own = ftype.from_mapping(fig, strict=False).headline()
+        if own is not None:
+            return own
     line = (_contact_line(fig) if branch == "contact" else
             _actuator_line(fig) if branch == "actuator" else None)
     if line is not None:
         return line
-    p95, dt = _num(fig, "total_p95_s"), _num(fig, "control_dt_s")
-    if branch == "latency" and p95 is not None and dt is not None:
-        over = _num(fig, "overrun_fraction")
-        tail = f"; {sig(100 * over)}% of ticks overrun" if over is not None else ""
-        return KeyLine(f"loop p95 {sig(p95 * 1e3)} ms against the control period "
-                       f"{sig(dt * 1e3)} ms{tail}", p95 * 1e3, dt * 1e3)
     worst, floor = _num(fig, "worst_ideal_mae_rad"), _num(fig, "noise_floor_rad")
     if branch == "actuator" and worst is not None and floor is not None:
         return KeyLine(f"an ideal actuator misses by {sig(worst)} rad (worst joint, held out) "
@@ -203,6 +189,14 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         return KeyLine(f"residual {sig(float(res))} {unit} against the noise floor "
                        f"{sig(float(nf))} {unit}".replace("  ", " "), float(res), float(nf))
     key = f.get("key_figure")
+    if isinstance(key, Mapping):  # schema 1: the name, its value and its unit
+        name, value = str(key.get("name") or ""), key.get("value")
+        declared = key.get("unit")
+        if name and value is not None and not isinstance(value, (Mapping, list)):
+            text = with_unit(name, value, None if declared is None else str(declared))
+            return KeyLine(f"{_bare(name).replace('_', ' ')} {text}",
+                           _num(key, "value"), None)
+        return KeyLine("")
     if key and key in fig and not isinstance(fig[key], (Mapping, list)):
         return KeyLine(f"{_bare(str(key)).replace('_', ' ')} {with_unit(str(key), fig[key])}",
                        _num(fig, str(key)), None)

@@ -4,9 +4,8 @@ The page answers "what do I fix first?": a headline (the cheapest implicated fin
 number against its threshold, its next step, then the other implicated findings in ladder
 order), one card per branch with its verdict and the one picture that proves it, and the raw
 figures collapsed at the bottom. Plots are inline SVG or base64 PNG; there is no script and
-no external resource, so the page opens offline. A branch adds its own plots by providing a
-module ``simgap.report.plots_<branch>`` with ``plots(finding: dict) -> list[str]`` (HTML
-snippets, most telling first; an empty string is dropped).
+no external resource, so the page opens offline. A branch's plots are listed in
+``simgap.report.sections``.
 
 The report is built section by section: a section that fails (a branch's plots, a finding's
 key line or figures, the headline, the comparability block) is logged and shows its failure
@@ -16,7 +15,6 @@ text in its place; the other sections are drawn, so one bad figure never costs t
 from __future__ import annotations
 
 import html
-import importlib
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,6 +34,7 @@ from simgap.report.headline import (
     with_unit,
     yes_no,
 )
+from simgap.report.sections import branch_plots
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("simgap.report", "templates"),
@@ -68,17 +67,6 @@ def guarded(section: str, build: Callable[[], T], fallback: T,
         return fallback
 
 
-def _branch_plots(finding: Mapping[str, Any]) -> list[str]:
-    name = str(finding.get("branch", ""))
-    try:
-        module = importlib.import_module(f"simgap.report.plots_{name}")
-    except ModuleNotFoundError as e:
-        if e.name == f"simgap.report.plots_{name}":
-            return []
-        raise
-    return [p for p in module.plots(finding) if p]
-
-
 def _fmt(value: Any, depth: int = 0) -> str:
     """A figure's value as the page prints it: None as "-", a truth value as yes/no, a float
     to 4 significant digits, a list or object by its first 8 items (2 levels deep at most,
@@ -101,14 +89,30 @@ def _fmt(value: Any, depth: int = 0) -> str:
     return str(value)
 
 
-def _flat_figures(figures: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+def _unit_of(path: str, units: Mapping[str, str]) -> str | None:
+    """The declared unit of a figure's dotted path (``*`` in ``units`` matches one key)."""
+    if path in units:
+        return units[path]
+    parts = path.split(".")
+    for pattern, unit in units.items():
+        pat = pattern.split(".")
+        if len(pat) == len(parts) and all(a in ("*", b) for a, b in zip(pat, parts, strict=True)):
+            return unit
+    return None
+
+
+def _flat_figures(figures: Mapping[str, Any], units: Mapping[str, str] | None = None,
+                  prefix: str = "") -> list[tuple[str, str]]:
+    """The figures as (dotted name, value with its unit) rows: the declared unit where the
+    finding lists one (``units``), else the one its name carries."""
     rows: list[tuple[str, str]] = []
     for k, v in figures.items():
         if isinstance(v, Mapping) and len(rows) < 80:
-            rows.extend(_flat_figures(v, f"{prefix}{k}."))
+            rows.extend(_flat_figures(v, units, f"{prefix}{k}."))
         elif not (isinstance(v, list) and len(v) > 8):
+            unit = _unit_of(f"{prefix}{k}", units or {})
             rows.append((f"{prefix}{k}", _fmt(v) if not isinstance(v, (int, float))
-                         or is_bool(v) else with_unit(str(k), v)))
+                         or is_bool(v) else with_unit(str(k), v, unit)))
     return rows
 
 
@@ -181,8 +185,9 @@ def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
     failures: list[str] = []
     key_text = guarded(f"key figure of {where}", lambda: key_line(f).text, "", failures)
     rows: list[tuple[str, str]] = guarded(f"figures of {where}",
-                   lambda: _flat_figures(f.get("figures") or {}), [], failures)
-    pictures: list[str] = guarded(f"plots of {where}", lambda: _branch_plots(f), [], failures)
+                   lambda: _flat_figures(f.get("figures") or {}, f.get("units")), [],
+                   failures)
+    pictures: list[str] = guarded(f"plots of {where}", lambda: branch_plots(f), [], failures)
     return {**f, "branch": branch, "anchor": f"f{i}-{branch}", "key_text": key_text,
             "figure_rows": rows, "plots": failures + pictures}
 

@@ -8,6 +8,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from simgap.figures.latency import LatencyDetails, LatencyFigures
+from simgap.finding import details_of, figures_of
 from simgap.report import svg
 
 
@@ -21,32 +23,33 @@ def _ms(v: Any) -> float:
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
     """HTML snippets (inline SVG) for one latency finding (its JSON form)."""
-    fig = finding.get("figures") or {}
-    det = finding.get("details") or {}
+    if finding.get("kind"):
+        return []
+    fig = figures_of(finding, LatencyFigures)
+    det = details_of(finding, LatencyDetails)
     out: list[str] = []
-    dt_ms = _ms(fig.get("control_dt_s"))
-    qs = [float(v) * 1e3 for v in det.get("total_quantiles_s") or [] if _finite(v)]
+    dt_ms = _ms(fig.control_dt_s)
+    qs = [float(v) * 1e3 for v in det.total_quantiles_s if _finite(v)]
     if qs:
-        n_ticks = fig.get("ticks")
+        n_ticks = fig.ticks
         note = "" if not isinstance(n_ticks, int) or n_ticks <= len(qs) else (
             f", from {len(qs)} quantiles of {n_ticks} ticks")
         vlines = [(dt_ms, f"control period {svg.fmt(dt_ms)} ms")] if math.isfinite(dt_ms) \
             else []
         out.append(svg.ecdf(qs, xlabel=f"per-tick total [ms]{note}", vlines=vlines,
                             title="Per-tick loop total against the control period"))
-    stages = fig.get("stages") or {}
-    if stages:
-        names = list(stages)
+    if fig.stages:
+        names = list(fig.stages)
         out.append(svg.stacked_bars(
-            ["p50", "p95"], {n: [_ms(stages[n].get("p50_s")), _ms(stages[n].get("p95_s"))]
+            ["p50", "p95"], {n: [_ms(fig.stages[n].p50_s), _ms(fig.stages[n].p95_s)]
                              for n in names},
             xlabel="percentile of each stage (sum in brackets)", ylabel="duration [ms]",
             title="Per-stage p50 and p95, stacked",
             hline=(dt_ms, f"control period {svg.fmt(dt_ms)} ms") if math.isfinite(dt_ms)
             else None))
-    q = det.get("queue_size") or []
-    if q:
-        out.append(svg.lines(list(range(len(q))), {"queue size": [float(v) for v in q]},
+    if det.queue_size:
+        out.append(svg.lines(list(range(len(det.queue_size))),
+                             {"queue size": [float(v) for v in det.queue_size]},
                              xlabel="observation send", ylabel="actions in queue",
                              title="Action queue at each observation send"))
     return out

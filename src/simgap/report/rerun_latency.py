@@ -11,12 +11,15 @@ frame.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from simgap.figures.latency import LatencyFigures
+from simgap.finding import figures_of
 from simgap.report.rerun_findings import FindingMark
 from simgap.rig import Rig
 
@@ -24,10 +27,11 @@ from simgap.rig import Rig
 def budget_s(rig: Rig, findings: Sequence[Mapping[str, Any]]) -> float:
     """The time a tick may take [s]: the latency finding's budget, else the control period."""
     for f in findings:
-        budget = (f.get("figures") or {}).get("budget") if f.get("branch") == "latency" \
-            else None
-        if isinstance(budget, Mapping) and isinstance(budget.get("budget_s"), int | float):
-            return float(budget["budget_s"])
+        if f.get("branch") != "latency" or f.get("kind"):
+            continue
+        budget = figures_of(f, LatencyFigures).budget
+        if budget is not None and math.isfinite(budget.budget_s):
+            return budget.budget_s
     return float(rig.control_dt_s)
 
 

@@ -28,7 +28,13 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
-from simgap.outputs import atomic_write_json, atomic_write_text, guard_inputs, input_clash
+from simgap.outputs import (
+    atomic_write_json,
+    atomic_write_text,
+    guard_inputs,
+    input_clash,
+    resolve_paths,
+)
 from simgap.selftest.plan import DEFAULT_TRIALS, Plan, plan_trials
 from simgap.selftest.score import Cell, GapScore, replay_gap, score_cells
 from simgap.selftest.synthesise import TrialFiles, rig_dataset, synthesise_trial
@@ -100,7 +106,8 @@ def _score_trial(name: str, files: TrialFiles, status: str, folder: Path, error:
 
     if status not in ("done", "cached"):
         return TrialResult(name, status, error=error)
-    doc = json.loads((folder / "findings.json").read_text(encoding="utf-8"))
+    doc = resolve_paths(json.loads((folder / "findings.json").read_text(encoding="utf-8")),
+                        folder)  # its paths are relative to its folder
     act = _actuator(doc)
     fig = act.get("figures") if act else None
     cells = score_cells(name, files.truth, fig, families)
@@ -250,7 +257,7 @@ def load_real(path: str | Path) -> dict[str, Any]:
         raise InputError(file=p, field="--diagnosis", expected="the findings.json of 'simgap "
                          "diagnose RIG --out D' (or the folder D)", got=str(e)[:200],
                          fix="run simgap diagnose first, or leave --diagnosis out") from None
-    return dict(doc)
+    return dict(resolve_paths(doc, p.parent))
 
 
 def real_beside(real: Mapping[str, Any] | None, rows: Sequence[FamilyRow],

@@ -15,6 +15,7 @@ the motor's ``forcerange``, and the joint's ``damping``, ``frictionloss`` and ``
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -114,6 +115,23 @@ def _finite(s: ActuatorSettings) -> ActuatorSettings:
     return ActuatorSettings(**vals)
 
 
+def _relative_asset_dirs(spec: mujoco.MjSpec, out_path: Path) -> None:
+    """Name the spec's mesh and texture folders relative to the patch's own folder (with
+    forward slashes), so that the output folder, copied or moved, still loads; another drive
+    keeps the absolute folder (no relative path exists)."""
+    here = os.path.abspath(out_path.parent)
+    os.makedirs(here, exist_ok=True)  # to_xml recompiles: it finds the assets from there
+    spec.modelfiledir = here
+    for attr in ("meshdir", "texturedir"):
+        val = getattr(spec, attr, "")
+        if val and Path(val).is_absolute():
+            try:
+                rel = os.path.relpath(val, here).replace(os.sep, "/")
+            except ValueError:
+                continue
+            setattr(spec, attr, rel)
+
+
 def write_actuator_patch(original: str | Path, out_path: str | Path,
                          settings: Mapping[str, ActuatorSettings]) -> Path:
     """Write the patched model to ``out_path`` and check that it compiles.
@@ -141,6 +159,7 @@ def write_actuator_patch(original: str | Path, out_path: str | Path,
     settings = {j: _finite(s) for j, s in settings.items()}
     patch_spec(spec, model, settings)
     compile_spec(spec, out_path)
+    _relative_asset_dirs(spec, out_path)  # compiled from absolute folders, written relative
     changes = "; ".join(f"{j!r}: " + ", ".join(f"{k}={v:.6g}" for k, v in asdict(s).items()
                                                if v is not None and not (
                                                    k == "lag_s" and v < dt))

@@ -17,7 +17,7 @@ import mujoco
 
 from simgap.errors import InputError, NameNotFoundError
 from simgap.rig import Rig, load_rig
-from simgap.rig_checks import check_dataset_root
+from simgap.rig.checks import check_dataset_root
 
 __all__ = ["MODEL_EVIDENCE", "check_model_file", "check_model_names", "load_checked_rig"]
 

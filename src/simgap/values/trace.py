@@ -1,5 +1,5 @@
 """A deployment trace and a checkpoint probe as values (read by ``evidence.trace``, audited by
-``audit/``)."""
+``plumbing/``)."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
         "object_mass_kg": (NUM, False),
         "finger_friction": (NUM, False),
         # read from the training environment (simgap init --maniskill-config; the training
-        # audit, simgap.audit.training)
+        # audit, simgap.plumbing.training)
         "env_id": ((str,), False),
         "agent": ((str,), False),
         "robot_description": ((str,), False),

@@ -1,4 +1,4 @@
-"""Value checks of a parsed ``rig.toml`` (types are checked by the schema in ``rig.py``):
+"""Value checks of a parsed ``rig.toml`` (types are checked by the schema in ``rig/load.py``):
 finite, in range, in the units the key names, and paths that resolve; and the values it
 marks as guessed. The names it gives from the model are looked up in the model by
 ``simgap.sim.rig_names`` (it compiles the model, so it lives in ``sim/``).

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.audit.motion import make_finding
 from simgap.finding import Finding
+from simgap.plumbing.motion import make_finding
 from simgap.values.trace import MOTORS, CheckpointProbe, Trace
 
 TEMPERATURE_DRIFT_C = 5.0

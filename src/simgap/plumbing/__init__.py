@@ -19,19 +19,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simgap.audit.motion import (
+from simgap.finding import Finding, Verdict
+from simgap.plumbing.motion import (
     check_control_rate,
     check_gripper_unit,
     check_joint_limits,
     check_torque_jump,
 )
-from simgap.audit.setup import (
+from simgap.plumbing.setup import (
     check_checkpoint,
     check_policy_server,
     check_stale_first_frame,
     check_temperature_drift,
 )
-from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 from simgap.values.trace import CheckpointProbe, Trace
 

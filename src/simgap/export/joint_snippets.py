@@ -1,7 +1,7 @@
 """Exports of a fitted actuator ladder: Isaac Lab configs, BAM-style parameters, and the
 randomisation entry for what stays uncertain.
 
-Per-joint snippets (``simgap.actuator.isaaclab`` writes the whole module, one configuration
+Per-joint snippets (``simgap.export.isaaclab`` writes the whole module, one configuration
 per joint group); each snippet names its configuration after its joint, never one shared name,
 and a joint without finite stiffness and damping gets a comment saying so instead.
 

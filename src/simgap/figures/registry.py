@@ -1,0 +1,36 @@
+"""Every typed figures and details record, looked up by (branch, kind).
+
+The list is explicit (no registration at import time): a record type is part of the
+findings.json format only once it is named here, and ``simgap.figures.schema`` publishes
+exactly these.
+"""
+
+from __future__ import annotations
+
+from simgap.figures.base import Record
+from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
+
+FIGURES: tuple[type[Record], ...] = (LatencyFigures, TransportFigures)
+"""The figures record of each (branch, kind)."""
+DETAILS: tuple[type[Record], ...] = (LatencyDetails,)
+"""The details record of each (branch, kind) whose details are typed."""
+
+
+def _index(records: tuple[type[Record], ...]) -> dict[tuple[str, str], type[Record]]:
+    out: dict[tuple[str, str], type[Record]] = {}
+    for r in records:
+        key = (r.branch, r.kind)
+        if key in out:
+            raise TypeError(f"{r.__name__} and {out[key].__name__} both claim {key}")
+        out[key] = r
+    return out
+
+
+def figures_type(branch: str, kind: str = "") -> type[Record] | None:
+    """The figures record of (branch, kind), or None where none is declared."""
+    return _index(FIGURES).get((branch, kind))
+
+
+def details_type(branch: str, kind: str = "") -> type[Record] | None:
+    """The details record of (branch, kind), or None where none is declared."""
+    return _index(DETAILS).get((branch, kind))

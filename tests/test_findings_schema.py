@@ -1,0 +1,102 @@
+"""findings.json is a published, versioned format: the schema in docs/ is the one the typed
+records generate, it is a valid JSON Schema, simgap's own files follow it and a file that
+breaks the contract (an undeclared figure, an absolute path, a newer format) is refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simgap.errors import InputError
+from simgap.figures.registry import DETAILS, FIGURES
+from simgap.figures.schema import findings_schema
+from simgap.finding import SCHEMA_VERSION, Diagnosis, load_diagnosis
+
+jsonschema = pytest.importorskip("jsonschema")
+PUBLISHED = Path(__file__).resolve().parents[1] / "docs" / "findings.schema.json"
+
+
+def _validator() -> Any:
+    return jsonschema.Draft202012Validator(json.loads(PUBLISHED.read_text(encoding="utf-8")))
+
+
+def test_the_published_schema_is_the_generated_one() -> None:
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+    assert published == findings_schema(), (
+        "docs/findings.schema.json is stale: python -m simgap.figures.schema > "
+        "docs/findings.schema.json")
+    jsonschema.Draft202012Validator.check_schema(published)
+    assert published["properties"]["schema_version"] == {"const": SCHEMA_VERSION}
+
+
+def test_every_typed_kind_has_a_rule_and_units_for_its_numbers() -> None:
+    schema = findings_schema()
+    rules = schema["$defs"]["Finding"]["allOf"]
+    named = {(r["if"]["properties"]["branch"]["const"], r["if"]["properties"]["kind"]["const"])
+             for r in rules}
+    assert {(r.branch, r.kind) for r in (*FIGURES, *DETAILS)} <= named
+    for record in FIGURES:
+        assert record.branch, f"{record.__name__} names no branch"
+        props = schema["$defs"][record.__name__]["properties"]
+        for name, prop in props.items():
+            assert prop.get("description"), f"{record.__name__}.{name} has no description"
+
+
+def test_the_demo_findings_validate_carry_units_and_survive_a_round_trip(
+        demo_run: tuple[Path, Path, str]) -> None:
+    out, _, _ = demo_run
+    d = json.loads((out / "findings.json").read_text(encoding="utf-8"))
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+              for e in _validator().iter_errors(d)]
+    assert not errors, "\n".join(errors[:10])
+    assert d["schema_version"] == SCHEMA_VERSION
+    latency = next(f for f in d["findings"] if f["branch"] == "latency" and not f["kind"])
+    assert latency["units"]["total_p95_s"] == "s" and latency["units"]["stages.*.p50_s"] == "s"
+    assert latency["key_figure"] == {"name": "total_p95_s",
+                                     "value": latency["figures"]["total_p95_s"], "unit": "s"}
+    back = Diagnosis.from_dict(d).to_dict()
+    assert json.loads(json.dumps(back)) == d
+
+
+def _one_latency(demo: Path) -> dict[str, Any]:
+    return json.loads((demo / "findings.json").read_text(encoding="utf-8"))
+
+
+def test_a_broken_contract_is_refused(demo_run: tuple[Path, Path, str], tmp_path: Path) -> None:
+    d = _one_latency(demo_run[0])
+    i = next(i for i, f in enumerate(d["findings"]) if f["branch"] == "latency"
+             and not f["kind"])
+    v = _validator()
+    extra = copy.deepcopy(d)
+    extra["findings"][i]["figures"]["total_p96_s"] = 0.1
+    assert not v.is_valid(extra)
+    p = tmp_path / "findings.json"
+    p.write_text(json.dumps(extra))
+    with pytest.raises(InputError, match=r"total_p96_s.*total_p95_s"):
+        load_diagnosis(p)  # the error lists the valid names
+    absolute = copy.deepcopy(d)
+    absolute["findings"][i]["artifacts"] = {"patch": "/home/me/out/patch.xml"}
+    assert not v.is_valid(absolute)
+    wrong_type = copy.deepcopy(d)
+    wrong_type["findings"][i]["figures"]["ticks"] = "many"
+    assert not v.is_valid(wrong_type)
+    p.write_text(json.dumps(wrong_type))
+    with pytest.raises(InputError, match="ticks"):
+        load_diagnosis(p)
+    newer = copy.deepcopy(d)
+    newer["schema_version"] = SCHEMA_VERSION + 1
+    p.write_text(json.dumps(newer))
+    with pytest.raises(InputError, match="schema_version"):
+        load_diagnosis(p)
+
+
+def test_the_suite_checked_what_simgap_wrote(
+        demo_run: tuple[Path, Path, str], findings_follow_the_published_schema: list[Path]
+) -> None:
+    # the demo ran under the session's check (conftest), so at least its file was held to
+    # the schema as it was written
+    assert findings_follow_the_published_schema, "no findings.json was checked as written"
