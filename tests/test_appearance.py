@@ -18,10 +18,12 @@ from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
+from simgap.figures.appearance import CameraFigures, ExposureDetails, ExposureFigures, ReachFigures
 from simgap.finding import Finding, Verdict
 from simgap.report.plots_appearance import plots
 from simgap.rig import load_rig
 from tests._twin import REST, START, Twin, write_frames, write_rig
+from tests.figures_roundtrip import check_round_trip
 
 GAIN_A, GAIN_B, LIFT = 0.75, 0.95, 30.0
 CAM_POS = (0.004, -0.003, 0.0)
@@ -91,53 +93,64 @@ def perturbed(twins: dict[str, Path]) -> dict[str, Finding]:
 def test_perturbed_camera_offset_within_one_policy_pixel(perturbed: dict[str, Finding],
                                                          demo_model: Path) -> None:
     cam = perturbed["Camera pose"]
+    fig = cam.typed(CameraFigures)
     truth = _true_shift_px(demo_model)
-    est = np.array([cam.figures["camera_offset_dx_px"], cam.figures["camera_offset_dy_px"]])
+    est = np.array([fig.camera_offset_dx_px, fig.camera_offset_dy_px])
     assert np.hypot(*(est - truth)) < 1.0
     assert np.hypot(*truth) > 1.0  # the planted offset is itself more than a pixel
-    assert cam.figures["camera_offset_ratio_to_jitter"] == pytest.approx(
-        cam.figures["camera_offset_px"] / 0.5)
+    assert fig.camera_offset_px is not None
+    assert fig.camera_offset_ratio_to_jitter == pytest.approx(fig.camera_offset_px / 0.5)
     assert cam.verdict is Verdict.IMPLICATED
+    check_round_trip(cam, CameraFigures)
+    line = fig.headline()
+    assert line is not None and line.text.startswith("camera view shifted")
 
 
 def test_perturbed_exposure_and_background_are_flagged(perturbed: dict[str, Finding]) -> None:
     exp = perturbed["Exposure and background"]
-    gains = exp.figures["jaw_gain_by_recording"]
+    fig = exp.typed(ExposureFigures)
+    gains = fig.jaw_gain_by_recording
     assert gains["A"] == pytest.approx(GAIN_A, rel=0.10)
     assert gains["B"] == pytest.approx(GAIN_B, rel=0.10)
-    flags = exp.figures["flags"]
+    flags = fig.flags
     assert flags["background_not_dark"] and flags["exposure_mismatch"]
     assert flags["exposure_drift"]  # two recordings at different exposure
-    assert exp.figures["background_level"] == pytest.approx(LIFT, abs=4)
+    assert fig.background_level == pytest.approx(LIFT, abs=4)
     assert exp.verdict is Verdict.IMPLICATED
     # Two exposures: the per-recording gains lead; the key is the worse one, not a median.
     assert exp.key_figure == "jaw_gain_worst_recording"
-    assert exp.figures["jaw_gain_worst_recording"] == pytest.approx(
-        max(gains.values(), key=lambda g: abs(g - 1.0)))
+    assert fig.jaw_gain_worst_recording == pytest.approx(
+        max((g for g in gains.values() if g is not None), key=lambda g: abs(g - 1.0)))
     assert f"A {gains['A']:.2f}, B {gains['B']:.2f}" in exp.summary
     html = "".join(plots(exp.to_dict()))
     assert html.count("<img") == 3 and "image-rendering:pixelated" in html
+    check_round_trip(exp, ExposureFigures, ExposureDetails)
+    line = fig.headline()
+    assert line is not None and "brightness per recording: A " in line.text
 
 
 def test_reach_of_view_from_the_start_pose(perturbed: dict[str, Finding]) -> None:
     vis = perturbed["Reach of view"]
+    fig = vis.typed(ReachFigures)
     d = np.array(OPTIONS["appearance_grid_m"])
-    seen = np.asarray(vis.figures["grid_seen"]).any(axis=1)
-    assert vis.figures["reach_of_view_m"] == pytest.approx(d[seen].max())
+    seen = np.asarray(fig.grid_seen).any(axis=1)
+    assert fig.reach_of_view_m == pytest.approx(d[seen].max())
     assert seen.any()
     assert not seen[-1]  # 28 cm from the axis is beyond what the start pose sees
-    assert vis.figures["initial_states_outside"] == 1
+    assert fig.initial_states_outside == 1
     assert vis.verdict is Verdict.IMPLICATED
+    check_round_trip(vis, ReachFigures)
 
 
 def test_unperturbed_frames_raise_nothing(twins: dict[str, Path]) -> None:
     found = _assess(twins["model"])
     exp = found["Exposure and background"]
-    assert not any(exp.figures["flags"].values())
+    assert not any(exp.typed(ExposureFigures).flags.values())
     assert exp.verdict is Verdict.ELIMINATED
-    assert exp.figures["jaw_gain"] == pytest.approx(1.0, abs=0.02)
+    assert exp.typed(ExposureFigures).jaw_gain == pytest.approx(1.0, abs=0.02)
     cam = found["Camera pose"]
-    assert cam.figures["camera_offset_px"] < 0.25
+    offset = cam.typed(CameraFigures).camera_offset_px
+    assert offset is not None and offset < 0.25
     assert cam.verdict is Verdict.ELIMINATED
 
 

@@ -16,9 +16,18 @@ from simgap.branches.appearance import assess
 from simgap.branches.context import Context
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
+from simgap.figures.appearance import CameraFigures, ExposureFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import load_rig
 from tests._twin import REST, START, Twin, write_frames, write_rig
+
+
+def _exposure(f: Finding) -> ExposureFigures:
+    return f.typed(ExposureFigures)
+
+
+def _camera(f: Finding) -> CameraFigures:
+    return f.typed(CameraFigures)
 
 OPTIONS = {"appearance_frames": 3, "appearance_camera_frames": 1,
            "appearance_grid_m": [0.16, 0.24]}
@@ -63,13 +72,13 @@ def test_unstated_background_and_jitter_are_not_measured_with_the_key(
     exp, cam = found["Exposure and background"], found["Camera pose"]
     assert exp.verdict is Verdict.NOT_MEASURED
     assert exp.needs and exp.needs[0].startswith("camera.training_background_max")
-    assert exp.figures["training_background_max"] is None
-    assert exp.figures["provenance"]["camera.training_background_max"] == "default"
-    assert exp.figures["jaw_gain"] == pytest.approx(1.0, abs=0.05)  # still measured, shown
+    assert _exposure(exp).training_background_max is None
+    assert _exposure(exp).provenance["camera.training_background_max"] == "default"
+    assert _exposure(exp).jaw_gain == pytest.approx(1.0, abs=0.05)  # still measured, shown
     assert cam.verdict is Verdict.NOT_MEASURED
     assert cam.needs and cam.needs[0].startswith("camera.training_jitter_px")
-    assert cam.figures["provenance"]["camera.training_jitter_px"] == "default"
-    assert cam.figures["camera_offset_px"] < 0.5
+    assert _camera(cam).provenance["camera.training_jitter_px"] == "default"
+    assert _camera(cam).camera_offset_px < 0.5  # type: ignore[operator]
 
 
 def test_stated_background_and_jitter_give_a_verdict(model_frames: Path, demo_model: Path,
@@ -77,9 +86,9 @@ def test_stated_background_and_jitter_give_a_verdict(model_frames: Path, demo_mo
     found = _assess(_rig_on(tmp_path, model_frames, demo_model))
     exp, cam = found["Exposure and background"], found["Camera pose"]
     assert exp.verdict is Verdict.ELIMINATED and not exp.needs
-    assert exp.figures["provenance"]["camera.training_background_max"] == "given"
+    assert _exposure(exp).provenance["camera.training_background_max"] == "given"
     assert cam.verdict is Verdict.ELIMINATED
-    assert cam.figures["provenance"]["camera.training_jitter_px"] == "given"
+    assert _camera(cam).provenance["camera.training_jitter_px"] == "given"
 
 
 def test_a_guessed_background_is_no_statement(model_frames: Path, demo_model: Path,
@@ -93,7 +102,7 @@ def test_a_guessed_background_is_no_statement(model_frames: Path, demo_model: Pa
     assert loaded.provenance("camera.training_jitter_deg") == "default"
     exp = _assess(rig)["Exposure and background"]
     assert exp.verdict is Verdict.NOT_MEASURED
-    assert exp.figures["provenance"]["camera.training_background_max"] == "guessed"
+    assert _exposure(exp).provenance["camera.training_background_max"] == "guessed"
 
 
 def test_flat_grey_frames_measure_no_exposure_and_no_camera_pose(
@@ -112,9 +121,9 @@ def test_flat_grey_frames_measure_no_exposure_and_no_camera_pose(
     for f in (exp, cam):  # nothing implicated or eliminated on frames that show nothing
         assert f.verdict is Verdict.NOT_MEASURED, f.summary
         assert "show no scene" in f.summary and f.needs
-    assert "shifted" not in cam.summary and "camera_offset_px" not in cam.figures
+    assert "shifted" not in cam.summary and _camera(cam).camera_offset_px is None
     assert any(n.startswith("camera.training_background_max") for n in exp.needs)
-    assert exp.figures["real_brightness_spread"] < 1.0
+    assert _exposure(exp).real_brightness_spread < 1.0  # type: ignore[operator]
 
 
 def test_frames_that_match_no_camera_pose_measure_no_shift(
@@ -130,7 +139,8 @@ def test_frames_that_match_no_camera_pose_measure_no_shift(
     (noise / "index.csv").write_text((model_frames / "index.csv").read_text())
     cam = _assess(_rig_on(tmp_path / "rig", noise, demo_model))["Camera pose"]
     assert cam.verdict is Verdict.INCONCLUSIVE, cam.summary
-    assert cam.figures["match_score_best"] < 0.5 and "camera_offset_px" not in cam.figures
+    assert _camera(cam).match_score_best < 0.5  # type: ignore[operator]
+    assert _camera(cam).camera_offset_px is None
 
 
 def test_background_flag_without_a_training_level_raises_nothing() -> None:

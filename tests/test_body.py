@@ -19,10 +19,12 @@ from simgap.cli import app
 from simgap.errors import InputError, NameNotFoundError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.static_poses import read_static_poses
+from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
 from simgap.finding import Verdict
 from simgap.rig import load_rig
 from simgap.sim.kinematics import Kinematics
 from tests._twin import JOINTS, RECORDED, START, Twin, to_recorded, write_rig
+from tests.figures_roundtrip import check_round_trip
 
 PLANTED_DEG = 3.0
 CUBE_WORLD = np.array([0.25, 0.02, 0.0125])
@@ -58,21 +60,27 @@ def test_planted_offset_is_recovered_within_a_degree(planted: Path) -> None:
     rig = load_rig(planted)
     found = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
     offsets = next(f for f in found if f.title == "Joint zero offsets")
-    deg = offsets.figures["joint_offsets_deg"]
+    fig = offsets.typed(ZeroOffsetsFigures)
+    deg = fig.joint_offsets_deg
     assert abs(deg["elbow_flex"] - PLANTED_DEG) < 1.0
     for j in ("shoulder_lift", "wrist_flex"):
         assert abs(deg[j]) < 1.0
-    ci = offsets.figures["joint_offsets_ci95_deg"]
+    ci = fig.joint_offsets_ci95_deg
     assert ci["elbow_flex"] < 1.0
-    lo, hi = offsets.figures["joint_offsets_interval_deg"]["elbow_flex"]
+    lo, hi = fig.joint_offsets_interval_deg["elbow_flex"]
     assert lo < PLANTED_DEG < hi + 0.5
     assert offsets.verdict is Verdict.IMPLICATED
-    assert offsets.figures["largest_offset_joint"] == "elbow_flex"
+    assert fig.largest_offset_joint == "elbow_flex"
     # a pan offset equals moving the object; a roll offset equals moving the camera mount
-    assert set(offsets.figures["not_identifiable"]) == {"shoulder_pan", "wrist_roll"}
-    np.testing.assert_allclose(offsets.figures["object_world_m"], CUBE_WORLD, atol=0.01)
+    assert set(fig.not_identifiable) == {"shoulder_pan", "wrist_roll"}
+    np.testing.assert_allclose(fig.object_world_m, CUBE_WORLD, atol=0.01)
     origin = next(f for f in found if f.title == "Frame origin")
     assert origin.verdict is Verdict.INCONCLUSIVE and "not recorded" in origin.summary
+    check_round_trip(offsets, ZeroOffsetsFigures, ZeroOffsetsDetails)
+    check_round_trip(origin, FrameOriginFigures)
+    assert origin.typed(FrameOriginFigures).convert is not None
+    line = fig.headline()
+    assert line is not None and "(elbow_flex)" in line.text
 
 
 def test_unperturbed_arm_has_no_offsets(tmp_path: Path, demo_model: Path) -> None:

@@ -17,6 +17,7 @@ from simgap.calibration.finding import check_finding
 from simgap.calibration.mapping import LeRobotMap, gripper_home_rad, joint_unit
 from simgap.errors import InputError
 from simgap.evidence.calibration import read_calibration
+from simgap.figures.calibration import CheckFigures
 from simgap.rig import load_rig
 from simgap.rig.init import draft_rig
 from simgap.sim.load import joint_ranges
@@ -173,8 +174,8 @@ def test_init_writes_units_signs_and_offsets_a_careful_user_would(
     # the rig written from the planted file reads the recording the way the file does
     f = check_finding(check_against_model(read_calibration(planted), rig))
     # within a count (the fake arm homes at 2048, LeRobot at 2047) and the 4095/4096 scale
-    assert all((v["rig_error_deg"] or 0.0) < 0.15 for v in f.figures["joints"].values())
+    assert all((v.rig_error_deg or 0.0) < 0.15 for v in f.typed(CheckFigures).joints.values())
     naive = check_finding(check_against_model(read_calibration(planted),
                                               load_rig(_rig(tmp_path, demo_model))))
-    assert naive.figures["joints"]["shoulder_lift"]["rig_error_deg"] == pytest.approx(
+    assert naive.typed(CheckFigures).joints["shoulder_lift"].rig_error_deg == pytest.approx(
         PLANT_TICKS * 360 / 4096, abs=0.2)  # + the count between 2048 and 2047, the scale

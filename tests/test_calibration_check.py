@@ -15,8 +15,10 @@ from simgap.calibration.compare import compare_calibrations
 from simgap.calibration.finding import check_finding, compare_finding
 from simgap.cli import app
 from simgap.evidence.calibration import read_calibration
+from simgap.figures.calibration import CheckDetails, CheckFigures, CompareFigures
 from simgap.finding import Verdict
 from simgap.rig import load_rig
+from tests.figures_roundtrip import check_round_trip
 from tests.test_calibration import JOINTS, PLANT_TICKS, _files, _rig
 
 
@@ -26,19 +28,22 @@ def test_check_reports_the_planted_offset_and_flip_and_nothing_on_a_good_file(
     rig = load_rig(_rig(tmp_path, demo_model))
     clean = check_finding(check_against_model(read_calibration(good), rig))
     assert clean.verdict is Verdict.ELIMINATED, clean.summary
-    assert clean.figures["largest_error_at_gripper_mm"] == 0.0
+    assert clean.typed(CheckFigures).largest_error_at_gripper_mm == 0.0
+    check_round_trip(clean, CheckFigures, CheckDetails)
     f = check_finding(check_against_model(read_calibration(planted), rig))
     assert f.verdict is Verdict.IMPLICATED
-    sl = f.figures["joints"]["shoulder_lift"]
+    fig = f.typed(CheckFigures)
+    sl = fig.joints["shoulder_lift"]
     truth = PLANT_TICKS * 360 / 4096
-    lo, hi = sl["zero_offset_interval_deg"]
+    lo, hi = sl.zero_offset_interval_deg
     assert lo <= truth <= hi and hi - lo < 0.2
-    assert sl["past_limits_deg"][1] == pytest.approx(truth, abs=0.2)  # past the upper limit
-    assert 40.0 < sl["error_at_gripper_mm"] < 120.0  # 17 deg on a ~0.35 m arm: 103 mm
-    grip = f.figures["joints"]["gripper"]
-    assert grip["reversed"] and any("0 % open" in p for p in grip["problems"])
+    assert sl.past_limits_deg[1] == pytest.approx(truth, abs=0.2)  # past the upper limit
+    assert sl.error_at_gripper_mm is not None
+    assert 40.0 < sl.error_at_gripper_mm < 120.0  # 17 deg on a ~0.35 m arm: 103 mm
+    grip = fig.joints["gripper"]
+    assert grip.reversed and any("0 % open" in p for p in grip.problems)
     others = [j for j in JOINTS if j not in ("shoulder_lift", "gripper")]
-    assert not any(f.figures["joints"][j]["problems"] for j in others)
+    assert not any(fig.joints[j].problems for j in others)
     assert "shoulder_lift" in f.summary and "gripper" in f.summary
 
 
@@ -53,6 +58,9 @@ def test_compare_names_what_moved(tmp_path: Path, demo_model: Path) -> None:
     f = compare_finding(changes, "good.json", "planted.json", {"shoulder_lift": 0.07})
     assert f.verdict is Verdict.IMPLICATED and "70.0 mm" in f.summary
     assert "drive_mode 0 -> 1" in f.summary
+    check_round_trip(f, CompareFigures)
+    shift = f.typed(CompareFigures).motors["shoulder_lift"]
+    assert shift.moved and shift.error_at_gripper_mm == pytest.approx(70.0)
     same = compare_finding(compare_calibrations(read_calibration(good), read_calibration(good)),
                            "a", "b")
     assert same.verdict is Verdict.ELIMINATED

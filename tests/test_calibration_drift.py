@@ -13,10 +13,12 @@ import pytest
 from simgap.calibration.drift import leader_follower_drift, still_segments
 from simgap.calibration.finding import drift_finding
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
+from simgap.figures.calibration import DriftFigures
 from simgap.finding import Verdict
 from simgap.rig import load_rig
 from simgap.rig.init import draft_rig
 from tests.factories import SO101_NAMES, write_v3_dataset
+from tests.figures_roundtrip import check_round_trip
 
 POSES = [(0, -90, 90, 37.8, 0), (20, -60, 60, 20, 10), (-15, -40, 30, 0, -10),
          (10, -75, 80, 45, 5), (-25, -20, 20, -10, 0)]
@@ -65,13 +67,16 @@ def test_a_planted_leader_follower_offset_is_found_within_a_degree(
     drift = leader_follower_drift(dataset_trajectories(read_lerobot_dataset(ds), rig), rig)
     assert len(drift.segments) >= 4
     f = drift_finding(drift)
-    el = f.figures["joints"]["elbow_flex"]
-    assert el["offset_deg"] == pytest.approx(plant, abs=1.0)
-    lo, hi = el["offset_interval_deg"]
+    fig = f.typed(DriftFigures)
+    check_round_trip(f, DriftFigures)
+    el = fig.joints["elbow_flex"]
+    assert el.offset_deg == pytest.approx(plant, abs=1.0)
+    assert el.offset_interval_deg is not None
+    lo, hi = el.offset_interval_deg
     assert lo <= plant <= hi
     if plant:
         assert f.verdict is Verdict.IMPLICATED and "elbow_flex" in f.summary
-        assert f.figures["offset_at_gripper_mm"] > 5.0
+        assert fig.offset_at_gripper_mm is not None and fig.offset_at_gripper_mm > 5.0
         from typer.testing import CliRunner
 
         from simgap.cli import app
@@ -80,7 +85,7 @@ def test_a_planted_leader_follower_offset_is_found_within_a_degree(
         assert r.exit_code == 0 and "[implicated] Leader/follower drift" in r.output, r.output
     else:
         assert f.verdict is not Verdict.IMPLICATED, f.summary
-        assert all(abs(v["offset_deg"]) < 0.5 for v in f.figures["joints"].values())
+        assert all(abs(v.offset_deg) < 0.5 for v in fig.joints.values())
 
 
 def test_still_segments_need_both_signals_still() -> None:

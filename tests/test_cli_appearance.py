@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from simgap.appearance.camera_pose import _median_depth
 from simgap.appearance.flags import drift_flag, mismatch_flag, rest_pose_flag
 from simgap.cli import _progress, app
+from simgap.figures.appearance import ExposureFigures
+from simgap.finding import figures_of
 from tests._twin import REST, START, Twin, write_frames, write_rig
 from tests.factories import SO101_JOINTS, write_v3_dataset
 
@@ -38,11 +40,11 @@ def test_a_region_in_no_frame_is_not_measured_and_warns_nothing(
     assert r.exit_code == 0, r.output  # a warning made an error would end in exit 3
     assert "Warning" not in r.output
     found = json.loads((tmp_path / "a.json").read_text())["findings"]
-    regions = next(f for f in found if f["title"] == "Exposure and background")["figures"][
-        "regions"]
-    assert regions["object"]["measured"] is False and regions["object"]["real_rgb"] is None
-    assert "not measured" in regions["object"]["note"]
-    assert regions["jaws"]["measured"] is True
+    regions = figures_of(next(f for f in found if f["title"] == "Exposure and background"),
+                         ExposureFigures).regions
+    assert regions["object"].measured is False and regions["object"].real_rgb is None
+    assert "not measured" in (regions["object"].note or "")
+    assert regions["jaws"].measured is True
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")

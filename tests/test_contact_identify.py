@@ -11,10 +11,12 @@ import pytest
 
 from simgap.branches.context import Context
 from simgap.evidence.bundle import EvidenceBundle
+from simgap.figures.contact import ContactDetails, ContactFigures
+from simgap.finding import Finding
 from tests.contact_benches import make_bench
 
 
-def _assess(bench_rig: object, out: Path) -> object:
+def _assess(bench_rig: object, out: Path) -> Finding:
     from simgap.branches.contact import assess
 
     (f,) = assess(Context(rig=bench_rig, evidence=EvidenceBundle(bench_rig),  # type: ignore
@@ -29,47 +31,49 @@ def test_sliding_recovered_within_its_interval(tmp_path: Path, seed: int, priori
     b = make_bench(tmp_path, "push", {("grip", "sliding"): mu}, priority=priority,
                    seed=seed)
     f = _assess(b.rig, tmp_path / "out")
-    assert f.verdict.value == "implicated", f.summary  # type: ignore[attr-defined]
-    fig = f.figures  # type: ignore[attr-defined]
-    lo, hi = fig["friction_interval"]
-    assert lo < mu < hi and fig["friction_nominal"] == pytest.approx(1.0)
-    assert fig["friction_best"] == pytest.approx(mu, rel=0.25)
-    assert fig["friction_rms_best_m"] < fig["friction_rms_nominal_m"] / 3
-    patch = f.details["patch"]  # type: ignore[attr-defined]
-    assert patch["offered"] and f.artifacts["pair_patch"]  # type: ignore[attr-defined]
-    ho = patch["holdout"]
-    assert all(a < b for a, b in zip(ho["chi2_fitted"], ho["chi2_model"], strict=True))
-    text = Path(f.artifacts["pair_patch"]).read_text()  # type: ignore[attr-defined]
+    assert f.verdict.value == "implicated", f.summary
+    fig = f.typed(ContactFigures)
+    lo, hi = fig.friction_interval or (None, None)
+    assert lo < mu < hi and fig.friction_nominal == pytest.approx(1.0)
+    assert fig.friction_best == pytest.approx(mu, rel=0.25)
+    assert fig.friction_rms_best_m < fig.friction_rms_nominal_m / 3
+    patch = f.typed_details(ContactDetails).patch
+    assert patch.offered and f.artifacts["pair_patch"]
+    ho = patch.holdout
+    assert ho is not None
+    assert all(a < b for a, b in zip(ho.chi2_fitted, ho.chi2_model, strict=True))
+    text = Path(f.artifacts["pair_patch"]).read_text()
     assert str(tmp_path) not in text and "/tmp" not in text  # no absolute paths
-    (e,) = patch["pairs"]
-    assert e["fitted"] == ["sliding"] and e["condim"] == 3  # condim not raised
-    assert e["friction"][2:] == [0.005, 0.0001, 0.0001] and e["solref"] == [0.02, 1.0]
-    assert patch["replayed_rms_m"] < patch["model_rms_m"] / 3
+    (e,) = patch.pairs
+    assert e.fitted == ("sliding",) and e.condim == 3  # condim not raised
+    assert e.friction[2:] == (0.005, 0.0001, 0.0001) and e.solref == (0.02, 1.0)
+    assert patch.replayed_rms_m is not None and patch.model_rms_m is not None
+    assert patch.replayed_rms_m < patch.model_rms_m / 3
     if not priority:
-        assert "inert" in f.summary  # type: ignore[attr-defined]
+        assert "inert" in f.summary
 
 
 def test_healthy_bench_eliminated_with_no_point_value(tmp_path: Path) -> None:
     # straight pushes: the plate never drags the box sideways, so its friction is unseen
     b = make_bench(tmp_path, "push", {}, seed=5, angles=(0.0, 0.0))
     f = _assess(b.rig, tmp_path / "out")
-    assert f.verdict.value == "eliminated", f.summary  # type: ignore[attr-defined]
-    fig = f.figures  # type: ignore[attr-defined]
-    assert fig["friction_best"] is None and not fig["friction_identifiable"]
-    lo, hi = fig["friction_interval"]
+    assert f.verdict.value == "eliminated", f.summary
+    fig = f.typed(ContactFigures)
+    assert fig.friction_best is None and not fig.friction_identifiable
+    lo, hi = fig.friction_interval or (None, None)
     assert (lo is None or lo < 1.0) and (hi is None or hi > 1.0)  # the range that fits
-    assert "not identifiable from these pushes" in f.summary  # type: ignore[attr-defined]
-    assert not f.artifacts  # type: ignore[attr-defined]
+    assert "not identifiable from these pushes" in f.summary
+    assert not f.artifacts
 
 
 def test_healthy_oblique_bench_keeps_the_model(tmp_path: Path) -> None:
     # oblique pushes do see the pad's friction: the interval holds the model's own value
     b = make_bench(tmp_path, "push", {}, seed=6, priority=True)
     f = _assess(b.rig, tmp_path / "out")
-    assert f.verdict.value == "eliminated", f.summary  # type: ignore[attr-defined]
-    lo, hi = f.figures["friction_interval"]  # type: ignore[attr-defined]
+    assert f.verdict.value == "eliminated", f.summary
+    lo, hi = f.typed(ContactFigures).friction_interval or (None, None)
     assert (lo is None or lo < 1.0) and (hi is None or hi > 1.0)
-    assert not f.artifacts  # type: ignore[attr-defined]
+    assert not f.artifacts
 
 
 @pytest.mark.parametrize("seed,priority", [(7, False)])
@@ -79,21 +83,21 @@ def test_torsional_case_implicated_with_condim_4_in_the_patch(tmp_path: Path, se
     b = make_bench(tmp_path, "grasp", {("grip", "torsional"): tor}, seed=seed,
                    priority=priority)
     f = _assess(b.rig, tmp_path / "out")
-    assert f.verdict.value == "implicated", f.summary  # type: ignore[attr-defined]
-    fig = f.figures  # type: ignore[attr-defined]
-    lo, hi = fig["torsional_interval"]
-    assert lo < tor < hi and fig["torsional_best"] is not None
-    assert fig["torsional_rms_best_rad"] < 0.75 * fig["torsional_rms_nominal_rad"]
-    patch = f.details["patch"]  # type: ignore[attr-defined]
-    assert patch["offered"], patch
-    assert all(a < b for a, b in zip(patch["holdout"]["chi2_fitted"],
-                                     patch["holdout"]["chi2_model"], strict=True))
-    pairs = patch["pairs"]
-    assert {(e["geom1"], e["geom2"]) for e in pairs} == {("tip1", "bar"), ("tip2", "bar")}
+    assert f.verdict.value == "implicated", f.summary
+    fig = f.typed(ContactFigures)
+    lo, hi = fig.torsional_interval or (None, None)
+    assert lo < tor < hi and fig.torsional_best is not None
+    assert fig.torsional_rms_best_rad < 0.75 * fig.torsional_rms_nominal_rad
+    patch = f.typed_details(ContactDetails).patch
+    assert patch.offered and patch.holdout is not None, patch
+    assert all(a < b for a, b in zip(patch.holdout.chi2_fitted, patch.holdout.chi2_model,
+                                     strict=True))
+    pairs = patch.pairs
+    assert {(e.geom1, e.geom2) for e in pairs} == {("tip1", "bar"), ("tip2", "bar")}
     for e in pairs:
-        assert e["condim"] == 4 and "torsional" in e["fitted"]
-        assert e["friction"][0] == pytest.approx(1.0)  # sliding kept at the model's
+        assert e.condim == 4 and "torsional" in e.fitted
+        assert e.friction[0] == pytest.approx(1.0)  # sliding kept at the model's
     import mujoco
 
-    m = mujoco.MjModel.from_xml_path(f.artifacts["pair_patch"])  # type: ignore
+    m = mujoco.MjModel.from_xml_path(f.artifacts["pair_patch"])
     assert m.npair == 2 and list(m.pair_dim) == [4, 4]

@@ -86,17 +86,19 @@ def test_sweep_cli_recovers_pair_friction_and_refuses_two(tmp_path: Path) -> Non
 def test_contact_branch_implicates_friction_and_says_mass_is_confounded(tmp_path: Path
                                                                        ) -> None:
     from simgap.branches.contact import assess
+    from simgap.figures.contact import ContactDetails, ContactFigures
 
     rig = load_rig(_bench(tmp_path, pmu_true=1.0, mu_true=0.45, pair=False))
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=tmp_path / "out")
     (f,) = assess(ctx)
     assert f.verdict.value == "implicated", f.summary
-    assert f.figures["friction_best"] == pytest.approx(0.45, rel=0.05)
+    fig = f.typed(ContactFigures)
+    assert fig.friction_best == pytest.approx(0.45, rel=0.05)
     # a quasi-static push sees only friction x mass: the mass sweep explains it equally
     # with m = 0.1 * 0.45 / 0.9, and the finding says the two are confounded
-    assert f.figures["mass_best"] == pytest.approx(0.05, rel=0.08)
+    assert fig.mass_best == pytest.approx(0.05, rel=0.08)
     assert "confounded" in f.summary
-    assert f.details["lint"]  # the model was linted too
+    assert f.typed_details(ContactDetails).lint  # the model was linted too
 
 
 def test_pair_patch_includes_original_and_compiles(tmp_path: Path) -> None:

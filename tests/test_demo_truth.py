@@ -17,6 +17,10 @@ import numpy as np
 import pytest
 
 from simgap.demo.truth import TRUTH
+from simgap.figures.appearance import CameraFigures, ExposureFigures
+from simgap.figures.body import ZeroOffsetsFigures
+from simgap.figures.contact import ContactFigures
+from simgap.finding import figures_of
 
 # (branch, finding title) of every planted fault; anything else implicated is wrong
 PLANTED = {
@@ -86,43 +90,45 @@ def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
 
 
 def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:
-    f = _finding(diagnosis, "contact", "Contact")["figures"]
-    assert f["friction_nominal"] == pytest.approx(TRUTH.contact.sim_pad_friction)
+    f = figures_of(_finding(diagnosis, "contact", "Contact"), ContactFigures)
+    assert f.friction_nominal == pytest.approx(TRUTH.contact.sim_pad_friction)
     # The demo plants a 10x cube mass beside the pad friction, and quasi-static pushes see
     # friction x mass: the interval must hold the truth over the mass the pushes cannot pin,
     # and exclude the model's friction.
     # (None is an open end: the pushes set no bound there.)
-    lo, hi = f["friction_interval"]
+    lo, hi = f.friction_interval or (None, None)
     assert (lo is None or lo <= TRUTH.contact.pad_friction) and (
         hi is None or TRUTH.contact.pad_friction <= hi)
-    lo_m, hi_m = f["friction_interval_at_model_mass"]
+    lo_m, hi_m = f.friction_interval_at_model_mass or (None, None)
     assert lo_m is not None and hi_m is not None
     assert not lo_m <= TRUTH.contact.sim_pad_friction <= hi_m  # the model's 2.0 is excluded
     if lo is None or hi is None or hi / lo > 5:
-        assert f["friction_best"] is None  # never a point where the mass is not pinned
-    assert f["rms_fitted_m"] < f["rms_nominal_m"] / 2
+        assert f.friction_best is None  # never a point where the mass is not pinned
+    assert f.rms_fitted_m < f.rms_nominal_m / 2
 
 
 def test_camera_offset_within_one_policy_pixel(diagnosis: dict[str, Any],
                                                computed: dict[str, Any]) -> None:
-    f = _finding(diagnosis, "appearance", "Camera pose")["figures"]
+    f = figures_of(_finding(diagnosis, "appearance", "Camera pose"), CameraFigures)
     truth_px = computed["camera"]["with_zero_offset_px"]
-    assert abs(f["camera_offset_px"] - truth_px) < 1.0
-    assert f["camera_offset_ratio_to_jitter"] > 1.0
+    assert f.camera_offset_px is not None and abs(f.camera_offset_px - truth_px) < 1.0
+    assert f.camera_offset_ratio_to_jitter is not None and f.camera_offset_ratio_to_jitter > 1.0
 
 
 def test_exposure_and_background_flagged(diagnosis: dict[str, Any]) -> None:
-    f = _finding(diagnosis, "appearance", "Exposure and background")["figures"]
-    assert f["background_level"] > f["training_background_max"] + 50
-    assert f["jaw_gain"] > 1.5  # auto exposure brightened the dark scene
+    f = figures_of(_finding(diagnosis, "appearance", "Exposure and background"),
+                   ExposureFigures)
+    assert f.background_level is not None and f.training_background_max is not None
+    assert f.background_level > f.training_background_max + 50
+    assert f.jaw_gain is not None and f.jaw_gain > 1.5  # auto exposure brightened the scene
 
 
 def test_zero_offset_within_one_degree(diagnosis: dict[str, Any]) -> None:
-    f = _finding(diagnosis, "body", "Joint zero offsets")["figures"]
+    f = figures_of(_finding(diagnosis, "body", "Joint zero offsets"), ZeroOffsetsFigures)
     joint = TRUTH.zero_offset.joint
-    assert f["largest_offset_joint"] == joint
+    assert f.largest_offset_joint == joint
     correction_deg = np.rad2deg(TRUTH.zero_offset.correction_rad)
-    assert f["joint_offsets_deg"][joint] == pytest.approx(correction_deg, abs=1.0)
+    assert f.joint_offsets_deg[joint] == pytest.approx(correction_deg, abs=1.0)
 
 
 def test_stale_first_frame_in_every_episode(diagnosis: dict[str, Any],

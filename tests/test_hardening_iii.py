@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from simgap.appearance.regions import RegionStats, region_means
 from simgap.cli import app
-from simgap.finding import Diagnosis, Finding
+from simgap.figures.appearance import ExposureFigures, Region
+from simgap.finding import Diagnosis, Finding, figures_of
 from simgap.report import render_report
 from simgap.report.plots_appearance import region_table
 from tests.factories import write_v3_dataset
@@ -49,8 +50,9 @@ def _latency() -> dict[str, Any]:
 
 def test_region_without_pixels_is_not_measured_in_the_table() -> None:
     # the old table took np.mean of [None, None, None]: TypeError, and no report at all
-    html = region_table({"object": EMPTY, "jaws": {"real_rgb": [100, 100, 100],
-                                                   "sim_rgb": [50, 50, 50], "pixels": 9}})
+    html = region_table({"object": Region.from_mapping(EMPTY),
+                         "jaws": Region.from_mapping({"real_rgb": [100, 100, 100],
+                                                      "sim_rgb": [50, 50, 50], "pixels": 9})})
     assert "not measured" in html and "<td>jaws</td><td>100</td><td>50</td><td>2</td>" in html
 
 
@@ -171,11 +173,11 @@ def _diagnose_camera_dataset(tmp_path: Path, model: Path) -> dict[str, Any]:
     r = runner.invoke(app, ["diagnose", str(rig), "--out", str(out)])
     assert r.exit_code == 0, r.output
     found = json.loads((out / "findings.json").read_text())
-    regions = [f["figures"]["regions"] for f in found["findings"]
-               if f["branch"] == "appearance" and "regions" in f["figures"]]
+    regions = [figures_of(f, ExposureFigures).regions for f in found["findings"]
+               if f["branch"] == "appearance" and f["kind"] == ExposureFigures.kind]
     assert regions, [(f["branch"], f["verdict"], f["title"]) for f in found["findings"]]
     for r_ in regions[0].values():  # measured, or says it is not: never null colours
-        assert r_["measured"] is (r_["real_rgb"] is not None)
+        assert r_.measured is (r_.real_rgb is not None)
     page = (out / "report.html").read_text()
     assert "could not be drawn" not in page
     return found
@@ -335,7 +337,7 @@ def test_randomize_mujoco_with_a_missing_rig_model_is_a_clear_error(tmp_path: Pa
     from simgap.values.randomization import RandomizationSpec
     from tests.factories import write_rig
 
-    fs = (Finding("contact", Verdict.IMPLICATED, figures={"object_mass_kg": 0.028}),)
+    fs = (Finding("contact", Verdict.IMPLICATED, figures={"mass_best": 0.028}),)
     p = tmp_path / "findings.json"
     p.write_text(Diagnosis(rig="test-so101", findings=fs, stop={}, seed=3).to_json())
     rig = write_rig(tmp_path / "rig", "models/missing.xml")

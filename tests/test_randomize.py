@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.export.randomization import to_isaaclab
+from simgap.figures.contact import ContactFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.randomize import PENG_TABLE, build_spec, load_spec_from_findings
 from tests.factories import write_rig
@@ -27,7 +28,7 @@ def _diag(rig: str = "test-so101", with_fits: bool = True) -> Diagnosis:
                   "control_dt_s": 0.0667,
                   "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0}}),
               Finding("contact", Verdict.IMPLICATED,
-                      figures={"pad_friction": 0.55, "object_mass_kg": 0.028}),
+                      figures={"friction_best": 0.55, "mass_best": 0.028}),
               Finding("actuator", Verdict.IMPLICATED,
                       figures={"delay_s": 0.0, "lag_time_constant_s": 0.041, "kp_scale": 0.5})]
     return Diagnosis(rig=rig, findings=tuple(fs), stop={}, seed=3)
@@ -152,6 +153,21 @@ def test_mujoco_variants_compile_within_the_ranges(tmp_path: Path, demo_model: P
         assert m.geom("fixed_jaw_pad").friction[0] == pytest.approx(0.55)
         assert m.actuator("elbow_flex").dynprm[0] == pytest.approx(0.041)
         assert 60.0 <= row["action_delay_rate_per_s"] <= 160.0
+
+
+def test_pad_friction_at_the_model_mass_is_read_with_its_interval() -> None:
+    """The demo's contact finding: the pushes cannot pin the mass, so friction_best is empty
+    and the friction identified at the model's mass (0.371, 95 % 0.139..0.593) is the one to
+    randomise over, not Peng et al.'s default."""
+    diag = Diagnosis(rig="r", stop={}, findings=(
+        Finding("contact", Verdict.IMPLICATED, figures=ContactFigures.from_mapping({
+            "friction_best": None, "friction_interval": [None, 1.078],
+            "friction_status": "fitted", "friction_best_at_model_mass": 0.371,
+            "friction_interval_at_model_mass": [0.139, 0.593], "mass_nominal": 0.003})),))
+    fr = build_spec(diag).entry("pad_friction")
+    assert (fr.kind, fr.source, fr.value) == ("range", "fitted", 0.371)
+    assert (fr.low, fr.high) == (0.139, 0.593)
+    assert "at the model's object mass (0.003 kg)" in fr.note and "open..1.08" in fr.note
 
 
 def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:

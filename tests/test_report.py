@@ -88,7 +88,8 @@ def test_headline_first_then_the_others_in_ladder_order_and_raw_figures_collapse
     contact = {"branch": "contact", "verdict": "implicated", "title": "Contact",
                "residual": 0.006, "noise_floor": 0.002, "residual_unit": "m",
                "next_step": "Weigh the cube.", "figures": {"friction_best": 0.5}}
-    elim = {"branch": "body", "verdict": "eliminated", "title": "Zero offsets",
+    elim = {"branch": "body", "kind": "zero_offsets", "verdict": "eliminated",
+            "title": "Zero offsets",
             "figures": {"largest_offset_deg": 0.2}}
     page = render_report(_diag([_latency(), contact, _actuator(False), elim]))
     head = page.index('id="headline"')
@@ -110,7 +111,8 @@ def test_no_implicated_branch_says_so() -> None:
 def test_a_contradiction_between_phases_and_a_measurement_is_resolved_in_words() -> None:
     phases = {"branch": "phases", "verdict": "inconclusive", "title": "Failure phases",
               "figures": {"eliminates": ["appearance"]}}
-    app = {"branch": "appearance", "verdict": "implicated", "title": "Exposure",
+    app = {"branch": "appearance", "kind": "exposure", "verdict": "implicated",
+           "title": "Exposure",
            "figures": {"jaw_gain_by_recording": {"a": 1.5, "b": 1.0}, "jaw_gain": 1.25}}
     page = render_report(_diag([phases, app]))
     assert "the measurement wins" in page

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from simgap.figures.contact import ContactFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.report import write_report
 
@@ -132,8 +133,8 @@ def _diagnosis() -> Diagnosis:
                     key_figure="total_p95_s", next_step="Randomise the action delay.",
                     artifacts={"randomization": "randomization.json"}),
             Finding("contact", Verdict.IMPLICATED, title="Pad friction and cube mass",
-                    figures={"pad_friction": 0.5, "object_mass_kg": 0.03},
-                    key_figure="pad_friction", residual=0.002, noise_floor=0.001,
+                    figures=ContactFigures(friction_best=0.5, mass_best=0.03),
+                    key_figure="friction_best", residual=0.002, noise_floor=0.001,
                     residual_unit="m", next_step="Weigh the cube; set the pad friction."),
             Finding("appearance", Verdict.NOT_MEASURED, title="Appearance",
                     summary="Not measured.", next_step="Record frames.",

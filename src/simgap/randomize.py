@@ -20,6 +20,7 @@ import numpy as np
 
 from simgap.errors import InputError
 from simgap.figures.base import finite
+from simgap.figures.contact import ContactFigures, interval_text
 from simgap.figures.latency import LatencyFigures
 from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 from simgap.values.randomization import Entry, RandomizationSpec
@@ -97,69 +98,53 @@ def _latency(diag: Diagnosis) -> tuple[list[Entry], float | None]:
     return out, dt
 
 
-PAD_FRICTION_KEYS: tuple[tuple[str, str | None], ...] = (
-    ("pad_friction", None), ("sliding_friction", None), ("friction_best", "friction_interval"),
-    ("friction", None), ("friction_best_at_model_mass", "friction_interval_at_model_mass"))
-"""The contact finding's figures that carry the pad friction, in the order they are read,
-each with the figure holding its 95 % interval. ``friction_best_at_model_mass`` is what the
-contact branch identified when the pushes cannot pin the object's mass (it then leaves
-``friction_best`` empty, the interval over the whole mass range being wide)."""
+def _closed(iv: tuple[float | None, float | None] | None, value: float
+            ) -> tuple[float, float] | None:
+    """The 95 % interval ``iv`` when closed, positive and holding ``value``; else None."""
+    lo, hi = (finite(iv[0]), finite(iv[1])) if iv is not None else (None, None)
+    return (lo, hi) if lo is not None and hi is not None and 0 < lo <= value <= hi else None
 
 
-def _interval(fig: Mapping[str, Any], key: str | None, value: float
-              ) -> tuple[float, float] | None:
-    """The closed interval ``fig[key]`` holding ``value``; None when open or absent."""
-    iv = fig.get(key) if key else None
-    if not isinstance(iv, (list, tuple)) or len(iv) != 2 or not all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-            for x in iv):
-        return None
-    lo, hi = float(iv[0]), float(iv[1])
-    return (lo, hi) if 0 < lo <= value <= hi else None
-
-
-def _span(iv: Any) -> str:
-    if not isinstance(iv, (list, tuple)) or len(iv) != 2:
-        return "open..open"
-    return "..".join("open" if not isinstance(x, (int, float)) else f"{x:.3g}" for x in iv)
-
-
-def _pad_friction(fig: Mapping[str, Any] | None, pads: str) -> Entry:
+def _pad_friction(fig: ContactFigures | None, pads: str) -> Entry:
     """The identified pad friction (randomised over its 95 % interval when the finding gives
-    a closed one, else pinned), or Peng et al.'s default when the pushes identified none."""
-    for key, iv_key in PAD_FRICTION_KEYS:
-        fr = _num(fig, key) if fig else None
-        if fr is None:
-            continue
-        assert fig is not None
-        iv = _interval(fig, iv_key, fr)
-        at_mass = key == "friction_best_at_model_mass"
-        mass = _num(fig, "mass_nominal")
-        where = "" if not at_mass else (
-            f" at the model's object mass{f' ({mass:g} kg)' if mass else ''}")
-        caveat = "" if not at_mass else (
-            "; the pushes see friction x mass, so over the mass range they allow the friction "
-            f"fits {_span(fig.get('friction_interval'))}: weigh the object to pin it")
-        if iv is None:
-            return Entry("pad_friction", "pinned", "fitted", value=fr, target=pads,
-                         note=f"identified from logged pushes ({key}){where}: pinned, not "
-                              f"randomised{caveat}")
-        return Entry("pad_friction", "range", "fitted", value=fr, low=iv[0], high=iv[1],
-                     target=pads,
-                     note=f"identified from logged pushes{where}: {fr:.3g}, 95 % interval "
-                          f"[{iv[0]:.3g}, {iv[1]:.3g}] ({key}, {iv_key}), randomised over "
-                          f"that interval{caveat}")
-    lo, hi = PENG_TABLE["object_friction"]
-    return Entry("pad_friction", "range", "defaulted", low=lo, high=hi,
-                 distribution="log_uniform", target=pads,
-                 note="no push logs fitted: Peng et al. 2018 default (puck friction)")
+    a closed one, else pinned), or Peng et al.'s default when the pushes identified none.
+
+    ``friction_best`` first; where the pushes cannot pin the object's mass the contact branch
+    leaves it empty and identifies ``friction_best_at_model_mass`` (its interval
+    ``friction_interval_at_model_mass``), the friction at the model's mass."""
+    found = fig.pad_friction() if fig is not None else None
+    if fig is None or found is None:
+        lo, hi = PENG_TABLE["object_friction"]
+        return Entry("pad_friction", "range", "defaulted", low=lo, high=hi,
+                     distribution="log_uniform", target=pads,
+                     note="no push logs fitted: Peng et al. 2018 default (puck friction)")
+    fr, interval, at_mass = found
+    key, iv_key = (("friction_best_at_model_mass", "friction_interval_at_model_mass")
+                   if at_mass else ("friction_best", "friction_interval"))
+    iv = _closed(interval, fr)
+    mass = finite(fig.mass_nominal)
+    where = "" if not at_mass else (
+        f" at the model's object mass{f' ({mass:g} kg)' if mass else ''}")
+    caveat = "" if not at_mass else (
+        "; the pushes see friction x mass, so over the mass range they allow the friction "
+        f"fits {interval_text(fig.friction_interval)}: weigh the object to pin it")
+    if iv is None:
+        return Entry("pad_friction", "pinned", "fitted", value=fr, target=pads,
+                     note=f"identified from logged pushes ({key}){where}: pinned, not "
+                          f"randomised{caveat}")
+    return Entry("pad_friction", "range", "fitted", value=fr, low=iv[0], high=iv[1],
+                 target=pads,
+                 note=f"identified from logged pushes{where}: {fr:.3g}, 95 % interval "
+                      f"[{iv[0]:.3g}, {iv[1]:.3g}] ({key}, {iv_key}), randomised over "
+                      f"that interval{caveat}")
 
 
 def _contact(diag: Diagnosis, rig_object: str, pads: str) -> list[Entry]:
-    fig = _found(diag, "contact")
+    found = _finding(diag, "contact")
+    fig = found.typed(ContactFigures) if found is not None else None
     out: list[Entry] = [_pad_friction(fig, pads)]
-    mass = _num(fig, "object_mass_kg", "mass_kg") if fig else None
-    nominal = _num(fig, "mass_nominal") if fig else None
+    mass = finite(fig.mass_best) if fig else None
+    nominal = finite(fig.mass_nominal) if fig else None
     if mass is not None:
         out.append(Entry("object_mass_kg", "range", "defaulted", low=0.5 * mass,
                          high=2.0 * mass, distribution="log_uniform", target=rig_object,

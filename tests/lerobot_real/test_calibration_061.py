@@ -145,11 +145,15 @@ def test_a_planted_calibration_recorded_by_lerobot_is_found(tmp_path: Path) -> N
                for j in rig.joints)
     rig, f, ds = results["planted"]
     assert f["verdict"] == "implicated"
-    sl = f["figures"]["joints"]["shoulder_lift"]
-    lo, hi = sl["zero_offset_interval_deg"]
+    from simgap.figures.calibration import CheckFigures
+    from simgap.finding import figures_of
+
+    fig = figures_of(f, CheckFigures)
+    sl = fig.joints["shoulder_lift"]
+    lo, hi = sl.zero_offset_interval_deg
     assert lo <= PLANT_TICKS * 360 / 4096 <= hi  # the planted offset inside its interval
-    assert sl["error_at_gripper_mm"] > 40.0
-    assert f["figures"]["joints"]["gripper"]["reversed"]
+    assert sl.error_at_gripper_mm is not None and sl.error_at_gripper_mm > 40.0
+    assert fig.joints["gripper"].reversed
     units = {j.name: j.unit for j in rig.joints}
     # what a careful user writes: degrees, shoulder_lift's zero 17 deg on, the gripper reversed
     assert units["shoulder_lift"].unit == "deg"

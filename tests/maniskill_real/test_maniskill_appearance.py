@@ -21,6 +21,8 @@ from PIL import Image  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from simgap.cli import app  # noqa: E402
+from simgap.figures.appearance import CameraFigures, ExposureFigures
+from simgap.finding import figures_of
 from simgap.maniskill.render import SapienRenderer  # noqa: E402
 from tests.maniskill_real.test_sapien_render import (  # noqa: E402
     LOOK_DOWN_THE_JAWS,
@@ -82,10 +84,10 @@ def test_frames_from_the_training_camera_report_no_shift(tmp_path: Path) -> None
     found, output, out = _run(tmp_path, 0.0)
     cam = found["Camera pose"]
     assert cam["verdict"] == "eliminated", cam["summary"]
-    assert cam["figures"]["camera_offset_px"] == pytest.approx(0.0, abs=1e-9)
+    assert figures_of(cam, CameraFigures).camera_offset_px == pytest.approx(0.0, abs=1e-9)
     exp = found["Exposure and background"]
     assert exp["verdict"] == "eliminated", exp["summary"]
-    assert exp["figures"]["jaw_gain"] == pytest.approx(1.0, abs=1e-9)
+    assert figures_of(exp, ExposureFigures).jaw_gain == pytest.approx(1.0, abs=1e-9)
     assert "from ManiSkill" in output
     assert all((out / f"{k}.png").is_file() for k in ("real", "sim", "diff"))
 
@@ -94,8 +96,9 @@ def test_frames_from_the_training_camera_report_no_shift(tmp_path: Path) -> None
 def test_the_training_camera_moved_1_cm_is_flagged(tmp_path: Path) -> None:
     found, _, _ = _run(tmp_path, 0.01)
     cam = found["Camera pose"]
-    f = cam["figures"]
+    f = figures_of(cam, CameraFigures)
     assert cam["verdict"] == "implicated", cam["summary"]
-    assert f["camera_offset_px"] > f["training_jitter_px"] > 0
-    print(f"planted 1 cm: {f['camera_offset_px']:.2f} px against training's wobble "
-          f"{f['training_jitter_px']:.2f} px")
+    assert f.camera_offset_px is not None and f.training_jitter_px is not None
+    assert f.camera_offset_px > f.training_jitter_px > 0
+    print(f"planted 1 cm: {f.camera_offset_px:.2f} px against training's wobble "
+          f"{f.training_jitter_px:.2f} px")

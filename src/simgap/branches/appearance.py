@@ -21,6 +21,12 @@ from simgap.branches.context import LADDER, Context, not_measured
 from simgap.evaluation.stats import median_interval
 from simgap.evidence.frames import load_frames
 from simgap.evidence.initial_states import load_initial_states
+from simgap.figures.appearance import (
+    CameraFigures,
+    ExposureDetails,
+    ExposureFigures,
+    ReachFigures,
+)
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 from simgap.sim.render import SceneRenderer, region_ids
@@ -169,7 +175,8 @@ def findings(rig: Rig, res: AppearanceResult, vis: Visibility | None,
         title="Exposure and background", summary=summary,
         key_figure="jaw_gain" if len([g for g in rec_gain.values() if g is not None]) <= 1
         else "jaw_gain_worst_recording",
-        figures=figures, details=details,
+        figures=ExposureFigures.from_mapping(figures),
+        details=ExposureDetails.from_mapping(details, where="details"),
         next_step=_exposure_step(raised, res.flat, bg_unstated, verdict))]
     out.append(_camera_finding(res, {k: v for k, v in prov.items() if "jitter" in k}))
     out.append(_visibility_finding(rig, vis, initial_states))
@@ -195,11 +202,13 @@ def _camera_finding(res: AppearanceResult, prov: dict[str, str] | None = None) -
     if res.flat:  # no structure: every candidate pose matches a flat frame equally
         return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Camera pose",
                        summary=_flat_summary(res, "a camera pose shift"),
-                       figures={"real_brightness_spread": res.largest_spread},
+                       figures=CameraFigures.from_mapping(
+                           {"real_brightness_spread": res.largest_spread}),
                        next_step="Record frames at the start pose, where the gripper is in "
                                  "view, with the camera working.", needs=(FRAMES_NEED,))
     if cam is None:
         return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title="Camera pose",
+                       figures=CameraFigures(),
                        summary="No compared frame shows the gripper, so the camera's offset "
                                "could not be measured.",
                        next_step="Record frames at the start pose, where the gripper is in view.")
@@ -209,8 +218,9 @@ def _camera_finding(res: AppearanceResult, prov: dict[str, str] | None = None) -
                                f"gripper's pixels (best match score {cam.score_best:.2f} of 1, "
                                f"{MATCH_MIN:g} needed): the frames may not show the gripper, "
                                "so no pose shift is measured.",
-                       figures={"match_score_modelled": cam.score_nominal,
-                                "match_score_best": cam.score_best, "match_score_min": MATCH_MIN},
+                       figures=CameraFigures.from_mapping(
+                           {"match_score_modelled": cam.score_nominal,
+                            "match_score_best": cam.score_best, "match_score_min": MATCH_MIN}),
                        key_figure="match_score_best",
                        next_step="Record frames at the start pose, where the gripper is in view.")
     jit = res.jitter_px
@@ -232,7 +242,8 @@ def _camera_finding(res: AppearanceResult, prov: dict[str, str] | None = None) -
     if jit is None:  # an offset held against no stated jitter is no verdict
         return Finding(
             branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Camera pose",
-            key_figure="camera_offset_px", figures=figures, needs=(JITTER_NEED,),
+            key_figure="camera_offset_px", figures=CameraFigures.from_mapping(figures),
+            needs=(JITTER_NEED,),
             summary=f"The real camera sees the gripper {cam.shift_norm_px:.1f} policy pixels "
                     "away from where the model puts it, but the rig does not say how far "
                     "training moved its camera, so there is nothing to hold the offset "
@@ -240,7 +251,8 @@ def _camera_finding(res: AppearanceResult, prov: dict[str, str] | None = None) -
             next_step=f"Fill in {JITTER_NEED} in rig.toml.")
     return Finding(
         branch=BRANCH, verdict=Verdict.IMPLICATED if raised else Verdict.ELIMINATED,
-        title="Camera pose", key_figure="camera_offset_px", figures=figures,
+        title="Camera pose", key_figure="camera_offset_px",
+        figures=CameraFigures.from_mapping(figures),
         summary=f"The real camera sees the gripper {cam.shift_norm_px:.1f} policy pixels away "
                 f"from where the model puts it"
                 + (f" (one search step either way moves it between {iv[0]:.2f} and "
@@ -285,12 +297,14 @@ def _visibility_finding(rig: Rig, vis: Visibility | None,
                      "placements within that reach.")
     if not figures:
         return Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Reach of view",
+                       figures=ReachFigures(),
                        summary="No start pose or object to place, and no initial states.",
                        next_step="Set model.object_geom and record start-pose frames.",
                        needs=("model.object_geom and a start pose",))
     return Finding(branch=BRANCH, verdict=verdict, title="Reach of view",
                    key_figure="reach_of_view_m" if vis is not None else
-                   "initial_states_outside", figures=figures, summary=" ".join(parts),
+                   "initial_states_outside", figures=ReachFigures.from_mapping(figures),
+                   summary=" ".join(parts),
                    next_step="Place evaluation objects inside training's workspace; beyond the "
                              "reach of view the policy must search before it sees anything.")
 

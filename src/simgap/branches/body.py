@@ -16,6 +16,7 @@ from simgap.body.zero_offsets import ZeroOffsetFit, fit_zero_offsets
 from simgap.branches.context import LADDER, Context, not_measured
 from simgap.errors import InputError
 from simgap.evidence.static_poses import StaticPoses, load_static_poses
+from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 from simgap.sim.kinematics import Kinematics
@@ -76,9 +77,11 @@ def offsets_finding(fit: ZeroOffsetFit) -> Finding:
         summary += (f" Not identifiable from one static object: {', '.join(fit.unidentifiable)}"
                     " (their offsets look like moving the object or the camera mount).")
     return Finding(branch=BRANCH, verdict=verdict, title="Joint zero offsets", summary=summary,
-                   key_figure="largest_offset_deg", figures=figures, next_step=step,
+                   key_figure="largest_offset_deg",
+                   figures=ZeroOffsetsFigures.from_mapping(figures), next_step=step,
                    residual=fit.residual_rms_m, residual_unit="m",
-                   details={"offsets_deg": deg, "ci95_deg": ci})
+                   details=ZeroOffsetsDetails.from_mapping({"offsets_deg": deg, "ci95_deg": ci},
+                                                           where="details"))
 
 
 def origin_finding(fo: FrameOrigin) -> Finding:
@@ -107,7 +110,7 @@ def origin_finding(fo: FrameOrigin) -> Finding:
                     "this is a check to make, not a measured cause.")
     return Finding(branch=BRANCH, verdict=Verdict.INCONCLUSIVE if moved else Verdict.ELIMINATED,
                    title="Frame origin", summary=summary, key_figure="origin_offset_m",
-                   figures=figures,
+                   figures=FrameOriginFigures.from_mapping(figures),
                    next_step="Convert every hand-measured placement to model coordinates "
                              "before an evaluation (and every evaluation's initial states)."
                    if moved else "Nothing to convert.")

@@ -26,6 +26,7 @@ from simgap.contact.identify import NOISE_MULTIPLE, ContactFit, Stage, identify
 from simgap.contact.lint import lint_model
 from simgap.contact.profile import MAX_SPAN, Noise, score
 from simgap.evidence.push_log import push_logs
+from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
@@ -259,12 +260,13 @@ def assess(ctx: Any) -> list[Finding]:
         summary += " " + "; ".join(f"{s.group}.{s.field}: {s.interval.reason}"
                                    for s in flat[:2]) + "."
     return [Finding(branch="contact", verdict=verdict, title="Contact", summary=summary,
-                    next_step=nxt, figures=figures, key_figure="friction_best",
+                    next_step=nxt, figures=ContactFigures.from_mapping(figures),
+                    key_figure="friction_best",
                     residual=float(fit.fitted.rms_m()[0]), noise_floor=noise.m,
                     residual_unit="m", artifacts=artifacts,
-                    details={"sweeps": {f"{s.group}.{s.field}": s.to_dict()
-                                        for s in fit.stages if not s.skipped},
-                             "mass": fit.mass.to_dict() if fit.mass else None,
-                             "mixing": {f"{g}:{k}": v.to_dict()
-                                        for (g, k), v in fit.values.items()},
-                             "patch": patch_info, "lint": problems[:50]})]
+                    details=ContactDetails.from_mapping(
+                        {"sweeps": {f"{s.group}.{s.field}": s.to_dict()
+                                    for s in fit.stages if not s.skipped},
+                         "mass": fit.mass.to_dict() if fit.mass else None,
+                         "mixing": {f"{g}:{k}": v.to_dict() for (g, k), v in fit.values.items()},
+                         "patch": patch_info, "lint": problems[:50]}, where="details"))]

@@ -14,6 +14,12 @@ from simgap.calibration.against_model import (
 )
 from simgap.calibration.compare import MotorChange
 from simgap.calibration.drift import DRIFT_TOL_DEG, Drift
+from simgap.figures.calibration import (
+    CheckDetails,
+    CheckFigures,
+    CompareFigures,
+    DriftFigures,
+)
 from simgap.finding import Finding, Verdict
 
 BRANCH = "calibration"
@@ -76,8 +82,9 @@ def check_finding(check: CalibrationCheck) -> Finding:
         step = "Nothing to change in the calibration."
     summary += " " + " ".join(check.notes)
     return Finding(branch=BRANCH, verdict=verdict, title="LeRobot calibration against the model",
-                   summary=summary, key_figure="largest_error_at_gripper_mm", figures=figures,
-                   next_step=step, details={"source": check.source})
+                   summary=summary, key_figure="largest_error_at_gripper_mm",
+                   figures=CheckFigures.from_mapping(figures), next_step=step,
+                   details=CheckDetails.from_mapping({"source": check.source}, where="details"))
 
 
 def compare_finding(changes: tuple[MotorChange, ...], a: str, b: str,
@@ -105,11 +112,13 @@ def compare_finding(changes: tuple[MotorChange, ...], a: str, b: str,
         return Finding(branch=BRANCH, verdict=Verdict.IMPLICATED,
                        title="Calibration changed", key_figure="largest_zero_shift_deg",
                        summary=f"Between {a} and {b}: " + "; ".join(lines) + ".",
-                       figures=figures, next_step="Data recorded with one calibration and "
-                       "replayed or deployed with the other is off by these shifts: record "
-                       "again, or convert with the calibration it was recorded with.")
+                       figures=CompareFigures.from_mapping(figures),
+                       next_step="Data recorded with one calibration and replayed or deployed "
+                       "with the other is off by these shifts: record again, or convert with "
+                       "the calibration it was recorded with.")
     return Finding(branch=BRANCH, verdict=Verdict.ELIMINATED, title="Calibration changed",
-                   key_figure="largest_zero_shift_deg", figures=figures,
+                   key_figure="largest_zero_shift_deg",
+                   figures=CompareFigures.from_mapping(figures),
                    summary=f"Nothing moved between {a} and {b} beyond rounding.",
                    next_step="Nothing to change.")
 
@@ -155,5 +164,5 @@ def drift_finding(drift: Drift) -> Finding:
                    "gravity deflection.")
         step = "Nothing to change."
     return Finding(branch=BRANCH, verdict=verdict, title="Leader/follower drift",
-                   summary=summary, key_figure="offset_at_gripper_mm", figures=figures,
-                   next_step=step)
+                   summary=summary, key_figure="offset_at_gripper_mm",
+                   figures=DriftFigures.from_mapping(figures), next_step=step)

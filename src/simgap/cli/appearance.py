@@ -103,11 +103,14 @@ def appearance(
     print_findings(f"appearance: {r.name}", found)
     write_json(json_path, findings_json(r, found))
     if out is not None:
-        images = next((f.details.get("images") for f in found if "images" in f.details), None)
-        if images:
+        from simgap.figures.appearance import ExposureDetails
+
+        images = next((f.typed_details(ExposureDetails).images for f in found
+                       if f.kind == ExposureDetails.kind), None)
+        if images is not None:
             out.mkdir(parents=True, exist_ok=True)
             for key in ("real", "sim", "diff"):
-                atomic_write_bytes(out / f"{key}.png", png_bytes(images[key], 8))
+                atomic_write_bytes(out / f"{key}.png", png_bytes(getattr(images, key), 8))
             console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)
 
 

@@ -110,6 +110,7 @@ def appearance(
     from simgap.branches.appearance import findings
     from simgap.cli.appearance import check_camera_feature, png_bytes
     from simgap.evidence.frames import load_frames
+    from simgap.figures.appearance import ExposureDetails
     from simgap.maniskill.render import SapienRenderer, require_sapien
     from simgap.maniskill.training_view import regions, training_view
     from simgap.outputs import atomic_write_bytes
@@ -137,9 +138,9 @@ def appearance(
     write_json(json_path, {**findings_json(r, found), "provenance": view.provenance,
                            "renderer": "SAPIEN", "robot_description": str(view.robot)})
     if out is not None:
-        images = found[0].details.get("images")
-        if images:
+        images = found[0].typed_details(ExposureDetails).images
+        if images is not None:
             out.mkdir(parents=True, exist_ok=True)
             for key in ("real", "sim", "diff"):
-                atomic_write_bytes(out / f"{key}.png", png_bytes(images[key], 8))
+                atomic_write_bytes(out / f"{key}.png", png_bytes(getattr(images, key), 8))
             console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)

@@ -7,12 +7,38 @@ exactly these.
 
 from __future__ import annotations
 
+from simgap.figures.appearance import (
+    CameraFigures,
+    ExposureDetails,
+    ExposureFigures,
+    ReachFigures,
+)
 from simgap.figures.base import Record
+from simgap.figures.body import FrameOriginFigures, ZeroOffsetsDetails, ZeroOffsetsFigures
+from simgap.figures.calibration import (
+    CheckDetails,
+    CheckFigures,
+    CompareFigures,
+    DriftFigures,
+)
+from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 
-FIGURES: tuple[type[Record], ...] = (LatencyFigures, TransportFigures)
+FIGURES: tuple[type[Record], ...] = (
+    LatencyFigures, TransportFigures,
+    ContactFigures,
+    ZeroOffsetsFigures, FrameOriginFigures,
+    ExposureFigures, CameraFigures, ReachFigures,
+    CheckFigures, CompareFigures, DriftFigures,
+)
 """The figures record of each (branch, kind)."""
-DETAILS: tuple[type[Record], ...] = (LatencyDetails,)
+DETAILS: tuple[type[Record], ...] = (
+    LatencyDetails,
+    ContactDetails,
+    ZeroOffsetsDetails,
+    ExposureDetails,
+    CheckDetails,
+)
 """The details record of each (branch, kind) whose details are typed."""
 
 

@@ -82,33 +82,6 @@ def _num(d: Mapping[str, Any], key: str) -> float | None:
         and math.isfinite(v) else None
 
 
-def _interval(iv: Any) -> str:
-    """A 95 % interval ``[lo, hi]`` as the summaries write it ("0.139..0.593"; an open end
-    as "open")."""
-    lo, hi = (iv if isinstance(iv, (list, tuple)) and len(iv) == 2 else (None, None))
-    return "..".join("open" if not isinstance(v, (int, float)) or is_bool(v) else sig(float(v))
-                     for v in (lo, hi))
-
-
-def _contact_line(fig: Mapping[str, Any]) -> KeyLine | None:
-    """The identified friction change ("friction 2.00 -> 0.371 ..."), the contact finding's
-    headline: its summary leads with it and ``key_figure`` names it. Where the pushes do not
-    pin the object's mass, ``friction_best`` is null and the value at the model's mass is
-    the one identified (``friction_best_at_model_mass``), said so."""
-    status = fig.get("friction_status", "fitted")
-    nominal = _num(fig, "friction_nominal")
-    best, iv, where = _num(fig, "friction_best"), fig.get("friction_interval"), ""
-    if best is None:
-        best, iv = (_num(fig, "friction_best_at_model_mass"),
-                    fig.get("friction_interval_at_model_mass"))
-        mass = _num(fig, "mass_nominal")
-        where = " at the model's mass" + (f" {sig(mass)} kg" if mass is not None else "")
-    if status != "fitted" or nominal is None or best is None:
-        return None
-    return KeyLine(f"friction {sig(nominal)} -> {sig(best)}{where} (95 % {_interval(iv)})",
-                   best, nominal)
-
-
 def _actuator_line(fig: Mapping[str, Any]) -> KeyLine | None:
     """The actuator ladder's headline, per joint (``figures[joint]``): where a model other
     than the ideal actuator was selected, the joint it fits worst (the finding's
@@ -137,9 +110,10 @@ def _actuator_line(fig: Mapping[str, Any]) -> KeyLine | None:
 def key_line(f: Mapping[str, Any]) -> KeyLine:
     """The finding's headline figure, the one the report's headline and cards and the
     terminal's summary print: by branch, its own headline (latency's p95 against the
-    control period, contact's friction change, the actuator's ideal -> fitted error,
-    the controller's pose loss, ...), else residual against noise floor, else the plain
-    key figure."""
+    control period, contact's friction change, the camera's shift, the jaws' brightness, the
+    largest joint zero offset: each record's ``headline()``; the actuator's ideal -> fitted
+    error, the controller's pose loss, ...), else residual against noise floor, else the
+    plain key figure."""
     fig: Mapping[str, Any] = f.get("figures") or {}
     branch = str(f.get("branch", ""))
     ftype = figures_type(branch, str(f.get("kind") or ""))
@@ -147,8 +121,7 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         own = ftype.from_mapping(fig, strict=False).headline()
         if own is not None:
             return own
-    line = (_contact_line(fig) if branch == "contact" else
-            _actuator_line(fig) if branch == "actuator" else None)
+    line = _actuator_line(fig) if branch == "actuator" else None
     if line is not None:
         return line
     worst, floor = _num(fig, "worst_ideal_mae_rad"), _num(fig, "noise_floor_rad")
@@ -163,22 +136,6 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         thr = f" against its noise floor {sig(loss_floor)}" if loss_floor is not None else ""
         return KeyLine(f"SIMPLER pose loss {sig(before)} -> {sig(after)}{thr}", after,
                        loss_floor)
-    off, jitter = _num(fig, "camera_offset_px"), _num(fig, "training_jitter_px")
-    if off is not None:
-        thr = f" against training's jitter {sig(jitter)} px" if jitter is not None else ""
-        return KeyLine(f"camera view shifted {sig(off)} px{thr}", off, jitter)
-    by_rec = fig.get("jaw_gain_by_recording")
-    if isinstance(by_rec, Mapping) and by_rec:
-        gains = ", ".join(f"{k} {sig(float(v))}" for k, v in by_rec.items()
-                          if isinstance(v, (int, float)))
-        return KeyLine(f"real jaws / rendered jaws brightness per recording: {gains} "
-                       "(1 = match)", _num(fig, "jaw_gain"), 1.0)
-    largest, joint = _num(fig, "largest_offset_deg"), fig.get("largest_offset_joint")
-    if largest is not None:
-        ci = (fig.get("joint_offsets_ci95_deg") or {}).get(joint) if joint else None
-        half = f" +- {sig(float(ci))}" if isinstance(ci, (int, float)) else ""
-        return KeyLine(f"largest joint zero offset {sig(largest)}{half} deg"
-                       f"{f' ({joint})' if joint else ''}", largest, None)
     stale, checked = _num(fig, "stale_episodes"), _num(fig, "episodes_checked")
     if stale is not None and checked is not None:
         return KeyLine(f"{stale:.0f} of {checked:.0f} episodes start from a stale camera frame "

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from simgap.figures.appearance import ExposureDetails, ExposureFigures, Region
+from simgap.finding import details_of, figures_of
 from simgap.report import svg
 
 
@@ -24,23 +26,21 @@ def _level(rgb: Any) -> float | None:
     return level if np.isfinite(level) else None
 
 
-def region_table(regions: Mapping[str, Any]) -> str:
+def region_table(regions: Mapping[str, Region]) -> str:
     """Real / rendered mean brightness per region, as a small table (empty without data).
 
     A region with no pixels (its colours None) is a row that says "not measured"."""
     rows = []
     for name, r in regions.items():
-        if not isinstance(r, Mapping):
-            continue
-        real, sim = _level(r.get("real_rgb")), _level(r.get("sim_rgb"))
+        real, sim = _level(r.real_rgb), _level(r.sim_rgb)
         cell = f"<td>{html.escape(str(name))}</td>"
         if real is None or sim is None:
             rows.append(f"<tr>{cell}<td colspan=\"3\" class=\"muted\">not measured (no "
-                        f"pure pixel of this region)</td><td>{r.get('pixels', '')}</td></tr>")
+                        f"pure pixel of this region)</td><td>{r.pixels}</td></tr>")
             continue
         gain = svg.fmt(real / sim) if sim > 0 else "-"
         rows.append(f"<tr>{cell}<td>{svg.fmt(real)}</td>"
-                    f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.get('pixels', '')}</td></tr>")
+                    f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.pixels}</td></tr>")
     if not rows:
         return ""
     return ("<table class=\"small\"><tr><th>region</th><th>real level</th><th>render level</th>"
@@ -50,32 +50,33 @@ def region_table(regions: Mapping[str, Any]) -> str:
 def plots(finding: Mapping[str, Any]) -> list[str]:
     """HTML snippets for one appearance finding."""
     out: list[str] = []
-    details = finding.get("details") or {}
-    images = details.get("images")
-    if images:
+    details = details_of(finding, ExposureDetails)
+    images = details.images
+    if images is not None:
         cells = []
         for key, label in (("real", "real frame"), ("sim", "render, same joint angles"),
                            ("diff", "difference (grey = equal)")):
-            if key not in images:
+            pixels = getattr(images, key)
+            if pixels is None:
                 continue
-            img = np.asarray(images[key], dtype=np.uint8)
+            img = np.asarray(pixels, dtype=np.uint8)
             scale = max(1, 160 // max(1, img.shape[0]))
             cells.append(f"<figure style=\"display:inline-block;margin:2px\">"
                          f"{svg.png_img(img, scale=scale, title=label)}"
                          f"<figcaption class=\"small\">{html.escape(label)}</figcaption>"
                          "</figure>")
-        label = str(images.get("pose_label") or "")
-        shape = np.asarray(images.get("real", [[0]])).shape
-        cap = (f"Frame {images.get('frame')} ({html.escape(str(images.get('recording')))}"
+        label = images.pose_label or ""
+        shape = np.asarray(images.real if images.real is not None else [[0]]).shape
+        cap = (f"Frame {images.frame} ({html.escape(str(images.recording))}"
                f"{', ' + html.escape(label) if label else ''}) at the policy resolution "
                f"{shape[1] if len(shape) > 1 else '?'} x {shape[0]} px, upscaled without "
                "smoothing")
-        table = region_table((finding.get("figures") or {}).get("regions") or {})
+        table = region_table(figures_of(finding, ExposureFigures).regions)
         out.append(f"<div><p class=\"small\"><strong>{cap}</strong></p>{''.join(cells)}"
                    f"{table}</div>")
-    gains = details.get("jaw_gain_per_frame")
+    gains = details.jaw_gain_per_frame
     if gains:
-        g = np.array([np.nan if v is None else v for v in gains], dtype=float)
+        g = np.array(gains, dtype=float)
         if np.isfinite(g).any():
             out.append(svg.lines(np.arange(1, g.size + 1), {"jaws real/render": g,
                                                             "match (1)": np.ones(g.size)},

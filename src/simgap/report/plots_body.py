@@ -5,22 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from simgap.figures.base import finite
+from simgap.figures.body import ZeroOffsetsDetails
+from simgap.finding import details_of
 from simgap.report import svg
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
     """HTML snippets for one body finding."""
-    details = finding.get("details") or {}
-    offsets = details.get("offsets_deg")
+    details = details_of(finding, ZeroOffsetsDetails)
+    offsets = details.offsets_deg
     if not offsets:
         return []
-    ci = details.get("ci95_deg") or {}
     names = list(offsets)
     bounds: list[tuple[float, float] | None] = []
     for n in names:
-        h = ci.get(n)
-        bounds.append((float(offsets[n]) - float(h), float(offsets[n]) + float(h))
-                      if isinstance(h, (int, float)) else None)
-    return [svg.intervals(names, [float(offsets[n]) for n in names], bounds, xlabel="joint",
+        h = finite(details.ci95_deg.get(n))
+        bounds.append((offsets[n] - h, offsets[n] + h) if h is not None else None)
+    return [svg.intervals(names, [offsets[n] for n in names], bounds, xlabel="joint",
                           ylabel="zero offset [deg]",
                           title="Joint zero offsets (95% interval)", hline=(0.0, "no offset"))]

@@ -5,24 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from simgap.figures.base import finite
+from simgap.figures.contact import ContactDetails, ContactFigures
+from simgap.finding import details_of, figures_of
 from simgap.report.svg import lines
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
     """One line plot per sweep in ``details.sweeps``."""
     out = []
-    sweeps = (finding.get("details") or {}).get("sweeps") or {}
-    noise = (finding.get("figures") or {}).get("object_noise_m")
+    sweeps = details_of(finding, ContactDetails).sweeps
+    noise = finite(figures_of(finding, ContactFigures).object_noise_m)
     for name, c in sweeps.items():
-        if not c or "values" not in c or "loss" not in c or not c["values"]:
+        if not c.values or not c.loss:
             continue
-        if isinstance(c["values"][0], list):
+        if isinstance(c.values[0], tuple):
             continue  # a forced 2-D grid is not drawn: it cannot be read
-        label = str(c.get("name", name))
-        series = {"RMS object error": c["loss"]}
-        if isinstance(noise, (int, float)) and noise > 0:
-            series["object-tracking noise"] = [float(noise)] * len(c["loss"])
-        out.append(lines(c["values"], series,
-                         xlabel=f"{label} (nominal {c.get('nominal', 0):.3g})",
+        label = c.name or name
+        series: dict[str, Any] = {"RMS object error": list(c.loss)}
+        if noise is not None and noise > 0:
+            series["object-tracking noise"] = [noise] * len(c.loss)
+        nominal = finite(c.nominal) or 0.0
+        out.append(lines(list(c.values), series,
+                         xlabel=f"{label} (nominal {nominal:.3g})",
                          ylabel="RMS object error [m]", title=f"Sweep of {label}"))
     return out
