@@ -88,12 +88,12 @@ def main() -> int:
     raw = xl330_raw(args.data)
     if raw is None:
         return 0
-    from simgap.actuator import cma_fit
     from simgap.actuator.families import XL330
     from simgap.actuator.family_fit import fit_families, per_log_mae
     from simgap.actuator.ladder import LadderConfig, build_batch, fit_joint
     from simgap.actuator.physical import simulate_physical
     from simgap.export.bam import load_bam_params, space_and_values
+    from simgap.fit import cma_es as cma_fit
     from simgap.units import ENCODER_RESOLUTION_RAD
 
     logs, types, loads, drives = load_xl330(raw)

@@ -43,12 +43,12 @@ def main() -> int:
     if raw is None:
         return 0
 
-    from simgap.actuator import cma_fit
     from simgap.actuator.families import XL330
     from simgap.actuator.family_fit import fit_families, per_log_mae
     from simgap.actuator.friction import friction_family
     from simgap.actuator.ladder import build_batch
     from simgap.errors import NameNotFoundError
+    from simgap.fit import cma_es as cma_fit
 
     try:
         family = friction_family(args.family).name

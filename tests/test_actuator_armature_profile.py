@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator import cma_fit
 from simgap.actuator.armature_profile import RIDGE_FLOOR_FRACTION, profile_entry, ridge_reason
+from simgap.fit import cma_es as cma_fit
 
 FLOOR = 2 * np.pi / 4096
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from simgap.actuator import cma_fit
+from simgap.fit import cma_es as cma_fit
 
 CENTRES = [np.array([0.2, 0.7]), np.array([0.8, 0.1, 0.4, 0.6])]
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simgap.actuator.delay import parabolic_peak, shift, xcorr_delay
+from simgap.actuator.delay import parabolic_peak, xcorr_delay
 from simgap.actuator.lag import first_order
 from simgap.errors import InputError
+from simgap.fit.delay import shift
 
 
 def test_parabolic_peak_is_exact_on_a_parabola() -> None:
@@ -32,7 +33,7 @@ def test_xcorr_recovers_a_pure_delay_below_one_sample(delay: float) -> None:
 def test_shift_matches_interpolation() -> None:
     t = np.arange(0, 1, 0.01)
     x = np.sin(3 * t)
-    np.testing.assert_allclose(shift(x, 0.037, 0.01)[10:], np.sin(3 * (t[10:] - 0.037)),
+    np.testing.assert_allclose(shift(x, 0.037 / 0.01)[10:], np.sin(3 * (t[10:] - 0.037)),
                                atol=1e-3)
 
 

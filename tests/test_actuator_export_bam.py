@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simgap.actuator import cma_fit
 from simgap.actuator.families import XL330
 from simgap.actuator.family_fit import fit_families, per_log_mae
 from simgap.actuator.ladder import build_batch
@@ -21,6 +20,7 @@ from simgap.export.bam import (
     space_and_values,
     write_bam_params,
 )
+from simgap.fit import cma_es as cma_fit
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH

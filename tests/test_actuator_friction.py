@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simgap.actuator import cma_fit
 from simgap.actuator.families import STS3215, XL330
 from simgap.actuator.family_fit import bootstrap_intervals, fit_families
 from simgap.actuator.friction import FAMILIES, FRICTION_BOXES, friction_family
@@ -14,6 +13,7 @@ from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch, bam_drive, pendulum_load
 from simgap.errors import NameNotFoundError
+from simgap.fit import cma_es as cma_fit
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 

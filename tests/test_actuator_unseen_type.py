@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simgap.actuator import cma_fit
 from simgap.actuator.families import XL330
 from simgap.actuator.family_fit import fit_families, per_log_mae
 from simgap.actuator.ladder import build_batch
 from simgap.actuator.servo import bam_drive, pendulum_load
+from simgap.fit import cma_es as cma_fit
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 from tests.test_actuator_friction import TRUTH

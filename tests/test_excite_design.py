@@ -28,6 +28,7 @@ from simgap.actuator.excite_for import Estimate, estimate_from_diagnosis, replay
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.finding import Diagnosis, Finding, Verdict
+from simgap.fit.intervals import t_quantile
 
 runner = CliRunner()
 
@@ -64,7 +65,8 @@ def test_prediction_is_the_closed_form_and_more_data_narrows_it() -> None:
     p = predict([a], ("kp", "armature"), s2, s2_min)
     cov = s2 * np.linalg.inv(a.T @ a)
     sens = np.sqrt(np.mean(a ** 2, axis=0))
-    want = 1.959964 * np.sqrt(np.diag(cov)) + np.sqrt(s2_min) / sens
+    # the identification's own rule: Student-t on the 397 residual degrees of freedom
+    want = t_quantile(397) * np.sqrt(np.diag(cov)) + np.sqrt(s2_min) / sens
     np.testing.assert_allclose(p.halfwidth, want, rtol=1e-5)
     assert p.columns == ("kp", "armature", "delay")
     more = predict([a, 3.0 * rng.normal(size=(400, 3))], ("kp", "armature"), s2, s2_min)

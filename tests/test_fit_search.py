@@ -8,6 +8,7 @@ import statsmodels.api as sm
 
 from simgap.fit import search
 from simgap.fit.backends import LocalBackend, ReplayProblem
+from simgap.fit.intervals import jacobian_intervals
 from simgap.fit.params import Param, ParamSet
 from simgap.sim.replay import ReplayLog
 
@@ -83,11 +84,11 @@ def test_intervals_match_statsmodels_ols_and_null_directions_are_infinite() -> N
     ols = sm.OLS(b, a).fit()
     x = np.asarray(ols.params)
     r = _Linear(a, b).residuals(x)[0]
-    iv = search.intervals(r, a)
+    iv = jacobian_intervals(a, r)
     ci = np.asarray(ols.conf_int(0.05))
     np.testing.assert_allclose(iv.half_width, (ci[:, 1] - ci[:, 0]) / 2, rtol=1e-8)
     a2 = np.column_stack([a[:, 0], a[:, 0], a[:, 2]])  # two identical columns
-    iv2 = search.intervals(r, a2)
+    iv2 = jacobian_intervals(a2, r)
     assert np.isinf(iv2.half_width[:2]).all() and np.isfinite(iv2.half_width[2])
     assert np.isinf(iv2.cond)
 

@@ -107,17 +107,18 @@ def test_randomize_on_a_fleet_folder(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "fleet.json" in r.stderr
 
 
-def test_use_backend_selects_ray_for_local_requests_and_restores() -> None:
-    assert backends._DEFAULT == {}
-    with backends.use_backend("ray", address="local", actor_cpus=0.0):
-        assert backends._DEFAULT["kind"] == "ray" and backends._DEFAULT["address"] is None
-        with backends.use_backend("local"):
-            assert backends._DEFAULT == {}
-        assert backends._DEFAULT["actor_cpus"] == 0.0
-    assert backends._DEFAULT == {}
+def test_the_backend_is_chosen_explicitly_never_by_module_state() -> None:
+    from simgap.branches.context import Context
+
+    ray = backends.Compute("ray", address="local", actor_cpus=0.0)
+    assert ray.kind == "ray" and ray.address is None and ray.actor_cpus == 0.0
+    # a Compute made elsewhere changes nothing for a caller that does not pass it
+    assert not hasattr(backends, "_DEFAULT") and not hasattr(backends, "use_backend")
+    assert Context.__dataclass_fields__["compute"].default == backends.LOCAL
     with pytest.raises(InputError, match="'local' or 'ray'"):
-        with backends.use_backend("dask"):
-            pass
+        backends.Compute("dask")
+    with pytest.raises(InputError, match="'local' or 'ray'"):
+        backends.make_backend(None, "dask")  # type: ignore[arg-type]
 
 
 def test_rig_compute_section(tmp_path: Path) -> None:

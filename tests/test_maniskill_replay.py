@@ -13,15 +13,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from simgap.branches.joint_dynamics import ELIMINATE_FACTOR, IMPLICATE_FACTOR, IMPLICATE_GAIN
 from simgap.errors import InputError, MissingExtraError
 from simgap.maniskill.fit import verdict
 from simgap.maniskill.replay import DriveGains
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "simgap"
 HAS_MANISKILL = importlib.util.find_spec("mani_skill") is not None
-FACTORS = {"eliminate_factor": ELIMINATE_FACTOR, "implicate_factor": IMPLICATE_FACTOR,
-           "implicate_gain": IMPLICATE_GAIN}
 
 
 def _gains() -> DriveGains:
@@ -44,11 +41,11 @@ def test_drive_gains_refuse_a_wrong_stiffness(bad: tuple[float, ...]) -> None:
 def test_verdict_is_the_joint_dynamics_rule_on_the_worst_joint() -> None:
     floor = 4e-4
     at_floor = np.array([4e-4, 5e-4])
-    assert verdict(at_floor, at_floor, floor, **FACTORS) == "eliminated"
+    assert verdict(at_floor, at_floor, floor) == "eliminated"
     far, fixed = np.array([4e-4, 0.07]), np.array([4e-4, 4.5e-4])
-    assert verdict(far, fixed, floor, **FACTORS) == "implicated"
+    assert verdict(far, fixed, floor) == "implicated"
     # far from the floor but the fit removes too little of the error: no claim either way
-    assert verdict(far, far * 0.9, floor, **FACTORS) == "inconclusive"
+    assert verdict(far, far * 0.9, floor) == "inconclusive"
 
 
 @pytest.mark.skipif(HAS_MANISKILL, reason="ManiSkill is installed here")

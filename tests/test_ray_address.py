@@ -123,10 +123,8 @@ def test_a_rig_file_alone_never_chooses_a_cluster(tmp_path: Path,
     """The reproduction: the rig's [compute] made every fit join its cluster."""
     rig = load_rig(_compute_rig(tmp_path, f"127.0.0.1:{_free_port()}"))
     backends._NOTED.clear()
-    with compute_backend(rig):
-        assert backends._DEFAULT == {}  # local threads: no Ray backend selected
-    with compute_backend(rig):
-        pass
+    assert compute_backend(rig) == backends.LOCAL  # local threads: no Ray backend selected
+    assert compute_backend(rig) == backends.LOCAL
     err = capsys.readouterr().err
     assert err.count("ignored") == 1 and "--allow-rig-compute" in err and "--ray" in err
 
@@ -135,12 +133,10 @@ def test_allow_rig_compute_uses_the_rigs_cluster(tmp_path: Path, short_timeout: 
     port = _free_port()
     rig = load_rig(_compute_rig(tmp_path, f"127.0.0.1:{port}"))
     with pytest.raises(SimgapError, match="did not answer"):  # checked, nothing listens
-        with compute_backend(rig, allow_rig_compute=True):
-            pass
+        compute_backend(rig, allow_rig_compute=True)
     bad = load_rig(_compute_rig(tmp_path / "b", "http://127.0.0.1:1"))
     with pytest.raises(InputError, match="compute.address"):
-        with compute_backend(bad, allow_rig_compute=True):
-            pass
+        compute_backend(bad, allow_rig_compute=True)
 
 
 def test_diagnose_ignores_the_rigs_cluster_and_says_so(tmp_path: Path,
@@ -271,12 +267,10 @@ def test_fuzzed_cli_addresses_never_end_in_an_internal_error(address: str) -> No
     assert r.exit_code == 2 and "Traceback" not in r.output and "internal" not in r.output
 
 
-def test_use_backend_checks_the_form_but_not_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compute_checks_the_form_but_not_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """Selecting the backend needs no Ray (a machine without the extra runs the tests);
     joining needs it."""
     monkeypatch.setattr(backends, "_installed", lambda m: False)
-    with backends.use_backend("ray", address="local"):
-        assert backends._DEFAULT["kind"] == "ray"
+    assert backends.Compute("ray", address="local").kind == "ray"
     with pytest.raises(InputError, match="ray://HOST:PORT"):
-        with backends.use_backend("ray", address="http://127.0.0.1:1"):
-            pass
+        backends.Compute("ray", address="http://127.0.0.1:1")

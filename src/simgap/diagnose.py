@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from simgap.evaluation.protocol import compare
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.manifest import read_manifest
 from simgap.finding import Diagnosis, Finding
+from simgap.fit.backends import Compute
 from simgap.ladder import LADDER, Context, ProgressFn, assess_for, run_ladder
 from simgap.outputs import (
     atomic_write_json,
@@ -44,8 +44,8 @@ def comparability_from_rig(rig: Any) -> dict[str, Any] | None:
 def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
                  progress: ProgressFn | None = None, control_dt_s: float | None = None,
                  ray_address: str | None = None, allow_rig_compute: bool = False,
-                 controller_cross_check: bool = False, actuator_net: bool = True,
-                 controller_episodes: int = 1) -> Diagnosis:
+                 controller_cross_check: bool = False, compute: Compute | None = None,
+                 actuator_net: bool = True, controller_episodes: int = 1) -> Diagnosis:
     """Diagnose one rig and write ``findings.json`` and ``report.html`` into ``out_dir``.
 
     ``controller_cross_check`` adds SIMPLER's pose fit of the gains beside the joint-dynamics
@@ -55,7 +55,8 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     branch's SIMPLER pose fit replays (each costs a rollout per candidate).
     ``ray_address`` (or, with ``allow_rig_compute``, the rig's ``[compute] backend =
     "ray"``) runs the identification's candidate batches on Ray (``local`` starts an
-    instance on this machine); see ``simgap.fit.backends.compute_context``.
+    instance on this machine); see ``simgap.fit.backends.compute_context``. ``compute``,
+    given, is where the fits run instead (a fleet's Ray task passes its cluster).
 
     Raises:
         InputError: the rig is invalid, or evidence paths it names do not exist (all of
@@ -72,6 +73,8 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     if control_dt_s is not None:
         control_dt_s = control_period(control_dt_s, field="--control-dt")
     final = Path(out_dir)
+    if compute is None:
+        compute = compute_backend(rig, ray_address, allow_rig_compute=allow_rig_compute)
     with output_folder(final, force=force) as out:
         ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
                       progress=progress or (lambda m, f: None),
@@ -80,9 +83,8 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
                                   if controller_cross_check else {}),
                                **({} if actuator_net else {"actuator_net": False}),
                                **({"controller_episodes": controller_episodes}
-                                  if controller_episodes != 1 else {})})
-        with compute_backend(rig, ray_address, allow_rig_compute=allow_rig_compute):
-            diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
+                                  if controller_episodes != 1 else {})}, compute=compute)
+        diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
         # artifacts were written into the temporary folder: name them where they will be
         d = json_safe(relocate_paths(diagnosis.to_dict(), out, final.absolute()))
         d = json_safe(relocate_paths(d, out.resolve(), final.absolute()))
@@ -95,7 +97,7 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
 
 
 def compute_backend(rig: Rig, ray_address: str | None = None, *,
-                    allow_rig_compute: bool = False) -> AbstractContextManager[None]:
+                    allow_rig_compute: bool = False) -> Compute:
     """The backend the rig's fits use: Ray when ``ray_address`` is given, or when the rig's
     ``[compute]`` says so and ``allow_rig_compute`` (a rig file alone never sends the model
     and logs to a cluster), else the default (local threads)."""
@@ -174,15 +176,15 @@ def actuator_from_dataset(rig: Rig, dataset: str | Path | None = None, *,
                          got=str(rig.model_path), fix="correct model.path in rig.toml")
     ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir,
                   seed=rig.seed if seed is None else int(seed),
-                  progress=progress or (lambda m, f: None))
-    with compute_backend(rig, ray_address):
-        from simgap.branches import evidence_gate
+                  progress=progress or (lambda m, f: None),
+                  compute=compute_backend(rig, ray_address))
+    from simgap.branches import evidence_gate
 
-        ctx.findings.extend(evidence_gate.assess(ctx))  # as the ladder: the gate first
-        refused = evidence_gate.time_base_refusal(ctx)
-        if refused is not None:
-            return evidence_gate.not_run("actuator", "Actuator dynamics", refused)
-        for spec in sorted((s for s in LADDER if s.name in STANDALONE_BEFORE_ACTUATOR),
-                           key=lambda s: s.cost):
-            ctx.findings.extend(assess_for(spec)(ctx))
-        return actuator_dataset.finding(ctx)
+    ctx.findings.extend(evidence_gate.assess(ctx))  # as the ladder: the gate first
+    refused = evidence_gate.time_base_refusal(ctx)
+    if refused is not None:
+        return evidence_gate.not_run("actuator", "Actuator dynamics", refused)
+    for spec in sorted((s for s in LADDER if s.name in STANDALONE_BEFORE_ACTUATOR),
+                       key=lambda s: s.cost):
+        ctx.findings.extend(assess_for(spec)(ctx))
+    return actuator_dataset.finding(ctx)

@@ -33,11 +33,7 @@ import mani_skill.envs  # noqa: E402, F401
 import torch  # noqa: E402
 from mani_skill.agents.controllers.pd_joint_pos import PDJointPosControllerConfig  # noqa: E402
 
-from simgap.branches.joint_dynamics import (  # noqa: E402
-    ELIMINATE_FACTOR,
-    IMPLICATE_FACTOR,
-    IMPLICATE_GAIN,
-)
+from simgap.fit.verdict import ELIMINATE_FACTOR  # noqa: E402
 from simgap.maniskill.export import export_controller  # noqa: E402
 from simgap.maniskill.fit import fit_gains, profile_delay, verdict  # noqa: E402
 from simgap.maniskill.replay import ManiSkillReplayer  # noqa: E402
@@ -190,9 +186,7 @@ def test_nominal_recording_replays_at_the_floor(replayer: ManiSkillReplayer) -> 
     fit = fit_gains(replayer, [rec], encoder_rad=ENCODER_RAD, max_iter=5)
     # the replay is ManiSkill's own env.step, bit for bit: all that is left is quantisation
     assert fit.nominal_rms_rad.max() <= 1.2 * fit.floor_rad
-    v = verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad,
-                eliminate_factor=ELIMINATE_FACTOR, implicate_factor=IMPLICATE_FACTOR,
-                implicate_gain=IMPLICATE_GAIN)
+    v = verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad)
     assert v == "eliminated"
 
 
@@ -214,9 +208,7 @@ def test_planted_gains_are_identified_and_the_export_proven(replayer: ManiSkillR
         lo, hi = fit.interval(name)
         assert not lo <= nominal <= hi, (name, lo, hi)
     assert fit.fitted_rms_rad.max() <= ELIMINATE_FACTOR * fit.floor_rad
-    assert verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad,
-                   eliminate_factor=ELIMINATE_FACTOR, implicate_factor=IMPLICATE_FACTOR,
-                   implicate_gain=IMPLICATE_GAIN) == "implicated"
+    assert verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad) == "implicated"
     path, proof, said = export_controller(replayer, fit, [held], tmp_path / "ctrl.json")
     assert path is not None, said
     assert proof.better and proof.gap_closed > 0.9

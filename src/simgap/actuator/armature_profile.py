@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator import cma_fit
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.family_fit import FamilyFit, fit_families, per_log_mae
 from simgap.actuator.rungs import SAME_FIT_FLOOR_FRACTION
 from simgap.actuator.servo import ServoBatch
+from simgap.fit import cma_es as cma_fit
 
 PROBE_FACTORS = (0.5, 2.0)
 """Factors of the fitted armature at which it is held [-]."""

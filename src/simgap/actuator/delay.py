@@ -1,4 +1,4 @@
-"""Command-to-motion delay: the cross-correlation estimate and the helpers delay profiles use.
+"""Command-to-motion delay: the cross-correlation estimate that bounds the delay profiles.
 
 A transport delay trades against the dynamics (inertia, gain, lag; see the MuJoCo sysid
 measurements in the reference notes), so it is neither a free parameter of a gradient fit
@@ -6,7 +6,7 @@ nor measured alone and then held. It is *profiled* with the dynamics: at every d
 grid the dynamics are refitted, and the delay whose fit leaves the least residual is the
 estimate (``simgap.fit.profile`` for the joint fit, every joint refitted at every grid
 delay in one batch; the delay_lag and servo rungs of ``simgap.actuator.ladder`` for one
-servo). This module holds what those profiles share:
+servo). This module holds the bound they start from:
 
 - ``xcorr_delay``: the peak of the cross-correlation between command velocity and measured
   velocity, refined below one sample by a parabola through the peak and its neighbours.
@@ -14,7 +14,8 @@ servo). This module holds what those profiles share:
   peak also holds the dynamics' own phase delay, so it is an upper bound: the rungs profile
   the delay between 0 and it, and the ladder reports it beside the profiled delay.
 - ``parabolic_peak``: that sub-sample refinement of a sampled extremum.
-- ``shift``: a signal delayed by a fraction of a sample, as the profiles apply each delay.
+
+The fractional-delay ``shift`` the profiles apply to a signal is ``simgap.fit.delay``'s.
 """
 
 from __future__ import annotations
@@ -80,23 +81,3 @@ def xcorr_delay(cmds: Sequence[np.ndarray], meas: Sequence[np.ndarray], dt: floa
     k = int(np.argmax(total))
     frac = parabolic_peak(total[k - 1], total[k], total[k + 1]) if 0 < k < kmax else 0.0
     return max(0.0, (k + frac) * dt)
-
-
-def shift(signal: np.ndarray, delay_s: float, dt: float) -> np.ndarray:
-    """``signal`` delayed by ``delay_s`` [s]: value at t is the input at t - delay (linear
-    interpolation, the first value held before the start). Works on axis 0."""
-    x = np.asarray(signal, dtype=float)
-    if delay_s <= 0.0:
-        return x.copy()
-    n = x.shape[0]
-    tq = np.arange(n) - delay_s / dt
-    i0 = np.clip(np.floor(tq).astype(int), 0, n - 1)
-    i1 = np.clip(i0 + 1, 0, n - 1)
-    w = np.clip(tq - np.floor(tq), 0.0, 1.0)
-    before = tq < 0
-    w = np.where(before, 0.0, w)
-    i0 = np.where(before, 0, i0)
-    i1 = np.where(before, 0, i1)
-    if x.ndim > 1:
-        w = w.reshape((-1,) + (1,) * (x.ndim - 1))
-    return (1.0 - w) * x[i0] + w * x[i1]

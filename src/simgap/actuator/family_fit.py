@@ -1,7 +1,7 @@
 """Fit BAM's friction families on a known servo, every family and fold at once, and select
 the simplest family that held-out trajectory types do not reject.
 
-Each (family, fold) pair is one CMA-ES problem (``cma_fit``): its cost is the mean absolute
+Each (family, fold) pair is one CMA-ES problem (``simgap.fit.cma_es``): its cost is the mean absolute
 position error of the open-loop rollout over the fold's training logs, the loss BAM fits.
 One generation simulates every candidate of every problem of a family in one call.
 Parameters get intervals from a Bayesian bootstrap over the training logs (Dirichlet log
@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator import cma_fit
 from simgap.actuator.families import ServoFamily
-from simgap.actuator.fitting import finite_residual, lm_fit
 from simgap.actuator.friction import FrictionFamily, friction_family
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch
+from simgap.fit import cma_es as cma_fit
+from simgap.fit.lm import finite_residual, lm_fit
 
 SELECTION_ORDER = ("m1", "m3", "m2", "m4", "m5", "m6")
 """Families from simplest (fewest parameters: 2, 3, 5, 7, 9, 11 friction terms) up."""
@@ -210,5 +210,3 @@ def bootstrap_intervals(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, se
                                f"of the box [{lo_b:.3g}, {hi_b:.3g}]")
         out[name] = entry
     return out
-
-

@@ -527,14 +527,14 @@ def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
     Returns:
         ((best, lo, hi) of the shared delay [s], per joint (lo, hi) [s]).
     """
-    from scipy import stats
+    from simgap.fit.intervals import t_quantile
 
     best = np.array([p.best_s for p in profiles])
     own = [tuple(p.interval_s) for p in profiles]
     J = best.size
     if J < 2:
         return (float(best[0]), own[0][0], own[0][1]), [(o[0], o[1]) for o in own]
-    t = float(stats.t.ppf(0.975, J - 1))
+    t = t_quantile(J - 1)
     sd = float(np.std(best, ddof=1))
     mean = float(np.mean(best))
     hw_own = float(np.median([0.5 * (b - a) for a, b in own]))

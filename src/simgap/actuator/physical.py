@@ -35,6 +35,7 @@ from simgap.actuator.friction import (
     FrictionFamily,
 )
 from simgap.actuator.servo import ServoBatch
+from simgap.fit.delay import shift
 
 MAX_SPEED_RAD_S = 100.0
 """BAM's velocity clip [rad/s]."""
@@ -163,26 +164,6 @@ class PhysicalSpace:
         return {n: float(v) for n, v in zip(self.names, np.ravel(x), strict=True)}
 
 
-def delayed_commands(cmd: np.ndarray, delay_steps: np.ndarray) -> np.ndarray:
-    """Commands shifted by a (fractional) number of steps per candidate, linearly
-    interpolated and held at the first value before the log starts.
-
-    Args:
-        cmd: shape (L, T).
-        delay_steps: shape (N,).
-
-    Returns:
-        shape (N, L, T).
-    """
-    T = cmd.shape[1]
-    pos = np.arange(T)[None, :] - np.asarray(delay_steps, dtype=float)[:, None]   # (N, T)
-    pos = np.clip(pos, 0.0, T - 1.0)
-    i0 = np.floor(pos).astype(int)
-    i1 = np.minimum(i0 + 1, T - 1)
-    f = (pos - i0)[:, None, :]
-    return cmd[:, i0].transpose(1, 0, 2) * (1.0 - f) + cmd[:, i1].transpose(1, 0, 2) * f
-
-
 def simulate_physical(params: np.ndarray, batch: ServoBatch) -> np.ndarray:
     """Open-loop rollouts of N superset parameter vectors on every log.
 
@@ -208,7 +189,7 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
     dt = batch.dt
     N, (L, T) = p.shape[0], batch.cmd.shape
     kt, R = col("kt"), col("R")
-    cmd = delayed_commands(batch.cmd, p[:, _I["delay_s"]] / dt).astype(DTYPE)
+    cmd = shift(batch.cmd.T, p[:, _I["delay_s"]] / dt).transpose(0, 2, 1).astype(DTYPE)
     kvr = (kt / R * batch.vin[None, :] * batch.gain[None, :]).astype(DTYPE)  # N m per rad
     tmax = (kt / R * batch.vin[None, :] * batch.max_pwm[None, :]).astype(DTYPE)  # duty limit
     dm = kt * kt / R

@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator import cma_fit
 from simgap.actuator.armature_profile import profile_entry
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.family_fit import (
@@ -64,6 +63,7 @@ from simgap.actuator.rungs import (
     test_scores,
 )
 from simgap.actuator.servo import ServoBatch
+from simgap.fit import cma_es as cma_fit
 
 
 @dataclass(frozen=True)

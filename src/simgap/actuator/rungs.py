@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator import delay as delay_mod
-from simgap.actuator.fitting import lm_fit, weighted_mae
 from simgap.actuator.lag import LAG_BOUNDS_S, first_order
 from simgap.actuator.servo import (
     FREE_BAM,
@@ -26,6 +25,8 @@ from simgap.actuator.servo import (
     simulate,
 )
 from simgap.errors import InputError
+from simgap.fit.delay import shift
+from simgap.fit.lm import lm_fit, weighted_mae
 
 RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
 
@@ -273,7 +274,7 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
         return weighted_mae((out - batch.q[None]).reshape(n_f, -1), W)
 
     lags = np.exp(_golden(fold_cost, lo, hi))
-    preds = np.array([first_order(delay_mod.shift(batch.cmd.T, float(delays[f]), dt).T,
+    preds = np.array([first_order(shift(batch.cmd.T, float(delays[f]) / dt).T,
                                   batch.q[:, 0], np.array([lags[f]]), dt)[0]
                       for f in range(n_f)])
     tr, va, per = fold_scores(preds, batch, folds)
@@ -317,7 +318,8 @@ def _servo_resid(space: ParamSpace, batch: ServoBatch, cmd_bank: np.ndarray,
 
 
 def _delay_bank(batch: ServoBatch, delays: np.ndarray) -> np.ndarray:
-    return np.array([delay_mod.shift(batch.cmd.T, float(d), batch.dt).T for d in delays])
+    bank: np.ndarray = shift(batch.cmd.T, np.asarray(delays, dtype=float) / batch.dt)
+    return bank.transpose(0, 2, 1)
 
 
 def _scan_servo_delay(space: ParamSpace, theta: np.ndarray, batch: ServoBatch, weights: np.ndarray,

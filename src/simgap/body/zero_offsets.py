@@ -23,6 +23,7 @@ import numpy.typing as npt
 from scipy.optimize import least_squares
 
 from simgap.errors import InputError
+from simgap.fit.intervals import jacobian_intervals
 from simgap.sim.kinematics import CameraOffset, Kinematics
 
 RANK_TOL = 1e-5
@@ -147,11 +148,7 @@ def fit_zero_offsets(kin: Kinematics, q: npt.ArrayLike, p_cam: npt.ArrayLike, *,
     sol = least_squares(prob.residual, th0, jac=lambda t: prob.jacobian(t), method="lm",
                         xtol=1e-12, ftol=1e-12)
     r = sol.fun
-    dof = max(1, r.size - n_par)
-    sigma2 = float(r @ r) / dof
-    jj = prob.jacobian(sol.x)
-    cov = np.linalg.pinv(jj.T @ jj) * sigma2
-    half = 1.96 * np.sqrt(np.maximum(np.diag(cov), 0.0))
+    half = jacobian_intervals(prob.jacobian(sol.x), r).half_width
     p, mount, delta = prob.unpack(sol.x)
     k0 = n_par - len(joints_kept)
     return ZeroOffsetFit(

@@ -8,10 +8,11 @@ actuator of a bench log (the commanded position).
 
 ``analyse`` climbs the ladder (ideal -> delay_lag -> servo -> net) for every joint of the
 logs and returns the JSON the CLI writes; ``assess(ctx)`` runs it on the rig's evidence.
-Verdict: ``eliminated`` when the ideal actuator's held-out error is within twice the noise
-floor; ``implicated`` when it is more than five times the floor and a richer rung at least
-halves it (the identified delay, lag and gains are reported, and the MJCF patch, Isaac Lab
-and BAM exports are written as artifacts); ``inconclusive`` otherwise.
+Verdict (the one rule of ``simgap.fit.verdict``): ``eliminated`` when the ideal actuator's
+held-out error is within 1.5 x the noise floor; ``implicated`` when it is more than 2 x the
+floor and a richer rung removes at least 30 % of it (the identified delay, lag and gains
+are reported, and the MJCF patch, Isaac Lab and BAM exports are written as artifacts);
+``inconclusive`` otherwise.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from simgap.export import bam as export_bam
 from simgap.export import joint_snippets as export
 from simgap.export import mjlab as export_mjlab
 from simgap.finding import Finding, Verdict
+from simgap.fit.verdict import verdict
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.rig import Rig
 from simgap.safe_names import checked_python, safe_filename
@@ -40,8 +42,6 @@ from simgap.units import ENCODER_RESOLUTION_RAD
 from simgap.values.actuator_log import ActuatorLog
 from simgap.values.load import JointLoad
 
-ELIMINATE_FACTOR = 2.0
-IMPLICATE_FACTOR = 5.0
 NOMINAL_INERTIA = 1e-3
 """Inertia assumed [kg m^2] when neither a BAM header nor a rig model gives the load."""
 
@@ -67,13 +67,10 @@ def _loads_drives(logs: Sequence[ActuatorLog], joint: str, rig: Rig | None,
 
 
 def _verdict(res: JointResult, floor: float) -> str:
-    ideal = res.rung("ideal").validation_mae_rad
-    best = res.rung(res.selected).validation_mae_rad
-    if ideal <= ELIMINATE_FACTOR * floor:
-        return "eliminated"
-    if ideal > IMPLICATE_FACTOR * floor and res.selected != "ideal" and best <= 0.5 * ideal:
-        return "implicated"
-    return "inconclusive"
+    """The one identification verdict (``simgap.fit.verdict``): the ideal actuator's
+    held-out MAE against the selected rung's."""
+    return verdict(res.rung("ideal").validation_mae_rad,
+                   res.rung(res.selected).validation_mae_rad, floor)
 
 
 def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,

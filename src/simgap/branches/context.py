@@ -15,6 +15,7 @@ from typing import Any
 
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
+from simgap.fit.backends import LOCAL, Compute
 from simgap.rig import Rig
 
 ProgressFn = Callable[[str, float], None]
@@ -77,6 +78,7 @@ class Context:
         findings: the findings of the branches run so far (cheaper first), so that a
             branch can account for another's result (the actuator's delay for the
             latency the loop explains).
+        compute: where the fits' candidate batches run (local threads by default).
     """
 
     rig: Rig
@@ -86,6 +88,7 @@ class Context:
     progress: ProgressFn = field(default=lambda msg, frac: None)
     options: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    compute: Compute = LOCAL
 
 
 def not_measured(spec: BranchSpec, why: str = "") -> Finding:

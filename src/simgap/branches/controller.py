@@ -64,7 +64,8 @@ def assess(ctx: Any) -> list[Finding]:
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
     episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     rep = controller_report(rig, episodes, seed=ctx.seed,
-                            maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER)
+                            maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER,
+                            compute=ctx.compute)
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
     summary = (f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
                f"({rep['best']}); noise floor {rep['noise_floor']:.2g}.")

@@ -58,7 +58,8 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
     fit = fit_controller(problem, seed=ctx.seed,
-                         maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER)
+                         maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER,
+                         backend=ctx.compute)
     return {"delay_s": float(delay_s), "loss_before": fit["loss_before"],
             "loss_after": fit["loss_after"], "noise_floor": noise_floor(rig, problem),
             "simpler_params": fit["params"], "role": "cross-check (not the estimate of record)"}

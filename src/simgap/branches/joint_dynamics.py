@@ -8,10 +8,11 @@ fit only as a cross-check), so the two never disagree on the delay or the gains,
 same seed gives the same numbers standalone and inside ``diagnose``.
 
 Verdict per joint against the least residual (``least_residual``: the instrument's noise
-floor, and the model's own where the recording follows continuous time): ``eliminated`` when
-the rig's model as given replays within ``ELIMINATE_FACTOR`` x it; ``implicated`` when it is
-more than ``IMPLICATE_FACTOR`` x it away and the identified model removes at least
-``IMPLICATE_GAIN`` of its RMS error, and the evidence can say what is off (enough data,
+floor, and the model's own where the recording follows continuous time), the one rule of
+``simgap.fit.verdict``: ``eliminated`` when the rig's model as given replays within
+``ELIMINATE_FACTOR`` x it; ``implicated`` when it is more than ``IMPLICATE_FACTOR`` x it away
+and the identified model removes at least ``IMPLICATE_GAIN`` of its RMS error, and the
+evidence can say what is off (enough data,
 the joint excited, something on it identified: ``simgap.episodes.excitation``; otherwise it
 is held at inconclusive with the reason, ``joint_held``); ``inconclusive`` otherwise.
 """
@@ -23,11 +24,9 @@ from typing import Any
 import numpy as np
 
 from simgap.figures.latency import LatencyFigures
+from simgap.fit.verdict import least_residual, verdict
 from simgap.rig import Rig
 
-ELIMINATE_FACTOR = 1.5
-IMPLICATE_FACTOR = 2.0
-IMPLICATE_GAIN = 0.3
 MAX_FIT_EPISODES = 2
 """Episodes fitted (the rest are held out to prove a patch)."""
 FIT_SECONDS = 8.0
@@ -66,13 +65,6 @@ def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
     return logs, targets, trajs
 
 
-def least_residual(floor: dict[str, Any]) -> float:
-    """The least RMS residual a joint's verdict may expect [rad]: the instrument's floor,
-    with the model's own (its step's discretisation, where the recording follows continuous
-    time rather than the model's step) in quadrature."""
-    return float(np.hypot(floor["total_rad"], floor.get("model_rad", 0.0)))
-
-
 def _verdicts(js: dict[str, Any], exc: Any = None) -> tuple[str, dict[str, str], dict[str, str]]:
     """(verdict, per joint, why a joint the replay implicates is held at inconclusive).
 
@@ -84,20 +76,15 @@ def _verdicts(js: dict[str, Any], exc: Any = None) -> tuple[str, dict[str, str],
     held: dict[str, str] = {}
     for j, nom in js["nominal_rms_rad"].items():
         floor = least_residual(js["noise_floor_rad"][j])
-        best = js["identified_rms_rad"][j]
-        if nom <= ELIMINATE_FACTOR * floor:
-            per[j] = "eliminated"
-        elif nom > IMPLICATE_FACTOR * floor and best <= (1 - IMPLICATE_GAIN) * nom:
-            per[j] = "implicated"
+        per[j] = verdict(nom, js["identified_rms_rad"][j], floor)
+        if per[j] == "implicated":
             why = _held_because(js, exc, j)
             if why:
                 per[j], held[j] = "inconclusive", why
-        else:
-            per[j] = "inconclusive"
     vals = list(per.values())
-    verdict = "implicated" if "implicated" in vals else (
+    overall = "implicated" if "implicated" in vals else (
         "eliminated" if all(v == "eliminated" for v in vals) else "inconclusive")
-    return verdict, per, held
+    return overall, per, held
 
 
 def _held_because(js: dict[str, Any], exc: Any, joint: str) -> str:

@@ -75,15 +75,15 @@ def controller(
                          got="nothing", fix="add evidence.dataset to rig.toml")
     from simgap.diagnose import compute_backend
 
+    compute = compute_backend(r, ray, allow_rig_compute=allow_rig_compute)
     ds = read_lerobot_dataset(r.evidence.dataset)
     episodes = load_episodes(r, ds)
     n = len(episodes)
     with working("controller", f"fitting kp/kv per joint to all {n} logged episode(s) by "
                  f"annealing ({maxfun} evaluations) and least squares; 'simgap diagnose' fits "
                  "fewer", _SECONDS_PER_EPISODE * n * max(0.2, maxfun / 300)):
-        with compute_backend(r, ray, allow_rig_compute=allow_rig_compute):
-            rep = controller_report(r, episodes, seed=r.seed if seed is None else seed,
-                                    maxfun=maxfun, max_iter=max_iter)
+        rep = controller_report(r, episodes, seed=r.seed if seed is None else seed,
+                                maxfun=maxfun, max_iter=max_iter, compute=compute)
     print_report(rep)
     rep.pop("traces", None)
     write_json(json_path, _clean(rep))

@@ -43,11 +43,6 @@ def replay(
     """Replay the episodes in ManiSkill (physx_cpu), fit stiffness and damping (and the force
     limit where it moves the replay) with 95% intervals, and write the controller config
     when it replays the held-out last episode better than the agent's own."""
-    from simgap.branches.joint_dynamics import (
-        ELIMINATE_FACTOR,
-        IMPLICATE_FACTOR,
-        IMPLICATE_GAIN,
-    )
     from simgap.errors import InputError
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.maniskill.check import check_in_maniskill
@@ -66,10 +61,7 @@ def replay(
     folder = prepare_out_dir(out, force=force)
     console.print(settings.describe(), highlight=False, markup=False)
     res = check_in_maniskill(trajs, agent=settings.agent, encoder_rad=r.encoder_rad,
-                             physics_dt_s=settings.physics_dt_s, out=folder,
-                             factors={"eliminate_factor": ELIMINATE_FACTOR,
-                                      "implicate_factor": IMPLICATE_FACTOR,
-                                      "implicate_gain": IMPLICATE_GAIN})
+                             physics_dt_s=settings.physics_dt_s, out=folder)
     console.print(f"maniskill replay: {res['verdict']} (floor {res['floor_rad']:.3g} rad)",
                   highlight=False, markup=False)
     lo, hi = res["delay_interval_95_s"]

@@ -28,7 +28,7 @@ import numpy as np
 from simgap.errors import InputError
 from simgap.finding import Verdict
 from simgap.fit import search
-from simgap.fit.backends import LocalBackend, ReplayProblem, make_backend
+from simgap.fit.backends import LOCAL, Compute, LocalBackend, ReplayProblem, make_backend
 from simgap.fit.params import ParamSet, box
 from simgap.rig import Rig
 
@@ -127,7 +127,7 @@ def noise_floor(rig: Rig, problem: ReplayProblem) -> float:
 
 
 def fit_controller(problem: ReplayProblem, *, seed: int = 0, maxfun: int = 300,
-                   max_iter: int = 20, backend: str = "local") -> dict[str, Any]:
+                   max_iter: int = 20, backend: Compute | str = LOCAL) -> dict[str, Any]:
     """Fit kp and kv by annealing and by least squares; see the module docstring.
 
     Returns:
@@ -194,11 +194,12 @@ def verdict_for(loss_before: float, loss_after: float, floor: float) -> Verdict:
 
 
 def controller_report(rig: Rig, episodes: Sequence[Episode], *, seed: int = 0,
-                      maxfun: int = 300, max_iter: int = 20) -> dict[str, Any]:
+                      maxfun: int = 300, max_iter: int = 20,
+                      compute: Compute = LOCAL) -> dict[str, Any]:
     """The whole controller fit as the CLI's JSON: ``{"branch": "controller", "verdict",
     "params", "loss_before", "loss_after", "intervals", ...}``."""
     problem = controller_problem(rig, episodes)
-    fit = fit_controller(problem, seed=seed, maxfun=maxfun, max_iter=max_iter)
+    fit = fit_controller(problem, seed=seed, maxfun=maxfun, max_iter=max_iter, backend=compute)
     floor = noise_floor(rig, problem)
     verdict = verdict_for(fit["loss_before"], fit["loss_after"], floor)
     x_best = problem.params.to_x([fit["params"][p.target][p.kind]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from simgap.errors import NameNotFoundError
+from simgap.fit.delay import delay_step_span, delay_steps
 from simgap.outputs import atomic_write_text
 from simgap.safe_names import checked_python, py_literal
 
@@ -150,10 +151,9 @@ def delay_steps_span(d: JointDrive, physics_dt_s: float) -> tuple[int, int]:
     delay rounded when there is no interval; (0, 0) without a delay."""
     if d.delay_interval_s is not None and _ok(d.delay_interval_s):
         lo, hi = d.delay_interval_s
-        return (max(0, int(math.floor(lo / physics_dt_s + 1e-9))),
-                max(0, int(math.ceil(hi / physics_dt_s - 1e-9))))
+        return delay_step_span(lo, hi, physics_dt_s)
     if d.delay_s is not None and _ok(d.delay_s):
-        k = max(0, int(round(d.delay_s / physics_dt_s)))
+        k = delay_steps(d.delay_s, physics_dt_s)
         return k, k
     return 0, 0
 

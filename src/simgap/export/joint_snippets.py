@@ -28,6 +28,7 @@ import numpy as np
 
 from simgap.actuator.ladder import JointResult
 from simgap.actuator.servo import PARAM_NAMES
+from simgap.fit.delay import delay_steps
 from simgap.safe_names import checked_python, py_comment, py_literal
 
 
@@ -44,11 +45,6 @@ def config_name(joint: str, kind: str = "") -> str:
         digest = hashlib.sha256(joint.encode("utf-8", "surrogatepass")).hexdigest()[:6]
         ident = f"{ident}_{digest.upper()}"
     return f"{ident}_{kind}_CFG" if kind else f"{ident}_CFG"
-
-
-def delay_steps(delay_s: float, physics_dt_s: float) -> int:
-    """A delay in whole physics steps (rounded)."""
-    return int(round(max(0.0, delay_s) / physics_dt_s))
 
 
 def servo_equivalent(res: JointResult, gain: float = 1.0, vin: float = 1.0) -> dict[str, float]:

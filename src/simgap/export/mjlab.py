@@ -33,6 +33,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from simgap.fit.delay import delay_steps
 from simgap.safe_names import checked_python, py_comment, py_literal
 
 MJLAB_RELEASE = "1.6.0"
@@ -42,11 +43,6 @@ UNMAPPED = ("friction_stribeck", "load_friction_base", "load_friction_motor",
             "load_friction_external", "load_friction_stribeck",
             "load_friction_motor_stribeck", "load_friction_external_stribeck",
             "load_friction_motor_quad", "load_friction_external_quad")
-
-
-def steps(delay_s: float, physics_dt_s: float) -> int:
-    """A delay in whole physics steps (rounded)."""
-    return int(round(max(0.0, delay_s) / physics_dt_s))
 
 
 def servo_gains(params: Mapping[str, float], gain: float, vin: float, max_pwm: float,
@@ -69,8 +65,8 @@ def _common(params: Mapping[str, float], physics_dt_s: float,
     lines = [f"    armature={float(params['armature']):.6g},",
              f"    frictionloss={float(params['friction_base']):.6g},",
              f"    viscous_damping={float(params['friction_viscous']):.6g},",
-             f"    delay_min_lag={steps(min(ds), physics_dt_s)},  # physics steps",
-             f"    delay_max_lag={steps(max(ds), physics_dt_s)},  # physics steps"]
+             f"    delay_min_lag={delay_steps(min(ds), physics_dt_s)},  # physics steps",
+             f"    delay_max_lag={delay_steps(max(ds), physics_dt_s)},  # physics steps"]
     return lines
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 from simgap.errors import InputError
+from simgap.fit.delay import delay_step_span
 from simgap.outputs import atomic_write_text
 from simgap.safe_names import checked_python, py_comment, py_literal
 from simgap.values.randomization import Entry, RandomizationSpec
@@ -50,8 +50,7 @@ def to_isaaclab(spec: RandomizationSpec, physics_dt_s: float = 0.005) -> str:
     ]
     rate = by["action_delay_rate_per_s"]
     lo_r, hi_r = _rng(rate)
-    min_delay = int(math.floor((1.0 / hi_r) / physics_dt_s))
-    max_delay = int(math.ceil((1.0 / lo_r) / physics_dt_s))
+    min_delay, max_delay = delay_step_span(1.0 / hi_r, 1.0 / lo_r, physics_dt_s)
     kp = by.get("kp")
     kv = by.get("kv")
     lines += [

@@ -1,1 +1,2 @@
-"""Fitting: parameter sets in normalised coordinates, searches, and backends."""
+"""Fitting: parameter sets in normalised coordinates, searches (``search``, ``profile``,
+``cma_es``), and backends."""

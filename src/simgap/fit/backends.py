@@ -31,8 +31,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -250,48 +249,56 @@ class RayBackend:
             self._ray.shutdown()
 
 
-_DEFAULT: dict[str, Any] = {}
-"""The backend ``make_backend(problem, "local")`` gives inside ``use_backend``."""
+@dataclass(frozen=True)
+class Compute:
+    """Where a fit's candidate batches run, passed explicitly to whatever makes a backend
+    (no module state chooses it): what ``--ray ADDRESS`` and an allowed rig's
+    ``[compute]`` section select.
+
+    Attributes:
+        kind: ``local`` (threads on this machine) or ``ray``.
+        address: the Ray cluster (``local`` or None: an instance on this machine); only the
+            form is checked here, Ray itself is needed at the first fit.
+        num_workers: Ray actors (None: one per CPU the cluster offers).
+        actor_cpus: CPUs each actor reserves (0 inside a Ray task of the fleet).
+    """
+
+    kind: str = "local"
+    address: str | None = None
+    num_workers: int | None = None
+    actor_cpus: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("local", "ray"):
+            raise InputError(field="compute.backend", expected="'local' or 'ray'",
+                             got=self.kind)
+        address = self.address
+        if self.kind == "ray" and address is not None:
+            address = parse_ray_address(address, need_extra=False)
+        object.__setattr__(self, "address", None if address in (None, "local") else address)
 
 
-@contextmanager
-def use_backend(kind: str, *, address: str | None = None, num_workers: int | None = None,
-                actor_cpus: float = 1.0) -> Iterator[None]:
-    """Within the block, every ``make_backend(problem, "local")`` (the default the branches
-    ask for) gives ``kind`` instead: what ``--ray ADDRESS`` and a rig's ``[compute]``
-    section select. ``address`` ``local`` (or None) starts a Ray instance on this machine.
+LOCAL = Compute()
+"""Local threads: the default of every fit."""
+
+
+def make_backend(problem: ReplayProblem, compute: Compute | str = LOCAL, *,
+                 address: str | None = None, nthread: int | None = None,
+                 num_cpus: int | None = None) -> Backend:
+    """The backend ``compute`` names (a ``Compute``, or ``local`` / ``ray`` with
+    ``address``).
 
     Raises:
-        InputError: ``kind`` is neither ``local`` nor ``ray``.
+        InputError: a kind that is neither ``local`` nor ``ray``.
     """
-    if kind not in ("local", "ray"):
-        raise InputError(field="compute.backend", expected="'local' or 'ray'", got=kind)
-    before = dict(_DEFAULT)
-    _DEFAULT.clear()
-    if kind == "ray":
-        if address is not None:  # the form only: Ray itself is needed at the first fit
-            address = parse_ray_address(address, need_extra=False)
-        _DEFAULT.update(kind="ray", address=None if address in (None, "local") else address,
-                        num_workers=num_workers, actor_cpus=actor_cpus)
-    try:
-        yield
-    finally:
-        _DEFAULT.clear()
-        _DEFAULT.update(before)
-
-
-def make_backend(problem: ReplayProblem, kind: str = "local", *, address: str | None = None,
-                 nthread: int | None = None, num_cpus: int | None = None) -> Backend:
-    """A backend by name: ``local`` or ``ray`` (``local`` yields to ``use_backend``)."""
-    if kind == "local" and _DEFAULT.get("kind") == "ray":
-        return RayBackend(problem, address=_DEFAULT["address"], num_cpus=num_cpus,
-                          num_workers=_DEFAULT["num_workers"],
-                          actor_cpus=_DEFAULT["actor_cpus"])
-    if kind == "local":
+    if isinstance(compute, str):
+        if compute not in ("local", "ray"):
+            raise InputError(field="backend", expected="'local' or 'ray'", got=compute)
+        compute = Compute(compute, address=address)
+    if compute.kind == "local":
         return LocalBackend(problem, nthread=nthread)
-    if kind == "ray":
-        return RayBackend(problem, address=address, num_cpus=num_cpus)
-    raise InputError(field="backend", expected="'local' or 'ray'", got=kind)
+    return RayBackend(problem, address=compute.address, num_cpus=num_cpus,
+                      num_workers=compute.num_workers, actor_cpus=compute.actor_cpus)
 
 
 RAY_CONNECT_TIMEOUT_S = 20.0
@@ -443,10 +450,10 @@ def compute_ignored_note(rigs: Sequence[Any], *, command_line: str | None = None
 
 
 def compute_context(rig: Any, ray_address: str | None = None, *,
-                    allow_rig_compute: bool = False) -> AbstractContextManager[None]:
-    """The backend a rig's fits use: Ray at ``ray_address`` when the command line names
-    one; the rig's ``[compute]`` Ray cluster only with ``allow_rig_compute`` (otherwise it
-    is said, once per rig file, to be ignored); else local threads.
+                    allow_rig_compute: bool = False) -> Compute:
+    """Where a rig's fits run: Ray at ``ray_address`` when the command line names one; the
+    rig's ``[compute]`` Ray cluster only with ``allow_rig_compute`` (otherwise it is said,
+    once per rig file, to be ignored); else local threads.
 
     Raises:
         InputError: a malformed address (the command line's, or an allowed rig's).
@@ -455,17 +462,17 @@ def compute_context(rig: Any, ray_address: str | None = None, *,
     if ray_address is not None:
         ray_address = parse_ray_address(ray_address)
         check_reachable(ray_address)  # before the long work, not at the first fit
-        return use_backend("ray", address=ray_address)
+        return Compute("ray", address=ray_address)
     if rig.compute_backend != "ray":
-        return nullcontext()
+        return LOCAL
     if allow_rig_compute:
         address = parse_ray_address(rig.compute_address or "local",
                                     field=f"{rig.source}: compute.address")
         check_reachable(address)
-        return use_backend("ray", address=address)
+        return Compute("ray", address=address)
     key = os.path.realpath(rig.source) if rig.source is not None else rig.name
     if key not in _NOTED:
         _NOTED.add(key)
         sys.stderr.write(compute_ignored_note([rig]) + "\n")
         sys.stderr.flush()
-    return nullcontext()
+    return LOCAL

@@ -10,15 +10,16 @@ variance at the minimum, ``inflation_j = (1 + rho) / (1 - rho)`` corrects for th
 autocorrelation ``rho`` of the residuals, which are not white when the model is not
 perfect).
 
-``grid_fit`` runs a Levenberg-Marquardt at every grid delay at once: each iteration is ONE
-batched evaluation of every grid point's finite-difference candidates and one of the
-trial steps. Parameters are in log-multiplier coordinates ``z = ln(value / nominal)``
-(five orders of magnitude between kp and armature would stall an isotropic LM). The
-Jacobian is the full one by default: on an arm the parameters of one joint move the
-others (a softer shoulder changes the elbow's gravity load). ``joint_blocks`` steps on the
-joint-block Jacobian instead (K candidates per difference, not J K); on the 24-parameter
-SO-101 problem it reached the full LM's SSR or lower on 5 of 6 seeds in a third of the
-rollouts (``docs/mujoco_core.md``), and the final Jacobian, for the intervals, stays full.
+``grid_fit`` runs a Levenberg-Marquardt (the damping of ``simgap.fit.lm``) at every grid
+delay at once: each iteration is ONE batched evaluation of every grid point's
+finite-difference candidates and one of the trial steps. Parameters are in log-multiplier
+coordinates ``z = ln(value / nominal)`` (five orders of magnitude between kp and armature
+would stall an isotropic LM). The Jacobian is the full one by default: on an arm the
+parameters of one joint move the others (a softer shoulder changes the elbow's gravity
+load). ``joint_blocks`` steps on the joint-block Jacobian instead (K candidates per
+difference, not J K); on the 24-parameter SO-101 problem it reached the full LM's SSR or
+lower on 5 of 6 seeds in a third of the rollouts (``docs/mujoco_core.md``), and the final
+Jacobian, for the intervals, stays full.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+from simgap.fit.intervals import intervals, pinv_solve, t_quantile
+from simgap.fit.lm import LAMBDA0, damped_step, next_damping
 
 EvalFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """(z, shape (M, n); delays [s], shape (M,)) -> residuals, shape (M, J, N)."""
@@ -137,7 +141,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
     G = delays.size
     n = np.size(lo)
     z = np.clip(np.broadcast_to(np.asarray(z0, dtype=float), (G, n)).copy(), lo, hi)
-    lam = np.full(G, 1e-2)
+    lam = np.full(G, LAMBDA0)
     active = np.ones(G, dtype=bool)
     r3 = evaluate(z, delays)
     shape = r3.shape[1:]
@@ -172,10 +176,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         jac = jac_all[idx]
         A = np.einsum("grk,grl->gkl", jac, jac)
         grad = np.einsum("grk,gr->gk", jac, r[idx])
-        diag = np.einsum("gkk->gk", A)
-        floor = 1e-9 * diag.max(axis=1, keepdims=True) + 1e-300
-        Ad = A + (lam[idx, None] * np.maximum(diag, floor))[:, :, None] * np.eye(n)[None]
-        delta = -np.linalg.solve(Ad, grad[:, :, None])[:, :, 0]
+        delta = damped_step(A, grad, lam[idx])
         # a batched line search along the step: the replay is only piecewise smooth (a
         # force-limited actuator drops its implicit damping when it saturates), so the
         # full step of the local model is often too long
@@ -202,8 +203,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         stale[acc], want_central[acc] = True, central
         z[acc] = trial[better]
         r[acc] = rt[better]
-        lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
-        done = (better & (gain < tol)) | (lam[idx] > 1e6)
+        lam[idx], done = next_damping(lam[idx], better, gain, tol)
         active[idx[done]] = False
     if final_jacobian:
         jac, ne = block_jacobian(flat, z, r, delays, h, lo, hi)
@@ -341,12 +341,12 @@ def linear_fit(jac: np.ndarray, resid: np.ndarray,
     A = jac.T @ jac
     g = jac.T @ r
     w, v = np.linalg.eigh(A)
-    step = -_pinv_solve(A, g)
+    step = -pinv_solve(A, g)
     ests = []
     for idx in blocks or []:
         rows = (np.arange(J)[:, None] * N + idx[None, :]).reshape(-1)
         Jb = jac[rows]
-        ests.append(-_pinv_solve(A - Jb.T @ Jb, g - Jb.T @ r[rows]))
+        ests.append(-pinv_solve(A - Jb.T @ Jb, g - Jb.T @ r[rows]))
     est = np.array(ests) if ests else np.zeros((0, jac.shape[1]))
     return LinearFit(w=w, v=v, ssr=float(r @ r), rows=int(r.size), step=step, blocks=est)
 
@@ -354,7 +354,8 @@ def linear_fit(jac: np.ndarray, resid: np.ndarray,
 def block_intervals(jac: np.ndarray, r: np.ndarray, inflation: float = 1.0,
                     cols: np.ndarray | None = None, s2_min: float = 0.0,
                     lin: LinearFit | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Newton 95 % half-widths and correlations from the full Jacobian.
+    """Gauss-Newton 95 % half-widths and correlations from the full Jacobian (the one rule,
+    ``simgap.fit.intervals``: Student-t on the residual's degrees of freedom).
 
     Args:
         jac: shape (R, n); r: residuals, shape (R,); cols: the parameters reported
@@ -366,21 +367,9 @@ def block_intervals(jac: np.ndarray, r: np.ndarray, inflation: float = 1.0,
         (half-widths in z of ``cols``, inf along null directions; their correlation).
     """
     lin = lin if lin is not None else linear_fit(jac, r)
-    n = lin.w.size
-    s2 = max(lin.ssr / max(1, lin.rows - n), s2_min) * inflation
-    w, v = lin.w, lin.v
-    wmax = float(max(w.max(), 0.0))
-    null = w <= 1e-12 * wmax if wmax > 0 else np.ones_like(w, dtype=bool)
-    inv = np.where(null, 0.0, 1.0 / np.where(null, 1.0, w))
-    cov = s2 * (v * inv) @ v.T
-    var = np.clip(np.diag(cov), 0.0, None)
-    hw = float(stats.norm.ppf(0.975)) * np.sqrt(var)
-    touches = (np.abs(v[:, null]) > 1e-2).any(axis=1) if null.any() else np.zeros(n, bool)
-    hw = np.where(touches, np.inf, hw)
-    sd = np.sqrt(np.where(var > 0, var, 1.0))
-    corr = cov / np.outer(sd, sd)
-    c = np.arange(n) if cols is None else np.asarray(cols)
-    return hw[c], corr[np.ix_(c, c)]
+    iv = intervals(lin.w, lin.v, lin.ssr, lin.rows, s2_min=s2_min, inflation=inflation)
+    c = np.arange(lin.w.size) if cols is None else np.asarray(cols)
+    return iv.half_width[c], iv.corr[np.ix_(c, c)]
 
 
 def time_blocks(lengths: list[int], block: int) -> list[np.ndarray]:
@@ -393,14 +382,6 @@ def time_blocks(lengths: list[int], block: int) -> list[np.ndarray]:
         edges = np.linspace(start, start + n, pieces + 1).round().astype(int)
         out.extend(np.arange(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True))
         start += n
-    return out
-
-
-def _pinv_solve(A: np.ndarray, g: np.ndarray) -> np.ndarray:
-    w, v = np.linalg.eigh(A)
-    wmax = float(max(w.max(), 0.0))
-    keep = w > 1e-10 * wmax if wmax > 0 else np.zeros_like(w, dtype=bool)
-    out: np.ndarray = (v[:, keep] / w[keep]) @ (v[:, keep].T @ g)
     return out
 
 
@@ -428,7 +409,7 @@ def jackknife_halfwidths(jac: np.ndarray, resid: np.ndarray, blocks: list[np.nda
         return np.full(cols.size, np.inf), np.abs(lin.step[cols])
     E = lin.blocks[:, cols]
     var = (B - 1) / B * np.sum((E - E.mean(axis=0)) ** 2, axis=0)
-    hw = float(stats.t.ppf(0.975, B - 1)) * np.sqrt(var)
+    hw = t_quantile(B - 1) * np.sqrt(var)
     return hw, np.abs(lin.step[cols])
 
 
@@ -446,4 +427,4 @@ def jackknife_delay(delays: np.ndarray, ssr_blocks: np.ndarray, dof: int) -> flo
     best = np.array([delay_profile(delays, total - ssr_blocks[b], dof).best_s
                      for b in range(B)])
     var = (B - 1) / B * float(np.sum((best - best.mean()) ** 2))
-    return float(stats.t.ppf(0.975, B - 1)) * float(np.sqrt(var))
+    return t_quantile(B - 1) * float(np.sqrt(var))

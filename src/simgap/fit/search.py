@@ -1,10 +1,10 @@
 """Searches over normalised parameters: a 1-D sweep, simulated annealing, least squares.
 
 Every search ends in a ``FitResult`` carrying the statistics that say whether a number
-can be trusted: confidence intervals from s^2 (J^T J)^-1 with Student-t half-widths (a
-null direction gives an infinite interval), the parameters that ended at a bound, the
-condition number of J^T J, and the norm of each Jacobian column (a near-zero column means
-the data cannot see that parameter).
+can be trusted: confidence intervals from s^2 (J^T J)^-1 with Student-t half-widths (the
+one rule of ``simgap.fit.intervals``: a null direction gives an infinite interval), the
+parameters that ended at a bound, the condition number of J^T J, and the norm of each
+Jacobian column (a near-zero column means the data cannot see that parameter).
 """
 
 from __future__ import annotations
@@ -14,60 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
 from simgap.fit.backends import Backend
+from simgap.fit.intervals import jacobian_intervals, t_quantile
 from simgap.fit.params import ParamSet
 
 IDENTIFIED_REL_HALF_WIDTH = 0.05
 """A parameter counts as identified when its 95 % half-width is under 5 % of its value."""
-
-
-@dataclass(frozen=True)
-class Intervals:
-    """Confidence intervals of a least-squares fit in normalised coordinates.
-
-    Attributes:
-        half_width: Student-t half-widths, shape (n,); inf along null directions.
-        cov: s^2 (J^T J)^+ , shape (n, n).
-        cond: condition number of J^T J (inf when singular).
-        col_norm: norm of each Jacobian column, shape (n,).
-        dof: residual degrees of freedom m - n.
-        s2: residual variance estimate ||r||^2 / (m - n).
-    """
-
-    half_width: np.ndarray
-    cov: np.ndarray
-    cond: float
-    col_norm: np.ndarray
-    dof: int
-    s2: float
-
-
-def intervals(r: np.ndarray, jac: np.ndarray, alpha: float = 0.05,
-              rel_null: float = 1e-10) -> Intervals:
-    """Covariance s^2 (J^T J)^-1 via eigendecomposition and Student-t half-widths.
-
-    Directions whose eigenvalue is below ``rel_null`` times the largest are null: every
-    parameter with weight on them gets an infinite half-width.
-    """
-    m, n = jac.shape
-    dof = max(1, m - n)
-    s2 = float(r @ r) / dof
-    jtj = jac.T @ jac
-    w, v = np.linalg.eigh(jtj)
-    wmax = float(max(w.max(), 0.0))
-    null = w <= rel_null * wmax if wmax > 0 else np.ones_like(w, dtype=bool)
-    inv_w = np.where(null, 0.0, 1.0 / np.where(null, 1.0, w))
-    cov = s2 * (v * inv_w) @ v.T
-    tq = float(stats.t.ppf(1 - alpha / 2, dof))
-    hw = tq * np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    touches_null = (np.abs(v[:, null]) > 1e-2).any(axis=1) if null.any() else \
-        np.zeros(n, dtype=bool)
-    hw = np.where(touches_null, np.inf, hw)
-    cond = float(wmax / w.min()) if w.min() > 0 else float("inf")
-    return Intervals(half_width=hw, cov=cov, cond=cond, col_norm=np.linalg.norm(jac, axis=0),
-                     dof=dof, s2=s2)
 
 
 def jacobian(backend: Backend, x: np.ndarray, r0: np.ndarray, upper: np.ndarray,
@@ -152,12 +106,13 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
     lo, hi = params.x_lower, params.x_upper
     r = backend.residuals(x[None])[0]
     jac = jacobian(backend, x, r, hi, eps=eps)
-    iv = intervals(r, jac)
+    iv = jacobian_intervals(jac, r)
+    col_norm = np.linalg.norm(jac, axis=0)
     scale = np.array([p.value_per_x for p in params.params])
     values = params.values(x)
     hw = iv.half_width * np.abs(scale)
     bounds = params.at_bounds(x)
-    col_max = float(iv.col_norm.max()) if iv.col_norm.size else 0.0
+    col_max = float(col_norm.max()) if col_norm.size else 0.0
     # a profile check against non-smooth residuals (friction, saturation): moving one
     # parameter by IDENTIFIED_REL_HALF_WIDTH of its value must raise the squared residual
     # by more than t^2 s^2 in BOTH directions; a kink can make the local Jacobian steep
@@ -170,7 +125,7 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
         prof[2 * k + 1, k] = max(x[k] - dx, lo[k])
     ssr = float(r @ r)
     rise = (backend.residuals(prof) ** 2).sum(axis=1) - ssr
-    tq2 = float(stats.t.ppf(0.975, iv.dof)) ** 2 * iv.s2
+    tq2 = t_quantile(iv.dof) ** 2 * iv.s2
     identified, why = [], []
     rms = float(np.sqrt(np.mean(r ** 2))) if r.size else 0.0
     for k, p in enumerate(params.params):
@@ -179,14 +134,13 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
             identified.append(False)
             why.append(f"the fit did not reach the noise floor (residual RMS {rms:.3g} > "
                        f"2 x noise {noise:.3g}): a local minimum or a model mismatch")
-        elif iv.col_norm[k] <= 1e-6 * max(col_max, 1e-300):
+        elif col_norm[k] <= 1e-6 * max(col_max, 1e-300):
             identified.append(False)
-            why.append(f"Jacobian column ~0 ({iv.col_norm[k]:.2g} vs max {col_max:.2g}): "
+            why.append(f"Jacobian column ~0 ({col_norm[k]:.2g} vs max {col_max:.2g}): "
                        "the data does not depend on it")
         elif not np.isfinite(hw[k]):
             identified.append(False)
-            why.append("infinite interval: a null direction of J^T J (confounded with "
-                       "other parameters)")
+            why.append(iv.withheld[k])
         elif p.name in bounds:
             identified.append(False)
             why.append("ended at a bound of its range")
@@ -205,7 +159,7 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
                      nominal=np.array([p.nominal for p in params.params]),
                      cost_before=cost_before,
                      cost_after=_cost(r) if cost_after is None else cost_after,
-                     half_width=hw, at_bounds=bounds, cond=iv.cond, col_norm=iv.col_norm,
+                     half_width=hw, at_bounds=bounds, cond=iv.cond, col_norm=col_norm,
                      identified=identified, why=why,
                      n_evals=n_evals + 3 * x.size + 1, seed=seed, extra=extra or {})
 

@@ -246,10 +246,10 @@ def diagnose_one(job: RigJob) -> RigResult:
                                  got=f"the folder {clash[0]} {clash[1]}",
                                  fix="write the fleet to a folder apart from the rigs")
             if job.ray_inner:
-                from simgap.fit.backends import use_backend
+                from simgap.fit.backends import Compute
 
-                with use_backend("ray", actor_cpus=0.0):
-                    diagnose_rig(job.rig, job.out, force=True)
+                diagnose_rig(job.rig, job.out, force=True,
+                             compute=Compute("ray", actor_cpus=0.0))
             else:
                 diagnose_rig(job.rig, job.out, force=True,
                              allow_rig_compute=job.allow_rig_compute)

@@ -4,8 +4,7 @@ One call for ``simgap maniskill replay``: the episodes but the last are fitted
 (``simgap.maniskill.fit``; the command delay is profiled at the fitted gains, and while its
 interval excludes the delay they were fitted at, they are refitted at its best), the last is
 held out to prove the exported controller config (``simgap.maniskill.export``), and the
-verdict is the joint-dynamics branch's rule, with that branch's factors handed in by the
-caller (this layer may not import branches).
+verdict is the one rule of ``simgap.fit.verdict`` on the worst joint.
 """
 
 from __future__ import annotations
@@ -31,8 +30,7 @@ def _inside(x: float, interval: tuple[float, float]) -> bool:
 
 
 def check_in_maniskill(trajs: Sequence[Trajectory], *, agent: str, encoder_rad: float,
-                       physics_dt_s: float, out: Path, factors: dict[str, float],
-                       max_fit: int = 2) -> dict[str, Any]:
+                       physics_dt_s: float, out: Path, max_fit: int = 2) -> dict[str, Any]:
     """Replay ``trajs`` in ManiSkill with ``agent``'s ``pd_joint_pos`` controller, fit its
     gains on up to ``max_fit`` episodes, prove the fit on the last and write
     ``out / maniskill_controller.json`` when it replays better.
@@ -43,8 +41,6 @@ def check_in_maniskill(trajs: Sequence[Trajectory], *, agent: str, encoder_rad: 
         encoder_rad: one encoder count [rad] (the floor is a count / sqrt 12).
         physics_dt_s: the physics step of the replay [s].
         out: the folder written into.
-        factors: ``eliminate_factor``, ``implicate_factor``, ``implicate_gain`` of the
-            joint-dynamics branch.
 
     Returns:
         A JSON-able result: verdict, per-joint figures, the identified gains with their
@@ -69,7 +65,7 @@ def check_in_maniskill(trajs: Sequence[Trajectory], *, agent: str, encoder_rad: 
             fit = fit_gains(replayer, fitted, encoder_rad=encoder_rad, delay_s=delay.best_s)
             delay = profile_delay(replayer, fitted, fit.fitted, encoder_rad=encoder_rad)
             rounds += 1
-        v = verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad, **factors)
+        v = verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad)
         path, proof, said = export_controller(replayer, fit, held,
                                               out / "maniskill_controller.json")
         iv = {n: list(fit.interval(n)) for n in fit.fit.names}

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.fit.intervals import jacobian_intervals
 from simgap.fit.params import ParamSet, multipliers
 from simgap.fit.profile import (
     DelayProfile,
@@ -32,6 +33,7 @@ from simgap.fit.profile import (
     time_blocks,
 )
 from simgap.fit.search import FitResult, jacobian, least_squares
+from simgap.fit.verdict import verdict as fit_verdict
 from simgap.maniskill.replay import DriveGains, ManiSkillReplayer, recorded
 from simgap.series import Trajectory
 
@@ -225,27 +227,17 @@ def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[
     cols = np.arange(len(params))
     hw, _ = block_intervals(jac_jm, resid.reshape(-1), infl, cols)
     jk, left = jackknife_halfwidths(jac_jm, resid, time_blocks(lengths, block), cols)
-    # block_intervals states 1.96 sd; the floor's bound is one "sd" of this bias
-    hide, _ = block_intervals(jac_jm, np.zeros(J * N), 1.0, cols,
-                              s2_min=floor_rad ** 2 * J * N / 1.959964 ** 2)
+    # the floor's bound is one standard error of this bias: floor sqrt(m [(J^T J)^-1]_kk)
+    hide = jacobian_intervals(jac_jm, np.zeros(J * N), s2_min=floor_rad ** 2 * J * N).sd[cols]
     out: np.ndarray = np.maximum(hw, jk) + left + hide
     return out
 
 
-def verdict(nominal_rms_rad: np.ndarray, fitted_rms_rad: np.ndarray, floor_rad: float, *,
-            eliminate_factor: float, implicate_factor: float, implicate_gain: float) -> str:
-    """The joint-dynamics branch's rule on the worst joint, with that branch's factors
-    (``simgap.branches.joint_dynamics``; passed in, this layer may not import it):
-    ``eliminated`` when the nominal replays within ``eliminate_factor`` x the floor,
-    ``implicated`` when it is over ``implicate_factor`` x the floor and the fit removes at
-    least ``implicate_gain`` of its RMS error, else ``inconclusive``."""
+def verdict(nominal_rms_rad: np.ndarray, fitted_rms_rad: np.ndarray, floor_rad: float,
+            ) -> str:
+    """The one identification verdict (``simgap.fit.verdict``) on the worst joint."""
     k = int(np.argmax(nominal_rms_rad))
-    nom, best = float(nominal_rms_rad[k]), float(fitted_rms_rad[k])
-    if nom <= eliminate_factor * floor_rad:
-        return "eliminated"
-    if nom > implicate_factor * floor_rad and best <= (1 - implicate_gain) * nom:
-        return "implicated"
-    return "inconclusive"
+    return fit_verdict(float(nominal_rms_rad[k]), float(fitted_rms_rad[k]), floor_rad)
 
 
 def profile_delay(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],

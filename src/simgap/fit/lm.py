@@ -1,7 +1,16 @@
-"""Batched fitting: a Levenberg-Marquardt that fits many folds at once.
+"""Batched Levenberg-Marquardt: the damping every LM of simgap steps with, and ``lm_fit``,
+which fits many folds at once.
 
-The fit works on a residual function that evaluates M candidate parameter vectors in one call
-(one vectorised simulation), so a leave-one-trajectory-out fit of F folds costs about as
+The damping (``LAMBDA0``, ``damped_step``, ``next_damping``) is the one schedule of both
+batched LMs, this module's ``lm_fit`` and ``simgap.fit.profile.grid_fit``: the normal
+equations damped by lambda times their diagonal (floored at ``DIAG_FLOOR``, so a parameter
+the data do not see gets a finite damping; both fits search dimensionless coordinates,
+unit-cube or log-multiplier, against residuals in radians), lambda divided by 3 after an
+accepted step and multiplied by 4 after a rejected one, a point converged once an accepted
+step gains less than ``tol`` or lambda passes ``LAMBDA_MAX``.
+
+``lm_fit`` works on a residual function that evaluates M candidate parameter vectors in one
+call (one vectorised simulation), so a leave-one-trajectory-out fit of F folds costs about as
 much as one fit: each LM iteration simulates the F folds' n + 1 finite-difference
 candidates together. The loss is the mean absolute error (what BAM minimises and what the
 ladder reports), approached by iteratively reweighted least squares (weights 1 / |r|).
@@ -19,6 +28,36 @@ ResidualFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 IRLS_EPS = 1e-3
 """Residual [rad] below which IRLS weights stop growing."""
+
+LAMBDA0 = 1e-2
+"""The first damping."""
+LAMBDA_MAX = 1e6
+"""A point whose damping passes this has stalled: it stops."""
+DIAG_FLOOR = 1e-12
+"""The least diagonal entry damped [residual units^2 per unit parameter^2]."""
+
+
+def damped_step(A: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """The LM step of each point: ``-(A + lam diag(A)) ^-1 g``.
+
+    Args:
+        A: the Gauss-Newton matrices J^T W J, shape (P, n, n); g: J^T W r, shape (P, n);
+        lam: the damping of each point, shape (P,).
+    """
+    n = A.shape[-1]
+    diag = np.einsum("pii->pi", A)
+    Ad = A + (lam[:, None] * np.maximum(diag, DIAG_FLOOR))[:, :, None] * np.eye(n)[None]
+    out: np.ndarray = -np.linalg.solve(Ad, g[:, :, None])[:, :, 0]
+    return out
+
+
+def next_damping(lam: np.ndarray, better: np.ndarray, gain: np.ndarray, tol: float,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(the next damping, which points are done) after a trial step: lambda / 3 where the
+    step was accepted (``better``), x 4 where rejected; done where an accepted step gained
+    (relative cost decrease ``gain``) less than ``tol`` or lambda passed ``LAMBDA_MAX``."""
+    lam = np.where(better, lam / 3.0, lam * 4.0)
+    return lam, (better & (gain < tol)) | (lam > LAMBDA_MAX)
 
 
 @dataclass(frozen=True)
@@ -60,7 +99,7 @@ def lm_fit(resid: ResidualFn, theta0: np.ndarray, weights: np.ndarray, lo: np.nd
     """
     theta = np.clip(np.array(theta0, dtype=float), lo, hi)
     F, n = theta.shape
-    lam = np.full(F, 1e-2)
+    lam = np.full(F, LAMBDA0)
     r0 = resid(theta, np.arange(F))
     cost = weighted_mae(r0, weights)
     active = np.ones(F, dtype=bool)
@@ -80,16 +119,13 @@ def lm_fit(resid: ResidualFn, theta0: np.ndarray, weights: np.ndarray, lo: np.nd
         w = weights[idx] / np.maximum(np.abs(base), IRLS_EPS)
         A = np.einsum("fir,fr,fjr->fij", jac, w, jac)
         g = np.einsum("fir,fr,fr->fi", jac, w, base)
-        diag = np.einsum("fii->fi", A)
-        A_d = A + (lam[idx][:, None] * np.maximum(diag, 1e-12))[:, :, None] * np.eye(n)[None]
-        delta = -np.linalg.solve(A_d, g[:, :, None])[:, :, 0]
+        delta = damped_step(A, g, lam[idx])
         trial = np.clip(th + delta, lo, hi)
         new_cost = weighted_mae(resid(trial, idx), weights[idx])
         better = new_cost < cost[idx]
         gain = (cost[idx] - new_cost) / np.maximum(cost[idx], 1e-300)
         theta[idx[better]] = trial[better]
         cost[idx[better]] = new_cost[better]
-        lam[idx] = np.where(better, lam[idx] / 3.0, lam[idx] * 4.0)
-        done = (better & (gain < tol)) | (lam[idx] > 1e6)
+        lam[idx], done = next_damping(lam[idx], better, gain, tol)
         active[idx[done]] = False
     return BatchFit(theta=theta, cost=cost, iterations=it)
