@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simgap.actuator.delay import parabolic_peak, scan_minimum, xcorr_delay
+from simgap.actuator.delay import parabolic_peak, xcorr_delay
 from simgap.actuator.lag import first_order
 from simgap.errors import InputError
 from simgap.fit.delay import shift
@@ -40,12 +40,6 @@ def test_shift_matches_interpolation() -> None:
 def test_constant_command_has_no_delay() -> None:
     with pytest.raises(InputError, match="simgap excite"):
         xcorr_delay([np.zeros(500)], [np.zeros(500)], 0.01)
-
-
-def test_scan_minimum_refines() -> None:
-    best, vals = scan_minimum(lambda d: (d - 0.0123) ** 2, np.arange(0, 0.05, 0.005))
-    assert best == pytest.approx(0.0123, abs=1e-9)
-    assert vals.size == 10
 
 
 def test_first_order_matches_closed_form_step() -> None:

@@ -92,7 +92,7 @@ def test_net_rung_uses_logged_torque() -> None:
     batch = ServoBatch(dt, cmd, q, np.ones((L, T)), np.ones((L, T), bool), qd[:, 0], ones, ones,
                        np.full(L, np.inf), np.full(L, np.inf), 0.01 * ones, 0 * ones, 0 * ones,
                        qd=qd, tau=tau + rng.normal(0, 1e-3, tau.shape))
-    res, module = rung_net(batch, make_folds(L, 0), np.array([2.0, 0, 0, 0, 0.1, 0]), 0.0,
+    res, module = rung_net(batch, make_folds(L, 0), np.array([2.0, 0, 0, 0, 0.1, 0]),
                            LadderConfig(noise_floor_rad=1e-3, net_epochs=200))
     assert res.params["target"] == "logged torque"
     # inputs the logs cover, the torque law written out: kp e_t - kd qd_t

@@ -1,8 +1,9 @@
-"""The joint-block Jacobian of ``fit.profile._jacobian``: exact where joints do not interact."""
+"""The joint-block Jacobian of ``fit.profile.block_jacobian``: exact where joints do not
+interact."""
 
 import numpy as np
 
-from simgap.fit.profile import _jacobian
+from simgap.fit.profile import block_jacobian
 
 
 def _decoupled(z: np.ndarray, delays: np.ndarray) -> np.ndarray:
@@ -23,8 +24,8 @@ def test_block_jacobian_matches_full_on_decoupled_joints_with_fewer_candidates()
     def flat(x: np.ndarray, dd: np.ndarray) -> np.ndarray:
         return _decoupled(x, dd).reshape(x.shape[0], -1)
 
-    full, n_full = _jacobian(flat, z, r, d, 0.05, lo, hi, True)
-    block, n_block = _jacobian(flat, z, r, d, 0.05, lo, hi, True, blocks=3)
+    full, n_full = block_jacobian(flat, z, r, d, 0.05, lo, hi, True)
+    block, n_block = block_jacobian(flat, z, r, d, 0.05, lo, hi, True, blocks=3)
     assert np.allclose(block, full, atol=1e-12)
     assert n_block * 3 == n_full
 
@@ -39,7 +40,7 @@ def test_block_jacobian_drops_cross_joint_rows():
             np.ones((1, 1, 5))
 
     r = coupled(z, np.zeros(1)).reshape(1, -1)
-    block, _ = _jacobian(lambda x, dd: coupled(x, dd).reshape(x.shape[0], -1), z, r,
+    block, _ = block_jacobian(lambda x, dd: coupled(x, dd).reshape(x.shape[0], -1), z, r,
                                np.zeros(1), 0.1, np.full(4, -1.0), np.full(4, 1.0), False, blocks=2)
     assert np.allclose(block[0, 5:, :2], 0.0)      # joint 1's rows, joint 0's columns
     assert np.allclose(block[0, :5, 0], 1.5)       # own slope plus joint 1's pull (same kind)

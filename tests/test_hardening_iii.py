@@ -320,15 +320,15 @@ def test_a_gl_context_that_cannot_start_is_a_clear_error(monkeypatch: pytest.Mon
                                                          ) -> None:
     import mujoco
 
-    from simgap.demo import twin
     from simgap.sim.render import RenderBackendError
+    from simgap.sim.scene import make_renderer
 
     def no_gl(*a: Any, **k: Any) -> None:
         raise AttributeError("'NoneType' object has no attribute 'glGetError'")
 
     monkeypatch.setattr(mujoco, "Renderer", no_gl)
     with pytest.raises(RenderBackendError, match="glGetError.*MUJOCO_GL=osmesa"):
-        twin.make_renderer(mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>"))
+        make_renderer(mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>"))
 
 
 def test_randomize_mujoco_with_a_missing_rig_model_is_a_clear_error(tmp_path: Path) -> None:

@@ -45,11 +45,14 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
                  progress: ProgressFn | None = None, control_dt_s: float | None = None,
                  ray_address: str | None = None, allow_rig_compute: bool = False,
                  controller_cross_check: bool = False, compute: Compute | None = None,
-                 ) -> Diagnosis:
+                 actuator_net: bool = True, controller_episodes: int = 1) -> Diagnosis:
     """Diagnose one rig and write ``findings.json`` and ``report.html`` into ``out_dir``.
 
     ``controller_cross_check`` adds SIMPLER's pose fit of the gains beside the joint-dynamics
     fit of record (off: it took 20-42 % of a diagnosis and decides nothing).
+    ``actuator_net`` False skips the actuator ladder's rung 4 (the network, the slowest).
+    ``controller_episodes``: the recorded episodes, evenly spread, that the controller
+    branch's SIMPLER pose fit replays (each costs a rollout per candidate).
     ``ray_address`` (or, with ``allow_rig_compute``, the rig's ``[compute] backend =
     "ray"``) runs the identification's candidate batches on Ray (``local`` starts an
     instance on this machine); see ``simgap.fit.backends.compute_context``. ``compute``,
@@ -77,7 +80,10 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
                       progress=progress or (lambda m, f: None),
                       options={**({"control_dt_s": control_dt_s} if control_dt_s else {}),
                                **({"controller_cross_check": True}
-                                  if controller_cross_check else {})}, compute=compute)
+                                  if controller_cross_check else {}),
+                               **({} if actuator_net else {"actuator_net": False}),
+                               **({"controller_episodes": controller_episodes}
+                                  if controller_episodes != 1 else {})}, compute=compute)
         diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
         # artifacts were written into the temporary folder: name them where they will be
         d = json_safe(relocate_paths(diagnosis.to_dict(), out, final.absolute()))

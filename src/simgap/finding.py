@@ -32,12 +32,12 @@ class Verdict(StrEnum):
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Numbers, strings, bools, None, lists and str-keyed dicts; NaN and inf become None."""
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, Enum):
@@ -49,7 +49,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
     if hasattr(value, "tolist"):
-        return _jsonable(value.tolist())
+        return jsonable(value.tolist())
     raise TypeError(f"not JSON-able: {type(value).__name__}")
 
 
@@ -136,7 +136,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; ``from_dict`` reads it back."""
         key = None if self.key_figure is None else {
-            "name": self.key_figure, "value": _jsonable(_plain(self.key_value)),
+            "name": self.key_figure, "value": jsonable(_plain(self.key_value)),
             "unit": self.key_unit}
         d: dict[str, Any] = {
             "branch": self.branch,
@@ -144,15 +144,15 @@ class Finding:
             "verdict": self.verdict.value,
             "title": self.title,
             "summary": self.summary,
-            "figures": _jsonable(_plain(self.figures)),
+            "figures": jsonable(_plain(self.figures)),
             "units": type(self.figures).units() if isinstance(self.figures, Record) else {},
             "key_figure": key,
-            "residual": _jsonable(self.residual),
-            "noise_floor": _jsonable(self.noise_floor),
+            "residual": jsonable(self.residual),
+            "noise_floor": jsonable(self.noise_floor),
             "residual_unit": self.residual_unit,
-            "artifacts": _jsonable(self.artifacts),
+            "artifacts": jsonable(self.artifacts),
             "next_step": self.next_step,
-            "details": _jsonable(_plain(self.details)),
+            "details": jsonable(_plain(self.details)),
             "needs": list(self.needs),
         }
         return d
@@ -287,9 +287,9 @@ class Diagnosis:
             "simgap_version": __version__,
             "rig": self.rig,
             "seed": self.seed,
-            "comparability": _jsonable(self.comparability),
+            "comparability": jsonable(self.comparability),
             "findings": [f.to_dict() for f in self.findings],
-            "stop": _jsonable(self.stop),
+            "stop": jsonable(self.stop),
         }
 
     @classmethod

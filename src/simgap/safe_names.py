@@ -10,7 +10,7 @@ One module for every place a name taken from an input file reaches a generated f
   break, so a name never becomes code;
 - TOML (``toml_key``, ``toml_string``, ``toml_value``): a bare key where the name is one,
   else a quoted basic string with TOML's own escapes (never JSON's surrogate pairs);
-- XML/MJCF (``xml_attr``, ``xml_text``, ``xml_comment``) and HTML (``html_text``);
+- XML/MJCF (``xml_attr``, ``xml_text``, ``xml_comment``);
 - the parse-back checks (``checked_python``, ``checked_toml``, ``checked_xml``): every
   generated file is parsed before it is written, and a file that does not parse is a
   ``GeneratedFileError`` (a ``SimgapError``), never a written file.
@@ -228,13 +228,6 @@ def xml_attr_whitespace(xml: str) -> str:
         return f'{m.group(1)}"{val}"'
 
     return _ATTR.sub(fix, xml)
-
-
-def html_text(text: str) -> str:
-    """``text`` for HTML element content or a quoted attribute (``& < > " '`` escaped)."""
-    import html
-
-    return html.escape(str(text), quote=True)
 
 
 def checked_xml(text: str, what: str = "XML file",

@@ -117,11 +117,6 @@ def deg(x: npt.ArrayLike) -> np.ndarray:
     return np.deg2rad(np.asarray(x, dtype=float))
 
 
-def to_deg(x: npt.ArrayLike) -> np.ndarray:
-    """Radians to degrees."""
-    return np.rad2deg(np.asarray(x, dtype=float))
-
-
 def ms(x: float) -> float:
     """Milliseconds to seconds."""
     return x / 1000.0

@@ -60,16 +60,6 @@ def check_input_file(path: str | Path, what: str = "a regular file") -> Path:
     return path
 
 
-def check_input_dir(path: str | Path, what: str = "a folder") -> Path:
-    """Refuse what is not a folder; note it as an input."""
-    path = Path(path)
-    st = _stat(path, what)
-    if not stat.S_ISDIR(st.st_mode):
-        raise InputError(file=path, expected=what, got="a file, not a folder")
-    note_input(path)
-    return path
-
-
 def read_bytes(path: str | Path, what: str = "a regular file") -> bytes:
     """The bytes of a checked input file."""
     path = check_input_file(path, what)

@@ -1,19 +1,26 @@
-"""Command-to-motion delay, estimated on its own before any dynamics are fitted.
+"""Command-to-motion delay: the cross-correlation estimate that bounds the delay profiles.
 
-Fitting a transport delay jointly with the physics confounds the two (a delay trades against
-inertia, gain and lag; see the MuJoCo sysid measurements in the reference notes). So the
-delay is measured first, from the data alone:
+A transport delay trades against the dynamics (inertia, gain, lag; see the MuJoCo sysid
+measurements in the reference notes), so it is neither a free parameter of a gradient fit
+nor measured alone and then held. It is *profiled* with the dynamics: at every delay of a
+grid the dynamics are refitted, and the delay whose fit leaves the least residual is the
+estimate (``simgap.fit.profile`` for the joint fit, every joint refitted at every grid
+delay in one batch; the delay_lag and servo rungs of ``simgap.actuator.ladder`` for one
+servo). This module holds the bound they start from:
 
 - ``xcorr_delay``: the peak of the cross-correlation between command velocity and measured
   velocity, refined below one sample by a parabola through the peak and its neighbours.
-  Differentiating whitens slow position signals so the peak is sharp.
-- ``scan_minimum``: the minimum of any cost over a grid of delays, refined the same way
-  (used to check a delay against a model whose other parameters are held fixed).
+  Differentiating whitens slow position signals so the peak is sharp. On a lagging servo the
+  peak also holds the dynamics' own phase delay, so it is an upper bound: the rungs profile
+  the delay between 0 and it, and the ladder reports it beside the profiled delay.
+- ``parabolic_peak``: that sub-sample refinement of a sampled extremum.
+
+The fractional-delay ``shift`` the profiles apply to a signal is ``simgap.fit.delay``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -74,17 +81,3 @@ def xcorr_delay(cmds: Sequence[np.ndarray], meas: Sequence[np.ndarray], dt: floa
     k = int(np.argmax(total))
     frac = parabolic_peak(total[k - 1], total[k], total[k + 1]) if 0 < k < kmax else 0.0
     return max(0.0, (k + frac) * dt)
-
-
-def scan_minimum(cost: Callable[[float], float], grid: np.ndarray) -> tuple[float, np.ndarray]:
-    """Minimise ``cost`` over a regular ``grid`` and refine the minimum with a parabola.
-
-    Returns:
-        (argmin refined between grid points, cost at every grid point).
-    """
-    vals = np.array([cost(float(g)) for g in grid])
-    k = int(np.argmin(vals))
-    if 0 < k < grid.size - 1:
-        step = float(grid[1] - grid[0])
-        return float(grid[k] + step * parabolic_peak(vals[k - 1], vals[k], vals[k + 1])), vals
-    return float(grid[k]), vals

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simgap.fit.profile import _jacobian, block_intervals
+from simgap.fit.profile import block_intervals, block_jacobian
 
 MARGIN = 0.1
 """Fraction of the joint's half range kept clear at either end."""
@@ -149,7 +149,7 @@ def sensitivities(problem: object, z: np.ndarray, delay_s: float) -> np.ndarray:
     z = np.asarray(z, dtype=float)
     d = np.array([delay_s])
     r0 = p.residuals(z[None], d).reshape(1, -1)  # type: ignore[attr-defined]
-    jac, _ = _jacobian(lambda zz, dd: p.residuals(zz, dd).reshape(zz.shape[0], -1),  # type: ignore[attr-defined]
+    jac, _ = block_jacobian(lambda zz, dd: p.residuals(zz, dd).reshape(zz.shape[0], -1),  # type: ignore[attr-defined]
                        z[None], r0, d, H_Z, p.lo, p.hi, central=True)  # type: ignore[attr-defined]
     lo_d = max(0.0, delay_s - H_DELAY_S)
     rd = p.residuals(np.repeat(z[None], 2, axis=0),  # type: ignore[attr-defined]

@@ -116,12 +116,6 @@ class ServoFamily:
             out = out + np.maximum(lo - ratio, 0.0) + np.maximum(ratio - hi, 0.0)
         return out
 
-    @property
-    def back_emf_box(self) -> tuple[float, float]:
-        """What the kt and R boxes allow for the back-EMF damping kt^2 / R [N m s/rad]."""
-        return (self.kt_box[0] ** 2 / self.r_box[1], self.kt_box[1] ** 2 / self.r_box[0])
-
-
 XL330 = ServoFamily(
     name="xl330", error_gain=(4096.0 / (2.0 * math.pi)) / (256.0 * 885.0), max_pwm=1.0,
     vin_v=7.4, kp_default=400.0, kt_box=(0.2, 0.8), r_box=(2.0, 5.0),

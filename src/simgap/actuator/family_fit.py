@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator.families import ServoFamily
-from simgap.actuator.friction import FAMILIES, FrictionFamily, friction_family
+from simgap.actuator.friction import FrictionFamily, friction_family
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
 from simgap.actuator.servo import ServoBatch
 from simgap.fit import cma_es as cma_fit
@@ -211,9 +211,3 @@ def bootstrap_intervals(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, se
                                f"of the box [{lo_b:.3g}, {hi_b:.3g}]")
         out[name] = entry
     return out
-
-
-def family_names() -> tuple[str, ...]:
-    """Every family, in selection order."""
-    assert set(SELECTION_ORDER) == {f.name for f in FAMILIES}
-    return SELECTION_ORDER

@@ -30,8 +30,7 @@ def _interp_z(fit: GridFit, j: int, K: int, d: float) -> np.ndarray:
     return np.array([np.interp(d, fit.delays, zj[:, k]) for k in range(K)])
 
 
-def _effective(values: np.ndarray, kinds: tuple[str, ...], nominal: np.ndarray,
-               delay: float) -> float:
+def _effective(values: np.ndarray, kinds: tuple[str, ...], delay: float) -> float:
     """d + (kv + damping) / kp: the low-frequency lag of a PD-held joint [s]."""
     def get(kind: str) -> float:
         return float(values[kinds.index(kind)]) if kind in kinds else 0.0
@@ -156,10 +155,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
                          f"x{span:.3g} (> x{MAX_SPAN:g})")
         reasons[kind] = "; ".join(parts)
     # effective delay along the profile
-    nominal = problem.nominal[j]
-    eff = np.array([_effective(ref * np.exp(fit.z[i, cols]), kinds, nominal,
-                               float(fit.delays[i])) for i in range(fit.delays.size)])
-    eff_best = _effective(values, kinds, nominal, prof.best_s)
+    eff = np.array([_effective(ref * np.exp(fit.z[i, cols]), kinds, float(fit.delays[i]))
+                    for i in range(fit.delays.size)])
+    eff_best = _effective(values, kinds, prof.best_s)
     eff_in = eff[inside]
     e_lo, e_hi = float(min(eff_in.min(), eff_best)), float(max(eff_in.max(), eff_best))
     width = hi_d - lo_d

@@ -1,6 +1,8 @@
 """The per-joint ladder: ideal -> delay_lag -> servo -> net, with a stop rule.
 
-1. The delay is estimated first, on its own (``delay.xcorr_delay``).
+1. The cross-correlation delay (``delay.xcorr_delay``, from the data alone) bounds the
+   delay from above; each rung with a delay profiles it with its dynamics (the dynamics
+   refitted at every delay of a grid between 0 and that bound), never fitting it by gradient.
 2. Each rung is fitted on training trajectories and scored on held-out ones: one trajectory
    type out at a time where the logs name types, else leave-one-trajectory-out (every log
    held out once). The logs given with ``--validate`` stay out of all of it and test the
@@ -43,7 +45,8 @@ class JointResult:
     Attributes:
         joint: joint name.
         delay_s: delay of the selected rung [s] (the cross-correlation estimate for ideal).
-        xcorr_delay_s: the delay estimated on its own, before any dynamics [s].
+        xcorr_delay_s: the cross-correlation delay, from the data alone: the upper bound of
+            the rungs' delay profiles, not a fitted delay [s].
         selected: the rung kept.
         rungs: every rung fitted, in ladder order.
         stop_reason: why the ladder stopped there.
@@ -231,7 +234,7 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
             from simgap.actuator import net as net_mod
 
             if net_mod.torch_available():
-                res, net = net_mod.rung_net(batch, folds, servo[1], servo[3], config)
+                res, net = net_mod.rung_net(batch, folds, servo[1], config)
                 rungs.append(res)
             else:
                 skipped["net"] = ("torch is not installed (install the 'net' extra: pip "

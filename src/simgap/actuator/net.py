@@ -198,12 +198,12 @@ def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generato
     return out
 
 
-def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_delay_s: float,
-             config: LadderConfig) -> tuple[RungResult, Any]:
+def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: LadderConfig
+             ) -> tuple[RungResult, Any]:
     """Fit rung 4 on every fold at once and score it by open-loop rollout.
 
-    ``servo_delay_s`` is kept for the record: the network sees the raw command and learns
-    any delay within its 20 ms input history.
+    The network sees the raw command and learns any delay within its 20 ms input history
+    (the servo rung's delay is not passed to it).
 
     Returns:
         (result, the TorchScript network of the fit on all training logs).
@@ -219,7 +219,7 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, servo_de
 
 def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndarray,
               config: LadderConfig) -> tuple[RungResult, Any]:
-    from simgap.actuator.rungs import RungResult, _scores
+    from simgap.actuator.rungs import RungResult, fold_scores
 
     t0 = time.perf_counter()
     folds = grouped_folds(folds)
@@ -286,7 +286,7 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
     bn = [np.stack([best[f][1][i] for f in range(F)]) for i in range(len(bs))]  # type: ignore[index]
     with np.errstate(over="ignore", invalid="ignore"):
         pred = rollout(Wn, bn, in_scale, out_scale, batch, stride, J, fc, fv)
-    tr, va, per = _scores(pred, batch, folds)
+    tr, va, per = fold_scores(pred, batch, folds)
     module = _build_module([(Wn[i][0], bn[i][0]) for i in range(len(Wn))], in_scale, out_scale)
     params = {"hidden": list(HIDDEN), "activation": "softsign",
               "inputs": ["e_t", "e_t-d", "e_t-2d", "qd_t", "qd_t-d", "qd_t-2d"],

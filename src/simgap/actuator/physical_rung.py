@@ -58,8 +58,8 @@ from simgap.actuator.rungs import (
     Folds,
     LadderConfig,
     RungResult,
-    _scores,
     by_group,
+    fold_scores,
     test_scores,
 )
 from simgap.actuator.servo import ServoBatch
@@ -92,7 +92,7 @@ class PhysicalRung:
 def _family_scores(fit: FamilyFit, batch: ServoBatch, folds: Folds, rows: np.ndarray,
                    ) -> tuple[float, float, np.ndarray]:
     """Scores of the fold rows ``rows`` (row 0 first) of a fit under ``folds``."""
-    return _scores(fit.pred[rows], batch, folds)
+    return fold_scores(fit.pred[rows], batch, folds)
 
 
 def _best_first(fit: FamilyFit, rows: np.ndarray) -> FamilyFit:

@@ -165,7 +165,8 @@ def make_folds(n_train: int, n_val: int, groups: Sequence[str] | None = None,
                  scheme="leave-one-trajectory-out")
 
 
-def _scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> tuple[float, float, np.ndarray]:
+def fold_scores(pred: np.ndarray, batch: ServoBatch, folds: Folds
+                ) -> tuple[float, float, np.ndarray]:
     """(mean training MAE over folds, held-out MAE averaged over logs, held-out per log).
 
     ``pred`` has shape (F, L, T): fold f's prediction of every log.
@@ -225,7 +226,7 @@ def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
     """Rung 1: measured = commanded."""
     t0 = time.perf_counter()
     pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
-    tr, va, per = _scores(pred, batch, folds)
+    tr, va, per = fold_scores(pred, batch, folds)
     return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()),
                       {"held_out_by_group_rad": by_group(per, folds),
                        **test_scores(pred, batch, folds)})
@@ -278,7 +279,7 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
     preds = np.array([first_order(shift(batch.cmd.T, float(delays[f]) / dt).T,
                                   batch.q[:, 0], np.array([lags[f]]), dt)[0]
                       for f in range(n_f)])
-    tr, va, per = _scores(preds, batch, folds)
+    tr, va, per = fold_scores(preds, batch, folds)
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
     return (RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
                        tuple(per.tolist()), {"held_out_by_group_rad": by_group(per, folds),
@@ -420,7 +421,7 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
     pred = np.array([simulate(space.full(all_theta[f:f + 1]), batch,
                               _delay_bank(batch, all_d[f:f + 1])[0])[0]
                      for f in range(all_theta.shape[0])])
-    tr, va, per = _scores(pred, batch, folds)
+    tr, va, per = fold_scores(pred, batch, folds)
     p_full = space.full(theta_full)[0]
     params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
     return (RungResult("servo", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),

@@ -79,7 +79,7 @@ def _start_q(fs: FrameSet, renderer: SceneRenderer) -> np.ndarray | None:
     return renderer.kin.keyframe_q("start")
 
 
-def run(rig: Rig, fs: FrameSet, initial_states: np.ndarray | None = None, *,
+def run(rig: Rig, fs: FrameSet, *,
         max_frames: int = 12, camera_frames: int = 2,
         grid_m: np.ndarray | None = None) -> tuple[AppearanceResult, Visibility | None]:
     """The appearance analysis on values (the CLI and ``assess`` both call this)."""
@@ -326,7 +326,7 @@ def assess(ctx: Context) -> list[Finding]:
     states = ctx.evidence.get("initial_states", load_initial_states)
     ctx.progress("appearance: rendering", 0.0)
     grid = ctx.options.get("appearance_grid_m")
-    res, vis = run(rig, fs, states, max_frames=int(ctx.options.get("appearance_frames", 12)),
+    res, vis = run(rig, fs, max_frames=int(ctx.options.get("appearance_frames", 12)),
                    camera_frames=int(ctx.options.get("appearance_camera_frames", 2)),
                    grid_m=None if grid is None else np.asarray(grid, dtype=float))
     return findings(rig, res, vis, states)

@@ -5,9 +5,8 @@ Implicated when a pair coefficient is identified (a bounded 95 % interval), the 
 value lies outside it (likelihood ratio), and the fit beats the model by more than
 ``NOISE_MULTIPLE`` tracker noises. Eliminated when the model already reproduces the pushes
 within that many noises. The tracker's noise is the rig's ``[contact] tracker_noise_m`` /
-``tracker_noise_rad`` (or ``options['object_noise_m']``, ``['object_noise_rad']``),
-position default 2 mm; orientation is scored (and torsional and rolling friction profiled)
-only where its noise is stated.
+``tracker_noise_rad``, position default 2 mm; orientation is scored (and torsional and
+rolling friction profiled) only where its noise is stated.
 
 The pair patch (a new MJCF that includes the rig's model; the model is never edited) holds
 exactly the fitted coefficients, every other number at the model's own value for that
@@ -89,11 +88,10 @@ def _stage_figures(name: str, st: Stage) -> dict[str, Any]:
     return f
 
 
-def _noise(rig: Rig, options: dict[str, Any]) -> Noise:
+def _noise(rig: Rig) -> Noise:
     """The stated tracker noise; orientation is scored only where its noise is stated."""
-    m = rig.tracker_noise_m or float(options.get("object_noise_m", OBJECT_NOISE_M))
-    rad = rig.tracker_noise_rad or options.get("object_noise_rad")
-    return Noise(m=m, rad=None if rad is None else float(rad))
+    rad = rig.tracker_noise_rad
+    return Noise(m=rig.tracker_noise_m or OBJECT_NOISE_M, rad=None if rad is None else float(rad))
 
 
 def patch_entries(fit: ContactFit) -> list[dict[str, Any]]:
@@ -186,7 +184,7 @@ def assess(ctx: Any) -> list[Finding]:
         return [_not_measured(spec, rig)]
     problems = [p.to_dict() for p in lint_model(rig.model_path)]
     logs = ctx.evidence.get("push_logs", push_logs)
-    noise = _noise(rig, ctx.options)
+    noise = _noise(rig)
     fit = identify(str(rig.model_path), rig.joint_names, logs, rig.object_body,
                    rig.object_geom, rig.gripper_geoms, noise,
                    support_geoms=rig.support_geoms, interp=rig.command_interp,

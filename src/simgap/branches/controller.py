@@ -30,7 +30,12 @@ def load_episodes(rig: Rig, dataset: Any) -> list[Episode]:
     return out
 
 
-def _spread(episodes: list[Episode], n: int) -> list[Episode]:
+LADDER_MAXFUN, LADDER_MAX_ITER = 40, 5
+"""The ladder's budget for SIMPLER's pose fit (evaluations, LM iterations): a cross-check
+inside a diagnosis; ``simgap controller`` runs the fit alone at the full defaults."""
+
+
+def spread(episodes: list[Episode], n: int) -> list[Episode]:
     """At most ``n`` episodes, evenly spread over the recording (the ladder's budget: every
     replay costs a rollout per candidate, and a handful of trajectories is what SIMPLER
     used); ``simgap controller`` itself fits on every episode."""
@@ -58,10 +63,9 @@ def assess(ctx: Any) -> list[Finding]:
     if joint_dynamics.applies(rig):
         return [controller_record.finding(ctx)]
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
-    episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
+    episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     rep = controller_report(rig, episodes, seed=ctx.seed,
-                            maxfun=int(ctx.options.get("controller_maxfun", 40)),
-                            max_iter=int(ctx.options.get("controller_max_iter", 5)),
+                            maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER,
                             compute=ctx.compute)
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
     summary = (f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "

@@ -50,17 +50,16 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     kp/kv fit (one episode, a small budget)."""
     from dataclasses import replace
 
-    from simgap.branches.controller import _spread, load_episodes
+    from simgap.branches.controller import LADDER_MAX_ITER, LADDER_MAXFUN, load_episodes, spread
     from simgap.controller.pose_fit import controller_problem, fit_controller, noise_floor
     from simgap.evidence.ros2_bag import rig_recording
 
     rig = ctx.rig
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
-    episodes = _spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
+    episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
     fit = fit_controller(problem, seed=ctx.seed,
-                         maxfun=int(ctx.options.get("controller_maxfun", 40)),
-                         max_iter=int(ctx.options.get("controller_max_iter", 5)),
+                         maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER,
                          backend=ctx.compute)
     return {"delay_s": float(delay_s), "loss_before": fit["loss_before"],
             "loss_after": fit["loss_after"], "noise_floor": noise_floor(rig, problem),

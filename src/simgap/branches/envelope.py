@@ -104,7 +104,7 @@ def speed_causes(rig: Rig, real_dt_s: float | None) -> dict[str, float]:
     return causes
 
 
-def _placements(rig: Rig, real_m: ManifestTrials | None, sim_m: ManifestTrials | None,
+def _placements(real_m: ManifestTrials | None, sim_m: ManifestTrials | None,
                 real: RecordedEpisodes | None) -> dict[str, tuple[np.ndarray, Sequence]]:
     evals: dict[str, tuple[np.ndarray, Sequence]] = {}
     for name, m in (("real", real_m), ("sim", sim_m)):
@@ -168,7 +168,7 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
                                      summary="No real episodes recorded.",
                                      next_step="Name evidence.dataset (the real rollouts).",
                                      needs=("evidence.dataset (the real rollouts)",)))
-    out.append(placements_check(_placements(rig, real_m, sim_m, real),
+    out.append(placements_check(_placements(real_m, sim_m, real),
                                 rig.training.workspace_x_m, rig.training.workspace_y_m))
     return out
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from simgap.branches.context import LADDER, Context, not_measured
 from simgap.branches.latency_budget import BUDGET_RULE, Budget, async_budget
-from simgap.evidence._checks import dataset_fps
+from simgap.evidence.lerobot import dataset_fps
 from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
 from simgap.evidence.timing import TimingLog, concat_stage_times, load_timing_logs
 from simgap.figures.latency import LatencyDetails, LatencyFigures

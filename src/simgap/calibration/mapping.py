@@ -74,13 +74,6 @@ class LeRobotMap:
         """Where LeRobot's middle (the calibrated range's centre, degrees' zero) lands [rad]."""
         return float(self.ticks_to_rad(self.cal.mid))
 
-    @property
-    def slope_sign(self) -> int:
-        """+1 where a growing recorded value moves the model joint positive, else -1."""
-        a, b = self.to_rad([0.0, 1.0])
-        return 1 if b > a else -1
-
-
 def gripper_home_rad(cal: MotorCalibration, closed_rad: float, axis: int = 1) -> float:
     """The homing pose's angle that puts the gripper's closed end at ``closed_rad``: the
     calibration sweep closes the jaws on each other (a hard stop, the model joint's closed

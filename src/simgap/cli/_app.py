@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -204,11 +202,6 @@ def write_json(path: Path | None, obj: Any) -> None:
     if path is not None:
         atomic_write_json(path, json_safe(obj))
         err_console.print(f"wrote {path}", highlight=False)
-
-
-def print_json(obj: Any) -> None:
-    """Print JSON to standard output."""
-    sys.stdout.write(json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
 
 
 def key_text(finding: Mapping[str, Any]) -> str:

@@ -20,7 +20,7 @@ from simgap.cli._app import (
 from simgap.cli._progress import working
 
 
-def _png(image: Any, scale: int) -> bytes:
+def png_bytes(image: Any, scale: int) -> bytes:
     import numpy as np
     from PIL import Image
 
@@ -110,7 +110,7 @@ def appearance(
         if images is not None:
             out.mkdir(parents=True, exist_ok=True)
             for key in ("real", "sim", "diff"):
-                atomic_write_bytes(out / f"{key}.png", _png(getattr(images, key), 8))
+                atomic_write_bytes(out / f"{key}.png", png_bytes(getattr(images, key), 8))
             console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)
 
 
@@ -147,5 +147,5 @@ def render(
     img = render_rig_view(r.model_path, r.camera.name, r.joint_names, rad,
                           r.camera.render_resolution,
                           r.camera.policy_resolution if policy else None)
-    atomic_write_bytes(out, _png(img, max(1, scale)))
+    atomic_write_bytes(out, png_bytes(img, max(1, scale)))
     console.print(f"wrote {out}", highlight=False)

@@ -90,6 +90,6 @@ def controller(
 
 
 def _clean(obj: object) -> object:
-    from simgap.finding import _jsonable
+    from simgap.finding import jsonable
 
-    return _jsonable(obj)
+    return jsonable(obj)

@@ -74,7 +74,8 @@ RERUN_HELP = ("Also write the diagnosis as a Rerun recording (the rerun extra): 
 
 def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
          ray: str | None = None, allow_rig_compute: bool = False,
-         controller_cross_check: bool = False) -> None:
+         controller_cross_check: bool = False, actuator_net: bool = True,
+         controller_episodes: int = 1) -> None:
     from simgap.diagnose import diagnose_rig
 
     preamble = ["diagnose: runs every branch the evidence allows, cheapest first (a few "
@@ -90,7 +91,9 @@ def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
         diagnosis = diagnose_rig(rig, out, force=force, progress=progress,
                                  control_dt_s=control_dt,
                                  ray_address=ray, allow_rig_compute=allow_rig_compute,
-                                 controller_cross_check=controller_cross_check)
+                                 controller_cross_check=controller_cross_check,
+                                 actuator_net=actuator_net,
+                                 controller_episodes=controller_episodes)
     print_summary(diagnosis)
     console.print(f"findings: {shown_path(out / 'findings.json')}\n"
                   f"report:   {shown_path(out / 'report.html')}", highlight=False, markup=False)
@@ -115,13 +118,20 @@ def diagnose(
         False, "--controller-cross-check", help="Also fit the controller's gains by SIMPLER's "
         "pose loss, as a cross-check of the joint-dynamics fit of record (adds a fit; "
         "'simgap controller' runs it alone)."),
+    no_actuator_net: bool = typer.Option(
+        False, "--no-actuator-net", help="Skip the actuator ladder's rung 4 (the network, "
+        "its slowest rung), as 'simgap actuator --no-net' does."),
+    controller_episodes: int = typer.Option(
+        1, "--controller-episodes", min=1, metavar="N", help="Recorded episodes (evenly "
+        "spread) the controller branch's SIMPLER pose fit replays; each adds a rollout per "
+        "candidate ('simgap controller' fits on every episode)."),
     rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
     mcap: Path | None = typer.Option(None, "--mcap", metavar="FILE.mcap", help=MCAP_HELP),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
     _require_views(rerun, mcap)
     _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
-         controller_cross_check)
+         controller_cross_check, not no_actuator_net, controller_episodes)
     if rerun is not None or mcap is not None:  # 'simgap view OUT --rig RIG' writes the same
         from simgap.cli.view import write_view
 

@@ -93,7 +93,7 @@ def latency(
 ) -> None:
     """Hold each stage and the total of the control loop against the control period."""
     from simgap.branches.latency import analyse
-    from simgap.evidence._checks import dataset_fps
+    from simgap.evidence.lerobot import dataset_fps
     from simgap.evidence.timing import TimingLogWarning, read_latency_files
     from simgap.sim.rig_names import load_checked_rig
     from simgap.validate import control_period

@@ -100,7 +100,7 @@ def appearance(
     and hold it against training's camera wobble (the appearance branch's rule)."""
     from simgap.appearance.compare import analyse
     from simgap.branches.appearance import findings
-    from simgap.cli.appearance import _png, check_camera_feature
+    from simgap.cli.appearance import check_camera_feature, png_bytes
     from simgap.evidence.frames import load_frames
     from simgap.figures.appearance import ExposureDetails
     from simgap.maniskill.render import SapienRenderer, require_sapien
@@ -134,5 +134,5 @@ def appearance(
         if images is not None:
             out.mkdir(parents=True, exist_ok=True)
             for key in ("real", "sim", "diff"):
-                atomic_write_bytes(out / f"{key}.png", _png(getattr(images, key), 8))
+                atomic_write_bytes(out / f"{key}.png", png_bytes(getattr(images, key), 8))
             console.print(f"wrote {out}/real.png, sim.png, diff.png", highlight=False)

@@ -60,7 +60,10 @@ class Problem:
                 "problem": self.problem, "fix": self.fix}
 
 
-def _parse(path: Path, parent: Element | None, root_dir: Path, depth: int = 0) -> list[Element]:
+def parse_includes(path: Path, parent: Element | None, root_dir: Path, depth: int = 0
+                   ) -> list[Element]:
+    """The top elements of an MJCF file with its ``<include>`` files read in place (paths
+    relative to ``root_dir``, at most 20 deep)."""
     if depth > 20:
         raise InputError(file=path, expected="includes that end", got="an include cycle")
     if not path.is_file():
@@ -79,7 +82,7 @@ def _parse(path: Path, parent: Element | None, root_dir: Path, depth: int = 0) -
             tops.append(el)
         stack.append(el)
         if tag == "include" and "file" in attrs:
-            inc = _parse(root_dir / attrs["file"], el, root_dir, depth + 1)
+            inc = parse_includes(root_dir / attrs["file"], el, root_dir, depth + 1)
             for top in inc:  # the included <mujoco>'s children join the includer
                 for ch in top.children:
                     ch.parent = el
@@ -98,10 +101,11 @@ def _parse(path: Path, parent: Element | None, root_dir: Path, depth: int = 0) -
     return tops
 
 
-def _walk(el: Element) -> list[Element]:
+def walk_elements(el: Element) -> list[Element]:
+    """``el`` and every element below it, depth first."""
     out = [el]
     for ch in el.children:
-        out.extend(_walk(ch))
+        out.extend(walk_elements(ch))
     return out
 
 
@@ -112,7 +116,7 @@ def _floats(text: str) -> tuple[float, ...]:
 class _Defaults:
     def __init__(self, root: Element) -> None:
         self.classes: dict[str, tuple[str | None, dict[str, dict[str, str]]]] = {}
-        for el in _walk(root):
+        for el in walk_elements(root):
             if el.tag == "default":
                 name = el.attrs.get("class", "main")
                 parent = el.parent
@@ -152,20 +156,20 @@ def _name(el: Element) -> str:
 def lint_model(path: str | Path) -> list[Problem]:
     """Lint the contacts of an MJCF file; see the module docstring. Never edits the file."""
     path = Path(path)
-    tops = _parse(path, None, path.parent)
+    tops = parse_includes(path, None, path.parent)
     if not tops or tops[0].tag != "mujoco":
         raise InputError(file=path, expected="an MJCF file with a <mujoco> root",
                          got=tops[0].tag if tops else "nothing")
     root = tops[0]
     defaults = _Defaults(root)
     timestep = DEFAULT_TIMESTEP
-    for el in _walk(root):
+    for el in walk_elements(root):
         if el.tag == "option" and "timestep" in el.attrs:
             timestep = float(el.attrs["timestep"])
     problems: list[Problem] = []
     geoms = {}
     collidable: list[Element] = []
-    for el in _walk(root):
+    for el in walk_elements(root):
         if el.tag == "geom" and el.parent is not None and el.parent.tag != "default":
             if "name" in el.attrs:
                 geoms[el.attrs["name"]] = el
@@ -174,12 +178,12 @@ def lint_model(path: str | Path) -> list[Problem]:
             if (contype or "1") == "0" and (conaff or "1") == "0":
                 continue
             collidable.append(el)
-            problems.extend(_check(el, defaults, timestep, path))
+            problems.extend(_check(el, defaults, timestep))
         elif el.tag == "pair":
-            problems.extend(_check(el, defaults, timestep, path))
+            problems.extend(_check(el, defaults, timestep))
             problems.extend(_override(el, geoms, defaults))
     paired = {frozenset((el.attrs.get("geom1", ""), el.attrs.get("geom2", "")))
-              for el in _walk(root) if el.tag == "pair"}
+              for el in walk_elements(root) if el.tag == "pair"}
     problems.extend(_inert(collidable, defaults, paired))
     return problems
 
@@ -248,7 +252,7 @@ def _p(el: Element, problem: str, fix: str) -> Problem:
     return Problem(str(el.file), el.line, _name(el), problem, fix)
 
 
-def _check(el: Element, defaults: _Defaults, timestep: float, main: Path) -> list[Problem]:
+def _check(el: Element, defaults: _Defaults, timestep: float) -> list[Problem]:
     out: list[Problem] = []
     condim_s, _ = defaults.lookup(el, "condim")
     condim = int(condim_s) if condim_s else 3

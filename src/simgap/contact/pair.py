@@ -79,12 +79,12 @@ def pair_entry(geom1: str, geom2: str, condim: int, friction: Sequence[float],
 
 def _asset_dirs(model: Path, out: Path) -> dict[str, str]:
     """The original's mesh/texture folders, relative to the patch's folder."""
-    from simgap.contact.lint import _parse, _walk
+    from simgap.contact.lint import parse_includes, walk_elements
 
     base = model.resolve().parent
     found: dict[str, str] = {}
-    for top in _parse(model, None, model.parent):
-        for el in _walk(top):
+    for top in parse_includes(model, None, model.parent):
+        for el in walk_elements(top):
             if el.tag == "compiler":
                 for key in ("assetdir", "meshdir", "texturedir"):
                     if key in el.attrs:

@@ -45,8 +45,9 @@ _SOURCES = ("__init__.py", "bench.py", "recorder.py", "script.py", "timing.py", 
 def _stamp() -> str:
     """The simgap version and a digest of the bench's sources: a change rebuilds the cache."""
     h = hashlib.sha256()
-    pkg = resources.files("simgap.demo")
-    for name in _SOURCES:
+    sources = [(resources.files("simgap.demo"), name) for name in _SOURCES]
+    sources.append((resources.files("simgap.sim"), "scene.py"))  # the bench's MuJoCo calls
+    for pkg, name in sources:
         f = pkg.joinpath(name)
         if f.is_file():
             h.update(name.encode() + b"\0" + f.read_bytes())

@@ -14,25 +14,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import mujoco
 import numpy as np
 from PIL import Image
 
 from simgap.demo.script import Planner, Script
 from simgap.demo.truth import TRUTH
 from simgap.demo.twin import (
+    CAMERA,
     JOINTS,
     Readout,
     auto_exposure,
-    camera_pose,
-    make_renderer,
     nominal_model,
-    project,
-    render,
     to_recorded,
     twin_model,
 )
 from simgap.demo.writers import write_csv
+from simgap.sim import scene
+from simgap.sim.scene import Data, Model, make_renderer, render
 
 NAMES = [f"{j}.pos" for j in JOINTS]
 BIN_XY = (0.15, 0.2)
@@ -80,13 +78,13 @@ def _png(img: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def _qadr(model: mujoco.MjModel) -> np.ndarray:
+def _qadr(model: Model) -> np.ndarray:
     return np.array([model.joint(j).qposadr[0] for j in JOINTS])
 
 
-def _reset(model: mujoco.MjModel, data: mujoco.MjData, q_true: np.ndarray,
+def _reset(model: Model, data: Data, q_true: np.ndarray,
            cube: tuple[float, float, float]) -> None:
-    mujoco.mj_resetData(model, data)
+    scene.reset(model, data)
     qa = _qadr(model)
     data.qpos[qa] = q_true
     data.ctrl[:] = q_true
@@ -95,10 +93,10 @@ def _reset(model: mujoco.MjModel, data: mujoco.MjData, q_true: np.ndarray,
     cadr = model.joint("cube_free").qposadr[0]
     x, y, yaw = cube
     data.qpos[cadr:cadr + 7] = [x, y, 0.0125, math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)]
-    mujoco.mj_forward(model, data)
+    scene.forward(model, data)
 
 
-def _cube(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+def _cube(model: Model, data: Data) -> np.ndarray:
     return np.array(data.xpos[model.body("cube").id])
 
 
@@ -130,7 +128,7 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
     """The scripted episodes on the twin, paced and delayed by the timing log's ticks."""
     rng = np.random.default_rng([seed, 11])
     model, nom = twin_model(), nominal_model()
-    data = mujoco.MjData(model)
+    data = scene.new_data(model)
     planner = Planner(nom, script)
     ro = Readout.of(TRUTH)
     cam = TRUTH.camera
@@ -144,7 +142,8 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
     try:
         # the scene before the first reset: the arm at rest, the cube where it was left
         _reset(model, data, ro.target(model.key_qpos[REST_KEY][:6]), (0.25, 0.0, 0.0))
-        img, _ = auto_exposure(render(renderer, data), target, cam.max_gain, cam.response_gamma)
+        img, _ = auto_exposure(render(renderer, data, CAMERA), target, cam.max_gain,
+                               cam.response_gamma)
         last_png, last_t = _png(img), float(ticks[0]["t"]) - 1.0
         gtick = 0
         for e, state in enumerate(states):
@@ -165,7 +164,7 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
                 if k == 0:  # fault (6): the frame taken before the reset
                     png, img_t = last_png, last_t
                 else:
-                    img, gain = auto_exposure(render(renderer, data), target, cam.max_gain,
+                    img, gain = auto_exposure(render(renderer, data, CAMERA), target, cam.max_gain,
                                               cam.response_gamma)
                     run.gains["session_a"].append(round(gain, 4))
                     png, img_t = _png(img), t
@@ -184,11 +183,10 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
                 nxt = float(ep_ticks[k + 1]["t"]) if k + 1 < len(ep_ticks) else t + max(dt, lat)
                 n_delay = _inside_tick_steps(0.0, lat, pdt)
                 n_total = max(n_delay + 1, _inside_tick_steps(t, nxt, pdt))
-                for _ in range(n_delay):  # fault (1): the command arrives late
-                    mujoco.mj_step(model, data)
+                scene.step(model, data, n_delay)  # fault (1): the command arrives late
                 data.ctrl[:] = ro.target(cmds[k])  # fault (5): servo frame is offset
                 for _ in range(n_total - n_delay):
-                    mujoco.mj_step(model, data)
+                    scene.step(model, data)
                     path.append(_cube(model, data))
                 gtick += 1
                 last_png, last_t = png, img_t
@@ -241,7 +239,7 @@ def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script
             ) -> Run:
     """The same protocol on the nominal model: no latency, no offset, ideal camera."""
     model = nominal_model()
-    data = mujoco.MjData(model)
+    data = scene.new_data(model)
     planner = Planner(model, script)
     renderer = make_renderer(model, RES, RES)
     qa = _qadr(model)
@@ -259,11 +257,11 @@ def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script
             for k in range(len(cmds)):
                 cols["observation.state"].append(to_recorded(data.qpos[qa]))
                 cols["observation.object_pos"].append(_cube(model, data))
-                cols["images"].append(_png(render(renderer, data)))
+                cols["images"].append(_png(render(renderer, data, CAMERA)))
                 cols["action"].append(to_recorded(cmds[k]))
                 data.ctrl[:] = cmds[k]
                 for _ in range(nsub):
-                    mujoco.mj_step(model, data)
+                    scene.step(model, data)
                     path.append(_cube(model, data))
             ok, phase, note = classify(np.array(path), cube0)
             run.episodes.append(Episode(
@@ -274,11 +272,11 @@ def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script
     return run
 
 
-def write_frames(folder: Path, real: Run, seed: int) -> None:
+def write_frames(folder: Path, real: Run) -> None:
     """Frames folder: rest and start frames in two recordings with different auto
     exposure, and sample frames of the bench episodes (the stale first frames among them)."""
     model = twin_model()
-    data = mujoco.MjData(model)
+    data = scene.new_data(model)
     ro = Readout.of(TRUTH)
     cam = TRUTH.camera
     renderer = make_renderer(model, RES, RES)
@@ -291,7 +289,7 @@ def write_frames(folder: Path, real: Run, seed: int) -> None:
                      ("start", np.array(Script().start_q), (0.22, 0.05, 0.0))]
             for label, q_cmd, cube in poses:
                 _reset(model, data, ro.target(q_cmd), cube)
-                img, gain = auto_exposure(render(renderer, data), cam.exposure_target[rec],
+                img, gain = auto_exposure(render(renderer, data, CAMERA), cam.exposure_target[rec],
                                           cam.max_gain, cam.response_gamma)
                 real.gains.setdefault(rec + "_posed", []).append(round(gain, 4))
                 samples.append({"png": _png(img), "episode": -1, "frame_index": 0,
@@ -310,9 +308,8 @@ def write_frames(folder: Path, real: Run, seed: int) -> None:
                                      "pose_label", *NAMES], rows)
 
 
-def _settle(model: mujoco.MjModel, data: mujoco.MjData, seconds: float) -> None:
-    for _ in range(int(round(seconds / model.opt.timestep))):
-        mujoco.mj_step(model, data)
+def _settle(model: Model, data: Data, seconds: float) -> None:
+    scene.step(model, data, int(round(seconds / model.opt.timestep)))
 
 
 PUSHES: tuple[tuple[tuple[float, float], float], ...] = (((0.25, -0.02), 1.0),
@@ -333,7 +330,7 @@ def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
     rng = np.random.default_rng([seed, 13])
     model = twin_model()
     planner = Planner(nominal_model())
-    data = mujoco.MjData(model)
+    data = scene.new_data(model)
     ro = Readout.of(TRUTH)
     qa = _qadr(model)
     out = []
@@ -378,7 +375,7 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
     true kinematics [m]."""
     rng = np.random.default_rng([seed, 17])
     nom = nominal_model()
-    data = mujoco.MjData(nom)
+    data = scene.new_data(nom)
     ro = Readout.of(TRUTH)
     qa = _qadr(nom)
     cube = np.array([0.26, 0.03, 0.0125])
@@ -395,9 +392,8 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
         q_true = start.copy()
         q_true[:5] += d
         data.qpos[qa] = q_true
-        mujoco.mj_kinematics(nom, data)
-        mujoco.mj_camlight(nom, data)
-        pos, rot = camera_pose(nom, data)
+        scene.pose(nom, data, cameras=True)
+        pos, rot = scene.camera_pose(nom, data, CAMERA)
         pc = rot.T @ (cube - pos) + rng.normal(0.0, 0.0003, 3)
         rows.append([*[float(v) for v in to_recorded(ro.read(q_true))], *[float(v) for v in pc]])
     return [*NAMES, "obj_cam_x", "obj_cam_y", "obj_cam_z"], rows, cube
@@ -415,7 +411,7 @@ def chirps(seed: int) -> list[tuple[list[str], list[list[float]]]]:
     pose; every joint's command, reading and velocity is logged."""
     rng = np.random.default_rng([seed, 19])
     model = twin_model()
-    data = mujoco.MjData(model)
+    data = scene.new_data(model)
     ro = Readout.of(TRUTH)
     qa = _qadr(model)
     vadr = np.array([model.joint(j).dofadr[0] for j in JOINTS])
@@ -448,7 +444,7 @@ def camera_shift_px(resolution: int = 16) -> dict[str, float]:
     """How far the twin's camera moves the image at the start pose, at policy resolution:
     mean displacement of projected table and cube points [px]."""
     nom, twin = nominal_model(), twin_model()
-    dn, dt_ = mujoco.MjData(nom), mujoco.MjData(twin)
+    dn, dt_ = scene.new_data(nom), scene.new_data(twin)
     ro = Readout.of(TRUTH)
     start = np.array(Script().start_q)
     xs, ys = np.meshgrid(np.linspace(0.2, 0.32, 5), np.linspace(-0.05, 0.05, 5))
@@ -458,10 +454,9 @@ def camera_shift_px(resolution: int = 16) -> dict[str, float]:
         dn.qpos[_qadr(nom)] = start
         dt_.qpos[_qadr(twin)] = q_twin
         for m, d in ((nom, dn), (twin, dt_)):
-            mujoco.mj_kinematics(m, d)
-            mujoco.mj_camlight(m, d)
-        a = project(nom, dn, pts, (resolution, resolution))
-        b = project(twin, dt_, pts, (resolution, resolution))
+            scene.pose(m, d, cameras=True)
+        a = scene.project(nom, dn, pts, (resolution, resolution), CAMERA)
+        b = scene.project(twin, dt_, pts, (resolution, resolution), CAMERA)
         out[f"{label}_px"] = float(np.mean(np.linalg.norm(b - a, axis=1)))
     out["policy_resolution"] = float(resolution)
     return out

@@ -30,13 +30,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import mujoco
 import numpy as np
 
 from simgap.demo.faults import PARAMS, JointTruth, resolve_faults
@@ -45,6 +43,7 @@ from simgap.errors import InputError
 from simgap.outputs import atomic_write_json, atomic_write_text
 from simgap.safe_names import checked_toml, py_comment, toml_string
 from simgap.sim.model import compile_spec, load_spec, strip_visuals
+from simgap.sim.scene import Model, forward, name_id, new_data, position_actuators, step
 from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 
 JOINTS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
@@ -98,11 +97,11 @@ class Bench:
 
 
 @functools.lru_cache(maxsize=4)
-def _nominal(path: str, mtime: float) -> mujoco.MjModel:
+def _nominal(path: str, mtime: float) -> Model:
     return compile_spec(strip_visuals(load_spec(path)), source=path)
 
 
-def nominal_model(model_path: str | Path) -> mujoco.MjModel:
+def nominal_model(model_path: str | Path) -> Model:
     """A fresh copy of the nominal model, without its massless visual geoms (the same
     dynamics, faster to compile); the compiled model is cached per process."""
     p = Path(model_path)
@@ -112,29 +111,11 @@ def nominal_model(model_path: str | Path) -> mujoco.MjModel:
     return copy.copy(_nominal(str(p.resolve()), p.stat().st_mtime))
 
 
-def _ids(m: mujoco.MjModel, joints: Sequence[str] = JOINTS) -> tuple[list[int], list[int]]:
-    """(actuator id, dof address) per joint of ``joints``: the actuator of the joint's name,
-    else the one whose transmission drives it (a position actuator each)."""
-    acts, dofs = [], []
-    for j in joints:
-        jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)
-        aid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, j)
-        if jid >= 0 and aid < 0:
-            aid = next((a for a in range(m.nu) if m.actuator_trntype[a] ==
-                        mujoco.mjtTrn.mjTRN_JOINT and m.actuator_trnid[a, 0] == jid), -1)
-        if jid < 0 or aid < 0:
-            raise InputError(field=f"joint {j!r}", expected="a model joint driven by a "
-                             "position actuator", got="absent from the model")
-        acts.append(aid)
-        dofs.append(int(m.jnt_dofadr[jid]))
-    return acts, dofs
-
-
-def nominal_params(m: mujoco.MjModel, joints: Sequence[str] = JOINTS,
+def nominal_params(m: Model, joints: Sequence[str] = JOINTS,
                    ) -> dict[str, dict[str, float]]:
     """joint -> {kp, kv, damping, frictionloss, armature, force_limit} of the model, in
     ``joints`` order (``force_limit`` inf for an actuator without a force range)."""
-    acts, dofs = _ids(m, joints)
+    acts, dofs = position_actuators(m, joints)
     return {j: {"kp": float(m.actuator_gainprm[a, 0]), "kv": float(-m.actuator_biasprm[a, 2]),
                 "damping": float(m.dof_damping[d]), "frictionloss": float(m.dof_frictionloss[d]),
                 "armature": float(m.dof_armature[d]),
@@ -143,10 +124,10 @@ def nominal_params(m: mujoco.MjModel, joints: Sequence[str] = JOINTS,
             for j, a, d in zip(joints, acts, dofs, strict=True)}
 
 
-def apply_truth(m: mujoco.MjModel, truth: tuple[JointTruth, ...]) -> mujoco.MjModel:
+def apply_truth(m: Model, truth: tuple[JointTruth, ...]) -> Model:
     """Write the true joint parameters into ``m`` (in place) and return it (the joints
     ``truth`` names, any model)."""
-    acts, dofs = _ids(m, [t.name for t in truth])
+    acts, dofs = position_actuators(m, [t.name for t in truth])
     for t, a, d in zip(truth, acts, dofs, strict=True):
         kp, kv = t.value("kp"), t.value("kv")
         m.actuator_gainprm[a, 0] = kp
@@ -162,7 +143,7 @@ def apply_truth(m: mujoco.MjModel, truth: tuple[JointTruth, ...]) -> mujoco.MjMo
     return m
 
 
-def faulty_model(bench: Bench) -> mujoco.MjModel:
+def faulty_model(bench: Bench) -> Model:
     """The bench's true model (without its delay, which lives in the command timing)."""
     return apply_truth(nominal_model(bench.model), bench.truth)
 
@@ -227,7 +208,7 @@ def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: s
     return ends - starts, cmd, obs
 
 
-def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: float, delays: np.ndarray,
+def simulate(m: Model, targets: np.ndarray, fps: float, delays: np.ndarray,
              clock: str = "exact", offsets: np.ndarray | None = None,
              joints: Sequence[str] = JOINTS, relative_bound: np.ndarray | None = None,
              ) -> tuple[np.ndarray, float]:
@@ -242,12 +223,11 @@ def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: float, delays: np.ndar
     changed.
     """
     targets = np.array(targets, dtype=float)
-    acts, dofs = _ids(m, joints)
-    qadr = [int(m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)])
-            for j in joints]
-    d = mujoco.MjData(m)
+    acts, dofs = position_actuators(m, joints)
+    qadr = [int(m.jnt_qposadr[name_id(m, "joint", j)]) for j in joints]
+    d = new_data(m)
     d.qpos[qadr] = targets[0]
-    mujoco.mj_forward(m, d)
+    forward(m, d)
     h, cmd, obs = _schedule(len(targets), fps, m.opt.timestep, delays, clock, offsets)
     if np.unique(obs[obs >= 0]).size != len(targets):
         raise InputError(field="clock", expected="one physics step start per frame read",
@@ -267,7 +247,7 @@ def simulate(m: mujoco.MjModel, targets: np.ndarray, fps: float, delays: np.ndar
                                                              -relative_bound, relative_bound))
             d.ctrl[acts] = targets[np.maximum(cmd[i], 0), cols]
             m.opt.timestep = h[i]
-            mujoco.mj_step(m, d)
+            step(m, d)
             contacts += d.ncon > 0
     finally:
         m.opt.timestep = nominal_dt
@@ -283,19 +263,18 @@ def quantise(q: np.ndarray, resolution_rad: float = ENCODER_RESOLUTION_RAD) -> n
     return np.rint(q / resolution_rad) * resolution_rad
 
 
-def _units(m: mujoco.MjModel) -> dict[str, JointUnit]:
+def _units(m: Model) -> dict[str, JointUnit]:
     out = {}
     for j in JOINTS:
         if j == GRIPPER:
-            lo, hi = (float(x) for x in m.jnt_range[mujoco.mj_name2id(
-                m, mujoco.mjtObj.mjOBJ_JOINT, j)])
+            lo, hi = (float(x) for x in m.jnt_range[name_id(m, "joint", j)])
             out[j] = JointUnit(unit="pct", lo_rad=lo, hi_rad=hi)
         else:
             out[j] = JointUnit(unit="deg")
     return out
 
 
-def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, duration_s: float,
+def _episodes(m: Model, seed: int, which: str, n: int, fps: int, duration_s: float,
               delays: np.ndarray, clock: str = "exact", jitter_s: float = 0.0,
               motion: tuple[float, float] = (1.0, 4.0),
               max_relative_target: float | Mapping[str, float] | None = None,
@@ -311,8 +290,7 @@ def _episodes(m: mujoco.MjModel, seed: int, which: str, n: int, fps: int, durati
     eps, cfrac = [], []
     for e in range(n):
         rng = np.random.default_rng([seed, 0 if which == "dataset" else 1, e])
-        ranges = [m.jnt_range[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]
-                  for j in JOINTS]
+        ranges = [m.jnt_range[name_id(m, "joint", j)] for j in JOINTS]
         tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == GRIPPER,
                                   amplitude=motion[0], max_hz=motion[1])
                        for j, r in zip(JOINTS, ranges, strict=True)], axis=1)
@@ -444,13 +422,3 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     return bench
 
 
-def bench_summary(bench: Bench) -> str:
-    """One line per faulty joint: the planted multipliers and delay (for benchmark output)."""
-    rows = []
-    for t in bench.truth:
-        parts = [f"{p} x{t.factor(p):.2f}" for p in PARAMS if not math.isclose(t.factor(p), 1)]
-        if t.delay_s:
-            parts.append(f"delay {t.delay_s * 1e3:.1f} ms")
-        if parts:
-            rows.append(f"{t.name}: " + ", ".join(parts))
-    return "\n".join(rows) if rows else "healthy (no fault)"

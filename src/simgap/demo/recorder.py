@@ -152,7 +152,7 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
     _manifest(folder, FILES.real_manifest, "real", states, [e.result for e in real.episodes],
               seed, policy_hash, model_hash)
     write_jsonl(folder / FILES.trace, real.trace)
-    bench.write_frames(folder / FILES.frames, real, seed)
+    bench.write_frames(folder / FILES.frames, real)
     pushes = bench.push_logs(seed)
     for rel, (header, rows) in zip(FILES.push_logs, pushes, strict=True):
         write_csv(folder / rel, header, rows)

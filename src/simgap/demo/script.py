@@ -14,11 +14,11 @@ import json
 import math
 from dataclasses import asdict, dataclass
 
-import mujoco
 import numpy as np
 from scipy.optimize import least_squares
 
 from simgap.demo.twin import GRIPPER_RANGE_RAD, JOINTS
+from simgap.sim.scene import Model, new_data, pose
 
 PAN_AXIS_XY = (0.0388353, 0.0)
 """The shoulder-pan axis in the model frame [m]."""
@@ -65,9 +65,9 @@ PHASE_OF_SEGMENT = ("approach", "approach", "contact", "grasp", "lift_and_carry"
 class Planner:
     """Plans waypoints with the simulated model's kinematics."""
 
-    def __init__(self, model: mujoco.MjModel, script: Script = Script()) -> None:
+    def __init__(self, model: Model, script: Script = Script()) -> None:
         self.model = model
-        self.data = mujoco.MjData(model)
+        self.data = new_data(model)
         self.script = script
         self._qadr = np.array([model.joint(j).qposadr[0] for j in JOINTS])
         self._pad = model.geom("fixed_jaw_pad").id
@@ -76,7 +76,7 @@ class Planner:
     def _fk(self, q4: np.ndarray, roll: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         self.data.qpos[self._qadr[:4]] = q4
         self.data.qpos[self._qadr[4]] = roll
-        mujoco.mj_kinematics(self.model, self.data)
+        pose(self.model, self.data)
         return (np.array(self.data.geom_xpos[self._pad]),
                 np.array(self.data.site_xmat[self._site]).reshape(3, 3)[:, 0])
 

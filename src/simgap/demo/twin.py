@@ -10,14 +10,14 @@ by the recorder.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-import mujoco
 import numpy as np
 
 from simgap.demo import demo_model_path
 from simgap.demo.truth import TRUTH, PlantedTruth
+from simgap.sim.model import load_spec
+from simgap.sim.scene import Model, Spec, lag_servos, offset_camera
 from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 
 JOINTS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
@@ -45,40 +45,17 @@ def to_recorded(q_rad: np.ndarray) -> np.ndarray:
     return out
 
 
-def from_recorded(v: np.ndarray) -> np.ndarray:
-    """Recorded units -> model radians; shape (..., 6)."""
-    v = np.asarray(v, dtype=float)
-    return np.stack([u.to_rad(v[..., i]) for i, u in enumerate(joint_units())], axis=-1)
-
-
-def _euler_quat(euler_deg: tuple[float, float, float]) -> np.ndarray:
-    q = np.array([1.0, 0.0, 0.0, 0.0])
-    for axis, ang in zip(np.eye(3), euler_deg, strict=True):
-        r = np.zeros(4)
-        mujoco.mju_axisAngle2Quat(r, axis, math.radians(ang))
-        out = np.zeros(4)
-        mujoco.mju_mulQuat(out, q, r)
-        q = out
-    return q
-
-
-def nominal_spec() -> mujoco.MjSpec:
+def nominal_spec() -> Spec:
     """The simulated model as an editable spec."""
-    return mujoco.MjSpec.from_file(str(demo_model_path()))
+    return load_spec(demo_model_path())
 
 
-def twin_spec(truth: PlantedTruth = TRUTH) -> mujoco.MjSpec:
+def twin_spec(truth: PlantedTruth = TRUTH) -> Spec:
     """The demo model with the physical faults of ``truth`` planted (a new spec)."""
     spec = nominal_spec()
     nominal = spec.compile()
     s = truth.servo
-    for name in JOINTS:
-        act = spec.actuator(name)
-        act.gainprm[0] = s.kp
-        act.biasprm[1] = -s.kp
-        act.biasprm[2] = -s.kv
-        act.dyntype = mujoco.mjtDyn.mjDYN_FILTEREXACT
-        act.dynprm[0] = s.lag_time_constant_s
+    lag_servos(spec, JOINTS, s.kp, s.kv, s.lag_time_constant_s)
     grip = spec.actuator("gripper")
     lim = 2.94 * truth.deploy.gripper_torque_limit
     grip.forcerange = np.array([-lim, lim])
@@ -90,26 +67,17 @@ def twin_spec(truth: PlantedTruth = TRUTH) -> mujoco.MjSpec:
         g.friction = fr
     cloth = truth.camera.cloth_rgb
     spec.geom("floor").rgba = np.array([cloth[0], cloth[1], cloth[2], 1.0])
-    cam = spec.camera(CAMERA)
-    cid = mujoco.mj_name2id(nominal, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA)
-    q0 = np.array(nominal.cam_quat[cid], dtype=float)
-    p0 = np.array(nominal.cam_pos[cid], dtype=float)
-    rot = np.zeros(9)
-    mujoco.mju_quat2Mat(rot, q0)
-    cam.pos = p0 + rot.reshape(3, 3) @ np.asarray(truth.camera.mount_offset_m)
-    q1 = np.zeros(4)
-    mujoco.mju_mulQuat(q1, q0, _euler_quat(truth.camera.mount_offset_euler_deg))
-    cam.alt.type = mujoco.mjtOrientation.mjORIENTATION_QUAT
-    cam.quat = q1
+    offset_camera(spec, nominal, CAMERA, truth.camera.mount_offset_m,
+                  truth.camera.mount_offset_euler_deg)
     return spec
 
 
-def twin_model(truth: PlantedTruth = TRUTH) -> mujoco.MjModel:
+def twin_model(truth: PlantedTruth = TRUTH) -> Model:
     """The compiled twin."""
     return twin_spec(truth).compile()
 
 
-def nominal_model() -> mujoco.MjModel:
+def nominal_model() -> Model:
     """The compiled simulated model."""
     return nominal_spec().compile()
 
@@ -143,26 +111,6 @@ class Readout:
         return np.asarray(cmd_rad, dtype=float) - self.offset_rad
 
 
-def make_renderer(model: mujoco.MjModel, height: int = 96, width: int = 96
-                  ) -> mujoco.Renderer:
-    """An offscreen renderer without shadows and reflections (about 1 ms a frame on CPU)."""
-    from simgap.sim.render import RenderBackendError
-
-    try:
-        r = mujoco.Renderer(model, height, width)
-    except Exception as e:  # GL backends raise their own types (EGL, OSMesa errors)
-        raise RenderBackendError(f"{type(e).__name__}: {e}") from e
-    r.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
-    r.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
-    return r
-
-
-def render(renderer: mujoco.Renderer, data: mujoco.MjData, camera: str = CAMERA) -> np.ndarray:
-    """One RGB frame, uint8, shape (H, W, 3)."""
-    renderer.update_scene(data, camera=camera)
-    return np.array(renderer.render(), dtype=np.uint8)
-
-
 def auto_exposure(linear: np.ndarray, target: float, max_gain: float, gamma: float
                   ) -> tuple[np.ndarray, float]:
     """What a camera left on auto exposure makes of a scene.
@@ -188,24 +136,3 @@ def auto_exposure(linear: np.ndarray, target: float, max_gain: float, gamma: flo
     exposed = np.clip(gain * lin, 0.0, 1.0) ** (1.0 / gamma)
     img = np.round(exposed * 255.0).astype(np.uint8)
     return img, gain
-
-
-def camera_pose(model: mujoco.MjModel, data: mujoco.MjData, camera: str = CAMERA
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """World position (3,) and rotation matrix (3, 3) of a camera (columns: x right, y up,
-    z backwards, MuJoCo's convention)."""
-    cid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera)
-    return np.array(data.cam_xpos[cid]), np.array(data.cam_xmat[cid]).reshape(3, 3)
-
-
-def project(model: mujoco.MjModel, data: mujoco.MjData, points: np.ndarray,
-            resolution: tuple[int, int], camera: str = CAMERA) -> np.ndarray:
-    """Pixel coordinates (u right, v down) of world points, shape (N, 2), pinhole camera."""
-    pos, rot = camera_pose(model, data, camera)
-    cid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera)
-    h, w = resolution
-    f = 0.5 * h / math.tan(math.radians(float(model.cam_fovy[cid])) / 2.0)
-    pc = (np.asarray(points, dtype=float) - pos) @ rot  # camera frame
-    u = w / 2.0 + f * pc[:, 0] / -pc[:, 2]
-    v = h / 2.0 - f * pc[:, 1] / -pc[:, 2]
-    return np.stack([u, v], axis=1)

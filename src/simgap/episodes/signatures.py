@@ -108,7 +108,7 @@ class EpisodeResult:
                 "phases_s": {k: list(v) for k, v in seg.times.items()} if seg else {}}
 
 
-def place_target(records: Sequence[EpisodeRecord], segs: Sequence[Segmentation],
+def place_target(segs: Sequence[Segmentation],
                  successes: Sequence[bool | None]) -> np.ndarray | None:
     """The place target [m], shape (3,): the median release point of successful episodes.
 
@@ -240,7 +240,7 @@ def analyse(records: Sequence[EpisodeRecord], labels: Sequence[bool | None] | No
     annotations = list(annotations) if annotations is not None else [None] * n
     segs = [segment(r, p) for r in records]
     if target is None:
-        target = place_target(records, segs, labels)
+        target = place_target(segs, labels)
     out = []
     for rec, seg0, label, note in zip(records, segs, labels, annotations, strict=True):
         done = _success_at(rec, seg0, target, p)

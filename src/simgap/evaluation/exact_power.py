@@ -41,11 +41,6 @@ def _binom_pmf_matrix(n: int, pis: np.ndarray) -> np.ndarray:
     return np.asarray(np.exp(lp))
 
 
-def binom_pmf(n: int, p: float) -> np.ndarray:
-    """Binomial(n, p) pmf over k = 0..n, shape (n + 1,)."""
-    return _binom_pmf_matrix(n, np.array([p]))[:, 0]
-
-
 @lru_cache(maxsize=4096)
 def _fisher_tails(n: int, alpha: float) -> np.ndarray:
     """Per total t = 0..2n, the largest x1 < t/2 in the rejection region (-1 if none).

@@ -3,7 +3,6 @@ BAM headers and entries. Each failure is one InputError naming file, field and f
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -144,12 +143,6 @@ def check_bam(raw: Mapping[str, Any], path: Path) -> None:
                              expected="true or false", got=te)
 
 
-def finite_or_none(v: Any) -> bool:
-    """True for None or a finite real number."""
-    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
-                         and math.isfinite(v))
-
-
 MAX_INDEX = 1 << 40
 """Largest episode, step or tick number accepted."""
 
@@ -182,24 +175,6 @@ def check_stage_values(path: Path, base: Mapping[str, np.ndarray],
                              expected=f"a duration in seconds, at most {MAX_STAGE_S:g}",
                              got=float(a[i]), fix="log durations in seconds "
                              "(time.perf_counter differences), not milliseconds or stamps")
-
-
-def dataset_fps(root: Path | None) -> float | None:
-    """A LeRobot dataset's ``fps`` from ``meta/info.json`` (None when absent or unreadable:
-    the dataset's own reader reports those problems)."""
-    if root is None:
-        return None
-    try:
-        import json
-
-        info = json.loads((Path(root) / "meta" / "info.json").read_text(encoding="utf-8"))
-        fps = info.get("fps") if isinstance(info, Mapping) else None
-    except (OSError, ValueError, RecursionError):
-        return None
-    if isinstance(fps, bool) or not isinstance(fps, (int, float)):
-        return None
-    ok = math.isfinite(fps) and 0 < fps <= MAX_FPS
-    return float(fps) if ok else None
 
 
 def check_durations(stages: Mapping[str, np.ndarray], path: Path, where: str) -> None:

@@ -46,8 +46,7 @@ def _decode_png(data: bytes, where: str) -> np.ndarray:
         raise InputError(file=where, expected="a PNG image", got=str(e)) from e
 
 
-def _check_sizes(images: Sequence[np.ndarray], names: Sequence[str], rig: Rig,
-                 source: str | Path) -> None:
+def _check_sizes(images: Sequence[np.ndarray], names: Sequence[str], rig: Rig) -> None:
     want = rig.camera.render_resolution if rig.camera is not None else images[0].shape[:2]
     for img, name in zip(images, names, strict=True):
         if tuple(img.shape[:2]) != tuple(want):
@@ -112,7 +111,7 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
                              got=f"{label!r} (row {i + 1})")
         lab.append(label)
         rec.append((r["recording"] or "").strip())
-    _check_sizes(images, names, rig, folder)
+    _check_sizes(images, names, rig)
     frames = Frames(images=np.stack(images), q=q, joint_names=rig.joint_names,
                     episode=np.array(ep), frame_index=np.array(fi), source=str(folder))
     return FrameSet(frames=frames, recording=tuple(rec), pose_label=tuple(lab))
@@ -231,7 +230,7 @@ def read_dataset_frames(root: str | Path, rig: Rig, *, camera_key: str | None = 
     if len(images) != len(rows):
         raise InputError(file=ds.root, field=key, expected=f"{len(rows)} frames",
                          got=f"{len(images)}")
-    _check_sizes(images, [f"{ds.root}:{key}[{r}]" for r in rows], rig, ds.root)
+    _check_sizes(images, [f"{ds.root}:{key}[{r}]" for r in rows], rig)
     epi = ds.table.column("episode_index").to_numpy()[rows]
     fr = ds.table.column("frame_index").to_numpy()[rows]
     frames = Frames(images=np.stack(images), q=q[rows], joint_names=rig.joint_names,

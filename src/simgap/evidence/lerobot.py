@@ -13,6 +13,8 @@ element names are in ``info["features"][key]["names"]``.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgap.errors import InputError, NameNotFoundError
-from simgap.evidence._checks import check_lerobot_info, check_lerobot_table, lerobot_fps
+from simgap.evidence._checks import (
+    MAX_FPS,
+    check_lerobot_info,
+    check_lerobot_table,
+    lerobot_fps,
+)
 from simgap.rig import Rig
 from simgap.rig.checks import DATASET_INFO
 from simgap.series import Trajectory
@@ -143,6 +150,22 @@ def _read_parquets(root: Path, pattern: str, what: str) -> pa.Table:
     except (pa.ArrowException, OSError, UnicodeDecodeError) as e:  # unreadable, 2 schemas
         raise InputError(file=files[0].parent, expected=f"readable {what} parquet files of one "
                          "schema", got=str(e)[:300]) from e
+
+
+def dataset_fps(root: Path | None) -> float | None:
+    """A LeRobot dataset's ``fps`` from ``meta/info.json`` (None when absent or unreadable:
+    the dataset's own reader reports those problems)."""
+    if root is None:
+        return None
+    try:
+        info = json.loads((Path(root) / "meta" / "info.json").read_text(encoding="utf-8"))
+        fps = info.get("fps") if isinstance(info, Mapping) else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)):
+        return None
+    ok = math.isfinite(fps) and 0 < fps <= MAX_FPS
+    return float(fps) if ok else None
 
 
 def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:

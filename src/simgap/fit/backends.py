@@ -301,14 +301,6 @@ def make_backend(problem: ReplayProblem, compute: Compute | str = LOCAL, *,
                       num_workers=compute.num_workers, actor_cpus=compute.actor_cpus)
 
 
-def split_logs(problem: ReplayProblem, keep: Sequence[int]) -> ReplayProblem:
-    """The same problem restricted to some logs (for hold-out checks)."""
-    from dataclasses import replace
-
-    return replace(problem, logs=tuple(problem.logs[i] for i in keep),
-                   targets=tuple(problem.targets[i] for i in keep))
-
-
 RAY_CONNECT_TIMEOUT_S = 20.0
 """How long joining a Ray cluster may take before it is an error [s]."""
 

@@ -66,9 +66,9 @@ class GridFit:
     n_evals: int
 
 
-def _jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
-              h: float, lo: np.ndarray, hi: np.ndarray, central: bool = True,
-              blocks: int = 0) -> tuple[np.ndarray, int]:
+def block_jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
+                   h: float, lo: np.ndarray, hi: np.ndarray, central: bool = True,
+                   blocks: int = 0) -> tuple[np.ndarray, int]:
     """Finite-difference Jacobian (G, R, n) in one batched evaluation: central over +-h
     (one-sided at a bound), or forward by h. Wide differences average the small jumps of a
     piecewise-smooth replay instead of taking the slope of one side of a kink.
@@ -126,7 +126,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             rejected (its slope may have misled at a kink): that point is differenced
             again centrally at the same z, and every point centrally from then on. The
             final Jacobian, for the intervals, is always central.
-        joint_blocks: the LM's steps use the joint-block Jacobian (``_jacobian``: K
+        joint_blocks: the LM's steps use the joint-block Jacobian (``block_jacobian``: K
             candidates per difference instead of J K); the final Jacobian, for the
             intervals, is always the full central one.
         final_jacobian: difference that final Jacobian (False: a caller that reads only
@@ -165,7 +165,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             sub = need[want_central[need] == mode]
             if not sub.size:
                 continue
-            jn, ne = _jacobian(flat, z[sub], r[sub], delays[sub], h, lo, hi, mode,
+            jn, ne = block_jacobian(flat, z[sub], r[sub], delays[sub], h, lo, hi, mode,
                                blocks=J if joint_blocks and n == J * K else 0)
             n_evals += ne
             if jac_all is None:
@@ -206,7 +206,7 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         lam[idx], done = next_damping(lam[idx], better, gain, tol)
         active[idx[done]] = False
     if final_jacobian:
-        jac, ne = _jacobian(flat, z, r, delays, h, lo, hi)
+        jac, ne = block_jacobian(flat, z, r, delays, h, lo, hi)
     else:
         jac, ne = np.zeros((G, 0, n)), 0
     r3 = r.reshape((G,) + shape)

@@ -24,11 +24,12 @@ IDENTIFIED_REL_HALF_WIDTH = 0.05
 """A parameter counts as identified when its 95 % half-width is under 5 % of its value."""
 
 
-def jacobian(backend: Backend, x: np.ndarray, r0: np.ndarray, lower: np.ndarray,
-             upper: np.ndarray, eps: float = 1e-4) -> np.ndarray:
+def jacobian(backend: Backend, x: np.ndarray, r0: np.ndarray, upper: np.ndarray,
+             eps: float = 1e-4) -> np.ndarray:
     """Forward-difference Jacobian with all n columns in ONE batched evaluation.
 
-    The step ``eps * max(1, |x|)`` is taken toward the box interior.
+    The step ``eps * max(1, |x|)`` is taken upwards, or downwards where that would cross
+    ``upper``.
     """
     n = x.size
     h = eps * np.maximum(1.0, np.abs(x))
@@ -104,7 +105,7 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
     """
     lo, hi = params.x_lower, params.x_upper
     r = backend.residuals(x[None])[0]
-    jac = jacobian(backend, x, r, lo, hi, eps=eps)
+    jac = jacobian(backend, x, r, hi, eps=eps)
     iv = jacobian_intervals(jac, r)
     col_norm = np.linalg.norm(jac, axis=0)
     scale = np.array([p.value_per_x for p in params.params])

@@ -164,6 +164,3 @@ def spread(y: np.ndarray | list[float], se: np.ndarray | list[float],
                   band=(mu - half, mu + half))
 
 
-def se_from_interval(lo: float, hi: float, level: float = 0.95) -> float:
-    """The standard error a symmetric normal interval [lo, hi] at ``level`` implies."""
-    return (hi - lo) / (2.0 * float(stats.norm.ppf(0.5 + level / 2.0)))

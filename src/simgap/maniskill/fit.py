@@ -217,7 +217,7 @@ def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[
     """
     params = backend.params
     r0 = backend.residuals(x[None])[0]
-    jac = jacobian(backend, x, r0, params.x_lower, params.x_upper)
+    jac = jacobian(backend, x, r0, params.x_upper)
     J = len(backend.replayer.joints)
     N = sum(lengths)
     # the backend's rows are frame-major (frame, joint); the profile helpers want joint-major

@@ -115,7 +115,7 @@ def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
     models = {"nominal": rig.model_path, **({"identified": patch} if patch else {})}
     compiled = {k: compile_spec(strip_visuals(load_spec(p)), p) for k, p in models.items()}
     floor = noise_floors(rig, diagnosis)
-    images = _images(rig, ds)
+    images = _images(rig)
     out = []
     for tr in dataset_trajectories(ds, rig):
         e = int(tr.episode)
@@ -138,7 +138,7 @@ def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
     return out
 
 
-def _images(rig: Rig, ds: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _images(rig: Rig) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(frames, their episodes, their frame indices) of the rig's recorded camera, or None
     (no camera named, bags, or frames that cannot be read here: the rest is still logged)."""
     if rig.camera is None or not rig.camera.recorded or rig.evidence.dataset is None:

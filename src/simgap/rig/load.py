@@ -13,7 +13,7 @@ from typing import Any
 from simgap.errors import InputError
 from simgap.rig.checks import MANISKILL_MARK, check_rig_values, guessed_keys, resolve_path
 from simgap.rig.model import Camera, Deploy, Evidence, JointMap, Rig, Training
-from simgap.rig.schema import _NUM, _SCHEMA, _SECTIONS
+from simgap.rig.schema import NUM, SCHEMA, SECTIONS
 from simgap.units import ENCODER_RESOLUTION_RAD, UNIT_NAMES, JointUnit
 
 
@@ -49,13 +49,13 @@ def load_rig(path: str | Path) -> Rig:
 
 def _check_section(data: Mapping[str, Any], section: str, schema_key: str, source: Path | None,
                    ) -> None:
-    schema = _SCHEMA[schema_key]
+    schema = SCHEMA[schema_key]
     label = f"{section}." if section else ""
     for key, value in data.items():
         if key not in schema:
-            if schema_key == "" and key in _SECTIONS:
+            if schema_key == "" and key in SECTIONS:
                 continue
-            valid = list(schema) + (list(_SECTIONS) if schema_key == "" else [])
+            valid = list(schema) + (list(SECTIONS) if schema_key == "" else [])
             raise InputError(
                 file=source, field=f"{label}{key}", expected="a known key",
                 got=f"unknown key '{label}{key}'",
@@ -76,7 +76,7 @@ def _check_section(data: Mapping[str, Any], section: str, schema_key: str, sourc
 
 
 def _pair(v: Any, source: Path | None, key: str) -> tuple[float, float]:
-    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, _NUM) for x in v)):
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, NUM) for x in v)):
         raise InputError(file=source, field=key, expected="a list of two numbers", got=v)
     lo, hi = float(v[0]), float(v[1])
     if not lo < hi:
@@ -125,7 +125,7 @@ def rig_from_dict(raw: Mapping[str, Any], source: Path | None = None, *,
             raise InputError(file=source, field=sec, expected=f"a [{sec}] section",
                              got="nothing", fix=f"add a [{sec}] table to the rig file")
     sections: dict[str, Mapping[str, Any]] = {}
-    for sec in _SECTIONS:
+    for sec in SECTIONS:
         if sec == "joints":
             continue
         val = raw.get(sec, {})
@@ -329,7 +329,7 @@ def _relative_target(d: Mapping[str, Any], joints: list[JointMap], source: Path 
 
 
 def _bound(x: Any, source: Path | None, field: str, unit_hint: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, _NUM) or not math.isfinite(x) or x <= 0:
+    if isinstance(x, bool) or not isinstance(x, NUM) or not math.isfinite(x) or x <= 0:
         raise InputError(file=source, field=field, expected=f"a positive number {unit_hint}",
                          got=x, fix="write e.g. max_relative_target = 10.0, or remove it "
                                     "when the follower's config leaves it at None")
@@ -339,7 +339,7 @@ def _bound(x: Any, source: Path | None, field: str, unit_hint: str) -> float:
 def _numbers_of(v: Any, n: tuple[int, ...], source: Path | None, key: str, what: str,
                 ) -> tuple[float, ...]:
     if not (isinstance(v, list) and len(v) in n and all(
-            isinstance(x, _NUM) and not isinstance(x, bool) and math.isfinite(x) for x in v)):
+            isinstance(x, NUM) and not isinstance(x, bool) and math.isfinite(x) for x in v)):
         raise InputError(file=source, field=key, expected=what, got=v)
     return tuple(float(x) for x in v)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from simgap.errors import NameNotFoundError
-from simgap.rig.schema import _PATH_KEYS
+from simgap.rig.schema import PATH_KEYS
 from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 
 ActionSpace = Literal["joint_position", "ee_delta"]
@@ -176,7 +176,7 @@ class Evidence:
     def paths(self) -> list[tuple[str, Path]]:
         """Every named path, as (key, path) pairs, for existence checks."""
         out: list[tuple[str, Path]] = []
-        for key in sorted(_PATH_KEYS):
+        for key in sorted(PATH_KEYS):
             val = getattr(self, key)
             if isinstance(val, tuple):
                 out.extend((key, p) for p in val)

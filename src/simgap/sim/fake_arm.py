@@ -114,11 +114,6 @@ class ArmSim:
         lo, hi = self.model.jnt_range[j]
         return float(lo), float(hi)
 
-    def ctrl_range(self, i: int) -> tuple[float, float]:
-        """Control range [rad] of actuator ``i``."""
-        lo, hi = self.model.actuator_ctrlrange[i]
-        return float(lo), float(hi)
-
     def qpos(self) -> np.ndarray:
         """Actuated joint positions [rad], shape (J,)."""
         return np.array([self.data.qpos[a] for a in self._qadr])

@@ -25,8 +25,7 @@ def _frame(model: mujoco.MjModel, name: str) -> tuple[str, int]:
     return "body", object_id(model, "body", name)
 
 
-def _pose(model: mujoco.MjModel, data: mujoco.MjData, kind: str, i: int
-          ) -> tuple[np.ndarray, np.ndarray]:
+def _pose(data: mujoco.MjData, kind: str, i: int) -> tuple[np.ndarray, np.ndarray]:
     if kind == "site":
         pos, mat = data.site_xpos[i].copy(), data.site_xmat[i]
     else:
@@ -51,7 +50,7 @@ def frame_poses(model: mujoco.MjModel, joints: Sequence[str], q: np.ndarray, fra
     for k, row in enumerate(q):
         d.qpos[adr] = row
         mujoco.mj_kinematics(model, d)
-        out[k, :3], out[k, 3:] = _pose(model, d, kind, i)
+        out[k, :3], out[k, 3:] = _pose(d, kind, i)
     return out
 
 
@@ -80,7 +79,7 @@ def ee_delta_targets(model: mujoco.MjModel, joints: Sequence[str], q0: np.ndarra
     d.qpos[:] = model.qpos0
     d.qpos[adr] = q0
     mujoco.mj_kinematics(model, d)
-    pos_t, quat_t = _pose(model, d, kind, i)
+    pos_t, quat_t = _pose(d, kind, i)
     q = np.asarray(q0, dtype=float).copy()
     out = np.empty((deltas.shape[0], len(joints)))
     jp, jr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
@@ -95,7 +94,7 @@ def ee_delta_targets(model: mujoco.MjModel, joints: Sequence[str], q0: np.ndarra
             d.qpos[adr] = q
             mujoco.mj_kinematics(model, d)
             mujoco.mj_comPos(model, d)
-            pos, quat = _pose(model, d, kind, i)
+            pos, quat = _pose(d, kind, i)
             err_rot = np.empty(3)
             mujoco.mju_negQuat(dq_rot, quat)
             mujoco.mju_mulQuat(dq_rot, quat_t, dq_rot)
@@ -120,6 +119,6 @@ def reach(model: mujoco.MjModel, joints: Sequence[str], q0: np.ndarray, frame: s
     d.qpos[:] = model.qpos0
     d.qpos[[joint_qpos_index(model, j) for j in joints]] = q0
     mujoco.mj_kinematics(model, d)
-    pos, _ = _pose(model, d, kind, i)
+    pos, _ = _pose(d, kind, i)
     anchors = [d.xanchor[object_id(model, "joint", j)] for j in joints]
     return float(max(np.linalg.norm(pos - a) for a in anchors))

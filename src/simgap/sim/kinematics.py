@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from simgap.errors import InputError
-from simgap.sim.model import load_model, names, object_id
+from simgap.sim.model import load_model, object_id
 
 
 @dataclass(frozen=True)
@@ -184,10 +184,6 @@ class Kinematics:
         """The robot's own body as the camera sees it: geoms below the camera's rigid root."""
         return self.subtree_geoms(self.rigid_root())
 
-    def geom_ids(self, geom_names: Sequence[str]) -> list[int]:
-        """Ids of named geoms; a miss lists the model's geoms."""
-        return [object_id(self.model, "geom", g, source=self.source) for g in geom_names]
-
     def geom_positions(self, ids: Sequence[int]) -> np.ndarray:
         """World centres [m] of geoms after the last ``set_q``, shape (n, 3)."""
         return np.array([self.data.geom_xpos[i] for i in ids], dtype=float).reshape(-1, 3)
@@ -202,16 +198,6 @@ class Kinematics:
         self.set_q(np.zeros(len(self.joint_names)))
         jid = object_id(self.model, "joint", joints[0])
         return (np.array(self.data.xanchor[jid]), np.array(self.data.xaxis[jid]), joints[0])
-
-    def site_position(self, name: str) -> np.ndarray:
-        """World position [m] of a site at the model's reference pose."""
-        sid = object_id(self.model, "site", name, source=self.source)
-        mujoco.mj_kinematics(self.model, self.data)
-        return np.array(self.data.site_xpos[sid])
-
-    def camera_names(self) -> list[str]:
-        """Every camera in the model."""
-        return names(self.model, "camera")
 
     @property
     def fovy_deg(self) -> float:

@@ -1,8 +1,8 @@
 """Load a MuJoCo model and look its objects up by name.
 
-This is the one place models are compiled. A model that does not compile is reported with
-MuJoCo's message and the file; a name that is not in the model is reported with the list of
-valid names of that kind.
+A model file becomes a model here (``load_model``, ``load_spec``, ``compile_spec``): one
+that does not compile is reported with MuJoCo's message and the file; a name that is not in
+the model is reported with the list of valid names of that kind.
 """
 
 from __future__ import annotations
@@ -288,6 +288,3 @@ def spec_from_xml(xml: str, source: str | Path | None = None) -> mujoco.MjSpec:
                          ) from e
 
 
-def check_compiles(path: str | Path) -> mujoco.MjModel:
-    """Compile an MJCF file and return it (``load_model`` under a name that says why)."""
-    return load_model(path)
