@@ -38,8 +38,14 @@ ROOT = Path(__file__).resolve().parents[1]
 TYPES = ("lift_and_drop", "sin_sin", "up_and_down")
 
 
-def _row(name: str, by_type: dict[str, float], mean: float, gain: float | None,
-         train: float | None, secs: float | None) -> str:
+def _row(
+    name: str,
+    by_type: dict[str, float],
+    mean: float,
+    gain: float | None,
+    train: float | None,
+    secs: float | None,
+) -> str:
     cells = "".join(f"{by_type.get(t, float('nan')):>14.4f}" for t in TYPES)
     g = f"{gain:>10.4f}" if gain is not None else f"{'-':>10}"
     tr = f"{train:>9.4f}" if train is not None else f"{'-':>9}"
@@ -67,10 +73,16 @@ def load_xl330(raw: Path) -> tuple[list[Any], np.ndarray, list[Any], list[Any]]:
 
     logs = [read_bam_log(p) for p in sorted(raw.glob("*.json"))]
     types = np.array([str(lg.meta["trajectory"]) for lg in logs])
-    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]),  # type: ignore[arg-type]
-                                      float(lg.meta["length"]),  # type: ignore[arg-type]
-                                      float(lg.meta["arm_mass"])))  # type: ignore[arg-type]
-             for lg in logs]
+    loads = [
+        JointLoad(
+            *pendulum_load(
+                float(lg.meta["mass"]),  # type: ignore[arg-type]
+                float(lg.meta["length"]),  # type: ignore[arg-type]
+                float(lg.meta["arm_mass"]),
+            )
+        )  # type: ignore[arg-type]
+        for lg in logs
+    ]
     return logs, types, loads, [bam_drive(lg.meta) for lg in logs]
 
 
@@ -79,11 +91,19 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--no-net", action="store_true")
-    ap.add_argument("--evaluations", type=int, default=None,
-                    help="CMA-ES rollouts per (family, fold); default the ladder's")
+    ap.add_argument(
+        "--evaluations",
+        type=int,
+        default=None,
+        help="CMA-ES rollouts per (family, fold); default the ladder's",
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--searches", type=int, default=None,
-                    help="CMA-ES searches per held-out fold (default: LadderConfig's)")
+    ap.add_argument(
+        "--searches",
+        type=int,
+        default=None,
+        help="CMA-ES searches per held-out fold (default: LadderConfig's)",
+    )
     args = ap.parse_args()
     raw = xl330_raw(args.data)
     if raw is None:
@@ -97,8 +117,11 @@ def main() -> int:
     from simgap.units import ENCODER_RESOLUTION_RAD
 
     logs, types, loads, drives = load_xl330(raw)
-    cfg: dict[str, Any] = {"noise_floor_rad": ENCODER_RESOLUTION_RAD, "use_net": not args.no_net,
-                           "seed": args.seed}
+    cfg: dict[str, Any] = {
+        "noise_floor_rad": ENCODER_RESOLUTION_RAD,
+        "use_net": not args.no_net,
+        "seed": args.seed,
+    }
     if args.evaluations:
         cfg["cma_evaluations"] = args.evaluations
     if args.searches:
@@ -107,36 +130,65 @@ def main() -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     res = fit_joint(logs, "xl330", loads, drives, config)
     ladder_s, ladder_cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"{len(logs)} XL330 logs, held out: {res.held_out}; whole ladder (every rung, "
-          f"6 families x (3 type-out + 4 gain-out + all) fits) {ladder_s:.0f} s wall, "
-          f"{ladder_cpu:.0f} s CPU")
+    print(
+        f"{len(logs)} XL330 logs, held out: {res.held_out}; whole ladder (every rung, "
+        f"6 families x (3 type-out + 4 gain-out + all) fits) {ladder_s:.0f} s wall, "
+        f"{ladder_cpu:.0f} s CPU"
+    )
     head = "".join(f"{t:>14}" for t in TYPES)
     print(f"{'model':<14}{head}{'mean':>10}{'gain-out':>10}{'train':>9}{'fit [s]':>8}")
-    out: dict[str, Any] = {"held_out": res.held_out, "ladder_wall_s": ladder_s,
-                           "ladder_cpu_s": ladder_cpu, "rows": {}}
+    out: dict[str, Any] = {
+        "held_out": res.held_out,
+        "ladder_wall_s": ladder_s,
+        "ladder_cpu_s": ladder_cpu,
+        "rows": {},
+    }
     servo = res.rung("servo")
     for r in res.rungs:
         by = r.details.get("held_out_by_group_rad", {})
         if r.model == "servo":
             for fam, row in servo.details["families"].items():
                 name = f"simgap {fam}"
-                print(_row(name, row["held_out_by_group_rad"], row["validation_mae_rad"],
-                           row.get("gain_out_mae_rad"), row["train_mae_rad"], row["fit_time_s"]))
+                print(
+                    _row(
+                        name,
+                        row["held_out_by_group_rad"],
+                        row["validation_mae_rad"],
+                        row.get("gain_out_mae_rad"),
+                        row["train_mae_rad"],
+                        row["fit_time_s"],
+                    )
+                )
                 rng = row.get("held_out_by_group_range_rad") or {}
                 if row.get("searches", 1) > 1 and rng:
                     va = row["validation_mae_by_search_rad"]
-                    print(f"{'  range':<14}" + "".join(
-                        f"{f'{rng[t][0]:.3f}-{rng[t][1]:.3f}':>14}" if t in rng
-                        else f"{'':>14}" for t in TYPES)
+                    print(
+                        f"{'  range':<14}"
+                        + "".join(
+                            f"{f'{rng[t][0]:.3f}-{rng[t][1]:.3f}':>14}" if t in rng else f"{'':>14}"
+                            for t in TYPES
+                        )
                         + f"{f'{min(va):.3f}-{max(va):.3f}':>12}"
-                        + f"  ({row['searches']} searches)")
+                        + f"  ({row['searches']} searches)"
+                    )
                 out["rows"][name] = row
         name = f"rung {r.model}" + (f" ({res.friction_family})" if r.model == "servo" else "")
-        print(_row(name, by, r.validation_mae_rad, r.details.get("gain_out_mae_rad"),
-                   r.train_mae_rad, r.fit_time_s))
-        out["rows"][name] = {"held_out_by_group_rad": by,
-                             "validation_mae_rad": r.validation_mae_rad,
-                             "train_mae_rad": r.train_mae_rad, "fit_time_s": r.fit_time_s}
+        print(
+            _row(
+                name,
+                by,
+                r.validation_mae_rad,
+                r.details.get("gain_out_mae_rad"),
+                r.train_mae_rad,
+                r.fit_time_s,
+            )
+        )
+        out["rows"][name] = {
+            "held_out_by_group_rad": by,
+            "validation_mae_rad": r.validation_mae_rad,
+            "train_mae_rad": r.train_mae_rad,
+            "fit_time_s": r.fit_time_s,
+        }
     batch = build_batch(logs, 0, loads, drives)
     shipped: dict[str, dict[str, float]] = {}
     for m in ("m1", "m2", "m3", "m4", "m5", "m6"):
@@ -149,23 +201,41 @@ def main() -> int:
         shipped[m] = by
         print(_row(f"BAM shipped {m}", by, float(per.mean()), None, None, None))
         out["rows"][f"BAM shipped {m}"] = {
-            "held_out_by_group_rad": by, "validation_mae_rad": float(per.mean())}
-    print(f"selected: {res.selected} ({res.stop_reason}); servo family "
-          f"{res.friction_family}: {servo.details['family_reason']}")
+            "held_out_by_group_rad": by,
+            "validation_mae_rad": float(per.mean()),
+        }
+    print(
+        f"selected: {res.selected} ({res.stop_reason}); servo family "
+        f"{res.friction_family}: {servo.details['family_reason']}"
+    )
     # one whole fit: the selected family alone on all 12 logs
     settings = cma_fit.CmaSettings(evaluations=config.cma_evaluations)
     t1, c1 = time.perf_counter(), time.process_time()
-    fit_families(batch, np.ones((1, len(logs)), dtype=bool), XL330, args.seed,
-                 [res.friction_family or "m1"], settings, fit_delay=False)
+    fit_families(
+        batch,
+        np.ones((1, len(logs)), dtype=bool),
+        XL330,
+        args.seed,
+        [res.friction_family or "m1"],
+        settings,
+        fit_delay=False,
+    )
     whole_s, whole_cpu = time.perf_counter() - t1, time.process_time() - c1
-    print(f"one whole fit of {res.friction_family} on all {len(logs)} logs "
-          f"({config.cma_evaluations} CMA-ES rollouts): {whole_s:.1f} s wall, "
-          f"{whole_cpu:.1f} s CPU (target <= 30 s on 2 cores)")
+    print(
+        f"one whole fit of {res.friction_family} on all {len(logs)} logs "
+        f"({config.cma_evaluations} CMA-ES rollouts): {whole_s:.1f} s wall, "
+        f"{whole_cpu:.1f} s CPU (target <= 30 s on 2 cores)"
+    )
     sel = servo.details["held_out_by_group_rad"]
     beats = {t: bool(sel[t] < shipped.get("m3", {}).get(t, float("inf"))) for t in TYPES}
-    print("selected servo vs BAM shipped m3 per held-out type: " +
-          ", ".join(f"{t} {sel[t]:.4f} vs {shipped.get('m3', {}).get(t, float('nan')):.4f}"
-                    f" ({'below' if beats[t] else 'NOT below'})" for t in TYPES))
+    print(
+        "selected servo vs BAM shipped m3 per held-out type: "
+        + ", ".join(
+            f"{t} {sel[t]:.4f} vs {shipped.get('m3', {}).get(t, float('nan')):.4f}"
+            f" ({'below' if beats[t] else 'NOT below'})"
+            for t in TYPES
+        )
+    )
     # does each fold's training pin the armature? (the same profile the rung runs on all
     # logs, on the selected family's fit of each fold's training types)
     from simgap.actuator.armature_profile import profile_entry
@@ -174,22 +244,37 @@ def main() -> int:
     out["armature_profile_by_fold"] = {}
     for t in TYPES:
         train = types != t
-        fold = fit_families(batch, train[None], XL330, args.seed, [fam], settings,
-                            fit_delay=False)[fam]
-        prof = profile_entry(fold, batch, train, XL330, args.seed, config.cma_evaluations,
-                             ENCODER_RESOLUTION_RAD)
+        fold = fit_families(batch, train[None], XL330, args.seed, [fam], settings, fit_delay=False)[
+            fam
+        ]
+        prof = profile_entry(
+            fold, batch, train, XL330, args.seed, config.cma_evaluations, ENCODER_RESOLUTION_RAD
+        )
         out["armature_profile_by_fold"][t] = prof
-        rises = ", ".join(f"x{p['factor']:g}: +{p['rise_rad'] * 1e3:.2f} mrad at "
-                          f"{p['delay_s'] * 1e3:.1f} ms" for p in prof["probes"])
-        print(f"{fam} without {t}: armature {prof['armature_kg_m2'] * 1e3:.2f} g m^2, "
-              f"probes {rises}: {'NOT identifiable' if prof['reason'] else 'pinned'}")
+        rises = ", ".join(
+            f"x{p['factor']:g}: +{p['rise_rad'] * 1e3:.2f} mrad at {p['delay_s'] * 1e3:.1f} ms"
+            for p in prof["probes"]
+        )
+        print(
+            f"{fam} without {t}: armature {prof['armature_kg_m2'] * 1e3:.2f} g m^2, "
+            f"probes {rises}: {'NOT identifiable' if prof['reason'] else 'pinned'}"
+        )
     prof = servo.details.get("armature_profile", {})
     if prof:
-        print(f"{fam} on all logs: armature {prof['armature_kg_m2'] * 1e3:.2f} g m^2: "
-              f"{prof['reason'] or 'pinned'}")
-    out.update({"selected": res.selected, "friction_family": res.friction_family,
-                "whole_fit_wall_s": whole_s, "whole_fit_cpu_s": whole_cpu,
-                "beats_bam_m3": beats, "intervals": servo.params.get("intervals", {})})
+        print(
+            f"{fam} on all logs: armature {prof['armature_kg_m2'] * 1e3:.2f} g m^2: "
+            f"{prof['reason'] or 'pinned'}"
+        )
+    out.update(
+        {
+            "selected": res.selected,
+            "friction_family": res.friction_family,
+            "whole_fit_wall_s": whole_s,
+            "whole_fit_cpu_s": whole_cpu,
+            "beats_bam_m3": beats,
+            "intervals": servo.params.get("intervals", {}),
+        }
+    )
     if args.json:
         args.json.write_text(json.dumps(out, indent=2, default=float))
     return 0 if all(beats.values()) and whole_cpu <= 30.0 else 1

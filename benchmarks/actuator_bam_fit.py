@@ -49,8 +49,9 @@ def _mae(model: Any, log: dict[str, Any]) -> float:
 
 
 def _by_type(model: Any, logs: list[dict[str, Any]]) -> dict[str, float]:
-    return {t: float(np.mean([_mae(model, lg) for lg in logs if lg["trajectory"] == t]))
-            for t in TYPES}
+    return {
+        t: float(np.mean([_mae(model, lg) for lg in logs if lg["trajectory"] == t])) for t in TYPES
+    }
 
 
 def main() -> int:
@@ -58,13 +59,24 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--model", default="m3", help="BAM friction family (m1 ... m6)")
     ap.add_argument("--trials", type=int, default=2000, help="bam.fit --trials per fit")
-    ap.add_argument("--repeats", type=int, default=2,
-                    help="independent bam.fit runs per held-out type (it is unseeded)")
-    ap.add_argument("--simgap", type=Path, default=None,
-                    help="a --json of benchmarks/actuator.py to print beside")
-    ap.add_argument("--held-out", default=",".join(TYPES),
-                    help="comma-separated types to hold out in turn; 'none' fits on all "
-                         "12 logs (the training MAE of BAM's search, beside simgap's)")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=2,
+        help="independent bam.fit runs per held-out type (it is unseeded)",
+    )
+    ap.add_argument(
+        "--simgap",
+        type=Path,
+        default=None,
+        help="a --json of benchmarks/actuator.py to print beside",
+    )
+    ap.add_argument(
+        "--held-out",
+        default=",".join(TYPES),
+        help="comma-separated types to hold out in turn; 'none' fits on all "
+        "12 logs (the training MAE of BAM's search, beside simgap's)",
+    )
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     helds = [h for h in args.held_out.split(",") if h]
@@ -79,15 +91,30 @@ def main() -> int:
         from bam.logs import Logs
         from bam.model import load_model
     except ImportError:
-        print("skip: BAM (better-actuator-models 1.0.2) is not installed in this Python; "
-              "see this script's docstring")
+        print(
+            "skip: BAM (better-actuator-models 1.0.2) is not installed in this Python; "
+            "see this script's docstring"
+        )
         return 0
     work = Path(tempfile.mkdtemp(prefix="simgap-bamfit-"))
     try:
         processed = work / "processed"
         processed.mkdir()
-        subprocess.run([sys.executable, "-m", "bam.process", "--raw", str(raw), "--logdir",
-                        str(processed), "--dt", "0.005"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bam.process",
+                "--raw",
+                str(raw),
+                "--logdir",
+                str(processed),
+                "--dt",
+                "0.005",
+            ],
+            check=True,
+            capture_output=True,
+        )
         logs = Logs(str(processed)).logs
         rows: dict[str, Any] = {"shipped": {}, "folds": {}}
         for m in ("m1", "m3", args.model):
@@ -103,24 +130,48 @@ def main() -> int:
             for r in range(args.repeats):
                 out = work / f"{held}_{r}.json"
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "bam.fit", "--logdir", str(fold),
-                                "--actuator", "xl330", "--model", args.model,
-                                "--trials", str(args.trials), "--output", str(out)],
-                               check=True, capture_output=True, cwd=work)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "bam.fit",
+                        "--logdir",
+                        str(fold),
+                        "--actuator",
+                        "xl330",
+                        "--model",
+                        args.model,
+                        "--trials",
+                        str(args.trials),
+                        "--output",
+                        str(out),
+                    ],
+                    check=True,
+                    capture_output=True,
+                    cwd=work,
+                )
                 secs = time.perf_counter() - t0
                 model = load_model(str(out))
                 score = _by_type(model, logs)
                 params = json.loads(out.read_text())
-                train = float(np.mean([_mae(model, lg) for lg in logs
-                                       if lg["trajectory"] != held]))
-                runs.append({"held_out_rad": score.get(held, float("nan")),
-                             "train_rad": train,
-                             "by_type_rad": score, "fit_s": secs, "params": params})
+                train = float(np.mean([_mae(model, lg) for lg in logs if lg["trajectory"] != held]))
+                runs.append(
+                    {
+                        "held_out_rad": score.get(held, float("nan")),
+                        "train_rad": train,
+                        "by_type_rad": score,
+                        "fit_s": secs,
+                        "params": params,
+                    }
+                )
                 what = "on all logs" if held == "none" else f"without {held}"
                 scored = "" if held == "none" else f", held out {score[held]:.4f} rad"
-                print(f"bam.fit {args.model} {what} (run {r + 1}, {args.trials} trials, "
-                      f"{secs:.0f} s): training {train:.4f} rad{scored}, armature "
-                      f"{params.get('armature', float('nan')) * 1e3:.2f} g m^2", flush=True)
+                print(
+                    f"bam.fit {args.model} {what} (run {r + 1}, {args.trials} trials, "
+                    f"{secs:.0f} s): training {train:.4f} rad{scored}, armature "
+                    f"{params.get('armature', float('nan')) * 1e3:.2f} g m^2",
+                    flush=True,
+                )
             rows["folds"][held] = runs
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -134,21 +185,30 @@ def main() -> int:
         v = [r["held_out_rad"] for r in rows["folds"].get(t, [])]
         cells.append(f"{np.median(v):.4f} ({min(v):.3f}-{max(v):.3f})" if v else "-")
     if any(t in rows["folds"] for t in TYPES):
-        print(f"{'bam.fit ' + args.model + ' type-out':<26}"
-              + "".join(f"{c:>22}" for c in cells) + f"   median (range) of {args.repeats} runs")
+        print(
+            f"{'bam.fit ' + args.model + ' type-out':<26}"
+            + "".join(f"{c:>22}" for c in cells)
+            + f"   median (range) of {args.repeats} runs"
+        )
     if "none" in rows["folds"]:
         v = [r["train_rad"] for r in rows["folds"]["none"]]
         secs = [r["fit_s"] for r in rows["folds"]["none"]]
-        print(f"bam.fit {args.model} on all {len(logs)} logs: training MAE "
-              + ", ".join(f"{x:.4f}" for x in v) + " rad in "
-              + ", ".join(f"{x:.0f}" for x in secs) + " s")
+        print(
+            f"bam.fit {args.model} on all {len(logs)} logs: training MAE "
+            + ", ".join(f"{x:.4f}" for x in v)
+            + " rad in "
+            + ", ".join(f"{x:.0f}" for x in secs)
+            + " s"
+        )
     if args.simgap and args.simgap.is_file():
         sg = json.loads(args.simgap.read_text())
         fam = sg.get("friction_family")
         by = sg["rows"].get(f"rung servo ({fam})", {}).get("held_out_by_group_rad", {})
         if by:
-            print(f"{'simgap selected ' + str(fam):<26}"
-                  + "".join(f"{by.get(t, float('nan')):>22.4f}" for t in TYPES))
+            print(
+                f"{'simgap selected ' + str(fam):<26}"
+                + "".join(f"{by.get(t, float('nan')):>22.4f}" for t in TYPES)
+            )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -34,8 +34,11 @@ def main() -> int:
     ap.add_argument("--searches", type=int, default=8)
     ap.add_argument("--hold-out", default="lift_and_drop", help="the trajectory type held out")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--delay", action="store_true",
-                    help="also fit a transport delay (the ladder fits none on BAM logs)")
+    ap.add_argument(
+        "--delay",
+        action="store_true",
+        help="also fit a transport delay (the ladder fits none on BAM logs)",
+    )
     args = ap.parse_args()
     from actuator import load_xl330, xl330_raw
 
@@ -57,25 +60,34 @@ def main() -> int:
         return 2
     logs, types, loads, drives = load_xl330(raw)
     if args.hold_out not in set(types):
-        print(f"error: --hold-out {args.hold_out!r} is not a trajectory type of these logs; "
-              f"valid: {', '.join(sorted(set(types)))}")
+        print(
+            f"error: --hold-out {args.hold_out!r} is not a trajectory type of these logs; "
+            f"valid: {', '.join(sorted(set(types)))}"
+        )
         return 2
     batch = build_batch(logs, 0, loads, drives)
     held = types == args.hold_out
     train = np.tile(~held, (args.searches, 1))
-    fit = fit_families(batch, train, XL330, args.seed, [family], cma_fit.CmaSettings(),
-                       fit_delay=args.delay)[family]
+    fit = fit_families(
+        batch, train, XL330, args.seed, [family], cma_fit.CmaSettings(), fit_delay=args.delay
+    )[family]
     per = per_log_mae(fit.pred, batch)
     names = fit.space.names
-    print(f"{family}, {args.searches} searches of the fold that holds out {args.hold_out} "
-          f"({int(held.sum())} of {len(logs)} logs), seed {args.seed}")
+    print(
+        f"{family}, {args.searches} searches of the fold that holds out {args.hold_out} "
+        f"({int(held.sum())} of {len(logs)} logs), seed {args.seed}"
+    )
     print(f"{'train':>8}{'held-out':>10}  " + "".join(f"{n[:12]:>13}" for n in names))
     for r in np.argsort(fit.train_cost):
-        print(f"{fit.train_cost[r]:8.4f}{per[r][held].mean():10.4f}  "
-              + "".join(f"{v:13.4g}" for v in fit.x[r]))
+        print(
+            f"{fit.train_cost[r]:8.4f}{per[r][held].mean():10.4f}  "
+            + "".join(f"{v:13.4g}" for v in fit.x[r])
+        )
     ho = per[:, held].mean(axis=1)
-    print(f"training MAE {fit.train_cost.min():.4f}-{fit.train_cost.max():.4f} rad; "
-          f"held-out {args.hold_out} MAE {ho.min():.4f}-{ho.max():.4f} rad")
+    print(
+        f"training MAE {fit.train_cost.min():.4f}-{fit.train_cost.max():.4f} rad; "
+        f"held-out {args.hold_out} MAE {ho.min():.4f}-{ho.max():.4f} rad"
+    )
     return 0
 
 

@@ -24,16 +24,26 @@ ENV = {**os.environ, "PYTHONPATH": str(SRC)}
 
 def wall(args: list[str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, *args], env=ENV, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, *args],
+        env=ENV,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
 def import_times() -> tuple[float, list[tuple[float, str]], set[str]]:
     """(cumulative seconds of simgap.cli, the five slowest modules by cumulative time, every
     module imported)."""
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import simgap.cli"],
-                         env=ENV, check=True, capture_output=True, text=True).stderr
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import simgap.cli"],
+        env=ENV,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stderr
     rows = []
     for line in err.splitlines():
         if not line.startswith("import time:") or "|" not in line:
@@ -57,9 +67,11 @@ def main() -> None:
     bare = statistics.median(wall(["-c", "pass"]) for _ in range(runs))
     total, top, imported = import_times()
     med = statistics.median(helps)
-    print(f"simgap --help wall: median {med:.3f} s over {runs} runs (min {min(helps):.3f}, "
-          f"max {max(helps):.3f}; first, cold {cold:.3f}); bare interpreter {bare:.3f} s; "
-          f"target 0.4 s: {'met' if med < 0.4 else 'NOT met'}")
+    print(
+        f"simgap --help wall: median {med:.3f} s over {runs} runs (min {min(helps):.3f}, "
+        f"max {max(helps):.3f}; first, cold {cold:.3f}); bare interpreter {bare:.3f} s; "
+        f"target 0.4 s: {'met' if med < 0.4 else 'NOT met'}"
+    )
     print(f"import simgap.cli: {total:.3f} s cumulative; slowest modules it imports:")
     for cum, name in top:
         print(f"  {cum:.3f} s  {name}")

@@ -42,21 +42,41 @@ def main() -> None:
         t_diagnose = time.perf_counter() - t0
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "simgap", "demo", "--cache", str(cache),
-                               "--seed", str(args.seed), "--out", str(Path(tmp) / "cli")],
-                              env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "simgap",
+                "demo",
+                "--cache",
+                str(cache),
+                "--seed",
+                str(args.seed),
+                "--out",
+                str(Path(tmp) / "cli"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         t_cli = time.perf_counter() - t0
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
-    print(f"prepare_demo (build)   {t_prepare:6.1f} s wall, {c_prepare:5.1f} s CPU "
-          f"({t_prepare / PREPARE_AIM_S:.2f} x the {PREPARE_AIM_S:.0f} s aim)")
+    print(
+        f"prepare_demo (build)   {t_prepare:6.1f} s wall, {c_prepare:5.1f} s CPU "
+        f"({t_prepare / PREPARE_AIM_S:.2f} x the {PREPARE_AIM_S:.0f} s aim)"
+    )
     print(f"prepare_demo (cached)  {t_cached:6.3f} s")
-    print(f"diagnose_rig           {t_diagnose:6.1f} s "
-          f"({len(diagnosis.findings)} findings, "
-          f"{len(diagnosis.implicated())} implicated)")
+    print(
+        f"diagnose_rig           {t_diagnose:6.1f} s "
+        f"({len(diagnosis.findings)} findings, "
+        f"{len(diagnosis.implicated())} implicated)"
+    )
     print(f"simgap demo (CLI, cached bench) {t_cli:6.1f} s, exit {proc.returncode}")
     total = t_prepare + t_diagnose
-    print(f"end to end from nothing {total:6.1f} s = {total / BUDGET_S:.2f} x the "
-          f"{BUDGET_S:.0f} s budget")
+    print(
+        f"end to end from nothing {total:6.1f} s = {total / BUDGET_S:.2f} x the "
+        f"{BUDGET_S:.0f} s budget"
+    )
     if proc.returncode:
         print(proc.stderr[-2000:])
 

@@ -50,17 +50,43 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in a.episodes.split(",")):
-            bench = make_so101_bench(Path(tmp) / f"b{n}", model, a.seed + n, fps=30,
-                                     n_episodes=n, duration_s=20.0, faults="random",
-                                     n_heldout=1)
-            mb, wall, rc = peak_of([sys.executable, "-m", "simgap", "diagnose",
-                                    str(bench.rig), "--out", str(Path(tmp) / f"o{n}")], env)
-            rows.append({"episodes": n, "seconds_each": 20.0, "peak_rss_mb": round(mb, 1),
-                         "wall_s": round(wall, 1), "exit": rc})
+            bench = make_so101_bench(
+                Path(tmp) / f"b{n}",
+                model,
+                a.seed + n,
+                fps=30,
+                n_episodes=n,
+                duration_s=20.0,
+                faults="random",
+                n_heldout=1,
+            )
+            mb, wall, rc = peak_of(
+                [
+                    sys.executable,
+                    "-m",
+                    "simgap",
+                    "diagnose",
+                    str(bench.rig),
+                    "--out",
+                    str(Path(tmp) / f"o{n}"),
+                ],
+                env,
+            )
+            rows.append(
+                {
+                    "episodes": n,
+                    "seconds_each": 20.0,
+                    "peak_rss_mb": round(mb, 1),
+                    "wall_s": round(wall, 1),
+                    "exit": rc,
+                }
+            )
             print(json.dumps(rows[-1]), flush=True)
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"largest peak {max(r['peak_rss_mb'] for r in rows):.0f} MB (budget 1500 MB); "
-          f"this process's own peak {own:.0f} MB")
+    print(
+        f"largest peak {max(r['peak_rss_mb'] for r in rows):.0f} MB (budget 1500 MB); "
+        f"this process's own peak {own:.0f} MB"
+    )
     return 0
 
 

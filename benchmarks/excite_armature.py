@@ -50,8 +50,9 @@ def _halfwidth(iv: Any) -> float:
     return 0.5 * math.log(hi / lo) if lo > 0 and hi > lo else math.inf
 
 
-def truth_replay(bench: Any, rig: Any, logs: list[Any], targets: list[np.ndarray],
-                 joint: str, clock: str) -> dict[str, Any]:
+def truth_replay(
+    bench: Any, rig: Any, logs: list[Any], targets: list[np.ndarray], joint: str, clock: str
+) -> dict[str, Any]:
     """What bounds any fit of the recording (module docstring), for ``joint``: per replay
     clock the RMS [rad] of its residual under the true parameters at its true delay (the
     other joints replayed at that delay too: the replay holds one delay per candidate),
@@ -68,23 +69,40 @@ def truth_replay(bench: Any, rig: Any, logs: list[Any], targets: list[np.ndarray
     delays = np.array([bench.joint(j).delay_s for j in rig.joint_names])
     a = list(rig.joint_names).index(joint)
     for c in CLOCKS:
-        prob = JointProblem(rig.model_path, rig.joint_names, logs, targets, KINDS,
-                            physics_dt=rig.physics_dt_s, interp=rig.command_interp, clock=c)
+        prob = JointProblem(
+            rig.model_path,
+            rig.joint_names,
+            logs,
+            targets,
+            KINDS,
+            physics_dt=rig.physics_dt_s,
+            interp=rig.command_interp,
+            clock=c,
+        )
         try:
             tv = np.array([[bench.joint(j).value(k) for k in KINDS] for j in prob.joints])
             z = np.log(np.where(tv > 0, tv, prob.ref) / prob.ref).reshape(-1)
-            r = prob.residuals(z[None], delays[a:a + 1])[0]
-            rms = np.sqrt(np.mean(r ** 2, axis=-1))
+            r = prob.residuals(z[None], delays[a : a + 1])[0]
+            rms = np.sqrt(np.mean(r**2, axis=-1))
             out[c] = {"joint_rms_rad": float(rms[a]), "all_rms_rad": rms.tolist()}
             if c == ("step" if clock == "step" else "exact"):
-                fit = grid_fit(prob.residuals, delays[a:a + 1], z[None], prob.lo, prob.hi,
-                               prob.J, prob.K, iters=IdConfig().fine_iters,
-                               joint_blocks=True, final_jacobian=False)
-                out["lm_from_truth_rms_rad"] = float(np.sqrt(fit.ssr[0, a]
-                                                             / fit.resid.shape[-1]))
+                fit = grid_fit(
+                    prob.residuals,
+                    delays[a : a + 1],
+                    z[None],
+                    prob.lo,
+                    prob.hi,
+                    prob.J,
+                    prob.K,
+                    iters=IdConfig().fine_iters,
+                    joint_blocks=True,
+                    final_jacobian=False,
+                )
+                out["lm_from_truth_rms_rad"] = float(np.sqrt(fit.ssr[0, a] / fit.resid.shape[-1]))
                 k = KINDS.index("armature")
-                out["lm_from_truth_armature_x"] = float(np.exp(fit.z[0, a * prob.K + k]
-                                                               - z[a * prob.K + k]))
+                out["lm_from_truth_armature_x"] = float(
+                    np.exp(fit.z[0, a * prob.K + k] - z[a * prob.K + k])
+                )
         finally:
             prob.close()
     m = faulty_model(bench)
@@ -97,9 +115,18 @@ def truth_replay(bench: Any, rig: Any, logs: list[Any], targets: list[np.ndarray
     return out
 
 
-def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float = 4.0,
-              amplitude: float = 1.0, substeps: int = 1, max_delay_s: float = 0.040,
-              shared_delay: bool = False) -> dict[str, Any]:
+def one_bench(
+    model: Path,
+    seed: int,
+    clock: str,
+    work: Path,
+    *,
+    max_hz: float = 4.0,
+    amplitude: float = 1.0,
+    substeps: int = 1,
+    max_delay_s: float = 0.040,
+    shared_delay: bool = False,
+) -> dict[str, Any]:
     from simgap.actuator.excite_for import (
         _log,
         estimate_from_identification,
@@ -119,10 +146,18 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     delays = {j: float(rng.uniform(0.0, max_delay_s)) for j in ARM}
     if shared_delay:  # one bus: one delay for every joint, the gripper too
         delays = {j: delays[ARM[0]] for j in (*ARM, "gripper")}
-    bench = make_so101_bench(work / f"bench-{seed}", model, seed, n_episodes=3,
-                             faults={"armature": {joint: mult}, "delay_s": delays},
-                             n_heldout=0, clock=clock, max_hz=max_hz,
-                             amplitude=amplitude, substeps=substeps)
+    bench = make_so101_bench(
+        work / f"bench-{seed}",
+        model,
+        seed,
+        n_episodes=3,
+        faults={"armature": {joint: mult}, "delay_s": delays},
+        n_heldout=0,
+        clock=clock,
+        max_hz=max_hz,
+        amplitude=amplitude,
+        substeps=substeps,
+    )
     rig = load_rig(bench.rig)
     ds = read_lerobot_dataset(bench.dataset)
     logs, targets, _ = dataset_logs(rig, ds, FIT_SECONDS)
@@ -132,9 +167,15 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     js = res0.to_json()
     js.update(fitted_episodes=len(logs), fit_seconds=FIT_SECONDS)
     truth = bench.joint(joint).value("armature")
-    row: dict[str, Any] = {"seed": seed, "joint": joint, "multiplier": mult,
-                           "truth": truth, "clock": clock, "max_hz": max_hz,
-                           "substeps": substeps}
+    row: dict[str, Any] = {
+        "seed": seed,
+        "joint": joint,
+        "multiplier": mult,
+        "truth": truth,
+        "clock": clock,
+        "max_hz": max_hz,
+        "substeps": substeps,
+    }
     before = outcome(res0, joint, "armature")
     row["before"] = before
     a = res0.joints.index(joint)
@@ -155,12 +196,14 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     apply_truth(m, bench.truth)
     m.opt.timestep = m.opt.timestep / substeps
     true_delays = np.array([t.delay_s for t in bench.truth])
-    q, _ = simulate_bench(m, nm.commands, float(bench.fps), true_delays,
-                          "step" if clock == "step" else "exact")
+    q, _ = simulate_bench(
+        m, nm.commands, float(bench.fps), true_delays, "step" if clock == "step" else "exact"
+    )
     q = quantise(q, rig.encoder_rad)
     t = np.arange(nm.commands.shape[0]) / bench.fps
-    res1 = identify_with(rig, [*logs, _log(t, nm.commands, rig.joint_names, "designed")],
-                         [*targets, q], rig.clock)
+    res1 = identify_with(
+        rig, [*logs, _log(t, nm.commands, rig.joint_names, "designed")], [*targets, q], rig.clock
+    )
     after = outcome(res1, joint, "armature")
     row["fit_rms_after_rad"] = float(res1.best_rms[a])
     row["floor_after_rad"] = float(res1.floor[joint]["total_rad"])
@@ -169,38 +212,52 @@ def one_bench(model: Path, seed: int, clock: str, work: Path, *, max_hz: float =
     iv_after = after.get("interval", after.get("local_interval"))
     hw_after = _halfwidth(iv_after)
     predicted = float(design.after.halfwidth[design.after.columns.index("armature")])
-    row.update({
-        "status": "identified" if "interval" in after else "still declared",
-        "after": after, "segment": design.segment.name, "episode_s": float(t[-1]),
-        "halfwidth_before": hw_before, "halfwidth_after": hw_after,
-        "halfwidth_predicted": predicted,
-        "predicted_before": float(design.before.halfwidth[
-            design.before.columns.index("armature")]),
-        "shrink": hw_before / hw_after if hw_after > 0 else math.inf,
-        "measured_over_predicted": hw_after / predicted,
-        "inside_after": float(iv_after[0]) <= truth <= float(iv_after[1]),
-        "seconds": time.perf_counter() - t0})
+    row.update(
+        {
+            "status": "identified" if "interval" in after else "still declared",
+            "after": after,
+            "segment": design.segment.name,
+            "episode_s": float(t[-1]),
+            "halfwidth_before": hw_before,
+            "halfwidth_after": hw_after,
+            "halfwidth_predicted": predicted,
+            "predicted_before": float(
+                design.before.halfwidth[design.before.columns.index("armature")]
+            ),
+            "shrink": hw_before / hw_after if hw_after > 0 else math.inf,
+            "measured_over_predicted": hw_after / predicted,
+            "inside_after": float(iv_after[0]) <= truth <= float(iv_after[1]),
+            "seconds": time.perf_counter() - t0,
+        }
+    )
     ok_id = row["status"] == "identified" and row["inside_after"]
-    row["must_show"] = bool((ok_id or row["shrink"] >= 3.0)
-                            and 0.5 <= row["measured_over_predicted"] <= 2.0)
+    row["must_show"] = bool(
+        (ok_id or row["shrink"] >= 3.0) and 0.5 <= row["measured_over_predicted"] <= 2.0
+    )
     return row
 
 
 def _print_truth(r: dict[str, Any]) -> None:
     fl = r["floor_rad"]
-    line = (f"seed {r['seed']} {r['joint']}: fit of the recording {r['fit_rms_rad'] * 1e3:.2f} "
-            f"mrad = {r['fit_rms_rad'] / fl:.1f}x the floor {fl * 1e3:.2f} (clock "
-            f"{r['clock_chosen']})")
+    line = (
+        f"seed {r['seed']} {r['joint']}: fit of the recording {r['fit_rms_rad'] * 1e3:.2f} "
+        f"mrad = {r['fit_rms_rad'] / fl:.1f}x the floor {fl * 1e3:.2f} (clock "
+        f"{r['clock_chosen']})"
+    )
     tr = r.get("truth_replay")
     if tr:
-        line += (f"; the truth replayed: exact clock {tr['exact']['joint_rms_rad'] / fl:.1f}x, "
-                 f"step clock {tr['step']['joint_rms_rad'] / fl:.1f}x the floor; the LM from "
-                 f"the truth ends at {tr['lm_from_truth_rms_rad'] / fl:.1f}x (armature "
-                 f"x{tr['lm_from_truth_armature_x']:.2f}); the recorder moves "
-                 f"{tr['recorder_chaos_rad'] * 1e3:.2g} mrad for 1e-12 rad")
+        line += (
+            f"; the truth replayed: exact clock {tr['exact']['joint_rms_rad'] / fl:.1f}x, "
+            f"step clock {tr['step']['joint_rms_rad'] / fl:.1f}x the floor; the LM from "
+            f"the truth ends at {tr['lm_from_truth_rms_rad'] / fl:.1f}x (armature "
+            f"x{tr['lm_from_truth_armature_x']:.2f}); the recorder moves "
+            f"{tr['recorder_chaos_rad'] * 1e3:.2g} mrad for 1e-12 rad"
+        )
     if "fit_rms_after_rad" in r:
-        line += (f"; with the episode: fit {r['fit_rms_after_rad'] / r['floor_after_rad']:.1f}x "
-                 f"the floor, the replay's chaos {r['chaos_after_rad'] * 1e3:.2g} mrad")
+        line += (
+            f"; with the episode: fit {r['fit_rms_after_rad'] / r['floor_after_rad']:.1f}x "
+            f"the floor, the replay's chaos {r['chaos_after_rad'] * 1e3:.2g} mrad"
+        )
     print(line, flush=True)
 
 
@@ -209,15 +266,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--benches", type=int, default=4)
     ap.add_argument("--seed0", type=int, default=3400)
     ap.add_argument("--clock", default="exact")
-    ap.add_argument("--max-hz", type=float, default=4.0,
-                    help="the recording's highest frequency (1: a slow recording)")
+    ap.add_argument(
+        "--max-hz",
+        type=float,
+        default=4.0,
+        help="the recording's highest frequency (1: a slow recording)",
+    )
     ap.add_argument("--amplitude", type=float, default=1.0)
-    ap.add_argument("--max-delay", type=float, default=0.040,
-                    help="the arm joints' delays are drawn in [0, this] [s] (0: none)")
-    ap.add_argument("--shared-delay", action="store_true",
-                    help="one delay for every joint (one bus), the gripper too")
-    ap.add_argument("--substeps", type=int, default=1,
-                    help="physics steps per model step for the truth (2: a smooth truth)")
+    ap.add_argument(
+        "--max-delay",
+        type=float,
+        default=0.040,
+        help="the arm joints' delays are drawn in [0, this] [s] (0: none)",
+    )
+    ap.add_argument(
+        "--shared-delay",
+        action="store_true",
+        help="one delay for every joint (one bus), the gripper too",
+    )
+    ap.add_argument(
+        "--substeps",
+        type=int,
+        default=1,
+        help="physics steps per model step for the truth (2: a smooth truth)",
+    )
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
@@ -228,25 +300,40 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="simgap-excite-bench-") as tmp:
         for i in range(a.benches):
-            r = one_bench(model, a.seed0 + i, a.clock, Path(tmp), max_hz=a.max_hz,
-                          amplitude=a.amplitude, substeps=a.substeps,
-                          max_delay_s=a.max_delay, shared_delay=a.shared_delay)
+            r = one_bench(
+                model,
+                a.seed0 + i,
+                a.clock,
+                Path(tmp),
+                max_hz=a.max_hz,
+                amplitude=a.amplitude,
+                substeps=a.substeps,
+                max_delay_s=a.max_delay,
+                shared_delay=a.shared_delay,
+            )
             rows.append(r)
             _print_truth(r)
             if "halfwidth_after" in r:
-                print(f"seed {r['seed']} {r['joint']} x{r['multiplier']:.2f}: "
-                      f"{r['status']}, half-width {r['halfwidth_before']:.3f} -> "
-                      f"{r['halfwidth_after']:.3f} (x{r['shrink']:.1f} narrower; predicted "
-                      f"{r['halfwidth_predicted']:.3f}, measured/predicted "
-                      f"{r['measured_over_predicted']:.2f}), truth inside "
-                      f"{r['inside_after']}, {r['segment']}, episode {r['episode_s']:.0f} s, "
-                      f"{r['seconds']:.0f} s", flush=True)
+                print(
+                    f"seed {r['seed']} {r['joint']} x{r['multiplier']:.2f}: "
+                    f"{r['status']}, half-width {r['halfwidth_before']:.3f} -> "
+                    f"{r['halfwidth_after']:.3f} (x{r['shrink']:.1f} narrower; predicted "
+                    f"{r['halfwidth_predicted']:.3f}, measured/predicted "
+                    f"{r['measured_over_predicted']:.2f}), truth inside "
+                    f"{r['inside_after']}, {r['segment']}, episode {r['episode_s']:.0f} s, "
+                    f"{r['seconds']:.0f} s",
+                    flush=True,
+                )
             else:
-                print(f"seed {r['seed']} {r['joint']} x{r['multiplier']:.2f}: {r['status']}",
-                      flush=True)
+                print(
+                    f"seed {r['seed']} {r['joint']} x{r['multiplier']:.2f}: {r['status']}",
+                    flush=True,
+                )
     done = [r for r in rows if "must_show" in r]
-    print(f"must-show met on {sum(r['must_show'] for r in done)} of {len(done)} benches "
-          f"where armature was declared ({len(rows) - len(done)} identified it already)")
+    print(
+        f"must-show met on {sum(r['must_show'] for r in done)} of {len(done)} benches "
+        f"where armature was declared ({len(rows) - len(done)} identified it already)"
+    )
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1, default=float))
     return 0

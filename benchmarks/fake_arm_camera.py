@@ -47,9 +47,16 @@ def _old_render(sim: Any) -> np.ndarray:
 
 def _robot(model: Path, size: int, fps: float, realtime: bool, camera: bool) -> FakeSO101:
     cams = {"wrist": FakeCameraConfig(fps=fps, height=size, width=size)} if camera else {}
-    r = FakeSO101(FakeSO101Config(model_path=model, keyframe=None, object_body="box",
-                                  write_goal_before_torque=True, realtime=realtime,
-                                  cameras=cams))
+    r = FakeSO101(
+        FakeSO101Config(
+            model_path=model,
+            keyframe=None,
+            object_body="box",
+            write_goal_before_torque=True,
+            realtime=realtime,
+            cameras=cams,
+        )
+    )
     return r
 
 
@@ -57,16 +64,24 @@ def _step(r: FakeSO101, k: int, dt: float) -> float:
     t = time.perf_counter()
     r.get_observation()
     spent = time.perf_counter() - t
-    r.send_action({"shoulder_pan.pos": 15.0 * np.sin(k / 9), "wrist_flex.pos": 20.0 * np.sin(k / 7),
-                   "wrist_roll.pos": 30.0 * np.sin(k / 5)})
+    r.send_action(
+        {
+            "shoulder_pan.pos": 15.0 * np.sin(k / 9),
+            "wrist_flex.pos": 20.0 * np.sin(k / 7),
+            "wrist_roll.pos": 30.0 * np.sin(k / 5),
+        }
+    )
     r.clock.sleep(dt)
     return spent
 
 
 def _ms(xs: list[float]) -> dict[str, float]:
     a = np.asarray(xs) * 1e3
-    return {"median_ms": round(float(np.median(a)), 2),
-            "p90_ms": round(float(np.percentile(a, 90)), 2), "n": len(xs)}
+    return {
+        "median_ms": round(float(np.median(a)), 2),
+        "p90_ms": round(float(np.percentile(a, 90)), 2),
+        "n": len(xs),
+    }
 
 
 def main() -> None:
@@ -126,20 +141,37 @@ def main() -> None:
     bare.disconnect()
 
     o, n = _ms(t_old), _ms(t_new)
-    print(json.dumps({
-        "model": str(args.model), "image": [args.size, args.size, 3], "fps": args.fps,
-        "gl": os.environ.get("MUJOCO_GL", ""), "cpus": os.cpu_count(),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-        "virtual_clock": {"old_path": {**o, "first_frame_s": round(first_old, 3)},
-                          "new_path": {**n, "connect_s": round(connect_new, 3),
-                                       "mesh_faces_drawn": faces},
-                          "old_over_new_median": round(o["median_ms"] / n["median_ms"], 1)},
-        "real_clock": {"get_observation": _ms(t_rt), "loop_s": args.seconds,
-                       "frames_rendered_per_s": round(renders / args.seconds, 1),
-                       "distinct_frames_seen_per_s": round(len(seen) / args.seconds, 1),
-                       "render_median_ms": round(float(np.median(render_s)) * 1e3, 2),
-                       "rate_warning": warned},
-        "no_camera": _ms(t_bare)}, indent=1))
+    print(
+        json.dumps(
+            {
+                "model": str(args.model),
+                "image": [args.size, args.size, 3],
+                "fps": args.fps,
+                "gl": os.environ.get("MUJOCO_GL", ""),
+                "cpus": os.cpu_count(),
+                "load_average_1min": round(os.getloadavg()[0], 2),
+                "virtual_clock": {
+                    "old_path": {**o, "first_frame_s": round(first_old, 3)},
+                    "new_path": {
+                        **n,
+                        "connect_s": round(connect_new, 3),
+                        "mesh_faces_drawn": faces,
+                    },
+                    "old_over_new_median": round(o["median_ms"] / n["median_ms"], 1),
+                },
+                "real_clock": {
+                    "get_observation": _ms(t_rt),
+                    "loop_s": args.seconds,
+                    "frames_rendered_per_s": round(renders / args.seconds, 1),
+                    "distinct_frames_seen_per_s": round(len(seen) / args.seconds, 1),
+                    "render_median_ms": round(float(np.median(render_s)) * 1e3, 2),
+                    "rate_warning": warned,
+                },
+                "no_camera": _ms(t_bare),
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

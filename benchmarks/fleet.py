@@ -32,12 +32,22 @@ def _benches(root: Path, model: Path, n: int, duration: float) -> list[Path]:
 
     rigs = []
     for i in range(n):
-        f = draw_faults([18, i], JOINTS, ranges={"damping": (0.8, 1.25)},
-                        delay_range_s=(0.02, 0.02))
+        f = draw_faults(
+            [18, i], JOINTS, ranges={"damping": (0.8, 1.25)}, delay_range_s=(0.02, 0.02)
+        )
         if i == 5:
             f["damping"]["elbow_flex"] *= 2.5
-        rigs.append(make_so101_bench(root / f"arm{i}", model, seed=100 + i, n_episodes=1,
-                                     duration_s=duration, faults=f, n_heldout=0).rig)
+        rigs.append(
+            make_so101_bench(
+                root / f"arm{i}",
+                model,
+                seed=100 + i,
+                n_episodes=1,
+                duration_s=duration,
+                faults=f,
+                n_heldout=0,
+            ).rig
+        )
     return rigs
 
 
@@ -48,9 +58,13 @@ def _run(rigs: list[Path], out: Path, jobs: int, ray: str | None) -> dict[str, o
     results, summary = run_fleet(rigs, out, jobs=jobs, ray=ray, progress=None)
     wall = time.perf_counter() - t0
     per = [r.wall_s for r in results if r.status == "done"]
-    return {"wall_s": wall, "per_rig_s": per, "failed": [r.name for r in results
-                                                          if r.status == "failed"],
-            "summary": summary.to_dict(), "flagged": summary.flagged_arms()}
+    return {
+        "wall_s": wall,
+        "per_rig_s": per,
+        "failed": [r.name for r in results if r.status == "failed"],
+        "summary": summary.to_dict(),
+        "flagged": summary.flagged_arms(),
+    }
 
 
 def main() -> int:
@@ -76,8 +90,12 @@ def main() -> int:
         rigs = _benches(root, model, args.arms, args.duration)
         t_make = time.perf_counter() - t0
         local = _run(rigs, root / "local", args.jobs, None)
-        ray.init(num_cpus=args.jobs, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+        ray.init(
+            num_cpus=args.jobs,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
         try:
             t1 = time.perf_counter()
             on_ray = _run(rigs, root / "ray", args.jobs, "auto")
@@ -85,28 +103,43 @@ def main() -> int:
         finally:
             ray.shutdown()
     same = local["summary"] == on_ray["summary"]
-    print(f"fleet of {args.arms} SO-101 arms ({args.duration:g} s, one episode each; benches "
-          f"made in {t_make:.1f} s), {args.jobs} workers")
-    print(f"{'backend':<18}{'wall [s]':>10}{'per rig median [s]':>20}{'min-max [s]':>16}"
-          f"{'overhead [s]':>14}")
+    print(
+        f"fleet of {args.arms} SO-101 arms ({args.duration:g} s, one episode each; benches "
+        f"made in {t_make:.1f} s), {args.jobs} workers"
+    )
+    print(
+        f"{'backend':<18}{'wall [s]':>10}{'per rig median [s]':>20}{'min-max [s]':>16}"
+        f"{'overhead [s]':>14}"
+    )
     for name, r in (("local processes", local), ("ray (local)", on_ray)):
         per = list(r["per_rig_s"])  # type: ignore[call-overload]
         ideal = sum(per) / args.jobs if per else 0.0
-        print(f"{name:<18}{r['wall_s']:>10.1f}"
-              f"{statistics.median(per) if per else float('nan'):>20.1f}"
-              f"{(min(per) if per else 0):>8.1f}-{(max(per) if per else 0):<7.1f}"
-              f"{float(r['wall_s']) - ideal:>14.1f}")  # type: ignore[arg-type]
+        print(
+            f"{name:<18}{r['wall_s']:>10.1f}"
+            f"{statistics.median(per) if per else float('nan'):>20.1f}"
+            f"{(min(per) if per else 0):>8.1f}-{(max(per) if per else 0):<7.1f}"
+            f"{float(r['wall_s']) - ideal:>14.1f}"
+        )  # type: ignore[arg-type]
     print(f"same numbers on both: {same}; flagged: {local['flagged']}")
     per_rig = statistics.median(list(local["per_rig_s"]))  # type: ignore[call-overload]
-    print(f"growth: about {per_rig:.1f} s per rig / {args.jobs} workers = "
-          f"{per_rig / args.jobs:.1f} s of wall time per added arm")
+    print(
+        f"growth: about {per_rig:.1f} s per rig / {args.jobs} workers = "
+        f"{per_rig / args.jobs:.1f} s of wall time per added arm"
+    )
     if args.json:
-        args.json.write_text(json.dumps({"arms": args.arms, "jobs": args.jobs,
-                                         "local": {k: local[k] for k in ("wall_s", "per_rig_s",
-                                                                         "failed", "flagged")},
-                                         "ray": {k: on_ray[k] for k in ("wall_s", "per_rig_s",
-                                                                        "failed", "flagged")},
-                                         "same_numbers": same}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "arms": args.arms,
+                    "jobs": args.jobs,
+                    "local": {k: local[k] for k in ("wall_s", "per_rig_s", "failed", "flagged")},
+                    "ray": {k: on_ray[k] for k in ("wall_s", "per_rig_s", "failed", "flagged")},
+                    "same_numbers": same,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0 if same and not local["failed"] and not on_ray["failed"] else 1
 
 

@@ -38,8 +38,10 @@ def load_rows(paths: list[Path]) -> list[dict[str, Any]]:
             data = json.loads(p.read_text())
             benches = data["benches"]
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise SystemExit(f"error: {p}: not an identification.py --json result ({e}); "
-                             "fix: pass the files that benchmark wrote") from None
+            raise SystemExit(
+                f"error: {p}: not an identification.py --json result ({e}); "
+                "fix: pass the files that benchmark wrote"
+            ) from None
         for r in benches:
             rows.setdefault((int(r["seed"]), int(r["fps"])), r)
     return list(rows.values())
@@ -61,25 +63,42 @@ def joint_params(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             fit_rms = (conv.get("fit_rms_rad") or {}).get(j)
             fl = (floor.get(j) or {}).get("total_rad")
             for p in ident.PARAMS:
-                state = ident.param_state(ident.as_interval(ivals.get(j, {}).get(p)),
-                                          noid.get(j, {}).get(p), jt["value"][p])
-                out.append({"seed": r["seed"], "fps": r["fps"], "joint": j, "param": p,
-                            "state": state, "saturation": sat.get(j),
-                            "fit_over_floor": fit_rms / fl if fit_rms and fl else None,
-                            "fit_over_truth": (conv.get("ratio") or {}).get(j)})
+                state = ident.param_state(
+                    ident.as_interval(ivals.get(j, {}).get(p)),
+                    noid.get(j, {}).get(p),
+                    jt["value"][p],
+                )
+                out.append(
+                    {
+                        "seed": r["seed"],
+                        "fps": r["fps"],
+                        "joint": j,
+                        "param": p,
+                        "state": state,
+                        "saturation": sat.get(j),
+                        "fit_over_floor": fit_rms / fl if fit_rms and fl else None,
+                        "fit_over_truth": (conv.get("ratio") or {}).get(j),
+                    }
+                )
     return out
 
 
-def _band_table(entries: list[dict[str, Any]], key: str, bands: tuple[tuple[float, float], ...],
-                label: str) -> None:
+def _band_table(
+    entries: list[dict[str, Any]], key: str, bands: tuple[tuple[float, float], ...], label: str
+) -> None:
     print(f"  misses by {label}:")
     for lo, hi in bands:
         sel = [e for e in entries if e[key] is not None and lo <= e[key] < hi]
         c = sum(e["state"] == "covered" for e in sel)
         m = sum(e["state"] == "missed" for e in sel)
         d = sum(e["state"] == "declared" for e in sel)
-        band = f">= {lo:g}" if hi == float("inf") else f"{lo:g}-{min(hi, 1.0):g}" \
-            if key == "saturation" else f"{lo:g}-{hi:g}"
+        band = (
+            f">= {lo:g}"
+            if hi == float("inf")
+            else f"{lo:g}-{min(hi, 1.0):g}"
+            if key == "saturation"
+            else f"{lo:g}-{hi:g}"
+        )
         print(f"    {band:<9} covered {c:4d}  missed {m:3d}  declared {d:4d}")
 
 
@@ -90,30 +109,41 @@ def main() -> int:
     args = ap.parse_args()
     rows = load_rows(args.runs)
     fps_list = sorted({int(r["fps"]) for r in rows})
-    print(f"{len(rows)} benches from {len(args.runs)} runs: " + ", ".join(
-        f"{fps} fps {sum(r['faulty'] for r in rows if r['fps'] == fps)} faulty + "
-        f"{sum(not r['faulty'] for r in rows if r['fps'] == fps)} clean" for fps in fps_list))
+    print(
+        f"{len(rows)} benches from {len(args.runs)} runs: "
+        + ", ".join(
+            f"{fps} fps {sum(r['faulty'] for r in rows if r['fps'] == fps)} faulty + "
+            f"{sum(not r['faulty'] for r in rows if r['fps'] == fps)} clean"
+            for fps in fps_list
+        )
+    )
     summary, ok = ident.summarise(rows, fps_list)
     entries = joint_params(rows)
     for fps in fps_list:
         ent = [e for e in entries if e["fps"] == fps]
         c = sum(e["state"] == "covered" for e in ent)
         m = sum(e["state"] == "missed" for e in ent)
-        print(f"\n{fps} fps: identified parameters inside their intervals "
-              f"{ident.pct(c, c + m)}")
-        summary[f"identified_inside_{fps}"] = {"covered": c, "identified": c + m, "ci95":
-                                               ident.clopper_pearson(c, c + m) if c + m
-                                               else None}
+        print(f"\n{fps} fps: identified parameters inside their intervals {ident.pct(c, c + m)}")
+        summary[f"identified_inside_{fps}"] = {
+            "covered": c,
+            "identified": c + m,
+            "ci95": ident.clopper_pearson(c, c + m) if c + m else None,
+        }
         stated = [e for e in ent if e["param"] not in ("kp", "kv")]
-        _band_table(stated, "saturation", SAT_BANDS,
-                    "force saturation (damping, frictionloss, armature)")
+        _band_table(
+            stated, "saturation", SAT_BANDS, "force saturation (damping, frictionloss, armature)"
+        )
         _band_table(ent, "fit_over_floor", RATIO_BANDS, "fit RMS / noise floor (truth-free)")
         _band_table(ent, "fit_over_truth", RATIO_BANDS, "fit RMS / planted truth's RMS")
     print(f"\nall targets met: {ok}")
     if args.json:
         tmp = args.json.with_name(args.json.name + ".partial")
-        tmp.write_text(json.dumps({"runs": [str(p) for p in args.runs], "summary": summary,
-                                   "params": entries}, indent=1))
+        tmp.write_text(
+            json.dumps(
+                {"runs": [str(p) for p in args.runs], "summary": summary, "params": entries},
+                indent=1,
+            )
+        )
         tmp.replace(args.json)
     return 0
 

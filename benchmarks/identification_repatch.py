@@ -42,15 +42,17 @@ def main() -> int:
             found = bench / "diagnosis" / "findings.json"
             if not found.is_file():
                 continue
-            act = [f for f in json.loads(found.read_text())["findings"]
-                   if f["branch"] == "actuator"]
+            act = [
+                f for f in json.loads(found.read_text())["findings"] if f["branch"] == "actuator"
+            ]
             if not act:
                 continue
             fig = act[0]["figures"]
             benches += 1
             typed = figures_of(act[0], JointDynamicsFigures)
-            settings = patch_settings(fig, typed.delay_account
-                                      or DelayAccount(loop_s=None, note=""))
+            settings = patch_settings(
+                fig, typed.delay_account or DelayAccount(loop_s=None, note="")
+            )
             if not settings:
                 print(f"{bench.name}: nothing to patch")
                 continue
@@ -60,26 +62,40 @@ def main() -> int:
             # the fit did not replay of the fitted ones
             held, skip = proof_stretches(
                 dataset_logs(rig, read_lerobot_dataset(rig.evidence.dataset))[2],
-                int(fig["fitted_episodes"]), float(fig["fit_seconds"]))
+                int(fig["fitted_episodes"]),
+                float(fig["fit_seconds"]),
+            )
             with tempfile.TemporaryDirectory() as tmp:
-                offer = offer_patch(rig.model_path, Path(tmp) / "patch.xml", settings, held,
-                                    encoder_rad=rig.encoder_rad, scored_from_s=skip)
+                offer = offer_patch(
+                    rig.model_path,
+                    Path(tmp) / "patch.xml",
+                    settings,
+                    held,
+                    encoder_rad=rig.encoder_rad,
+                    scored_from_s=skip,
+                )
                 if offer.path is None:
                     print(f"{bench.name}: not offered ({offer.proof.reason})")
                     continue
                 offered += 1
                 nominal = compile_spec(strip_visuals(load_spec(rig.model_path)))
                 patched = compile_spec(strip_visuals(load_spec(offer.path)))
-                proof = prove_patch(nominal, patched, dataset_trajectories(
-                    read_lerobot_dataset(bench / "heldout"), rig))
+                proof = prove_patch(
+                    nominal,
+                    patched,
+                    dataset_trajectories(read_lerobot_dataset(bench / "heldout"), rig),
+                )
             passed += proof.passed
             left = [n for n in offer.notes if n.startswith("left as the model has them")]
-            print(f"{bench.name}: offered" + (f" ({left[0].split(':')[0]}: "
-                                             f"{left[0].split(':')[1].strip()})" if left
-                                             else "")
-                  + f"; on the bench's separate held-out: {proof.reason}")
-    print(f"\n{benches} faulty benches: patches offered {offered}, stable and better on the "
-          f"bench's separate held-out dataset {passed}")
+            print(
+                f"{bench.name}: offered"
+                + (f" ({left[0].split(':')[0]}: {left[0].split(':')[1].strip()})" if left else "")
+                + f"; on the bench's separate held-out: {proof.reason}"
+            )
+    print(
+        f"\n{benches} faulty benches: patches offered {offered}, stable and better on the "
+        f"bench's separate held-out dataset {passed}"
+    )
     return 0
 
 

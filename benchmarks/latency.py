@@ -45,8 +45,7 @@ def bench_marks(n_marks: int, folder: Path) -> tuple[float, float, float]:
                 clock()
         bare.append((time.perf_counter() - t0) / n_marks)
         for flush_ticks, out in ((n_ticks + 1, hot), (10_000, written)):
-            timer = LoopTimer(folder / f"bench-{rep}-{flush_ticks}.jsonl",
-                              flush_ticks=flush_ticks)
+            timer = LoopTimer(folder / f"bench-{rep}-{flush_ticks}.jsonl", flush_ticks=flush_ticks)
             mark, tick = timer.mark, timer.tick
             t0 = time.perf_counter()
             for _ in range(n_ticks):
@@ -82,11 +81,15 @@ def main() -> None:
         folder = Path(tmp)
         bare, hot, written = bench_marks(args.marks, folder)
         print(f"bare perf_counter_ns: {bare * 1e9:.0f} ns/call")
-        for label, per in (("mark, hot path (log written after the loop)", hot),
-                           ("mark, log written inside the loop", written)):
+        for label, per in (
+            ("mark, hot path (log written after the loop)", hot),
+            ("mark, log written inside the loop", written),
+        ):
             over = per - bare
-            print(f"{label}: {per * 1e9:.0f} ns/mark, overhead {over * 1e9:.0f} ns/mark = "
-                  f"{over / 2e-6:.3f} x the 2 us target")
+            print(
+                f"{label}: {per * 1e9:.0f} ns/mark, overhead {over * 1e9:.0f} ns/mark = "
+                f"{over / 2e-6:.3f} x the 2 us target"
+            )
 
         times = synthetic(args.ticks)
         tracemalloc.start()
@@ -96,20 +99,33 @@ def main() -> None:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         fig = finding.figures
-        print(f"analysis of {times.n_ticks} ticks x {len(STAGES)} stages "
-              f"({fig['episodes']} episodes): {dt:.2f} s = {dt / 2.0:.2f} x the 2 s target; "
-              f"peak traced memory {peak / 2**20:.0f} MB = {peak / 500e6:.2f} x the 500 MB "
-              f"target; verdict {finding.verdict.value}, total p95 "
-              f"{fig['total_p95_s'] * 1e3:.1f} ms")
+        print(
+            f"analysis of {times.n_ticks} ticks x {len(STAGES)} stages "
+            f"({fig['episodes']} episodes): {dt:.2f} s = {dt / 2.0:.2f} x the 2 s target; "
+            f"peak traced memory {peak / 2**20:.0f} MB = {peak / 500e6:.2f} x the 500 MB "
+            f"target; verdict {finding.verdict.value}, total p95 "
+            f"{fig['total_p95_s'] * 1e3:.1f} ms"
+        )
 
         path = folder / "ticks.parquet"
-        pq.write_table(pa.table({"episode": times.episode, "step": times.step, "t": times.t,
-                                 **{f"stages.{k}": v for k, v in times.stages.items()}}), path)
+        pq.write_table(
+            pa.table(
+                {
+                    "episode": times.episode,
+                    "step": times.step,
+                    "t": times.t,
+                    **{f"stages.{k}": v for k, v in times.stages.items()},
+                }
+            ),
+            path,
+        )
         t0 = time.perf_counter()
         log = read_timing_log(path)
         rd = time.perf_counter() - t0
-        print(f"read {log.times.n_ticks} ticks from Parquet: {rd:.2f} s; read + analysis "
-              f"{rd + dt:.2f} s")
+        print(
+            f"read {log.times.n_ticks} ticks from Parquet: {rd:.2f} s; read + analysis "
+            f"{rd + dt:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -55,12 +55,21 @@ def main() -> None:
             compare_regions(resize_bilinear(real, pol), resize_bilinear(full.rgb, pol), masks)
 
         cmp = _rate(compare, args.n)
-    print(json.dumps({"resolution": res, "policy_resolution": pol, "n": args.n,
-                      "renders_per_s_rgb": round(rgb, 1),
-                      "renders_per_s_rgb_and_segmentation": round(seg, 1),
-                      "renders_per_s_policy_resolution": round(polr, 1),
-                      "comparisons_per_s": round(cmp, 1),
-                      "comparison_ms_per_frame": round(1000 / cmp, 2)}, indent=2))
+    print(
+        json.dumps(
+            {
+                "resolution": res,
+                "policy_resolution": pol,
+                "n": args.n,
+                "renders_per_s_rgb": round(rgb, 1),
+                "renders_per_s_rgb_and_segmentation": round(seg, 1),
+                "renders_per_s_policy_resolution": round(polr, 1),
+                "comparisons_per_s": round(cmp, 1),
+                "comparison_ms_per_frame": round(1000 / cmp, 2),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

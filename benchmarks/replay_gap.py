@@ -33,8 +33,12 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-RANGES = {"kp": (0.4, 1.6), "damping": (0.5, 2.0), "frictionloss": (1.0, 5.0),
-          "armature": (1.0, 2.5)}
+RANGES = {
+    "kp": (0.4, 1.6),
+    "damping": (0.5, 2.0),
+    "frictionloss": (1.0, 5.0),
+    "armature": (1.0, 2.5),
+}
 DELAY_RANGE_S = (0.0, 0.080)
 CLOCKS = ("exact", "step", "jitter")
 
@@ -50,8 +54,17 @@ def draw(seed: int, joints: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
-        seconds: float, amplitude: float = 1.0, max_hz: float = 4.0) -> dict[str, Any]:
+def one(
+    model: Path,
+    work: Path,
+    seed: int,
+    fps: int,
+    clock: str,
+    faults: Any,
+    seconds: float,
+    amplitude: float = 1.0,
+    max_hz: float = 4.0,
+) -> dict[str, Any]:
     from simgap.branches.actuator_dataset import patch_settings
     from simgap.branches.joint_dynamics import identify_rig
     from simgap.demo.factory import make_so101_bench
@@ -63,19 +76,36 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
     from simgap.sim.patch_proof import replay
 
     folder = work / f"bench-{seed}-{fps}-{clock}"
-    bench = make_so101_bench(folder, model, seed=seed, fps=fps, n_episodes=3,
-                             duration_s=seconds, faults=faults, n_heldout=1, clock=clock,
-                             amplitude=amplitude, max_hz=max_hz)
+    bench = make_so101_bench(
+        folder,
+        model,
+        seed=seed,
+        fps=fps,
+        n_episodes=3,
+        duration_s=seconds,
+        faults=faults,
+        n_heldout=1,
+        clock=clock,
+        amplitude=amplitude,
+        max_hz=max_hz,
+    )
     rig = load_rig(bench.rig)
     t0 = time.process_time()
     js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset), seed=seed)
     cpu = time.process_time() - t0
     chosen = js["clock"]["chosen"]
     patch = patch_settings(js, {})
-    truth = {t.name: ActuatorSettings(
-        kp=t.value("kp"), kv=t.value("kv"), damping=t.value("damping"),
-        frictionloss=t.value("frictionloss"), armature=t.value("armature"),
-        delay_s=t.delay_s or None) for t in bench.truth}
+    truth = {
+        t.name: ActuatorSettings(
+            kp=t.value("kp"),
+            kv=t.value("kv"),
+            damping=t.value("damping"),
+            frictionloss=t.value("frictionloss"),
+            armature=t.value("armature"),
+            delay_s=t.delay_s or None,
+        )
+        for t in bench.truth
+    }
 
     def compiled(settings: Any, name: str) -> Any:
         path = model if not settings else write_actuator_patch(model, folder / name, settings)
@@ -88,12 +118,21 @@ def one(model: Path, work: Path, seed: int, fps: int, clock: str, faults: Any,
         mae[name] = float(np.nanmean(np.abs(q - held.q)))
     closed = gap_closed(mae["nominal"], mae["truth"], mae["patch"])
     planted = planted_parameters(js, bench.truth)
-    return {"seed": seed, "fps": fps, "clock": clock, "chosen_clock": chosen,
-            "faulty": bench.faulty, "verdict": js["verdict"], "mae_rad": mae,
-            "gap_closed": closed, "cpu_s": cpu, "planted": planted,
-            "delay_true_s": [t.delay_s for t in bench.truth],
-            "delay_s": list(js["delay_s"].values()),
-            "delay_interval_s": list(js["delay_interval_s"].values())}
+    return {
+        "seed": seed,
+        "fps": fps,
+        "clock": clock,
+        "chosen_clock": chosen,
+        "faulty": bench.faulty,
+        "verdict": js["verdict"],
+        "mae_rad": mae,
+        "gap_closed": closed,
+        "cpu_s": cpu,
+        "planted": planted,
+        "delay_true_s": [t.delay_s for t in bench.truth],
+        "delay_s": list(js["delay_s"].values()),
+        "delay_interval_s": list(js["delay_interval_s"].values()),
+    }
 
 
 def planted_parameters(js: dict[str, Any], truth: Any) -> dict[str, int]:
@@ -114,8 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed0", type=int, default=400000)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
-    ap.add_argument("--amplitude", type=float, default=1.0,
-                    help="excitation span, a fraction of the factory's default")
+    ap.add_argument(
+        "--amplitude",
+        type=float,
+        default=1.0,
+        help="excitation span, a fraction of the factory's default",
+    )
     ap.add_argument("--max-hz", type=float, default=4.0, help="highest excitation frequency")
     ap.add_argument("--clocks", default=",".join(CLOCKS))
     ap.add_argument("--json", type=Path)
@@ -133,32 +176,50 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(a.faulty + a.clean):
             seed = a.seed0 + i
             faulty = i < a.faulty
-            r = one(model, Path(tmp), seed, fps_list[i % len(fps_list)],
-                    clocks[i % len(clocks)], draw(seed, JOINTS) if faulty else None, a.seconds,
-                    a.amplitude, a.max_hz)
+            r = one(
+                model,
+                Path(tmp),
+                seed,
+                fps_list[i % len(fps_list)],
+                clocks[i % len(clocks)],
+                draw(seed, JOINTS) if faulty else None,
+                a.seconds,
+                a.amplitude,
+                a.max_hz,
+            )
             rows.append(r)
             m = r["mae_rad"]
-            print(f"seed {seed} {r['fps']} fps {r['clock']:6s} (chosen {r['chosen_clock']}) "
-                  f"{'faulty' if faulty else 'healthy'}: {r['verdict']}; held-out MAE "
-                  f"nominal {m['nominal'] * 1e3:.2f} truth {m['truth'] * 1e3:.2f} patch "
-                  f"{m['patch'] * 1e3:.2f} mrad; gap closed {100 * r['gap_closed']:.0f}%; "
-                  f"{r['cpu_s']:.0f} s CPU", flush=True)
+            print(
+                f"seed {seed} {r['fps']} fps {r['clock']:6s} (chosen {r['chosen_clock']}) "
+                f"{'faulty' if faulty else 'healthy'}: {r['verdict']}; held-out MAE "
+                f"nominal {m['nominal'] * 1e3:.2f} truth {m['truth'] * 1e3:.2f} patch "
+                f"{m['patch'] * 1e3:.2f} mrad; gap closed {100 * r['gap_closed']:.0f}%; "
+                f"{r['cpu_s']:.0f} s CPU",
+                flush=True,
+            )
     faulty_rows = [r for r in rows if r["faulty"]]
     closed = np.array([r["gap_closed"] for r in faulty_rows])
     if closed.size:
-        print(f"faulty: gap closed median {100 * np.nanmedian(closed):.0f}%, worst "
-              f"{100 * np.nanmin(closed):.0f}%, >= 80% on {int(np.sum(closed >= 0.8))} of "
-              f"{closed.size} (target 90%)")
-    pl = {k: sum(r["planted"][k] for r in faulty_rows) for k in ("inside", "outside",
-                                                                "declared")}
-    print(f"planted parameters: {pl['inside']} identified inside their interval, "
-          f"{pl['outside']} identified outside it, {pl['declared']} declared not identifiable")
+        print(
+            f"faulty: gap closed median {100 * np.nanmedian(closed):.0f}%, worst "
+            f"{100 * np.nanmin(closed):.0f}%, >= 80% on {int(np.sum(closed >= 0.8))} of "
+            f"{closed.size} (target 90%)"
+        )
+    pl = {k: sum(r["planted"][k] for r in faulty_rows) for k in ("inside", "outside", "declared")}
+    print(
+        f"planted parameters: {pl['inside']} identified inside their interval, "
+        f"{pl['outside']} identified outside it, {pl['declared']} declared not identifiable"
+    )
     healthy = [r for r in rows if not r["faulty"]]
-    print(f"healthy: {sum(r['verdict'] == 'implicated' for r in healthy)} of {len(healthy)} "
-          "implicated (target 0)")
-    print(f"clock identified as recorded (exact/step): "
-          f"{sum(r['chosen_clock'] == r['clock'] for r in rows if r['clock'] != 'jitter')} of "
-          f"{sum(r['clock'] != 'jitter' for r in rows)}")
+    print(
+        f"healthy: {sum(r['verdict'] == 'implicated' for r in healthy)} of {len(healthy)} "
+        "implicated (target 0)"
+    )
+    print(
+        f"clock identified as recorded (exact/step): "
+        f"{sum(r['chosen_clock'] == r['clock'] for r in rows if r['clock'] != 'jitter')} of "
+        f"{sum(r['clock'] != 'jitter' for r in rows)}"
+    )
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -51,16 +51,19 @@ def parse_seeds(text: str) -> list[int]:
     return out
 
 
-def median_ci(x: np.ndarray, rng: np.random.Generator, n: int = 4000) -> tuple[float, float,
-                                                                                float]:
+def median_ci(x: np.ndarray, rng: np.random.Generator, n: int = 4000) -> tuple[float, float, float]:
     """The median of ``x`` and its percentile-bootstrap 95 % interval."""
     boot = np.median(rng.choice(x, size=(n, x.size), replace=True), axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     return float(np.median(x)), float(lo), float(hi)
 
 
-def one_seed(path: Path, seed: int, iters: int, starts: int | None = None,
-             ) -> dict[str, object]:
+def one_seed(
+    path: Path,
+    seed: int,
+    iters: int,
+    starts: int | None = None,
+) -> dict[str, object]:
     """Both tools on one seed's problem."""
     prob, truth, noisy, _ = replay.so101_problem(path, 8.0, seed=seed)
     replay.DETERMINED = replay.determined(path, prob, truth)
@@ -71,20 +74,36 @@ def one_seed(path: Path, seed: int, iters: int, starts: int | None = None,
             with contextlib.redirect_stdout(io.StringIO()):  # sysid prints every iteration
                 runs[name] = replay.run_sysid(path, prob, truth, noisy, iters)
         else:
-            runs[name] = replay.run_engine(path, prob, truth, iters, joint_blocks=True,
-                                           starts=starts)
-    ssr = replay.ssr_of(path, prob, {"truth": truth, "sysid": np.array(runs["sysid"]["x"]),
-                                     "simgap": np.array(runs["simgap"]["x"])})
-    return {"seed": seed, "n_determined": int(replay.DETERMINED.sum()),
-            "sysid": runs["sysid"], "simgap": runs["simgap"], "ssr_rad2": ssr}
+            runs[name] = replay.run_engine(
+                path, prob, truth, iters, joint_blocks=True, starts=starts
+            )
+    ssr = replay.ssr_of(
+        path,
+        prob,
+        {
+            "truth": truth,
+            "sysid": np.array(runs["sysid"]["x"]),
+            "simgap": np.array(runs["simgap"]["x"]),
+        },
+    )
+    return {
+        "seed": seed,
+        "n_determined": int(replay.DETERMINED.sum()),
+        "sysid": runs["sysid"],
+        "simgap": runs["simgap"],
+        "ssr_rad2": ssr,
+    }
 
 
 def summary(rows: list[dict[str, object]], seed: int = 0) -> dict[str, object]:
     """Paired statistics over seeds: time ratio, error ratios, Wilcoxon tests."""
     rng = np.random.default_rng(seed)
     t = np.array([r["simgap"]["wall_s"] / r["sysid"]["wall_s"] for r in rows])  # type: ignore[index]
-    out: dict[str, object] = {"n_seeds": len(rows), "time_ratio": median_ci(t, rng),
-                              "time_ratio_max": float(t.max())}
+    out: dict[str, object] = {
+        "n_seeds": len(rows),
+        "time_ratio": median_ci(t, rng),
+        "time_ratio_max": float(t.max()),
+    }
     for key in ("all", "determined"):
         e_sg = np.array([r["simgap"]["errors"][key] for r in rows])  # type: ignore[index]
         e_sy = np.array([r["sysid"]["errors"][key] for r in rows])  # type: ignore[index]
@@ -93,15 +112,19 @@ def summary(rows: list[dict[str, object]], seed: int = 0) -> dict[str, object]:
         out[f"error_{key}"] = {
             "ratio_median_ci": [float(np.exp(v)) for v in median_ci(lr, rng)],
             "simgap_at_or_below": int(np.sum(e_sg <= e_sy)),
-            "simgap_median": float(np.median(e_sg)), "sysid_median": float(np.median(e_sy)),
-            "wilcoxon_p": float(w.pvalue) if w is not None else 1.0}
+            "simgap_median": float(np.median(e_sg)),
+            "sysid_median": float(np.median(e_sy)),
+            "wilcoxon_p": float(w.pvalue) if w is not None else 1.0,
+        }
     s_sg = np.array([r["ssr_rad2"]["simgap"] for r in rows])  # type: ignore[index]
     s_sy = np.array([r["ssr_rad2"]["sysid"] for r in rows])  # type: ignore[index]
     s_tr = np.array([r["ssr_rad2"]["truth"] for r in rows])  # type: ignore[index]
-    out["ssr_over_truth"] = {"simgap_median": float(np.median(s_sg / s_tr)),
-                             "sysid_median": float(np.median(s_sy / s_tr)),
-                             "simgap_stalled": int(np.sum(s_sg > 1.5 * s_tr)),
-                             "sysid_stalled": int(np.sum(s_sy > 1.5 * s_tr))}
+    out["ssr_over_truth"] = {
+        "simgap_median": float(np.median(s_sg / s_tr)),
+        "sysid_median": float(np.median(s_sy / s_tr)),
+        "simgap_stalled": int(np.sum(s_sg > 1.5 * s_tr)),
+        "sysid_stalled": int(np.sum(s_sy > 1.5 * s_tr)),
+    }
     return out
 
 
@@ -110,39 +133,54 @@ def main() -> None:
     ap.add_argument("--so101", type=Path, default=replay.DEFAULT_SO101)
     ap.add_argument("--seeds", default="1-20", help="e.g. 1-20 or 1,4,9")
     ap.add_argument("--max-iter", type=int, default=20, help="LM iterations (both)")
-    ap.add_argument("--starts", type=int, default=None,
-                    help="simgap's global-start draws (default: IdConfig.starts)")
+    ap.add_argument(
+        "--starts",
+        type=int,
+        default=None,
+        help="simgap's global-start draws (default: IdConfig.starts)",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     rows = []
     t0 = time.perf_counter()
-    print("seed  det  sysid s  simgap s  ratio  error all: sysid simgap  determined: sysid "
-          "simgap  SSR/truth: sysid simgap")
+    print(
+        "seed  det  sysid s  simgap s  ratio  error all: sysid simgap  determined: sysid "
+        "simgap  SSR/truth: sysid simgap"
+    )
     for s in parse_seeds(a.seeds):
         r = one_seed(a.so101, s, a.max_iter, a.starts)
         rows.append(r)
         sy, sg, ssr = r["sysid"], r["simgap"], r["ssr_rad2"]
-        print(f"{s:4d} {r['n_determined']:4d} {sy['wall_s']:8.1f} {sg['wall_s']:9.1f} "  # type: ignore[index]
-              f"{sg['wall_s'] / sy['wall_s']:6.2f}  {sy['errors']['all']:16.3f} "  # type: ignore[index]
-              f"{sg['errors']['all']:6.3f}  {sy['errors']['determined']:17.3f} "  # type: ignore[index]
-              f"{sg['errors']['determined']:6.3f}  {ssr['sysid'] / ssr['truth']:15.2f} "  # type: ignore[index]
-              f"{ssr['simgap'] / ssr['truth']:6.2f}", flush=True)  # type: ignore[index]
+        print(
+            f"{s:4d} {r['n_determined']:4d} {sy['wall_s']:8.1f} {sg['wall_s']:9.1f} "  # type: ignore[index]
+            f"{sg['wall_s'] / sy['wall_s']:6.2f}  {sy['errors']['all']:16.3f} "  # type: ignore[index]
+            f"{sg['errors']['all']:6.3f}  {sy['errors']['determined']:17.3f} "  # type: ignore[index]
+            f"{sg['errors']['determined']:6.3f}  {ssr['sysid'] / ssr['truth']:15.2f} "  # type: ignore[index]
+            f"{ssr['simgap'] / ssr['truth']:6.2f}",
+            flush=True,
+        )  # type: ignore[index]
     sm = summary(rows)
     tr = sm["time_ratio"]
     print(f"\n{sm['n_seeds']} seeds, {time.perf_counter() - t0:.0f} s")
-    print(f"time ratio simgap/sysid: median {tr[0]:.2f} [95 % {tr[1]:.2f}, {tr[2]:.2f}], "  # type: ignore[index]
-          f"max {sm['time_ratio_max']:.2f} (target <= 0.5)")
+    print(
+        f"time ratio simgap/sysid: median {tr[0]:.2f} [95 % {tr[1]:.2f}, {tr[2]:.2f}], "  # type: ignore[index]
+        f"max {sm['time_ratio_max']:.2f} (target <= 0.5)"
+    )
     for key in ("all", "determined"):
         e = sm[f"error_{key}"]
         m, lo, hi = e["ratio_median_ci"]  # type: ignore[index]
-        print(f"error over {key}: simgap/sysid median ratio {m:.2f} [95 % {lo:.2f}, {hi:.2f}]"
-              f"; simgap at or below sysid on {e['simgap_at_or_below']} of {sm['n_seeds']}; "  # type: ignore[index]
-              f"medians {e['simgap_median']:.3f} vs {e['sysid_median']:.3f}; Wilcoxon "  # type: ignore[index]
-              f"p = {e['wilcoxon_p']:.3f}")  # type: ignore[index]
+        print(
+            f"error over {key}: simgap/sysid median ratio {m:.2f} [95 % {lo:.2f}, {hi:.2f}]"
+            f"; simgap at or below sysid on {e['simgap_at_or_below']} of {sm['n_seeds']}; "  # type: ignore[index]
+            f"medians {e['simgap_median']:.3f} vs {e['sysid_median']:.3f}; Wilcoxon "  # type: ignore[index]
+            f"p = {e['wilcoxon_p']:.3f}"
+        )  # type: ignore[index]
     so = sm["ssr_over_truth"]
-    print(f"SSR over the truth's: median simgap {so['simgap_median']:.2f}, sysid "  # type: ignore[index]
-          f"{so['sysid_median']:.2f}; stalled (> 1.5x): simgap {so['simgap_stalled']}, "  # type: ignore[index]
-          f"sysid {so['sysid_stalled']}")  # type: ignore[index]
+    print(
+        f"SSR over the truth's: median simgap {so['simgap_median']:.2f}, sysid "  # type: ignore[index]
+        f"{so['sysid_median']:.2f}; stalled (> 1.5x): simgap {so['simgap_stalled']}, "  # type: ignore[index]
+        f"sysid {so['sysid_stalled']}"
+    )  # type: ignore[index]
     if a.json:
         a.json.write_text(json.dumps({"rows": rows, "summary": sm}, indent=2, default=float))
 

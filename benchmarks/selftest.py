@@ -51,10 +51,24 @@ def so101_rig(work: Path, model: Path) -> Path:
 
     bench = make_so101_bench(work / "so101-bench", model, seed=34, faults=None, n_heldout=0)
     rig = work / "so101-rig.toml"
-    subprocess.run([sys.executable, "-m", "simgap", "init", str(bench.dataset), "--model",
-                    str(model), "--out", str(rig), "--name", "so101-from-init"], check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "init",
+            str(bench.dataset),
+            "--model",
+            str(model),
+            "--out",
+            str(rig),
+            "--name",
+            "so101-from-init",
+        ],
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        stdout=subprocess.DEVNULL,
+    )
     return rig
 
 
@@ -62,20 +76,41 @@ def one(name: str, rig: Path, out: Path, trials: int, seed: int, jobs: int) -> d
     from simgap.selftest.run import SELFTEST_MD, run_selftest
 
     t0, c0 = time.perf_counter(), _cpu_s()
-    res = run_selftest(rig, out, trials=trials, seed=seed, jobs=jobs,
-                       progress=lambda m: print(f"  {m}", flush=True))
+    res = run_selftest(
+        rig,
+        out,
+        trials=trials,
+        seed=seed,
+        jobs=jobs,
+        progress=lambda m: print(f"  {m}", flush=True),
+    )
     wall, cpu = time.perf_counter() - t0, _cpu_s() - c0
     doc = json.loads((out / "selftest.json").read_text())
-    print(f"\n== {name}: {trials} trials + null in {wall / 60:.1f} min wall, {cpu / 60:.1f} "
-          f"min CPU (jobs {jobs}, {os.cpu_count()} CPUs)")
+    print(
+        f"\n== {name}: {trials} trials + null in {wall / 60:.1f} min wall, {cpu / 60:.1f} "
+        f"min CPU (jobs {jobs}, {os.cpu_count()} CPUs)"
+    )
     print((out / SELFTEST_MD).read_text())
-    print(f"null run: {doc['null']['status']}, implicated {doc['null']['implicated'] or 'nothing'}"
-          f", false cells {len(doc['null']['false_cells'])}", flush=True)
-    return {"rig": name, "wall_s": wall, "cpu_s": cpu, "trials": trials, "jobs": jobs,
-            "sentence": res.sentence, "families": doc["families"], "gap": doc["gap"],
-            "null": doc["null"],
-            "per_trial_s": [t.get("wall_s") for t in json.loads(
-                (out / "diagnoses" / "fleet.json").read_text())["arms"]]}
+    print(
+        f"null run: {doc['null']['status']}, implicated {doc['null']['implicated'] or 'nothing'}"
+        f", false cells {len(doc['null']['false_cells'])}",
+        flush=True,
+    )
+    return {
+        "rig": name,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "trials": trials,
+        "jobs": jobs,
+        "sentence": res.sentence,
+        "families": doc["families"],
+        "gap": doc["gap"],
+        "null": doc["null"],
+        "per_trial_s": [
+            t.get("wall_s")
+            for t in json.loads((out / "diagnoses" / "fleet.json").read_text())["arms"]
+        ],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,9 +142,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"unknown rig {name!r}: demo or so101")
             rows.append(one(name, rig, work / f"selftest-{name}", a.trials, a.seed, a.jobs))
     for r in rows:
-        print(f"{r['rig']}: {r['wall_s'] / 60:.1f} min wall, {r['cpu_s'] / 60:.1f} min CPU; "
-              f"null implicated {r['null']['implicated'] or 'nothing'}; gap closed "
-              f"{r['gap']['text']}")
+        print(
+            f"{r['rig']}: {r['wall_s'] / 60:.1f} min wall, {r['cpu_s'] / 60:.1f} min CPU; "
+            f"null implicated {r['null']['implicated'] or 'nothing'}; gap closed "
+            f"{r['gap']['text']}"
+        )
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -35,23 +35,37 @@ def rotvec_quat(r: Sequence[float]) -> np.ndarray:
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     w1, x1, y1, z1 = a
     w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+    return np.array(
+        [
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+        ]
+    )
 
 
 def quat_mat(q: np.ndarray) -> np.ndarray:
     w, x, y, z = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 class Twin:
     """The perturbed 'real' arm: camera mount offset (camera frame) and joint zero offsets."""
 
-    def __init__(self, model_path: Path, cam_pos: Sequence[float] = (0, 0, 0),
-                 cam_rot: Sequence[float] = (0, 0, 0), delta: Sequence[float] | None = None,
-                 ) -> None:
+    def __init__(
+        self,
+        model_path: Path,
+        cam_pos: Sequence[float] = (0, 0, 0),
+        cam_rot: Sequence[float] = (0, 0, 0),
+        delta: Sequence[float] | None = None,
+    ) -> None:
         self.m = mujoco.MjModel.from_xml_path(str(model_path))
         self.d = mujoco.MjData(self.m)
         self.cid = self.m.camera("wrist_cam").id
@@ -81,8 +95,10 @@ class Twin:
 
     def camera_pose(self, q_recorded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.set(q_recorded)
-        return (np.array(self.d.cam_xpos[self.cid]),
-                np.array(self.d.cam_xmat[self.cid]).reshape(3, 3))
+        return (
+            np.array(self.d.cam_xpos[self.cid]),
+            np.array(self.d.cam_xmat[self.cid]).reshape(3, 3),
+        )
 
     def close(self) -> None:
         if self.r is not None:
@@ -90,8 +106,14 @@ class Twin:
             self.r = None
 
 
-def expose(rgb: np.ndarray, seg: np.ndarray, gain: float, lift: float,
-           rng: np.random.Generator, noise: float = 1.0) -> np.ndarray:
+def expose(
+    rgb: np.ndarray,
+    seg: np.ndarray,
+    gain: float,
+    lift: float,
+    rng: np.random.Generator,
+    noise: float = 1.0,
+) -> np.ndarray:
     """A camera's view of a render: gain on everything, black background lifted, noise."""
     img = rgb.astype(float) * gain
     floor = (seg == -1) | (seg == 0)
@@ -107,8 +129,13 @@ def to_recorded(q: np.ndarray) -> list[float]:
     return out
 
 
-def write_frames(folder: Path, twin: Twin, plan: Sequence[tuple[str, str, np.ndarray, float]],
-                 lift: float, seed: int = 0) -> Path:
+def write_frames(
+    folder: Path,
+    twin: Twin,
+    plan: Sequence[tuple[str, str, np.ndarray, float]],
+    lift: float,
+    seed: int = 0,
+) -> Path:
     """Write a frames folder: plan rows are (recording, pose_label, q_recorded, gain)."""
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -123,7 +150,8 @@ def write_frames(folder: Path, twin: Twin, plan: Sequence[tuple[str, str, np.nda
     return folder
 
 
-RIG = """
+RIG = (
+    """
 name = "twin"
 seed = 1
 [model]
@@ -131,7 +159,9 @@ path = "{model}"
 object_geom = "cube"
 [control]
 dt_s = 0.0666667
-""" + SO101_JOINTS + """[camera]
+"""
+    + SO101_JOINTS
+    + """[camera]
 name = "wrist_cam"
 policy_resolution = [16, 16]
 render_resolution = [96, 96]
@@ -144,11 +174,13 @@ workspace_y_m = [-0.10, 0.10]
 origin_reference_m = [0.0388353, 0, 0]
 origin_reference_name = "base rotation axis"
 """
+)
 
 
 def write_rig(folder: Path, model: Path, evidence: str = "") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "rig.toml"
-    path.write_text(RIG.format(model=str(model)) + ("\n[evidence]\n" + evidence
-                                                     if evidence else ""))
+    path.write_text(
+        RIG.format(model=str(model)) + ("\n[evidence]\n" + evidence if evidence else "")
+    )
     return path

@@ -19,16 +19,19 @@ import pytest
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
-_PROBE = ("import mujoco; m = mujoco.MjModel.from_xml_string('<mujoco><worldbody/></mujoco>'); "
-          "r = mujoco.Renderer(m, 8, 8); r.render(); r.close()")
+_PROBE = (
+    "import mujoco; m = mujoco.MjModel.from_xml_string('<mujoco><worldbody/></mujoco>'); "
+    "r = mujoco.Renderer(m, 8, 8); r.render(); r.close()"
+)
 
 
 def _probe(backend: str) -> str | None:
     """None when a MuJoCo offscreen context can be made with ``backend``, else why not."""
     env = {**os.environ, "MUJOCO_GL": backend, "PYOPENGL_PLATFORM": backend}
     try:
-        p = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True,
-                           text=True, timeout=60)
+        p = subprocess.run(
+            [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=60
+        )
     except subprocess.TimeoutExpired:
         return "timed out"
     if p.returncode == 0:
@@ -46,8 +49,11 @@ def _choose_gl() -> tuple[str | None, str]:
     """
     asked = os.environ.get("MUJOCO_GL", "").strip().lower()
     allowed = os.environ.get("SIMGAP_TEST_GL_BACKENDS", "egl,osmesa").lower().split(",")
-    order = [b for b in dict.fromkeys([asked, "egl", "osmesa"])
-             if b in ("egl", "osmesa") and b in allowed]
+    order = [
+        b
+        for b in dict.fromkeys([asked, "egl", "osmesa"])
+        if b in ("egl", "osmesa") and b in allowed
+    ]
     tried = []
     for backend in order:
         why = _probe(backend)
@@ -64,17 +70,18 @@ if GL_BACKEND is None:
 else:
     os.environ["MUJOCO_GL"] = GL_BACKEND
     os.environ["PYOPENGL_PLATFORM"] = GL_BACKEND
-GL_SKIP_REASON = ("no offscreen OpenGL backend works on this machine, so rendering is not "
-                  f"tested (tried {GL_TRIED}); install libosmesa6 (software) or a GPU driver "
-                  "with EGL")
+GL_SKIP_REASON = (
+    "no offscreen OpenGL backend works on this machine, so rendering is not "
+    f"tested (tried {GL_TRIED}); install libosmesa6 (software) or a GPU driver "
+    "with EGL"
+)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
     return f"simgap rendering backend: {GL_BACKEND or 'none (rendering tests skip)'}"
 
 
-_GL_CODE = ("/mujoco/rendering/", "/mujoco/egl/", "/mujoco/osmesa/", "/mujoco/glfw/",
-            "/OpenGL/")
+_GL_CODE = ("/mujoco/rendering/", "/mujoco/egl/", "/mujoco/osmesa/", "/mujoco/glfw/", "/OpenGL/")
 
 
 def _needs_gl(exc: BaseException | None) -> bool:
@@ -98,13 +105,18 @@ def _needs_gl(exc: BaseException | None) -> bool:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]
-                              ) -> Generator[None, Any, None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[Any]
+) -> Generator[None, Any, None]:
     """With no working GL backend, a test that failed only for want of a context is skipped."""
     outcome = yield
     rep = outcome.get_result()
-    if GL_BACKEND is None and rep.failed and call.excinfo is not None \
-            and _needs_gl(call.excinfo.value):
+    if (
+        GL_BACKEND is None
+        and rep.failed
+        and call.excinfo is not None
+        and _needs_gl(call.excinfo.value)
+    ):
         rep.outcome = "skipped"
         rep.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {GL_SKIP_REASON}")
 
@@ -121,8 +133,10 @@ def gl_backend() -> str:
 def shared_data() -> Path:
     """``../shared/data``; tests that need it skip with the reason when it is absent."""
     if not SHARED_DATA.is_dir():
-        pytest.skip("the reference data folder ../shared/data is absent (see the README: it "
-                    "holds real third-party recordings and lies beside the repository)")
+        pytest.skip(
+            "the reference data folder ../shared/data is absent (see the README: it "
+            "holds real third-party recordings and lies beside the repository)"
+        )
     return SHARED_DATA
 
 
@@ -148,8 +162,11 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]
     root = tmp_path_factory.mktemp("demo")
     out, cache = root / "out", root / "cache"
     result = CliRunner().invoke(app, ["demo", "--out", str(out), "--cache", str(cache)])
-    if result.exit_code != 0 and GL_BACKEND is None \
-            and "offscreen rendering could not start" in result.output:
+    if (
+        result.exit_code != 0
+        and GL_BACKEND is None
+        and "offscreen rendering could not start" in result.output
+    ):
         pytest.skip(GL_SKIP_REASON)
     assert result.exit_code == 0, result.output
     return out, cache, result.output
@@ -160,29 +177,52 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]
 try:
     from hypothesis import HealthCheck, settings
 
-    _quiet = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-              HealthCheck.function_scoped_fixture]
-    settings.register_profile("default", max_examples=int(os.environ.get("SIMGAP_FUZZ_N", 120)),
-                              derandomize=True, deadline=None, database=None,
-                              suppress_health_check=_quiet, print_blob=True)
-    settings.register_profile("long", max_examples=3000, derandomize=False, deadline=None,
-                              suppress_health_check=_quiet, print_blob=True)
+    _quiet = [
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+        HealthCheck.function_scoped_fixture,
+    ]
+    settings.register_profile(
+        "default",
+        max_examples=int(os.environ.get("SIMGAP_FUZZ_N", 120)),
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=_quiet,
+        print_blob=True,
+    )
+    settings.register_profile(
+        "long",
+        max_examples=3000,
+        derandomize=False,
+        deadline=None,
+        suppress_health_check=_quiet,
+        print_blob=True,
+    )
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 except ImportError:  # hypothesis is a test dependency; without it the fuzz suite is skipped
     pass
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--run-slow", action="store_true", default=False,
-                     help="also run the tests marked slow (real-log fits, benches, fleets; "
-                          "tens of minutes on 2 cores)")
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        default=False,
+        help="also run the tests marked slow (real-log fits, benches, fleets; "
+        "tens of minutes on 2 cores)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked slow run only with --run-slow (or SIMGAP_RUN_SLOW=1), or when chosen
     with -m; the default run stays within a few minutes on 2 cores."""
-    if config.getoption("--run-slow") or os.environ.get("SIMGAP_RUN_SLOW") == "1" \
-            or config.getoption("-m"):
+    if (
+        config.getoption("--run-slow")
+        or os.environ.get("SIMGAP_RUN_SLOW") == "1"
+        or config.getoption("-m")
+    ):
         return
     skip = pytest.mark.skip(reason="slow: run with --run-slow (or SIMGAP_RUN_SLOW=1)")
     for item in items:
@@ -204,8 +244,11 @@ def findings_follow_the_published_schema() -> Any:
 
     import simgap.diagnose as diagnose
 
-    schema = _json.loads((Path(__file__).resolve().parents[1] / "docs" /
-                          "findings.schema.json").read_text(encoding="utf-8"))
+    schema = _json.loads(
+        (Path(__file__).resolve().parents[1] / "docs" / "findings.schema.json").read_text(
+            encoding="utf-8"
+        )
+    )
     validator = jsonschema.Draft202012Validator(schema)
     original = diagnose.atomic_write_json
     checked: list[Path] = []
@@ -214,9 +257,13 @@ def findings_follow_the_published_schema() -> Any:
         if Path(path).name == "findings.json":
             errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
             if errors:
-                raise AssertionError("findings.json breaks docs/findings.schema.json:\n" + "\n"
-                                     .join(f"  {'/'.join(map(str, e.absolute_path))}: "
-                                           f"{e.message[:300]}" for e in errors[:10]))
+                raise AssertionError(
+                    "findings.json breaks docs/findings.schema.json:\n"
+                    + "\n".join(
+                        f"  {'/'.join(map(str, e.absolute_path))}: {e.message[:300]}"
+                        for e in errors[:10]
+                    )
+                )
             checked.append(Path(path))
         return original(path, data, *args, **kwargs)
 

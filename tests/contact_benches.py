@@ -124,8 +124,9 @@ def _grasp_commands(height: float, over_s: float) -> tuple[np.ndarray, np.ndarra
     return t, np.stack([lift, -close, close], axis=1)
 
 
-def _pairs_xml(truth: dict[tuple[str, str], float],
-               pairs: dict[str, tuple[tuple[str, str], ...]]) -> str:
+def _pairs_xml(
+    truth: dict[tuple[str, str], float], pairs: dict[str, tuple[tuple[str, str], ...]]
+) -> str:
     """The true bench's pairs: MuJoCo defaults, except the truth's coefficients."""
     out = []
     for group, gp in pairs.items():
@@ -139,26 +140,37 @@ def _pairs_xml(truth: dict[tuple[str, str], float],
         if not any(k[0] == group for k in truth):
             continue
         for g1, g2 in gp:
-            out.append(f'<pair geom1="{g1}" geom2="{g2}" condim="{condim}" '
-                       f'friction="{" ".join(f"{v:.9g}" for v in f)}"/>')
+            out.append(
+                f'<pair geom1="{g1}" geom2="{g2}" condim="{condim}" '
+                f'friction="{" ".join(f"{v:.9g}" for v in f)}"/>'
+            )
     return "<contact>" + "".join(out) + "</contact>" if out else ""
 
 
-def _log(folder: Path, rig: Rig, xml_true: str, body: str, runs: list[tuple[np.ndarray,
-         np.ndarray]], start: np.ndarray, rng: np.random.Generator, noise_m: float,
-         noise_rad: float) -> None:
+def _log(
+    folder: Path,
+    rig: Rig,
+    xml_true: str,
+    body: str,
+    runs: list[tuple[np.ndarray, np.ndarray]],
+    start: np.ndarray,
+    rng: np.random.Generator,
+    noise_m: float,
+    noise_rad: float,
+) -> None:
     from simgap.sim.model import spec_from_xml
     from simgap.sim.replay import Replayer, ReplayLog
 
     rep = Replayer.build(spec_from_xml(xml_true), rig.joint_names, object_body=body)
     try:
         for k, (t, cmd) in enumerate(runs):
-            res = rep.replay(None, ReplayLog(t=t, commands=cmd, joints=rig.joint_names,
-                                             q0=cmd[0], obj_pose0=start))
+            res = rep.replay(
+                None,
+                ReplayLog(t=t, commands=cmd, joints=rig.joint_names, q0=cmd[0], obj_pose0=start),
+            )
             assert res.obj_pos is not None and res.obj_quat is not None
             pos = res.obj_pos[0] + rng.normal(0.0, noise_m, res.obj_pos[0].shape)
-            quat = np.array([_perturb(q, rng.normal(0.0, noise_rad, 3))
-                             for q in res.obj_quat[0]])
+            quat = np.array([_perturb(q, rng.normal(0.0, noise_rad, 3)) for q in res.obj_quat[0]])
             write_push_log(folder / f"push_{k + 1}.csv", rig, t, cmd, pos, obj_quat=quat)
     finally:
         rep.close()
@@ -173,10 +185,18 @@ def _perturb(q: np.ndarray, rotvec: np.ndarray) -> np.ndarray:
     return np.concatenate([[w1 * w2 - v1 @ v2], w1 * v2 + w2 * v1 + np.cross(v1, v2)])
 
 
-def make_bench(folder: Path, kind: str, truth: dict[tuple[str, str], float], *,
-               priority: bool = False, seed: int = 0, noise_m: float = 0.0005,
-               noise_rad: float = 0.01, pad_friction: float | None = None,
-               angles: tuple[float, ...] = PUSH_ANGLES) -> Bench:
+def make_bench(
+    folder: Path,
+    kind: str,
+    truth: dict[tuple[str, str], float],
+    *,
+    priority: bool = False,
+    seed: int = 0,
+    noise_m: float = 0.0005,
+    noise_rad: float = 0.01,
+    pad_friction: float | None = None,
+    angles: tuple[float, ...] = PUSH_ANGLES,
+) -> Bench:
     """Write a bench (``push`` or ``grasp``) whose true pairs carry ``truth``; the model
     the rig points at has every geom at MuJoCo's defaults (``pad_friction`` sets the pad's
     geom friction, to show it inert; ``angles``: tan of each push's direction against the
@@ -202,8 +222,15 @@ def make_bench(folder: Path, kind: str, truth: dict[tuple[str, str], float], *,
     (folder / "model.xml").write_text(xml)
     jtxt = "".join(f'[joints.{j}]\nrecorded = "{j}"\nunit = "rad"\n' for j in joints)
     logs = [f"push_{k + 1}.csv" for k in range(len(runs))]
-    rig_text = RIG.format(name=f"{kind} bench", body=body, grippers=grippers, joints=jtxt,
-                          noise_m=noise_m, noise_rad=noise_rad, logs=logs)
+    rig_text = RIG.format(
+        name=f"{kind} bench",
+        body=body,
+        grippers=grippers,
+        joints=jtxt,
+        noise_m=noise_m,
+        noise_rad=noise_rad,
+        logs=logs,
+    )
     (folder / "rig.toml").write_text(rig_text.replace("'", '"'))
     rig = load_rig(folder / "rig.toml")
     xml_true = xml.replace("</worldbody>", "</worldbody>" + _pairs_xml(truth, pairs))

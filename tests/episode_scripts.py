@@ -38,8 +38,10 @@ class _FK:
     def __init__(self) -> None:
         self.m = mujoco.MjModel.from_xml_path(str(demo_model_path()))
         self.d = mujoco.MjData(self.m)
-        self.adr = [int(self.m.jnt_qposadr[mujoco.mj_name2id(self.m, mujoco.mjtObj.mjOBJ_JOINT,
-                                                                 j)]) for j in JOINTS[:5]]
+        self.adr = [
+            int(self.m.jnt_qposadr[mujoco.mj_name2id(self.m, mujoco.mjtObj.mjOBJ_JOINT, j)])
+            for j in JOINTS[:5]
+        ]
         self.site = mujoco.mj_name2id(self.m, mujoco.mjtObj.mjOBJ_SITE, "gripperframe")
 
     def __call__(self, q: np.ndarray) -> np.ndarray:
@@ -61,11 +63,13 @@ class Script:
 
     keys: list[tuple[float, np.ndarray, float]]
 
-    def add(self, duration: float, pose: np.ndarray | None = None,
-            grip: float | None = None) -> float:
+    def add(
+        self, duration: float, pose: np.ndarray | None = None, grip: float | None = None
+    ) -> float:
         t0, p0, g0 = self.keys[-1]
-        self.keys.append((t0 + duration, p0 if pose is None else pose,
-                          g0 if grip is None else grip))
+        self.keys.append(
+            (t0 + duration, p0 if pose is None else pose, g0 if grip is None else grip)
+        )
         return t0  # start time of this move
 
     @property
@@ -84,9 +88,17 @@ def _to_recorded(body_rad: np.ndarray, grip_pct: np.ndarray) -> np.ndarray:
     return np.concatenate([np.rad2deg(body_rad), grip_pct[:, None]], axis=1)
 
 
-def pick_place(kind: str = "success", *, fps: float = 15.0, rng: np.random.Generator,
-               noise_rad: float = 0.0, squeeze_pct: float = 8.0, pan_obj: float = 0.0,
-               pan_target: float = 0.8, time_scale: float = 1.0) -> dict[str, np.ndarray]:
+def pick_place(
+    kind: str = "success",
+    *,
+    fps: float = 15.0,
+    rng: np.random.Generator,
+    noise_rad: float = 0.0,
+    squeeze_pct: float = 8.0,
+    pan_obj: float = 0.0,
+    pan_target: float = 0.8,
+    time_scale: float = 1.0,
+) -> dict[str, np.ndarray]:
     """One pick-and-place episode of a known kind.
 
     kinds: ``success``, ``closed_on_nothing`` (the cube sits 2 cm beside the jaws),
@@ -110,15 +122,13 @@ def pick_place(kind: str = "success", *, fps: float = 15.0, rng: np.random.Gener
         sc.add(1.0 * s)
         return _render(sc, fps, rng, noise_rad, obj0, None, None, None, kind)
     sc.add(0.8 * s, grasp_pose(pan_obj))
-    t_close = sc.add(0.6 * s, grip=BLOCK_PCT - squeeze_pct if kind != "closed_on_nothing"
-                     else 0.0)
+    t_close = sc.add(0.6 * s, grip=BLOCK_PCT - squeeze_pct if kind != "closed_on_nothing" else 0.0)
     sc.add(0.6 * s)  # hold, closed
     hold = kind not in ("closed_on_nothing",)
     if kind == "slipped":
         sc.add(1.0 * s, lifted_pose(pan_obj))
         sc.add(1.0 * s)
-        return _render(sc, fps, rng, noise_rad, obj0, t_close, sc.end, None, kind,
-                       attached=False)
+        return _render(sc, fps, rng, noise_rad, obj0, t_close, sc.end, None, kind, attached=False)
     t_lift = sc.add(1.0 * s, lifted_pose(pan_obj))
     if kind == "closed_on_nothing":
         sc.add(1.0 * s)
@@ -146,9 +156,18 @@ def pick_place(kind: str = "success", *, fps: float = 15.0, rng: np.random.Gener
     return _render(sc, fps, rng, noise_rad, obj0, t_close, t_rel, t_drift, kind)
 
 
-def _render(sc: Script, fps: float, rng: np.random.Generator, noise_rad: float,
-            obj0: np.ndarray, t_attach: float | None, t_detach: float | None,
-            t_drift: float | None, kind: str, attached: bool = True) -> dict[str, np.ndarray]:
+def _render(
+    sc: Script,
+    fps: float,
+    rng: np.random.Generator,
+    noise_rad: float,
+    obj0: np.ndarray,
+    t_attach: float | None,
+    t_detach: float | None,
+    t_drift: float | None,
+    kind: str,
+    attached: bool = True,
+) -> dict[str, np.ndarray]:
     t = np.arange(0.0, sc.end + 1e-9, 1.0 / fps)
     body_cmd, grip_cmd = sc.command(t)
     body = body_cmd + rng.normal(0.0, noise_rad, body_cmd.shape) if noise_rad else body_cmd.copy()
@@ -170,18 +189,27 @@ def _render(sc: Script, fps: float, rng: np.random.Generator, noise_rad: float,
     if t_drift is not None:
         frac = np.clip((t - t_drift) / 1.0, 0.0, 1.0)[:, None]
         obj = obj + frac * np.array([0.1, 0.1, 0.0])
-    return {"action": _to_recorded(body_cmd, grip_cmd),
-            "observation.state": _to_recorded(body, grip),
-            "observation.object_pos": obj}
+    return {
+        "action": _to_recorded(body_cmd, grip_cmd),
+        "observation.state": _to_recorded(body, grip),
+        "observation.object_pos": obj,
+    }
 
 
 RAMP_AMP = np.array([0.6, 0.5, 0.5, 0.4, 0.5])
 """Ramp amplitude per body joint [rad]: the top speed is 0.6 / ramp_s."""
 
 
-def ramps(*, fps: float, ramp_s: float, rng: np.random.Generator,
-          noise_rad: float = 0.0, hold_s: float = 1.5, n_moves: int = 4,
-          grip_pct: float = OPEN_PCT) -> dict[str, np.ndarray]:
+def ramps(
+    *,
+    fps: float,
+    ramp_s: float,
+    rng: np.random.Generator,
+    noise_rad: float = 0.0,
+    hold_s: float = 1.5,
+    n_moves: int = 4,
+    grip_pct: float = OPEN_PCT,
+) -> dict[str, np.ndarray]:
     """Holds and constant-velocity ramps: body joint j moves by ``RAMP_AMP[j]`` over
     ``ramp_s``, back and forth, with ``hold_s`` still between ramps."""
     sc = Script([(0.0, HOME, grip_pct)])
@@ -192,26 +220,46 @@ def ramps(*, fps: float, ramp_s: float, rng: np.random.Generator,
     t = np.arange(0.0, sc.end + 1e-9, 1.0 / fps)
     body_cmd, grip_cmd = sc.command(t)
     body = body_cmd + rng.normal(0.0, noise_rad, body_cmd.shape) if noise_rad else body_cmd.copy()
-    return {"action": _to_recorded(body_cmd, grip_cmd),
-            "observation.state": _to_recorded(body, grip_cmd.copy())}
+    return {
+        "action": _to_recorded(body_cmd, grip_cmd),
+        "observation.state": _to_recorded(body, grip_cmd.copy()),
+    }
 
 
-def manifest_text(kind: str, successes: list[bool], phases: list[str | None] | None = None,
-                  states: list[tuple[float, float]] | None = None,
-                  state_of_trial: list[int] | None = None) -> str:
+def manifest_text(
+    kind: str,
+    successes: list[bool],
+    phases: list[str | None] | None = None,
+    states: list[tuple[float, float]] | None = None,
+    state_of_trial: list[int] | None = None,
+) -> str:
     """A protocol manifest (TOML) with one trial per success flag."""
-    lines = ["[policy]", 'checkpoint = "model.safetensors"', 'sha256 = "' + 'ab' * 32 + '"', "",
-             "[environment]", f'kind = "{kind}"',
-             'rig = "bench-1"' if kind == "real" else 'model = "so101_demo.xml"\ncommit = "abc123"',
-             "",
-             "[success]", 'predicate = "cube_in_bin"', "threshold = 0.04",
-             'judge = "automatic"', ""]
+    lines = [
+        "[policy]",
+        'checkpoint = "model.safetensors"',
+        'sha256 = "' + "ab" * 32 + '"',
+        "",
+        "[environment]",
+        f'kind = "{kind}"',
+        'rig = "bench-1"' if kind == "real" else 'model = "so101_demo.xml"\ncommit = "abc123"',
+        "",
+        "[success]",
+        'predicate = "cube_in_bin"',
+        "threshold = 0.04",
+        'judge = "automatic"',
+        "",
+    ]
     if states is not None:
         rows = ", ".join(f"[{x}, {y}, 0.0]" for x, y in states)
         lines[7:7] = ["[initial_states]", f"states = [{rows}]", ""]
     else:
-        lines[7:7] = ["[initial_states]", 'generator = "uniform_square"', "seed = 3",
-                      'hash = "' + "cd" * 32 + '"', ""]
+        lines[7:7] = [
+            "[initial_states]",
+            'generator = "uniform_square"',
+            "seed = 3",
+            'hash = "' + "cd" * 32 + '"',
+            "",
+        ]
     for i, ok in enumerate(successes):
         lines += ["[[trials]]", f"success = {'true' if ok else 'false'}"]
         if state_of_trial is not None:

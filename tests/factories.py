@@ -10,15 +10,28 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-SO101_NAMES = ["shoulder_pan.pos", "shoulder_lift.pos", "elbow_flex.pos", "wrist_flex.pos",
-               "wrist_roll.pos", "gripper.pos"]
+SO101_NAMES = [
+    "shoulder_pan.pos",
+    "shoulder_lift.pos",
+    "elbow_flex.pos",
+    "wrist_flex.pos",
+    "wrist_roll.pos",
+    "gripper.pos",
+]
 
 
-def write_v3_dataset(root: Path, episodes: Sequence[Mapping[str, np.ndarray]], *, fps: int = 30,
-                     names: Sequence[str] = SO101_NAMES, version: str = "v3.0",
-                     robot_type: str = "so_follower", fixed_size: bool = True,
-                     extra_features: Mapping[str, dict] | None = None,
-                     rows_per_file: int | None = None) -> Path:
+def write_v3_dataset(
+    root: Path,
+    episodes: Sequence[Mapping[str, np.ndarray]],
+    *,
+    fps: int = 30,
+    names: Sequence[str] = SO101_NAMES,
+    version: str = "v3.0",
+    robot_type: str = "so_follower",
+    fixed_size: bool = True,
+    extra_features: Mapping[str, dict] | None = None,
+    rows_per_file: int | None = None,
+) -> Path:
     """Write a LeRobot v3 dataset (data + meta/episodes + info.json) with pyarrow.
 
     Each episode maps a feature key (``action``, ``observation.state``, or an extra scalar or
@@ -26,8 +39,13 @@ def write_v3_dataset(root: Path, episodes: Sequence[Mapping[str, np.ndarray]], *
     """
     root.mkdir(parents=True, exist_ok=True)
     n = len(names)
-    cols: dict[str, list] = {"timestamp": [], "frame_index": [], "episode_index": [],
-                             "index": [], "task_index": []}
+    cols: dict[str, list] = {
+        "timestamp": [],
+        "frame_index": [],
+        "episode_index": [],
+        "index": [],
+        "task_index": [],
+    }
     vec_keys: list[str] = []
     for ep in episodes:
         for k in ep:
@@ -48,10 +66,19 @@ def write_v3_dataset(root: Path, episodes: Sequence[Mapping[str, np.ndarray]], *
             for k in vec_keys:
                 v = np.asarray(ep[k][i], dtype=np.float32)
                 cols[k].append(v.tolist() if v.ndim else float(v))
-        ep_rows.append({"episode_index": e, "tasks": ["pick"], "length": length,
-                        "data/chunk_index": 0, "data/file_index": 0,
-                        "dataset_from_index": gi, "dataset_to_index": gi + length,
-                        "meta/episodes/chunk_index": 0, "meta/episodes/file_index": 0})
+        ep_rows.append(
+            {
+                "episode_index": e,
+                "tasks": ["pick"],
+                "length": length,
+                "data/chunk_index": 0,
+                "data/file_index": 0,
+                "dataset_from_index": gi,
+                "dataset_to_index": gi + length,
+                "meta/episodes/chunk_index": 0,
+                "meta/episodes/file_index": 0,
+            }
+        )
         gi += length
     arrays = {}
     features: dict[str, dict] = {
@@ -86,15 +113,23 @@ def write_v3_dataset(root: Path, episodes: Sequence[Mapping[str, np.ndarray]], *
     meta = root / "meta" / "episodes" / "chunk-000"
     meta.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(ep_rows), meta / "file-000.parquet")
-    info = {"codebase_version": version, "robot_type": robot_type, "fps": fps,
-            "total_episodes": len(episodes), "total_frames": gi, "total_tasks": 1,
-            "chunks_size": 1000, "data_files_size_in_mb": 100, "video_files_size_in_mb": 200,
-            "data_path": "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet",
-            "video_path": None, "splits": {"train": f"0:{len(episodes)}"},
-            "features": features}
+    info = {
+        "codebase_version": version,
+        "robot_type": robot_type,
+        "fps": fps,
+        "total_episodes": len(episodes),
+        "total_frames": gi,
+        "total_tasks": 1,
+        "chunks_size": 1000,
+        "data_files_size_in_mb": 100,
+        "video_files_size_in_mb": 200,
+        "data_path": "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet",
+        "video_path": None,
+        "splits": {"train": f"0:{len(episodes)}"},
+        "features": features,
+    }
     (root / "meta" / "info.json").write_text(json.dumps(info, indent=2))
-    pq.write_table(pa.table({"task_index": [0], "task": ["pick"]}), root / "meta" /
-                   "tasks.parquet")
+    pq.write_table(pa.table({"task_index": [0], "task": ["pick"]}), root / "meta" / "tasks.parquet")
     return root
 
 
@@ -121,14 +156,17 @@ gripper = true
 """
 """The SO-101 joint map as LeRobot records it: body joints in degrees, gripper 0..100."""
 
-SO101_RIG = """
+SO101_RIG = (
+    """
 name = "test-so101"
 [model]
 path = "{model}"
 ee_site = "gripperframe"
 [control]
 dt_s = 0.0333333
-""" + SO101_JOINTS
+"""
+    + SO101_JOINTS
+)
 
 
 def write_so101_info(ds: Path, fps: int = 30) -> Path:
@@ -136,9 +174,16 @@ def write_so101_info(ds: Path, fps: int = 30) -> Path:
     (state and action named ``SO101_NAMES``): what ``simgap init`` reads first."""
     (ds / "meta").mkdir(parents=True)
     state = {"dtype": "float32", "shape": [6], "names": SO101_NAMES}
-    (ds / "meta" / "info.json").write_text(json.dumps(
-        {"codebase_version": "v3.0", "robot_type": "so101_follower", "fps": fps,
-         "features": {"action": state, "observation.state": state}}))
+    (ds / "meta" / "info.json").write_text(
+        json.dumps(
+            {
+                "codebase_version": "v3.0",
+                "robot_type": "so101_follower",
+                "fps": fps,
+                "features": {"action": state, "observation.state": state},
+            }
+        )
+    )
     return ds
 
 

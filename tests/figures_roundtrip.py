@@ -17,8 +17,7 @@ from simgap.finding import Finding
 def same(a: Any, b: Any) -> bool:
     """Equal, NaN equal to NaN (records compared field by field)."""
     if isinstance(a, Record) and isinstance(b, Record):
-        return type(a) is type(b) and all(same(getattr(a, k), getattr(b, k))
-                                          for k in a.to_dict())
+        return type(a) is type(b) and all(same(getattr(a, k), getattr(b, k)) for k in a.to_dict())
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     if isinstance(a, dict) and isinstance(b, dict):
@@ -28,8 +27,9 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def check_round_trip(f: Finding, figures: type[Record], details: type[Record] | None = None
-                     ) -> None:
+def check_round_trip(
+    f: Finding, figures: type[Record], details: type[Record] | None = None
+) -> None:
     """``f`` carries ``figures`` (and ``details``), reads back equal through JSON, and a
     finding JSON with an unknown figure name is refused naming it."""
     assert isinstance(f.figures, figures), type(f.figures)

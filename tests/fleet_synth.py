@@ -18,10 +18,15 @@ FAULT = (7, "elbow_flex", "kp", 0.5)
 """The planted fault of the tests: arm 7's elbow kp halved."""
 
 
-def synth_fleet(seed: int, n_arms: int = 8, *, fault: tuple[int, str, str, float] | None =
-                None, tau: float = TAU, fit_se: tuple[float, float] = (0.02, 0.05),
-                unidentifiable: tuple[int, str, str] | None = None
-                ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any]]:
+def synth_fleet(
+    seed: int,
+    n_arms: int = 8,
+    *,
+    fault: tuple[int, str, str, float] | None = None,
+    tau: float = TAU,
+    fit_se: tuple[float, float] = (0.02, 0.05),
+    unidentifiable: tuple[int, str, str] | None = None,
+) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any]]:
     """(arm name, findings) pairs and the truth ``{(param, joint): [true value per arm]}``.
 
     ``fault``: (arm index, joint, param, factor) multiplies that arm's true value.
@@ -50,16 +55,29 @@ def synth_fleet(seed: int, n_arms: int = 8, *, fault: tuple[int, str, str, float
                     params.setdefault(j, {})[p] = float(np.exp(est))
                     ivs.setdefault(j, {})[p] = [lo, hi]
         if unidentifiable is not None and unidentifiable[0] == i:
-            unid.setdefault(unidentifiable[1], {})[unidentifiable[2]] = \
+            unid.setdefault(unidentifiable[1], {})[unidentifiable[2]] = (
                 "the fit's Hessian is singular along kv (condition 3e9)"
-        findings = {"rig": f"arm_{i}", "seed": 0, "stop": {}, "findings": [
-            {"branch": "latency", "verdict": "eliminated", "figures": {}},
-            {"branch": "actuator", "kind": "joint_dynamics",
-             "verdict": "implicated" if fault and fault[0] == i
-             else "eliminated",
-             "figures": {"delay_s": delay, "delay_interval_s": div, "params": params,
-                         "params_interval": ivs, "not_identifiable": unid}},
-        ]}
+            )
+        findings = {
+            "rig": f"arm_{i}",
+            "seed": 0,
+            "stop": {},
+            "findings": [
+                {"branch": "latency", "verdict": "eliminated", "figures": {}},
+                {
+                    "branch": "actuator",
+                    "kind": "joint_dynamics",
+                    "verdict": "implicated" if fault and fault[0] == i else "eliminated",
+                    "figures": {
+                        "delay_s": delay,
+                        "delay_interval_s": div,
+                        "params": params,
+                        "params_interval": ivs,
+                        "not_identifiable": unid,
+                    },
+                },
+            ],
+        }
         arms.append((f"arm_{i}", findings))
     return arms, truth
 
@@ -72,7 +90,10 @@ def write_fleet(arms: list[tuple[str, dict[str, Any]]], root: Path) -> list[Path
         d.mkdir(parents=True, exist_ok=True)
         (d / "findings.json").write_text(json.dumps(f), encoding="utf-8")
         out.append(d)
-    (root / "fleet.json").write_text(json.dumps(
-        {"arms": [{"name": n, "folder": n, "status": "done", "rig": None} for n, _ in arms]}),
-        encoding="utf-8")
+    (root / "fleet.json").write_text(
+        json.dumps(
+            {"arms": [{"name": n, "folder": n, "status": "done", "rig": None} for n, _ in arms]}
+        ),
+        encoding="utf-8",
+    )
     return out

@@ -29,13 +29,65 @@ from typer.testing import CliRunner
 from simgap.cli import app
 from simgap.cli._app import BUG_EXIT, handles_errors
 
-EDGE_NUMBERS: list[Any] = [math.nan, math.inf, -math.inf, 0, 0.0, -0.0, -1, 1, -1e-300,
-                           1e-300, 1e30, -1e30, 1e308, 2**63, 2**64 + 1, 33, 66.7, 0.5]
-EDGE_VALUES: list[Any] = [*EDGE_NUMBERS, True, False, None, "", "abc", "33", "nan",
-                          "../../../../ESCAPED", "a\nimport os  # injected", [], {}, [1, 2],
-                          ["a", 16], [math.inf, 16], [16.7, 16], {"x": 1}, "x" * 300]
-EDGE_CELLS = ["", "nan", "NaN", "inf", "-inf", "1e30", "1e308", "-1", "0", "abc", " 1",
-              "1,5", "9" * 5000, "\x00", "é", "true", "x" * 200_000]
+EDGE_NUMBERS: list[Any] = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    0,
+    0.0,
+    -0.0,
+    -1,
+    1,
+    -1e-300,
+    1e-300,
+    1e30,
+    -1e30,
+    1e308,
+    2**63,
+    2**64 + 1,
+    33,
+    66.7,
+    0.5,
+]
+EDGE_VALUES: list[Any] = [
+    *EDGE_NUMBERS,
+    True,
+    False,
+    None,
+    "",
+    "abc",
+    "33",
+    "nan",
+    "../../../../ESCAPED",
+    "a\nimport os  # injected",
+    [],
+    {},
+    [1, 2],
+    ["a", 16],
+    [math.inf, 16],
+    [16.7, 16],
+    {"x": 1},
+    "x" * 300,
+]
+EDGE_CELLS = [
+    "",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e30",
+    "1e308",
+    "-1",
+    "0",
+    "abc",
+    " 1",
+    "1,5",
+    "9" * 5000,
+    "\x00",
+    "é",
+    "true",
+    "x" * 200_000,
+]
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -50,11 +102,13 @@ def digest(folder: Path) -> dict[str, str]:
 def _strict_finite(text: str) -> Any:
     def bad(name: str) -> Any:
         raise AssertionError(f"non-finite number {name} in the JSON output")
+
     return json.loads(text, parse_constant=bad)
 
 
 def check_json_finite(path: Path) -> None:
     """Every number in the JSON file at ``path`` is finite (NaN/Infinity are refused)."""
+
     def walk(v: Any) -> None:
         if isinstance(v, float):
             assert math.isfinite(v), v
@@ -64,6 +118,7 @@ def check_json_finite(path: Path) -> None:
         elif isinstance(v, list):
             for x in v:
                 walk(x)
+
     walk(_strict_finite(path.read_text(encoding="utf-8")))
 
 
@@ -78,8 +133,12 @@ def _survey(message: str) -> bool:
     return bool(_SURVEY)
 
 
-def run_cli(args: Sequence[str], inputs: Path, json_out: Path | None = None,
-            ok_codes: tuple[int, ...] = (0, 2)) -> int:
+def run_cli(
+    args: Sequence[str],
+    inputs: Path,
+    json_out: Path | None = None,
+    ok_codes: tuple[int, ...] = (0, 2),
+) -> int:
     """Run ``simgap ARGS`` in process; assert the fuzz contract; return the exit code."""
     before = digest(inputs)
     res = _runner.invoke(app, [str(a) for a in args], catch_exceptions=True)
@@ -115,8 +174,7 @@ def run_reader(fn: Callable[..., Any], *args: Any, inputs: Path) -> int:
         try:
             fn(*args)
         except Exception as e:  # noqa: BLE001  (the survey records what crashed)
-            _survey(f"internal error: {type(e).__name__}: {str(e)[:120]} "
-                    f"(at {_crash_site(e)})")
+            _survey(f"internal error: {type(e).__name__}: {str(e)[:120]} (at {_crash_site(e)})")
         return code
     assert code != BUG_EXIT, "a reader crashed (exit 3): see the message above"
     assert code in (0, 2), code
@@ -126,21 +184,31 @@ def run_reader(fn: Callable[..., Any], *args: Any, inputs: Path) -> int:
 
 # ---------------------------------------------------------------- byte-level mutations
 
+
 def mutate_bytes(data: st.DataObject, raw: bytes) -> bytes:
     """Flip, cut, insert NUL/high bytes, or re-encode the text."""
-    kind = data.draw(st.sampled_from(["flip", "cut", "insert", "utf16", "latin1", "bom",
-                                      "empty", "crlf", "dup"]), label="bytes")
+    kind = data.draw(
+        st.sampled_from(
+            ["flip", "cut", "insert", "utf16", "latin1", "bom", "empty", "crlf", "dup"]
+        ),
+        label="bytes",
+    )
     if not raw:
         return raw
     if kind == "flip":
         i = data.draw(st.integers(0, len(raw) - 1))
-        return raw[:i] + bytes([raw[i] ^ data.draw(st.integers(1, 255))]) + raw[i + 1:]
+        return raw[:i] + bytes([raw[i] ^ data.draw(st.integers(1, 255))]) + raw[i + 1 :]
     if kind == "cut":
-        return raw[:data.draw(st.integers(0, len(raw) - 1))]
+        return raw[: data.draw(st.integers(0, len(raw) - 1))]
     if kind == "insert":
         i = data.draw(st.integers(0, len(raw)))
-        return raw[:i] + data.draw(st.sampled_from([b"\x00", b"\xff\xfe", b"\xe9", b"\n\n",
-                                                    b"{", b",", b"\"", b"]]"])) + raw[i:]
+        return (
+            raw[:i]
+            + data.draw(
+                st.sampled_from([b"\x00", b"\xff\xfe", b"\xe9", b"\n\n", b"{", b",", b'"', b"]]"])
+            )
+            + raw[i:]
+        )
     if kind == "utf16":
         return raw.decode("utf-8", "replace").encode("utf-16")
     if kind == "latin1":
@@ -155,6 +223,7 @@ def mutate_bytes(data: st.DataObject, raw: bytes) -> bytes:
 
 
 # ---------------------------------------------------------------- tree mutations
+
 
 def _paths(tree: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [prefix]
@@ -182,10 +251,14 @@ def mutate_tree(data: st.DataObject, tree: Any, n: int | None = None) -> Any:
     for _ in range(n or data.draw(st.integers(1, 3), label="edits")):
         paths = _paths(tree)
         path = data.draw(st.sampled_from(paths), label="path")
-        kind = data.draw(st.sampled_from(["replace", "replace", "replace", "drop", "add",
-                                          "deep"]), label="tree")
-        value = (_deep(data.draw(st.sampled_from([50, 3000]))) if kind == "deep"
-                 else copy.deepcopy(data.draw(st.sampled_from(EDGE_VALUES), label="value")))
+        kind = data.draw(
+            st.sampled_from(["replace", "replace", "replace", "drop", "add", "deep"]), label="tree"
+        )
+        value = (
+            _deep(data.draw(st.sampled_from([50, 3000])))
+            if kind == "deep"
+            else copy.deepcopy(data.draw(st.sampled_from(EDGE_VALUES), label="value"))
+        )
         if not path:
             if kind in ("replace", "deep"):
                 tree = value
@@ -211,8 +284,9 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) \
-            else repr(v)
+        return (
+            "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+        )
     if isinstance(v, int):
         return str(v)
     if isinstance(v, str):
@@ -220,8 +294,11 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v if x is not None) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()
-                               if x is not None) + "}"
+        return (
+            "{"
+            + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items() if x is not None)
+            + "}"
+        )
     return '""'
 
 
@@ -232,8 +309,12 @@ def to_toml(tree: Any) -> str:
     lines = []
     tables = []
     for k, v in tree.items():
-        if isinstance(v, dict) and v and all(isinstance(x, dict) for x in v.values()) \
-                and k == "joints":
+        if (
+            isinstance(v, dict)
+            and v
+            and all(isinstance(x, dict) for x in v.values())
+            and k == "joints"
+        ):
             for jk, jv in v.items():
                 tables.append((f"{k}.{_toml_key(jk)}", jv))
         elif isinstance(v, dict):
@@ -274,8 +355,10 @@ def mutate_json_text(data: st.DataObject, text: str) -> bytes:
 def mutate_jsonl_text(data: st.DataObject, text: str) -> bytes:
     """JSON Lines: one line's tree mutated, a line dropped/duplicated/cut, or bytes."""
     lines = text.splitlines()
-    kind = data.draw(st.sampled_from(["tree", "tree", "tree", "drop", "dup", "cut", "bytes",
-                                      "swap"]), label="jsonl")
+    kind = data.draw(
+        st.sampled_from(["tree", "tree", "tree", "drop", "dup", "cut", "bytes", "swap"]),
+        label="jsonl",
+    )
     if kind == "bytes" or not lines:
         return mutate_bytes(data, text.encode())
     i = data.draw(st.integers(0, len(lines) - 1), label="line")
@@ -293,7 +376,7 @@ def mutate_jsonl_text(data: st.DataObject, text: str) -> bytes:
         j = data.draw(st.integers(0, len(lines) - 1))
         lines[i], lines[j] = lines[j], lines[i]
     else:
-        lines[i] = lines[i][:len(lines[i]) // 2]
+        lines[i] = lines[i][: len(lines[i]) // 2]
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -301,9 +384,24 @@ def mutate_csv_text(data: st.DataObject, text: str) -> bytes:
     """CSV: a cell replaced, a ragged row, a space after the header's commas, a header cell
     with a newline, a column dropped, rows cut, or bytes."""
     rows = list(csv.reader(io.StringIO(text)))
-    kind = data.draw(st.sampled_from(["cell", "cell", "cell", "ragged", "short", "space",
-                                      "newline", "dropcol", "norows", "dupcol", "bytes"]),
-                     label="csv")
+    kind = data.draw(
+        st.sampled_from(
+            [
+                "cell",
+                "cell",
+                "cell",
+                "ragged",
+                "short",
+                "space",
+                "newline",
+                "dropcol",
+                "norows",
+                "dupcol",
+                "bytes",
+            ]
+        ),
+        label="csv",
+    )
     if kind == "bytes" or not rows:
         return mutate_bytes(data, text.encode())
     r = data.draw(st.integers(0, len(rows) - 1), label="row")
@@ -315,13 +413,14 @@ def mutate_csv_text(data: st.DataObject, text: str) -> bytes:
     elif kind == "short":
         rows[r] = rows[r][: max(0, len(rows[r]) - 2)]
     elif kind == "space":
-        return (", ".join(rows[0]) + "\n" + "\n".join(",".join(x) for x in rows[1:])
-                + "\n").encode()
+        return (
+            ", ".join(rows[0]) + "\n" + "\n".join(",".join(x) for x in rows[1:]) + "\n"
+        ).encode()
     elif kind == "newline" and rows[0]:
         rows[0][-1] = rows[0][-1] + "\nimport os"
     elif kind == "dropcol":
         c = data.draw(st.integers(0, max(0, len(rows[0]) - 1)))
-        rows = [x[:c] + x[c + 1:] for x in rows]
+        rows = [x[:c] + x[c + 1 :] for x in rows]
     elif kind == "norows":
         rows = rows[:1]
     elif kind == "dupcol" and rows[0]:
@@ -339,8 +438,10 @@ def mutate_parquet(data: st.DataObject, path: Path) -> None:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    kind = data.draw(st.sampled_from(["values", "values", "strings", "drop", "dup", "cut",
-                                      "nulls", "cast"]), label="parquet")
+    kind = data.draw(
+        st.sampled_from(["values", "values", "strings", "drop", "dup", "cut", "nulls", "cast"]),
+        label="parquet",
+    )
     if kind == "cut":
         raw = path.read_bytes()
         path.write_bytes(raw[: data.draw(st.integers(0, len(raw) - 1))])

@@ -17,8 +17,13 @@ FLOOR = 2 * np.pi / 4096
 
 
 def _probe(factor: float, rise: float, delay: float = 0.009) -> dict[str, float]:
-    return {"factor": factor, "armature_kg_m2": 0.0035 * factor, "delay_s": delay,
-            "train_mae_rad": 0.027 + rise, "rise_rad": rise}
+    return {
+        "factor": factor,
+        "armature_kg_m2": 0.0035 * factor,
+        "delay_s": delay,
+        "train_mae_rad": 0.027 + rise,
+        "rise_rad": rise,
+    }
 
 
 def test_a_probe_under_the_floor_fraction_leaves_the_armature_unidentifiable() -> None:
@@ -48,14 +53,23 @@ def test_real_xl330_the_free_swing_pins_the_armature(shared_data: Path) -> None:
 
     logs = [read_bam_log(p) for p in sorted((shared_data / "bam_xl330" / "raw").glob("*.json"))]
     types = np.array([str(lg.meta["trajectory"]) for lg in logs])
-    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]), float(lg.meta["length"]),
-                                      float(lg.meta["arm_mass"]))) for lg in logs]
+    loads = [
+        JointLoad(
+            *pendulum_load(
+                float(lg.meta["mass"]), float(lg.meta["length"]), float(lg.meta["arm_mass"])
+            )
+        )
+        for lg in logs
+    ]
     batch = build_batch(logs, 0, loads, [bam_drive(lg.meta) for lg in logs])
     verdicts = {}
-    for name, train in (("all", np.ones(len(logs), bool)),
-                        ("without lift_and_drop", types != "lift_and_drop")):
-        fit = fit_families(batch, train[None], XL330, 0, ["m3"], cma_fit.CmaSettings(),
-                           fit_delay=False)["m3"]
+    for name, train in (
+        ("all", np.ones(len(logs), bool)),
+        ("without lift_and_drop", types != "lift_and_drop"),
+    ):
+        fit = fit_families(
+            batch, train[None], XL330, 0, ["m3"], cma_fit.CmaSettings(), fit_delay=False
+        )["m3"]
         verdicts[name] = profile_entry(fit, batch, train, XL330, 0, 1000, FLOOR)
     pinned, free = verdicts["all"], verdicts["without lift_and_drop"]
     assert pinned["torque_off_in_training"] and pinned["reason"] == ""
@@ -79,19 +93,31 @@ def test_a_latency_the_model_lacks_is_flagged_and_none_is_not(delay_ms: float) -
     from simgap.values.load import JointLoad
     from tests.bam_synth import make_logs
 
-    truth = {"kt": 0.3385, "R": 3.058, "armature": 0.00261, "q_offset": -0.0402,
-             "delay_s": delay_ms * 1e-3, "friction_base": 0.0296, "friction_viscous": 0.0091,
-             "load_friction_base": 0.0866}
+    truth = {
+        "kt": 0.3385,
+        "R": 3.058,
+        "armature": 0.00261,
+        "q_offset": -0.0402,
+        "delay_s": delay_ms * 1e-3,
+        "friction_base": 0.0296,
+        "friction_viscous": 0.0091,
+        "load_friction_base": 0.0866,
+    }
     specs = [(k, kp) for k in ("sin_sin", "lift_and_drop", "up_and_down") for kp in (200, 800)]
     logs = make_logs(truth, "m3", specs, seed=6262, duration=3.0, noise_rad=5e-4)
-    batch = build_batch(logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs),
-                        [bam_drive(lg.meta) for lg in logs])
+    batch = build_batch(
+        logs,
+        0,
+        [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs),
+        [bam_drive(lg.meta) for lg in logs],
+    )
     train = np.ones(len(logs), bool)
-    fit = fit_families(batch, train[None], XL330, 1, ["m3"], cma_fit.CmaSettings(evaluations=600),
-                       fit_delay=False)["m3"]
+    fit = fit_families(
+        batch, train[None], XL330, 1, ["m3"], cma_fit.CmaSettings(evaluations=600), fit_delay=False
+    )["m3"]
     prof = profile_entry(fit, batch, train, XL330, 1, 600, XL330.encoder_rad)
     late = prof["latency_probe"]
-    assert prof["reason"] == ""                      # the free swings pin the armature
+    assert prof["reason"] == ""  # the free swings pin the armature
     if delay_ms:
         assert "latency" in prof["latency_reason"] and late["gain_rad"] > 0.001
         assert abs(late["delay_s"] - 0.008) < 0.003

@@ -23,11 +23,30 @@ from tests.test_actuator_friction import TRUTH
 
 
 def _raw_log(path: Path, t: np.ndarray) -> Path:
-    entries = [{"timestamp": float(a), "position": float(np.sin(a)), "speed": float(np.cos(a)),
-                "goal_position": float(2 * a), "torque_enable": bool(a < 2.0),
-                "input_volts": 7.0 + a} for a in t]
-    path.write_text(json.dumps({"mass": 0.5, "length": 0.1, "kp": 400, "vin": 7.4,
-                                "motor": "xl330", "trajectory": "x", "entries": entries}))
+    entries = [
+        {
+            "timestamp": float(a),
+            "position": float(np.sin(a)),
+            "speed": float(np.cos(a)),
+            "goal_position": float(2 * a),
+            "torque_enable": bool(a < 2.0),
+            "input_volts": 7.0 + a,
+        }
+        for a in t
+    ]
+    path.write_text(
+        json.dumps(
+            {
+                "mass": 0.5,
+                "length": 0.1,
+                "kp": 400,
+                "vin": 7.4,
+                "motor": "xl330",
+                "trajectory": "x",
+                "entries": entries,
+            }
+        )
+    )
     return path
 
 
@@ -36,7 +55,7 @@ def test_bam_logs_are_read_on_bams_grid_from_the_trajectorys_start(tmp_path: Pat
     rng = np.random.default_rng(0)
     t = 0.0035 + np.r_[0.0, np.cumsum(rng.uniform(0.004, 0.007, 700))]
     lg = read_bam_log(_raw_log(tmp_path / "a.json", t))
-    grid = np.arange(0.0, t[-1], 0.005)                       # bam/process.py's grid
+    grid = np.arange(0.0, t[-1], 0.005)  # bam/process.py's grid
     assert lg.traj.t == pytest.approx(grid)
     # linear between the raw samples around each grid time, extrapolated before the first
     want = 2 * grid
@@ -49,7 +68,8 @@ def test_bam_logs_are_read_on_bams_grid_from_the_trajectorys_start(tmp_path: Pat
 
 
 def test_a_clock_that_does_not_start_at_zero_is_gridded_from_its_first_sample(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     t = 100.0 + np.arange(0.0, 3.0, 0.0051)
     lg = read_bam_log(_raw_log(tmp_path / "b.json", t))
     assert lg.traj.t[0] == 0.0 and lg.traj.q_cmd[0, 0] == pytest.approx(200.0)
@@ -60,28 +80,37 @@ def _stall_batch(i_max: float | None) -> ServoBatch:
     """The XL330 held far from its goal (the duty saturates), torque on, at rest."""
     inertia, gs, gc = pendulum_load(0.49, 0.1)
     T = 3
-    return ServoBatch(dt=0.005, cmd=np.full((1, T), 1.5), q=np.zeros((1, T)),
-                      mask=np.ones((1, T)), enable=np.ones((1, T), bool), qd0=np.zeros(1),
-                      gain=np.full(1, 800 * XL330.error_gain), vin=np.full(1, 7.4),
-                      max_pwm=np.ones(1), tau_max=np.full(1, np.inf),
-                      inertia=np.full(1, inertia + 1.0), g_sin=np.zeros(1), g_cos=np.zeros(1),
-                      i_max=None if i_max is None else np.full(1, i_max))
+    return ServoBatch(
+        dt=0.005,
+        cmd=np.full((1, T), 1.5),
+        q=np.zeros((1, T)),
+        mask=np.ones((1, T)),
+        enable=np.ones((1, T), bool),
+        qd0=np.zeros(1),
+        gain=np.full(1, 800 * XL330.error_gain),
+        vin=np.full(1, 7.4),
+        max_pwm=np.ones(1),
+        tau_max=np.full(1, np.inf),
+        inertia=np.full(1, inertia + 1.0),
+        g_sin=np.zeros(1),
+        g_cos=np.zeros(1),
+        i_max=None if i_max is None else np.full(1, i_max),
+    )
 
 
 def test_the_current_limit_caps_the_stall_torque_at_kt_i_max() -> None:
     sp = PhysicalSpace(friction_family("m1"), XL330)
-    vals = {**TRUTH, "q_offset": 0.0, "delay_s": 0.0, "friction_base": 0.0,
-            "friction_viscous": 0.0}
+    vals = {**TRUTH, "q_offset": 0.0, "delay_s": 0.0, "friction_base": 0.0, "friction_viscous": 0.0}
     x = np.array([[vals[n] for n in sp.names]])
     J = float(_stall_batch(None).inertia[0] + vals["armature"])
 
-    def first_acc(b: ServoBatch) -> float:   # from rest, BAM's step: q(dt) = 1.5 acc dt^2
-        return float(simulate_physical(sp.superset(x), b)[0, 0, 1] / (1.5 * 0.005 ** 2))
+    def first_acc(b: ServoBatch) -> float:  # from rest, BAM's step: q(dt) = 1.5 acc dt^2
+        return float(simulate_physical(sp.superset(x), b)[0, 0, 1] / (1.5 * 0.005**2))
 
     free, capped = first_acc(_stall_batch(None)), first_acc(_stall_batch(1.0))
     assert free * J == pytest.approx(vals["kt"] / vals["R"] * 7.4, rel=1e-5)  # duty 1
-    assert capped * J == pytest.approx(vals["kt"] * 1.0, rel=1e-5)           # kt i_max
-    assert first_acc(_stall_batch(100.0)) == pytest.approx(free, rel=1e-6)   # not reached
+    assert capped * J == pytest.approx(vals["kt"] * 1.0, rel=1e-5)  # kt i_max
+    assert first_acc(_stall_batch(100.0)) == pytest.approx(free, rel=1e-6)  # not reached
 
 
 def test_bam_logs_fit_no_transport_delay_and_export_only_bam_keys() -> None:
@@ -92,9 +121,9 @@ def test_bam_logs_fit_no_transport_delay_and_export_only_bam_keys() -> None:
     assert "delay_s" not in sp.names
     data = bam_params_json("m3", "xl330", {n: TRUTH[n] for n in sp.names})
     assert "command_delay" not in data and data["model"] == "m3"
-    with_delay = bam_params_json("m3", "xl330", {n: TRUTH[n] for n in
-                                                 PhysicalSpace(friction_family("m3"),
-                                                               XL330).names})
+    with_delay = bam_params_json(
+        "m3", "xl330", {n: TRUTH[n] for n in PhysicalSpace(friction_family("m3"), XL330).names}
+    )
     assert with_delay["command_delay"] == TRUTH["delay_s"]
 
 
@@ -103,10 +132,16 @@ def _logs_batch(servo_vin_t: bool) -> ServoBatch:
     from simgap.values.load import JointLoad
     from tests.bam_synth import make_logs
 
-    logs = make_logs({**TRUTH, "delay_s": 0.0}, "m3", [("sin_sin", 400), ("lift_and_drop", 800)],
-                     seed=1, duration=2.0)
-    b = build_batch(logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * 2,
-                    [bam_drive(lg.meta) for lg in logs])
+    logs = make_logs(
+        {**TRUTH, "delay_s": 0.0},
+        "m3",
+        [("sin_sin", 400), ("lift_and_drop", 800)],
+        seed=1,
+        duration=2.0,
+    )
+    b = build_batch(
+        logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * 2, [bam_drive(lg.meta) for lg in logs]
+    )
     assert b.vin_t is None  # BAM logs drive with the header's voltage, as BAM does
     # a simgap that drove with a logged 6.5 V channel instead
     return dataclasses.replace(b, vin_t=np.full(b.cmd.shape, 6.5)) if servo_vin_t else b
@@ -120,15 +155,16 @@ def test_in_bam_states_what_bam_computes_and_why_it_differs() -> None:
     own = float(per_log_mae(simulate_physical(sp.superset(x[None]), b)[0], b).mean())
     got = in_bam(sp, x, b, np.ones(2, bool), own)
     assert got["simgap_train_mae_rad"] == own
-    assert len(got["differences"]) == 2      # the delay and the voltage: the limit is BAM's
-    b = dataclasses.replace(b, i_max=None)   # a simgap without the limit: three
+    assert len(got["differences"]) == 2  # the delay and the voltage: the limit is BAM's
+    b = dataclasses.replace(b, i_max=None)  # a simgap without the limit: three
     assert len(in_bam(sp, x, b, np.ones(2, bool), own)["differences"]) == 3
     # BAM's prediction is simgap's with the header's voltage, BAM's limit and no delay
     bb = dataclasses.replace(b, vin_t=None, i_max=np.full(2, BAM_CURRENT_LIMIT_A["xl330"]))
     x0 = x.copy()
     x0[sp.names.index("delay_s")] = 0.0
-    np.testing.assert_array_equal(bam_prediction(sp, x, b),
-                                  simulate_physical(sp.superset(x0[None]), bb)[0])
+    np.testing.assert_array_equal(
+        bam_prediction(sp, x, b), simulate_physical(sp.superset(x0[None]), bb)[0]
+    )
     assert got["train_mae_rad"] != pytest.approx(own, abs=1e-4)
 
 

@@ -46,8 +46,20 @@ def _csv(path: Path, seed: int, lag_s: float = 0.05, dt: float = 0.01) -> Path:
 
 def test_cli_json_keys_and_lag_recovered(tmp_path: Path) -> None:
     logs = [str(_csv(tmp_path / f"{i}.csv", i)) for i in range(3)]
-    res = runner.invoke(app, ["actuator", *logs, "--format", "csv", "--no-net",
-                              "--json", str(tmp_path / "a.json"), "--out", str(tmp_path / "o")])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            *logs,
+            "--format",
+            "csv",
+            "--no-net",
+            "--json",
+            str(tmp_path / "a.json"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     d = json.loads((tmp_path / "a.json").read_text())
     assert {"branch", "verdict", "noise_floor_rad", "joints"} <= set(d)
@@ -61,23 +73,37 @@ def test_cli_json_keys_and_lag_recovered(tmp_path: Path) -> None:
     assert lag == pytest.approx(0.05, rel=0.05)
     assert d["verdict"] == "implicated"
     assert Path(d["artifacts"]["isaaclab"]).is_file()
-    assert "mjcf_patch" not in d["artifacts"]                 # no rig: no model to patch
+    assert "mjcf_patch" not in d["artifacts"]  # no rig: no model to patch
     assert "--rig" in d["patch_proof"]["mjcf_patch_not_offered"]
     assert "no MJCF patch" in res.output
 
 
 def test_cli_validate_and_bad_input_exit_2(tmp_path: Path) -> None:
     a, b, c = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(3))
-    res = runner.invoke(app, ["actuator", a, b, "--validate", c, "--format", "csv", "--no-net",
-                              "--json", str(tmp_path / "v.json")])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            a,
+            b,
+            "--validate",
+            c,
+            "--format",
+            "csv",
+            "--no-net",
+            "--json",
+            str(tmp_path / "v.json"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     j = json.loads((tmp_path / "v.json").read_text())["joints"]["j"]
-    assert j["held_out"] == "leave-one-trajectory-out"   # selected on the training logs
+    assert j["held_out"] == "leave-one-trajectory-out"  # selected on the training logs
     assert j["test_logs"] == [c] and j["test_mae_rad"] > 0  # and tested on --validate
     bad = tmp_path / "bad.csv"
     bad.write_text("t,cmd_j,q_j\n0,0,0\n0.1,0,0\n")
-    res = runner.invoke(app, ["actuator", str(bad), "--format", "csv", "--json",
-                              str(tmp_path / "x.json")])
+    res = runner.invoke(
+        app, ["actuator", str(bad), "--format", "csv", "--json", str(tmp_path / "x.json")]
+    )
     assert res.exit_code == 2
     assert "at least 1 s" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["actuator", a, "--format", "nope", "--json", str(tmp_path / "x")])
@@ -112,19 +138,27 @@ def test_assess_on_lerobot_dataset_in_degrees(tmp_path: Path, demo_model: Path) 
     episodes = []
     for _ in range(3):
         t = np.arange(0, 4, dt)
-        cmd = np.stack([20 * np.sin(2 * np.pi * 0.4 * t + rng.uniform(0, 6))
-                        + 10 * np.sin(2 * np.pi * 1.1 * t + rng.uniform(0, 6))
-                        for _ in SO101_NAMES], axis=1)
+        cmd = np.stack(
+            [
+                20 * np.sin(2 * np.pi * 0.4 * t + rng.uniform(0, 6))
+                + 10 * np.sin(2 * np.pi * 1.1 * t + rng.uniform(0, 6))
+                for _ in SO101_NAMES
+            ],
+            axis=1,
+        )
         cmd[:, 5] = 50 + 0.5 * cmd[:, 5]  # gripper in percent
         state = np.stack([_lag(cmd[:, k], 0.15, dt) for k in range(6)], axis=1)
         episodes.append({"action": cmd, "observation.state": state})
     ds = write_v3_dataset(tmp_path / "ds", episodes, fps=fps)
-    rig = load_rig(write_rig(tmp_path / "rig", demo_model,
-                             f'\n[evidence]\ndataset = "{ds}"\n'))
+    rig = load_rig(write_rig(tmp_path / "rig", demo_model, f'\n[evidence]\ndataset = "{ds}"\n'))
     from simgap.branches.actuator import assess
 
-    ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=tmp_path / "out",
-                  options={"actuator_net": False})
+    ctx = Context(
+        rig=rig,
+        evidence=EvidenceBundle(rig),
+        out_dir=tmp_path / "out",
+        options={"actuator_net": False},
+    )
     (finding,) = assess(ctx)
     assert finding.branch == "actuator"
     assert finding.verdict.value == "implicated"
@@ -139,8 +173,9 @@ def test_assess_on_lerobot_dataset_in_degrees(tmp_path: Path, demo_model: Path) 
         assert fig.delay_account is not None
         assert fig.delay_account.delays[name].total_s == fig.delay_s[name]
         for p in ("kp", "kv", "damping", "frictionloss", "armature"):
-            assert p in fig.params_interval.get(name, {}) or \
-                p in fig.not_identifiable.get(name, {}), (name, p)
+            assert p in fig.params_interval.get(name, {}) or p in fig.not_identifiable.get(
+                name, {}
+            ), (name, p)
     if "mjcf_patch" in finding.artifacts:
         assert Path(finding.artifacts["mjcf_patch"]).is_file()
     else:
@@ -199,14 +234,16 @@ def _rate_limited(path: Path, seed: int, vmax: float = 0.6, dt: float = 0.01) ->
     return path
 
 
-def test_network_rung_skipped_without_torch_says_so(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_network_rung_skipped_without_torch_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from simgap.actuator import net
 
     monkeypatch.setattr(net, "torch_available", lambda: False)
     logs = [str(_rate_limited(tmp_path / f"{i}.csv", i)) for i in range(3)]
-    res = runner.invoke(app, ["actuator", *logs, "--format", "csv",
-                              "--json", str(tmp_path / "a.json")])
+    res = runner.invoke(
+        app, ["actuator", *logs, "--format", "csv", "--json", str(tmp_path / "a.json")]
+    )
     assert res.exit_code == 0, res.output
     j = json.loads((tmp_path / "a.json").read_text())["joints"]["j"]
     assert "net" not in [r["model"] for r in j["rungs"]]

@@ -26,7 +26,7 @@ def test_finds_each_problems_optimum_in_one_batched_call() -> None:
     res = cma_fit.minimize([2, 4], ev, seed=1, settings=cma_fit.CmaSettings(evaluations=600))
     for x, c in zip(res.x, CENTRES, strict=True):
         assert np.abs(x - c).max() < 1e-3
-    assert all(len(shapes) == 2 for shapes in calls)   # both problems every generation
+    assert all(len(shapes) == 2 for shapes in calls)  # both problems every generation
     assert np.all(res.evaluations <= 600 + 40)
 
 
@@ -49,7 +49,12 @@ def test_restarts_escape_a_local_minimum() -> None:
             out.append(wide + deep)
         return out
 
-    res = cma_fit.minimize([2], ev, seed=0, settings=cma_fit.CmaSettings(
-        evaluations=4000, sigma0=0.08, max_restarts=8, tolfun=1e-9), x0=[np.array([0.2, 0.2])])
+    res = cma_fit.minimize(
+        [2],
+        ev,
+        seed=0,
+        settings=cma_fit.CmaSettings(evaluations=4000, sigma0=0.08, max_restarts=8, tolfun=1e-9),
+        x0=[np.array([0.2, 0.2])],
+    )
     assert res.restarts[0] >= 1
     assert np.abs(res.x[0] - 0.9).max() < 0.05 and res.cost[0] < -0.5

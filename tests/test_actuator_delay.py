@@ -13,7 +13,7 @@ from simgap.fit.delay import shift
 
 def test_parabolic_peak_is_exact_on_a_parabola() -> None:
     # y = -(x - 0.3)^2 sampled at -1, 0, 1: the vertex is at 0.3
-    ys = [-(x - 0.3) ** 2 for x in (-1.0, 0.0, 1.0)]
+    ys = [-((x - 0.3) ** 2) for x in (-1.0, 0.0, 1.0)]
     assert parabolic_peak(*ys) == pytest.approx(0.3)
 
 
@@ -23,8 +23,7 @@ def test_xcorr_recovers_a_pure_delay_below_one_sample(delay: float) -> None:
     rng = np.random.default_rng(3)
     t = np.arange(0, 8, dt)
     # broadband command: sum of sines 0.5..20 Hz with random phases
-    cmd = sum(0.1 * np.sin(2 * np.pi * f * t + rng.uniform(0, 6)) for f in
-              np.linspace(0.5, 20, 30))
+    cmd = sum(0.1 * np.sin(2 * np.pi * f * t + rng.uniform(0, 6)) for f in np.linspace(0.5, 20, 30))
     meas = np.interp(t - delay, t, cmd, left=cmd[0])  # independent of simgap's shift()
     est = xcorr_delay([cmd], [meas], dt)
     assert abs(est - delay) < 0.25 * dt
@@ -33,8 +32,7 @@ def test_xcorr_recovers_a_pure_delay_below_one_sample(delay: float) -> None:
 def test_shift_matches_interpolation() -> None:
     t = np.arange(0, 1, 0.01)
     x = np.sin(3 * t)
-    np.testing.assert_allclose(shift(x, 0.037 / 0.01)[10:], np.sin(3 * (t[10:] - 0.037)),
-                               atol=1e-3)
+    np.testing.assert_allclose(shift(x, 0.037 / 0.01)[10:], np.sin(3 * (t[10:] - 0.037)), atol=1e-3)
 
 
 def test_constant_command_has_no_delay() -> None:

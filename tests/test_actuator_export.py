@@ -16,22 +16,44 @@ from simgap.sim.model import actuator_for_joint, load_model, object_id
 
 
 def _result(joint: str, delay: float) -> JointResult:
-    rungs = (RungResult("ideal", 0.3, 0.3, {}), RungResult("servo", 0.01, 0.012, {},
-                                                             validation_per_log_rad=(0.01, 0.014)))
+    rungs = (
+        RungResult("ideal", 0.3, 0.3, {}),
+        RungResult("servo", 0.01, 0.012, {}, validation_per_log_rad=(0.01, 0.014)),
+    )
     # km, dm, armature, friction_base, friction_viscous, lag_s
     params = (0.07, 0.08, 0.0016, 0.007, 0.01, 0.0)
-    return JointResult(joint=joint, delay_s=delay, xcorr_delay_s=0.1, selected="servo",
-                       rungs=rungs, stop_reason="", dt=0.005, servo_params=params,
-                       servo_free=("km", "dm", "armature", "friction_base", "friction_viscous"),
-                       servo_delay_s=delay)
+    return JointResult(
+        joint=joint,
+        delay_s=delay,
+        xcorr_delay_s=0.1,
+        selected="servo",
+        rungs=rungs,
+        stop_reason="",
+        dt=0.005,
+        servo_params=params,
+        servo_free=("km", "dm", "armature", "friction_base", "friction_viscous"),
+        servo_delay_s=delay,
+    )
 
 
 def test_mjcf_patch_compiles_with_values(demo_model: Path, tmp_path: Path) -> None:
     before = demo_model.read_bytes()
-    out = write_actuator_patch(demo_model, tmp_path / "patch.xml", {
-        "shoulder_pan": ActuatorSettings(kp=50.0, kv=0.5, delay_s=0.012, lag_s=0.03,
-                                         damping=0.3, frictionloss=0.07, armature=0.02,
-                                         force_limit=2.0)})
+    out = write_actuator_patch(
+        demo_model,
+        tmp_path / "patch.xml",
+        {
+            "shoulder_pan": ActuatorSettings(
+                kp=50.0,
+                kv=0.5,
+                delay_s=0.012,
+                lag_s=0.03,
+                damping=0.3,
+                frictionloss=0.07,
+                armature=0.02,
+                force_limit=2.0,
+            )
+        },
+    )
     assert demo_model.read_bytes() == before  # the original is never edited
     m = load_model(out)
     a = actuator_for_joint(m, "shoulder_pan")
@@ -85,12 +107,27 @@ def test_randomisation_spans_delays() -> None:
 def test_report_plots_show_every_rung() -> None:
     from simgap.report.plots_actuator import plots
 
-    finding = {"branch": "actuator", "kind": "ladder", "details": {
-        "noise_floor_rad": 0.0015, "joints": {"j": {
-        "selected": "servo", "rungs": [
-            {"model": "ideal", "train_mae_rad": 0.5, "validation_mae_rad": 0.5},
-            {"model": "servo", "train_mae_rad": 0.05, "validation_mae_rad": 0.06,
-             "validation_per_log_rad": [0.05, 0.07]}]}}}}
+    finding = {
+        "branch": "actuator",
+        "kind": "ladder",
+        "details": {
+            "noise_floor_rad": 0.0015,
+            "joints": {
+                "j": {
+                    "selected": "servo",
+                    "rungs": [
+                        {"model": "ideal", "train_mae_rad": 0.5, "validation_mae_rad": 0.5},
+                        {
+                            "model": "servo",
+                            "train_mae_rad": 0.05,
+                            "validation_mae_rad": 0.06,
+                            "validation_per_log_rad": [0.05, 0.07],
+                        },
+                    ],
+                }
+            },
+        },
+    }
     out = plots(finding)
     assert len(out) == 3  # the overview, the joint's ladder, its held-out error per log
     assert all("<svg" in o for o in out)
@@ -104,12 +141,25 @@ def test_isaaclab_snippet_states_its_gain_and_what_it_cannot_carry() -> None:
     from simgap.actuator.ladder import JointResult
     from simgap.export.joint_snippets import delayed_pd_cfg
 
-    res = JointResult(joint="xl330", delay_s=0.0, xcorr_delay_s=0.0, selected="servo",
-                      rungs=(), stop_reason="", dt=0.005,
-                      servo_params=(0.1, 0.04, 0.0015, 0.01, 0.004, 0.0),
-                      bam_params={"kt": 0.35, "R": 3.1, "armature": 0.0015,
-                                  "friction_base": 0.01, "friction_viscous": 0.004,
-                                  "load_friction_base": 0.12, "q_offset": 0.02})
+    res = JointResult(
+        joint="xl330",
+        delay_s=0.0,
+        xcorr_delay_s=0.0,
+        selected="servo",
+        rungs=(),
+        stop_reason="",
+        dt=0.005,
+        servo_params=(0.1, 0.04, 0.0015, 0.01, 0.004, 0.0),
+        bam_params={
+            "kt": 0.35,
+            "R": 3.1,
+            "armature": 0.0015,
+            "friction_base": 0.01,
+            "friction_viscous": 0.004,
+            "load_friction_base": 0.12,
+            "q_offset": 0.02,
+        },
+    )
     text = delayed_pd_cfg("xl330", res, 0.005, gain=0.9, vin=7.4)
     assert "not representable" in text and "load_friction_base" in text
     assert "q_offset" not in text.split("not representable")[1].splitlines()[0]

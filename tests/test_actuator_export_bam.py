@@ -32,16 +32,25 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "bam_par
 def test_round_trip_reproduces_simgaps_prediction(tmp_path: Path, family: str) -> None:
     specs = [("sin_sin", 400), ("lift_and_drop", 400), ("up_and_down", 800)]
     logs = make_logs(TRUTH, "m4", specs, seed=2, duration=2.0)
-    batch = build_batch(logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * 3,
-                        [bam_drive(lg.meta) for lg in logs])
-    fit = fit_families(batch, np.ones((1, 3), dtype=bool), XL330, 0, [family],
-                       cma_fit.CmaSettings(evaluations=60), polish_iters=0)[family]
+    batch = build_batch(
+        logs, 0, [JointLoad(*pendulum_load(0.49, 0.1))] * 3, [bam_drive(lg.meta) for lg in logs]
+    )
+    fit = fit_families(
+        batch,
+        np.ones((1, 3), dtype=bool),
+        XL330,
+        0,
+        [family],
+        cma_fit.CmaSettings(evaluations=60),
+        polish_iters=0,
+    )[family]
     own = per_log_mae(fit.pred[0], batch)
-    path = write_bam_params(tmp_path / f"{family}.json", family, "xl330", fit.params(0),
-                            {"fit": "test"})
+    path = write_bam_params(
+        tmp_path / f"{family}.json", family, "xl330", fit.params(0), {"fit": "test"}
+    )
     raw = json.loads(path.read_text())
     assert raw["model"] == family and raw["actuator"] == "xl330"
-    assert "command_delay" in raw and "delay_s" not in raw       # BAM's own name
+    assert "command_delay" in raw and "delay_s" not in raw  # BAM's own name
     if family == "m4":
         assert {"load_friction_base", "load_friction_stribeck", "dtheta_stribeck"} <= set(raw)
     sp, x = space_and_values(load_bam_params(path))

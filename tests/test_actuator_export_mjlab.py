@@ -16,28 +16,55 @@ from simgap.export import mjlab as em
 # pd_actuator.py IdealPdActuatorCfg, dc_actuator.py DcMotorActuatorCfg,
 # learned_actuator.py LearnedMlpActuatorCfg. A stand-in for the default suite: CI reads the
 # release wheel itself (test_fields_are_those_of_the_real_release_wheel).
-ACTUATOR_CFG = {"target_names_expr", "transmission_type", "armature", "frictionloss",
-                "viscous_damping", "delay_min_lag", "delay_max_lag", "delay_hold_prob",
-                "delay_update_period", "delay_per_env_phase"}
+ACTUATOR_CFG = {
+    "target_names_expr",
+    "transmission_type",
+    "armature",
+    "frictionloss",
+    "viscous_damping",
+    "delay_min_lag",
+    "delay_max_lag",
+    "delay_hold_prob",
+    "delay_update_period",
+    "delay_per_env_phase",
+}
 FIELDS = {
     "BuiltinPositionActuatorCfg": ACTUATOR_CFG | {"stiffness", "damping", "effort_limit"},
-    "DcMotorActuatorCfg": ACTUATOR_CFG | {"stiffness", "damping", "effort_limit",
-                                          "saturation_effort", "velocity_limit"},
-    "LearnedMlpActuatorCfg": ACTUATOR_CFG | {"stiffness", "damping", "effort_limit",
-                                             "saturation_effort", "velocity_limit",
-                                             "network_file", "pos_scale", "vel_scale",
-                                             "torque_scale", "input_order", "history_length"},
+    "DcMotorActuatorCfg": ACTUATOR_CFG
+    | {"stiffness", "damping", "effort_limit", "saturation_effort", "velocity_limit"},
+    "LearnedMlpActuatorCfg": ACTUATOR_CFG
+    | {
+        "stiffness",
+        "damping",
+        "effort_limit",
+        "saturation_effort",
+        "velocity_limit",
+        "network_file",
+        "pos_scale",
+        "vel_scale",
+        "torque_scale",
+        "input_order",
+        "history_length",
+    },
 }
-PARAMS = {"kt": 0.38, "R": 3.4, "armature": 0.0019, "friction_base": 0.009,
-          "friction_viscous": 0.0044, "delay_s": 0.012, "load_friction_base": 0.12}
+PARAMS = {
+    "kt": 0.38,
+    "R": 3.4,
+    "armature": 0.0019,
+    "friction_base": 0.009,
+    "friction_viscous": 0.0044,
+    "delay_s": 0.012,
+    "load_friction_base": 0.12,
+}
 
 
 def _call(src: str) -> tuple[str, dict[str, object]]:
     tree = ast.parse(src)
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call))
     assert isinstance(call.func, ast.Name)
-    return call.func.id, {k.arg: ast.literal_eval(k.value) for k in call.keywords
-                          if k.arg is not None}
+    return call.func.id, {
+        k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg is not None
+    }
 
 
 def test_release_is_named() -> None:
@@ -53,8 +80,8 @@ def test_servo_snippets_use_release_fields_and_map_the_motor(make) -> None:  # t
     assert f"mjlab {em.MJLAB_RELEASE}" in src and "load_friction_base" in src  # unmapped
     assert kw["target_names_expr"] == ("shoulder_.*",)
     assert kw["stiffness"] == pytest.approx(0.38 / 3.4 * 7.4 * gain, rel=1e-5)
-    assert kw["damping"] == pytest.approx(0.38 ** 2 / 3.4, rel=1e-5)
-    assert kw["delay_min_lag"] == 2 and kw["delay_max_lag"] == 4     # 12 / 21 ms at 5 ms
+    assert kw["damping"] == pytest.approx(0.38**2 / 3.4, rel=1e-5)
+    assert kw["delay_min_lag"] == 2 and kw["delay_max_lag"] == 4  # 12 / 21 ms at 5 ms
     assert kw["frictionloss"] == pytest.approx(0.009) and kw["armature"] == pytest.approx(0.0019)
     if cls == "DcMotorActuatorCfg":
         assert kw["velocity_limit"] == pytest.approx(7.4 / 0.38, rel=1e-5)
@@ -64,12 +91,13 @@ def test_servo_snippets_use_release_fields_and_map_the_motor(make) -> None:  # t
 def test_the_firmware_current_limit_caps_the_effort_below_the_stall_torque() -> None:
     gain = 400 * XL330.error_gain
     assert XL330.current_limit_a == 1.75
-    _, kw = _call(em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005,
-                                  current_limit_a=XL330.current_limit_a))
+    _, kw = _call(
+        em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005, current_limit_a=XL330.current_limit_a)
+    )
     assert kw["saturation_effort"] == pytest.approx(0.38 / 3.4 * 7.4, rel=1e-5)  # 0.83
-    assert kw["effort_limit"] == pytest.approx(0.38 * 1.75, rel=1e-5)           # 0.67
+    assert kw["effort_limit"] == pytest.approx(0.38 * 1.75, rel=1e-5)  # 0.67
     _, kw = _call(em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005, current_limit_a=5.0))
-    assert kw["effort_limit"] == kw["saturation_effort"]      # a limit above stall: none
+    assert kw["effort_limit"] == kw["saturation_effort"]  # a limit above stall: none
 
 
 def test_learned_mlp_snippet_and_history_wrapper() -> None:
@@ -98,9 +126,13 @@ def _release_fields(wheel: str) -> dict[str, tuple[set[str], set[str]]]:
             for node in ast.parse(zf.read(name)).body:
                 if not isinstance(node, ast.ClassDef):
                     continue
-                own = {s.target.id: s.value is not None for s in node.body
-                       if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-                       and "ClassVar" not in ast.unparse(s.annotation)}
+                own = {
+                    s.target.id: s.value is not None
+                    for s in node.body
+                    if isinstance(s, ast.AnnAssign)
+                    and isinstance(s.target, ast.Name)
+                    and "ClassVar" not in ast.unparse(s.annotation)
+                }
                 bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
                 classes[node.name] = (bases, own)
 
@@ -112,8 +144,11 @@ def _release_fields(wheel: str) -> dict[str, tuple[set[str], set[str]]]:
         out.update(own)
         return out
 
-    return {c: (set(f), {k for k, has_default in f.items() if not has_default})
-            for c in FIELDS for f in [collect(c)]}
+    return {
+        c: (set(f), {k for k, has_default in f.items() if not has_default})
+        for c in FIELDS
+        for f in [collect(c)]
+    }
 
 
 def test_fields_are_those_of_the_real_release_wheel() -> None:
@@ -125,14 +160,18 @@ def test_fields_are_those_of_the_real_release_wheel() -> None:
 
     wheel = os.environ.get("SIMGAP_MJLAB_WHEEL", "")
     if not os.path.isfile(wheel):
-        pytest.skip("no mjlab wheel named in SIMGAP_MJLAB_WHEEL (.ci/run downloads "
-                    f"mjlab=={em.MJLAB_RELEASE})")
+        pytest.skip(
+            "no mjlab wheel named in SIMGAP_MJLAB_WHEEL (.ci/run downloads "
+            f"mjlab=={em.MJLAB_RELEASE})"
+        )
     assert f"mjlab-{em.MJLAB_RELEASE}-" in os.path.basename(wheel)
     real = _release_fields(wheel)
     gain = 400 * XL330.error_gain
-    snippets = [em.builtin_position_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005),
-                em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005, current_limit_a=1.75),
-                em.learned_mlp_cfg("j", "net.pt", 5, 0.8, 19.0, 0.005)]
+    snippets = [
+        em.builtin_position_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005),
+        em.dc_motor_cfg("j", PARAMS, gain, 7.4, 1.0, 0.005, current_limit_a=1.75),
+        em.learned_mlp_cfg("j", "net.pt", 5, 0.8, 19.0, 0.005),
+    ]
     for src in snippets:
         cls, kw = _call(src)
         fields, required = real[cls]

@@ -36,8 +36,7 @@ def test_sts3215_firmware_constants() -> None:
         servo_family("mx64")
 
 
-@pytest.mark.parametrize("folder,family", [("xl330", XL330),
-                                           ("feetech_sts3215_7_4V", STS3215)])
+@pytest.mark.parametrize("folder,family", [("xl330", XL330), ("feetech_sts3215_7_4V", STS3215)])
 def test_bam_fits_lie_inside_the_boxes_and_motor_curve(folder: str, family) -> None:  # type: ignore[no-untyped-def]
     if not DATA.is_dir():
         pytest.skip("../shared/data/bam_params is absent")
@@ -46,14 +45,16 @@ def test_bam_fits_lie_inside_the_boxes_and_motor_curve(folder: str, family) -> N
         assert family.kt_box[0] <= p["kt"] <= family.kt_box[1], path
         assert family.r_box[0] <= p["R"] <= family.r_box[1], path
         assert family.armature_box[0] <= p["armature"] <= family.armature_box[1], path
-        v = family.curve_violation(np.array(p["kt"]), np.array(p["R"]),
-                                   np.array(p["friction_base"]),
-                                   np.array(p["friction_viscous"]))
+        v = family.curve_violation(
+            np.array(p["kt"]),
+            np.array(p["R"]),
+            np.array(p["friction_base"]),
+            np.array(p["friction_viscous"]),
+        )
         assert float(v) == 0.0, path
     # the fit that overfitted the XL330 (R 15.3 ohm, kt^2/R 0.078) is outside both
     assert not XL330.r_box[0] <= 15.3 <= XL330.r_box[1]
-    assert XL330.curve_violation(np.array(1.09), np.array(15.3), np.array(0.0),
-                                 np.array(0.0)) > 0
+    assert XL330.curve_violation(np.array(1.09), np.array(15.3), np.array(0.0), np.array(0.0)) > 0
 
 
 def test_rig_names_sts3215_and_the_lerobot_gain(tmp_path: Path) -> None:
@@ -61,12 +62,13 @@ def test_rig_names_sts3215_and_the_lerobot_gain(tmp_path: Path) -> None:
     model.write_text("<mujoco/>")
     rig = load_rig(write_rig(tmp_path / "a", model, '\n[deploy]\nservo_model = "sts3215"\n'))
     fam, kp = servo_family_for(rig)  # type: ignore[misc]
-    assert fam is STS3215 and kp == 16.0                      # LeRobot's P coefficient
+    assert fam is STS3215 and kp == 16.0  # LeRobot's P coefficient
     d = rig_drive(rig)
     assert d is not None and d.family == "sts3215" and d.known
     assert d.gain == pytest.approx(16 * 0.166) and d.max_pwm == 0.97
-    rig32 = load_rig(write_rig(tmp_path / "b", model,
-                               '\n[deploy]\nservo_model = "sts3215"\nservo_p_gain = 32\n'))
+    rig32 = load_rig(
+        write_rig(tmp_path / "b", model, '\n[deploy]\nservo_model = "sts3215"\nservo_p_gain = 32\n')
+    )
     assert servo_family_for(rig32)[1] == 32.0  # type: ignore[index]
     plain = load_rig(write_rig(tmp_path / "c", model))
     assert servo_family_for(plain) is None and rig_drive(plain) is None

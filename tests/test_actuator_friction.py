@@ -17,19 +17,39 @@ from simgap.fit import cma_es as cma_fit
 from simgap.values.load import JointLoad
 from tests.bam_synth import make_logs
 
-TRUTH = {"kt": 0.38, "R": 3.4, "armature": 0.0019, "q_offset": 0.03, "delay_s": 0.01,
-         "friction_base": 0.009, "friction_viscous": 0.0044, "load_friction_base": 0.12,
-         "friction_stribeck": 0.02, "dtheta_stribeck": 0.5, "alpha": 1.5,
-         "load_friction_stribeck": 0.1}
+TRUTH = {
+    "kt": 0.38,
+    "R": 3.4,
+    "armature": 0.0019,
+    "q_offset": 0.03,
+    "delay_s": 0.01,
+    "friction_base": 0.009,
+    "friction_viscous": 0.0044,
+    "load_friction_base": 0.12,
+    "friction_stribeck": 0.02,
+    "dtheta_stribeck": 0.5,
+    "alpha": 1.5,
+    "load_friction_stribeck": 0.1,
+}
 
 
 def _batch(n: int = 1, T: int = 400, enable: bool = False, q0: float = 0.3) -> ServoBatch:
     inertia, gs, gc = pendulum_load(0.49, 0.1)
-    return ServoBatch(dt=0.005, cmd=np.full((n, T), q0), q=np.full((n, T), q0),
-                      mask=np.ones((n, T)), enable=np.full((n, T), enable), qd0=np.zeros(n),
-                      gain=np.full(n, 400 * XL330.error_gain), vin=np.full(n, 7.4),
-                      max_pwm=np.ones(n), tau_max=np.full(n, np.inf),
-                      inertia=np.full(n, inertia), g_sin=np.full(n, gs), g_cos=np.full(n, gc))
+    return ServoBatch(
+        dt=0.005,
+        cmd=np.full((n, T), q0),
+        q=np.full((n, T), q0),
+        mask=np.ones((n, T)),
+        enable=np.full((n, T), enable),
+        qd0=np.zeros(n),
+        gain=np.full(n, 400 * XL330.error_gain),
+        vin=np.full(n, 7.4),
+        max_pwm=np.ones(n),
+        tau_max=np.full(n, np.inf),
+        inertia=np.full(n, inertia),
+        g_sin=np.full(n, gs),
+        g_cos=np.full(n, gc),
+    )
 
 
 def _x(family: str, **over: float) -> tuple[PhysicalSpace, np.ndarray]:
@@ -40,11 +60,11 @@ def _x(family: str, **over: float) -> tuple[PhysicalSpace, np.ndarray]:
 
 def test_friction_stops_but_never_pushes() -> None:
     # torque off, 0.3 rad from hanging: gravity 0.48 sin(0.3) = 0.14 N m
-    sp, x = _x("m1", friction_base=0.2, q_offset=0.0)          # budget above gravity: held
+    sp, x = _x("m1", friction_base=0.2, q_offset=0.0)  # budget above gravity: held
     assert np.ptp(simulate_physical(sp.superset(x), _batch())[0]) < 1e-9
-    sp, x = _x("m1", friction_base=0.05, q_offset=0.0)         # below: it falls, towards 0
+    sp, x = _x("m1", friction_base=0.05, q_offset=0.0)  # below: it falls, towards 0
     q = simulate_physical(sp.superset(x), _batch())[0, 0]
-    assert q[-1] < 0.3 - 0.05 and q.min() > -0.3             # friction only takes energy
+    assert q[-1] < 0.3 - 0.05 and q.min() > -0.3  # friction only takes energy
 
 
 def test_m3_is_m5_with_equal_directional_terms() -> None:
@@ -52,9 +72,14 @@ def test_m3_is_m5_with_equal_directional_terms() -> None:
     b = ServoBatch(**{**b.__dict__, "cmd": np.sin(np.linspace(0, 6, 400))[None] * 1.2})
     sp3, x3 = _x("m3")
     sp5 = PhysicalSpace(friction_family("m5"), XL330)
-    v5 = {**TRUTH, "friction_stribeck": 0.0, "load_friction_motor": 0.12,
-          "load_friction_external": 0.12, "load_friction_motor_stribeck": 0.0,
-          "load_friction_external_stribeck": 0.0}
+    v5 = {
+        **TRUTH,
+        "friction_stribeck": 0.0,
+        "load_friction_motor": 0.12,
+        "load_friction_external": 0.12,
+        "load_friction_motor_stribeck": 0.0,
+        "load_friction_external_stribeck": 0.0,
+    }
     x5 = np.array([[v5[n] for n in sp5.names]])
     a = simulate_physical(sp3.superset(x3), b)
     c = simulate_physical(sp5.superset(x5), b)
@@ -77,16 +102,23 @@ def test_every_parameter_has_a_physical_box() -> None:
 
 def test_motor_curve_penalises_an_impossible_motor() -> None:
     sp, x = _x("m1")
-    assert sp.penalty(x)[0] == 0.0                               # BAM-like XL330: inside
+    assert sp.penalty(x)[0] == 0.0  # BAM-like XL330: inside
     bad = x.copy()
-    bad[0, sp.names.index("R")] = 15.3                           # the R that overfitted
+    bad[0, sp.names.index("R")] = 15.3  # the R that overfitted
     bad[0, sp.names.index("kt")] = 1.09
     assert sp.penalty(bad)[0] > 0.3
 
 
-WIDTH_BOUND = {("m3", "kt"): 0.5, ("m3", "R"): 0.5, ("m3", "armature"): 0.5,
-               ("m3", "load_friction_base"): 0.75, ("m4", "kt"): 0.5, ("m4", "R"): 0.5,
-               ("m4", "armature"): 0.8, ("m4", "load_friction_base"): 0.9}
+WIDTH_BOUND = {
+    ("m3", "kt"): 0.5,
+    ("m3", "R"): 0.5,
+    ("m3", "armature"): 0.5,
+    ("m3", "load_friction_base"): 0.75,
+    ("m4", "kt"): 0.5,
+    ("m4", "R"): 0.5,
+    ("m4", "armature"): 0.8,
+    ("m4", "load_friction_base"): 0.9,
+}
 """Bounds on the 95 % interval's width, as a fraction of the true value, that hold over the
 bootstrap's draws, not at one draw. Each replicate is a short CMA-ES run, so the width is a
 random quantity: over bootstrap seeds 0-11 (m3) and 0-15 x fit seeds 0-2 (m4), 30
@@ -107,9 +139,10 @@ def test_known_parameters_recovered_within_intervals(family: str) -> None:
     loads = [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs)
     batch = build_batch(logs, 0, loads, [bam_drive(lg.meta) for lg in logs])
     train = np.ones((1, len(logs)), dtype=bool)
-    fit = fit_families(batch, train, XL330, 0, [family],
-                       cma_fit.CmaSettings(evaluations=800))[family]
-    assert fit.train_cost[0] < 5e-3         # counts of 1.5 mrad; real logs score 0.04-0.1
+    fit = fit_families(batch, train, XL330, 0, [family], cma_fit.CmaSettings(evaluations=800))[
+        family
+    ]
+    assert fit.train_cost[0] < 5e-3  # counts of 1.5 mrad; real logs score 0.04-0.1
     iv = bootstrap_intervals(fit, batch, train[0], 0, replicates=30, evaluations=120)
     for name, e in iv.items():
         assert e["low"] <= TRUTH[name] <= e["high"], (name, e)

@@ -35,8 +35,14 @@ def test_go1_net_loads_runs_and_round_trips(shared_data: Path, tmp_path: Path) -
     path = save_torchscript(net, tmp_path / "export" / "go1.pt")
     again = load_torchscript(path)
     np.testing.assert_array_equal(run_net(again, x), y)
-    cfg = actuator_net_cfg(".*_calf_joint", path.name, physics_dt_s=0.02,
-                           history_spacing_s=0.02, pos_scale=-1.0, effort_limit=23.7)
+    cfg = actuator_net_cfg(
+        ".*_calf_joint",
+        path.name,
+        physics_dt_s=0.02,
+        history_spacing_s=0.02,
+        pos_scale=-1.0,
+        effort_limit=23.7,
+    )
     assert "pos_scale=-1" in cfg and "input_idx=[0, 1, 2]" in cfg
     assert "saturation_effort=23.7" in cfg
 
@@ -50,8 +56,10 @@ def test_input_idx_counts_physics_steps() -> None:
 def test_own_net_folds_scaling_into_weights(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     dims = (6, 32, 32, 32, 1)
-    weights = [(rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b))
-               for a, b in zip(dims[:-1], dims[1:], strict=True)]
+    weights = [
+        (rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b))
+        for a, b in zip(dims[:-1], dims[1:], strict=True)
+    ]
     in_scale, out_scale = rng.uniform(0.5, 2.0, 6), 3.0
     module = _build_module(weights, in_scale, out_scale)
     x = rng.normal(size=(64, 6))
@@ -89,11 +97,29 @@ def test_net_rung_uses_logged_torque() -> None:
     qd = np.gradient(q, dt, axis=1)
     tau = 2.0 * (cmd - q) - 0.1 * qd
     ones = np.ones(L)
-    batch = ServoBatch(dt, cmd, q, np.ones((L, T)), np.ones((L, T), bool), qd[:, 0], ones, ones,
-                       np.full(L, np.inf), np.full(L, np.inf), 0.01 * ones, 0 * ones, 0 * ones,
-                       qd=qd, tau=tau + rng.normal(0, 1e-3, tau.shape))
-    res, module = rung_net(batch, make_folds(L, 0), np.array([2.0, 0, 0, 0, 0.1, 0]),
-                           LadderConfig(noise_floor_rad=1e-3, net_epochs=200))
+    batch = ServoBatch(
+        dt,
+        cmd,
+        q,
+        np.ones((L, T)),
+        np.ones((L, T), bool),
+        qd[:, 0],
+        ones,
+        ones,
+        np.full(L, np.inf),
+        np.full(L, np.inf),
+        0.01 * ones,
+        0 * ones,
+        0 * ones,
+        qd=qd,
+        tau=tau + rng.normal(0, 1e-3, tau.shape),
+    )
+    res, module = rung_net(
+        batch,
+        make_folds(L, 0),
+        np.array([2.0, 0, 0, 0, 0.1, 0]),
+        LadderConfig(noise_floor_rad=1e-3, net_epochs=200),
+    )
     assert res.params["target"] == "logged torque"
     # inputs the logs cover, the torque law written out: kp e_t - kd qd_t
     x = features(cmd - q, qd, stride_samples(dt)).reshape(-1, 6)[::7]

@@ -22,11 +22,16 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     # BAM's recorder stamps each goal when it sends it: no transport delay in BAM logs
     logs = make_logs({**TRUTH, "delay_s": 0.0}, "m1", specs, seed=4, duration=2.0)
     loads = [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs)
-    cfg = LadderConfig(noise_floor_rad=2 * np.pi / 4096, use_net=False, families=("m1", "m3"),
-                       cma_evaluations=500, bootstrap_replicates=4)
+    cfg = LadderConfig(
+        noise_floor_rad=2 * np.pi / 4096,
+        use_net=False,
+        families=("m1", "m3"),
+        cma_evaluations=500,
+        bootstrap_replicates=4,
+    )
     res = fit_joint(logs, "xl330", loads, [bam_drive(lg.meta) for lg in logs], cfg)
     assert res.held_out == "leave-one-trajectory-type-out"
-    assert res.selected == "servo" and res.friction_family == "m1"   # the simplest suffices
+    assert res.selected == "servo" and res.friction_family == "m1"  # the simplest suffices
     servo = res.rung("servo")
     m1 = servo.diagnostics["families"]["m1"]
     assert m1["train_mae_rad"] < 0.002
@@ -42,10 +47,15 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     # M3 holds M1 at zero load friction and fits the training logs no better: not chosen
     # however its lift_and_drop draws fall (physical_rung._select)
     m3 = servo.diagnostics["families"]["m3"]
-    assert min(m3["all_logs_train_mae_by_search_rad"]) > min(
-        m1["all_logs_train_mae_by_search_rad"]) - 0.1 * cfg.noise_floor_rad
-    assert set(servo.diagnostics["held_out_by_group_rad"]) == {"sin_sin", "lift_and_drop",
-                                                            "up_and_down"}
+    assert (
+        min(m3["all_logs_train_mae_by_search_rad"])
+        > min(m1["all_logs_train_mae_by_search_rad"]) - 0.1 * cfg.noise_floor_rad
+    )
+    assert set(servo.diagnostics["held_out_by_group_rad"]) == {
+        "sin_sin",
+        "lift_and_drop",
+        "up_and_down",
+    }
     assert set(servo.diagnostics["families"]["m1"]["gain_out_by_group_rad"]) == {"200.0", "800.0"}
     # backward-compatible names: six-parameter servo vector and BAM-named parameters
     assert res.servo_params is not None and len(res.servo_params) == len(PARAM_NAMES)
@@ -74,11 +84,18 @@ def test_validate_logs_test_the_selection_made_on_the_training_types() -> None:
     from dataclasses import replace
 
     specs = [(k, kp) for k in ("sin_sin", "up_and_down") for kp in (200, 800)]
-    logs = make_logs({**TRUTH, "delay_s": 0.0}, "m1", specs + [("lift_and_drop", 400)],
-                     seed=5, duration=2.0)
+    logs = make_logs(
+        {**TRUTH, "delay_s": 0.0}, "m1", specs + [("lift_and_drop", 400)], seed=5, duration=2.0
+    )
     loads = [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs)
-    cfg = LadderConfig(noise_floor_rad=2 * np.pi / 4096, use_net=False, families=("m1",),
-                       cma_evaluations=300, bootstrap_replicates=0, searches=1)
+    cfg = LadderConfig(
+        noise_floor_rad=2 * np.pi / 4096,
+        use_net=False,
+        families=("m1",),
+        cma_evaluations=300,
+        bootstrap_replicates=0,
+        searches=1,
+    )
     drives = [bam_drive(lg.meta) for lg in logs]
     res = fit_joint(logs, "xl330", loads, drives, cfg, n_validate=1)
     assert res.held_out == "leave-one-trajectory-type-out"
@@ -89,6 +106,6 @@ def test_validate_logs_test_the_selection_made_on_the_training_types() -> None:
     assert test == servo.diagnostics["families"]["m1"]["test_mae_rad"] > 0
     moved = replace(logs[-1], traj=replace(logs[-1].traj, q=logs[-1].traj.q + 0.05))
     res2 = fit_joint(logs[:-1] + [moved], "xl330", loads, drives, cfg, n_validate=1)
-    assert res2.bam_params == res.bam_params                   # the fit never saw the log
+    assert res2.bam_params == res.bam_params  # the fit never saw the log
     assert res2.rung("servo").validation_mae_rad == servo.validation_mae_rad
     assert res2.rung("servo").diagnostics["test_mae_rad"] != pytest.approx(test, abs=1e-3)

@@ -19,18 +19,36 @@ from simgap.values.load import JointLoad
 from tests.factories import write_rig
 
 
-def _bam(path: Path, t: np.ndarray, *, load: list[int] | None = None, goal=None,
-         pos=None) -> Path:
+def _bam(path: Path, t: np.ndarray, *, load: list[int] | None = None, goal=None, pos=None) -> Path:
     n = t.size
     goal = np.sin(t) if goal is None else goal
     pos = 0.9 * np.sin(t - 0.05) if pos is None else pos
-    entries = [{"timestamp": float(t[i]), "position": float(pos[i]), "speed": 0.0,
-                "goal_position": float(goal[i]), "torque_enable": i < n // 2,
-                "load": (load[i] if load else 10), "input_volts": 7.4, "temp": 30}
-               for i in range(n)]
-    path.write_text(json.dumps({"mass": 0.49, "length": 0.1, "kp": 200, "vin": 7.4,
-                                "motor": "xl330", "trajectory": "sin_sin",
-                                "entries": entries}))
+    entries = [
+        {
+            "timestamp": float(t[i]),
+            "position": float(pos[i]),
+            "speed": 0.0,
+            "goal_position": float(goal[i]),
+            "torque_enable": i < n // 2,
+            "load": (load[i] if load else 10),
+            "input_volts": 7.4,
+            "temp": 30,
+        }
+        for i in range(n)
+    ]
+    path.write_text(
+        json.dumps(
+            {
+                "mass": 0.49,
+                "length": 0.1,
+                "kp": 200,
+                "vin": 7.4,
+                "motor": "xl330",
+                "trajectory": "sin_sin",
+                "entries": entries,
+            }
+        )
+    )
     return path
 
 
@@ -68,8 +86,9 @@ def test_real_bam_log(shared_data: Path) -> None:
 
 
 def _csv(path: Path, t: np.ndarray, cmd: np.ndarray, q: np.ndarray, joint: str = "j") -> Path:
-    rows = [f"t,cmd_{joint},q_{joint}"] + [f"{a},{b},{c}"
-                                           for a, b, c in zip(t, cmd, q, strict=True)]
+    rows = [f"t,cmd_{joint},q_{joint}"] + [
+        f"{a},{b},{c}" for a, b, c in zip(t, cmd, q, strict=True)
+    ]
     path.write_text("\n".join(rows) + "\n")
     return path
 
@@ -113,14 +132,18 @@ def test_unmapped_joint_is_refused(tmp_path: Path, demo_model: Path) -> None:
 
 def test_constant_command_points_at_excite(tmp_path: Path) -> None:
     t = np.arange(0, 2, 0.01)
-    logs = [read_servo_csv(_csv(tmp_path / f"{i}.csv", t, np.zeros_like(t), 1e-4 * np.sin(t)))
-            for i in range(2)]
+    logs = [
+        read_servo_csv(_csv(tmp_path / f"{i}.csv", t, np.zeros_like(t), 1e-4 * np.sin(t)))
+        for i in range(2)
+    ]
     with pytest.raises(InputError, match="simgap excite"):
-        fit_joint(logs, "j", [JointLoad(1e-3)] * 2, [Drive()] * 2,
-                  LadderConfig(noise_floor_rad=1e-3))
+        fit_joint(
+            logs, "j", [JointLoad(1e-3)] * 2, [Drive()] * 2, LadderConfig(noise_floor_rad=1e-3)
+        )
 
 
 def test_from_trajectory_keeps_log(tmp_path: Path) -> None:
-    log = read_servo_csv(_csv(tmp_path / "a.csv", np.arange(0, 2, 0.01), np.ones(200),
-                              np.ones(200)))
+    log = read_servo_csv(
+        _csv(tmp_path / "a.csv", np.arange(0, 2, 0.01), np.ones(200), np.ones(200))
+    )
     assert isinstance(log, ActuatorLog) and log.dt == pytest.approx(0.01)

@@ -18,8 +18,13 @@ from simgap.finding import figures_of
 
 runner = CliRunner()
 CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable")
-SHARED = ("shared_delay_s", "shared_delay_interval_s", "effective_delay_s",
-          "effective_delay_interval_s", "joint_verdicts")
+SHARED = (
+    "shared_delay_s",
+    "shared_delay_interval_s",
+    "effective_delay_s",
+    "effective_delay_interval_s",
+    "joint_verdicts",
+)
 
 
 def _fig(finding: dict[str, Any]) -> JointDynamicsFigures:
@@ -34,9 +39,22 @@ def so101(shared_data: Path) -> Path:
 
 def _cli(bench: Any, tmp: Path, *extra: str) -> tuple[dict[str, Any], str]:
     out_json = tmp / "standalone.json"
-    res = runner.invoke(app, ["actuator", str(bench.dataset), "--format", "lerobot", "--rig",
-                              str(bench.rig), "--json", str(out_json), "--out",
-                              str(tmp / "standalone"), *extra])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            str(bench.dataset),
+            "--format",
+            "lerobot",
+            "--rig",
+            str(bench.rig),
+            "--json",
+            str(out_json),
+            "--out",
+            str(tmp / "standalone"),
+            *extra,
+        ],
+    )
     assert res.exit_code == 0, res.output + repr(res.exception)
     return json.loads(out_json.read_text()), res.output
 
@@ -54,25 +72,43 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
     one path gives different figures."""
     import numpy as np
 
-    def identify_rig(rig: Any, ds: Any, *, seed: int = 0,
-                     options: dict[str, Any] | None = None) -> dict[str, Any]:
+    def identify_rig(
+        rig: Any, ds: Any, *, seed: int = 0, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         from simgap.branches.joint_dynamics import _verdicts, dataset_logs
 
         logs, _, _ = dataset_logs(rig, ds, 8.0)
-        calls.append({"model": rig.model_path, "dataset": rig.evidence.dataset, "seed": seed,
-                      "options": dict(options or {}), "joints": rig.joint_names,
-                      "samples": [len(lg.t) for lg in logs]})
+        calls.append(
+            {
+                "model": rig.model_path,
+                "dataset": rig.evidence.dataset,
+                "seed": seed,
+                "options": dict(options or {}),
+                "joints": rig.joint_names,
+                "samples": [len(lg.t) for lg in logs],
+            }
+        )
         d = 1e-3 * (seed + sum(len(lg.t) for lg in logs) % 17)
-        js: dict[str, Any] = {"delay_s": {}, "delay_interval_s": {}, "params": {},
-                              "params_interval": {}, "not_identifiable": {},
-                              "nominal_rms_rad": {}, "identified_rms_rad": {},
-                              "noise_floor_rad": {}, "force_saturation": {},
-                              "params_nominal": {},
-                              "bounds_x_nominal": {"damping": [0.2, 5.0]},
-                              "shared_delay_s": d, "shared_delay_interval_s": [0.0, 2 * d],
-                              "effective_delay_s": {}, "effective_delay_interval_s": {},
-                              "delay_ridge": {}, "params_fitted": {},
-                              "clock": {"chosen": "exact", "source": "identified"}}
+        js: dict[str, Any] = {
+            "delay_s": {},
+            "delay_interval_s": {},
+            "params": {},
+            "params_interval": {},
+            "not_identifiable": {},
+            "nominal_rms_rad": {},
+            "identified_rms_rad": {},
+            "noise_floor_rad": {},
+            "force_saturation": {},
+            "params_nominal": {},
+            "bounds_x_nominal": {"damping": [0.2, 5.0]},
+            "shared_delay_s": d,
+            "shared_delay_interval_s": [0.0, 2 * d],
+            "effective_delay_s": {},
+            "effective_delay_interval_s": {},
+            "delay_ridge": {},
+            "params_fitted": {},
+            "clock": {"chosen": "exact", "source": "identified"},
+        }
         for i, j in enumerate(rig.joint_names):
             js["delay_s"][j] = d + i * 1e-4
             js["delay_interval_s"][j] = [0.0, 2 * d + i * 1e-4]
@@ -88,26 +124,39 @@ def _fake_identify(calls: list[dict[str, Any]]) -> Any:
             js["effective_delay_s"][j] = js["delay_s"][j]
             js["effective_delay_interval_s"][j] = js["delay_interval_s"][j]
         verdict, per, _ = _verdicts(js)
-        js.update({"verdict": verdict, "joint_verdicts": per, "seed": seed, "_held_out": [],
-                   "_proof": ([], []), "fitted_episodes": len(logs), "fit_seconds": 8.0})
+        js.update(
+            {
+                "verdict": verdict,
+                "joint_verdicts": per,
+                "seed": seed,
+                "_held_out": [],
+                "_proof": ([], []),
+                "fitted_episodes": len(logs),
+                "fit_seconds": 8.0,
+            }
+        )
         return js
 
     return identify_rig
 
 
 def test_standalone_calls_diagnose_identification_with_its_seed_and_episodes(
-        so101: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    so101: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Fast wiring check: both paths hand the identification the same rig, dataset, seed
     and options, and the CLI writes the finding diagnose writes."""
     import simgap.branches.joint_dynamics as jd
 
-    bench = make_so101_bench(tmp_path / "bench", so101, 3, fps=30, n_episodes=2,
-                             duration_s=1.0, n_heldout=0)
+    bench = make_so101_bench(
+        tmp_path / "bench", so101, 3, fps=30, n_episodes=2, duration_s=1.0, n_heldout=0
+    )
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(jd, "identify_rig", _fake_identify(calls))
     crossed: list[float] = []
-    monkeypatch.setattr("simgap.branches.controller_record.cross_check",
-                        lambda ctx, d: crossed.append(d) or {"role": "cross-check"})
+    monkeypatch.setattr(
+        "simgap.branches.controller_record.cross_check",
+        lambda ctx, d: crossed.append(d) or {"role": "cross-check"},
+    )
     solo, printed = _cli(bench, tmp_path)
     diag = _diagnose(bench, tmp_path)
     # SIMPLER's pose fit is opt-in (--controller-cross-check): not on diagnose's path
@@ -128,17 +177,32 @@ def test_standalone_calls_diagnose_identification_with_its_seed_and_episodes(
     assert _fig(other).delay_s != one.delay_s
 
 
-def test_lerobot_without_rig_or_with_two_datasets_is_a_clear_error(so101: Path,
-                                                                     tmp_path: Path) -> None:
-    bench = make_so101_bench(tmp_path / "bench", so101, 3, fps=30, n_episodes=1,
-                             duration_s=0.5, n_heldout=0)
-    res = runner.invoke(app, ["actuator", str(bench.dataset), "--format", "lerobot",
-                              "--json", str(tmp_path / "o.json")])
+def test_lerobot_without_rig_or_with_two_datasets_is_a_clear_error(
+    so101: Path, tmp_path: Path
+) -> None:
+    bench = make_so101_bench(
+        tmp_path / "bench", so101, 3, fps=30, n_episodes=1, duration_s=0.5, n_heldout=0
+    )
+    res = runner.invoke(
+        app,
+        ["actuator", str(bench.dataset), "--format", "lerobot", "--json", str(tmp_path / "o.json")],
+    )
     assert res.exit_code != 0 and "--rig" in res.output and "simgap init" in res.output
     assert str(bench.dataset) in res.output
-    res = runner.invoke(app, ["actuator", str(bench.dataset), str(bench.dataset), "--format",
-                              "lerobot", "--rig", str(bench.rig), "--json",
-                              str(tmp_path / "o.json")])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            str(bench.dataset),
+            str(bench.dataset),
+            "--format",
+            "lerobot",
+            "--rig",
+            str(bench.rig),
+            "--json",
+            str(tmp_path / "o.json"),
+        ],
+    )
     assert res.exit_code != 0 and "one LeRobot dataset" in res.output
     assert not (tmp_path / "o.json").exists()
 
@@ -148,8 +212,16 @@ def test_standalone_equals_diagnose_on_a_faulty_bench(so101: Path, tmp_path: Pat
     """The real thing: a bench with random faults, the CLI and diagnose on the same rig,
     dataset and seed give identical actuator figures, and diagnose's controller reports
     the same gains (or the same reasons) as the standalone actuator finding."""
-    bench = make_so101_bench(tmp_path / "bench", so101, 7, fps=30, n_episodes=2,
-                             duration_s=2.0, faults="random", n_heldout=0)
+    bench = make_so101_bench(
+        tmp_path / "bench",
+        so101,
+        7,
+        fps=30,
+        n_episodes=2,
+        duration_s=2.0,
+        faults="random",
+        n_heldout=0,
+    )
     solo, printed = _cli(bench, tmp_path)
     diag = _diagnose(bench, tmp_path)
     act, ctl = diag["actuator"], diag["controller"]

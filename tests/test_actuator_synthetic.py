@@ -22,9 +22,10 @@ def _logs(p: TwinParams) -> list[ActuatorLog]:
     for i in range(2):
         t = np.arange(0, 4, p.dt)
         f0, f1 = 1.0, 8.0
-        phase = 2 * np.pi * (f0 * t + (f1 - f0) / (2 * t[-1]) * t ** 2)
+        phase = 2 * np.pi * (f0 * t + (f1 - f0) / (2 * t[-1]) * t**2)
         cmd = 0.4 * np.sin(phase + i) * np.minimum(t / 0.5, 1) + 0.5 * np.sin(
-            2 * np.pi * 0.3 * t + i)
+            2 * np.pi * 0.3 * t + i
+        )
         q, qd = run_twin(p, cmd)
         tr = Trajectory(t=t, q_cmd=cmd, q=q, qd=qd, joint_names=("servo",), source=f"syn{i}")
         logs.append(ActuatorLog(traj=tr, torque_enable=np.ones((t.size, 1), bool), dt=p.dt))
@@ -37,8 +38,13 @@ def fitted() -> JointResult:
 
     logs = _logs(TRUE)
     load = joint_load(mujoco.MjModel.from_xml_string(twin_xml(TRUE)), "servo")
-    return fit_joint(logs, "servo", [load] * 2, [Drive()] * 2,
-                     LadderConfig(noise_floor_rad=2 * np.pi / 4096, use_net=False))
+    return fit_joint(
+        logs,
+        "servo",
+        [load] * 2,
+        [Drive()] * 2,
+        LadderConfig(noise_floor_rad=2 * np.pi / 4096, use_net=False),
+    )
 
 
 def test_load_helper_matches_closed_form() -> None:
@@ -46,7 +52,7 @@ def test_load_helper_matches_closed_form() -> None:
 
     load = joint_load(mujoco.MjModel.from_xml_string(twin_xml(TRUE)), "servo")
     # point mass m at l plus armature (the 5 mm sphere adds 2/5 m r^2)
-    inertia = TRUE.mass * TRUE.length ** 2 + TRUE.armature + 0.4 * TRUE.mass * 0.005 ** 2
+    inertia = TRUE.mass * TRUE.length**2 + TRUE.armature + 0.4 * TRUE.mass * 0.005**2
     assert load.inertia == pytest.approx(inertia, rel=1e-6)
     assert load.g_sin == pytest.approx(-9.81 * TRUE.mass * TRUE.length, rel=1e-6)
     assert abs(load.g_cos) < 1e-9

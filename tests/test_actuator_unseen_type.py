@@ -29,12 +29,11 @@ def test_fit_on_three_types_carries_to_a_fourth() -> None:
     loads = [JointLoad(*pendulum_load(0.49, 0.1))] * len(logs)
     batch = build_batch(logs, 0, loads, [bam_drive(lg.meta) for lg in logs])
     train = np.zeros((1, len(logs)), dtype=bool)
-    train[0, :len(seen)] = True
-    fit = fit_families(batch, train, XL330, 0, ["m4"],
-                       cma_fit.CmaSettings(evaluations=800))["m4"]
+    train[0, : len(seen)] = True
+    fit = fit_families(batch, train, XL330, 0, ["m4"], cma_fit.CmaSettings(evaluations=800))["m4"]
     per = per_log_mae(fit.pred[0], batch)
     naive = np.mean(np.abs(batch.cmd - batch.q), axis=1)
-    assert per[:len(seen)].mean() < 5e-3
+    assert per[: len(seen)].mean() < 5e-3
     # the unseen type: within 3x the training error and far below goal-as-prediction
-    assert per[len(seen):].mean() < max(3 * per[:len(seen)].mean(), 5e-3)
-    assert np.all(per[len(seen):] < 0.1 * naive[len(seen):])
+    assert per[len(seen) :].mean() < max(3 * per[: len(seen)].mean(), 5e-3)
+    assert np.all(per[len(seen) :] < 0.1 * naive[len(seen) :])

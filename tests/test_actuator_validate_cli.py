@@ -18,8 +18,7 @@ runner = CliRunner()
 def _held(tmp_path: Path, args: list[str]) -> list[float]:
     """The first rung's error on each --validate log (the test logs)."""
     out = tmp_path / "a.json"
-    res = runner.invoke(app, ["actuator", *args, "--format", "csv", "--no-net",
-                              "--json", str(out)])
+    res = runner.invoke(app, ["actuator", *args, "--format", "csv", "--no-net", "--json", str(out)])
     assert res.exit_code == 0, res.output
     rung = json.loads(out.read_text())["joints"]["j"]["rungs"][0]
     return rung["test_per_log_rad"]
@@ -29,7 +28,7 @@ def test_validate_as_a_list_and_repeated(tmp_path: Path) -> None:
     a, b, c, d = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(4))
     as_list = _held(tmp_path, [a, b, "--validate", c, d])
     repeated = _held(tmp_path, [a, b, "--validate", c, "--validate", d])
-    assert len(as_list) == 2 and as_list == repeated           # both held out, same fit
+    assert len(as_list) == 2 and as_list == repeated  # both held out, same fit
     one = _held(tmp_path, [a, b, d, "--validate", c])
     assert len(one) == 1
     doc = json.loads((tmp_path / "a.json").read_text())
@@ -48,8 +47,7 @@ def _refused(args: list[str]) -> str:
 
 def _run(tmp_path: Path, name: str, args: list[str]) -> dict:
     out = tmp_path / f"{name}.json"
-    res = runner.invoke(app, ["actuator", *args, "--format", "csv", "--no-net",
-                              "--json", str(out)])
+    res = runner.invoke(app, ["actuator", *args, "--format", "csv", "--no-net", "--json", str(out)])
     assert res.exit_code == 0, res.output
     return json.loads(out.read_text())
 
@@ -77,8 +75,9 @@ def test_validate_logs_are_left_out_of_the_selection(tmp_path: Path) -> None:
     with_d = _run(tmp_path, "with_d", [a, b, c, d])["joints"]["j"]
     lag_t = next(r for r in tested["rungs"] if r["model"] == "delay_lag")
     lag_d = next(r for r in with_d["rungs"] if r["model"] == "delay_lag")
-    assert lag_t["test_per_log_rad"][0] == pytest.approx(lag_d["validation_per_log_rad"][3],
-                                                         rel=1e-9)
+    assert lag_t["test_per_log_rad"][0] == pytest.approx(
+        lag_d["validation_per_log_rad"][3], rel=1e-9
+    )
     assert lag_t["test_per_log_rad"][0] != lag_d["train_mae_rad"]
 
 
@@ -93,8 +92,10 @@ def test_one_training_log_selects_on_the_validate_logs_and_says_so(tmp_path: Pat
 
 def test_log_named_as_training_and_validation_is_an_error(tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
-    res = runner.invoke(app, ["actuator", a, b, "--format", "csv", "--validate", b,
-                              "--json", str(tmp_path / "x.json")])
+    res = runner.invoke(
+        app,
+        ["actuator", a, b, "--format", "csv", "--validate", b, "--json", str(tmp_path / "x.json")],
+    )
     assert res.exit_code != 0
     assert "both as training and as validation" in res.output and "1.csv" in res.output
     assert not (tmp_path / "x.json").exists()
@@ -106,14 +107,27 @@ def test_a_training_log_named_twice_or_copied_is_an_error(tmp_path: Path) -> Non
     import shutil
 
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
-    res = runner.invoke(app, ["actuator", a, b, a, "--format", "csv",
-                              "--json", str(tmp_path / "x.json")])
+    res = runner.invoke(
+        app, ["actuator", a, b, a, "--format", "csv", "--json", str(tmp_path / "x.json")]
+    )
     assert res.exit_code == 2, res.output
     assert "named twice" in res.output and "Fix: name each log once" in res.output
     copy = tmp_path / "copy_of_0.csv"
     shutil.copy(a, copy)
-    res = runner.invoke(app, ["actuator", a, b, "--format", "csv", "--validate", str(copy),
-                              "--json", str(tmp_path / "x.json")])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            a,
+            b,
+            "--format",
+            "csv",
+            "--validate",
+            str(copy),
+            "--json",
+            str(tmp_path / "x.json"),
+        ],
+    )
     assert res.exit_code == 2, res.output
     assert "hold the same data" in res.output and "copy_of_0.csv" in res.output
     assert not (tmp_path / "x.json").exists()
@@ -122,18 +136,15 @@ def test_a_training_log_named_twice_or_copied_is_an_error(tmp_path: Path) -> Non
 def test_json_target_is_checked_before_the_fit(tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
     (tmp_path / "afile").write_text("x")
-    for target, words in ((tmp_path, "is a folder"),
-                          (tmp_path / "afile" / "x.json", "is a file")):
+    for target, words in ((tmp_path, "is a folder"), (tmp_path / "afile" / "x.json", "is a file")):
         out = _refused([a, b, "--format", "csv", "--no-net", "--json", str(target)])
         assert "--json" in out and words in out and "Fix:" in out
 
 
-def test_validate_without_a_log_or_swallowing_the_training_logs_is_refused(
-        tmp_path: Path) -> None:
+def test_validate_without_a_log_or_swallowing_the_training_logs_is_refused(tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
     x = str(tmp_path / "x.json")
-    for args in ([a, b, "--validate", "--format", "csv"], [a, b, "--format", "csv",
-                                                           "--validate"]):
+    for args in ([a, b, "--validate", "--format", "csv"], [a, b, "--format", "csv", "--validate"]):
         assert "needs at least one log" in _refused([*args, "--json", x])
     out = _refused(["--format", "csv", "--validate", a, b, "--json", x])
     assert "no training logs" in out and "before --validate" in out
@@ -145,14 +156,13 @@ def test_json_onto_an_input_is_refused_before_the_fit(tmp_path: Path) -> None:
     before = Path(b).read_bytes()
     out = _refused([a, "--format", "csv", "--validate", b, "--json", b])
     assert "apart from every input" in out
-    assert "fitting" not in out                          # refused before any work began
+    assert "fitting" not in out  # refused before any work began
     assert Path(b).read_bytes() == before
 
 
 def test_a_csv_given_to_format_bam_points_at_format_csv(tmp_path: Path) -> None:
     a, b = (str(_csv(tmp_path / f"{i}.csv", i)) for i in range(2))
-    assert "--format csv" in _refused([a, b, "--format", "bam", "--json",
-                                       str(tmp_path / "x.json")])
+    assert "--format csv" in _refused([a, b, "--format", "bam", "--json", str(tmp_path / "x.json")])
 
 
 def test_a_timestamp_gap_is_refused_not_resampled(tmp_path: Path) -> None:
@@ -163,6 +173,7 @@ def test_a_timestamp_gap_is_refused_not_resampled(tmp_path: Path) -> None:
     last = lines[-1].split(",")
     lines[-1] = ",".join(["1e30", *last[1:]])
     b.write_text("\n".join(lines) + "\n")
-    out = _refused([str(a), str(b), "--format", "csv", "--no-net", "--json",
-                    str(tmp_path / "x.json")])
+    out = _refused(
+        [str(a), str(b), "--format", "csv", "--no-net", "--json", str(tmp_path / "x.json")]
+    )
     assert "continuous recording" in out and "split the log at the gap" in out

@@ -40,10 +40,10 @@ def test_xl330_ladder_leave_one_type_out(shared_data: Path) -> None:
     servo = rungs["servo"]
     assert j["selected"] == "servo" and out["verdict"] == "implicated"
     assert set(servo["held_out_by_group_rad"]) == set(TYPES)
-    assert max(servo["held_out_by_group_rad"].values()) < 0.12   # every unseen type
+    assert max(servo["held_out_by_group_rad"].values()) < 0.12  # every unseen type
     assert servo["validation_mae_rad"] < 0.09 and "gain_out_mae_rad" in servo
     p = servo["params"]
-    assert XL330.r_box[0] <= p["R"] <= XL330.r_box[1]              # never 15 ohm again
+    assert XL330.r_box[0] <= p["R"] <= XL330.r_box[1]  # never 15 ohm again
     assert p["kt"] ** 2 / p["R"] < 0.06
     assert set(servo["families"]) == {"m1", "m2", "m3", "m4", "m5", "m6"}
     # the free swings of lift_and_drop pin the armature against a latency

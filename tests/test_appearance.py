@@ -29,8 +29,11 @@ GAIN_A, GAIN_B, LIFT = 0.75, 0.95, 30.0
 CAM_POS = (0.004, -0.003, 0.0)
 CAM_ROT = (np.deg2rad(-3.0), np.deg2rad(4.0), 0.0)
 Q2 = START + np.array([0.15, 0.05, -0.05, 0.05, 0.1, -0.1])
-OPTIONS = {"appearance_frames": 5, "appearance_camera_frames": 1,
-           "appearance_grid_m": [0.12, 0.16, 0.20, 0.24, 0.28]}
+OPTIONS = {
+    "appearance_frames": 5,
+    "appearance_camera_frames": 1,
+    "appearance_grid_m": [0.12, 0.16, 0.20, 0.24, 0.28],
+}
 
 
 def _assess(rig_path: Path) -> dict[str, Finding]:
@@ -43,8 +46,7 @@ def _true_shift_px(demo_model: Path) -> np.ndarray:
     """Mean displacement [policy px] of the gripper's geom centres between the modelled
     camera and the twin's, by a pinhole projection written here."""
     nominal, moved = Twin(demo_model), Twin(demo_model, CAM_POS, CAM_ROT)
-    gripper = ["fixed_jaw", "fixed_jaw_pad", "moving_jaw", "moving_jaw_pad", "palm",
-               "camera_box"]
+    gripper = ["fixed_jaw", "fixed_jaw_pad", "moving_jaw", "moving_jaw_pad", "palm", "camera_box"]
     f = 8.0 / np.tan(np.deg2rad(70.0) / 2)  # 16 px tall image, fovy 70 deg
     uv = []
     for tw in (nominal, moved):
@@ -67,8 +69,13 @@ def twins(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> dict[st
             ga, gb, lift = GAIN_A, GAIN_B, LIFT
         else:
             tw, ga, gb, lift = Twin(demo_model), 1.0, 1.0, 0.0
-        plan = [("A", "rest", REST, ga), ("A", "start", START, ga), ("A", "", Q2, ga),
-                ("B", "start", START, gb), ("B", "", Q2, gb)]
+        plan = [
+            ("A", "rest", REST, ga),
+            ("A", "start", START, ga),
+            ("A", "", Q2, ga),
+            ("B", "start", START, gb),
+            ("B", "", Q2, gb),
+        ]
         write_frames(root / name / "frames", tw, plan, lift, seed=4)
         tw.close()
         evidence = 'frames = "frames"'
@@ -79,7 +86,8 @@ def twins(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> dict[st
                 '[success]\npredicate = "cube_in_bin"\nthreshold = 0.02\njudge = "automatic"\n'
                 "[initial_states]\nstates = [[0.25, 0.0, 0.0], [0.40, 0.02, 0.0]]\n"
                 "[[trials]]\nsuccess = true\ninitial_state = 0\n"
-                "[[trials]]\nsuccess = false\ninitial_state = 1\n")
+                "[[trials]]\nsuccess = false\ninitial_state = 1\n"
+            )
             evidence += '\nreal_manifest = "real.toml"'
         out[name] = write_rig(root / name, demo_model, evidence)
     return out
@@ -90,8 +98,9 @@ def perturbed(twins: dict[str, Path]) -> dict[str, Finding]:
     return _assess(twins["perturbed"])
 
 
-def test_perturbed_camera_offset_within_one_policy_pixel(perturbed: dict[str, Finding],
-                                                         demo_model: Path) -> None:
+def test_perturbed_camera_offset_within_one_policy_pixel(
+    perturbed: dict[str, Finding], demo_model: Path
+) -> None:
     cam = perturbed["Camera pose"]
     fig = cam.typed(CameraFigures)
     truth = _true_shift_px(demo_model)
@@ -120,7 +129,8 @@ def test_perturbed_exposure_and_background_are_flagged(perturbed: dict[str, Find
     # Two exposures: the per-recording gains lead; the key is the worse one, not a median.
     assert exp.key_figure == "jaw_gain_worst_recording"
     assert fig.jaw_gain_worst_recording == pytest.approx(
-        max((g for g in gains.values() if g is not None), key=lambda g: abs(g - 1.0)))
+        max((g for g in gains.values() if g is not None), key=lambda g: abs(g - 1.0))
+    )
     assert f"A {gains['A']:.2f}, B {gains['B']:.2f}" in exp.summary
     html = "".join(plots(exp.to_dict()))
     assert html.count("<img") == 3 and "image-rendering:pixelated" in html
@@ -157,15 +167,36 @@ def test_unperturbed_frames_raise_nothing(twins: dict[str, Path]) -> None:
 def test_cli_writes_json_and_images(twins: dict[str, Path], tmp_path: Path) -> None:
     rig = load_rig(twins["model"])
     out = tmp_path / "out"
-    res = CliRunner().invoke(app, ["appearance", str(twins["model"]), "--json",
-                                   str(tmp_path / "a.json"), "--out", str(out), "--frames", "2",
-                                   "--camera-frames", "1"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "appearance",
+            str(twins["model"]),
+            "--json",
+            str(tmp_path / "a.json"),
+            "--out",
+            str(out),
+            "--frames",
+            "2",
+            "--camera-frames",
+            "1",
+        ],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads((tmp_path / "a.json").read_text())
     assert data["rig"] == rig.name and len(data["findings"]) == 3
     assert (out / "real.png").is_file() and (out / "diff.png").is_file()
-    res = CliRunner().invoke(app, ["render", str(twins["model"]), "--q", "0,-34,51,51,0,40",
-                                   "--out", str(tmp_path / "r.png")])
+    res = CliRunner().invoke(
+        app,
+        [
+            "render",
+            str(twins["model"]),
+            "--q",
+            "0,-34,51,51,0,40",
+            "--out",
+            str(tmp_path / "r.png"),
+        ],
+    )
     assert res.exit_code == 0 and (tmp_path / "r.png").stat().st_size > 0
 
 
@@ -203,7 +234,8 @@ def test_regions_and_missing_segmentation_id() -> None:
     stats = compare_regions(real, sim, masks)
     assert stats["jaws"].gain == pytest.approx(0.9)
     assert stats["background"].gain is None and stats["background"].real_luma == pytest.approx(
-        32 / 3)
+        32 / 3
+    )
     with pytest.raises(InputError, match="missing segmentation id"):
         region_masks(seg, {"jaws": [7]}, n_geoms=6)
     with pytest.raises(InputError, match="geom ids"):
@@ -211,8 +243,9 @@ def test_regions_and_missing_segmentation_id() -> None:
 
 
 def test_initial_states_against_the_workspace() -> None:
-    inside = inside_workspace([[0.25, 0.0, 0.0], [0.40, 0.0, 1.0], [0.2, -0.2, 0.0]],
-                              (0.15, 0.35), (-0.1, 0.1))
+    inside = inside_workspace(
+        [[0.25, 0.0, 0.0], [0.40, 0.0, 1.0], [0.2, -0.2, 0.0]], (0.15, 0.35), (-0.1, 0.1)
+    )
     assert inside.tolist() == [True, False, False]
 
 
@@ -240,13 +273,17 @@ def test_reach_of_view_without_a_manifest_is_reported(demo_model: Path, tmp_path
     from simgap.branches.appearance import _visibility_finding
 
     rig = load_rig(write_rig(tmp_path, demo_model))
-    vis = Visibility(distances_m=np.array([0.1, 0.2, 0.3]), lateral_m=np.array([0.0]),
-                     policy_pixels=np.array([[4], [2], [0]]), reach_m=0.2, nearest_m=0.1,
-                     heading=np.array([1.0, 0.0]))
+    vis = Visibility(
+        distances_m=np.array([0.1, 0.2, 0.3]),
+        lateral_m=np.array([0.0]),
+        policy_pixels=np.array([[4], [2], [0]]),
+        reach_m=0.2,
+        nearest_m=0.1,
+        heading=np.array([1.0, 0.0]),
+    )
     f = _visibility_finding(rig, vis, None)
     assert f.verdict is Verdict.ELIMINATED and f.key_figure == "reach_of_view_m"
     assert "20 cm" in f.summary and "No evaluation initial states" in f.summary
-
 
 
 def test_bracket_is_the_best_and_its_neighbours_one_step_away() -> None:

@@ -29,8 +29,8 @@ def _exposure(f: Finding) -> ExposureFigures:
 def _camera(f: Finding) -> CameraFigures:
     return f.typed(CameraFigures)
 
-OPTIONS = {"appearance_frames": 3, "appearance_camera_frames": 1,
-           "appearance_grid_m": [0.16, 0.24]}
+
+OPTIONS = {"appearance_frames": 3, "appearance_camera_frames": 1, "appearance_grid_m": [0.16, 0.24]}
 Q2 = START + np.array([0.15, 0.05, -0.05, 0.05, 0.1, -0.1])
 
 
@@ -43,8 +43,9 @@ def _assess(rig_path: Path) -> dict[str, Finding]:
 def _unstated(rig_path: Path, *keys: str) -> Path:
     """The rig without the lines that state ``keys``."""
     lines = rig_path.read_text().splitlines()
-    rig_path.write_text("\n".join(ln for ln in lines
-                                  if not any(ln.startswith(k) for k in keys)) + "\n")
+    rig_path.write_text(
+        "\n".join(ln for ln in lines if not any(ln.startswith(k) for k in keys)) + "\n"
+    )
     return rig_path
 
 
@@ -53,8 +54,13 @@ def model_frames(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> 
     """Frames of the model itself (exposure matched, background black)."""
     root = tmp_path_factory.mktemp("provenance")
     tw = Twin(demo_model)
-    write_frames(root / "frames", tw, [("A", "start", START, 1.0), ("A", "", Q2, 1.0),
-                                       ("A", "rest", REST, 1.0)], 0.0, seed=2)
+    write_frames(
+        root / "frames",
+        tw,
+        [("A", "start", START, 1.0), ("A", "", Q2, 1.0), ("A", "rest", REST, 1.0)],
+        0.0,
+        seed=2,
+    )
     tw.close()
     return root / "frames"
 
@@ -64,9 +70,11 @@ def _rig_on(folder: Path, frames: Path, demo_model: Path) -> Path:
 
 
 def test_unstated_background_and_jitter_are_not_measured_with_the_key(
-        model_frames: Path, demo_model: Path, tmp_path: Path) -> None:
-    rig = _unstated(_rig_on(tmp_path, model_frames, demo_model), "training_background_max",
-                    "training_jitter_px")
+    model_frames: Path, demo_model: Path, tmp_path: Path
+) -> None:
+    rig = _unstated(
+        _rig_on(tmp_path, model_frames, demo_model), "training_background_max", "training_jitter_px"
+    )
     assert load_rig(rig).camera.training_background_max is None  # type: ignore[union-attr]
     found = _assess(rig)
     exp, cam = found["Exposure and background"], found["Camera pose"]
@@ -81,8 +89,9 @@ def test_unstated_background_and_jitter_are_not_measured_with_the_key(
     assert _camera(cam).camera_offset_px < 0.5  # type: ignore[operator]
 
 
-def test_stated_background_and_jitter_give_a_verdict(model_frames: Path, demo_model: Path,
-                                                     tmp_path: Path) -> None:
+def test_stated_background_and_jitter_give_a_verdict(
+    model_frames: Path, demo_model: Path, tmp_path: Path
+) -> None:
     found = _assess(_rig_on(tmp_path, model_frames, demo_model))
     exp, cam = found["Exposure and background"], found["Camera pose"]
     assert exp.verdict is Verdict.ELIMINATED and not exp.needs
@@ -91,11 +100,15 @@ def test_stated_background_and_jitter_give_a_verdict(model_frames: Path, demo_mo
     assert _camera(cam).provenance["camera.training_jitter_px"] == "given"
 
 
-def test_a_guessed_background_is_no_statement(model_frames: Path, demo_model: Path,
-                                              tmp_path: Path) -> None:
+def test_a_guessed_background_is_no_statement(
+    model_frames: Path, demo_model: Path, tmp_path: Path
+) -> None:
     rig = _rig_on(tmp_path, model_frames, demo_model)
-    rig.write_text(rig.read_text().replace("training_background_max = 0",
-                                           "training_background_max = 0  # guessed"))
+    rig.write_text(
+        rig.read_text().replace(
+            "training_background_max = 0", "training_background_max = 0  # guessed"
+        )
+    )
     loaded = load_rig(rig)
     assert loaded.provenance("camera.training_background_max") == "guessed"
     assert loaded.provenance("camera.training_jitter_px") == "given"
@@ -106,7 +119,8 @@ def test_a_guessed_background_is_no_statement(model_frames: Path, demo_model: Pa
 
 
 def test_flat_grey_frames_measure_no_exposure_and_no_camera_pose(
-        model_frames: Path, demo_model: Path, tmp_path: Path) -> None:
+    model_frames: Path, demo_model: Path, tmp_path: Path
+) -> None:
     grey = tmp_path / "grey"
     grey.mkdir()
     with (model_frames / "index.csv").open() as fh:
@@ -127,7 +141,8 @@ def test_flat_grey_frames_measure_no_exposure_and_no_camera_pose(
 
 
 def test_frames_that_match_no_camera_pose_measure_no_shift(
-        model_frames: Path, demo_model: Path, tmp_path: Path) -> None:
+    model_frames: Path, demo_model: Path, tmp_path: Path
+) -> None:
     noise = tmp_path / "noise"
     noise.mkdir()
     rng = np.random.default_rng(0)

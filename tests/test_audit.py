@@ -85,25 +85,29 @@ def test_bug_found_and_fix_clean(runs: dict[str, Any], stem: str) -> None:
 def _rest_ticks(model: Path) -> dict[str, float]:
     """Power-up encoder ticks from the MJCF's rest keyframe, ranges centred on tick 2048."""
     root = ET.parse(model).getroot()
-    joints = {j.get("name"): [float(x) for x in j.get("range", "").split()]
-              for j in root.iter("joint") if j.get("range")}
+    joints = {
+        j.get("name"): [float(x) for x in j.get("range", "").split()]
+        for j in root.iter("joint")
+        if j.get("range")
+    }
     key = [k for k in root.iter("key") if k.get("name") == "rest"][0]
     q = [float(x) for x in key.get("qpos", "").split()][:6]
-    names = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll",
-             "gripper"]
-    return {n: round(2048 + (qi - sum(joints[n]) / 2) * 4096 / (2 * math.pi))
-            for n, qi in zip(names, q, strict=True)}
+    names = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
+    return {
+        n: round(2048 + (qi - sum(joints[n]) / 2) * 4096 / (2 * math.pi))
+        for n, qi in zip(names, q, strict=True)
+    }
 
 
-def test_torque_jump_figure_is_the_power_up_distance(runs: dict[str, Any],
-                                                     demo_model: Path) -> None:
+def test_torque_jump_figure_is_the_power_up_distance(
+    runs: dict[str, Any], demo_model: Path
+) -> None:
     f = runs["torque_jump_bug"][1]["Torque on before goal = present"]
     expect = _rest_ticks(demo_model)  # the goal registers read 0, so distance = present
     for m, ticks in expect.items():
         assert f.figures.distance_ticks[m] == pytest.approx(ticks, abs=2)
     assert f.figures.max_distance_ticks == pytest.approx(max(expect.values()), abs=2)
-    assert f.figures.max_distance_deg == pytest.approx(max(expect.values()) * 360 / 4096,
-                                                          abs=0.2)
+    assert f.figures.max_distance_deg == pytest.approx(max(expect.values()) * 360 / 4096, abs=0.2)
     assert f.figures.source == "registers"
     fixed = runs["torque_jump_fixed"][1]["Torque on before goal = present"]
     assert fixed.figures.max_distance_ticks <= 2
@@ -186,9 +190,17 @@ def test_policy_server_figure(runs: dict[str, Any]) -> None:
     assert f.figures.all_interfaces is True and f.figures.loopback is False
 
 
-@pytest.mark.parametrize("addr,loopback", [("127.0.0.1:8080", True), ("localhost:9000", True),
-                                           ("[::1]:8080", True), ("192.168.1.20:8080", False),
-                                           ("::", False), ("robot-pc.lan:8080", False)])
+@pytest.mark.parametrize(
+    "addr,loopback",
+    [
+        ("127.0.0.1:8080", True),
+        ("localhost:9000", True),
+        ("[::1]:8080", True),
+        ("192.168.1.20:8080", False),
+        ("::", False),
+        ("robot-pc.lan:8080", False),
+    ],
+)
 def test_policy_server_addresses(addr: str, loopback: bool) -> None:
     f = check_policy_server({}, addr)
     assert f is not None and f.figures.loopback is loopback
@@ -196,6 +208,7 @@ def test_policy_server_addresses(addr: str, loopback: bool) -> None:
 
 
 # ---- traces written by hand: what other tools (the demo bench) must provide --------------
+
 
 def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -213,9 +226,12 @@ def _minimal_stale_trace(path: Path, stale: bool, with_reset: bool = True) -> Pa
             first = k == 0
             img_t = (t0 - 0.05 if stale else t0 + 0.02) if first else t - 0.01
             rec: dict[str, Any] = {
-                "tick": tick, "episode": ep, "t": t,
+                "tick": tick,
+                "episode": ep,
+                "t": t,
                 "observation": {"image_t": img_t, "image_sha1": f"e{ep}k{k}"},
-                "events": [{"name": "reset", "t": t0}] if first and with_reset else []}
+                "events": [{"name": "reset", "t": t0}] if first and with_reset else [],
+            }
             recs.append(rec)
             tick += 1
     return _write(path, recs)
@@ -231,8 +247,10 @@ def test_stale_first_frame_from_minimal_trace(tmp_path: Path) -> None:
 
 
 def test_stale_first_frame_by_hash_without_reset_events(tmp_path: Path) -> None:
-    recs = [json.loads(x) for x in
-            _minimal_stale_trace(tmp_path / "a.jsonl", False, False).read_text().splitlines()]
+    recs = [
+        json.loads(x)
+        for x in _minimal_stale_trace(tmp_path / "a.jsonl", False, False).read_text().splitlines()
+    ]
     recs[3]["observation"]["image_sha1"] = recs[2]["observation"]["image_sha1"]
     f = check_stale_first_frame(read_trace(_write(tmp_path / "b.jsonl", recs)))
     assert f is not None and f.verdict is Verdict.IMPLICATED
@@ -241,9 +259,16 @@ def test_stale_first_frame_by_hash_without_reset_events(tmp_path: Path) -> None:
 
 
 def test_stale_first_frame_from_image_age(tmp_path: Path) -> None:
-    recs = [{"tick": 0, "episode": 0, "t": 1.0, "events": [{"name": "reset", "t": 0.9}],
-             "observation": {"image_age_s": 0.3}},
-            {"tick": 1, "episode": 0, "t": 1.1, "observation": {"image_age_s": 0.01}}]
+    recs = [
+        {
+            "tick": 0,
+            "episode": 0,
+            "t": 1.0,
+            "events": [{"name": "reset", "t": 0.9}],
+            "observation": {"image_age_s": 0.3},
+        },
+        {"tick": 1, "episode": 0, "t": 1.1, "observation": {"image_age_s": 0.01}},
+    ]
     f = check_stale_first_frame(read_trace(_write(tmp_path / "a.jsonl", recs)))
     assert f is not None and f.figures.max_taken_before_reset_s == pytest.approx(0.2)
     recs[0]["events"] = ["reset"]  # a name without a time: only the hash test could apply
@@ -252,8 +277,16 @@ def test_stale_first_frame_from_image_age(tmp_path: Path) -> None:
 
 
 def test_torque_jump_from_first_action_without_registers(tmp_path: Path) -> None:
-    recs = [{"tick": 0, "episode": 0, "t": 0.0, "meta": {"use_degrees": True},
-             "observation": {"elbow_flex.pos": 90.0}, "action": {"elbow_flex.pos": 0.0}}]
+    recs = [
+        {
+            "tick": 0,
+            "episode": 0,
+            "t": 0.0,
+            "meta": {"use_degrees": True},
+            "observation": {"elbow_flex.pos": 90.0},
+            "action": {"elbow_flex.pos": 0.0},
+        }
+    ]
     f = audit(read_trace(_write(tmp_path / "a.jsonl", recs)))[0]
     assert f.title.startswith("Torque on") and f.figures.source == "first_action"
     assert f.figures.max_distance_deg == pytest.approx(90.0)
@@ -261,6 +294,7 @@ def test_torque_jump_from_first_action_without_registers(tmp_path: Path) -> None
 
 
 # ---- bad input -------------------------------------------------------------------------
+
 
 def test_missing_ticks_named(tmp_path: Path) -> None:
     recs = [{"tick": k, "episode": 0, "t": k / 15} for k in (0, 1, 2, 5, 6)]
@@ -274,15 +308,30 @@ def test_unknown_feature_lists_known(tmp_path: Path) -> None:
     with pytest.raises(NameNotFoundError) as e:
         read_trace(_write(tmp_path / "a.jsonl", recs))
     assert "shoulder_pan.pos" in str(e.value) and "gripper.pos" in str(e.value)
-    assert "'shoulder_pan'" in str(e.value) or "shoulder_pan;" in str(e.value) or \
-        "got shoulder_pan" in str(e.value)
+    assert (
+        "'shoulder_pan'" in str(e.value)
+        or "shoulder_pan;" in str(e.value)
+        or "got shoulder_pan" in str(e.value)
+    )
 
 
 def test_mixed_units_within_a_feature(tmp_path: Path) -> None:
-    recs = [{"tick": 0, "episode": 0, "t": 0.0, "meta": {"units": {"gripper.pos": "pct"}},
-             "action": {"gripper.pos": 50.0}},
-            {"tick": 1, "episode": 0, "t": 0.1, "units": {"gripper.pos": "rad"},
-             "action": {"gripper.pos": 0.5}}]
+    recs = [
+        {
+            "tick": 0,
+            "episode": 0,
+            "t": 0.0,
+            "meta": {"units": {"gripper.pos": "pct"}},
+            "action": {"gripper.pos": 50.0},
+        },
+        {
+            "tick": 1,
+            "episode": 0,
+            "t": 0.1,
+            "units": {"gripper.pos": "rad"},
+            "action": {"gripper.pos": 0.5},
+        },
+    ]
     with pytest.raises(InputError) as e:
         read_trace(_write(tmp_path / "a.jsonl", recs))
     msg = str(e.value)
@@ -292,16 +341,27 @@ def test_mixed_units_within_a_feature(tmp_path: Path) -> None:
 def test_cli_audit_json_and_bad_input(runs: dict[str, Any], tmp_path: Path) -> None:
     trace = runs["torque_jump_bug"][0]
     out = tmp_path / "audit.json"
-    r = runner.invoke(app(), ["audit", str(trace), "--rig", str(_rig(tmp_path)),
-                              "--json", str(out)])
+    r = runner.invoke(
+        app(), ["audit", str(trace), "--rig", str(_rig(tmp_path)), "--json", str(out)]
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(out.read_text())
-    assert set(d) == {"trace", "rig", "n_ticks", "n_episodes", "checks_run", "skipped",
-                      "implicated", "findings"}
+    assert set(d) == {
+        "trace",
+        "rig",
+        "n_ticks",
+        "n_episodes",
+        "checks_run",
+        "skipped",
+        "implicated",
+        "findings",
+    }
     assert d["implicated"] == ["Torque on before goal = present"]
     assert "Stale first frame" in d["skipped"]  # no camera in this script
-    bad = _write(tmp_path / "bad.jsonl", [{"tick": 0, "episode": 0, "t": 0.0},
-                                          {"tick": 2, "episode": 0, "t": 0.1}])
+    bad = _write(
+        tmp_path / "bad.jsonl",
+        [{"tick": 0, "episode": 0, "t": 0.0}, {"tick": 2, "episode": 0, "t": 0.1}],
+    )
     r = runner.invoke(app(), ["audit", str(bad)])
     assert r.exit_code == 2 and "missing ticks [1]" in r.stderr
     assert "Traceback" not in r.stderr
@@ -321,8 +381,9 @@ def test_plumbing_branch_and_plots(runs: dict[str, Any], tmp_path: Path) -> None
     rig = load_rig(_rig(tmp_path, f'[evidence]\ntrace = "{trace}"\n'))
     found = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
     assert all(f.branch == "plumbing" for f in found)
-    assert [f.title for f in found if f.verdict is Verdict.IMPLICATED] == \
-        ["Motor temperature drift"]
+    assert [f.title for f in found if f.verdict is Verdict.IMPLICATED] == [
+        "Motor temperature drift"
+    ]
     svg = [s for f in found for s in plots(f.to_dict())]
     # temperatures; the torque-on distances are all zero in this script, so not drawn
     assert all("<svg" in s for s in svg) and any("Temperature drift" in s for s in svg)
@@ -338,16 +399,20 @@ def test_every_check_carries_its_typed_figures(runs: dict[str, Any]) -> None:
     from simgap.figures import plumbing as rec
     from tests.typed_records import check_typed
 
-    by_title = {"Torque on before goal = present": rec.TorqueJumpFigures,
-                "Gripper unit or scale": rec.GripperUnitFigures,
-                "Stale first frame": rec.StaleFirstFrameFigures,
-                "Actions outside joint limits or clipped": rec.JointLimitsFigures,
-                "Control rate": rec.ControlRateFigures,
-                "Checkpoint loads only on a GPU": rec.CheckpointFigures,
-                "Motor temperature drift": rec.TemperatureDriftFigures,
-                "Policy server address": rec.PolicyServerFigures}
-    details = {rec.StaleFirstFrameFigures: rec.StaleFirstFrameDetails,
-               rec.CheckpointFigures: rec.CheckpointDetails}
+    by_title = {
+        "Torque on before goal = present": rec.TorqueJumpFigures,
+        "Gripper unit or scale": rec.GripperUnitFigures,
+        "Stale first frame": rec.StaleFirstFrameFigures,
+        "Actions outside joint limits or clipped": rec.JointLimitsFigures,
+        "Control rate": rec.ControlRateFigures,
+        "Checkpoint loads only on a GPU": rec.CheckpointFigures,
+        "Motor temperature drift": rec.TemperatureDriftFigures,
+        "Policy server address": rec.PolicyServerFigures,
+    }
+    details = {
+        rec.StaleFirstFrameFigures: rec.StaleFirstFrameDetails,
+        rec.CheckpointFigures: rec.CheckpointDetails,
+    }
     seen = set()
     for _, found in runs.values():
         for title, f in found.items():

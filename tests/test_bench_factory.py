@@ -49,8 +49,10 @@ def test_same_seed_same_bench_other_seed_other_faults(so101: Path, tmp_path: Pat
     assert len({t.delay_s for t in a.truth}) == 1  # one delay per arm by default
 
 
-def test_healthy_bench_has_no_fault_and_replays_to_the_count(so101: Path, tmp_path: Path,
-                                                             ) -> None:
+def test_healthy_bench_has_no_fault_and_replays_to_the_count(
+    so101: Path,
+    tmp_path: Path,
+) -> None:
     bench = make_so101_bench(tmp_path / "h", so101, 2, faults=None, duration_s=DUR)
     assert not bench.faulty
     assert all(t.delay_s == 0 and all(f == 1.0 for _, f in t.multiplier) for t in bench.truth)
@@ -70,8 +72,9 @@ def test_healthy_bench_has_no_fault_and_replays_to_the_count(so101: Path, tmp_pa
 
 
 def test_dataset_reads_back_in_lerobot_units(so101: Path, tmp_path: Path) -> None:
-    bench = make_so101_bench(tmp_path / "u", so101, 1, fps=100, faults="random",
-                             duration_s=DUR, n_episodes=2)
+    bench = make_so101_bench(
+        tmp_path / "u", so101, 1, fps=100, faults="random", duration_s=DUR, n_episodes=2
+    )
     ds = read_lerobot_dataset(bench.dataset)
     assert ds.fps == 100 and ds.episode_indices == (0, 1)
     schema = pq.read_schema(bench.dataset / "data/chunk-000/file-000.parquet")
@@ -92,8 +95,14 @@ def test_dataset_reads_back_in_lerobot_units(so101: Path, tmp_path: Path) -> Non
 
 def test_planted_fault_is_visible_in_the_recording(so101: Path, tmp_path: Path) -> None:
     healthy = make_so101_bench(tmp_path / "h", so101, 4, duration_s=DUR, n_heldout=0)
-    slow = make_so101_bench(tmp_path / "d", so101, 4, duration_s=DUR, n_heldout=0,
-                            faults={"delay_s": 0.04, "kp": {"elbow_flex": 0.5}})
+    slow = make_so101_bench(
+        tmp_path / "d",
+        so101,
+        4,
+        duration_s=DUR,
+        n_heldout=0,
+        faults={"delay_s": 0.04, "kp": {"elbow_flex": 0.5}},
+    )
     assert slow.joint("elbow_flex").factor("kp") == 0.5
     assert slow.joint("shoulder_pan").factor("kp") == 1.0
     assert slow.joint("gripper").delay_s == 0.04
@@ -113,16 +122,19 @@ def test_bad_faults_name_the_field(so101: Path, tmp_path: Path) -> None:
 
 
 def test_fleet_draws_from_its_own_distribution() -> None:
-    arms = [draw_faults([7, arm], JOINTS, ranges={"kp": (0.9, 1.1)}, delay_range_s=None)
-            for arm in range(8)]
+    arms = [
+        draw_faults([7, arm], JOINTS, ranges={"kp": (0.9, 1.1)}, delay_range_s=None)
+        for arm in range(8)
+    ]
     assert all(set(a) == {"kp"} for a in arms)
     kps = np.array([list(a["kp"].values()) for a in arms])
     assert kps.min() >= 0.9 and kps.max() <= 1.1 and np.unique(kps).size == kps.size
 
 
 @pytest.mark.parametrize(("fps", "delay"), [(30, 0.0), (100, 0.08)])
-def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: Path, fps: int,
-                                                         delay: float) -> None:
+def test_sine_excited_gripper_without_object_is_no_grasp(
+    so101: Path, tmp_path: Path, fps: int, delay: float
+) -> None:
     """Issue 12: a bench with no object and a sine-excited gripper must not implicate the
     grasp margin; it is not measured, with the reason in numbers."""
     from simgap.branches import envelope as envelope_branch
@@ -130,11 +142,20 @@ def test_sine_excited_gripper_without_object_is_no_grasp(so101: Path, tmp_path: 
     from simgap.evidence.bundle import EvidenceBundle
     from simgap.finding import Verdict
 
-    bench = make_so101_bench(tmp_path, so101, 8, fps=fps, duration_s=6.0, n_heldout=0,
-                             faults={"delay_s": delay, "kp": 0.5})
+    bench = make_so101_bench(
+        tmp_path,
+        so101,
+        8,
+        fps=fps,
+        duration_s=6.0,
+        n_heldout=0,
+        faults={"delay_s": delay, "kp": 0.5},
+    )
     rig = load_rig(bench.rig)
-    found = {f.figures.check: f for f in envelope_branch.assess(
-        Context(rig=rig, evidence=EvidenceBundle(rig)))}
+    found = {
+        f.figures.check: f
+        for f in envelope_branch.assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
+    }
     grasp = found["grasp_margin"]
     assert grasp.verdict is Verdict.NOT_MEASURED
     assert "no object position recorded" in grasp.summary and " s of " in grasp.summary

@@ -30,8 +30,9 @@ PLANTED_DEG = 3.0
 CUBE_WORLD = np.array([0.25, 0.02, 0.0125])
 
 
-def _static_csv(path: Path, twin: Twin, n: int = 30, noise_m: float = 2e-4,
-                seed: int = 0) -> np.ndarray:
+def _static_csv(
+    path: Path, twin: Twin, n: int = 30, noise_m: float = 2e-4, seed: int = 0
+) -> np.ndarray:
     """Sightings of a static cube from the twin's (perturbed) camera, in recorded units."""
     rng = np.random.default_rng(seed)
     qs = START + rng.uniform(-0.6, 0.6, (n, 6))
@@ -50,8 +51,12 @@ def planted(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> Path:
     root = tmp_path_factory.mktemp("body")
     delta = np.zeros(6)
     delta[2] = np.deg2rad(PLANTED_DEG)  # elbow_flex
-    twin = Twin(demo_model, cam_pos=(0.004, -0.003, 0.002),
-                cam_rot=(np.deg2rad(-3), np.deg2rad(4), np.deg2rad(1)), delta=delta)
+    twin = Twin(
+        demo_model,
+        cam_pos=(0.004, -0.003, 0.002),
+        cam_rot=(np.deg2rad(-3), np.deg2rad(4), np.deg2rad(1)),
+        delta=delta,
+    )
     _static_csv(root / "static.csv", twin)
     return write_rig(root, demo_model, 'static_object_poses = "static.csv"')
 
@@ -122,11 +127,15 @@ def test_body_cli_json_and_bad_csv(planted: Path, tmp_path: Path) -> None:
     with pytest.raises(NameNotFoundError, match="shoulder_lift.pos"):
         read_static_poses(bad, rig)
     few = tmp_path / "few.csv"
-    few.write_text(",".join([*RECORDED, "obj_cam_x", "obj_cam_y", "obj_cam_z"]) + "\n"
-                   + "0,0,0,0,0,0,0,0,-0.1\n")
+    few.write_text(
+        ",".join([*RECORDED, "obj_cam_x", "obj_cam_y", "obj_cam_z"])
+        + "\n"
+        + "0,0,0,0,0,0,0,0,-0.1\n"
+    )
     with pytest.raises(InputError, match="at least 3 poses"):
         read_static_poses(few, rig)
-    rig_path = write_rig(tmp_path / "r", planted.parent / "missing.xml",
-                         'static_object_poses = "nothing.csv"')
+    rig_path = write_rig(
+        tmp_path / "r", planted.parent / "missing.xml", 'static_object_poses = "nothing.csv"'
+    )
     res = CliRunner().invoke(app, ["body", str(rig_path)])
     assert res.exit_code == 2 and "Traceback" not in res.output

@@ -38,8 +38,12 @@ def _dataset(root: Path) -> Path:
     ds = root / "ds"
     (ds / "meta").mkdir(parents=True)
     state = {"dtype": "float32", "shape": [6], "names": [f"{j}.pos" for j in JOINTS]}
-    info = {"codebase_version": "v3.0", "robot_type": "so_follower", "fps": 30,
-            "features": {"action": state, "observation.state": state}}
+    info = {
+        "codebase_version": "v3.0",
+        "robot_type": "so_follower",
+        "fps": 30,
+        "features": {"action": state, "observation.state": state},
+    }
     (ds / "meta" / "info.json").write_text(json.dumps(info))
     return ds
 
@@ -51,18 +55,18 @@ def _files(tmp: Path, demo_model: Path) -> tuple[Path, Path]:
     good = fake_cal.default_calibration(ranges)
     bad = dict(good)
     s = good["shoulder_lift"]
-    bad["shoulder_lift"] = fake_cal.MotorCalibration(s.id, 0, s.homing_offset,
-                                                     s.range_min + PLANT_TICKS,
-                                                     s.range_max + PLANT_TICKS)
+    bad["shoulder_lift"] = fake_cal.MotorCalibration(
+        s.id, 0, s.homing_offset, s.range_min + PLANT_TICKS, s.range_max + PLANT_TICKS
+    )
     g = good["gripper"]
-    bad["gripper"] = fake_cal.MotorCalibration(g.id, 1, g.homing_offset, g.range_min,
-                                               g.range_max)
-    return (fake_cal.save_calibration(tmp / "good.json", good),
-            fake_cal.save_calibration(tmp / "planted.json", bad))
+    bad["gripper"] = fake_cal.MotorCalibration(g.id, 1, g.homing_offset, g.range_min, g.range_max)
+    return (
+        fake_cal.save_calibration(tmp / "good.json", good),
+        fake_cal.save_calibration(tmp / "planted.json", bad),
+    )
 
 
-def _rig(tmp: Path, demo_model: Path, calibration: Path | None = None, name: str = "rig"
-         ) -> Path:
+def _rig(tmp: Path, demo_model: Path, calibration: Path | None = None, name: str = "rig") -> Path:
     ds = _dataset(tmp) if not (tmp / "ds").exists() else tmp / "ds"
     out = tmp / f"{name}.toml"
     out.write_text(draft_rig(ds, demo_model, out, calibration=calibration).text)
@@ -83,28 +87,46 @@ def test_normalisation_is_the_fake_arms_and_ticks_of_inverts_it(mode: str, drive
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
     values = np.linspace(-150, 150, 61)
     back = unnormalize(values, c, mode)  # type: ignore[arg-type]
-    assert back.tolist() == [fake_cal.unnormalize(float(v), fc, mode)  # type: ignore[arg-type]
-                             for v in values]
+    assert back.tolist() == [
+        fake_cal.unnormalize(float(v), fc, mode)  # type: ignore[arg-type]
+        for v in values
+    ]
     inside = ticks[(ticks >= 812) & (ticks <= 3210)]
-    np.testing.assert_allclose(ticks_of(normalize(inside, c, mode), c, mode),  # type: ignore[arg-type]
-                               inside, atol=1e-9)
+    np.testing.assert_allclose(
+        ticks_of(normalize(inside, c, mode), c, mode),  # type: ignore[arg-type]
+        inside,
+        atol=1e-9,
+    )
 
 
 def test_reader_names_the_motor_and_key_and_refuses_the_old_layout(tmp_path: Path) -> None:
     p = tmp_path / "c.json"
-    good = {"shoulder_pan": {"id": 1, "drive_mode": 0, "homing_offset": -2047,
-                             "range_min": 812, "range_max": 3210}}
+    good = {
+        "shoulder_pan": {
+            "id": 1,
+            "drive_mode": 0,
+            "homing_offset": -2047,
+            "range_min": 812,
+            "range_max": 3210,
+        }
+    }
     p.write_text(json.dumps(good))
     cal = read_calibration(p)
     assert cal["shoulder_pan"].mid == 2011.0 and cal.source == p
-    for bad, match in (({"shoulder_pan": {**good["shoulder_pan"], "range_min": "812"}},
-                        r"shoulder_pan\.range_min"),
-                       ({"shoulder_pan": {k: v for k, v in good["shoulder_pan"].items()
-                                          if k != "drive_mode"}}, r"shoulder_pan\.drive_mode"),
-                       ({"shoulder_pan": {**good["shoulder_pan"], "range_max": 800}},
-                        r"range_max > range_min"),
-                       ({"shoulder_pan": {**good["shoulder_pan"], "drive_mode": 2}}, "0 or 1"),
-                       ({"motor_names": ["a"], "start_pos": [1]}, "older layout"), ([], "object")):
+    for bad, match in (
+        (
+            {"shoulder_pan": {**good["shoulder_pan"], "range_min": "812"}},
+            r"shoulder_pan\.range_min",
+        ),
+        (
+            {"shoulder_pan": {k: v for k, v in good["shoulder_pan"].items() if k != "drive_mode"}},
+            r"shoulder_pan\.drive_mode",
+        ),
+        ({"shoulder_pan": {**good["shoulder_pan"], "range_max": 800}}, r"range_max > range_min"),
+        ({"shoulder_pan": {**good["shoulder_pan"], "drive_mode": 2}}, "0 or 1"),
+        ({"motor_names": ["a"], "start_pos": [1]}, "older layout"),
+        ([], "object"),
+    ):
         p.write_text(json.dumps(bad))
         with pytest.raises(InputError, match=match):
             read_calibration(p)
@@ -113,7 +135,8 @@ def test_reader_names_the_motor_and_key_and_refuses_the_old_layout(tmp_path: Pat
 
 
 def test_the_map_reads_the_fake_arms_joint_angles_through_a_planted_file(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     """The fake arm reads its encoders through the planted file as LeRobot would; the map
     (and the rig unit a careful user writes from it) gives back the arm's true angles to
     within one count, where the naive reading (degrees straight to radians) is 17 deg off."""
@@ -152,30 +175,40 @@ def test_the_map_reads_the_fake_arms_joint_angles_through_a_planted_file(
 
 
 def test_init_writes_units_signs_and_offsets_a_careful_user_would(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     good, planted = _files(tmp_path, demo_model)
     rig = load_rig(_rig(tmp_path, demo_model, planted, "planted"))
     units = {j.name: j.unit for j in rig.joints}
     assert [units[j].unit for j in JOINTS] == ["deg"] * 5 + ["pct"]
-    assert units["shoulder_lift"].offset_rad == pytest.approx(PLANT_TICKS * RAD_PER_TICK,
-                                                              abs=RAD_PER_TICK)
-    assert all(units[j].offset_rad == pytest.approx(0.0, abs=RAD_PER_TICK)
-               for j in ("shoulder_pan", "elbow_flex", "wrist_flex", "wrist_roll"))
+    assert units["shoulder_lift"].offset_rad == pytest.approx(
+        PLANT_TICKS * RAD_PER_TICK, abs=RAD_PER_TICK
+    )
+    assert all(
+        units[j].offset_rad == pytest.approx(0.0, abs=RAD_PER_TICK)
+        for j in ("shoulder_pan", "elbow_flex", "wrist_flex", "wrist_roll")
+    )
     g = units["gripper"]
     assert g.sign == -1.0  # drive_mode 1: 0 % is the open end
     lo, hi = joint_ranges(demo_model, ["gripper"])["gripper"]
     assert float(g.to_rad(100.0)) == pytest.approx(lo, abs=1e-6)  # 100 % reads closed
-    assert "guessed" not in "\n".join(line for line in
-                                      (tmp_path / "planted.toml").read_text().splitlines()
-                                      if "offset_rad" in line or "sign" in line)
+    assert "guessed" not in "\n".join(
+        line
+        for line in (tmp_path / "planted.toml").read_text().splitlines()
+        if "offset_rad" in line or "sign" in line
+    )
     clean = load_rig(_rig(tmp_path, demo_model, good, "good"))
-    assert all(j.unit.offset_rad == pytest.approx(0.0, abs=RAD_PER_TICK) and j.unit.sign == 1
-               for j in clean.joints)
+    assert all(
+        j.unit.offset_rad == pytest.approx(0.0, abs=RAD_PER_TICK) and j.unit.sign == 1
+        for j in clean.joints
+    )
     # the rig written from the planted file reads the recording the way the file does
     f = check_finding(check_against_model(read_calibration(planted), rig))
     # within a count (the fake arm homes at 2048, LeRobot at 2047) and the 4095/4096 scale
     assert all((v.rig_error_deg or 0.0) < 0.15 for v in f.typed(CheckFigures).joints.values())
-    naive = check_finding(check_against_model(read_calibration(planted),
-                                              load_rig(_rig(tmp_path, demo_model))))
+    naive = check_finding(
+        check_against_model(read_calibration(planted), load_rig(_rig(tmp_path, demo_model)))
+    )
     assert naive.typed(CheckFigures).joints["shoulder_lift"].rig_error_deg == pytest.approx(
-        PLANT_TICKS * 360 / 4096, abs=0.2)  # + the count between 2048 and 2047, the scale
+        PLANT_TICKS * 360 / 4096, abs=0.2
+    )  # + the count between 2048 and 2047, the scale

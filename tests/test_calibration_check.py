@@ -23,7 +23,8 @@ from tests.test_calibration import JOINTS, PLANT_TICKS, _files, _rig
 
 
 def test_check_reports_the_planted_offset_and_flip_and_nothing_on_a_good_file(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     good, planted = _files(tmp_path, demo_model)
     rig = load_rig(_rig(tmp_path, demo_model))
     clean = check_finding(check_against_model(read_calibration(good), rig))
@@ -53,7 +54,8 @@ def test_compare_names_what_moved(tmp_path: Path, demo_model: Path) -> None:
     moved = {c.motor: c for c in changes if c.moved}
     assert set(moved) == {"shoulder_lift", "gripper"}
     assert math.degrees(moved["shoulder_lift"].zero_shift_rad or 0) == pytest.approx(
-        PLANT_TICKS * 360 / 4096)
+        PLANT_TICKS * 360 / 4096
+    )
     assert moved["gripper"].changed == ("drive_mode",)
     f = compare_finding(changes, "good.json", "planted.json", {"shoulder_lift": 0.07})
     assert f.verdict is Verdict.IMPLICATED and "70.0 mm" in f.summary
@@ -61,25 +63,37 @@ def test_compare_names_what_moved(tmp_path: Path, demo_model: Path) -> None:
     check_round_trip(f, CompareFigures)
     shift = f.typed(CompareFigures).motors["shoulder_lift"]
     assert shift.moved and shift.error_at_gripper_mm == pytest.approx(70.0)
-    same = compare_finding(compare_calibrations(read_calibration(good), read_calibration(good)),
-                           "a", "b")
+    same = compare_finding(
+        compare_calibrations(read_calibration(good), read_calibration(good)), "a", "b"
+    )
     assert same.verdict is Verdict.ELIMINATED
 
 
 def test_cli_check_and_compare(tmp_path: Path, demo_model: Path) -> None:
     good, planted = _files(tmp_path, demo_model)
     rig = _rig(tmp_path, demo_model)
-    r = CliRunner().invoke(app, ["calibration", "check", str(planted), "--rig", str(rig),
-                                 "--json", str(tmp_path / "c.json")])
+    r = CliRunner().invoke(
+        app,
+        [
+            "calibration",
+            "check",
+            str(planted),
+            "--rig",
+            str(rig),
+            "--json",
+            str(tmp_path / "c.json"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "[implicated]" in r.output and "shoulder_lift" in r.output
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["findings"][0]["branch"] == "calibration"
-    r = CliRunner().invoke(app, ["calibration", "compare", str(good), str(planted), "--rig",
-                                 str(rig)])
+    r = CliRunner().invoke(
+        app, ["calibration", "compare", str(good), str(planted), "--rig", str(rig)]
+    )
     assert r.exit_code == 0, r.output
     assert "mm at the gripper" in r.output and "drive_mode 0 -> 1" in r.output
-    r = CliRunner().invoke(app, ["calibration", "check", str(tmp_path / "nope.json"), "--rig",
-                                 str(rig)])
+    r = CliRunner().invoke(
+        app, ["calibration", "check", str(tmp_path / "nope.json"), "--rig", str(rig)]
+    )
     assert r.exit_code == 2 and "no such file" in r.output
-

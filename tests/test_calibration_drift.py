@@ -20,8 +20,13 @@ from simgap.rig.init import draft_rig
 from tests.factories import SO101_NAMES, write_v3_dataset
 from tests.figures_roundtrip import check_round_trip
 
-POSES = [(0, -90, 90, 37.8, 0), (20, -60, 60, 20, 10), (-15, -40, 30, 0, -10),
-         (10, -75, 80, 45, 5), (-25, -20, 20, -10, 0)]
+POSES = [
+    (0, -90, 90, 37.8, 0),
+    (20, -60, 60, 20, 10),
+    (-15, -40, 30, 0, -10),
+    (10, -75, 80, 45, 5),
+    (-25, -20, 20, -10, 0),
+]
 """Held leader poses [deg] of the five body joints (gripper at 30 %)."""
 FPS = 30
 
@@ -52,14 +57,22 @@ def _teleop(root: Path, plant_deg: float, joint: str = "elbow_flex") -> Path:
             cur = target
     finally:
         arm.disconnect()
-    return write_v3_dataset(root, [{"action": np.array(acts, dtype=np.float32),
-                                    "observation.state": np.array(obs_l, dtype=np.float32)}],
-                            fps=FPS)
+    return write_v3_dataset(
+        root,
+        [
+            {
+                "action": np.array(acts, dtype=np.float32),
+                "observation.state": np.array(obs_l, dtype=np.float32),
+            }
+        ],
+        fps=FPS,
+    )
 
 
 @pytest.mark.parametrize("plant", [0.0, 2.5])
 def test_a_planted_leader_follower_offset_is_found_within_a_degree(
-        tmp_path: Path, demo_model: Path, plant: float) -> None:
+    tmp_path: Path, demo_model: Path, plant: float
+) -> None:
     ds = _teleop(tmp_path / "ds", plant)
     rig_path = tmp_path / "rig.toml"
     rig_path.write_text(draft_rig(ds, demo_model, rig_path).text)

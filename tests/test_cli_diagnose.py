@@ -10,8 +10,9 @@ runner = CliRunner()
 
 
 def test_diagnose_names_all_missing_evidence(tmp_path: Path) -> None:
-    rig = write_rig(tmp_path, "m.xml", '[evidence]\ntiming_logs = ["a.jsonl", "b.jsonl"]\n'
-                    'dataset = "nope"\n')
+    rig = write_rig(
+        tmp_path, "m.xml", '[evidence]\ntiming_logs = ["a.jsonl", "b.jsonl"]\ndataset = "nope"\n'
+    )
     r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2
     assert "a.jsonl" in r.stderr and "b.jsonl" in r.stderr and "nope" in r.stderr
@@ -37,4 +38,5 @@ def test_demo_writes_findings_and_report(demo_run: tuple[Path, Path, str]) -> No
     assert {f["branch"] for f in d["findings"]} >= {"latency"}
     html = (out / "report.html").read_text()
     assert html.startswith("<!doctype html>") and "http://" not in html.replace(
-        "http://www.w3.org/2000/svg", "")
+        "http://www.w3.org/2000/svg", ""
+    )

@@ -38,8 +38,11 @@ def test_phases_command_writes_its_json(tmp_path: Path, demo_model: Path) -> Non
     real = details_of(f, PhasesDetails).real_episodes
     assert real is not None
     assert [e.failure_phase for e in real] == [None, "grasp", "place"]
-    assert [e.signature for e in real] == [None, "closed_on_nothing",
-                                           "early_release_short_of_target"]
+    assert [e.signature for e in real] == [
+        None,
+        "closed_on_nothing",
+        "early_release_short_of_target",
+    ]
     figs = figures_of(f, PhasesFigures)
     assert figs.comparison.real is not None and figs.comparison.real.by_phase["grasp"] == 1
     assert figs.branch_map and "Failure phases" in res.output
@@ -52,9 +55,13 @@ def test_envelope_command_writes_its_json(tmp_path: Path, demo_model: Path) -> N
     assert res.exit_code == 0, res.output
     d = json.loads(out.read_text())
     checks = {f["kind"]: f["verdict"] for f in d["findings"]}  # each check is its own kind
-    assert checks == {"observation_noise": "eliminated", "speed": "implicated",
-                      "control_rate": "implicated", "grasp_margin": "not_measured",
-                      "initial_states": "implicated"}
+    assert checks == {
+        "observation_noise": "eliminated",
+        "speed": "implicated",
+        "control_rate": "implicated",
+        "grasp_margin": "not_measured",
+        "initial_states": "implicated",
+    }
 
 
 def test_bad_phase_name_is_a_clear_error(tmp_path: Path, demo_model: Path) -> None:
@@ -68,9 +75,12 @@ def test_bad_phase_name_is_a_clear_error(tmp_path: Path, demo_model: Path) -> No
 
 def test_missing_gripper_channel_is_a_clear_error(tmp_path: Path, demo_model: Path) -> None:
     ep = pick_place("success", rng=np.random.default_rng(6))
-    write_v3_dataset(tmp_path / "real", [{k: ep[k][:, :5] for k in ("action",
-                                                                     "observation.state")}],
-                     fps=15, names=SO101_NAMES[:5])
+    write_v3_dataset(
+        tmp_path / "real",
+        [{k: ep[k][:, :5] for k in ("action", "observation.state")}],
+        fps=15,
+        names=SO101_NAMES[:5],
+    )
     rig = write_rig(tmp_path, demo_model, '\n[evidence]\ndataset = "real"\n')
     res = runner.invoke(app, ["phases", str(rig)])
     assert res.exit_code == 2

@@ -16,8 +16,9 @@ runner = CliRunner()
 
 def test_compare_comparable_runs(tmp_path: Path) -> None:
     a = write(tmp_path, "sim.toml", manifest_text(outcomes=(True, True, True, False)))
-    b = write(tmp_path, "real.toml", manifest_text(kind="real",
-                                                   outcomes=(True, False, False, False)))
+    b = write(
+        tmp_path, "real.toml", manifest_text(kind="real", outcomes=(True, False, False, False))
+    )
     out = tmp_path / "c.json"
     r = runner.invoke(app, ["compare", str(a), str(b), "--json", str(out)])
     assert r.exit_code == 0, r.output
@@ -35,8 +36,9 @@ def test_compare_mismatch_exits_nonzero_unless_allowed(tmp_path: Path) -> None:
     r = runner.invoke(app, ["compare", str(a), str(b)])
     assert r.exit_code == 1
     assert "different task, not a gap" in r.output
-    r2 = runner.invoke(app, ["compare", str(a), str(b), "--allow-mismatch", "--json",
-                             str(tmp_path / "c.json")])
+    r2 = runner.invoke(
+        app, ["compare", str(a), str(b), "--allow-mismatch", "--json", str(tmp_path / "c.json")]
+    )
     assert r2.exit_code == 0
     d = json.loads((tmp_path / "c.json").read_text())
     assert d["comparable"] is False
@@ -53,20 +55,43 @@ def test_compare_manifest_without_hash_exits_2(tmp_path: Path) -> None:
 
 def test_trials_json_keys(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    r = runner.invoke(app, ["trials", "--p1", "0.5", "--p2", "0.8", "--n", "30",
-                            "--sequential", "--sims", "300", "--json", str(out)])
+    r = runner.invoke(
+        app,
+        [
+            "trials",
+            "--p1",
+            "0.5",
+            "--p2",
+            "0.8",
+            "--n",
+            "30",
+            "--sequential",
+            "--sims",
+            "300",
+            "--json",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(out.read_text())
     assert d["n_per_arm"]["fleiss_cc"] == 45 and d["n_per_arm"]["fleiss"] == 39
-    assert set(d["n_per_arm"]) == {"fleiss", "fleiss_cc", "arcsine", "fisher_exact",
-                                   "barnard_exact"}
+    assert set(d["n_per_arm"]) == {
+        "fleiss",
+        "fleiss_cc",
+        "arcsine",
+        "fisher_exact",
+        "barnard_exact",
+    }
     assert all(isinstance(v, int) for v in d["n_per_arm"].values())
     assert d["sequential"]["null"]["seed"] == 1 and "for_n" in d
 
 
 def test_trials_bad_alpha_and_power(tmp_path: Path) -> None:
-    for args, field in ((["--alpha", "1.5"], "alpha"), (["--power", "0"], "power"),
-                        (["--p2", "80"], "p2")):
+    for args, field in (
+        (["--alpha", "1.5"], "alpha"),
+        (["--power", "0"], "power"),
+        (["--p2", "80"], "p2"),
+    ):
         base = ["trials", "--p1", "0.5", "--p2", "0.8"]
         if args[0] == "--p2":
             base = ["trials", "--p1", "0.5"]
@@ -76,8 +101,12 @@ def test_trials_bad_alpha_and_power(tmp_path: Path) -> None:
 
 
 def test_rank_json_keys_and_errors(tmp_path: Path) -> None:
-    csv = write(tmp_path, "t.csv", "checkpoint,sim_success,real_success,real_trials\n"
-                "a,0.9,0.5,20\nb,0.1,0.55,20\nc,0.5,0.8,20\n")
+    csv = write(
+        tmp_path,
+        "t.csv",
+        "checkpoint,sim_success,real_success,real_trials\n"
+        "a,0.9,0.5,20\nb,0.1,0.55,20\nc,0.5,0.8,20\n",
+    )
     out = tmp_path / "r.json"
     r = runner.invoke(app, ["rank", str(csv), "--json", str(out)])
     assert r.exit_code == 0, r.output

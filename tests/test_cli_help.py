@@ -35,8 +35,11 @@ def test_the_walk_finds_the_commands_and_subcommands() -> None:
 
 @pytest.mark.parametrize(("path", "cmd"), ALL, ids=[" ".join(p) for p, _ in ALL])
 def test_every_option_and_argument_has_help(path: tuple[str, ...], cmd: Any) -> None:
-    missing = [p.name for p in cmd.params
-               if p.name != "help" and not (getattr(p, "help", None) or "").strip()]
+    missing = [
+        p.name
+        for p in cmd.params
+        if p.name != "help" and not (getattr(p, "help", None) or "").strip()
+    ]
     assert not missing, f"simgap {' '.join(path)}: no help text for {missing}"
     assert (cmd.help or "").strip(), f"simgap {' '.join(path)} has no description"
 
@@ -49,13 +52,16 @@ def test_contact_pair_help_describes_condim_solref_solimp_json() -> None:
             assert not line.strip().split(maxsplit=2)[-1].startswith("[default"), line
 
 
-@pytest.mark.parametrize(("argv", "usage"), [
-    (["diagnose"], "simgap diagnose [OPTIONS] RIG"),
-    (["contact", "pair"], "simgap contact pair [OPTIONS] MODEL"),
-    (["actuator"], "simgap actuator [OPTIONS] LOGS..."),
-    (["latency"], "simgap latency [OPTIONS] [LOGS]..."),
-    (["compare"], "simgap compare [OPTIONS] A B"),
-])
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["diagnose"], "simgap diagnose [OPTIONS] RIG"),
+        (["contact", "pair"], "simgap contact pair [OPTIONS] MODEL"),
+        (["actuator"], "simgap actuator [OPTIONS] LOGS..."),
+        (["latency"], "simgap latency [OPTIONS] [LOGS]..."),
+        (["compare"], "simgap compare [OPTIONS] A B"),
+    ],
+)
 def test_usage_names_positionals_in_capitals(argv: list[str], usage: str) -> None:
     r = runner.invoke(app, [*argv, "--help"])
     assert r.exit_code == 0

@@ -15,14 +15,20 @@ runner = CliRunner()
 def test_latency_json_keys_on_demo_log(tmp_path: Path) -> None:
     log = write_timing_log(tmp_path / "timing.jsonl", seed=0)
     out = tmp_path / "lat.json"
-    r = runner.invoke(app, ["latency", str(log), "--control-dt", str(1 / 15), "--json",
-                            str(out)])
+    r = runner.invoke(app, ["latency", str(log), "--control-dt", str(1 / 15), "--json", str(out)])
     assert r.exit_code == 0, r.output
     d = json.loads(out.read_text())
     assert d["branch"] == "latency" and d["verdict"] == "implicated" and d["next_step"]
     fig = d["figures"]
-    for key in ("total_p50_s", "total_p95_s", "control_dt_s", "overrun_fraction", "ticks",
-                "episodes", "stages"):
+    for key in (
+        "total_p50_s",
+        "total_p95_s",
+        "control_dt_s",
+        "overrun_fraction",
+        "ticks",
+        "episodes",
+        "stages",
+    ):
         assert key in fig, key
     assert fig["ticks"] == 3000 and fig["episodes"] == 20
     assert set(fig["stages"]) == {"camera", "preprocess", "inference", "network", "command"}
@@ -33,19 +39,22 @@ def test_latency_json_keys_on_demo_log(tmp_path: Path) -> None:
     assert abs(fig["total_p95_s"] - np.quantile(totals, 0.95)) < 1e-9
     assert fig["overrun_fraction"] == np.mean(totals > 1 / 15)
     assert {"rate_per_s_median", "rate_per_s_min", "rate_per_s_max", "episodes"} <= set(
-        fig["added_delay"])
+        fig["added_delay"]
+    )
     assert "total" in r.output and "implicated" in r.output
 
 
 def test_latency_lerobot_logs(tmp_path: Path) -> None:
-    server = server_log(tmp_path / "policy_server_1.log",
-                        [(1.0, 5.0, 20.0 + k % 5, 2.0) for k in range(150)])
+    server = server_log(
+        tmp_path / "policy_server_1.log", [(1.0, 5.0, 20.0 + k % 5, 2.0) for k in range(150)]
+    )
     client = client_log(tmp_path / "robot_client_1.log", [20, 10, 0, 0] * 10, [2.0] * 100)
     user = tmp_path / "policy_server_2.log"
     user.write_text(USER_LINE + "\n")
     out = tmp_path / "l.json"
-    r = runner.invoke(app, ["latency", str(server), str(client), "--control-dt", "0.0333",
-                            "--json", str(out)])
+    r = runner.invoke(
+        app, ["latency", str(server), str(client), "--control-dt", "0.0333", "--json", str(out)]
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(out.read_text())
     assert d["figures"]["source"] == "policy-server log"
@@ -56,8 +65,11 @@ def test_latency_lerobot_logs(tmp_path: Path) -> None:
 
 def test_latency_from_rig(tmp_path: Path) -> None:
     write_timing_log(tmp_path / "timing.jsonl", seed=1, n_episodes=20, steps=30)
-    rig = write_rig(tmp_path, "m.xml", '[deploy]\npolicy_server = "10.1.2.3:8080"\n'
-                    '[evidence]\ntiming_logs = ["timing.jsonl"]\n')
+    rig = write_rig(
+        tmp_path,
+        "m.xml",
+        '[deploy]\npolicy_server = "10.1.2.3:8080"\n[evidence]\ntiming_logs = ["timing.jsonl"]\n',
+    )
     out = tmp_path / "r.json"
     r = runner.invoke(app, ["latency", "--rig", str(rig), "--json", str(out)])
     assert r.exit_code == 0, r.output

@@ -26,16 +26,20 @@ def test_help_keeps_units_in_brackets() -> None:
 
 
 def test_help_imports_no_numpy_or_scipy() -> None:
-    code = ("import sys, simgap.cli; "
-            "print(sorted(m for m in ('numpy', 'scipy', 'mujoco', 'torch') if m in sys.modules))")
+    code = (
+        "import sys, simgap.cli; "
+        "print(sorted(m for m in ('numpy', 'scipy', 'mujoco', 'torch') if m in sys.modules))"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"
 
 
 def test_working_talks_in_plain_timestamped_lines_and_quiet_silences(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import time
 
     from simgap.cli import _progress
@@ -56,7 +60,10 @@ def test_working_talks_in_plain_timestamped_lines_and_quiet_silences(
     assert any(re.fullmatch(r"\d\d:\d\d:\d\d fit: still working, \d+ s", ln) for ln in lines)
     assert re.fullmatch(r"\d\d:\d\d:\d\d fit: done in \d+ s", lines[-4])
     assert [re.sub(r"^\d\d:\d\d:\d\d ", "", ln) for ln in lines[-3:]] == [
-        "diagnose: latency (30%, 0 s)", "diagnose: contact (50%, 0 s)", "diagnose: done in 0 s"]
+        "diagnose: latency (30%, 0 s)",
+        "diagnose: contact (50%, 0 s)",
+        "diagnose: done in 0 s",
+    ]
     monkeypatch.setitem(_progress._state, "quiet", True)
     with _progress.working("fit", "fitting", 5.0), _progress.steps("d") as report:
         report("x", 0.1)
@@ -66,13 +73,17 @@ def test_working_talks_in_plain_timestamped_lines_and_quiet_silences(
 def test_controller_printer_agrees_with_identified(capsys: pytest.CaptureFixture[str]) -> None:
     from simgap.cli.controller import print_report
 
-    rep = {"verdict": "inconclusive", "loss_before": 0.0123456, "loss_after": 0.0098765,
-           "best": "least_squares", "cond": 1.23e7,
-           "params": {"j1": {"kp": 458.3012, "kv": 3.3333}, "j2": {"kp": 100.0, "kv": 1.0}},
-           "intervals": {"j1": {"kp": 0.4146504668639266, "kv": None},
-                         "j2": {"kp": 1.5, "kv": 0.1}},
-           "identified": {"j1": {"kp": False, "kv": False}, "j2": {"kp": True, "kv": True}},
-           "why": {"j1.kp": "flat: the loss moves 0.1% over the bounds"}}
+    rep = {
+        "verdict": "inconclusive",
+        "loss_before": 0.0123456,
+        "loss_after": 0.0098765,
+        "best": "least_squares",
+        "cond": 1.23e7,
+        "params": {"j1": {"kp": 458.3012, "kv": 3.3333}, "j2": {"kp": 100.0, "kv": 1.0}},
+        "intervals": {"j1": {"kp": 0.4146504668639266, "kv": None}, "j2": {"kp": 1.5, "kv": 0.1}},
+        "identified": {"j1": {"kp": False, "kv": False}, "j2": {"kp": True, "kv": True}},
+        "why": {"j1.kp": "flat: the loss moves 0.1% over the bounds"},
+    }
     print_report(rep)
     out = capsys.readouterr().out
     j1 = next(ln for ln in out.splitlines() if ln.strip().startswith("j1:"))

@@ -23,7 +23,8 @@ def _plain(err: str) -> list[str]:
 
 
 def test_the_progress_log_says_done_once_and_never_still_working_after(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(_progress, "HEARTBEAT_S", 0.05)
     monkeypatch.setitem(_progress._state, "quiet", False)
     with _progress.steps("diagnose") as report:
@@ -39,7 +40,8 @@ def test_the_progress_log_says_done_once_and_never_still_working_after(
 
 
 def test_the_progress_fraction_never_goes_back(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(_progress, "HEARTBEAT_S", 60.0)
     monkeypatch.setitem(_progress._state, "quiet", False)
     with _progress.steps("diagnose") as report:
@@ -53,8 +55,9 @@ def test_the_progress_fraction_never_goes_back(
 def test_the_bar_keeps_its_percentage_on_a_narrow_terminal(width: int) -> None:
     console = Console(width=width, force_terminal=True, record=True, color_system=None)
     progress = _progress.progress_bar(console)
-    long = progress.add_task("diagnose: actuator: identifying the joint dynamics against "
-                             "the rig's model", total=1.0)
+    long = progress.add_task(
+        "diagnose: actuator: identifying the joint dynamics against the rig's model", total=1.0
+    )
     progress.update(long, completed=0.43)
     short = progress.add_task("diagnose: latency", total=1.0)
     progress.update(short, completed=0.2)
@@ -69,16 +72,25 @@ def test_the_bar_keeps_its_percentage_on_a_narrow_terminal(width: int) -> None:
 def _summary_of_a_long_finding() -> Diagnosis:
     from simgap.finding import Finding, Verdict
 
-    f = Finding(branch="actuator", verdict=Verdict.IMPLICATED,
-                title="Joint dynamics of the shoulder and elbow against the rig's model",
-                figures={"armature_ratio": 2.04, "delay_s": 0.0213},
-                key_figure="delay_s", summary="x", next_step="Patch the model's armature.")
-    return Diagnosis(rig="arm", findings=(f,), stop={"verdict": "cause_found",
-                                                     "branch": "actuator", "reason": "r"})
+    f = Finding(
+        branch="actuator",
+        verdict=Verdict.IMPLICATED,
+        title="Joint dynamics of the shoulder and elbow against the rig's model",
+        figures={"armature_ratio": 2.04, "delay_s": 0.0213},
+        key_figure="delay_s",
+        summary="x",
+        next_step="Patch the model's armature.",
+    )
+    return Diagnosis(
+        rig="arm",
+        findings=(f,),
+        stop={"verdict": "cause_found", "branch": "actuator", "reason": "r"},
+    )
 
 
-def test_piped_summary_keeps_a_row_on_one_line(capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_piped_summary_keeps_a_row_on_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from simgap.cli.diagnose import print_summary
 
     monkeypatch.delenv("COLUMNS", raising=False)
@@ -93,14 +105,18 @@ def test_piped_summary_keeps_a_row_on_one_line(capsys: pytest.CaptureFixture[str
 def _init(tmp_path: Path, demo_model: Path, env: dict[str, str] | None = None) -> list[str]:
     ds = tmp_path / "ds"
     write_so101_info(ds)
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                 str(tmp_path / "rig.toml")], env=env)
+    r = CliRunner().invoke(
+        app,
+        ["init", str(ds), "--model", str(demo_model), "--out", str(tmp_path / "rig.toml")],
+        env=env,
+    )
     assert r.exit_code == 0, r.output
     return r.stdout.splitlines()
 
 
-def test_piped_init_keeps_each_listed_item_on_one_line(tmp_path: Path, demo_model: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_piped_init_keeps_each_listed_item_on_one_line(
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
     lines = _init(tmp_path, demo_model)
     units = [ln for ln in lines if "units:" in ln]
@@ -110,24 +126,30 @@ def test_piped_init_keeps_each_listed_item_on_one_line(tmp_path: Path, demo_mode
     assert all(lines[i + 1].startswith(("  - ", "still", "next")) for i in items)
 
 
-def test_columns_still_decides_when_set(tmp_path: Path, demo_model: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_columns_still_decides_when_set(
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "60")
     lines = _init(tmp_path, demo_model)
     # wrapped at 60, but a word no line holds (a long path) stays whole for the terminal to
     # fold, and so do the file written and the command to run next, to copy
-    assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in lines
-               if not ln.startswith(("wrote ", "next: "))), lines
+    assert all(
+        len(ln) <= 60 or len(ln.split()) == 1
+        for ln in lines
+        if not ln.startswith(("wrote ", "next: "))
+    ), lines
     assert sum(ln.startswith("    ") for ln in lines) >= 5  # the long items did wrap
 
 
 PREAMBLE = "runs every branch the evidence allows"
 
 
-@pytest.mark.parametrize("case", ["no such file", "not TOML", "a missing evidence path",
-                                  "a non-empty --out"])
+@pytest.mark.parametrize(
+    "case", ["no such file", "not TOML", "a missing evidence path", "a non-empty --out"]
+)
 def test_a_diagnose_input_error_comes_without_the_preamble(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
     from tests.factories import write_rig
 
     monkeypatch.setitem(_progress._state, "quiet", False)
@@ -150,7 +172,8 @@ def test_a_diagnose_input_error_comes_without_the_preamble(
 
 
 def test_the_preamble_comes_once_the_inputs_are_checked(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_model: Path) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_model: Path
+) -> None:
     from tests.factories import write_rig
 
     monkeypatch.setitem(_progress._state, "quiet", False)

@@ -19,17 +19,20 @@ from tests.contact_benches import make_bench
 def _assess(bench_rig: object, out: Path) -> Finding:
     from simgap.branches.contact import assess
 
-    (f,) = assess(Context(rig=bench_rig, evidence=EvidenceBundle(bench_rig),  # type: ignore
-                          out_dir=out))
+    (f,) = assess(
+        Context(
+            rig=bench_rig,
+            evidence=EvidenceBundle(bench_rig),  # type: ignore
+            out_dir=out,
+        )
+    )
     return f
 
 
 @pytest.mark.parametrize("seed,priority", [(3, False), (4, True), (8, False)])
-def test_sliding_recovered_within_its_interval(tmp_path: Path, seed: int, priority: bool
-                                               ) -> None:
+def test_sliding_recovered_within_its_interval(tmp_path: Path, seed: int, priority: bool) -> None:
     mu = float(np.random.default_rng(seed).uniform(0.25, 0.45))
-    b = make_bench(tmp_path, "push", {("grip", "sliding"): mu}, priority=priority,
-                   seed=seed)
+    b = make_bench(tmp_path, "push", {("grip", "sliding"): mu}, priority=priority, seed=seed)
     f = _assess(b.rig, tmp_path / "out")
     assert f.verdict.value == "implicated", f.summary
     fig = f.typed(ContactFigures)
@@ -77,11 +80,11 @@ def test_healthy_oblique_bench_keeps_the_model(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("seed,priority", [(7, False)])
-def test_torsional_case_implicated_with_condim_4_in_the_patch(tmp_path: Path, seed: int,
-                                                              priority: bool) -> None:
+def test_torsional_case_implicated_with_condim_4_in_the_patch(
+    tmp_path: Path, seed: int, priority: bool
+) -> None:
     tor = float(np.random.default_rng(seed).uniform(0.0012, 0.0025))
-    b = make_bench(tmp_path, "grasp", {("grip", "torsional"): tor}, seed=seed,
-                   priority=priority)
+    b = make_bench(tmp_path, "grasp", {("grip", "torsional"): tor}, seed=seed, priority=priority)
     f = _assess(b.rig, tmp_path / "out")
     assert f.verdict.value == "implicated", f.summary
     fig = f.typed(ContactFigures)
@@ -90,8 +93,9 @@ def test_torsional_case_implicated_with_condim_4_in_the_patch(tmp_path: Path, se
     assert fig.torsional_rms_best_rad < 0.75 * fig.torsional_rms_nominal_rad
     patch = f.typed_details(ContactDetails).patch
     assert patch.offered and patch.holdout is not None, patch
-    assert all(a < b for a, b in zip(patch.holdout.chi2_fitted, patch.holdout.chi2_model,
-                                     strict=True))
+    assert all(
+        a < b for a, b in zip(patch.holdout.chi2_fitted, patch.holdout.chi2_model, strict=True)
+    )
     pairs = patch.pairs
     assert {(e.geom1, e.geom2) for e in pairs} == {("tip1", "bar"), ("tip2", "bar")}
     for e in pairs:

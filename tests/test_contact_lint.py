@@ -58,8 +58,9 @@ def test_lint_finds_each_kind_of_problem_with_file_and_line(tmp_path: Path) -> N
     assert any("torsional friction 0.02 does nothing with condim=3" in v for v in finger)
     assert ("parts.xml", 5, "geom 'finger'") in by  # the included file and its line
     assert any("solref time constant 0.004" in v for v in finger)
-    assert any(el == "geom 'floor'" and ln == 10 and "MuJoCo's defaults" in v
-               for (f, ln, el), v in rows), text
+    assert any(
+        el == "geom 'floor'" and ln == 10 and "MuJoCo's defaults" in v for (f, ln, el), v in rows
+    ), text
     slick = [v for (f, ln, el), v in rows if el == "geom 'slick'"]
     assert any("implausible sliding friction 4" in v for v in slick)
     assert any("implausible solimp" in v for v in slick)
@@ -79,8 +80,7 @@ def test_lint_cli_json_keys_and_bad_model(tmp_path: Path) -> None:
     assert {"line", "element", "problem", "fix"} <= set(d["problems"][0])
     assert isinstance(d["problems"][0]["line"], int)
     bad = tmp_path / "bad.xml"
-    bad.write_text("<mujoco><worldbody><geom type='box' size='1'/><joint/></worldbody>"
-                   "</mujoco>")
+    bad.write_text("<mujoco><worldbody><geom type='box' size='1'/><joint/></worldbody></mujoco>")
     res = CliRunner().invoke(app, ["contact", "lint", str(bad)])
     assert res.exit_code == 2
     assert "bad.xml" in res.output and "compile" in res.output

@@ -46,8 +46,11 @@ push_logs = ["push.csv"]
 
 def _bench(tmp: Path, *, pmu_true: float, mu_true: float, pair: bool) -> Path:
     """Log a push on the TRUE model; the rig points at the nominal one."""
-    xml = PUSHER if pair else PUSHER.replace(PUSHER[PUSHER.index("<contact>"):
-                                                    PUSHER.index("<actuator>")], "")
+    xml = (
+        PUSHER
+        if pair
+        else PUSHER.replace(PUSHER[PUSHER.index("<contact>") : PUSHER.index("<actuator>")], "")
+    )
     (tmp / "model.xml").write_text(xml.format(mass=0.1, mu=mu_true, pmu=pmu_true))
     (tmp / "rig.toml").write_text(RIG)
     rig = load_rig(tmp / "rig.toml")
@@ -58,8 +61,15 @@ def _bench(tmp: Path, *, pmu_true: float, mu_true: float, pair: bool) -> Path:
     from simgap.contact.sweep import push_problem
 
     ps = ParamSet((Param("mass", "box", 0.1, 0.01, 1.0),))
-    be = LocalBackend(push_problem(str(tmp / "model.xml"), rig.joint_names,
-                                   [read_push_log(tmp / "push.csv", rig)], "box", ps))
+    be = LocalBackend(
+        push_problem(
+            str(tmp / "model.xml"),
+            rig.joint_names,
+            [read_push_log(tmp / "push.csv", rig)],
+            "box",
+            ps,
+        )
+    )
     obj = be.replays(ps.x_nominal[None])[0].obj_pos[0]
     be.close()
     write_push_log(tmp / "push.csv", rig, t, cmd, obj)
@@ -70,21 +80,52 @@ def _bench(tmp: Path, *, pmu_true: float, mu_true: float, pair: bool) -> Path:
 def test_sweep_cli_recovers_pair_friction_and_refuses_two(tmp_path: Path) -> None:
     rig = _bench(tmp_path, pmu_true=0.53, mu_true=0.9, pair=True)
     out = tmp_path / "sweep.json"
-    res = CliRunner().invoke(app, ["contact", "sweep", str(rig), "--kind", "pair_friction",
-                                   "--target", "boxfloor", "--lo", "0.2", "--hi", "1.5",
-                                   "--n", "27", "--json", str(out)])
+    res = CliRunner().invoke(
+        app,
+        [
+            "contact",
+            "sweep",
+            str(rig),
+            "--kind",
+            "pair_friction",
+            "--target",
+            "boxfloor",
+            "--lo",
+            "0.2",
+            "--hi",
+            "1.5",
+            "--n",
+            "27",
+            "--json",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     d = json.loads(out.read_text())
     assert d["refined_value"] == pytest.approx(0.53, rel=0.05)
     assert len(d["loss"]) == 27 and min(d["loss"]) < 0.1 * d["nominal_loss"]
-    two = CliRunner().invoke(app, ["contact", "sweep", str(rig), "--kind", "pair_friction",
-                                   "--target", "boxfloor", "--kind", "mass", "--target",
-                                   "box", "--n", "3"])
+    two = CliRunner().invoke(
+        app,
+        [
+            "contact",
+            "sweep",
+            str(rig),
+            "--kind",
+            "pair_friction",
+            "--target",
+            "boxfloor",
+            "--kind",
+            "mass",
+            "--target",
+            "box",
+            "--n",
+            "3",
+        ],
+    )
     assert two.exit_code == 2 and "couples" in two.output
 
 
-def test_contact_branch_implicates_friction_and_says_mass_is_confounded(tmp_path: Path
-                                                                       ) -> None:
+def test_contact_branch_implicates_friction_and_says_mass_is_confounded(tmp_path: Path) -> None:
     from simgap.branches.contact import assess
     from simgap.figures.contact import ContactDetails, ContactFigures
 
@@ -108,17 +149,45 @@ def test_pair_patch_includes_original_and_compiles(tmp_path: Path) -> None:
     model = tmp_path / "model.xml"
     before = model.read_text()
     out = tmp_path / "patch" / "with_pair.xml"
-    res = CliRunner().invoke(app, ["contact", "pair", str(model), "--geom1", "box",
-                                   "--geom2", "tip", "--out", str(out), "--friction",
-                                   "0.7 0.7 0.01 0.001 0.001", "--condim", "6"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "contact",
+            "pair",
+            str(model),
+            "--geom1",
+            "box",
+            "--geom2",
+            "tip",
+            "--out",
+            str(out),
+            "--friction",
+            "0.7 0.7 0.01 0.001 0.001",
+            "--condim",
+            "6",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert model.read_text() == before and "<include" in out.read_text()
     m = mujoco.MjModel.from_xml_path(str(out))
     assert m.npair == 1 and m.pair_dim[0] == 6
     np.testing.assert_allclose(m.pair_friction[0], [0.7, 0.7, 0.01, 0.001, 0.001])
-    bad = CliRunner().invoke(app, ["contact", "pair", str(model), "--geom1", "box",
-                                   "--geom2", "nope", "--out", str(out), "--friction",
-                                   "1 1 0 0 0"])
+    bad = CliRunner().invoke(
+        app,
+        [
+            "contact",
+            "pair",
+            str(model),
+            "--geom1",
+            "box",
+            "--geom2",
+            "nope",
+            "--out",
+            str(out),
+            "--friction",
+            "1 1 0 0 0",
+        ],
+    )
     assert bad.exit_code == 2 and "tip" in bad.output  # valid names listed
     del rig
 
@@ -135,13 +204,36 @@ def test_push_log_with_wrong_joints_names_them(tmp_path: Path) -> None:
 def test_contact_and_controller_plots_render() -> None:
     from simgap.report import plots_contact, plots_controller
 
-    svg = plots_contact.plots({"details": {"sweeps": {"friction": {
-        "name": "box.geom_friction", "values": [0.1, 0.2, 0.3], "loss": [3.0, 1.0, 2.0],
-        "nominal": 0.2}}}})
+    svg = plots_contact.plots(
+        {
+            "details": {
+                "sweeps": {
+                    "friction": {
+                        "name": "box.geom_friction",
+                        "values": [0.1, 0.2, 0.3],
+                        "loss": [3.0, 1.0, 2.0],
+                        "nominal": 0.2,
+                    }
+                }
+            }
+        }
+    )
     assert len(svg) == 1 and "<svg" in svg[0] and "polyline" in svg[0]
-    svg = plots_controller.plots({"kind": "simpler", "details": {
-        "best": "least_squares", "methods": {
-        "least_squares": {"table": {"j1.kp": {"value": 2.0, "nominal": 1.0},
-                                    "j1.kv": {"value": 0.2, "nominal": 0.1}}}},
-        "traces": {"t": [0, 1], "before_m": [0, 1], "after_m": [0, 0.1]}}})
+    svg = plots_controller.plots(
+        {
+            "kind": "simpler",
+            "details": {
+                "best": "least_squares",
+                "methods": {
+                    "least_squares": {
+                        "table": {
+                            "j1.kp": {"value": 2.0, "nominal": 1.0},
+                            "j1.kv": {"value": 0.2, "nominal": 0.1},
+                        }
+                    }
+                },
+                "traces": {"t": [0, 1], "before_m": [0, 1], "after_m": [0, 0.1]},
+            },
+        }
+    )
     assert len(svg) == 3 and all("<svg" in s for s in svg)

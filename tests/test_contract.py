@@ -30,12 +30,20 @@ def _is_part(node: ast.AST, bound: set[str]) -> bool:
 
 def _str_key(node: ast.AST) -> str | None:
     """The string key of ``x["k"]`` or ``x.get("k", ...)``, else None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
-            and isinstance(node.slice.value, str):
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    ):
         return node.slice.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr == "get" and node.args and isinstance(node.args[0], ast.Constant) \
-            and isinstance(node.args[0].value, str):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
         return node.args[0].value
     return None
 
@@ -52,8 +60,11 @@ def string_key_reads(path: Path) -> list[str]:
     """Every figure read by string key in one module: 'line: code'."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     hits: list[str] = []
-    scopes = [n for n in ast.walk(tree)
-              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))] + [tree]
+    scopes = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    ] + [tree]
     seen: set[int] = set()
     for scope in scopes:
         bound: set[str] = set()
@@ -72,16 +83,23 @@ def string_key_reads(path: Path) -> list[str]:
 
 def test_the_walk_finds_what_it_looks_for(tmp_path: Path) -> None:
     p = tmp_path / "m.py"
-    p.write_text("def f(x, d):\n    a = x.figures['k']\n    fig = d.get('figures') or {}\n"
-                 "    b = fig.get('j')\n    c = (d.get('details') or {}).get('q')\n"
-                 "    e = x.figures.total_s\n    g = {'figures': 1}['figures']\n")
+    p.write_text(
+        "def f(x, d):\n    a = x.figures['k']\n    fig = d.get('figures') or {}\n"
+        "    b = fig.get('j')\n    c = (d.get('details') or {}).get('q')\n"
+        "    e = x.figures.total_s\n    g = {'figures': 1}['figures']\n"
+    )
     assert [h.split(":")[0] for h in string_key_reads(p)] == ["2", "4", "5"]
 
 
 def test_no_figure_is_read_by_string_key_outside_its_branch() -> None:
     # finding.py holds the container; figures/ the records themselves
     allowed = {SRC / "finding.py"} | set((SRC / "figures").rglob("*.py"))
-    hits = [f"{p.relative_to(SRC.parent)}:{h}" for p in sorted(SRC.rglob("*.py"))
-            if p not in allowed for h in string_key_reads(p)]
-    assert not hits, "figures read by string key (read the typed record instead):\n" + \
-        "\n".join(hits)
+    hits = [
+        f"{p.relative_to(SRC.parent)}:{h}"
+        for p in sorted(SRC.rglob("*.py"))
+        if p not in allowed
+        for h in string_key_reads(p)
+    ]
+    assert not hits, "figures read by string key (read the typed record instead):\n" + "\n".join(
+        hits
+    )

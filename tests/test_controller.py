@@ -58,15 +58,16 @@ def _bench(tmp: Path) -> Path:
     for k in range(2):
         rng = np.random.default_rng(k)
         steps = rng.uniform(-0.8, 0.8, size=(len(t) // 15 + 1, 2))
-        cmd = np.repeat(steps, 15, axis=0)[:len(t)]  # a new target every 0.3 s
+        cmd = np.repeat(steps, 15, axis=0)[: len(t)]  # a new target every 0.3 s
         eps.append(Episode(t=t, q=np.zeros((len(t), 2)), action=cmd))
     prob = controller_problem(rig, eps)
     be = LocalBackend(prob)
     res = be.replays(prob.params.x_nominal[None])
     be.close()
-    episodes = [{"action": e.action.astype(np.float32),
-                 "observation.state": r.q[0].astype(np.float32)} for e, r in
-                zip(eps, res, strict=True)]
+    episodes = [
+        {"action": e.action.astype(np.float32), "observation.state": r.q[0].astype(np.float32)}
+        for e, r in zip(eps, res, strict=True)
+    ]
     write_v3_dataset(tmp / "data", episodes, fps=50, names=["j1.pos", "j2.pos"])
     rig_path.write_text(RIG.format(model="nominal.xml"))
     return rig_path
@@ -78,28 +79,35 @@ def test_rotation_term_is_simplers_arcsin() -> None:
 
     rng = np.random.default_rng(3)
     r1, r2 = Rotation.random(20, random_state=rng), Rotation.random(20, random_state=rng)
-    want = np.arcsin(np.clip(np.linalg.norm(r1.as_matrix() - r2.as_matrix(), axis=(1, 2))
-                             / (2 * np.sqrt(2)), 0, 1))
+    want = np.arcsin(
+        np.clip(
+            np.linalg.norm(r1.as_matrix() - r2.as_matrix(), axis=(1, 2)) / (2 * np.sqrt(2)), 0, 1
+        )
+    )
     q1, q2 = r1.as_quat(scalar_first=True), r2.as_quat(scalar_first=True)
     got = np.linalg.norm(quat_half_angle_vectors(q1, q2), axis=1)
     np.testing.assert_allclose(got, want, atol=1e-9)
     p = rng.normal(size=(20, 3))
     assert simpler_loss(p + 0.01, q2, p, q1) == pytest.approx(
-        np.sqrt(3) * 0.01 + want.mean(), rel=1e-9)
+        np.sqrt(3) * 0.01 + want.mean(), rel=1e-9
+    )
 
 
 def test_controller_fit_recovers_planted_gains_and_cli_json(tmp_path: Path) -> None:
     rig_path = _bench(tmp_path)
     out = tmp_path / "ctl.json"
-    res = CliRunner().invoke(app, ["controller", str(rig_path), "--json", str(out),
-                                   "--maxfun", "120"])
+    res = CliRunner().invoke(
+        app, ["controller", str(rig_path), "--json", str(out), "--maxfun", "120"]
+    )
     assert res.exit_code == 0, res.output
     d = json.loads(out.read_text())
     assert {"branch", "verdict", "params", "loss_before", "loss_after", "intervals"} <= set(d)
     assert d["branch"] == "controller" and d["verdict"] == "implicated"
     assert d["loss_after"] < 0.05 * d["loss_before"]
-    truth = {"j1": {"kp": TRUTH["kp1"], "kv": TRUTH["kv1"]},
-             "j2": {"kp": TRUTH["kp2"], "kv": TRUTH["kv2"]}}
+    truth = {
+        "j1": {"kp": TRUTH["kp1"], "kv": TRUTH["kv1"]},
+        "j2": {"kp": TRUTH["kp2"], "kv": TRUTH["kv2"]},
+    }
     for j, kk in truth.items():
         for k, v in kk.items():
             assert d["params"][j][k] == pytest.approx(v, rel=0.05), (j, k)

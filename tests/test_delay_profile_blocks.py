@@ -10,8 +10,7 @@ def _decoupled(z: np.ndarray, delays: np.ndarray) -> np.ndarray:
     """J=3 joints, K=2 kinds; joint j's residual depends on its own two parameters only."""
     t = np.linspace(0.0, 1.0, 40)
     zz = z.reshape(z.shape[0], 3, 2)
-    return (np.exp(zz[:, :, :1]) * np.sin(3 * t) + zz[:, :, 1:] ** 2 * t
-            + delays[:, None, None])
+    return np.exp(zz[:, :, :1]) * np.sin(3 * t) + zz[:, :, 1:] ** 2 * t + delays[:, None, None]
 
 
 def test_block_jacobian_matches_full_on_decoupled_joints_with_fewer_candidates():
@@ -36,11 +35,21 @@ def test_block_jacobian_drops_cross_joint_rows():
     def coupled(x: np.ndarray, dd: np.ndarray) -> np.ndarray:
         xx = x.reshape(x.shape[0], 2, 2)
         own = xx.sum(axis=2)
-        return np.stack([own[:, 0] + 0.5 * own[:, 1], own[:, 1]], axis=1)[:, :, None] * \
-            np.ones((1, 1, 5))
+        return np.stack([own[:, 0] + 0.5 * own[:, 1], own[:, 1]], axis=1)[:, :, None] * np.ones(
+            (1, 1, 5)
+        )
 
     r = coupled(z, np.zeros(1)).reshape(1, -1)
-    block, _ = block_jacobian(lambda x, dd: coupled(x, dd).reshape(x.shape[0], -1), z, r,
-                               np.zeros(1), 0.1, np.full(4, -1.0), np.full(4, 1.0), False, blocks=2)
-    assert np.allclose(block[0, 5:, :2], 0.0)      # joint 1's rows, joint 0's columns
-    assert np.allclose(block[0, :5, 0], 1.5)       # own slope plus joint 1's pull (same kind)
+    block, _ = block_jacobian(
+        lambda x, dd: coupled(x, dd).reshape(x.shape[0], -1),
+        z,
+        r,
+        np.zeros(1),
+        0.1,
+        np.full(4, -1.0),
+        np.full(4, 1.0),
+        False,
+        blocks=2,
+    )
+    assert np.allclose(block[0, 5:, :2], 0.0)  # joint 1's rows, joint 0's columns
+    assert np.allclose(block[0, :5, 0], 1.5)  # own slope plus joint 1's pull (same kind)

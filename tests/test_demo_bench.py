@@ -36,16 +36,26 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 
 def _tree_hashes(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_rig_loads_and_names_every_evidence_file(bench: Path) -> None:
     rig = load_rig(bench / "rig.toml")
     assert rig.evidence.missing() == []
     ev = rig.evidence
-    for key in ("dataset", "sim_dataset", "sim_manifest", "real_manifest", "frames", "trace",
-                "static_object_poses"):
+    for key in (
+        "dataset",
+        "sim_dataset",
+        "sim_manifest",
+        "real_manifest",
+        "frames",
+        "trace",
+        "static_object_poses",
+    ):
         assert getattr(ev, key) is not None, key
     assert len(ev.timing_logs) == 1 and len(ev.push_logs) == 2 and len(ev.actuator_logs) == 2
     assert ev.actuator_format == "csv"
@@ -53,8 +63,10 @@ def test_rig_loads_and_names_every_evidence_file(bench: Path) -> None:
     assert rig.training.servo_p_gain == 2 * (rig.deploy.servo_p_gain or 0)
     assert rig.origin_reference_m is not None
     assert rig.origin_reference_m[0] == pytest.approx(0.0388, abs=1e-3)
-    assert rig.object_body == "cube" and set(rig.gripper_geoms) == {"fixed_jaw_pad",
-                                                                     "moving_jaw_pad"}
+    assert rig.object_body == "cube" and set(rig.gripper_geoms) == {
+        "fixed_jaw_pad",
+        "moving_jaw_pad",
+    }
 
 
 def test_prepare_demo_reuses_the_cache(bench: Path) -> None:
@@ -101,8 +113,10 @@ def test_manifests_are_comparable_and_record_trials(bench: Path) -> None:
     assert sim["environment"]["kind"] == "sim" and real["environment"]["kind"] == "real"
     states = sim["initial_states"]["states"]
     assert len(sim["trials"]) == len(real["trials"]) == len(states)
-    inside = [WORKSPACE_X[0] <= x <= WORKSPACE_X[1] and WORKSPACE_Y[0] <= y <= WORKSPACE_Y[1]
-              for x, y, _ in states]
+    inside = [
+        WORKSPACE_X[0] <= x <= WORKSPACE_X[1] and WORKSPACE_Y[0] <= y <= WORKSPACE_Y[1]
+        for x, y, _ in states
+    ]
     assert all(inside)  # every placement inside training's square: placements are not planted
     phases = {"approach", "contact", "grasp", "lift_and_carry", "place"}
     for t in real["trials"]:
@@ -133,10 +147,10 @@ def test_measured_lags_the_command_on_the_twin(bench: Path) -> None:
     cmd = np.array([float(r["cmd_elbow_flex"]) for r in rows])
     q = np.array([float(r["q_elbow_flex"]) for r in rows])
     moving = np.flatnonzero(np.abs(np.diff(cmd)) > 0)
-    cmd, q = cmd[moving[0]:moving[-1] + 1], q[moving[0]:moving[-1] + 1]
+    cmd, q = cmd[moving[0] : moving[-1] + 1], q[moving[0] : moving[-1] + 1]
     cmd, q = cmd - cmd.mean(), q - q.mean()
     lags = np.arange(0, 30)
-    err = [np.mean((q[k:] - cmd[:len(cmd) - k]) ** 2) for k in lags]
+    err = [np.mean((q[k:] - cmd[: len(cmd) - k]) ** 2) for k in lags]
     best = lags[int(np.argmin(err))] / 100.0  # rows at 100 Hz
     assert best >= 0.02  # at least 20 ms behind: lag + soft loop
 
@@ -161,8 +175,7 @@ def test_stale_first_frame_equals_the_previous_last(bench: Path) -> None:
         assert len(resets) == 1 and resets[0] < first[e]["t"]
         assert first[e]["observation"]["image_t"] < resets[0]  # taken before the reset
         if e:
-            assert first[e]["observation"]["image_sha1"] == \
-                last[e - 1]["observation"]["image_sha1"]
+            assert first[e]["observation"]["image_sha1"] == last[e - 1]["observation"]["image_sha1"]
 
 
 def test_trace_plumbing_is_otherwise_clean(bench: Path) -> None:
@@ -170,14 +183,17 @@ def test_trace_plumbing_is_otherwise_clean(bench: Path) -> None:
     meta = trace[0]["meta"]
     assert meta["use_degrees"] is True and meta["policy_server"].startswith("127.0.0.1")
     writes = trace[0]["writes"]
-    present = {r["motor"]: r["value"] for r in trace[0]["reads"]
-               if r["register"] == "Present_Position"}
+    present = {
+        r["motor"]: r["value"] for r in trace[0]["reads"] if r["register"] == "Present_Position"
+    }
     torque_on = min(i for i, w in enumerate(writes) if w["register"] == "Torque_Enable")
-    goals_before = {w["motor"]: w["value"] for w in writes[:torque_on]
-                    if w["register"] == "Goal_Position"}
+    goals_before = {
+        w["motor"]: w["value"] for w in writes[:torque_on] if w["register"] == "Goal_Position"
+    }
     assert goals_before == present and len(present) == 6
-    grip = [r["observation"]["gripper.pos"] for r in trace] + \
-        [r["action"]["gripper.pos"] for r in trace]
+    grip = [r["observation"]["gripper.pos"] for r in trace] + [
+        r["action"]["gripper.pos"] for r in trace
+    ]
     assert 0.0 <= min(grip) and max(grip) <= 100.0
     assert [r["tick"] for r in trace] == list(range(len(trace)))
 
@@ -206,8 +222,9 @@ def test_zero_offset_shows_in_static_object_poses(bench: Path) -> None:
             out.append(data.cam_xpos[cid] + rot @ pc)
         return np.array(out)
 
-    cube = np.array(json.loads((bench / FILES.truth).read_text())["computed"]
-                    ["static_object_world_m"])
+    cube = np.array(
+        json.loads((bench / FILES.truth).read_text())["computed"]["static_object_world_m"]
+    )
     err_raw = np.linalg.norm(world(0.0) - cube, axis=1)
     err_fixed = np.linalg.norm(world(math.radians(TRUTH.zero_offset.offset_deg)) - cube, axis=1)
     assert err_fixed.max() < 0.002
@@ -239,8 +256,17 @@ def test_push_logs_move_the_cube(bench: Path) -> None:
 
 def _pixels(model: mujoco.MjModel, q: np.ndarray, pts: np.ndarray) -> np.ndarray:
     data = mujoco.MjData(model)
-    adr = [model.joint(n).qposadr[0] for n in ("shoulder_pan", "shoulder_lift", "elbow_flex",
-                                                "wrist_flex", "wrist_roll", "gripper")]
+    adr = [
+        model.joint(n).qposadr[0]
+        for n in (
+            "shoulder_pan",
+            "shoulder_lift",
+            "elbow_flex",
+            "wrist_flex",
+            "wrist_roll",
+            "gripper",
+        )
+    ]
     data.qpos[adr] = q
     mujoco.mj_forward(model, data)
     cam = model.camera("wrist_cam").id

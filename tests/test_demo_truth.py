@@ -56,8 +56,9 @@ def _finding(d: dict[str, Any], branch: str, title: str) -> dict[str, Any]:
 
 
 def test_exactly_the_planted_faults_are_implicated(diagnosis: dict[str, Any]) -> None:
-    implicated = {(f["branch"], f["title"]) for f in diagnosis["findings"]
-                  if f["verdict"] == "implicated"}
+    implicated = {
+        (f["branch"], f["title"]) for f in diagnosis["findings"] if f["verdict"] == "implicated"
+    }
     assert implicated == PLANTED
     assert diagnosis["stop"]["verdict"] == "cause_found"
     assert diagnosis["stop"]["branch"] == "plumbing"  # the cheapest implicated branch
@@ -74,8 +75,7 @@ def test_latency_figures(diagnosis: dict[str, Any], computed: dict[str, Any]) ->
     assert f["control_dt_s"] == pytest.approx(TRUTH.latency.control_dt_s, rel=1e-3)
     assert f["total_p95_s"] == pytest.approx(computed["latency"]["total_p95_s"], rel=0.02)
     assert f["total_p95_s"] > f["control_dt_s"]
-    assert f["overrun_fraction"] == pytest.approx(computed["latency"]["overrun_fraction"],
-                                                  abs=0.02)
+    assert f["overrun_fraction"] == pytest.approx(computed["latency"]["overrun_fraction"], abs=0.02)
 
 
 def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
@@ -100,7 +100,8 @@ def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:
     # (None is an open end: the pushes set no bound there.)
     lo, hi = f.friction_interval or (None, None)
     assert (lo is None or lo <= TRUTH.contact.pad_friction) and (
-        hi is None or TRUTH.contact.pad_friction <= hi)
+        hi is None or TRUTH.contact.pad_friction <= hi
+    )
     lo_m, hi_m = f.friction_interval_at_model_mass or (None, None)
     assert lo_m is not None and hi_m is not None
     assert not lo_m <= TRUTH.contact.sim_pad_friction <= hi_m  # the model's 2.0 is excluded
@@ -109,8 +110,9 @@ def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:
     assert f.rms_fitted_m < f.rms_nominal_m / 2
 
 
-def test_camera_offset_within_one_policy_pixel(diagnosis: dict[str, Any],
-                                               computed: dict[str, Any]) -> None:
+def test_camera_offset_within_one_policy_pixel(
+    diagnosis: dict[str, Any], computed: dict[str, Any]
+) -> None:
     f = figures_of(_finding(diagnosis, "appearance", "Camera pose"), CameraFigures)
     truth_px = computed["camera"]["with_zero_offset_px"]
     assert f.camera_offset_px is not None and abs(f.camera_offset_px - truth_px) < 1.0
@@ -118,8 +120,7 @@ def test_camera_offset_within_one_policy_pixel(diagnosis: dict[str, Any],
 
 
 def test_exposure_and_background_flagged(diagnosis: dict[str, Any]) -> None:
-    f = figures_of(_finding(diagnosis, "appearance", "Exposure and background"),
-                   ExposureFigures)
+    f = figures_of(_finding(diagnosis, "appearance", "Exposure and background"), ExposureFigures)
     assert f.background_level is not None and f.training_background_max is not None
     assert f.background_level > f.training_background_max + 50
     assert f.jaw_gain is not None and f.jaw_gain > 1.5  # auto exposure brightened the scene
@@ -133,22 +134,25 @@ def test_zero_offset_within_one_degree(diagnosis: dict[str, Any]) -> None:
     assert f.joint_offsets_deg[joint] == pytest.approx(correction_deg, abs=1.0)
 
 
-def test_stale_first_frame_in_every_episode(diagnosis: dict[str, Any],
-                                            demo_run: tuple[Path, Path, str]) -> None:
-    f = figures_of(_finding(diagnosis, "plumbing", "Stale first frame"),
-                   StaleFirstFrameFigures)
+def test_stale_first_frame_in_every_episode(
+    diagnosis: dict[str, Any], demo_run: tuple[Path, Path, str]
+) -> None:
+    f = figures_of(_finding(diagnosis, "plumbing", "Stale first frame"), StaleFirstFrameFigures)
     (rig_dir,) = demo_run[1].glob("seed-*")
-    n_episodes = json.loads((rig_dir / "recordings" / "real" / "meta" / "info.json")
-                            .read_text())["total_episodes"]
+    n_episodes = json.loads((rig_dir / "recordings" / "real" / "meta" / "info.json").read_text())[
+        "total_episodes"
+    ]
     assert f.stale_episodes == n_episodes
 
 
 def test_report_opens_with_what_to_fix_then_comparability_then_cards(
-        demo_run: tuple[Path, Path, str]) -> None:
+    demo_run: tuple[Path, Path, str],
+) -> None:
     html = (demo_run[0] / "report.html").read_text()
     # The demo's runs are comparable: the check is a line after the headline, not a banner.
-    assert html.index('id="headline"') < html.index('id="comparability"') \
-        < html.index('class="cards"')
+    assert (
+        html.index('id="headline"') < html.index('id="comparability"') < html.index('class="cards"')
+    )
     assert "Fix first: plumbing" in html  # the cheapest implicated branch
     for branch in ("latency", "contact", "actuator", "appearance", "body", "plumbing"):
         assert f'id="b-{branch}"' in html  # a card per branch

@@ -15,14 +15,21 @@ from simgap.finding import Diagnosis
 runner = CliRunner()
 
 
-@pytest.mark.parametrize(("flags", "options"), [
-    ([], {}),
-    (["--no-actuator-net"], {"actuator_net": False}),
-    (["--controller-episodes", "3"], {"controller_episodes": 3}),
-])
-def test_diagnose_flags_reach_the_ladder(tmp_path: Path, demo_model: Path,
-                                         monkeypatch: pytest.MonkeyPatch, flags: list[str],
-                                         options: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("flags", "options"),
+    [
+        ([], {}),
+        (["--no-actuator-net"], {"actuator_net": False}),
+        (["--controller-episodes", "3"], {"controller_episodes": 3}),
+    ],
+)
+def test_diagnose_flags_reach_the_ladder(
+    tmp_path: Path,
+    demo_model: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    flags: list[str],
+    options: dict[str, Any],
+) -> None:
     import simgap.diagnose as dg
     from tests.factories import write_rig
 
@@ -43,6 +50,7 @@ def test_controller_episodes_must_be_positive(tmp_path: Path, demo_model: Path) 
     from tests.factories import write_rig
 
     rig = write_rig(tmp_path / "rig", demo_model)
-    r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out"),
-                            "--controller-episodes", "0"])
+    r = runner.invoke(
+        app, ["diagnose", str(rig), "--out", str(tmp_path / "out"), "--controller-episodes", "0"]
+    )
     assert r.exit_code != 0 and "controller-episodes" in r.output

@@ -69,8 +69,11 @@ class Figure:
     ops: tuple[str, ...]
 
     def where(self) -> str:
-        return f"docs/demo.md:{self.line}: {self.quoted} <!-- fig: {self.source}" + \
-            (f" | {' '.join(self.ops)}" if self.ops else "") + " -->"
+        return (
+            f"docs/demo.md:{self.line}: {self.quoted} <!-- fig: {self.source}"
+            + (f" | {' '.join(self.ops)}" if self.ops else "")
+            + " -->"
+        )
 
 
 def _section(text: str, heading: str) -> tuple[int, int]:
@@ -92,7 +95,7 @@ def figures(text: str) -> Iterator[Figure]:
         body = m.group("body")
         source, _, ops = body.partition("|")
         ops_t = tuple(ops.split())
-        before = _without_code(text[prev:m.start()])
+        before = _without_code(text[prev : m.start()])
         prev = m.end()
         line = text.count("\n", 0, m.start()) + 1
         if "null" in ops_t:
@@ -124,8 +127,7 @@ def resolve(fig: Figure, findings: dict[str, Any], truth: dict[str, Any]) -> Any
     keys = [k for k in path.split("/") if k]
     if kind == "finding":
         branch, title = keys[0], keys[1]
-        found = [f for f in findings["findings"]
-                 if f["branch"] == branch and f["title"] == title]
+        found = [f for f in findings["findings"] if f["branch"] == branch and f["title"] == title]
         assert len(found) == 1, f"{fig.where()}: no single finding {branch}/{title}"
         values = _walk(found[0], keys[2:])
     elif kind == "findings":
@@ -141,8 +143,11 @@ def resolve(fig: Figure, findings: dict[str, Any], truth: dict[str, Any]) -> Any
         if op in ("min", "max", "median"):
             out = {"min": min, "max": max, "median": statistics.median}[op](out)
         elif op == "deg":
-            out = [float(np.rad2deg(v)) for v in out] if isinstance(out, list) \
+            out = (
+                [float(np.rad2deg(v)) for v in out]
+                if isinstance(out, list)
                 else float(np.rad2deg(out))
+            )
         elif re.fullmatch(r"x[-+]?\d+(\.\d+)?", op):
             k = float(op[1:])
             out = [v * k for v in out] if isinstance(out, list) else out * k
@@ -158,7 +163,7 @@ def agrees(quoted: str, value: float) -> bool:
     """Whether ``quoted`` is ``value`` rounded to the digits it prints (half a unit of the
     last digit; a hair more for the binary representation of the halfway case)."""
     digits = len(quoted.split(".")[1]) if "." in quoted else 0
-    return abs(float(quoted) - value) <= 0.5 * 10.0 ** -digits * (1 + 1e-9) + 1e-12
+    return abs(float(quoted) - value) <= 0.5 * 10.0**-digits * (1 + 1e-9) + 1e-12
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +193,7 @@ def test_every_figure_in_what_the_demo_finds_is_marked() -> None:
     prev = 0
     for m in MARKER.finditer(text):
         if body_start <= m.start() < end:
-            before = _without_code(text[prev:m.start()])
+            before = _without_code(text[prev : m.start()])
             nums = list(NUMBER.finditer(before))
             if nums and "null" not in m.group("body"):
                 checked.add(prev + nums[-1].start())
@@ -196,14 +201,20 @@ def test_every_figure_in_what_the_demo_finds_is_marked() -> None:
     plain = _without_code(MARKER.sub(lambda m: " " * len(m.group()), text))
     for pattern in NOT_FIGURES:
         plain = pattern.sub(lambda m: " " * len(m.group()), plain)
-    unmarked = [f"line {text.count(chr(10), 0, n.start()) + 1}: {n.group()}"
-                for n in NUMBER.finditer(plain, body_start, end) if n.start() not in checked]
-    assert not unmarked, ("numbers in docs/demo.md's 'What simgap demo finds' without a "
-                          f"'<!-- fig: ... -->' marker: {unmarked}")
+    unmarked = [
+        f"line {text.count(chr(10), 0, n.start()) + 1}: {n.group()}"
+        for n in NUMBER.finditer(plain, body_start, end)
+        if n.start() not in checked
+    ]
+    assert not unmarked, (
+        "numbers in docs/demo.md's 'What simgap demo finds' without a "
+        f"'<!-- fig: ... -->' marker: {unmarked}"
+    )
 
 
-def test_demo_doc_figures_match_the_demo(demo_outputs: tuple[dict[str, Any],
-                                                          dict[str, Any]]) -> None:
+def test_demo_doc_figures_match_the_demo(
+    demo_outputs: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
     findings, truth = demo_outputs
     wrong = []
     for fig in figures(DEMO_MD.read_text()):
@@ -213,12 +224,12 @@ def test_demo_doc_figures_match_the_demo(demo_outputs: tuple[dict[str, Any],
                 wrong.append(f"{fig.where()}: the tool gives {value!r}, not null")
         elif value is None or not agrees(fig.quoted, float(value)):
             wrong.append(f"{fig.where()}: the tool gives {value!r}")
-    assert not wrong, "docs/demo.md quotes figures the demo no longer gives:\n" + \
-        "\n".join(wrong)
+    assert not wrong, "docs/demo.md quotes figures the demo no longer gives:\n" + "\n".join(wrong)
 
 
-def test_figure_check_catches_a_drifted_figure(demo_outputs: tuple[dict[str, Any],
-                                                                 dict[str, Any]]) -> None:
+def test_figure_check_catches_a_drifted_figure(
+    demo_outputs: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
     """The check itself: a figure off by one unit of its last digit fails, the true one
     passes."""
     findings, truth = demo_outputs
@@ -268,8 +279,9 @@ def test_rig_doc_object_example_loads_on_a_minimal_arm() -> None:
     _check_object(model)
 
 
-def test_rig_doc_object_example_loads_on_the_menagerie_so101(shared_data: Path,
-                                                            tmp_path: Path) -> None:
+def test_rig_doc_object_example_loads_on_the_menagerie_so101(
+    shared_data: Path, tmp_path: Path
+) -> None:
     """Saved beside the Menagerie scene.xml, as the doc says, the copy loads with the arm."""
     so101 = shared_data / "so101"
     if not (so101 / "so101.xml").is_file():

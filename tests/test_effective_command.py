@@ -35,11 +35,21 @@ DELAY_S = 0.033
 
 
 def _raw(deploy: dict[str, Any]) -> dict[str, Any]:
-    return {"name": "r", "model": {"path": "m.xml"}, "control": {"dt_s": 1 / 30},
-            "joints": {"shoulder_pan": {"recorded": "shoulder_pan.pos", "unit": "deg"},
-                       "gripper": {"recorded": "gripper.pos", "unit": "pct",
-                                   "range_rad": [0.0, 1.0], "gripper": True}},
-            "deploy": deploy}
+    return {
+        "name": "r",
+        "model": {"path": "m.xml"},
+        "control": {"dt_s": 1 / 30},
+        "joints": {
+            "shoulder_pan": {"recorded": "shoulder_pan.pos", "unit": "deg"},
+            "gripper": {
+                "recorded": "gripper.pos",
+                "unit": "pct",
+                "range_rad": [0.0, 1.0],
+                "gripper": True,
+            },
+        },
+        "deploy": deploy,
+    }
 
 
 def test_rig_states_max_relative_target_as_lerobot_takes_it(tmp_path: Path) -> None:
@@ -48,8 +58,14 @@ def test_rig_states_max_relative_target_as_lerobot_takes_it(tmp_path: Path) -> N
     assert rig.provenance("deploy.max_relative_target") == "given"
     assert rig.provenance("deploy.goal_speed_rad_s") == "default"
     # a table by LeRobot motor name, recorded name or model joint name, in rig order
-    rig = rig_from_dict(_raw({"max_relative_target": {"gripper.pos": 10, "shoulder_pan": 3.5},
-                              "goal_speed_rad_s": 2.0}))
+    rig = rig_from_dict(
+        _raw(
+            {
+                "max_relative_target": {"gripper.pos": 10, "shoulder_pan": 3.5},
+                "goal_speed_rad_s": 2.0,
+            }
+        )
+    )
     assert rig.deploy.max_relative_target == (3.5, 10.0)
     assert rig.deploy.goal_speed_rad_s == 2.0
     s = shaping_of(rig)
@@ -57,16 +73,23 @@ def test_rig_states_max_relative_target_as_lerobot_takes_it(tmp_path: Path) -> N
     assert rig_from_dict(_raw({})).deploy.max_relative_target is None
 
 
-@pytest.mark.parametrize(("value", "field", "words"), [
-    (0, "deploy.max_relative_target", "a positive number in the joint's recorded unit"),
-    ({"shoulder_pan": 3}, "deploy.max_relative_target", "none for gripper"),
-    ({"shoulder_pan": 3, "gripper": 1, "elbow": 2}, "deploy.max_relative_target.elbow",
-     "one of gripper, shoulder_pan"),
-    ({"shoulder_pan": 3, "gripper": -1}, "deploy.max_relative_target.gripper", "positive"),
-    ("ten", "deploy.max_relative_target", "int or float or dict"),
-])
+@pytest.mark.parametrize(
+    ("value", "field", "words"),
+    [
+        (0, "deploy.max_relative_target", "a positive number in the joint's recorded unit"),
+        ({"shoulder_pan": 3}, "deploy.max_relative_target", "none for gripper"),
+        (
+            {"shoulder_pan": 3, "gripper": 1, "elbow": 2},
+            "deploy.max_relative_target.elbow",
+            "one of gripper, shoulder_pan",
+        ),
+        ({"shoulder_pan": 3, "gripper": -1}, "deploy.max_relative_target.gripper", "positive"),
+        ("ten", "deploy.max_relative_target", "int or float or dict"),
+    ],
+)
 def test_a_wrong_max_relative_target_names_field_expected_and_fix(
-        tmp_path: Path, value: Any, field: str, words: str) -> None:
+    tmp_path: Path, value: Any, field: str, words: str
+) -> None:
     with pytest.raises(InputError) as e:
         rig_from_dict(_raw({"max_relative_target": value}), source=tmp_path / "rig.toml")
     assert e.value.field == field and str(tmp_path / "rig.toml") in str(e.value)
@@ -81,8 +104,9 @@ def test_goal_speed_must_be_positive_rad_s() -> None:
 
 def test_clip_is_lerobots_ensure_safe_goal_position() -> None:
     # goal 10, present 2, bound 3 -> 5; goal -4, present 0 -> -3; inside the bound: as is
-    got = clip_relative(np.array([[10.0, -4.0, 1.0]]), np.array([[2.0, 0.0, 0.5]]),
-                        np.array([3.0, 3.0, 3.0]))
+    got = clip_relative(
+        np.array([[10.0, -4.0, 1.0]]), np.array([[2.0, 0.0, 0.5]]), np.array([3.0, 3.0, 3.0])
+    )
     assert got.tolist() == [[5.0, -3.0, 1.0]]
     assert clip_relative(np.array([[9.0]]), np.array([[0.0]]), np.array([np.inf]))[0, 0] == 9
 
@@ -103,17 +127,28 @@ def test_piled_gap_is_the_clip_of_a_recorded_sent_goal() -> None:
 
 
 @pytest.fixture(scope="module")
-def benches(tmp_path_factory: pytest.TempPathFactory, ) -> dict[str, Any]:
+def benches(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Any]:
     from simgap.demo import demo_model_path
 
     out = {}
     for name, mrt, faults in (
-            ("clean", None, {"delay_s": DELAY_S}), ("clipped", PLANTED, {"delay_s": DELAY_S}),
-            # an arm slower than its model, no clip: its replay prefers a clipped action too
-            ("slow", None, {"kp": 0.5, "armature": 2.0, "damping": 2.0})):
-        b = make_so101_bench(tmp_path_factory.mktemp(name), demo_model_path(), 5,
-                             n_episodes=2, duration_s=4.0, n_heldout=0,
-                             faults=faults, max_relative_target=mrt)
+        ("clean", None, {"delay_s": DELAY_S}),
+        ("clipped", PLANTED, {"delay_s": DELAY_S}),
+        # an arm slower than its model, no clip: its replay prefers a clipped action too
+        ("slow", None, {"kp": 0.5, "armature": 2.0, "damping": 2.0}),
+    ):
+        b = make_so101_bench(
+            tmp_path_factory.mktemp(name),
+            demo_model_path(),
+            5,
+            n_episodes=2,
+            duration_s=4.0,
+            n_heldout=0,
+            faults=faults,
+            max_relative_target=mrt,
+        )
         out[name] = b
     return out
 
@@ -130,8 +165,9 @@ def _load(bench: Any) -> tuple[Rig, Any]:
     return rig, read_lerobot_dataset(rig.evidence.dataset)  # type: ignore[arg-type]
 
 
-def test_bench_plants_the_clip_and_records_the_action_before_it(benches: dict[str, Any],
-                                                                ) -> None:
+def test_bench_plants_the_clip_and_records_the_action_before_it(
+    benches: dict[str, Any],
+) -> None:
     import json
 
     rig, ds = _load(benches["clipped"])
@@ -201,8 +237,9 @@ def _has_a_key_figure(f: Any) -> None:
     assert key_text(f.to_dict()) == f"best clip gain fraction {sig(100 * gain)}%"
 
 
-def test_clip_in_the_rig_is_explained_and_the_delay_stays_inside(benches: dict[str, Any],
-                                                                 ) -> None:
+def test_clip_in_the_rig_is_explained_and_the_delay_stays_inside(
+    benches: dict[str, Any],
+) -> None:
     bench = benches["clipped"]
     rig, ds = _with_deploy(bench, f"max_relative_target = {PLANTED}")
     f = effective_command.finding(rig, ds)
@@ -227,8 +264,9 @@ def test_an_arm_slower_than_its_model_is_no_clip(benches: dict[str, Any]) -> Non
     assert f.verdict is not Verdict.IMPLICATED, f.summary
 
 
-def test_a_recorded_gap_piled_at_a_bound_implicates(benches: dict[str, Any],
-                                                    tmp_path: Path) -> None:
+def test_a_recorded_gap_piled_at_a_bound_implicates(
+    benches: dict[str, Any], tmp_path: Path
+) -> None:
     """A recording of the goal as sent (a deploy script that logs it): the gap itself piles
     up at the bound, a measurement."""
     from simgap.demo.writers import write_lerobot_v3
@@ -241,11 +279,20 @@ def test_a_recorded_gap_piled_at_a_bound_implicates(benches: dict[str, Any],
         sent = act.copy()
         sent[:, :5] = np.clip(act[:, :5], obs[:, :5] - PLANTED, obs[:, :5] + PLANTED)
         eps.append({"action": sent, "observation.state": obs})
-    write_lerobot_v3(tmp_path / "dataset", eps, fps=int(ds.fps), names=ds.names("action"),
-                     task="sent goals", robot_type="so101_follower")
+    write_lerobot_v3(
+        tmp_path / "dataset",
+        eps,
+        fps=int(ds.fps),
+        names=ds.names("action"),
+        task="sent goals",
+        robot_type="so101_follower",
+    )
     path = tmp_path / "rig.toml"
-    path.write_text(benches["clipped"].rig.read_text().replace(
-        'dataset = "dataset"', f'dataset = "{tmp_path / "dataset"}"'))
+    path.write_text(
+        benches["clipped"]
+        .rig.read_text()
+        .replace('dataset = "dataset"', f'dataset = "{tmp_path / "dataset"}"')
+    )
     srig = load_rig(path)
     f = effective_command.finding(srig, read_lerobot_dataset(srig.evidence.dataset))
     assert f.verdict is Verdict.IMPLICATED, f.summary

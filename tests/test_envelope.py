@@ -61,23 +61,34 @@ def _ctx(rig_path: Path) -> Context:
 def mismatch_rig(tmp: Path, model: Path) -> Path:
     """Real: 15 Hz, 22.5 % of sim's speed, clean readings; two placements outside."""
     rng = np.random.default_rng(11)
-    write_v3_dataset(tmp / "real", [ramps(fps=15, ramp_s=1.0 / SPEED, rng=rng, noise_rad=SIGMA)
-                                    for _ in range(4)], fps=15)
+    write_v3_dataset(
+        tmp / "real",
+        [ramps(fps=15, ramp_s=1.0 / SPEED, rng=rng, noise_rad=SIGMA) for _ in range(4)],
+        fps=15,
+    )
     write_v3_dataset(tmp / "sim", [ramps(fps=10, ramp_s=1.0, rng=rng) for _ in range(2)], fps=10)
-    write_manifest(tmp / "real.toml", manifest_text("real", [True, True, False, False],
-                                                    states=STATES, state_of_trial=[0, 1, 2, 3]))
+    write_manifest(
+        tmp / "real.toml",
+        manifest_text(
+            "real", [True, True, False, False], states=STATES, state_of_trial=[0, 1, 2, 3]
+        ),
+    )
     return write_rig(tmp, model, TRAINING.format(noise=TRAIN_SIGMA, scale=0.15, gain=8))
 
 
-def test_real_readings_noisier_than_training_are_outside(tmp_path: Path,
-                                                        demo_model: Path) -> None:
+def test_real_readings_noisier_than_training_are_outside(tmp_path: Path, demo_model: Path) -> None:
     rng = np.random.default_rng(5)
     trained, noisy = 0.002, 0.02  # both above one encoder count (1.5 mrad)
     for name, sigma in (("real", noisy), ("sim", 0.0)):
-        write_v3_dataset(tmp_path / name, [ramps(fps=10, ramp_s=1.0, rng=rng, noise_rad=sigma)
-                                           for _ in range(3)], fps=10)
-    write_manifest(tmp_path / "real.toml", manifest_text("real", [True] * 3, states=STATES[:1],
-                                                         state_of_trial=[0, 0, 0]))
+        write_v3_dataset(
+            tmp_path / name,
+            [ramps(fps=10, ramp_s=1.0, rng=rng, noise_rad=sigma) for _ in range(3)],
+            fps=10,
+        )
+    write_manifest(
+        tmp_path / "real.toml",
+        manifest_text("real", [True] * 3, states=STATES[:1], state_of_trial=[0, 0, 0]),
+    )
     rig = write_rig(tmp_path, demo_model, TRAINING.format(noise=trained, scale=1.0, gain=16))
     noise = _by_check(envelope_branch.assess(_ctx(rig)))["observation_noise"]
     assert noise.verdict is Verdict.IMPLICATED and not noise.figures.covered_by_training
@@ -94,14 +105,17 @@ def matched_rig(tmp: Path, model: Path) -> Path:
     rng = np.random.default_rng(12)
 
     def eps() -> list[dict[str, np.ndarray]]:
-        return [ramps(fps=10, ramp_s=1.0, rng=rng, noise_rad=SIGMA) for _ in range(3)] + \
-            [_no_object(pick_place("success", fps=10, rng=rng, noise_rad=SIGMA,
-                                   squeeze_pct=10.0)) for _ in range(2)]
+        return [ramps(fps=10, ramp_s=1.0, rng=rng, noise_rad=SIGMA) for _ in range(3)] + [
+            _no_object(pick_place("success", fps=10, rng=rng, noise_rad=SIGMA, squeeze_pct=10.0))
+            for _ in range(2)
+        ]
 
     write_v3_dataset(tmp / "real", eps(), fps=10)
     write_v3_dataset(tmp / "sim", eps(), fps=10)
-    write_manifest(tmp / "real.toml", manifest_text("real", [True] * 5, states=STATES[:2],
-                                                    state_of_trial=[0, 1, 0, 1, 0]))
+    write_manifest(
+        tmp / "real.toml",
+        manifest_text("real", [True] * 5, states=STATES[:2], state_of_trial=[0, 1, 0, 1, 0]),
+    )
     return write_rig(tmp, model, TRAINING.format(noise=SIGMA, scale=1.0, gain=16))
 
 
@@ -130,8 +144,13 @@ def test_a_known_mismatch_is_found_with_its_figures(tmp_path: Path, demo_model: 
     init = found["initial_states"]
     assert init.verdict is Verdict.IMPLICATED
     real = init.figures.real
-    assert (real.outside, real.inside_successes, real.inside_trials,
-            real.outside_successes, real.outside_trials) == (2, 2, 2, 0, 2)
+    assert (
+        real.outside,
+        real.inside_successes,
+        real.inside_trials,
+        real.outside_successes,
+        real.outside_trials,
+    ) == (2, 2, 2, 0, 2)
     # (0.45, 0) is 0.10 m beyond x = 0.35; (0.25, 0.3) is 0.20 m beyond y = 0.10
     assert real.farthest_outside_m == pytest.approx(0.20)
     assert found["grasp_margin"].verdict is Verdict.NOT_MEASURED  # ramps never hold
@@ -140,8 +159,7 @@ def test_a_known_mismatch_is_found_with_its_figures(tmp_path: Path, demo_model: 
         assert len(svg) == 1 and "<svg" in svg[0], key
 
 
-def test_episodes_that_match_training_implicate_nothing(tmp_path: Path,
-                                                        demo_model: Path) -> None:
+def test_episodes_that_match_training_implicate_nothing(tmp_path: Path, demo_model: Path) -> None:
     findings = envelope_branch.assess(_ctx(matched_rig(tmp_path, demo_model)))
     assert len(findings) == 5
     assert not [f for f in findings if f.verdict is Verdict.IMPLICATED]
@@ -149,8 +167,7 @@ def test_episodes_that_match_training_implicate_nothing(tmp_path: Path,
     for key in ("observation_noise", "speed", "control_rate", "grasp_margin", "initial_states"):
         assert found[key].verdict is Verdict.ELIMINATED, key
     squeeze = 10.0 / 100.0 * np.rad2deg(GRIP_HI - GRIP_LO)
-    assert found["grasp_margin"].figures.real_squeeze_median_deg == pytest.approx(squeeze,
-                                                                                     rel=0.02)
+    assert found["grasp_margin"].figures.real_squeeze_median_deg == pytest.approx(squeeze, rel=0.02)
     _check_typed(found)
 
 
@@ -165,24 +182,30 @@ def _check_typed(found: dict[str, Finding]) -> None:
         check_typed(f, figures, details if f.details else None)
 
 
-def test_not_measured_checks_carry_their_typed_figures(tmp_path: Path,
-                                                       demo_model: Path) -> None:
+def test_not_measured_checks_carry_their_typed_figures(tmp_path: Path, demo_model: Path) -> None:
     """Without a dataset every check is not measured, its figures only its name."""
     rig = write_rig(tmp_path, demo_model, "")
     found = _by_check(envelope_branch.assess(_ctx(rig)))
-    assert set(found) == {"observation_noise", "speed", "control_rate", "grasp_margin",
-                          "initial_states"}
+    assert set(found) == {
+        "observation_noise",
+        "speed",
+        "control_rate",
+        "grasp_margin",
+        "initial_states",
+    }
     assert {f.verdict for f in found.values()} == {Verdict.NOT_MEASURED}
     _check_typed(found)
 
 
-def test_a_policy_that_never_squeezes_is_a_marginal_grasp(tmp_path: Path,
-                                                          demo_model: Path) -> None:
+def test_a_policy_that_never_squeezes_is_a_marginal_grasp(tmp_path: Path, demo_model: Path) -> None:
     rng = np.random.default_rng(13)
     eps = [pick_place("success", fps=15, rng=rng, squeeze_pct=1.8) for _ in range(3)]
     write_v3_dataset(tmp_path / "real", eps, fps=15)
-    rig = write_rig(tmp_path, demo_model, '\n[deploy]\ngripper_torque_limit = 0.5\n'
-                                          '[evidence]\ndataset = "real"\n')
+    rig = write_rig(
+        tmp_path,
+        demo_model,
+        '\n[deploy]\ngripper_torque_limit = 0.5\n[evidence]\ndataset = "real"\n',
+    )
     f = _by_check(envelope_branch.assess(_ctx(rig)))["grasp_margin"]
     assert f.verdict is Verdict.IMPLICATED
     squeeze = 1.8 / 100.0 * np.rad2deg(GRIP_HI - GRIP_LO)  # ~2 deg: the seed's 0 to 3
@@ -191,8 +214,7 @@ def test_a_policy_that_never_squeezes_is_a_marginal_grasp(tmp_path: Path,
     assert plots(f.to_dict())
 
 
-def test_speed_ratio_is_exact_on_constant_velocity_ramps(tmp_path: Path,
-                                                         demo_model: Path) -> None:
+def test_speed_ratio_is_exact_on_constant_velocity_ramps(tmp_path: Path, demo_model: Path) -> None:
     rig = load_rig(write_rig(tmp_path, demo_model))
     rng = np.random.default_rng(0)
     real = write_v3_dataset(tmp_path / "r", [ramps(fps=15, ramp_s=4.0, rng=rng)], fps=15)
@@ -209,8 +231,11 @@ def test_speed_ratio_is_exact_on_constant_velocity_ramps(tmp_path: Path,
 
 
 def test_placements_against_the_training_area() -> None:
-    d = edge_distance(np.array([[0.25, 0.0], [0.16, 0.05], [0.40, 0.15], [0.25, -0.13]]),
-                      (0.15, 0.35), (-0.1, 0.1))
+    d = edge_distance(
+        np.array([[0.25, 0.0], [0.16, 0.05], [0.40, 0.15], [0.25, -0.13]]),
+        (0.15, 0.35),
+        (-0.1, 0.1),
+    )
     np.testing.assert_allclose(d, [0.1, 0.01, -np.hypot(0.05, 0.05), -0.03], atol=1e-12)
     # the seed: 25/25 inside vs 1/31 outside in simulation
     xy = np.array([[0.25, 0.0]] * 25 + [[0.5, 0.0]] * 31)
@@ -224,11 +249,16 @@ def test_placements_against_the_training_area() -> None:
     assert placements_check({}, None, None).status == "not_measured"
 
 
-@pytest.mark.parametrize(("area", "need"), [
-    (None, "[training] workspace_x_m and workspace_y_m"),
-    ((0.15, 0.35), "evidence.real_manifest with initial_states")])
-def test_initial_states_not_measured_names_what_is_missing(area: tuple[float, float] | None,
-                                                           need: str) -> None:
+@pytest.mark.parametrize(
+    ("area", "need"),
+    [
+        (None, "[training] workspace_x_m and workspace_y_m"),
+        ((0.15, 0.35), "evidence.real_manifest with initial_states"),
+    ],
+)
+def test_initial_states_not_measured_names_what_is_missing(
+    area: tuple[float, float] | None, need: str
+) -> None:
     """A rig with evidence.dataset and a [training] section (simgap init's) was told to add
     'evidence.dataset and a [training] section': each not-measured check names its own."""
     from simgap.cli._app import key_text

@@ -66,10 +66,14 @@ def test_too_little_data_is_thin_and_named() -> None:
 
 
 def _js(delay_lo: float, params: dict[str, Any]) -> dict[str, Any]:
-    return {"nominal_rms_rad": {"a": 0.05}, "identified_rms_rad": {"a": 0.005},
-            "noise_floor_rad": {"a": {"total_rad": 0.004}},
-            "delay_interval_s": {"a": [delay_lo, 0.05]}, "params": {"a": params},
-            "delay_ridge": {}}
+    return {
+        "nominal_rms_rad": {"a": 0.05},
+        "identified_rms_rad": {"a": 0.005},
+        "noise_floor_rad": {"a": {"total_rad": 0.004}},
+        "delay_interval_s": {"a": [delay_lo, 0.05]},
+        "params": {"a": params},
+        "delay_ridge": {},
+    }
 
 
 def test_a_replay_off_with_nothing_identified_is_held_at_inconclusive() -> None:
@@ -89,8 +93,15 @@ def test_three_short_episodes_implicate_nothing(tmp_path: Path, demo_model: Path
     """Issue 34's case: 3 episodes of 2 s with real faults planted. The replay is off, but
     4 s fitted and 2 s held out cannot say by what: no joint is implicated, no patch is
     built, and the gate said so before the fit."""
-    bench = make_so101_bench(tmp_path / "b", demo_model, 11, n_episodes=3, duration_s=2.0,
-                             n_heldout=0, faults={"kp": 0.5, "delay_s": 0.03})
+    bench = make_so101_bench(
+        tmp_path / "b",
+        demo_model,
+        11,
+        n_episodes=3,
+        duration_s=2.0,
+        n_heldout=0,
+        faults={"kp": 0.5, "delay_s": 0.03},
+    )
     rig = load_rig(bench.rig)
     ds = read_lerobot_dataset(rig.evidence.dataset)  # type: ignore[arg-type]
     exc = fit_split(rig, ds)[5]

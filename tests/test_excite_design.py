@@ -65,7 +65,7 @@ def test_prediction_is_the_closed_form_and_more_data_narrows_it() -> None:
     s2, s2_min = 4e-6, 1e-6
     p = predict([a], ("kp", "armature"), s2, s2_min)
     cov = s2 * np.linalg.inv(a.T @ a)
-    sens = np.sqrt(np.mean(a ** 2, axis=0))
+    sens = np.sqrt(np.mean(a**2, axis=0))
     # the identification's own rule: Student-t on the 397 residual degrees of freedom
     want = t_quantile(397) * np.sqrt(np.diag(cov)) + np.sqrt(s2_min) / sens
     np.testing.assert_allclose(p.halfwidth, want, rtol=1e-5)
@@ -76,18 +76,31 @@ def test_prediction_is_the_closed_form_and_more_data_narrows_it() -> None:
     b = a.copy()
     b[:, 1] = 0.0
     assert not np.isfinite(predict([b], ("kp", "armature"), s2, s2_min).halfwidth[1])
-    assert Prediction(("kp", "delay"), np.array([np.log(2) / 2, 0.0]),
-                      np.eye(2)).span("kp") == pytest.approx(2.0)
+    assert Prediction(("kp", "delay"), np.array([np.log(2) / 2, 0.0]), np.eye(2)).span(
+        "kp"
+    ) == pytest.approx(2.0)
 
 
 def _write_findings(path: Path, figures: dict, details: dict | None = None) -> Path:
     """A diagnosis whose actuator finding is the joint identification (typed, its details
     the identification whole) when ``details`` are given, else an untyped one."""
-    f = Finding(branch="actuator", verdict=Verdict("implicated"), figures=figures,
-                title="Actuator dynamics", summary="") if details is None else Finding(
-        branch="actuator", verdict=Verdict("implicated"), title="Actuator dynamics",
-        figures=JointDynamicsFigures.from_mapping(figures),
-        details=JointDynamicsDetails.from_mapping({**figures, **details}))
+    f = (
+        Finding(
+            branch="actuator",
+            verdict=Verdict("implicated"),
+            figures=figures,
+            title="Actuator dynamics",
+            summary="",
+        )
+        if details is None
+        else Finding(
+            branch="actuator",
+            verdict=Verdict("implicated"),
+            title="Actuator dynamics",
+            figures=JointDynamicsFigures.from_mapping(figures),
+            details=JointDynamicsDetails.from_mapping({**figures, **details}),
+        )
+    )
     d = Diagnosis(rig="bench", findings=(f,), stop={}, comparability=None, seed=0)
     path.mkdir(parents=True, exist_ok=True)
     (path / "findings.json").write_text(json.dumps(d.to_dict()))
@@ -95,17 +108,23 @@ def _write_findings(path: Path, figures: dict, details: dict | None = None) -> P
 
 
 def test_reads_what_a_diagnosis_left_open(tmp_path: Path) -> None:
-    figures = {"params": {"a": {"kp": 10.0}}, "params_interval": {"a": {"kp": [9.0, 11.0]}},
-               "not_identifiable": {"a": {"armature": "too weak", "delay": "a ridge"},
-                                    "b": {"kv": "x"}},
-               "delay_s": {"a": 0.02, "b": 0.03}, "clock": {"chosen": "step"},
-               "fitted_episodes": 1, "fit_seconds": 6.0}
-    details = {"params_fitted": {"a": {"kp": 10.0, "armature": 0.03},
-                                 "b": {"kp": 5.0, "kv": 1.0}}}
+    figures = {
+        "params": {"a": {"kp": 10.0}},
+        "params_interval": {"a": {"kp": [9.0, 11.0]}},
+        "not_identifiable": {"a": {"armature": "too weak", "delay": "a ridge"}, "b": {"kv": "x"}},
+        "delay_s": {"a": 0.02, "b": 0.03},
+        "clock": {"chosen": "step"},
+        "fitted_episodes": 1,
+        "fit_seconds": 6.0,
+    }
+    details = {"params_fitted": {"a": {"kp": 10.0, "armature": 0.03}, "b": {"kp": 5.0, "kv": 1.0}}}
     est = estimate_from_diagnosis(_write_findings(tmp_path / "d", figures, details))
     assert est.rig == "bench" and est.clock == "step"
-    assert est.targets == (("a", "armature", "too weak"), ("a", "delay", "a ridge"),
-                           ("b", "kv", "x"))
+    assert est.targets == (
+        ("a", "armature", "too weak"),
+        ("a", "delay", "a ridge"),
+        ("b", "kv", "x"),
+    )
     assert est.params["a"]["armature"] == 0.03 and est.fitted_episodes == 1
     assert est.only(["armature"]).targets == (("a", "armature", "too weak"),)
     assert est.only(joints=["b"]).targets == (("b", "kv", "x"),)
@@ -128,13 +147,11 @@ def test_excite_without_rig_or_diagnosis_says_how() -> None:
 
 
 def test_the_estimate_only_keeps_known_kinds() -> None:
-    est = Estimate(rig="r", params={}, delay_s={}, clock="exact",
-                   targets=(("a", "armature", ""),))
+    est = Estimate(rig="r", params={}, delay_s={}, clock="exact", targets=(("a", "armature", ""),))
     assert est.only().targets == est.targets
 
 
-def test_a_motion_the_replay_cannot_follow_is_told_apart(tmp_path: Path,
-                                                        shared_data: Path) -> None:
+def test_a_motion_the_replay_cannot_follow_is_told_apart(tmp_path: Path, shared_data: Path) -> None:
     """At its 5 ms step the SO-101's force-limited servo replays a fast chirp chaotically
     (float rounding of the commands moves it by mrad) and a staircase of holds smoothly:
     ``replay_floor`` puts the first above the instrument's floor (the design refuses it),
@@ -146,19 +163,21 @@ def test_a_motion_the_replay_cannot_follow_is_told_apart(tmp_path: Path,
     model = shared_data / "so101" / "so101.xml"
     if not model.is_file():
         pytest.skip(f"the SO-101 model is absent: {model}")
-    bench = make_so101_bench(tmp_path / "b", model, 5, n_episodes=1, duration_s=1.0,
-                             n_heldout=0)
+    bench = make_so101_bench(tmp_path / "b", model, 5, n_episodes=1, duration_s=1.0, n_heldout=0)
     rig = load_rig(bench.rig)
     joints = tuple(rig.joint_names)
     ranges = joint_ranges(rig.model_path, list(joints))
     start = np.array([0.5 * (ranges[j][0] + ranges[j][1]) for j in joints])
-    segs = {s.family: s for s in reversed(candidates("shoulder_pan", *ranges["shoulder_pan"],
-                                                     30.0, vmax_rad_s=DEFAULT_VMAX_RAD_S))}
+    segs = {
+        s.family: s
+        for s in reversed(
+            candidates("shoulder_pan", *ranges["shoulder_pan"], 30.0, vmax_rad_s=DEFAULT_VMAX_RAD_S)
+        )
+    }
     out = {}
     for family in ("chirp", "holds"):
         cmd = assemble(start, joints, [segs[family]], 30.0, DEFAULT_VMAX_RAD_S)
-        out[family] = replay_floor(rig.model_path, rig, cmd, 30.0, "shoulder_pan", "exact",
-                                   0.0)
+        out[family] = replay_floor(rig.model_path, rig, cmd, 30.0, "shoulder_pan", "exact", 0.0)
     chaos, instrument = out["chirp"]
     assert chaos > 3.0 * instrument  # the 0.3-1.5 Hz chirp (first in the list)
     chaos, instrument = out["holds"]

@@ -34,10 +34,15 @@ runner = CliRunner()
 DOC = Path(__file__).resolve().parents[1] / "docs" / "actuator.md"
 
 
-def _design(kind: str, value: float, hw_before: float, hw_after: float,
-            checked: dict | None = None) -> Design:
-    seg = Segment(joint="wrist_roll", name="chirp 4-6 Hz, amplitude up to 0.20 rad",
-                  family="chirp", q=np.zeros(4))
+def _design(
+    kind: str, value: float, hw_before: float, hw_after: float, checked: dict | None = None
+) -> Design:
+    seg = Segment(
+        joint="wrist_roll",
+        name="chirp 4-6 Hz, amplitude up to 0.20 rad",
+        family="chirp",
+        q=np.zeros(4),
+    )
     cols = (kind, "delay") if kind != "delay" else ("kp", "delay")
     i = cols.index(kind)
 
@@ -46,21 +51,37 @@ def _design(kind: str, value: float, hw_before: float, hw_after: float,
         h[i] = hw
         return Prediction(cols, h, np.eye(2))
 
-    return Design("wrist_roll", kind, "too weak", value, seg, pred(hw_before), pred(hw_after),
-                  {"chirp": hw_after, "steps": float("inf")}, checked or {})
+    return Design(
+        "wrist_roll",
+        kind,
+        "too weak",
+        value,
+        seg,
+        pred(hw_before),
+        pred(hw_after),
+        {"chirp": hw_after, "steps": float("inf")},
+        checked or {},
+    )
 
 
 def _motion(*designs: Design) -> NextMotion:
-    return NextMotion(joints=("wrist_roll",), fps=30.0, commands=np.zeros((4, 1)),
-                      predicted_q=np.zeros((4, 1)), start=np.zeros(1), designs=designs)
+    return NextMotion(
+        joints=("wrist_roll",),
+        fps=30.0,
+        commands=np.zeros((4, 1)),
+        predicted_q=np.zeros((4, 1)),
+        start=np.zeros(1),
+        designs=designs,
+    )
 
 
 def test_an_overflowing_interval_is_written_unbounded_not_a_crash(tmp_path: Path) -> None:
     # the trial's case: kp at 705 with a half-width whose exp overflows (e^800) before, and
     # one reading [2.88e-35, 1.73e+40] (half-width 85) after
-    nm = _motion(_design("kp", 705.0, 800.0, 85.0,
-                         {"reason": "x", "local_interval": [0.0, float("inf")]}),
-                 _design("delay", 0.02, float("inf"), 0.004))
+    nm = _motion(
+        _design("kp", 705.0, 800.0, 85.0, {"reason": "x", "local_interval": [0.0, float("inf")]}),
+        _design("delay", 0.02, float("inf"), 0.004),
+    )
     with np.errstate(over="raise"):  # no overflow on the way (it raised a RuntimeWarning)
         js = design_json(nm, "diag2")
     path = atomic_write_json(tmp_path / "excite_design.json", js)  # allow_nan=False
@@ -85,15 +106,17 @@ def test_a_stated_interval_keeps_its_bounds_and_the_limit_is_the_span() -> None:
     hw = 0.5 * np.log(UNBOUNDED_SPAN)
     inside = _design("kp", 10.0, hw * 0.99, 0.1)
     lo, hi = inside.interval("before")  # type: ignore[misc]
-    assert hi / lo == pytest.approx(UNBOUNDED_SPAN ** 0.99)
+    assert hi / lo == pytest.approx(UNBOUNDED_SPAN**0.99)
     assert inside.unbounded("before") == ""
     assert _design("kp", 10.0, hw * 1.01, 0.1).interval("before") is None
 
 
 def test_the_printed_lines_have_units_unbounded_and_the_caveat() -> None:
-    nm = _motion(_design("kp", 705.0, 85.0, 0.004),
-                 _design("armature", 0.03, 0.2, 0.1, {"interval": [0.025, 0.036]}),
-                 _design("delay", 0.02, 0.01, 0.004))
+    nm = _motion(
+        _design("kp", 705.0, 85.0, 0.004),
+        _design("armature", 0.03, 0.2, 0.1, {"interval": [0.025, 0.036]}),
+        _design("delay", 0.02, 0.01, 0.004),
+    )
     lines = result_lines(nm)
     kp, arm, delay, caveat = lines
     assert "N m/rad" in kp and "(recording alone unbounded)" in kp and "e+" not in kp
@@ -105,26 +128,39 @@ def test_the_printed_lines_have_units_unbounded_and_the_caveat() -> None:
 def test_the_caveat_cites_the_figures_docs_actuator_md_measured() -> None:
     """Every figure in the caveat is in docs/actuator.md's excite section (none invented)."""
     doc = DOC.read_text(encoding="utf-8")
-    section = doc[doc.index("### The next episode"):]
+    section = doc[doc.index("### The next episode") :]
     for fig in re.findall(r"\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?", CAVEAT.split("(")[1]):
         assert fig in section, fig
     assert "0 of 17 runs" in section and "0 of 17 runs" in CAVEAT
 
 
 def _findings(path: Path, figures: dict) -> Path:
-    f = Finding(branch="actuator", verdict=Verdict("implicated"),
-                figures=LadderFigures.from_mapping(figures),
-                title="Actuator dynamics", summary="")
+    f = Finding(
+        branch="actuator",
+        verdict=Verdict("implicated"),
+        figures=LadderFigures.from_mapping(figures),
+        title="Actuator dynamics",
+        summary="",
+    )
     d = Diagnosis(rig="bench", findings=(f,), stop={}, comparability=None, seed=0)
     path.mkdir(parents=True, exist_ok=True)
     (path / "findings.json").write_text(json.dumps(d.to_dict()))
     return path
 
 
-BENCH = {"noise_floor_rad": 0.001, "worst_ideal_mae_rad": 0.02,
-         "joints": {"shoulder_pan": {"delay": {"total_s": 0.01}, "selected": "pd",
-                                     "ideal_mae_rad": 0.02, "selected_mae_rad": 0.004,
-                                     "params": {"kp": 12.0}}}}
+BENCH = {
+    "noise_floor_rad": 0.001,
+    "worst_ideal_mae_rad": 0.02,
+    "joints": {
+        "shoulder_pan": {
+            "delay": {"total_s": 0.01},
+            "selected": "pd",
+            "ideal_mae_rad": 0.02,
+            "selected_mae_rad": 0.004,
+            "params": {"kp": 12.0},
+        }
+    },
+}
 
 
 def test_a_bench_log_diagnosis_names_actuator_logs_and_the_fix(tmp_path: Path) -> None:
@@ -145,8 +181,7 @@ def test_a_missing_diagnosis_folder_asks_for_the_folder(tmp_path: Path) -> None:
 
 
 def test_an_unknown_param_names_the_option_as_typed() -> None:
-    est = Estimate(rig="r", params={}, delay_s={}, clock="exact",
-                   targets=(("a", "armature", ""),))
+    est = Estimate(rig="r", params={}, delay_s={}, clock="exact", targets=(("a", "armature", ""),))
     with pytest.raises(InputError) as e:
         est.only(["bogus"])
     assert "'--param'" in str(e.value) and "--parameter" not in str(e.value)

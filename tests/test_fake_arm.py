@@ -26,8 +26,14 @@ from simgap.fakearm.calibration import (
 )
 
 CAL = MotorCalibration(id=1, drive_mode=0, homing_offset=0, range_min=1000, range_max=3000)
-REST = {"shoulder_pan": 0.0, "shoulder_lift": -1.57, "elbow_flex": 1.57, "wrist_flex": 0.66,
-        "wrist_roll": 0.0, "gripper": 0.0}  # the demo model's rest keyframe [rad]
+REST = {
+    "shoulder_pan": 0.0,
+    "shoulder_lift": -1.57,
+    "elbow_flex": 1.57,
+    "wrist_flex": 0.66,
+    "wrist_roll": 0.0,
+    "gripper": 0.0,
+}  # the demo model's rest keyframe [rad]
 GRIPPER_RAD = (-0.174533, 1.7453292)
 
 
@@ -69,8 +75,10 @@ def test_observation_units_degrees_and_m100() -> None:
     v = _ticks(-1.57, -1.7453293, 1.7453293)
     assert obs["shoulder_lift.pos"] == pytest.approx((v - 2048) * 360 / 4095, abs=0.1)
     g = _ticks(0.0, *GRIPPER_RAD)
-    gmin, gmax = 2048 - round(0.9599311 * 4096 / (2 * math.pi)), \
-        2048 + round(0.9599311 * 4096 / (2 * math.pi))
+    gmin, gmax = (
+        2048 - round(0.9599311 * 4096 / (2 * math.pi)),
+        2048 + round(0.9599311 * 4096 / (2 * math.pi)),
+    )
     assert obs["gripper.pos"] == pytest.approx((g - gmin) / (gmax - gmin) * 100, abs=0.1)
     assert set(obs) == set(deg.observation_features) == set(deg.action_features)
     deg.disconnect()
@@ -78,8 +86,9 @@ def test_observation_units_degrees_and_m100() -> None:
     m100.connect()
     o = m100.get_observation()
     half = round(1.7453293 * 4096 / (2 * math.pi))
-    assert o["shoulder_lift.pos"] == pytest.approx((v - (2048 - half)) / (2 * half) * 200 - 100,
-                                                   abs=0.1)
+    assert o["shoulder_lift.pos"] == pytest.approx(
+        (v - (2048 - half)) / (2 * half) * 200 - 100, abs=0.1
+    )
     assert o["gripper.pos"] == pytest.approx(obs["gripper.pos"], abs=0.1)  # always 0..100
     sent = m100.send_action({"shoulder_lift.pos": 150.0, "gripper.pos": -5.0})
     assert sent == {"shoulder_lift.pos": 100.0, "gripper.pos": 0.0}
@@ -131,8 +140,11 @@ def test_thermal_model_matches_first_order_solution() -> None:
 
 
 def test_camera_frame_age_and_reset(tmp_path: Path) -> None:
-    cfg = FakeSO101Config(write_goal_before_torque=True, trace_path=tmp_path / "t.jsonl",
-                          cameras={"wrist": FakeCameraConfig(fps=10.0, height=24, width=32)})
+    cfg = FakeSO101Config(
+        write_goal_before_torque=True,
+        trace_path=tmp_path / "t.jsonl",
+        cameras={"wrist": FakeCameraConfig(fps=10.0, height=24, width=32)},
+    )
     r = FakeSO101(cfg)
     r.connect()
     assert r.observation_features["wrist"] == (24, 32, 3)
@@ -162,8 +174,14 @@ def test_camera_frame_age_and_reset(tmp_path: Path) -> None:
 
 
 def test_trace_records_what_was_sent(tmp_path: Path) -> None:
-    r = FakeSO101(FakeSO101Config(use_degrees=False, write_goal_before_torque=True,
-                                  control_dt_s=0.05, trace_path=tmp_path / "t.jsonl"))
+    r = FakeSO101(
+        FakeSO101Config(
+            use_degrees=False,
+            write_goal_before_torque=True,
+            control_dt_s=0.05,
+            trace_path=tmp_path / "t.jsonl",
+        )
+    )
     r.connect()
     for k in range(5):
         r.get_observation()
@@ -176,12 +194,12 @@ def test_trace_records_what_was_sent(tmp_path: Path) -> None:
     assert tr.units["elbow_flex.pos"] == "m100"
     np.testing.assert_allclose(tr.action["elbow_flex.pos"][:5], [120, 110, 100, 90, 80])
     np.testing.assert_allclose(tr.sent["elbow_flex.pos"][:5], [100, 100, 100, 90, 80])
-    goals = [w for w in tr.writes if w.register == "Goal_Position"
-             and w.motor == "elbow_flex"][1:]  # the first is goal = present at connect
+    goals = [w for w in tr.writes if w.register == "Goal_Position" and w.motor == "elbow_flex"][
+        1:
+    ]  # the first is goal = present at connect
     cal = r.calibration["elbow_flex"]
     assert goals[0].value == cal.range_max
-    assert goals[3].value == int((90 + 100) / 200 * (cal.range_max - cal.range_min)
-                                 + cal.range_min)
+    assert goals[3].value == int((90 + 100) / 200 * (cal.range_max - cal.range_min) + cal.range_min)
     np.testing.assert_allclose(np.diff(tr.t[:5]), 0.054, atol=1e-9)  # sleep + read + write
 
 
@@ -190,8 +208,9 @@ def test_fake_arm_cli_runs_a_script(tmp_path: Path) -> None:
 
     script = Path(__file__).parent / "deploy_scripts" / "torque_jump_bug.py"
     out = tmp_path / "a.json"
-    r = CliRunner().invoke(app, ["fake-arm", str(script), "--trace", str(tmp_path / "t.jsonl"),
-                                 "--json", str(out)])
+    r = CliRunner().invoke(
+        app, ["fake-arm", str(script), "--trace", str(tmp_path / "t.jsonl"), "--json", str(out)]
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(out.read_text())["implicated"] == ["Torque on before goal = present"]
     bad = tmp_path / "bad.py"
@@ -201,6 +220,7 @@ def test_fake_arm_cli_runs_a_script(tmp_path: Path) -> None:
 
 
 # ---- LeRobot adapter: the real LeRobot is tested in tests/lerobot_real/ (Python 3.12) ---
+
 
 def test_lerobot_adapter_without_lerobot(monkeypatch: pytest.MonkeyPatch) -> None:
     import simgap.fakearm.lerobot_robot as adapter
@@ -220,9 +240,14 @@ def test_robot_must_be_connected() -> None:
 
 
 def test_runs_on_the_menagerie_so101(shared_data: Path, tmp_path: Path) -> None:
-    r = FakeSO101(FakeSO101Config(model_path=shared_data / "so101" / "scene_box.xml",
-                                  keyframe=None, object_body="box",
-                                  write_goal_before_torque=True))
+    r = FakeSO101(
+        FakeSO101Config(
+            model_path=shared_data / "so101" / "scene_box.xml",
+            keyframe=None,
+            object_body="box",
+            write_goal_before_torque=True,
+        )
+    )
     r.connect()
     assert r.present_ticks()["elbow_flex"] == 2048  # qpos0 is mid-range on a symmetric joint
     r.send_action({"elbow_flex.pos": 30.0})

@@ -20,10 +20,10 @@ pytestmark = pytest.mark.usefixtures("gl_backend")
 
 
 def _arm(fps: float = 10.0, size: tuple[int, int] = (24, 32), **kw: Any) -> FakeSO101:
-    cam = FakeCameraConfig(fps=fps, height=size[0], width=size[1],
-                           **{k: kw.pop(k) for k in ("background",) if k in kw})
-    return FakeSO101(FakeSO101Config(write_goal_before_torque=True, cameras={"wrist": cam},
-                                     **kw))
+    cam = FakeCameraConfig(
+        fps=fps, height=size[0], width=size[1], **{k: kw.pop(k) for k in ("background",) if k in kw}
+    )
+    return FakeSO101(FakeSO101Config(write_goal_before_torque=True, cameras={"wrist": cam}, **kw))
 
 
 @pytest.fixture
@@ -98,8 +98,10 @@ def test_culling_and_simplified_meshes_on_the_menagerie_so101(shared_data: Path)
         q = m.qpos0.copy()
         q[:5] = rng.uniform(-1.0, 1.0, 5)
         qs.append(q)
-    with CameraRenderer(m, "wrist_cam", 64, 64) as fast, \
-            CameraRenderer(m, "wrist_cam", 64, 64, mesh_cell_m=None) as full:
+    with (
+        CameraRenderer(m, "wrist_cam", 64, 64) as fast,
+        CameraRenderer(m, "wrist_cam", 64, 64, mesh_cell_m=None) as full,
+    ):
         assert fast.model.mesh_facenum.sum() < m.mesh_facenum.sum() / 5
         assert full.model.mesh_facenum.sum() == m.mesh_facenum.sum()
         for q in qs:
@@ -138,8 +140,9 @@ def test_background_needs_the_real_clock() -> None:
 
 
 @pytest.mark.parametrize("background", [True, False])
-def test_a_rate_that_cannot_be_met_is_said_once(monkeypatch: pytest.MonkeyPatch,
-                                                background: bool) -> None:
+def test_a_rate_that_cannot_be_met_is_said_once(
+    monkeypatch: pytest.MonkeyPatch, background: bool
+) -> None:
     from simgap.sim.render import CameraRenderer
 
     real = CameraRenderer.render
@@ -171,8 +174,9 @@ def test_no_rate_warning_on_the_virtual_clock(monkeypatch: pytest.MonkeyPatch) -
     from simgap.sim.render import CameraRenderer
 
     real = CameraRenderer.render
-    monkeypatch.setattr(CameraRenderer, "render",
-                        lambda self, *a, **kw: (time.sleep(0.04), real(self, *a, **kw))[1])
+    monkeypatch.setattr(
+        CameraRenderer, "render", lambda self, *a, **kw: (time.sleep(0.04), real(self, *a, **kw))[1]
+    )
     r = _arm(fps=30.0)
     r.connect()
     with warnings.catch_warnings():

@@ -34,15 +34,19 @@ def _msg(r: object) -> str:
 
 def test_trace_onto_the_script_is_refused_before_it_runs(tmp_path: Path) -> None:
     """The reproduction: --trace onto the script overwrote it (exit 0)."""
-    s = _script(tmp_path, "def run(robot):\n    robot.connect()\n    step(robot)\n"
-                "    open(__file__ + '.ran', 'w').close()\n")
+    s = _script(
+        tmp_path,
+        "def run(robot):\n    robot.connect()\n    step(robot)\n"
+        "    open(__file__ + '.ran', 'w').close()\n",
+    )
     text = s.read_text()
     r = runner.invoke(app, ["fake-arm", str(s), "--trace", str(s)])
     assert r.exit_code == 2, r.output
     assert s.read_text() == text and not Path(str(s) + ".ran").exists()
     assert "--trace" in r.stderr or "trace" in r.stderr
-    r = runner.invoke(app, ["fake-arm", str(s), "--trace", str(tmp_path / "t.jsonl"),
-                            "--json", str(s)])
+    r = runner.invoke(
+        app, ["fake-arm", str(s), "--trace", str(tmp_path / "t.jsonl"), "--json", str(s)]
+    )
     assert r.exit_code == 2 and s.read_text() == text
     with pytest.raises(Exception, match="trace"):
         fs.run_script(s, s)
@@ -51,8 +55,11 @@ def test_trace_onto_the_script_is_refused_before_it_runs(tmp_path: Path) -> None
 
 def test_an_exception_in_the_script_is_the_scripts_error(tmp_path: Path) -> None:
     """The reproduction: it was "a bug in simgap", exit 3."""
-    s = _script(tmp_path, "def run(robot):\n    robot.connect()\n    step(robot)\n"
-                "    helper()\n\ndef helper():\n    raise ValueError('my own mistake')\n")
+    s = _script(
+        tmp_path,
+        "def run(robot):\n    robot.connect()\n    step(robot)\n"
+        "    helper()\n\ndef helper():\n    raise ValueError('my own mistake')\n",
+    )
     trace = tmp_path / "t.jsonl"
     r = runner.invoke(app, ["fake-arm", str(s), "--trace", str(trace)])
     assert r.exit_code == 1, r.output
@@ -76,8 +83,11 @@ def test_an_exception_at_import_is_the_scripts_error(tmp_path: Path) -> None:
 
 def test_sys_exit_early_says_so_and_keeps_the_trace(tmp_path: Path) -> None:
     """The reproduction: sys.exit(0) ended in exit 0 with no word."""
-    s = _script(tmp_path, "import sys\n\ndef run(robot):\n    robot.connect()\n"
-                "    step(robot)\n    sys.exit(0)\n    step(robot)\n")
+    s = _script(
+        tmp_path,
+        "import sys\n\ndef run(robot):\n    robot.connect()\n"
+        "    step(robot)\n    sys.exit(0)\n    step(robot)\n",
+    )
     trace = tmp_path / "t.jsonl"
     r = runner.invoke(app, ["fake-arm", str(s), "--trace", str(trace)])
     msg = _msg(r)
@@ -108,17 +118,23 @@ def test_help_says_the_script_runs_with_your_privileges() -> None:
 
 _HOSTILE = {
     "raise_at_import": ("raise RuntimeError('x')\n", 1),
-    "base_exception": ("class Mine(BaseException):\n    pass\n\ndef run(robot):\n"
-                       "    robot.connect()\n    raise Mine('odd')\n", 1),
+    "base_exception": (
+        "class Mine(BaseException):\n    pass\n\ndef run(robot):\n"
+        "    robot.connect()\n    raise Mine('odd')\n",
+        1,
+    ),
     "recursion": ("def run(robot):\n    run(robot)\n", 1),
-    "bad_action": ("def run(robot):\n    robot.connect()\n"
-                   "    robot.send_action({'nope.pos': 1.0})\n", 1),
+    "bad_action": (
+        "def run(robot):\n    robot.connect()\n    robot.send_action({'nope.pos': 1.0})\n",
+        1,
+    ),
     "no_run": ("x = 1\n", 2),
     "run_not_callable": ("run = 3\n", 2),
-    "exit_none": ("import sys\ndef run(robot):\n    robot.connect()\n    step(robot)\n"
-                  "    sys.exit()\n", 0),
-    "exit_string": ("import sys\ndef run(robot):\n    robot.connect()\n    sys.exit('bye')\n",
-                    1),
+    "exit_none": (
+        "import sys\ndef run(robot):\n    robot.connect()\n    step(robot)\n    sys.exit()\n",
+        0,
+    ),
+    "exit_string": ("import sys\ndef run(robot):\n    robot.connect()\n    sys.exit('bye')\n", 1),
     "raise_systemexit_at_import": ("raise SystemExit(0)\n", 1),
     "syntax_error": ("def run(robot)\n    pass\n", 1),
     "connects_and_steps": ("def run(robot):\n    robot.connect()\n    step(robot)\n", 0),

@@ -67,25 +67,43 @@ def test_the_ladder_finding_is_typed_and_survives_findings_json(tmp_path: Path) 
         assert j.selected == jj["selected"]
         sel = next(r for r in jj["rungs"] if r["model"] == jj["selected"])
         assert j.selected_mae_rad == sel["validation_mae_rad"]
-        assert dict(j.params) == {k: v for k, v in sel["params"].items()
-                                  if isinstance(v, (int, float))}
-        assert [r.model for r in f.typed_details(LadderDetails).joints[name].rungs] == \
-            [r["model"] for r in jj["rungs"]]
+        assert dict(j.params) == {
+            k: v for k, v in sel["params"].items() if isinstance(v, (int, float))
+        }
+        assert [r.model for r in f.typed_details(LadderDetails).joints[name].rungs] == [
+            r["model"] for r in jj["rungs"]
+        ]
     assert fig.worst_ideal_mae_rad == max(j.ideal_mae_rad for j in fig.joints.values())
     head = fig.headline()
     assert head is not None and "against the encoder noise floor" in head.text
 
 
-def _fake_identification(rig: Any, ds: Any, *, seed: int = 0,
-                         options: dict[str, Any] | None = None) -> dict[str, Any]:
+def _fake_identification(
+    rig: Any, ds: Any, *, seed: int = 0, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The identification's JSON in its real shape (``identify_rig``), without the fit."""
     from simgap.branches.joint_dynamics import _verdicts
 
-    js: dict[str, Any] = {k: {} for k in (
-        "delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
-        "effective_delay_s", "effective_delay_interval_s", "delay_ridge", "nominal_rms_rad",
-        "identified_rms_rad", "noise_floor_rad", "force_saturation", "params_nominal",
-        "params_fitted", "delay_profile")}
+    js: dict[str, Any] = {
+        k: {}
+        for k in (
+            "delay_s",
+            "delay_interval_s",
+            "params",
+            "params_interval",
+            "not_identifiable",
+            "effective_delay_s",
+            "effective_delay_interval_s",
+            "delay_ridge",
+            "nominal_rms_rad",
+            "identified_rms_rad",
+            "noise_floor_rad",
+            "force_saturation",
+            "params_nominal",
+            "params_fitted",
+            "delay_profile",
+        )
+    }
     for i, j in enumerate(rig.joint_names):
         d = 0.03 + 1e-3 * i
         js["delay_s"][j], js["delay_interval_s"][j] = d, [d - 0.01, d + 0.01]
@@ -96,20 +114,45 @@ def _fake_identification(rig: Any, ds: Any, *, seed: int = 0,
         js["params_nominal"][j] = {"kp": 8.0, "kv": 0.4}
         js["params_fitted"][j] = {"kp": 10.0 + i, "kv": 0.5}
         js["nominal_rms_rad"][j], js["identified_rms_rad"][j] = 0.02, 0.002
-        js["noise_floor_rad"][j] = {"total_rad": 1e-3, "model_rad": 0.0,
-                                    "recorded_at_model_step": False}
+        js["noise_floor_rad"][j] = {
+            "total_rad": 1e-3,
+            "model_rad": 0.0,
+            "recorded_at_model_step": False,
+        }
         js["force_saturation"][j] = 0.1
-        js["delay_profile"][j] = {"delays_s": [0.0, 0.02, 0.04], "ssr_rad2": [3.0, 1.0, 2.0],
-                                  "threshold_rad2": 1.5, "open_ends": []}
+        js["delay_profile"][j] = {
+            "delays_s": [0.0, 0.02, 0.04],
+            "ssr_rad2": [3.0, 1.0, 2.0],
+            "threshold_rad2": 1.5,
+            "open_ends": [],
+        }
     js["delay_ridge"] = {rig.joint_names[0]: "delay and the servo's own lag trade off"}
-    js.update({"shared_delay_s": 0.03, "shared_delay_interval_s": [0.02, 0.04],
-               "bounds_x_nominal": {"kp": [0.25, 4.0]}, "n_evals": 12,
-               "clock": {"chosen": "exact", "source": "rig"}, "global_start": {"draws": 0}})
+    js.update(
+        {
+            "shared_delay_s": 0.03,
+            "shared_delay_interval_s": [0.02, 0.04],
+            "bounds_x_nominal": {"kp": [0.25, 4.0]},
+            "n_evals": 12,
+            "clock": {"chosen": "exact", "source": "rig"},
+            "global_start": {"draws": 0},
+        }
+    )
     verdict, per, held = _verdicts(js)
-    js.update({"verdict": verdict, "joint_verdicts": per, "joint_held": held,
-               "patch_joints": [], "seed": seed, "fitted_episodes": 1,
-               "held_out_episodes": 1, "fit_seconds": 8.0, "null_hypothesis": "the MJCF",
-               "_held_out": [], "_proof": ([], [])})
+    js.update(
+        {
+            "verdict": verdict,
+            "joint_verdicts": per,
+            "joint_held": held,
+            "patch_joints": [],
+            "seed": seed,
+            "fitted_episodes": 1,
+            "held_out_episodes": 1,
+            "fit_seconds": 8.0,
+            "null_hypothesis": "the MJCF",
+            "_held_out": [],
+            "_proof": ([], []),
+        }
+    )
     return js
 
 
@@ -120,8 +163,12 @@ def arm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Context:
 
     monkeypatch.setattr(jd, "identify_rig", _fake_identification)
     rig = load_rig(_bench(tmp_path))
-    return Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=None,
-                   options={"controller_maxfun": 8, "controller_max_iter": 2})
+    return Context(
+        rig=rig,
+        evidence=EvidenceBundle(rig),
+        out_dir=None,
+        options={"controller_maxfun": 8, "controller_max_iter": 2},
+    )
 
 
 def test_the_joint_dynamics_findings_are_typed_and_survive_findings_json(arm: Context) -> None:
@@ -139,8 +186,7 @@ def test_the_joint_dynamics_findings_are_typed_and_survive_findings_json(arm: Co
         dl = account.delays[j]
         assert dl.total_s == d and dl.interval_s == tuple(js["delay_interval_s"][j])
         assert math.isnan(dl.servo_s) and dl.on_ridge is (j in js["delay_ridge"])
-    assert act.typed_details(JointDynamicsDetails).delay_profile["j2"].ssr_rad2 == (3.0, 1.0,
-                                                                                      2.0)
+    assert act.typed_details(JointDynamicsDetails).delay_profile["j2"].ssr_rad2 == (3.0, 1.0, 2.0)
     ctl = controller_record.finding(arm)
     _round_trip(ctl, GainsFigures, GainsDetails)
     gains = ctl.typed(GainsFigures)
@@ -152,8 +198,10 @@ def test_the_joint_dynamics_findings_are_typed_and_survive_findings_json(arm: Co
 def test_the_loop_latency_splits_each_joints_delay() -> None:
     from simgap.branches.joint_dynamics import delay_account
 
-    js = {"delay_s": {"a": 0.05, "b": 0.01},
-          "delay_interval_s": {"a": [0.04, 0.06], "b": [0.0, 0.02]}}
+    js = {
+        "delay_s": {"a": 0.05, "b": 0.01},
+        "delay_interval_s": {"a": [0.04, 0.06], "b": [0.0, 0.02]},
+    }
     account = delay_account(js, {"p50_s": 0.02})
     a, b = account.delays["a"], account.delays["b"]
     assert (a.total_s, a.loop_s, a.servo_s) == (0.05, 0.02, pytest.approx(0.03))
@@ -162,7 +210,8 @@ def test_the_loop_latency_splits_each_joints_delay() -> None:
 
 
 def test_the_simpler_finding_is_typed_and_survives_findings_json(
-        arm: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    arm: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from simgap.branches import controller, joint_dynamics
 
     monkeypatch.setattr(joint_dynamics, "applies", lambda rig: False)

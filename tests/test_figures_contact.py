@@ -14,8 +14,13 @@ from tests.figures_roundtrip import check_round_trip
 
 def test_contact_finding_is_typed_and_round_trips(tmp_path: Path) -> None:
     b = make_bench(tmp_path, "push", {("grip", "sliding"): 0.35}, seed=3)
-    (f,) = assess(Context(rig=b.rig, evidence=EvidenceBundle(b.rig),  # type: ignore[arg-type]
-                          out_dir=tmp_path / "out"))
+    (f,) = assess(
+        Context(
+            rig=b.rig,
+            evidence=EvidenceBundle(b.rig),  # type: ignore[arg-type]
+            out_dir=tmp_path / "out",
+        )
+    )
     check_round_trip(f, ContactFigures, ContactDetails)
     fig = f.typed(ContactFigures)
     assert fig.pushes and fig.friction_status == "fitted"

@@ -9,11 +9,23 @@ from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 
 
 def _finding() -> Finding:
-    return Finding(branch="example", verdict="implicated",  # type: ignore[arg-type]
-                   figures={"total_p95_s": np.float64(0.08), "stages": {"camera": {"p50_s": 0.02}},
-                            "bad": math.nan, "arr": np.arange(3)},
-                   key_figure="total_p95_s", residual=0.1, noise_floor=0.2, residual_unit="rad",
-                   artifacts={"patch": "x.xml"}, next_step="Do it.", needs=["a"])
+    return Finding(
+        branch="example",
+        verdict="implicated",  # type: ignore[arg-type]
+        figures={
+            "total_p95_s": np.float64(0.08),
+            "stages": {"camera": {"p50_s": 0.02}},
+            "bad": math.nan,
+            "arr": np.arange(3),
+        },
+        key_figure="total_p95_s",
+        residual=0.1,
+        noise_floor=0.2,
+        residual_unit="rad",
+        artifacts={"patch": "x.xml"},
+        next_step="Do it.",
+        needs=["a"],
+    )
 
 
 def test_round_trip(tmp_path) -> None:
@@ -49,7 +61,9 @@ def test_stop_rule_names_each_implicated_branch_once() -> None:
     """Two appearance findings implicated (exposure, camera pose) are one branch to act on."""
     from simgap.ladder import _stop
 
-    fs = [Finding(branch=b, verdict=Verdict.IMPLICATED, title=t) for b, t in
-          (("latency", "loop"), ("appearance", "exposure"), ("appearance", "camera pose"))]
+    fs = [
+        Finding(branch=b, verdict=Verdict.IMPLICATED, title=t)
+        for b, t in (("latency", "loop"), ("appearance", "exposure"), ("appearance", "camera pose"))
+    ]
     stop = _stop(fs)
     assert stop["implicated"] == ["latency", "appearance"] and stop["branch"] == "latency"

@@ -28,7 +28,8 @@ def test_the_published_schema_is_the_generated_one() -> None:
     published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
     assert published == findings_schema(), (
         "docs/findings.schema.json is stale: python -m simgap.figures.schema > "
-        "docs/findings.schema.json")
+        "docs/findings.schema.json"
+    )
     jsonschema.Draft202012Validator.check_schema(published)
     assert published["properties"]["schema_version"] == {"const": SCHEMA_VERSION}
 
@@ -36,8 +37,10 @@ def test_the_published_schema_is_the_generated_one() -> None:
 def test_every_typed_kind_has_a_rule_and_units_for_its_numbers() -> None:
     schema = findings_schema()
     rules = schema["$defs"]["Finding"]["allOf"]
-    named = {(r["if"]["properties"]["branch"]["const"], r["if"]["properties"]["kind"]["const"])
-             for r in rules}
+    named = {
+        (r["if"]["properties"]["branch"]["const"], r["if"]["properties"]["kind"]["const"])
+        for r in rules
+    }
     assert {(r.branch, r.kind) for r in (*FIGURES, *DETAILS)} <= named
     for record in FIGURES:
         assert record.branch, f"{record.__name__} names no branch"
@@ -47,17 +50,23 @@ def test_every_typed_kind_has_a_rule_and_units_for_its_numbers() -> None:
 
 
 def test_the_demo_findings_validate_carry_units_and_survive_a_round_trip(
-        demo_run: tuple[Path, Path, str]) -> None:
+    demo_run: tuple[Path, Path, str],
+) -> None:
     out, _, _ = demo_run
     d = json.loads((out / "findings.json").read_text(encoding="utf-8"))
-    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
-              for e in _validator().iter_errors(d)]
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+        for e in _validator().iter_errors(d)
+    ]
     assert not errors, "\n".join(errors[:10])
     assert d["schema_version"] == SCHEMA_VERSION
     latency = next(f for f in d["findings"] if f["branch"] == "latency" and not f["kind"])
     assert latency["units"]["total_p95_s"] == "s" and latency["units"]["stages.*.p50_s"] == "s"
-    assert latency["key_figure"] == {"name": "total_p95_s",
-                                     "value": latency["figures"]["total_p95_s"], "unit": "s"}
+    assert latency["key_figure"] == {
+        "name": "total_p95_s",
+        "value": latency["figures"]["total_p95_s"],
+        "unit": "s",
+    }
     back = Diagnosis.from_dict(d).to_dict()
     assert json.loads(json.dumps(back)) == d
 
@@ -68,8 +77,7 @@ def _one_latency(demo: Path) -> dict[str, Any]:
 
 def test_a_broken_contract_is_refused(demo_run: tuple[Path, Path, str], tmp_path: Path) -> None:
     d = _one_latency(demo_run[0])
-    i = next(i for i, f in enumerate(d["findings"]) if f["branch"] == "latency"
-             and not f["kind"])
+    i = next(i for i, f in enumerate(d["findings"]) if f["branch"] == "latency" and not f["kind"])
     v = _validator()
     extra = copy.deepcopy(d)
     extra["findings"][i]["figures"]["total_p96_s"] = 0.1
@@ -95,7 +103,7 @@ def test_a_broken_contract_is_refused(demo_run: tuple[Path, Path, str], tmp_path
 
 
 def test_the_suite_checked_what_simgap_wrote(
-        demo_run: tuple[Path, Path, str], findings_follow_the_published_schema: list[Path]
+    demo_run: tuple[Path, Path, str], findings_follow_the_published_schema: list[Path]
 ) -> None:
     # the demo ran under the session's check (conftest), so at least its file was held to
     # the schema as it was written

@@ -8,8 +8,12 @@ from simgap.fit.intervals import NULL_REASON, jacobian_intervals, pinv_solve, t_
 from simgap.fit.profile import block_intervals
 
 
-def _ols(rng: np.random.Generator, a: np.ndarray, truth: np.ndarray, sd: float,
-         ) -> tuple[np.ndarray, np.ndarray]:
+def _ols(
+    rng: np.random.Generator,
+    a: np.ndarray,
+    truth: np.ndarray,
+    sd: float,
+) -> tuple[np.ndarray, np.ndarray]:
     b = a @ truth + rng.normal(0.0, sd, a.shape[0])
     x = np.linalg.lstsq(a, b, rcond=None)[0]
     return x, a @ x - b
@@ -20,7 +24,7 @@ def test_a_small_sample_t_interval_holds_the_truth_about_95_percent() -> None:
     truth = np.array([1.0, -0.5, 2.0])
     trials, held = 2000, 0
     for _ in range(trials):
-        a = rng.normal(size=(8, 3))            # 5 degrees of freedom: t, not 1.96
+        a = rng.normal(size=(8, 3))  # 5 degrees of freedom: t, not 1.96
         x, r = _ols(rng, a, truth, 0.3)
         iv = jacobian_intervals(a, r)
         held += int(abs(x[0] - truth[0]) <= iv.half_width[0])
@@ -32,7 +36,7 @@ def test_a_small_sample_t_interval_holds_the_truth_about_95_percent() -> None:
 def test_a_null_direction_withholds_the_interval_with_its_reason() -> None:
     rng = np.random.default_rng(1)
     a = rng.normal(size=(50, 3))
-    a[:, 1] = 2.0 * a[:, 0]                    # two parameters the data cannot tell apart
+    a[:, 1] = 2.0 * a[:, 0]  # two parameters the data cannot tell apart
     x, r = _ols(rng, a, np.array([1.0, 0.0, 3.0]), 0.1)
     iv = jacobian_intervals(a, r)
     assert np.isinf(iv.half_width[:2]).all() and np.isfinite(iv.half_width[2])

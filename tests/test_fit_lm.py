@@ -21,9 +21,12 @@ def test_undamped_step_is_gauss_newton_and_damping_shortens_it() -> None:
 
 
 def test_schedule_divides_on_accept_multiplies_on_reject_and_stops() -> None:
-    lam, done = next_damping(np.array([3e-2, 1e-2, 3e5, 1e-2]),
-                             np.array([True, False, False, True]),
-                             np.array([0.5, 0.0, 0.0, 1e-9]), tol=1e-5)
+    lam, done = next_damping(
+        np.array([3e-2, 1e-2, 3e5, 1e-2]),
+        np.array([True, False, False, True]),
+        np.array([0.5, 0.0, 0.0, 1e-9]),
+        tol=1e-5,
+    )
     np.testing.assert_allclose(lam, [1e-2, 4e-2, 1.2e6, 1e-2 / 3])
     assert done.tolist() == [False, False, True, True]
     assert lam[2] > LAMBDA_MAX
@@ -36,6 +39,5 @@ def test_lm_fit_recovers_each_folds_own_line() -> None:
     def resid(theta: np.ndarray, fold: np.ndarray) -> np.ndarray:
         return theta[:, :1] + theta[:, 1:] * t[None] - (truth[fold, :1] + truth[fold, 1:] * t)
 
-    fit = lm_fit(resid, np.full((2, 2), 0.5), np.ones((2, 50)), np.zeros(2), np.ones(2),
-                 iters=60)
+    fit = lm_fit(resid, np.full((2, 2), 0.5), np.ones((2, 50)), np.zeros(2), np.ones(2), iters=60)
     np.testing.assert_allclose(fit.theta, truth, atol=1e-3)

@@ -22,9 +22,14 @@ TRUTH = np.array([1.3, 1.2, 1.5, 1.5])  # multipliers of nominal
 
 
 def _params() -> ParamSet:
-    return ParamSet((Param("kp", "a", 20, 5, 80), Param("damping", "j", 0.5, 0.1, 2),
-                     Param("armature", "j", 0.01, 0.002, 0.05),
-                     Param("frictionloss", "j", 0.005, 0.0005, 0.05)))
+    return ParamSet(
+        (
+            Param("kp", "a", 20, 5, 80),
+            Param("damping", "j", 0.5, 0.1, 2),
+            Param("armature", "j", 0.01, 0.002, 0.05),
+            Param("frictionloss", "j", 0.005, 0.0005, 0.05),
+        )
+    )
 
 
 def _problem(fr: float, noise: float = 0.002, truth: np.ndarray = TRUTH) -> ReplayProblem:
@@ -33,13 +38,23 @@ def _problem(fr: float, noise: float = 0.002, truth: np.ndarray = TRUTH) -> Repl
     log = ReplayLog(t=t, commands=cmd, joints=("j",), q0=np.zeros(1))
     xml = XML.format(fr=fr)
     ps = _params()
-    gen = LocalBackend(ReplayProblem(model=xml, model_is_xml=True, joints=("j",), logs=(log,),
-                                     targets=(np.zeros((len(t), 1)),), params=ps), nthread=1)
+    gen = LocalBackend(
+        ReplayProblem(
+            model=xml,
+            model_is_xml=True,
+            joints=("j",),
+            logs=(log,),
+            targets=(np.zeros((len(t), 1)),),
+            params=ps,
+        ),
+        nthread=1,
+    )
     q = gen.replays(truth[None])[0].q[0]
     gen.close()
     q = q + np.random.default_rng(0).normal(0, noise, q.shape)
-    return ReplayProblem(model=xml, model_is_xml=True, joints=("j",), logs=(log,),
-                         targets=(q,), params=ps)
+    return ReplayProblem(
+        model=xml, model_is_xml=True, joints=("j",), logs=(log,), targets=(q,), params=ps
+    )
 
 
 def test_least_squares_recovers_kp_damping_armature_and_flags_frictionloss() -> None:

@@ -20,12 +20,12 @@ def test_spread_known_case() -> None:
     y = np.array([1.0, 1.4, 0.7, 1.2, 0.9, 1.6])
     s = np.full(6, 0.1)
     sp = spread(y, s)
-    assert sp.tau ** 2 == pytest.approx(max(0.0, np.var(y, ddof=1) - 0.01), rel=1e-9)
+    assert sp.tau**2 == pytest.approx(max(0.0, np.var(y, ddof=1) - 0.01), rel=1e-9)
     from scipy import stats
 
     lo, hi = sp.tau_interval
-    assert q_of(lo ** 2, y, s ** 2) == pytest.approx(stats.chi2.ppf(0.975, 5), rel=1e-6)
-    assert q_of(hi ** 2, y, s ** 2) == pytest.approx(stats.chi2.ppf(0.025, 5), rel=1e-6)
+    assert q_of(lo**2, y, s**2) == pytest.approx(stats.chi2.ppf(0.975, 5), rel=1e-6)
+    assert q_of(hi**2, y, s**2) == pytest.approx(stats.chi2.ppf(0.025, 5), rel=1e-6)
     assert lo < sp.tau < hi
     assert sp.band[0] < y.min() and sp.band[1] > y.max()
 
@@ -35,7 +35,7 @@ def test_spread_no_heterogeneity() -> None:
     rng = np.random.default_rng(0)
     y = 3.0 + rng.normal(0, 0.05, 8)
     sp = spread(y, np.full(8, 0.05))
-    assert dersimonian_laird(y, np.full(8, 0.0025)) < 0.03 ** 2
+    assert dersimonian_laird(y, np.full(8, 0.0025)) < 0.03**2
     assert sp.tau_interval[0] == 0.0 and sp.tau_interval[1] > 0.0
 
 
@@ -71,8 +71,10 @@ def test_fleet_recovers_spread_and_flags_the_faulty_arm() -> None:
         assert p.centre_interval[0] < CENTRES[param] < p.centre_interval[1]
     kp = s.param("actuator", "kp", "elbow_flex")
     assert kp.n == 7  # the flagged arm is left out of the spread
-    covered = sum(p.tau_interval is not None and p.tau_interval[0] <= TAU <= p.tau_interval[1]
-                  for p in s.params)
+    covered = sum(
+        p.tau_interval is not None and p.tau_interval[0] <= TAU <= p.tau_interval[1]
+        for p in s.params
+    )
     assert covered >= 12, f"{covered} of 15 per-joint intervals hold the true spread"
     assert s.verdicts["arm_7"]["actuator"] == "implicated"
     assert s.verdicts["arm_0"] == {"latency": "eliminated", "actuator": "eliminated"}
@@ -112,10 +114,12 @@ def test_randomisation_ranges_cover_the_drawn_distribution() -> None:
             assert e.kind == "range" and e.source == "measured"
             assert "measured across" in e.note and "units" in e.note
             assert e.low is not None and e.high is not None
-            assert e.low <= c * math.exp(-q) and e.high >= c * math.exp(q), (e.name, e.low,
-                                                                              e.high)
-            healthy = [v for i, v in enumerate(truth[(param, j)])
-                       if not (i == FAULT[0] and j == FAULT[1] and param == FAULT[2])]
+            assert e.low <= c * math.exp(-q) and e.high >= c * math.exp(q), (e.name, e.low, e.high)
+            healthy = [
+                v
+                for i, v in enumerate(truth[(param, j)])
+                if not (i == FAULT[0] and j == FAULT[1] and param == FAULT[2])
+            ]
             assert e.low <= min(healthy) and e.high >= max(healthy)
     kp = spec.entry("kp")
     assert kp.kind == "pinned" and kp.value == pytest.approx(CENTRES["kp"], rel=0.1)
@@ -135,8 +139,9 @@ def test_false_flags_and_power_across_fleets() -> None:
         arms, _ = synth_fleet(100 + seed)
         false += bool(aggregate(arms).outliers)
         arms, _ = synth_fleet(200 + seed, fault=FAULT)
-        hits += ("arm_7", "kp", "elbow_flex") in {(o.arm, o.param, o.joint)
-                                                  for o in aggregate(arms).outliers}
+        hits += ("arm_7", "kp", "elbow_flex") in {
+            (o.arm, o.param, o.joint) for o in aggregate(arms).outliers
+        }
     assert false <= 6
     assert hits >= 34
 
@@ -144,8 +149,9 @@ def test_false_flags_and_power_across_fleets() -> None:
 def test_delay_traded_against_the_lag_leaves_only_the_effective_delay() -> None:
     arms, _ = synth_fleet(7)
     fig = arms[3][1]["findings"][1]["figures"]
-    fig["not_identifiable"]["wrist_roll"] = {"delay": "delay and (kv + damping)/kp trade "
-                                                      "along a ridge (correlation 0.99)"}
+    fig["not_identifiable"]["wrist_roll"] = {
+        "delay": "delay and (kv + damping)/kp trade along a ridge (correlation 0.99)"
+    }
     for _, f in arms:
         g = f["findings"][1]["figures"]
         g["effective_delay_s"] = dict(g["delay_s"])

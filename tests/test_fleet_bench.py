@@ -45,9 +45,17 @@ def _benches(root: Path) -> list[Any]:
         f = draw_faults([18, i], JOINTS, ranges={PARAM: RANGE}, delay_range_s=(0.02, 0.02))
         if i == FAULTY:
             f[PARAM][FAULT_JOINT] *= FAULT
-        benches.append(make_so101_bench(root / f"arm{i}", SO101, seed=100 + i, n_episodes=1,
-                                        duration_s=DURATION_S, faults=f,
-                                        n_heldout=0))
+        benches.append(
+            make_so101_bench(
+                root / f"arm{i}",
+                SO101,
+                seed=100 + i,
+                n_episodes=1,
+                duration_s=DURATION_S,
+                faults=f,
+                n_heldout=0,
+            )
+        )
     return benches
 
 
@@ -60,8 +68,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     benches = _benches(root)
     rigs = [b.rig for b in benches]
     local = run_fleet(rigs, root / "local", jobs=2, progress=None)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         on_ray = run_fleet(rigs, root / "ray", ray="auto", progress=None)
     finally:
@@ -71,8 +78,10 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _figures(out: Path, folder: str) -> dict[str, Any]:
     d = json.loads((out / folder / "findings.json").read_text())
-    return {f["branch"] + "/" + f.get("title", ""): (f["verdict"], f.get("figures"))
-            for f in d["findings"]}
+    return {
+        f["branch"] + "/" + f.get("title", ""): (f["verdict"], f.get("figures"))
+        for f in d["findings"]
+    }
 
 
 def test_every_arm_is_diagnosed_on_both(fleet: dict[str, Any]) -> None:
@@ -99,15 +108,20 @@ def _nominal(bench: Any, joint: str) -> float:
 
 def _needs_contract(summary: Any) -> None:
     if not any(p.branch == "actuator" and p.param == PARAM and p.n for p in summary.params):
-        pytest.skip("the actuator branch does not report params_interval yet (issue 12's "
-                    "identification wired into branches/actuator.py)")
+        pytest.skip(
+            "the actuator branch does not report params_interval yet (issue 12's "
+            "identification wired into branches/actuator.py)"
+        )
 
 
 def test_spread_recovers_the_drawn_distribution(fleet: dict[str, Any]) -> None:
     _, summary = fleet["local"]
     _needs_contract(summary)
-    ps = [p for p in summary.params if p.branch == "actuator" and p.param == PARAM
-          and p.tau is not None]
+    ps = [
+        p
+        for p in summary.params
+        if p.branch == "actuator" and p.param == PARAM and p.tau is not None
+    ]
     assert ps, f"no joint's {PARAM} was identified on enough arms"
     lo, hi = ps[0].tau_pooled_interval
     assert lo <= TAU <= hi, (lo, TAU, hi)

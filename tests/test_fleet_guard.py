@@ -27,8 +27,15 @@ from tests.factories import write_rig
 runner = CliRunner()
 
 
-def _rig(folder: Path, name: str, seed: int = 0, *, timing: Path | None = None,
-         episodes: int = 4, steps: int = 30) -> Path:
+def _rig(
+    folder: Path,
+    name: str,
+    seed: int = 0,
+    *,
+    timing: Path | None = None,
+    episodes: int = 4,
+    steps: int = 30,
+) -> Path:
     """A latency-only rig named ``name`` in ``folder`` (its timing log beside it, or at
     ``timing``)."""
     timing = timing or folder / "timing.jsonl"
@@ -40,8 +47,9 @@ def _rig(folder: Path, name: str, seed: int = 0, *, timing: Path | None = None,
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def _natural_layout(tmp_path: Path) -> tuple[Path, list[Path]]:
@@ -103,8 +111,9 @@ def test_a_folder_no_fleet_wrote_is_refused(tmp_path: Path) -> None:
 
 def test_fleet_folder_inside_an_input_is_refused(tmp_path: Path) -> None:
     rig = _rig(tmp_path / "a", "armA")
-    r = runner.invoke(app, ["fleet", str(rig), "--out", str(tmp_path / "a" / "timing.jsonl"
-                                                           / "x"), "--jobs", "1"])
+    r = runner.invoke(
+        app, ["fleet", str(rig), "--out", str(tmp_path / "a" / "timing.jsonl" / "x"), "--jobs", "1"]
+    )
     assert r.exit_code == 2 and "lies inside the input" in " ".join(r.stderr.split())
     assert not (tmp_path / "a" / "timing.jsonl" / "x").exists()
 
@@ -185,8 +194,9 @@ def test_digest_follows_every_file_of_the_model(tmp_path: Path, changed: str) ->
 def test_digest_frames_names_and_contents(tmp_path: Path) -> None:
     """A folder of evidence holding {"ab": "c"} and one holding {"a": "bc"} differ."""
     write_timing_log(tmp_path / "timing.jsonl", seed=0, n_episodes=2, steps=10)
-    rig = write_rig(tmp_path, "m.xml", '[evidence]\ntiming_logs = ["timing.jsonl"]\n'
-                    'frames = "frames"\n')
+    rig = write_rig(
+        tmp_path, "m.xml", '[evidence]\ntiming_logs = ["timing.jsonl"]\nframes = "frames"\n'
+    )
     (tmp_path / "frames").mkdir()
     (tmp_path / "frames" / "ab").write_text("c")
     d0 = rig_digest(rig)
@@ -195,8 +205,9 @@ def test_digest_frames_names_and_contents(tmp_path: Path) -> None:
     assert rig_digest(rig) != d0
 
 
-def test_digest_includes_the_simgap_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                            ) -> None:
+def test_digest_includes_the_simgap_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import simgap._version
 
     rig = _rig(tmp_path, "a")
@@ -206,8 +217,10 @@ def test_digest_includes_the_simgap_version(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_closure_of_a_hostile_model_never_raises(tmp_path: Path) -> None:
-    (tmp_path / "a.xml").write_text('<mujoco><include file="a.xml"/><include file="nope.xml"/>'
-                                    '<mesh file="../../../etc/x"/></mujoco>')
+    (tmp_path / "a.xml").write_text(
+        '<mujoco><include file="a.xml"/><include file="nope.xml"/>'
+        '<mesh file="../../../etc/x"/></mujoco>'
+    )
     c = closure.model_closure(tmp_path / "a.xml")
     assert c.problems  # the cycle and the missing include are named, not raised
     (tmp_path / "b.xml").write_text("<mujoco><unclosed></mujoco>")
@@ -217,9 +230,11 @@ def test_closure_of_a_hostile_model_never_raises(tmp_path: Path) -> None:
 
 # --- a stopped or killed fleet stops its workers --------------------------------------------
 
+
 def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
     return [int(x) for x in out.split()]
 
 
@@ -237,9 +252,23 @@ def _alive(pid: int) -> bool:
 def _start_fleet(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, list[int]]:
     rigs = [_rig(tmp_path / f"r{i}", f"arm{i}", i, episodes=150, steps=400) for i in range(2)]
     out = tmp_path / "fleet"
-    p = subprocess.Popen([sys.executable, "-m", "simgap", "fleet", *map(str, rigs),
-                          "--out", str(out), "--jobs", "2"], stderr=subprocess.PIPE,
-                         stdout=subprocess.DEVNULL, text=True, start_new_session=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "fleet",
+            *map(str, rigs),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     assert p.stderr is not None
     deadline = time.monotonic() + 120
     line = ""
@@ -247,8 +276,9 @@ def _start_fleet(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, list[int]
         line = p.stderr.readline()
         if not line and p.poll() is not None:
             break
-    while not list(out.glob(".arm*.tmp")) and time.monotonic() < deadline and \
-            p.poll() is None:  # until a worker is writing an arm's folder
+    while (
+        not list(out.glob(".arm*.tmp")) and time.monotonic() < deadline and p.poll() is None
+    ):  # until a worker is writing an arm's folder
         time.sleep(0.05)
     if p.poll() is not None or not list(out.glob(".arm*.tmp")):
         pytest.skip("the fleet finished before it could be stopped")
@@ -268,9 +298,22 @@ def test_sigterm_while_the_workers_start_stops_them(tmp_path: Path) -> None:
     """The quick check of the default run: SIGTERM as soon as the workers exist."""
     rigs = [_rig(tmp_path / f"r{i}", f"arm{i}", i) for i in range(2)]
     out = tmp_path / "fleet"
-    p = subprocess.Popen([sys.executable, "-m", "simgap", "fleet", *map(str, rigs),
-                          "--out", str(out), "--jobs", "2"], stderr=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, start_new_session=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "fleet",
+            *map(str, rigs),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+        ],
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     kids: list[int] = []
     while len(kids) < 2 and p.poll() is None and time.monotonic() < deadline:
@@ -300,8 +343,14 @@ def test_sigterm_stops_the_workers_and_fleet_json_says_so(tmp_path: Path) -> Non
     assert doc["complete"] is False
     for a in doc["arms"]:  # an arm is done only where its folder holds its findings
         has = (out / a["folder"] / "findings.json").is_file()
-        assert (a["status"] == "done") == has or a["status"] == "stopped" and not has or \
-            a["status"] == "stopped" and has and (out / a["folder"] / "inputs.sha256").is_file()
+        assert (
+            (a["status"] == "done") == has
+            or a["status"] == "stopped"
+            and not has
+            or a["status"] == "stopped"
+            and has
+            and (out / a["folder"] / "inputs.sha256").is_file()
+        )
 
 
 @pytest.mark.slow
@@ -322,6 +371,7 @@ def test_sigkill_of_the_fleet_ends_its_workers(tmp_path: Path) -> None:
 
 
 # --- the Ray path, with a stand-in for Ray that runs each task in a fresh context ----------
+
 
 class _Ref:
     def __init__(self, fn: object, job: object) -> None:
@@ -351,7 +401,9 @@ class _FakeRay:
             class Task:
                 def remote(self, job: object) -> _Ref:
                     return _Ref(fn, job)
+
             return Task()
+
         return deco
 
     def wait(self, pending: list[_Ref], num_returns: int = 1) -> tuple[list, list]:
@@ -407,22 +459,53 @@ def test_a_stopped_ray_fleet_cancels_its_tasks(tmp_path: Path, fake_ray: _FakeRa
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_NAMES = ["armA", "armB", "fleet.json", "fleet.html", "..", ".", "a/b", "évident", "x y",
-          "F", "rigs", "timing.jsonl", "", "armA"]
-_OUTS = ["F", ".", "rigs", "rigs/armA", "rigs/armB", "rigs/armA/timing.jsonl",
-         "rigs/armA/sub", "rigs/armB/armA", "F/armA", "rigs/.."]
+_NAMES = [
+    "armA",
+    "armB",
+    "fleet.json",
+    "fleet.html",
+    "..",
+    ".",
+    "a/b",
+    "évident",
+    "x y",
+    "F",
+    "rigs",
+    "timing.jsonl",
+    "",
+    "armA",
+]
+_OUTS = [
+    "F",
+    ".",
+    "rigs",
+    "rigs/armA",
+    "rigs/armB",
+    "rigs/armA/timing.jsonl",
+    "rigs/armA/sub",
+    "rigs/armB/armA",
+    "F/armA",
+    "rigs/..",
+]
 
 
-@settings(max_examples=max(6, settings().max_examples // 20), deadline=None,
-          suppress_health_check=list(HealthCheck))
-@given(names=st.tuples(st.sampled_from(_NAMES), st.sampled_from(_NAMES)),
-       out=st.sampled_from(_OUTS),
-       evidence_in=st.tuples(st.sampled_from(["own", "other", "out"]),
-                             st.sampled_from(["own", "other", "out"])),
-       notes=st.booleans(), jobs=st.sampled_from(["1", "2"]))
+@settings(
+    max_examples=max(6, settings().max_examples // 20),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    names=st.tuples(st.sampled_from(_NAMES), st.sampled_from(_NAMES)),
+    out=st.sampled_from(_OUTS),
+    evidence_in=st.tuples(
+        st.sampled_from(["own", "other", "out"]), st.sampled_from(["own", "other", "out"])
+    ),
+    notes=st.booleans(),
+    jobs=st.sampled_from(["1", "2"]),
+)
 def test_fuzzed_fleet_layouts_never_touch_a_users_file(
-        names: tuple[str, str], out: str, evidence_in: tuple[str, str], notes: bool,
-        jobs: str) -> None:
+    names: tuple[str, str], out: str, evidence_in: tuple[str, str], notes: bool, jobs: str
+) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
@@ -436,8 +519,7 @@ def test_fuzzed_fleet_layouts_never_touch_a_users_file(
                 at = folders[i]
             at.mkdir(parents=True, exist_ok=True)
             rig = _rig(folders[i], "armX", i, timing=at / f"timing{i}.jsonl")
-            rig.write_text(rig.read_text().replace('name = "armX"',
-                                                   f"name = {json.dumps(name)}"))
+            rig.write_text(rig.read_text().replace('name = "armX"', f"name = {json.dumps(name)}"))
             rigs.append(rig)
         if notes:
             if not (root / out).is_file():
@@ -449,8 +531,7 @@ def test_fuzzed_fleet_layouts_never_touch_a_users_file(
                 if q.is_dir():
                     (q / "NOTES.txt").write_text("mine\n")
         before = _snapshot(root)
-        r = runner.invoke(app, ["fleet", *map(str, rigs), "--out", str(root / out),
-                                "--jobs", jobs])
+        r = runner.invoke(app, ["fleet", *map(str, rigs), "--out", str(root / out), "--jobs", jobs])
         assert r.exit_code in (0, 1, 2), r.output
         assert "Traceback" not in r.output and "internal error" not in r.output
         after = _snapshot(root)

@@ -23,7 +23,7 @@ runner = CliRunner()
 
 def _latency_rig(folder: Path, seed: int, name: str) -> Path:
     write_timing_log(folder / "timing.jsonl", seed=seed, n_episodes=4, steps=30)
-    rig = write_rig(folder, "m.xml", "[evidence]\ntiming_logs = [\"timing.jsonl\"]\n")
+    rig = write_rig(folder, "m.xml", '[evidence]\ntiming_logs = ["timing.jsonl"]\n')
     rig.write_text(rig.read_text().replace('name = "test-so101"', f'name = "{name}"'))
     return rig
 
@@ -98,8 +98,9 @@ def test_randomize_on_a_fleet_folder(tmp_path: Path) -> None:
     assert by["unit_gain_scale"]["source"] == "measured"
     assert by["kp"]["kind"] == "pinned"
     isaac = tmp_path / "events.py"
-    r = runner.invoke(app, ["randomize", str(tmp_path / "fleet"), "--format", "isaaclab",
-                            "--out", str(isaac)])
+    r = runner.invoke(
+        app, ["randomize", str(tmp_path / "fleet"), "--format", "isaaclab", "--out", str(isaac)]
+    )
     assert r.exit_code == 0, r.output
     text = isaac.read_text()
     assert "unit_gains: measured" in text and "measured across" in text

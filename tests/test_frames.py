@@ -26,8 +26,13 @@ def _png(img: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def _folder(root: Path, n: int = 3, size: tuple[int, int] = (96, 96), extra_png: bool = False,
-            label: str = "start") -> tuple[Path, np.ndarray, np.ndarray]:
+def _folder(
+    root: Path,
+    n: int = 3,
+    size: tuple[int, int] = (96, 96),
+    extra_png: bool = False,
+    label: str = "start",
+) -> tuple[Path, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
     imgs = rng.integers(0, 256, (n, *size, 3)).astype(np.uint8)
     vals = rng.uniform(-30, 30, (n, 6))
@@ -39,8 +44,9 @@ def _folder(root: Path, n: int = 3, size: tuple[int, int] = (96, 96), extra_png:
         w.writerow(["file", "episode", "frame_index", "recording", "pose_label", *RECORDED])
         for i in range(n):
             (folder / f"{i}.png").write_bytes(_png(imgs[i]))
-            w.writerow([f"{i}.png", 0, i, "s1" if i < 2 else "s2", label if i == 0 else "",
-                        *vals[i]])
+            w.writerow(
+                [f"{i}.png", 0, i, "s1" if i < 2 else "s2", label if i == 0 else "", *vals[i]]
+            )
     if extra_png:
         (folder / "stray.png").write_bytes(_png(imgs[0]))
     return folder, imgs, vals
@@ -91,8 +97,13 @@ def test_bad_label_and_missing_column(tmp_path: Path, demo_model: Path) -> None:
 
 def test_frames_value_refuses_mismatched_rows() -> None:
     with pytest.raises(InputError, match="one joint-angle row per frame"):
-        Frames(images=np.zeros((3, 4, 4, 3), np.uint8), q=np.zeros((2, 6)),
-               joint_names=tuple("abcdef"), episode=np.zeros(3), frame_index=np.arange(3))
+        Frames(
+            images=np.zeros((3, 4, 4, 3), np.uint8),
+            q=np.zeros((2, 6)),
+            joint_names=tuple("abcdef"),
+            episode=np.zeros(3),
+            frame_index=np.arange(3),
+        )
 
 
 def _dataset(root: Path, n: int = 4) -> tuple[np.ndarray, np.ndarray]:
@@ -108,15 +119,20 @@ def test_lerobot_image_feature(tmp_path: Path, demo_model: Path) -> None:
     state, imgs = _dataset(root)
     path = root / "data/chunk-000/file-000.parquet"
     table = pq.read_table(path)
-    col = pa.array([{"bytes": _png(im), "path": None} for im in imgs],
-                   type=pa.struct([("bytes", pa.binary()), ("path", pa.string())]))
+    col = pa.array(
+        [{"bytes": _png(im), "path": None} for im in imgs],
+        type=pa.struct([("bytes", pa.binary()), ("path", pa.string())]),
+    )
     pq.write_table(table.append_column("observation.images.wrist", col), path)
     info = root / "meta/info.json"
     import json
 
     meta = json.loads(info.read_text())
-    meta["features"]["observation.images.wrist"] = {"dtype": "image", "shape": [96, 96, 3],
-                                                    "names": ["height", "width", "channel"]}
+    meta["features"]["observation.images.wrist"] = {
+        "dtype": "image",
+        "shape": [96, 96, 3],
+        "names": ["height", "width", "channel"],
+    }
     info.write_text(json.dumps(meta))
     rig = load_rig(write_rig(tmp_path, demo_model))
     fs = read_dataset_frames(root, rig, camera_key="observation.images.wrist")
@@ -133,8 +149,14 @@ def test_lerobot_video_feature_seeks_each_episode(tmp_path: Path, demo_model: Pa
     fps = 10
     eps = [rng.uniform(-20, 20, (3, 6)).astype(np.float32) for _ in range(2)]
     write_v3_dataset(root, [{"observation.state": e, "action": e} for e in eps], fps=fps)
-    colours = [(200, 30, 30), (30, 200, 30), (30, 30, 200), (200, 200, 30), (30, 200, 200),
-               (200, 30, 200)]
+    colours = [
+        (200, 30, 30),
+        (30, 200, 30),
+        (30, 30, 200),
+        (200, 200, 30),
+        (30, 200, 200),
+        (200, 30, 200),
+    ]
     vpath = root / "videos/observation.images.wrist/chunk-000/file-000.mp4"
     vpath.parent.mkdir(parents=True)
     with av.open(str(vpath), "w") as out:
@@ -157,8 +179,11 @@ def test_lerobot_video_feature_seeks_each_episode(tmp_path: Path, demo_model: Pa
     info = root / "meta/info.json"
     meta = json.loads(info.read_text())
     meta["video_path"] = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"
-    meta["features"]["observation.images.wrist"] = {"dtype": "video", "shape": [96, 96, 3],
-                                                    "names": ["height", "width", "channel"]}
+    meta["features"]["observation.images.wrist"] = {
+        "dtype": "video",
+        "shape": [96, 96, 3],
+        "names": ["height", "width", "channel"],
+    }
     info.write_text(json.dumps(meta))
     rig = load_rig(write_rig(tmp_path, demo_model))
     fs = read_dataset_frames(root, rig, camera_key="observation.images.wrist")

@@ -21,10 +21,30 @@ from tests.fuzz_harness import EDGE_NUMBERS, EDGE_VALUES, mutate_tree, run_cli, 
 
 _NUMBER_TEXT = st.one_of(
     st.sampled_from([repr(v) if isinstance(v, float) else str(v) for v in EDGE_NUMBERS]),
-    st.sampled_from(["0.008", "0.0005", "8", "6", "150", "89.999", "90", "71.56", "71.57",
-                     "1e-9", "-0", "0.35", "3", "3.0001", "abc", "", "true"]),
+    st.sampled_from(
+        [
+            "0.008",
+            "0.0005",
+            "8",
+            "6",
+            "150",
+            "89.999",
+            "90",
+            "71.56",
+            "71.57",
+            "1e-9",
+            "-0",
+            "0.35",
+            "3",
+            "3.0001",
+            "abc",
+            "",
+            "true",
+        ]
+    ),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.floats(min_value=1e-6, max_value=200.0).map(lambda v: f"{v:.6g}"))
+    st.floats(min_value=1e-6, max_value=200.0).map(lambda v: f"{v:.6g}"),
+)
 
 
 def _plausible(option: str, text: str) -> bool:
@@ -45,12 +65,19 @@ def _plausible(option: str, text: str) -> bool:
 
 
 @given(st.data())
-def test_contact_measure_numbers(tmp_path_factory: pytest.TempPathFactory,
-                                 data: st.DataObject) -> None:
+def test_contact_measure_numbers(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
     inp = tmp_path_factory.mktemp("contact")  # holds no input: the digest stays empty
-    options = data.draw(st.lists(st.sampled_from(["--tilt-deg", "--patch-diameter-mm",
-                                                  "--sliding", "--depth-mm"]),
-                                 min_size=1, max_size=4, unique=True), label="options")
+    options = data.draw(
+        st.lists(
+            st.sampled_from(["--tilt-deg", "--patch-diameter-mm", "--sliding", "--depth-mm"]),
+            min_size=1,
+            max_size=4,
+            unique=True,
+        ),
+        label="options",
+    )
     values = {o: data.draw(_NUMBER_TEXT, label=o) for o in options}
     out = tmp_path_factory.mktemp("contact_out") / "m.json"
     args = [a for o, v in values.items() for a in (o, v)]
@@ -72,15 +99,19 @@ def small_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_v3_dataset(root, [{"observation.state": state, "action": state}])
 
 
-_FPS = st.one_of(st.sampled_from(EDGE_VALUES), st.floats(allow_nan=True, allow_infinity=True),
-                 st.integers(-10, 2000), st.text(max_size=8),
-                 st.floats(min_value=1, max_value=120).map(str))
+_FPS = st.one_of(
+    st.sampled_from(EDGE_VALUES),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-10, 2000),
+    st.text(max_size=8),
+    st.floats(min_value=1, max_value=120).map(str),
+)
 
 
 @given(st.data())
-def test_lerobot_info_fps_of_every_json_type(small_dataset: Path,
-                                             tmp_path_factory: pytest.TempPathFactory,
-                                             data: st.DataObject) -> None:
+def test_lerobot_info_fps_of_every_json_type(
+    small_dataset: Path, tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
     from simgap.evidence.lerobot import read_lerobot_dataset
 
     inp = tmp_path_factory.mktemp("fps")
@@ -99,19 +130,54 @@ def test_lerobot_info_fps_of_every_json_type(small_dataset: Path,
 
 def _findings() -> dict[str, Any]:
     img = np.full((4, 4, 3), 90, dtype=np.uint8).tolist()
-    return {"rig": "r", "stop": {"verdict": "cause_found", "branch": "latency"}, "findings": [
-        {"branch": "latency", "verdict": "implicated", "title": "Latency",
-         "key_figure": "total_p95_s", "figures": {"total_p95_s": 0.09, "control_dt_s": 0.066,
-                                                  "ticks": 300},
-         "details": {"total_quantiles_s": [0.05, 0.07, 0.09]}},
-        {"branch": "appearance", "verdict": "inconclusive", "title": "Exposure",
-         "key_figure": "jaw_gain", "figures": {"jaw_gain": 1.1, "regions": {
-             "jaws": {"real_rgb": [100, 100, 100], "sim_rgb": [90, 90, 90], "pixels": 9},
-             "object": {"real_rgb": None, "sim_rgb": None, "pixels": 0, "measured": False}}},
-         "details": {"images": {"real": img, "sim": img, "diff": img, "frame": 1,
-                                "recording": "ep0"}, "jaw_gain_per_frame": [1.1, None, 1.2]}},
-        {"branch": "actuator", "verdict": "eliminated", "title": "Actuator",
-         "figures": {"noise_floor_rad": 0.001}}]}
+    return {
+        "rig": "r",
+        "stop": {"verdict": "cause_found", "branch": "latency"},
+        "findings": [
+            {
+                "branch": "latency",
+                "verdict": "implicated",
+                "title": "Latency",
+                "key_figure": "total_p95_s",
+                "figures": {"total_p95_s": 0.09, "control_dt_s": 0.066, "ticks": 300},
+                "details": {"total_quantiles_s": [0.05, 0.07, 0.09]},
+            },
+            {
+                "branch": "appearance",
+                "verdict": "inconclusive",
+                "title": "Exposure",
+                "key_figure": "jaw_gain",
+                "figures": {
+                    "jaw_gain": 1.1,
+                    "regions": {
+                        "jaws": {"real_rgb": [100, 100, 100], "sim_rgb": [90, 90, 90], "pixels": 9},
+                        "object": {
+                            "real_rgb": None,
+                            "sim_rgb": None,
+                            "pixels": 0,
+                            "measured": False,
+                        },
+                    },
+                },
+                "details": {
+                    "images": {
+                        "real": img,
+                        "sim": img,
+                        "diff": img,
+                        "frame": 1,
+                        "recording": "ep0",
+                    },
+                    "jaw_gain_per_frame": [1.1, None, 1.2],
+                },
+            },
+            {
+                "branch": "actuator",
+                "verdict": "eliminated",
+                "title": "Actuator",
+                "figures": {"noise_floor_rad": 0.001},
+            },
+        ],
+    }
 
 
 @given(st.data())

@@ -63,13 +63,30 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _timing_parquet(seeds / "timing.jsonl", seeds / "timing.parquet")
     ll.server_log(seeds / "policy_server_1.log", [(1.0, 2.0, 20.0, 1.0)] * 12)
     ll.client_log(seeds / "robot_client_1.log", [5, 4, 3, 0, 6, 5, 4] * 2, [66.0] * 14)
-    (seeds / "eval_info.json").write_text(json.dumps({"per_episode": [
-        {"episode_ix": i, "sum_reward": 1.0, "max_reward": 1.0, "success": i % 3 != 0,
-         "seed": i} for i in range(12)], "aggregated": {"pc_success": 66.7}}))
+    (seeds / "eval_info.json").write_text(
+        json.dumps(
+            {
+                "per_episode": [
+                    {
+                        "episode_ix": i,
+                        "sum_reward": 1.0,
+                        "max_reward": 1.0,
+                        "success": i % 3 != 0,
+                        "seed": i,
+                    }
+                    for i in range(12)
+                ],
+                "aggregated": {"pc_success": 66.7},
+            }
+        )
+    )
     (seeds / "rank.csv").write_text(
         "checkpoint,sim_success,real_success,sim_trials,real_trials,offline_metric\n"
-        + "".join(f"ck{i},{0.2 + 0.1 * i:.2f},{0.1 + 0.09 * i:.2f},50,20,{1.0 - 0.1 * i:.2f}\n"
-                  for i in range(6)))
+        + "".join(
+            f"ck{i},{0.2 + 0.1 * i:.2f},{0.1 + 0.09 * i:.2f},50,20,{1.0 - 0.1 * i:.2f}\n"
+            for i in range(6)
+        )
+    )
     (seeds / "findings.json").write_text(json.dumps(_findings()))
     (seeds / "bam.json").write_text(json.dumps(_bam()))
     return seeds
@@ -80,8 +97,11 @@ def _timing_parquet(jsonl: Path, out: Path) -> None:
     import pyarrow.parquet as pq
 
     recs = [json.loads(x) for x in jsonl.read_text().splitlines()]
-    cols = {"episode": [r["episode"] for r in recs], "step": [r["step"] for r in recs],
-            "t": [r["t"] for r in recs]}
+    cols = {
+        "episode": [r["episode"] for r in recs],
+        "step": [r["step"] for r in recs],
+        "t": [r["t"] for r in recs],
+    }
     for name in recs[0]["stages"]:
         cols[f"stages.{name}"] = [r["stages"].get(name) for r in recs]
     pq.write_table(pa.table(cols), out)
@@ -90,22 +110,43 @@ def _timing_parquet(jsonl: Path, out: Path) -> None:
 def _findings() -> dict:
     from simgap.finding import Diagnosis, Finding, Verdict
 
-    f = Finding(branch="latency", verdict=Verdict.IMPLICATED, title="Latency",
-                figures={"total_p95_s": 0.09, "control_dt_s": 0.0667}, key_figure="total_p95_s",
-                summary="slow", next_step="fix it")
-    return Diagnosis(rig="simgap-demo-so101", findings=(f,), stop={"verdict": "cause_found"}
-                     ).to_dict()
+    f = Finding(
+        branch="latency",
+        verdict=Verdict.IMPLICATED,
+        title="Latency",
+        figures={"total_p95_s": 0.09, "control_dt_s": 0.0667},
+        key_figure="total_p95_s",
+        summary="slow",
+        next_step="fix it",
+    )
+    return Diagnosis(
+        rig="simgap-demo-so101", findings=(f,), stop={"verdict": "cause_found"}
+    ).to_dict()
 
 
 def _bam() -> dict:
     import numpy as np
 
     t = np.arange(0, 1.5, 0.005)
-    return {"mass": 0.49, "length": 0.1, "kp": 200, "vin": 7.4, "motor": "xl330",
-            "trajectory": "sin_sin", "entries": [
-                {"timestamp": float(x), "position": float(0.9 * np.sin(x - 0.05)),
-                 "speed": 0.0, "goal_position": float(np.sin(x)), "torque_enable": True,
-                 "load": 10} for x in t]}
+    return {
+        "mass": 0.49,
+        "length": 0.1,
+        "kp": 200,
+        "vin": 7.4,
+        "motor": "xl330",
+        "trajectory": "sin_sin",
+        "entries": [
+            {
+                "timestamp": float(x),
+                "position": float(0.9 * np.sin(x - 0.05)),
+                "speed": 0.0,
+                "goal_position": float(np.sin(x)),
+                "torque_enable": True,
+                "load": 10,
+            }
+            for x in t
+        ],
+    }
 
 
 @contextmanager
@@ -139,6 +180,7 @@ def _rig(inp: Path):
 
 # ------------------------------------------------------------------------------ formats
 
+
 @given(st.data())
 def test_rig_toml(bench: Path, data: st.DataObject) -> None:
     with case(bench, "rig.toml", "so101_demo.xml", "timing.jsonl") as inp:
@@ -148,8 +190,7 @@ def test_rig_toml(bench: Path, data: st.DataObject) -> None:
 
         if run_reader(load_rig, rig, inputs=inp) == 0:
             out = inp.parent / "out.json"
-            run_cli(["latency", str(inp / "timing.jsonl"), "--rig", rig, "--json", out], inp,
-                    out)
+            run_cli(["latency", str(inp / "timing.jsonl"), "--rig", rig, "--json", out], inp, out)
 
 
 @given(st.data())
@@ -181,13 +222,25 @@ def test_lerobot_async_logs(bench: Path, data: st.DataObject) -> None:
         else:
             lines = text.splitlines()
             i = data.draw(st.integers(0, len(lines) - 1))
-            cell = data.draw(st.sampled_from(["nan", "inf", "1e30", "-1", "99999999999999999",
-                                              "", "x" * 5000]))
+            cell = data.draw(
+                st.sampled_from(["nan", "inf", "1e30", "-1", "99999999999999999", "", "x" * 5000])
+            )
             lines[i] = __import__("re").sub(r"\d+\.\d+", cell, lines[i], count=1)
             _write(f, ("\n".join(lines) + "\n").encode())
         out = inp.parent / "out.json"
-        run_cli(["latency", inp / "policy_server_1.log", inp / "robot_client_1.log",
-                 "--control-dt", DT, "--json", out], inp, out)
+        run_cli(
+            [
+                "latency",
+                inp / "policy_server_1.log",
+                inp / "robot_client_1.log",
+                "--control-dt",
+                DT,
+                "--json",
+                out,
+            ],
+            inp,
+            out,
+        )
 
 
 @given(st.data())
@@ -196,8 +249,18 @@ def test_manifests(bench: Path, data: st.DataObject) -> None:
         f = inp / "eval" / data.draw(st.sampled_from(["real.toml", "sim.toml"]))
         _write(f, mutate_toml_text(data, f.read_text()))
         out = inp.parent / "out.json"
-        run_cli(["compare", inp / "eval" / "sim.toml", inp / "eval" / "real.toml",
-                 "--allow-mismatch", "--json", out], inp, out)
+        run_cli(
+            [
+                "compare",
+                inp / "eval" / "sim.toml",
+                inp / "eval" / "real.toml",
+                "--allow-mismatch",
+                "--json",
+                out,
+            ],
+            inp,
+            out,
+        )
 
 
 @given(st.data())
@@ -209,8 +272,9 @@ def test_eval_info_json(bench: Path, data: st.DataObject) -> None:
         text = m.read_text().split("[[trials]]")[0]
         m.write_text(text + '\n[outcomes]\nlerobot_eval_info = "../eval_info.json"\n')
         out = inp.parent / "out.json"
-        run_cli(["compare", m, inp / "eval" / "real.toml", "--allow-mismatch", "--json", out],
-                inp, out)
+        run_cli(
+            ["compare", m, inp / "eval" / "real.toml", "--allow-mismatch", "--json", out], inp, out
+        )
 
 
 @given(st.data())
@@ -244,7 +308,7 @@ def test_mjcf(bench: Path, data: st.DataObject) -> None:
             nums = list(re.finditer(r'(?<=")-?\d[\d.e-]*', text))
             m = data.draw(st.sampled_from(nums))
             v = data.draw(st.sampled_from(["nan", "inf", "-1", "1e30", "0", "abc", "-0.5"]))
-            _write(f, (text[:m.start()] + v + text[m.end():]).encode())
+            _write(f, (text[: m.start()] + v + text[m.end() :]).encode())
         out = inp.parent / "out.json"
         run_cli(["contact", "lint", f, "--json", out], inp, out)
 
@@ -299,8 +363,10 @@ def test_lerobot_parquet(bench: Path, data: st.DataObject) -> None:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            pq.write_table(pa.table({"index": ["a"], "x": [1.0]}),
-                           inp / "dataset" / "data" / "chunk-000" / "file-001.parquet")
+            pq.write_table(
+                pa.table({"index": ["a"], "x": [1.0]}),
+                inp / "dataset" / "data" / "chunk-000" / "file-001.parquet",
+            )
 
         def read(root: Path) -> None:
             dataset_trajectories(read_lerobot_dataset(root), _rig(inp))

@@ -32,13 +32,16 @@ def init_rig(tmp_path: Path, demo_model: Path) -> Path:
     """``simgap init`` on a real recording of three pick-and-places (the object's position
     recorded), with the demo model."""
     rng = np.random.default_rng(3)
-    write_v3_dataset(tmp_path / "real", [pick_place("success", fps=FPS, rng=rng)
-                                         for _ in range(3)], fps=FPS)
-    write_v3_dataset(tmp_path / "sim", [pick_place("success", fps=FPS, rng=rng)
-                                        for _ in range(3)], fps=FPS)
+    write_v3_dataset(
+        tmp_path / "real", [pick_place("success", fps=FPS, rng=rng) for _ in range(3)], fps=FPS
+    )
+    write_v3_dataset(
+        tmp_path / "sim", [pick_place("success", fps=FPS, rng=rng) for _ in range(3)], fps=FPS
+    )
     rig = tmp_path / "rig.toml"
-    r = CliRunner().invoke(app, ["init", str(tmp_path / "real"), "--model", str(demo_model),
-                                 "--out", str(rig)])
+    r = CliRunner().invoke(
+        app, ["init", str(tmp_path / "real"), "--model", str(demo_model), "--out", str(rig)]
+    )
     assert r.exit_code == 0, r.output
     assert "[training]" not in rig.read_text()
     return rig
@@ -61,23 +64,31 @@ def _edit(rig: Path, old: str, new: str) -> None:
 
 # ----------------------------------------------------------------- what the rig records
 
+
 def test_the_rig_records_what_init_guessed(init_rig: Path) -> None:
     rig = load_rig(init_rig)
-    assert {"control.dt_s", "model.ee_site", "model.object_body",
-            "joints.gripper.range_rad"} <= rig.guessed
+    assert {
+        "control.dt_s",
+        "model.ee_site",
+        "model.object_body",
+        "joints.gripper.range_rad",
+    } <= rig.guessed
     assert not rig.stated("control.dt_s") and rig.stated("control.real_dt_s")
     assert rig.training.control_dt_s is None  # left out: the default, no value
 
 
 def test_guessed_marks_are_read_from_comments_not_strings() -> None:
-    text = ('name = "x"  # guessed\n[model]\npath = "a # guessed.xml"\n'
-            'object_body = "#"   # Guessed: the first free body\n'
-            '[joints."a.b"]\nrange_rad = [0, 1]   # guessed\nunit = "pct"  # checked\n'
-            '[[trials]]\nsuccess = true  # guessed\n')
+    text = (
+        'name = "x"  # guessed\n[model]\npath = "a # guessed.xml"\n'
+        'object_body = "#"   # Guessed: the first free body\n'
+        '[joints."a.b"]\nrange_rad = [0, 1]   # guessed\nunit = "pct"  # checked\n'
+        "[[trials]]\nsuccess = true  # guessed\n"
+    )
     assert guessed_keys(text) == {"name", "model.object_body", "joints.a.b.range_rad"}
 
 
 # ----------------------------------------------------------------- envelope
+
 
 def test_control_rate_is_not_measured_against_init_s_guess(init_rig: Path) -> None:
     rate = _envelope(init_rig)["control_rate"]
@@ -118,6 +129,7 @@ def test_grasp_margin_is_measured_against_the_simulated_rollouts(init_rig: Path)
 
 # ----------------------------------------------------------------- contact
 
+
 def test_contact_names_only_what_is_missing(init_rig: Path) -> None:
     assert load_rig(init_rig).object_body == "cube"  # init set it
     (f,) = _assess(init_rig, contact_branch)
@@ -136,6 +148,7 @@ def test_contact_asks_for_pushes_alone_once_the_object_is_named(init_rig: Path) 
 
 # ----------------------------------------------------------------- phases
 
+
 def test_phases_says_why_no_outcome_is_known(init_rig: Path) -> None:
     (f,) = _assess(init_rig, phases_branch)
     assert f.verdict is Verdict.NOT_MEASURED
@@ -147,15 +160,21 @@ def test_phases_says_why_no_outcome_is_known(init_rig: Path) -> None:
     assert "observation.object_pos" not in f.next_step + " ".join(f.needs)
 
 
-def test_phases_without_the_object_s_position_says_so(tmp_path: Path,
-                                                      demo_model: Path) -> None:
+def test_phases_without_the_object_s_position_says_so(tmp_path: Path, demo_model: Path) -> None:
     rng = np.random.default_rng(4)
-    eps = [{k: v for k, v in pick_place("success", fps=FPS, rng=rng).items()
-            if k != "observation.object_pos"} for _ in range(2)]
+    eps = [
+        {
+            k: v
+            for k, v in pick_place("success", fps=FPS, rng=rng).items()
+            if k != "observation.object_pos"
+        }
+        for _ in range(2)
+    ]
     write_v3_dataset(tmp_path / "real", eps, fps=FPS)
     rig = tmp_path / "rig.toml"
-    r = CliRunner().invoke(app, ["init", str(tmp_path / "real"), "--model", str(demo_model),
-                                 "--out", str(rig)])
+    r = CliRunner().invoke(
+        app, ["init", str(tmp_path / "real"), "--model", str(demo_model), "--out", str(rig)]
+    )
     assert r.exit_code == 0, r.output
     (f,) = _assess(rig, phases_branch)
     assert f.verdict is Verdict.NOT_MEASURED

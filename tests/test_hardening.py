@@ -36,13 +36,25 @@ def _bam(path: Path, motor: str, n: int = 500) -> Path:
 
 
 def _timing(path: Path, n: int = 40, dt: float = 0.0667) -> Path:
-    path.write_text("".join(json.dumps({"episode": 0, "step": i, "t": i * dt,
-                                        "stages": {"inference": 0.02, "camera": 0.01}}) + "\n"
-                            for i in range(n)))
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "episode": 0,
+                    "step": i,
+                    "t": i * dt,
+                    "stages": {"inference": 0.02, "camera": 0.01},
+                }
+            )
+            + "\n"
+            for i in range(n)
+        )
+    )
     return path
 
 
 # ----------------------------------------------------------------- names from input files
+
 
 def test_safe_filename_stays_in_its_folder_and_keeps_names_apart() -> None:
     for hostile in ("x/../../../../ESCAPED_bam", "..", "/etc/passwd", "a\nb", "", "."):
@@ -59,15 +71,26 @@ def test_hostile_comment_text_cannot_add_lines() -> None:
     assert "--" not in xml_comment("a --> <evil/> <!--")
 
 
-def test_bam_motor_with_traversal_and_newline_writes_inside_out_and_no_code(
-        tmp_path: Path) -> None:
+def test_bam_motor_with_traversal_and_newline_writes_inside_out_and_no_code(tmp_path: Path) -> None:
     work = tmp_path / "a" / "b" / "c" / "d"
     work.mkdir(parents=True)
     motor = "x/../../../../ESCAPED_bam\nimport os; os.system('touch PWNED')"
     logs = [str(_bam(work / f"{i}.json", motor, 500 + 40 * i)) for i in range(2)]
     out = work / "out"
-    res = runner.invoke(app, ["actuator", *logs, "--format", "bam", "--no-net", "--json",
-                              str(work / "r.json"), "--out", str(out)])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            *logs,
+            "--format",
+            "bam",
+            "--no-net",
+            "--json",
+            str(work / "r.json"),
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert not list(tmp_path.rglob("ESCAPED_bam*")), "a file was written outside --out"
     written = [p for p in out.rglob("*") if p.is_file()]
@@ -76,11 +99,12 @@ def test_bam_motor_with_traversal_and_newline_writes_inside_out_and_no_code(
     tree = ast.parse(code)
     kinds = {type(n).__name__ for n in tree.body}
     assert kinds <= {"ImportFrom", "Assign"}, kinds  # no `import os`, no call statement
-    assert all(n.module.startswith("isaaclab") for n in tree.body
-               if isinstance(n, ast.ImportFrom))
+    assert all(n.module.startswith("isaaclab") for n in tree.body if isinstance(n, ast.ImportFrom))
     d = json.loads((work / "r.json").read_text())
-    assert all(Path(p).is_file() and out.resolve() in Path(p).resolve().parents
-               for p in d["artifacts"].values())
+    assert all(
+        Path(p).is_file() and out.resolve() in Path(p).resolve().parents
+        for p in d["artifacts"].values()
+    )
 
 
 def test_csv_header_with_a_newline_is_refused_not_run(tmp_path: Path) -> None:
@@ -88,8 +112,20 @@ def test_csv_header_with_a_newline_is_refused_not_run(tmp_path: Path) -> None:
     rows = "\n".join(f"{x},{np.sin(x)},{np.sin(x - 0.05)}" for x in t)
     f = tmp_path / "a.csv"
     f.write_text('t,"cmd_j\nimport os","q_j\nimport os"\n' + rows + "\n")
-    res = runner.invoke(app, ["actuator", str(f), "--format", "csv", "--no-net", "--json",
-                              str(tmp_path / "r.json"), "--out", str(tmp_path / "o")])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            str(f),
+            "--format",
+            "csv",
+            "--no-net",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert res.exit_code == 2, res.output
     assert "newline" in res.output
     assert not (tmp_path / "o").exists()
@@ -97,11 +133,11 @@ def test_csv_header_with_a_newline_is_refused_not_run(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------- outputs onto inputs
 
+
 def test_json_onto_the_input_is_refused_and_the_input_kept(tmp_path: Path) -> None:
     log = _timing(tmp_path / "timing.jsonl")
     before = log.read_bytes()
-    res = runner.invoke(app, ["latency", str(log), "--control-dt", "0.0667", "--json",
-                              str(log)])
+    res = runner.invoke(app, ["latency", str(log), "--control-dt", "0.0667", "--json", str(log)])
     assert res.exit_code == 2, res.output
     assert "is an input" in res.output
     assert log.read_bytes() == before
@@ -109,9 +145,11 @@ def test_json_onto_the_input_is_refused_and_the_input_kept(tmp_path: Path) -> No
 
 def test_compare_json_onto_a_manifest_is_refused(tmp_path: Path) -> None:
     m = tmp_path / "real.toml"
-    m.write_text('[policy]\ncheckpoint = "p"\nsha256 = "' + "0" * 64 + '"\n[environment]\n'
-                 'kind = "real"\n[success]\npredicate = "p"\n[outcomes]\nsuccesses = 3\n'
-                 "trials = 10\n")
+    m.write_text(
+        '[policy]\ncheckpoint = "p"\nsha256 = "' + "0" * 64 + '"\n[environment]\n'
+        'kind = "real"\n[success]\npredicate = "p"\n[outcomes]\nsuccesses = 3\n'
+        "trials = 10\n"
+    )
     before = m.read_bytes()
     res = runner.invoke(app, ["compare", str(m), str(m), "--json", str(m)])
     assert res.exit_code == 2, res.output
@@ -129,6 +167,7 @@ def test_out_folder_holding_an_input_is_refused(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------- atomic folder and lock
+
 
 def test_output_folder_replaces_the_old_one_only_at_the_end(tmp_path: Path) -> None:
     out = tmp_path / "out"
@@ -149,8 +188,9 @@ def test_output_folder_replaces_the_old_one_only_at_the_end(tmp_path: Path) -> N
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.") and p.is_dir()]
 
 
-def test_force_never_replaces_the_current_folder(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_force_never_replaces_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``--out . --force`` (a new user's try) would replace the folder the user stands in;
     it is refused up front, and a relative new folder is built beside itself, not in '.'."""
     here = tmp_path / "work"
@@ -180,8 +220,20 @@ def test_second_concurrent_run_is_refused(tmp_path: Path) -> None:
                 pass
         # the same through the CLI: exit 2, nothing written
         logs = [str(_bam(tmp_path / "a.json", "m"))]
-        res = runner.invoke(app, ["actuator", *logs, "--format", "bam", "--no-net", "--json",
-                                  str(tmp_path / "r.json"), "--out", str(out)])
+        res = runner.invoke(
+            app,
+            [
+                "actuator",
+                *logs,
+                "--format",
+                "bam",
+                "--no-net",
+                "--json",
+                str(tmp_path / "r.json"),
+                "--out",
+                str(out),
+            ],
+        )
         assert res.exit_code == 2, res.output
         assert "another simgap run" in res.output
     assert not out.exists()
@@ -205,15 +257,19 @@ with output_folder(Path(sys.argv[1]), force=True) as tmp:
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 @pytest.mark.parametrize("old", [True, False])
-def test_kill_mid_run_leaves_the_old_folder_or_nothing(tmp_path: Path, sig: int,
-                                                       old: bool) -> None:
+def test_kill_mid_run_leaves_the_old_folder_or_nothing(tmp_path: Path, sig: int, old: bool) -> None:
     out = tmp_path / "out"
     if old:
         out.mkdir()
         (out / "findings.json").write_text("{}")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.Popen([sys.executable, "-c", _KILL_SCRIPT, str(out)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILL_SCRIPT, str(out)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "writing"
     proc.send_signal(sig)
@@ -234,19 +290,31 @@ def test_actuator_out_refuses_a_non_empty_folder_without_force(tmp_path: Path) -
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     logs = [str(_bam(tmp_path / "a.json", "m"))]
-    res = runner.invoke(app, ["actuator", *logs, "--format", "bam", "--no-net", "--json",
-                              str(tmp_path / "r.json"), "--out", str(out)])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            *logs,
+            "--format",
+            "bam",
+            "--no-net",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 2, res.output
     assert (out / "keep.txt").read_text() == "mine"
 
 
 # ----------------------------------------------------------------- modes follow the umask
 
-@pytest.mark.parametrize("mask,file_mode,dir_mode", [(0o022, 0o644, 0o755),
-                                                      (0o077, 0o600, 0o700),
-                                                      (0o002, 0o664, 0o775)])
-def test_outputs_follow_the_umask(tmp_path: Path, mask: int, file_mode: int,
-                                  dir_mode: int) -> None:
+
+@pytest.mark.parametrize(
+    "mask,file_mode,dir_mode", [(0o022, 0o644, 0o755), (0o077, 0o600, 0o700), (0o002, 0o664, 0o775)]
+)
+def test_outputs_follow_the_umask(tmp_path: Path, mask: int, file_mode: int, dir_mode: int) -> None:
     old = os.umask(mask)
     try:
         f = atomic_write_text(tmp_path / "a.json", "{}")
@@ -262,6 +330,7 @@ def test_outputs_follow_the_umask(tmp_path: Path, mask: int, file_mode: int,
 
 # ----------------------------------------------------------------- units and special files
 
+
 def test_control_period_in_milliseconds_is_refused_with_the_value_in_seconds() -> None:
     with pytest.raises(InputError, match="33 looks like milliseconds: pass 0.033"):
         control_period(33)
@@ -276,8 +345,7 @@ def test_control_period_in_milliseconds_is_refused_with_the_value_in_seconds() -
 
 
 def test_cli_control_dt_33_is_refused(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["latency", str(_timing(tmp_path / "t.jsonl")), "--control-dt",
-                              "33"])
+    res = runner.invoke(app, ["latency", str(_timing(tmp_path / "t.jsonl")), "--control-dt", "33"])
     assert res.exit_code == 2
     assert "33 looks like milliseconds: pass 0.033" in " ".join(res.output.split())
 
@@ -289,18 +357,33 @@ def test_period_disagreeing_with_ticks_and_fps_is_a_named_warning(tmp_path: Path
     assert period_warnings(0.0667, dataset_fps=30)[0].startswith("control_period_mismatch")
     assert period_warnings(1 / 30, dataset_fps=30) == []
     out = tmp_path / "o.json"
-    res = runner.invoke(app, ["latency", str(_timing(tmp_path / "t.jsonl", dt=0.1)),
-                              "--control-dt", "0.0667", "--json", str(out)])
+    res = runner.invoke(
+        app,
+        [
+            "latency",
+            str(_timing(tmp_path / "t.jsonl", dt=0.1)),
+            "--control-dt",
+            "0.0667",
+            "--json",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     warns = json.loads(out.read_text())["details"]["warnings"]
     assert any(w.startswith("control_period_mismatch") for w in warns)
 
 
-@pytest.mark.parametrize("value,field", [("obs_noise_std_rad = -1", "obs_noise_std_rad"),
-                                          ("obs_noise_std_rad = nan", "obs_noise_std_rad"),
-                                          ("workspace_x_m = [-inf, inf]", "workspace_x_m")])
-def test_rig_values_out_of_range_are_refused(tmp_path: Path, demo_model: Path, value: str,
-                                             field: str) -> None:
+@pytest.mark.parametrize(
+    "value,field",
+    [
+        ("obs_noise_std_rad = -1", "obs_noise_std_rad"),
+        ("obs_noise_std_rad = nan", "obs_noise_std_rad"),
+        ("workspace_x_m = [-inf, inf]", "workspace_x_m"),
+    ],
+)
+def test_rig_values_out_of_range_are_refused(
+    tmp_path: Path, demo_model: Path, value: str, field: str
+) -> None:
     from simgap.rig import load_rig
     from tests.factories import write_rig
 
@@ -327,6 +410,7 @@ def test_fifo_and_folder_are_refused_before_opening(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------- checkpoint probe
+
 
 class _Evil:
     def __reduce__(self):  # what a malicious checkpoint does on an unsafe load
@@ -360,6 +444,7 @@ def test_checkpoint_probe_names_unsafe_pickles_and_non_checkpoints(tmp_path: Pat
 
 # ----------------------------------------------------------------- last line of defence
 
+
 def test_an_unexpected_exception_is_exit_3_with_a_short_message(capsys) -> None:
     @handles_errors
     def boom() -> None:
@@ -374,8 +459,7 @@ def test_an_unexpected_exception_is_exit_3_with_a_short_message(capsys) -> None:
     assert "bug in simgap" in err and "Traceback" not in err
 
 
-def test_a_crash_names_the_simgap_line_and_the_files_to_report_with(
-        capsys, tmp_path: Path) -> None:
+def test_a_crash_names_the_simgap_line_and_the_files_to_report_with(capsys, tmp_path: Path) -> None:
     """The crash is placed at the innermost simgap frame (outputs.py's json.dumps), not in
     the standard library's json encoder it called, and the message names the files the
     command read, which the report should carry."""
@@ -400,10 +484,10 @@ def test_a_crash_names_the_simgap_line_and_the_files_to_report_with(
     assert f"the files it read: {rig.resolve()}" in err, err
 
 
-@pytest.mark.parametrize(("command", "resumes"), [("selftest", True), ("fleet", True),
-                                                  ("diagnose", False)])
-def test_the_interrupt_message_is_true_of_each_command(capsys, command: str,
-                                                       resumes: bool) -> None:
+@pytest.mark.parametrize(
+    ("command", "resumes"), [("selftest", True), ("fleet", True), ("diagnose", False)]
+)
+def test_the_interrupt_message_is_true_of_each_command(capsys, command: str, resumes: bool) -> None:
     """selftest and fleet keep their finished trials and arms to resume; the others remove
     the half-built folder. Each says which."""
     import typer
@@ -420,28 +504,38 @@ def test_the_interrupt_message_is_true_of_each_command(capsys, command: str,
     assert ("half-built output folder is removed" in err) is not resumes, err
 
 
-@pytest.mark.parametrize(("option", "name", "expected"), [
-    ("--rerun", "x.mcap", "a file name ending in .rrd"),
-    ("--mcap", "x.rrd", "a file name ending in .mcap"),
-    ("--rerun", "views", "a .rrd file to write"), ("--mcap", "views", "a .mcap file to write")])
+@pytest.mark.parametrize(
+    ("option", "name", "expected"),
+    [
+        ("--rerun", "x.mcap", "a file name ending in .rrd"),
+        ("--mcap", "x.rrd", "a file name ending in .mcap"),
+        ("--rerun", "views", "a .rrd file to write"),
+        ("--mcap", "views", "a .mcap file to write"),
+    ],
+)
 def test_a_view_file_that_is_a_folder_or_the_other_format_is_refused_before_the_run(
-        tmp_path: Path, demo_model: Path, option: str, name: str, expected: str) -> None:
+    tmp_path: Path, demo_model: Path, option: str, name: str, expected: str
+) -> None:
     """--rerun x.mcap, --mcap x.rrd and an existing folder are one InputError naming the
     option, before the diagnosis runs (they were: accepted silently, or 'Is a directory'
     on a temporary file after it)."""
     (tmp_path / "views").mkdir()
     rig = tmp_path / "rig.toml"
-    rig.write_text(f'name = "t"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.03\n'
-                   "[joints.shoulder_pan]\n")
-    res = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out"),
-                              option, str(tmp_path / name)])
+    rig.write_text(
+        f'name = "t"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.03\n'
+        "[joints.shoulder_pan]\n"
+    )
+    res = runner.invoke(
+        app, ["diagnose", str(rig), "--out", str(tmp_path / "out"), option, str(tmp_path / name)]
+    )
     text = " ".join(res.output.split())
     assert res.exit_code == 2, text
     assert f"field '{option}': expected {expected}" in text and "Fix:" in text, text
     assert not (tmp_path / "out").exists()  # nothing was diagnosed
     (tmp_path / "out").mkdir()  # and view says the same before reading the diagnosis
-    res = runner.invoke(app, ["view", str(tmp_path / "out"), "--rig", str(rig), option,
-                              str(tmp_path / name)])
+    res = runner.invoke(
+        app, ["view", str(tmp_path / "out"), "--rig", str(rig), option, str(tmp_path / name)]
+    )
     assert res.exit_code == 2 and f"field '{option}'" in res.output, res.output
 
 
@@ -460,8 +554,10 @@ def test_demo_cache_is_built_once_under_a_lock(tmp_path: Path) -> None:
 
 def test_contact_lint_flags_negative_friction(tmp_path: Path) -> None:
     model = tmp_path / "m.xml"
-    model.write_text('<mujoco><worldbody><body><freejoint/><geom type="box" size=".1 .1 .1" '
-                     'friction="0.8 -0.01 0.0001"/></body></worldbody></mujoco>')
+    model.write_text(
+        '<mujoco><worldbody><body><freejoint/><geom type="box" size=".1 .1 .1" '
+        'friction="0.8 -0.01 0.0001"/></body></worldbody></mujoco>'
+    )
     out = tmp_path / "lint.json"
     res = runner.invoke(app, ["contact", "lint", str(model), "--json", str(out)])
     assert res.exit_code == 0, res.output
@@ -472,16 +568,26 @@ def test_contact_lint_flags_negative_friction(tmp_path: Path) -> None:
 def test_every_input_error_carries_a_fix(tmp_path: Path) -> None:
     """A raise site that names no fix still tells the user what to change (a new user met
     several errors without one); a BAM log read as CSV points at --format bam."""
-    e = InputError(file="log.json", field="entries[0].position", expected="a number",
-                   got="'abc'")
+    e = InputError(file="log.json", field="entries[0].position", expected="a number", got="'abc'")
     assert str(e).endswith("Fix: make field 'entries[0].position' of log.json a number")
-    assert "Fix: check the path" in str(InputError(file="x.csv", expected="a CSV",
-                                                   got="no such file"))
+    assert "Fix: check the path" in str(
+        InputError(file="x.csv", expected="a CSV", got="no such file")
+    )
     assert "Fix: go" in str(InputError(expected="x", fix="go"))
     log = tmp_path / "bam.json"
     log.write_text('{"entries": []}')
-    res = runner.invoke(app, ["actuator", str(log), str(log.with_name("b.json")), "--format",
-                              "csv", "--json", str(tmp_path / "o.json")])
+    res = runner.invoke(
+        app,
+        [
+            "actuator",
+            str(log),
+            str(log.with_name("b.json")),
+            "--format",
+            "csv",
+            "--json",
+            str(tmp_path / "o.json"),
+        ],
+    )
     assert res.exit_code == 2 and "--format bam" in res.output, res.output
 
 
@@ -518,13 +624,29 @@ def test_sigterm_mid_fit_removes_the_half_written_output(tmp_path: Path) -> None
         pytest.skip(f"the shared XL330 logs are absent ({raw})")
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.Popen([sys.executable, "-m", "simgap", "actuator", *map(str, logs),
-                             "--format", "bam", "--no-net", "--json",
-                             str(tmp_path / "a.json"), "--out", str(out)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "actuator",
+            *map(str, logs),
+            "--format",
+            "bam",
+            "--no-net",
+            "--json",
+            str(tmp_path / "a.json"),
+            "--out",
+            str(out),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(p.name.endswith(".tmp")
-                                                  for p in tmp_path.iterdir()):
+    while time.monotonic() < deadline and not any(
+        p.name.endswith(".tmp") for p in tmp_path.iterdir()
+    ):
         time.sleep(0.05)
     assert proc.poll() is None, "the fit ended before it could be stopped"
     time.sleep(0.5)
@@ -545,13 +667,14 @@ def test_fuzz_finds_stay_fixed(tmp_path: Path) -> None:
 
     log = client_log(tmp_path / "robot_client_1.log", [5, 4, 0] * 4, [66.0] * 12)
     text = log.read_text().splitlines()
-    text[3] = text[3].replace(text[3].split()[1], "2025-11-00", 1)   # day 0: no such date
+    text[3] = text[3].replace(text[3].split()[1], "2025-11-00", 1)  # day 0: no such date
     log.write_text("\n".join(text) + "\n")
     with pytest.raises(InputError, match="line 4: time stamp"):
         read_lerobot_log(log)
     trace = tmp_path / "trace.jsonl"
-    trace.write_text('{"t": 0.0, "tick": 0, "episode": 0, "events": 7}\n'
-                     '{"t": 0.1, "tick": 1, "episode": 0}\n')
+    trace.write_text(
+        '{"t": 0.0, "tick": 0, "episode": 0, "events": 7}\n{"t": 0.1, "tick": 1, "episode": 0}\n'
+    )
     with pytest.raises(InputError, match="events"):
         read_trace(trace)
     for key, bad in (("reads", "-1"), ("writes", '"x"'), ("units", "3")):

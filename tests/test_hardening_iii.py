@@ -32,27 +32,45 @@ EMPTY = {"real_rgb": [None, None, None], "sim_rgb": [None, None, None], "pixels"
 
 def _appearance(regions: dict[str, Any]) -> dict[str, Any]:
     img = np.zeros((4, 4, 3), dtype=np.uint8).tolist()
-    return {"branch": "appearance", "verdict": "inconclusive", "title": "Appearance",
-            "summary": "", "next_step": "", "key_figure": "jaw_gain",
-            "figures": {"jaw_gain": 1.1, "regions": regions},
-            "details": {"images": {"real": img, "sim": img, "diff": img, "frame": 3,
-                                   "recording": "ep0"}}}
+    return {
+        "branch": "appearance",
+        "verdict": "inconclusive",
+        "title": "Appearance",
+        "summary": "",
+        "next_step": "",
+        "key_figure": "jaw_gain",
+        "figures": {"jaw_gain": 1.1, "regions": regions},
+        "details": {
+            "images": {"real": img, "sim": img, "diff": img, "frame": 3, "recording": "ep0"}
+        },
+    }
 
 
 def _latency() -> dict[str, Any]:
-    return {"branch": "latency", "verdict": "implicated", "title": "Latency over the period",
-            "summary": "p95 over the period.", "next_step": "Cut inference.",
-            "key_figure": "total_p95_s", "figures": {"total_p95_s": 0.0917,
-                                                     "control_dt_s": 0.0666667}}
+    return {
+        "branch": "latency",
+        "verdict": "implicated",
+        "title": "Latency over the period",
+        "summary": "p95 over the period.",
+        "next_step": "Cut inference.",
+        "key_figure": "total_p95_s",
+        "figures": {"total_p95_s": 0.0917, "control_dt_s": 0.0666667},
+    }
 
 
 # -- 1. a failing report section never takes the run down --------------------------------
 
+
 def test_region_without_pixels_is_not_measured_in_the_table() -> None:
     # the old table took np.mean of [None, None, None]: TypeError, and no report at all
-    html = region_table({"object": Region.from_mapping(EMPTY),
-                         "jaws": Region.from_mapping({"real_rgb": [100, 100, 100],
-                                                      "sim_rgb": [50, 50, 50], "pixels": 9})})
+    html = region_table(
+        {
+            "object": Region.from_mapping(EMPTY),
+            "jaws": Region.from_mapping(
+                {"real_rgb": [100, 100, 100], "sim_rgb": [50, 50, 50], "pixels": 9}
+            ),
+        }
+    )
     assert "not measured" in html and "<td>jaws</td><td>100</td><td>50</td><td>2</td>" in html
 
 
@@ -67,15 +85,21 @@ def test_region_without_pixels_is_not_measured_at_the_source() -> None:
 
 
 def test_a_failing_section_shows_its_failure_and_the_others_are_drawn(
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     import simgap.report.plots_latency as pl
 
     def boom(finding: Any) -> list[str]:
         raise ValueError("a plot that cannot be drawn")
 
     monkeypatch.setattr(pl, "plots", boom)
-    page = render_report({"rig": "r", "findings": [_latency(), _appearance({"object": EMPTY})],
-                          "stop": {"verdict": "cause_found", "branch": "latency"}})
+    page = render_report(
+        {
+            "rig": "r",
+            "findings": [_latency(), _appearance({"object": EMPTY})],
+            "stop": {"verdict": "cause_found", "branch": "latency"},
+        }
+    )
     assert "could not be drawn" in page and "a plot that cannot be drawn" in page
     assert "Latency over the period" in page and "not measured" in page  # the rest is there
     assert "report section" in caplog.text
@@ -86,14 +110,20 @@ def test_words_that_are_not_words_do_not_take_the_page_down() -> None:
     for _ in range(3000):  # str() of this raises RecursionError
         deep = [deep]
     lat = {**_latency(), "title": deep, "verdict": deep}
-    page = render_report({"rig": deep, "findings": [lat, _appearance({"object": EMPTY})],
-                          "stop": {"verdict": "cause_found"}})
+    page = render_report(
+        {
+            "rig": deep,
+            "findings": [lat, _appearance({"object": EMPTY})],
+            "stop": {"verdict": "cause_found"},
+        }
+    )
     assert "(list)" in page and "Appearance" in page
     assert render_report({"rig": "r", "findings": float("nan")}).startswith("<!doctype html>")
 
 
 def test_diagnose_writes_findings_and_a_report_when_a_section_raises(
-        tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import simgap.diagnose as dg
     import simgap.report.plots_latency as pl
     from tests.factories import write_rig
@@ -151,13 +181,18 @@ def _camera_dataset(root: Path, lengths: tuple[int, ...], model: Path) -> Path:
         imgs.append(rendered[q.tobytes()])
     twin.close()
     path = root / "data/chunk-000/file-000.parquet"
-    col = pa.array([{"bytes": b, "path": None} for b in imgs],
-                   type=pa.struct([("bytes", pa.binary()), ("path", pa.string())]))
+    col = pa.array(
+        [{"bytes": b, "path": None} for b in imgs],
+        type=pa.struct([("bytes", pa.binary()), ("path", pa.string())]),
+    )
     pq.write_table(pq.read_table(path).append_column("observation.images.wrist", col), path)
     info = root / "meta/info.json"
     meta = json.loads(info.read_text())
-    meta["features"]["observation.images.wrist"] = {"dtype": "image", "shape": [96, 96, 3],
-                                                    "names": ["height", "width", "channel"]}
+    meta["features"]["observation.images.wrist"] = {
+        "dtype": "image",
+        "shape": [96, 96, 3],
+        "names": ["height", "width", "channel"],
+    }
     info.write_text(json.dumps(meta))
     return root
 
@@ -167,14 +202,20 @@ def _diagnose_camera_dataset(tmp_path: Path, model: Path) -> dict[str, Any]:
 
     ds = _camera_dataset(tmp_path / "ds", (45, 60, 75), model)
     rig = write_rig(tmp_path / "rig", model, f'dataset = "{ds}"\n')
-    rig.write_text(rig.read_text().replace(
-        'name = "wrist_cam"\n', 'name = "wrist_cam"\nrecorded = "observation.images.wrist"\n'))
+    rig.write_text(
+        rig.read_text().replace(
+            'name = "wrist_cam"\n', 'name = "wrist_cam"\nrecorded = "observation.images.wrist"\n'
+        )
+    )
     out = tmp_path / "out"
     r = runner.invoke(app, ["diagnose", str(rig), "--out", str(out)])
     assert r.exit_code == 0, r.output
     found = json.loads((out / "findings.json").read_text())
-    regions = [figures_of(f, ExposureFigures).regions for f in found["findings"]
-               if f["branch"] == "appearance" and f["kind"] == ExposureFigures.kind]
+    regions = [
+        figures_of(f, ExposureFigures).regions
+        for f in found["findings"]
+        if f["branch"] == "appearance" and f["kind"] == ExposureFigures.kind
+    ]
     assert regions, [(f["branch"], f["verdict"], f["title"]) for f in found["findings"]]
     for r_ in regions[0].values():  # measured, or says it is not: never null colours
         assert r_.measured is (r_.real_rgb is not None)
@@ -184,30 +225,37 @@ def _diagnose_camera_dataset(tmp_path: Path, model: Path) -> dict[str, Any]:
 
 
 @pytest.mark.usefixtures("gl_backend")
-def test_diagnose_on_unequal_episodes_with_a_camera_finishes(tmp_path: Path,
-                                                             demo_model: Path) -> None:
+def test_diagnose_on_unequal_episodes_with_a_camera_finishes(
+    tmp_path: Path, demo_model: Path
+) -> None:
     """Episodes of 45/60/75 frames and a camera through the whole ladder, the actuator
     identification included (about 25 s on 2 cores): findings.json and a report."""
     found = _diagnose_camera_dataset(tmp_path, demo_model)
-    assert any(f["branch"] == "actuator" and f["verdict"] != "not_measured"
-               for f in found["findings"])
+    assert any(
+        f["branch"] == "actuator" and f["verdict"] != "not_measured" for f in found["findings"]
+    )
 
 
 # -- 3. values checked at the boundary, with units ----------------------------------------
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["--patch-diameter-mm", "nan", "--sliding", "0.4"], ["--patch-diameter-mm", "nan"]),
-    (["--depth-mm", "nan"], ["--depth-mm", "nan"]),
-    (["--depth-mm", "inf"], ["--depth-mm", "inf"]),
-    (["--patch-diameter-mm", "6", "--sliding", "nan"], ["--sliding", "nan"]),
-    (["--patch-diameter-mm", "0.008", "--sliding", "0.4"], ["did you mean 8 mm", "metres"]),
-    (["--depth-mm", "0.008"], ["did you mean 8 mm", "metres"]),
-    (["--tilt-deg", "89.999"], ["71.6", "5.73e+04"]),
-    (["--tilt-deg", "20", "--sliding", "0.3"], ["not both", "0.364"]),
-    (["--patch-diameter-mm", "150", "--sliding", "0.4"], ["0.5 to 100 mm"]),
-])
-def test_contact_measure_refuses_implausible_numbers(args: list[str], words: list[str],
-                                                     tmp_path: Path) -> None:
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--patch-diameter-mm", "nan", "--sliding", "0.4"], ["--patch-diameter-mm", "nan"]),
+        (["--depth-mm", "nan"], ["--depth-mm", "nan"]),
+        (["--depth-mm", "inf"], ["--depth-mm", "inf"]),
+        (["--patch-diameter-mm", "6", "--sliding", "nan"], ["--sliding", "nan"]),
+        (["--patch-diameter-mm", "0.008", "--sliding", "0.4"], ["did you mean 8 mm", "metres"]),
+        (["--depth-mm", "0.008"], ["did you mean 8 mm", "metres"]),
+        (["--tilt-deg", "89.999"], ["71.6", "5.73e+04"]),
+        (["--tilt-deg", "20", "--sliding", "0.3"], ["not both", "0.364"]),
+        (["--patch-diameter-mm", "150", "--sliding", "0.4"], ["0.5 to 100 mm"]),
+    ],
+)
+def test_contact_measure_refuses_implausible_numbers(
+    args: list[str], words: list[str], tmp_path: Path
+) -> None:
     out = tmp_path / "m.json"
     r = runner.invoke(app, ["contact", "measure", *args, "--json", str(out)])
     assert r.exit_code == 2, r.output
@@ -219,8 +267,21 @@ def test_contact_measure_refuses_implausible_numbers(args: list[str], words: lis
 
 def test_contact_measure_takes_plausible_bench_numbers(tmp_path: Path) -> None:
     out = tmp_path / "m.json"
-    r = runner.invoke(app, ["contact", "measure", "--tilt-deg", "19.3", "--patch-diameter-mm",
-                            "6", "--depth-mm", "0", "--json", str(out)])
+    r = runner.invoke(
+        app,
+        [
+            "contact",
+            "measure",
+            "--tilt-deg",
+            "19.3",
+            "--patch-diameter-mm",
+            "6",
+            "--depth-mm",
+            "0",
+            "--json",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     got = json.loads(out.read_text())
     assert got["sliding"] == pytest.approx(0.3502, abs=1e-4)
@@ -228,18 +289,26 @@ def test_contact_measure_takes_plausible_bench_numbers(tmp_path: Path) -> None:
     assert got["rolling_m"] == 0.0
 
 
-@pytest.mark.parametrize(("fps", "words"), [
-    (True, ["the boolean true"]), (False, ["the boolean false"]),
-    ("15", ["the string \"15\"", "without quotes: 15"]), (None, ["null"]),
-    ([30], ["a list"]), ({"v": 30}, ["an object"]),
-])
-def test_lerobot_fps_of_the_wrong_json_type_is_refused_by_name(fps: Any, words: list[str],
-                                                              tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("fps", "words"),
+    [
+        (True, ["the boolean true"]),
+        (False, ["the boolean false"]),
+        ("15", ['the string "15"', "without quotes: 15"]),
+        (None, ["null"]),
+        ([30], ["a list"]),
+        ({"v": 30}, ["an object"]),
+    ],
+)
+def test_lerobot_fps_of_the_wrong_json_type_is_refused_by_name(
+    fps: Any, words: list[str], tmp_path: Path
+) -> None:
     from simgap.errors import InputError
     from simgap.evidence.lerobot import read_lerobot_dataset
 
-    root = write_v3_dataset(tmp_path / "ds", [{"observation.state": np.zeros((5, 6)),
-                                               "action": np.zeros((5, 6))}])
+    root = write_v3_dataset(
+        tmp_path / "ds", [{"observation.state": np.zeros((5, 6)), "action": np.zeros((5, 6))}]
+    )
     info = root / "meta/info.json"
     meta = json.loads(info.read_text())
     meta["fps"] = fps
@@ -254,14 +323,16 @@ def test_lerobot_fps_of_the_wrong_json_type_is_refused_by_name(fps: Any, words: 
 
 # -- 4. no false alarms on real logs ------------------------------------------------------
 
+
 def test_one_second_log_stamps_give_no_tick_interval(tmp_path: Path) -> None:
     from simgap.branches import latency
     from simgap.evidence.lerobot_logs import read_lerobot_log
     from tests.lerobot_log_lines import client_log, server_log
 
     # LeRobot 0.6.1 stamps its lines to the second: 30 ticks share one stamp
-    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", [20, 15, 10] * 40,
-                                         [30.0] * 300))
+    client = read_lerobot_log(
+        client_log(tmp_path / "robot_client_1.log", [20, 15, 10] * 40, [30.0] * 300)
+    )
     stages = [(1.0, 5.0, 300.0 + k % 7, 2.0) for k in range(120)]
     server = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
     for logs in ([client], [server, client]):
@@ -278,8 +349,9 @@ def test_a_queue_verdict_does_not_sit_beside_a_timing_that_gives_none(tmp_path: 
     from simgap.finding import Verdict
     from tests.lerobot_log_lines import client_log, server_log
 
-    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", [9, 4, 0, 0] * 15,
-                                         [30.0] * 60))
+    client = read_lerobot_log(
+        client_log(tmp_path / "robot_client_1.log", [9, 4, 0, 0] * 15, [30.0] * 60)
+    )
     stages = [(1.0, 5.0, 300.0, 2.0) for _ in range(40)]  # 40 inferences: too few for a p95
     server = read_lerobot_log(server_log(tmp_path / "policy_server_1.log", stages))
     f = latency.analyse(None, [server, client], 1 / 30)
@@ -292,16 +364,20 @@ def test_a_queue_verdict_does_not_sit_beside_a_timing_that_gives_none(tmp_path: 
 
 # -- 2. internal errors on bad input become clear errors ----------------------------------
 
-@pytest.mark.parametrize(("asked", "present", "chosen", "note"), [
-    ("osmesa", {"EGL"}, "egl", "libOSMesa is not installed: using egl instead"),
-    ("egl", {"OSMesa"}, "osmesa", "libEGL is not installed: using osmesa instead"),
-    ("osmesa", {"OSMesa", "EGL"}, None, ""),       # the named backend is tried first
-    ("osmesa", set(), None, "neither is any other"),
-    ("", {"OSMesa"}, "osmesa", ""),
-])
+
+@pytest.mark.parametrize(
+    ("asked", "present", "chosen", "note"),
+    [
+        ("osmesa", {"EGL"}, "egl", "libOSMesa is not installed: using egl instead"),
+        ("egl", {"OSMesa"}, "osmesa", "libEGL is not installed: using osmesa instead"),
+        ("osmesa", {"OSMesa", "EGL"}, None, ""),  # the named backend is tried first
+        ("osmesa", set(), None, "neither is any other"),
+        ("", {"OSMesa"}, "osmesa", ""),
+    ],
+)
 def test_a_named_gl_backend_that_is_missing_falls_back_to_the_next(
-        monkeypatch: pytest.MonkeyPatch, asked: str, present: set[str], chosen: str | None,
-        note: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, asked: str, present: set[str], chosen: str | None, note: str
+) -> None:
     import ctypes.util
 
     import simgap.sim as sim
@@ -316,8 +392,7 @@ def test_a_named_gl_backend_that_is_missing_falls_back_to_the_next(
     assert note in sim.GL_NOTE and (bool(note) == bool(sim.GL_NOTE))
 
 
-def test_a_gl_context_that_cannot_start_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_a_gl_context_that_cannot_start_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import mujoco
 
     from simgap.sim.render import RenderBackendError
@@ -342,8 +417,21 @@ def test_randomize_mujoco_with_a_missing_rig_model_is_a_clear_error(tmp_path: Pa
     p.write_text(Diagnosis(rig="test-so101", findings=fs, stop={}, seed=3).to_json())
     rig = write_rig(tmp_path / "rig", "models/missing.xml")
     out = tmp_path / "variants"
-    r = runner.invoke(app, ["randomize", str(p), "--format", "mujoco", "--out", str(out),
-                            "--rig", str(rig), "--n", "2"])
+    r = runner.invoke(
+        app,
+        [
+            "randomize",
+            str(p),
+            "--format",
+            "mujoco",
+            "--out",
+            str(out),
+            "--rig",
+            str(rig),
+            "--n",
+            "2",
+        ],
+    )
     assert r.exit_code == 2, r.output  # was: internal error (ParseXML at variants.py:29)
     assert "model.path" in r.output and "missing.xml" in r.output and "Fix:" in r.output
     assert not out.exists()
@@ -361,16 +449,23 @@ def test_sigterm_during_an_import_exits_143_without_a_traceback(tmp_path: Path) 
     import subprocess
     import sys
 
-    (tmp_path / "slow_import.py").write_text("import time\nprint('importing', flush=True)\n"
-                                             "time.sleep(60)\n")
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from simgap.cli._app import handles_errors\n"
-            "@handles_errors\n"
-            "def command():\n"
-            "    import slow_import  # a heavy import (mujoco, torch) stopped half way\n"
-            "command()\n")
-    p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    (tmp_path / "slow_import.py").write_text(
+        "import time\nprint('importing', flush=True)\ntime.sleep(60)\n"
+    )
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from simgap.cli._app import handles_errors\n"
+        "@handles_errors\n"
+        "def command():\n"
+        "    import slow_import  # a heavy import (mujoco, torch) stopped half way\n"
+        "command()\n"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert p.stdout is not None
     assert p.stdout.readline().strip() == "importing"
     p.send_signal(signal.SIGTERM)
@@ -380,6 +475,7 @@ def test_sigterm_during_an_import_exits_143_without_a_traceback(tmp_path: Path) 
 
 
 # -- 5. a full disk or a folder that cannot be written names the path, before the work ----
+
 
 def _no_ladder(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     import simgap.diagnose as dg
@@ -394,8 +490,9 @@ def _no_ladder(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return ran
 
 
-def test_a_full_disk_is_refused_before_the_diagnosis(tmp_path: Path, demo_model: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_disk_is_refused_before_the_diagnosis(
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import shutil
 
     import simgap.outputs as outputs
@@ -404,15 +501,17 @@ def test_a_full_disk_is_refused_before_the_diagnosis(tmp_path: Path, demo_model:
     rig = write_rig(tmp_path / "rig", demo_model)
     ran = _no_ladder(monkeypatch)
     usage = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(outputs.shutil, "disk_usage",
-                        lambda p: type(usage)(usage.total, usage.total - 1000, 1000))
+    monkeypatch.setattr(
+        outputs.shutil, "disk_usage", lambda p: type(usage)(usage.total, usage.total - 1000, 1000)
+    )
     r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2 and not ran, r.output  # was: the whole diagnosis, then exit 2
     assert str(tmp_path) in r.output and "MB free" in r.output and "Fix:" in r.output
 
 
 def test_a_folder_that_takes_no_file_is_refused_before_the_diagnosis(
-        tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import errno
     import os
 
@@ -432,8 +531,9 @@ def test_a_folder_that_takes_no_file_is_refused_before_the_diagnosis(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".simgap-probe")]
 
 
-def test_a_write_that_fills_the_disk_names_the_file(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_write_that_fills_the_disk_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import errno
     import os
 

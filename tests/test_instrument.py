@@ -44,11 +44,11 @@ def test_marks_become_stage_durations(tmp_path: Path, clock: FakeClock) -> None:
                 timer.mark("command")
                 clock.advance(17_000_000)  # sleep to the next tick, not a stage
     recs = [json.loads(line) for line in path.read_text().splitlines()]
-    assert [(r["episode"], r["step"]) for r in recs] == [(e, s) for e in range(2)
-                                                        for s in range(3)]
+    assert [(r["episode"], r["step"]) for r in recs] == [(e, s) for e in range(2) for s in range(3)]
     for r in recs:
-        assert r["stages"] == pytest.approx({"camera": 0.018, "inference": 0.030,
-                                             "command": 0.002}, abs=1e-12)
+        assert r["stages"] == pytest.approx(
+            {"camera": 0.018, "inference": 0.030, "command": 0.002}, abs=1e-12
+        )
     # tick starts are 67 ms apart on the monotonic clock
     assert recs[1]["t"] - recs[0]["t"] == pytest.approx(0.067)
     log = read_timing_log(path)
@@ -56,8 +56,9 @@ def test_marks_become_stage_durations(tmp_path: Path, clock: FakeClock) -> None:
     assert log.times.total() == pytest.approx([0.050] * 6)
 
 
-def test_stage_marked_twice_adds_up_and_episodes_autoincrement(tmp_path: Path,
-                                                               clock: FakeClock) -> None:
+def test_stage_marked_twice_adds_up_and_episodes_autoincrement(
+    tmp_path: Path, clock: FakeClock
+) -> None:
     path = tmp_path / "t.jsonl"
     timer = LoopTimer(path, episode=5)
     timer.tick()

@@ -127,20 +127,43 @@ def _check(ns: dict[str, Any], joints: list[str]) -> dict[str, Any]:
 
 
 def _drives() -> list[JointDrive]:
-    nominal = {"kp": 998.22, "kv": 2.731, "damping": 0.6, "frictionloss": 0.052,
-               "armature": 0.028}
+    nominal = {"kp": 998.22, "kv": 2.731, "damping": 0.6, "frictionloss": 0.052, "armature": 0.028}
     out = []
     for i, j in enumerate(("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex")):
-        out.append(drive_from_params(j, "delay", {**nominal, "kp": 500.0 + 10 * i},
-                                     delay_s=0.04, delay_interval_s=(0.037, 0.043),
-                                     effort_limit=2.94))
+        out.append(
+            drive_from_params(
+                j,
+                "delay",
+                {**nominal, "kp": 500.0 + 10 * i},
+                delay_s=0.04,
+                delay_interval_s=(0.037, 0.043),
+                effort_limit=2.94,
+            )
+        )
     out.append(drive_from_params("wrist_roll", "servo", nominal, effort_limit=2.94))
-    out.append(drive_from_params("gripper", "delay", {**nominal, "kp": float("nan")},
-                                 delay_s=0.04, reason="kp masked: force saturated in 92% of "
-                                 "samples"))
-    out.append(JointDrive(joint="calf", rung="net", network_file="actuator_net_calf.pt",
-                          pos_scale=1.0, vel_scale=1.0, torque_scale=1.0, input_idx=(0, 2, 4),
-                          saturation_effort=23.7, effort_limit=23.7, armature=float("inf")))
+    out.append(
+        drive_from_params(
+            "gripper",
+            "delay",
+            {**nominal, "kp": float("nan")},
+            delay_s=0.04,
+            reason="kp masked: force saturated in 92% of samples",
+        )
+    )
+    out.append(
+        JointDrive(
+            joint="calf",
+            rung="net",
+            network_file="actuator_net_calf.pt",
+            pos_scale=1.0,
+            vel_scale=1.0,
+            torque_scale=1.0,
+            input_idx=(0, 2, 4),
+            saturation_effort=23.7,
+            effort_limit=23.7,
+            armature=float("inf"),
+        )
+    )
     return out
 
 
@@ -175,8 +198,10 @@ def test_joint_names_go_through_repr(release_module: None) -> None:
 
 
 def test_caller_groups_and_split_by_delay(release_module: None) -> None:
-    drives = [drive_from_params(j, "delay", {"kp": 100.0, "kv": 1.0}, delay_s=d)
-              for j, d in (("a", 0.01), ("b", 0.01), ("c", 0.03))]
+    drives = [
+        drive_from_params(j, "delay", {"kp": 100.0, "kv": 1.0}, delay_s=d)
+        for j, d in (("a", 0.01), ("b", 0.01), ("c", 0.03))
+    ]
     exp = isaaclab_export(drives, 0.005, groups={"arm": ["a", "b", "c"]})
     ns = _run(exp.source)
     assert set(ns["ACTUATORS"]) == {"arm_1", "arm_2"}
@@ -186,8 +211,13 @@ def test_caller_groups_and_split_by_delay(release_module: None) -> None:
 
 
 def test_nothing_identified_offers_nothing(release_module: None) -> None:
-    exp = isaaclab_export([JointDrive(joint="a", rung="ideal"),
-                           drive_from_params("b", "servo", {"kp": 5.0, "kv": 1.0})], 0.005)
+    exp = isaaclab_export(
+        [
+            JointDrive(joint="a", rung="ideal"),
+            drive_from_params("b", "servo", {"kp": 5.0, "kv": 1.0}),
+        ],
+        0.005,
+    )
     ns = _run(exp.source)
     assert not exp.offered and ns["ACTUATORS"] == {}
     assert "saturation_effort" in ns["NOT_OFFERED"]["b"] and "a" in ns["NOT_OFFERED"]
@@ -219,15 +249,19 @@ def test_against_real_isaaclab() -> None:
         for name, cls in SIGNATURES.items():
             setattr(mod, name, cls)
         sys.modules["isaaclab"], sys.modules["isaaclab.actuators"] = (
-            types.ModuleType("isaaclab"), mod)
+            types.ModuleType("isaaclab"),
+            mod,
+        )
         pinned = _run(source)
     finally:
         sys.modules.update(saved)
     for name, cfg in ns["ACTUATORS"].items():
         for f in fields(pinned["ACTUATORS"][name]):
             if f.name != "class_type":
-                assert getattr(cfg, f.name) == getattr(pinned["ACTUATORS"][name], f.name), \
-                    (name, f.name)
+                assert getattr(cfg, f.name) == getattr(pinned["ACTUATORS"][name], f.name), (
+                    name,
+                    f.name,
+                )
 
 
 def test_group_names_that_clash_as_identifiers_stay_two_configs(release_module: None) -> None:

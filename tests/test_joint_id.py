@@ -36,17 +36,17 @@ def test_delay_interval_holds_what_the_model_floor_cannot_tell_apart() -> None:
     # it, however many samples make the chi-square interval narrow.
     N, v, f, d0 = 1200, 0.5, 2e-3, 0.0203
     d = np.linspace(0.0, 0.04, 41)
-    ssr = 1200 * (0.7e-3) ** 2 + N * v ** 2 * (d - d0) ** 2
-    chi = delay_profile(d, ssr, N - 6, 1.0, f ** 2)
-    floor = delay_profile(d, ssr, N - 6, 1.0, f ** 2, min_rise=N * f ** 2)
+    ssr = 1200 * (0.7e-3) ** 2 + N * v**2 * (d - d0) ** 2
+    chi = delay_profile(d, ssr, N - 6, 1.0, f**2)
+    floor = delay_profile(d, ssr, N - 6, 1.0, f**2, min_rise=N * f**2)
     assert chi.interval_s[1] - d0 < 0.1 * f / v  # 1/sqrt(N): narrower than the floor allows
     # (linear between grid points: within 1 % of the parabola's crossing)
     assert floor.interval_s[0] == pytest.approx(d0 - f / v, rel=1e-2)
     assert floor.interval_s[1] == pytest.approx(d0 + f / v, rel=1e-2)
-    assert floor.threshold == pytest.approx(N * f ** 2)
+    assert floor.threshold == pytest.approx(N * f**2)
     # the term never narrows: where the chi-square rise is the larger, it stays
-    wide = delay_profile(d, ssr, N - 6, 50.0, f ** 2, min_rise=1e-12)
-    assert wide.interval_s == delay_profile(d, ssr, N - 6, 50.0, f ** 2).interval_s
+    wide = delay_profile(d, ssr, N - 6, 50.0, f**2, min_rise=1e-12)
+    assert wide.interval_s == delay_profile(d, ssr, N - 6, 50.0, f**2).interval_s
 
 
 def test_block_jackknife_covers_correlated_residuals() -> None:
@@ -104,14 +104,23 @@ def test_shared_delay_widens_joints_narrower_than_the_spread() -> None:
         assert 0.0 <= a and b <= 0.1
 
 
-def _bench(tmp: Path, so101: Path, seed: int, fps: int, faults: Any, seconds: float,
-           episodes: int = 2) -> tuple[Any, Any]:
+def _bench(
+    tmp: Path, so101: Path, seed: int, fps: int, faults: Any, seconds: float, episodes: int = 2
+) -> tuple[Any, Any]:
     from simgap.demo.factory import make_so101_bench
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 
-    b = make_so101_bench(tmp, so101, seed, fps=fps, n_episodes=episodes, duration_s=seconds,
-                         faults=faults, n_heldout=1)
+    b = make_so101_bench(
+        tmp,
+        so101,
+        seed,
+        fps=fps,
+        n_episodes=episodes,
+        duration_s=seconds,
+        faults=faults,
+        n_heldout=1,
+    )
     rig = load_rig(b.rig)
     return b, (rig, read_lerobot_dataset(rig.evidence.dataset))
 
@@ -122,13 +131,21 @@ def so101(shared_data: Path) -> Path:
 
 
 def test_clean_recording_is_eliminated_and_kp_masked_by_saturation(
-        so101: Path, tmp_path: Path) -> None:
+    so101: Path, tmp_path: Path
+) -> None:
     from simgap.branches.joint_dynamics import identify_rig, least_residual
 
     _, (rig, ds) = _bench(tmp_path, so101, 2, 30, None, 4.0)
-    js = identify_rig(rig, ds, options={"joint_id_seconds": 3.0, "joint_id_episodes": 1,
-                                        "joint_id_kinds": ("kp", "damping"),
-                                        "joint_id_profile_delay": False})
+    js = identify_rig(
+        rig,
+        ds,
+        options={
+            "joint_id_seconds": 3.0,
+            "joint_id_episodes": 1,
+            "joint_id_kinds": ("kp", "damping"),
+            "joint_id_profile_delay": False,
+        },
+    )
     assert js["verdict"] == "eliminated", js["joint_verdicts"]
     # the fit replays 3 s of each fitted episode; a patch is proven on the held-out ones whole
     held = js["_held_out"][0]
@@ -199,8 +216,9 @@ def _coverage(js: dict[str, Any], truth: Any) -> tuple[list[bool], list[bool], i
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("fps", "seed", "delay"), [(30, 11, 0.040), (100, 12, 0.025)])
-def test_delay_and_dissipation_recovered(so101: Path, tmp_path: Path, fps: int, seed: int,
-                                         delay: float) -> None:
+def test_delay_and_dissipation_recovered(
+    so101: Path, tmp_path: Path, fps: int, seed: int, delay: float
+) -> None:
     from simgap.branches.joint_dynamics import identify_rig
 
     faults = {"kp": 0.6, "damping": 1.5, "delay_s": delay}
@@ -213,15 +231,19 @@ def test_delay_and_dissipation_recovered(so101: Path, tmp_path: Path, fps: int, 
     assert lo <= delay <= hi
     assert abs(np.median([js["delay_s"][j] for j in js["delay_s"]]) - delay) < 0.003
     assert np.mean(params) >= 0.9, js["params_interval"]
-    dmp = [js["params"][t.name]["damping"] / js["params_nominal"][t.name]["damping"]
-           for t in b.truth if "damping" in js["params"][t.name]]
+    dmp = [
+        js["params"][t.name]["damping"] / js["params_nominal"][t.name]["damping"]
+        for t in b.truth
+        if "damping" in js["params"][t.name]
+    ]
     assert n_id >= 2 and dmp and np.median(dmp) == pytest.approx(1.5, rel=0.15)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("fps", "seed"), [(30, 31), (100, 33)])
-def test_random_faults_inside_intervals_or_declared(so101: Path, tmp_path: Path, fps: int,
-                                                    seed: int) -> None:
+def test_random_faults_inside_intervals_or_declared(
+    so101: Path, tmp_path: Path, fps: int, seed: int
+) -> None:
     """Faults drawn at random (the issue's ranges): the truth lies inside the intervals or
     the parameter is declared not identifiable with its reason in numbers."""
     from simgap.branches.joint_dynamics import identify_rig
@@ -242,8 +264,10 @@ def test_random_faults_inside_intervals_or_declared(so101: Path, tmp_path: Path,
         # identification; then every kp says so in numbers
         for j, frac in js["force_saturation"].items():
             if frac >= 0.5:
-                assert f"force saturated in {100 * frac:.0f}% of samples" in \
-                    js["not_identifiable"][j]["kp"]
+                assert (
+                    f"force saturated in {100 * frac:.0f}% of samples"
+                    in js["not_identifiable"][j]["kp"]
+                )
 
 
 def test_search_box_is_the_callers_or_a_clear_error(so101: Path) -> None:
@@ -253,16 +277,25 @@ def test_search_box_is_the_callers_or_a_clear_error(so101: Path) -> None:
 
     t = np.arange(20) * 0.005
     log = ReplayLog(t=t, commands=np.zeros((20, 1)), joints=("elbow_flex",), q0=np.zeros(1))
-    jp = JointProblem(so101, ("elbow_flex",), [log], [np.zeros((20, 1))],
-                      ("damping", "kp"), bounds={"damping": (0.25, 4.0)})
+    jp = JointProblem(
+        so101,
+        ("elbow_flex",),
+        [log],
+        [np.zeros((20, 1))],
+        ("damping", "kp"),
+        bounds={"damping": (0.25, 4.0)},
+    )
     np.testing.assert_allclose(np.exp(jp.lo), [0.25, BOUNDS["kp"][0]])
     np.testing.assert_allclose(np.exp(jp.hi), [4.0, BOUNDS["kp"][1]])
     jp.close()
-    for bad, words in (({"stiffness": (0.5, 2.0)}, "kinds among"),
-                       ({"damping": (1.5, 4.0)}, "0 < lower < 1 < upper")):
+    for bad, words in (
+        ({"stiffness": (0.5, 2.0)}, "kinds among"),
+        ({"damping": (1.5, 4.0)}, "0 < lower < 1 < upper"),
+    ):
         with pytest.raises(InputError, match=words):
-            JointProblem(so101, ("elbow_flex",), [log], [np.zeros((20, 1))], ("damping",),
-                         bounds=bad)
+            JointProblem(
+                so101, ("elbow_flex",), [log], [np.zeros((20, 1))], ("damping",), bounds=bad
+            )
 
 
 def test_saturation_masks_the_gains_inside_the_force_clamp() -> None:
@@ -302,14 +335,14 @@ def test_a_fit_well_above_its_noise_floor_states_no_interval() -> None:
     values = np.array([[600.0, 0.5, 0.03]] * 3)
     given = [{"kp": "kp masked: force saturated in 70% of samples"}, {}, {}]
     floor = np.full(3, 0.002)
-    best = np.array([0.0036, 0.0029, 0.0031])           # 1.8x, 1.45x, 1.55x the floor
+    best = np.array([0.0036, 0.0029, 0.0031])  # 1.8x, 1.45x, 1.55x the floor
     out = floor_reasons(prob, given, best, floor, values, FIT_FLOOR_GATE)
-    assert given[1] == {} and len(given[0]) == 1           # input untouched
-    assert out[0]["kp"] == given[0]["kp"]                  # an existing reason is kept
+    assert given[1] == {} and len(given[0]) == 1  # input untouched
+    assert out[0]["kp"] == given[0]["kp"]  # an existing reason is kept
     assert set(out[0]) == {"kp", "damping", "armature"}
     assert "3.6 mrad is 1.8x the noise floor 2 mrad" in out[0]["damping"]
     assert "fitted 0.03 kg m^2" in out[0]["armature"]
-    assert out[1] == {}                                    # below the gate: intervals stay
+    assert out[1] == {}  # below the gate: intervals stay
     assert set(out[2]) == {"kp", "damping", "armature"}
 
 
@@ -318,12 +351,18 @@ def test_isaaclab_file_only_from_finite_identified_values(tmp_path: Path) -> Non
 
     from simgap.branches.actuator_dataset import isaaclab_file
 
-    js = {"params": {"a": {"kp": 600.0, "kv": 3.0, "damping": 0.5},
-                     "b": {"damping": 0.7, "armature": float("nan")}},
-          "not_identifiable": {"a": {}, "b": {"kp": "kp masked: force saturated in 71% of "
-                                                  "samples", "kv": "spans x9.1"}},
-          "delay_s": {"a": 0.041, "b": 0.039},
-          "delay_interval_s": {"a": [0.030, 0.052], "b": [0.028, 0.050]}}
+    js = {
+        "params": {
+            "a": {"kp": 600.0, "kv": 3.0, "damping": 0.5},
+            "b": {"damping": 0.7, "armature": float("nan")},
+        },
+        "not_identifiable": {
+            "a": {},
+            "b": {"kp": "kp masked: force saturated in 71% of samples", "kv": "spans x9.1"},
+        },
+        "delay_s": {"a": 0.041, "b": 0.039},
+        "delay_interval_s": {"a": [0.030, 0.052], "b": [0.028, 0.050]},
+    }
     out = isaaclab_file(js, SimpleNamespace(physics_dt_s=0.005), tmp_path)
     assert out is not None
     path, not_offered = out

@@ -27,7 +27,7 @@ def test_a_large_batch_is_replayed_in_bounded_batches_bit_for_bit(shared_data: P
         whole = prob.residuals(z, d)
         assert whole.shape[0] == m
         assert len(prob.pool._models) <= jid.MAX_BATCH  # never more copies than a batch
-        one = np.concatenate([prob.residuals(z[i:i + 1], d[i:i + 1]) for i in (0, m - 1)])
+        one = np.concatenate([prob.residuals(z[i : i + 1], d[i : i + 1]) for i in (0, m - 1)])
         np.testing.assert_array_equal(one, whole[[0, m - 1]])
     finally:
         prob.close()

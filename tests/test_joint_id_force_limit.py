@@ -28,8 +28,10 @@ def test_force_limit_reads_and_writes_the_actuators_symmetric_range(so101: Path)
     a = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, "elbow_flex")
     assert m.actuator_forcelimited[a] == 1 and m.actuator_forcerange[a].tolist() == [-1.5, 1.5]
     # an actuator without a force range has no finite limit, and the fit refuses the kind
-    xml = ('<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size="0.1"/></body>'
-           '</worldbody><actuator><position name="j" joint="j" kp="10"/></actuator></mujoco>')
+    xml = (
+        '<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size="0.1"/></body>'
+        '</worldbody><actuator><position name="j" joint="j" kp="10"/></actuator></mujoco>'
+    )
     free = mujoco.MjModel.from_xml_string(xml)
     assert get_param(free, "force_limit", "j") == float("inf")
 
@@ -39,20 +41,22 @@ def test_a_fit_of_the_force_limit_needs_a_limited_actuator(tmp_path: Path) -> No
     from simgap.sim.replay import ReplayLog
 
     path = tmp_path / "free.xml"
-    path.write_text('<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size="0.1" '
-                    'mass="1"/></body></worldbody><actuator><position name="j" joint="j" '
-                    'kp="10"/></actuator></mujoco>')
+    path.write_text(
+        '<mujoco><worldbody><body><joint name="j" type="hinge"/><geom size="0.1" '
+        'mass="1"/></body></worldbody><actuator><position name="j" joint="j" '
+        'kp="10"/></actuator></mujoco>'
+    )
     t = np.arange(10) / 30.0
-    log = ReplayLog(t=t, commands=np.zeros((10, 1)), joints=("j",), q0=np.zeros(1),
-                    hold_before=np.zeros(1))
+    log = ReplayLog(
+        t=t, commands=np.zeros((10, 1)), joints=("j",), q0=np.zeros(1), hold_before=np.zeros(1)
+    )
     with pytest.raises(InputError) as e:
         JointProblem(path, ["j"], [log], [np.zeros((10, 1))], ("force_limit",))
     assert "force range" in str(e.value) and "none on j" in str(e.value)
     assert str(path) in str(e.value)
 
 
-def test_planted_force_limit_inside_its_interval_or_declared(so101: Path,
-                                                              tmp_path: Path) -> None:
+def test_planted_force_limit_inside_its_interval_or_declared(so101: Path, tmp_path: Path) -> None:
     """Force limit x0.6 on every joint (the servo at its limit most of the time): each
     joint's limit is inside its interval or declared not identifiable with numbers, at least
     two are identified, the saturation is counted against the fitted limit (at the
@@ -63,12 +67,26 @@ def test_planted_force_limit_inside_its_interval_or_declared(so101: Path,
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 
-    b = make_so101_bench(tmp_path, so101, 3, fps=30, n_episodes=2, duration_s=6.0,
-                         faults={"force_limit": 0.6}, n_heldout=0)
+    b = make_so101_bench(
+        tmp_path,
+        so101,
+        3,
+        fps=30,
+        n_episodes=2,
+        duration_s=6.0,
+        faults={"force_limit": 0.6},
+        n_heldout=0,
+    )
     rig = load_rig(b.rig)
-    js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset),
-                      options={"joint_id_seconds": 6.0, "joint_id_episodes": 1,
-                               "joint_id_kinds": ("force_limit", "armature")})
+    js = identify_rig(
+        rig,
+        read_lerobot_dataset(rig.evidence.dataset),
+        options={
+            "joint_id_seconds": 6.0,
+            "joint_id_episodes": 1,
+            "joint_id_kinds": ("force_limit", "armature"),
+        },
+    )
     identified = 0
     for t in b.truth:
         truth = t.value("force_limit")

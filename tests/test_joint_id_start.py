@@ -19,8 +19,7 @@ def _problem(model: Path, targets: np.ndarray | None, t: np.ndarray, cmd: np.nda
     return jid.JointProblem(model, JOINTS, [log], [tgt], ("damping", "armature"))
 
 
-def test_the_second_start_replays_better_and_the_fit_keeps_the_better(
-        shared_data: Path) -> None:
+def test_the_second_start_replays_better_and_the_fit_keeps_the_better(shared_data: Path) -> None:
     import simgap.actuator.joint_id as jid
 
     model = shared_data / "so101" / "so101.xml"
@@ -43,11 +42,17 @@ def test_the_second_start_replays_better_and_the_fit_keeps_the_better(
                 start, info = jid.global_start(prob, np.zeros(1), starts, seed=1)
                 r_model = prob.residuals(prob.z0[None], np.zeros(1))
                 r_start = prob.residuals(start, np.zeros(1))
-                assert float(np.sum(r_start ** 2)) < float(np.sum(r_model ** 2))
+                assert float(np.sum(r_start**2)) < float(np.sum(r_model**2))
                 assert info["ssr_start_rad2"] < info["ssr_model_rad2"]
                 assert max(info["joints_from_draw"].values()) > 0
-            cfg = jid.IdConfig(kinds=("damping", "armature"), profile_delay=False,
-                               fine_iters=3, starts=starts, seed=1, clock="exact")
+            cfg = jid.IdConfig(
+                kinds=("damping", "armature"),
+                profile_delay=False,
+                fine_iters=3,
+                starts=starts,
+                seed=1,
+                clock="exact",
+            )
             res = jid.identify(prob, encoder_rad=1e-3, config=cfg)
             fits[starts] = (float(np.sum(res.grids[0].ssr)), res.to_json()["global_start"])
         finally:

@@ -20,8 +20,11 @@ from tests.lerobot_log_lines import client_log
 DT = 1 / 15
 
 
-def _log(stages: dict[str, np.ndarray], episodes: int, t: np.ndarray | None = None,
-         ) -> TimingLog:
+def _log(
+    stages: dict[str, np.ndarray],
+    episodes: int,
+    t: np.ndarray | None = None,
+) -> TimingLog:
     n = len(next(iter(stages.values())))
     per = n // episodes
     ep = np.repeat(np.arange(episodes), per)[:n]
@@ -58,8 +61,9 @@ def test_bootstrap_intervals_cover_the_true_quantile() -> None:
     hits = {"p50": 0, "p95": 0}
     reps = 60
     for r in range(reps):
-        p = percentiles(dist.rvs(size=2000, random_state=rng), make_bootstrap(ep, seed=r,
-                                                                              n_boot=250))
+        p = percentiles(
+            dist.rvs(size=2000, random_state=rng), make_bootstrap(ep, seed=r, n_boot=250)
+        )
         for name, q in (("p50", 0.5), ("p95", 0.95)):
             lo, hi = p.ci[name]
             hits[name] += lo <= dist.ppf(q) <= hi
@@ -93,8 +97,7 @@ def test_small_sample_quantiles_by_hand() -> None:
 def test_exponential_rate_recovered_within_10_percent() -> None:
     rng = np.random.default_rng(3)
     for rate in (125.0, 400.0, 1000.0):
-        assert exponential_rate(rng.exponential(1 / rate, 10_000)) == pytest.approx(rate,
-                                                                                    rel=0.10)
+        assert exponential_rate(rng.exponential(1 / rate, 10_000)) == pytest.approx(rate, rel=0.10)
 
 
 def test_added_delay_from_tick_intervals_per_episode() -> None:
@@ -170,8 +173,7 @@ def test_bootstrap_is_seeded() -> None:
 
 def test_queue_starvation_implicates_with_advice(tmp_path: Path) -> None:
     queue = [20, 14, 9, 4, 0, 0, 18, 12, 6, 0, 0, 0] * 5
-    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", queue,
-                                         [2.0] * 200))
+    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", queue, [2.0] * 200))
     x = np.random.default_rng(11).normal(0.02, 0.002, 3000)
     f = latency.analyse(_log({"inference": x}, 20), [client], DT)
     q = f.figures.queue
@@ -204,8 +206,14 @@ def test_remote_policy_server_warns_and_asks_to_remeasure() -> None:
     assert "re-measure latency with the hop" in text
     local = latency.analyse(_log({"inference": x}, 20), [], DT, policy_server="127.0.0.1:8080")
     assert local.figures.policy_server_remote is False and "TLS" not in local.next_step
-    for addr, loop in (("localhost:8080", True), ("[::1]:8080", True), ("127.0.0.2", True),
-                       ("gpu-box.lan:8080", False), ("10.0.0.5:50051", False), (None, True)):
+    for addr, loop in (
+        ("localhost:8080", True),
+        ("[::1]:8080", True),
+        ("127.0.0.2", True),
+        ("gpu-box.lan:8080", False),
+        ("10.0.0.5:50051", False),
+        (None, True),
+    ):
         assert latency._is_loopback(addr) is loop, addr
 
 
@@ -247,8 +255,17 @@ def test_assess_reads_rig_evidence_and_control_dt_override(tmp_path: Path) -> No
     x = np.random.default_rng(13).normal(0.05, 0.003, 2000)
     with (tmp_path / "timing.jsonl").open("w") as fh:
         for i, v in enumerate(x):
-            fh.write(json.dumps({"episode": i // 100, "step": i % 100, "t": i * 0.06,
-                                 "stages": {"inference": float(v)}}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "episode": i // 100,
+                        "step": i % 100,
+                        "t": i * 0.06,
+                        "stages": {"inference": float(v)},
+                    }
+                )
+                + "\n"
+            )
     rig = write_rig(tmp_path, "m.xml", '[evidence]\ntiming_logs = ["timing.jsonl"]\n')
     (f,) = latency.assess(_ctx(rig))  # rig dt = 1/30: the 50 ms loop overruns
     assert f.verdict is Verdict.IMPLICATED
@@ -260,8 +277,9 @@ def test_assess_reads_rig_evidence_and_control_dt_override(tmp_path: Path) -> No
 def test_report_plots_histogram_bars_and_queue(tmp_path: Path) -> None:
     from simgap.report.plots_latency import plots
 
-    client = read_lerobot_log(client_log(tmp_path / "robot_client_1.log", [9, 5, 0] * 20,
-                                         [2.0] * 50))
+    client = read_lerobot_log(
+        client_log(tmp_path / "robot_client_1.log", [9, 5, 0] * 20, [2.0] * 50)
+    )
     x = np.random.default_rng(14).normal(0.05, 0.004, 2500)
     f = latency.analyse(_log({"camera": x / 2, "inference": x / 2}, 20), [client], DT)
     d = json.loads(json.dumps(f.to_dict()))
@@ -288,9 +306,13 @@ def test_async_budget_from_the_client_config(tmp_path: Path) -> None:
     """chunk_size_threshold, actions_per_chunk and fps as the client logs its config."""
     from tests.lerobot_log_lines import line, server_log
 
-    cfg = [line("INFO", 0, "t_client.py:486", "{'actions_per_chunk': 12,"),
-           " 'chunk_size_threshold': 0.25,", " 'fps': 20,", " 'task': ''}",
-           line("DEBUG", 1, "t_client.py:434", "QUEUE SIZE: 5 (Must go: False)")]
+    cfg = [
+        line("INFO", 0, "t_client.py:486", "{'actions_per_chunk': 12,"),
+        " 'chunk_size_threshold': 0.25,",
+        " 'fps': 20,",
+        " 'task': ''}",
+        line("DEBUG", 1, "t_client.py:434", "QUEUE SIZE: 5 (Must go: False)"),
+    ]
     (tmp_path / "robot_client_1.log").write_text("\n".join(cfg) + "\n")
     client = read_lerobot_log(tmp_path / "robot_client_1.log")
     budget = 0.25 * 12 / 20  # 150 ms
@@ -310,9 +332,11 @@ def test_the_advice_names_every_stage_tied_with_the_slowest() -> None:
     'Cut inference' alone. A stage clear of the slowest one's interval is not named."""
     from simgap.branches.latency import _slowest_text, slowest_stages
 
-    stages = {"inference": {"p95_s": 0.0374, "p95_ci_s": [0.0360, 0.0390], "p99_s": 0.042},
-              "network": {"p95_s": 0.0364, "p95_ci_s": [0.0330, 0.0410], "p99_s": 0.055},
-              "camera": {"p95_s": 0.0120, "p95_ci_s": [0.0110, 0.0130], "p99_s": 0.013}}
+    stages = {
+        "inference": {"p95_s": 0.0374, "p95_ci_s": [0.0360, 0.0390], "p99_s": 0.042},
+        "network": {"p95_s": 0.0364, "p95_ci_s": [0.0330, 0.0410], "p99_s": 0.055},
+        "camera": {"p95_s": 0.0120, "p95_ci_s": [0.0110, 0.0130], "p99_s": 0.013},
+    }
     assert slowest_stages(stages) == ["inference", "network"]
     text = _slowest_text(stages, slowest_stages(stages))
     assert "'inference' (p95 37.4 ms [36.0, 39.0])" in text and "'network'" in text

@@ -15,18 +15,48 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "simgap"
 
-VALUES = {"errors", "units", "series", "finding", "figures", "rig", "outputs", "instrument",
-          "values", "_version", "validate", "safe_names"}
+VALUES = {
+    "errors",
+    "units",
+    "series",
+    "finding",
+    "figures",
+    "rig",
+    "outputs",
+    "instrument",
+    "values",
+    "_version",
+    "validate",
+    "safe_names",
+}
 ENGINE = {"sim", "fit"}
 READERS = {"evidence", "maniskill"}
-METHODS = {"actuator", "contact", "appearance", "body", "episodes", "plumbing", "evaluation",
-           "randomize", "export", "calibration", "latency", "controller"}
+METHODS = {
+    "actuator",
+    "contact",
+    "appearance",
+    "body",
+    "episodes",
+    "plumbing",
+    "evaluation",
+    "randomize",
+    "export",
+    "calibration",
+    "latency",
+    "controller",
+}
 BRANCHES = {"branches", "report", "demo", "fakearm", "rig.init"}
 LADDER = {"ladder", "diagnose", "fleet", "selftest"}
 TOP = {"cli", "__main__", "__init__"}
 
-LAYER = {**{u: 0 for u in VALUES}, **{u: 1 for u in ENGINE}, **{u: 2 for u in READERS | METHODS},
-         **{u: 3 for u in BRANCHES}, **{u: 4 for u in LADDER}, **{u: 5 for u in TOP}}
+LAYER = {
+    **{u: 0 for u in VALUES},
+    **{u: 1 for u in ENGINE},
+    **{u: 2 for u in READERS | METHODS},
+    **{u: 3 for u in BRANCHES},
+    **{u: 4 for u in LADDER},
+    **{u: 5 for u in TOP},
+}
 """Layer of each top-level unit of the package (a module or a subpackage); a dotted key
 (``rig.init``) is a sub-unit that sits at its own layer, apart from the rest of its package."""
 
@@ -67,12 +97,16 @@ def _breaks(importer: str, imported: str) -> bool:
     if imported == "__init__":
         return True  # the public face sits on top: nothing below may import it
     return (importer in READERS and imported in METHODS) or (
-        importer in METHODS and imported in READERS)
+        importer in METHODS and imported in READERS
+    )
 
 
 def test_every_unit_has_a_layer() -> None:
-    units = {p.stem if p.is_file() else p.name for p in SRC.iterdir()
-             if (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))}
+    units = {
+        p.stem if p.is_file() else p.name
+        for p in SRC.iterdir()
+        if (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))
+    }
     missing = sorted(units - set(LAYER))
     assert not missing, f"give these parts of the package a layer in this test: {missing}"
 
@@ -93,16 +127,19 @@ def test_imports_run_one_way() -> None:
     for path, importer, line, name in _imports():
         imported = _unit(name) if name != "simgap" else "__init__"
         if _breaks(importer, imported):
-            bad.append(f"{path}:{line} imports {name} ({importer} layer {LAYER[importer]} -> "
-                       f"{imported} layer {LAYER[imported]})")
+            bad.append(
+                f"{path}:{line} imports {name} ({importer} layer {LAYER[importer]} -> "
+                f"{imported} layer {LAYER[imported]})"
+            )
     assert not bad, "imports that break the layers:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("package", sorted(READERS | METHODS))
 def test_readers_and_methods_do_not_meet(package: str) -> None:
     other = METHODS if package in READERS else READERS
-    hits = [f"{p}:{ln} imports {n}" for p, u, ln, n in _imports()
-            if u == package and _unit(n) in other]
+    hits = [
+        f"{p}:{ln} imports {n}" for p, u, ln, n in _imports() if u == package and _unit(n) in other
+    ]
     assert not hits, "\n".join(hits)
 
 
@@ -125,14 +162,15 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
         return node.module or ""
     is_package = MODULES[module].name == "__init__.py"
     base = module.split(".")
-    base = base[:len(base) - node.level + (1 if is_package else 0)]
+    base = base[: len(base) - node.level + (1 if is_package else 0)]
     return ".".join(base + ([node.module] if node.module else []))
 
 
 def _type_checking(node: ast.stmt) -> bool:
     test = node.test if isinstance(node, ast.If) else None
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -143,8 +181,7 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
         if isinstance(node, ast.If) and not _type_checking(node):
             out += _module_level(node.body) + _module_level(node.orelse)
         elif isinstance(node, ast.Try):
-            for part in (node.body, node.orelse, node.finalbody,
-                         *[h.body for h in node.handlers]):
+            for part in (node.body, node.orelse, node.finalbody, *[h.body for h in node.handlers]):
                 out += _module_level(part)
         elif not isinstance(node, ast.If):
             out.append(node)
@@ -163,12 +200,16 @@ def _edges(module_level_only: bool) -> list[tuple[str, int, str, ast.stmt]]:
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 source = _resolve(module, node)
-                targets = [source] + [f"{source}.{a.name}" for a in node.names
-                                      if f"{source}.{a.name}" in MODULES]
+                targets = [source] + [
+                    f"{source}.{a.name}" for a in node.names if f"{source}.{a.name}" in MODULES
+                ]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
-            out += [(module, node.lineno, t, node) for t in targets
-                    if t == "simgap" or t.startswith("simgap.")]
+            out += [
+                (module, node.lineno, t, node)
+                for t in targets
+                if t == "simgap" or t.startswith("simgap.")
+            ]
     return out
 
 
@@ -182,7 +223,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         path.pop()
@@ -212,8 +253,14 @@ def test_no_import_cycle_between_units() -> None:
             graph.setdefault(a, set()).add(b)
             where.setdefault((a, b), f"{MODULES[module].relative_to(SRC.parent)}:{line}")
     found = _cycle(graph)
-    assert found is None, "an import cycle between units: " + " -> ".join(found) + "\n" + \
-        "\n".join(f"  {a} -> {b}: {where[(a, b)]}" for a, b in zip(found, found[1:], strict=False))
+    assert found is None, (
+        "an import cycle between units: "
+        + " -> ".join(found)
+        + "\n"
+        + "\n".join(
+            f"  {a} -> {b}: {where[(a, b)]}" for a, b in zip(found, found[1:], strict=False)
+        )
+    )
 
 
 def test_no_private_name_from_another_module() -> None:
@@ -228,16 +275,24 @@ def test_no_private_name_from_another_module() -> None:
         for alias in node.names:
             target = f"{name}.{alias.name}"
             private_module = target in MODULES and target.rpartition(".")[0] == package
-            if alias.name.startswith("_") and not alias.name.startswith("__") and \
-                    name != module and not private_module:
-                bad.append(f"{MODULES[module].relative_to(SRC.parent)}:{line} imports "
-                           f"{alias.name} from {name}")
+            if (
+                alias.name.startswith("_")
+                and not alias.name.startswith("__")
+                and name != module
+                and not private_module
+            ):
+                bad.append(
+                    f"{MODULES[module].relative_to(SRC.parent)}:{line} imports "
+                    f"{alias.name} from {name}"
+                )
         hidden = [p for p in name.split(".")[1:] if p.startswith("_") and not p.startswith("__")]
         owner = name.rpartition(".")[0]
         inside = module == owner or module.startswith(owner + ".")
         if hidden and not inside:
-            bad.append(f"{MODULES[module].relative_to(SRC.parent)}:{line} imports from the "
-                       f"private module {name}")
+            bad.append(
+                f"{MODULES[module].relative_to(SRC.parent)}:{line} imports from the "
+                f"private module {name}"
+            )
     assert not bad, "private names imported across modules:\n" + "\n".join(bad)
 
 
@@ -250,8 +305,10 @@ def test_relative_imports_obey_the_layers() -> None:
             importer = _unit(module) if module != "simgap" else "__init__"
             imported = _unit(name) if name != "simgap" else "__init__"
             if name not in MODULES and name.rpartition(".")[0] not in MODULES:
-                bad.append(f"{MODULES[module].relative_to(SRC.parent)}:{line}: {name} "
-                           "is not a module of the package")
+                bad.append(
+                    f"{MODULES[module].relative_to(SRC.parent)}:{line}: {name} "
+                    "is not a module of the package"
+                )
             elif _breaks(importer, imported):
                 bad.append(f"{MODULES[module].relative_to(SRC.parent)}:{line} imports {name}")
     assert not bad, "relative imports that break the layers:\n" + "\n".join(bad)
@@ -275,8 +332,13 @@ def test_only_sim_imports_mujoco() -> None:
         if module == "simgap.sim" or module.startswith("simgap.sim."):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             if any(n == "mujoco" or n.startswith("mujoco.") for n in names):
                 bad.append(f"{path.relative_to(SRC.parent)}:{node.lineno}")
     assert not bad, "mujoco imported outside simgap/sim/:\n" + "\n".join(bad)

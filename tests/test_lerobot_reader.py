@@ -39,8 +39,9 @@ def test_reads_episodes_and_converts_units(tmp_path: Path, fixed_size: bool) -> 
 
 
 def test_rejects_v21(tmp_path: Path) -> None:
-    root = write_v3_dataset(tmp_path / "ds", _episodes(np.random.default_rng(1), [5]),
-                            version="v2.1")
+    root = write_v3_dataset(
+        tmp_path / "ds", _episodes(np.random.default_rng(1), [5]), version="v2.1"
+    )
     with pytest.raises(InputError, match="codebase_version") as e:
         read_lerobot_dataset(root)
     assert "v3" in str(e.value) and "info.json" in str(e.value)
@@ -49,8 +50,9 @@ def test_rejects_v21(tmp_path: Path) -> None:
 def test_missing_joint_lists_names(tmp_path: Path) -> None:
     root = write_v3_dataset(tmp_path / "ds", _episodes(np.random.default_rng(2), [5]))
     rig_path = write_rig(tmp_path, "m.xml")
-    rig_path.write_text(rig_path.read_text().replace('recorded = "elbow_flex.pos"',
-                                                     'recorded = "elbow.pos"'))
+    rig_path.write_text(
+        rig_path.read_text().replace('recorded = "elbow_flex.pos"', 'recorded = "elbow.pos"')
+    )
     with pytest.raises(NameNotFoundError) as e:
         dataset_trajectories(read_lerobot_dataset(root), load_rig(rig_path))
     assert "elbow_flex.pos" in str(e.value)

@@ -16,8 +16,7 @@ from simgap.errors import OutputExistsError
 from simgap.outputs import folder_lock
 
 
-def test_the_lock_file_is_gone_after_the_run_and_a_second_run_is_refused(
-        tmp_path: Path) -> None:
+def test_the_lock_file_is_gone_after_the_run_and_a_second_run_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     lock = tmp_path / ".out.lock"
     with folder_lock(out):
@@ -34,9 +33,14 @@ def test_the_lock_file_is_gone_after_the_run_and_a_second_run_is_refused(
 def test_ctrl_c_says_it_was_interrupted_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "demo-out"
     env = dict(os.environ, SIMGAP_CACHE=str(tmp_path / "cache"))
-    proc = subprocess.Popen([sys.executable, "-m", "simgap", "demo", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simgap", "demo", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     time.sleep(4.0)  # inside the demo bench's recording
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)

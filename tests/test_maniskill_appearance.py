@@ -23,8 +23,17 @@ from tests.factories import write_so101_info
 from tests.maniskill_fixtures import grasp_cube_export, write_export
 
 QUAT = [0.6963642403200189, 0.12278780396897282, 0.12278780396897285, -0.6963642403200189]
-SO100_LINKS = ("Base", "Rotation_Pitch", "Upper_Arm", "Lower_Arm", "Wrist_Pitch_Roll",
-               "Fixed_Jaw", "Moving_Jaw", "Fixed_Jaw_tip", "Moving_Jaw_tip")
+SO100_LINKS = (
+    "Base",
+    "Rotation_Pitch",
+    "Upper_Arm",
+    "Lower_Arm",
+    "Wrist_Pitch_Roll",
+    "Fixed_Jaw",
+    "Moving_Jaw",
+    "Fixed_Jaw_tip",
+    "Moving_Jaw_tip",
+)
 
 
 def _rig(tmp_path: Path, demo_model: Path, *, export: bool = True) -> Path:
@@ -34,10 +43,10 @@ def _rig(tmp_path: Path, demo_model: Path, *, export: bool = True) -> Path:
     data["cameras"][0]["pose_q_wxyz"] = QUAT
     ds = write_so101_info(tmp_path / "ds")
     out = tmp_path / "rig.toml"
-    extra = ["--maniskill-config", str(write_export(tmp_path / "t.json", data))] if export \
-        else []
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                 str(out), *extra])
+    extra = ["--maniskill-config", str(write_export(tmp_path / "t.json", data))] if export else []
+    r = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(demo_model), "--out", str(out), *extra]
+    )
     assert r.exit_code == 0, r.output
     return out
 
@@ -50,8 +59,9 @@ def _urdf_beside(rig: Path) -> Path:
     return urdf
 
 
-def test_the_training_view_comes_from_maniskill_with_its_orientation(tmp_path: Path,
-                                                                     demo_model: Path) -> None:
+def test_the_training_view_comes_from_maniskill_with_its_orientation(
+    tmp_path: Path, demo_model: Path
+) -> None:
     rig_path = _rig(tmp_path, demo_model)
     assert "training_pose_q_wxyz" in rig_path.read_text()
     urdf = _urdf_beside(rig_path)
@@ -76,10 +86,12 @@ def test_the_robot_description_must_be_a_urdf_here(tmp_path: Path, demo_model: P
         training_view(load_rig(rig_path))
 
 
-@pytest.mark.parametrize("key", ["training.robot_description",
-                                 *(f"camera.{k}" for k in CAMERA_KEYS)])
-def test_a_missing_key_is_named_with_the_export_as_the_fix(tmp_path: Path, demo_model: Path,
-                                                          key: str) -> None:
+@pytest.mark.parametrize(
+    "key", ["training.robot_description", *(f"camera.{k}" for k in CAMERA_KEYS)]
+)
+def test_a_missing_key_is_named_with_the_export_as_the_fix(
+    tmp_path: Path, demo_model: Path, key: str
+) -> None:
     rig_path = _rig(tmp_path, demo_model)
     _urdf_beside(rig_path)
     name = key.split(".")[1]
@@ -92,8 +104,9 @@ def test_a_missing_key_is_named_with_the_export_as_the_fix(tmp_path: Path, demo_
     assert key in msg and "export_config" in msg and "rig.toml" in msg, msg
 
 
-def test_a_rig_without_maniskill_keys_is_refused_before_rendering(tmp_path: Path,
-                                                                 demo_model: Path) -> None:
+def test_a_rig_without_maniskill_keys_is_refused_before_rendering(
+    tmp_path: Path, demo_model: Path
+) -> None:
     # the dataset records no camera, so init writes no [camera]: that is named first
     with pytest.raises(InputError, match=r"field 'camera'.*training_pose_q_wxyz.*export_config"):
         training_view(load_rig(_rig(tmp_path, demo_model, export=False)))
@@ -101,15 +114,20 @@ def test_a_rig_without_maniskill_keys_is_refused_before_rendering(tmp_path: Path
 
 def test_the_regions_are_the_jaw_links_and_the_empty_background() -> None:
     g = regions(SO100_LINKS)
-    assert [SO100_LINKS[i] for i in g["jaws"]] == ["Fixed_Jaw", "Moving_Jaw", "Fixed_Jaw_tip",
-                                                    "Moving_Jaw_tip"]
+    assert [SO100_LINKS[i] for i in g["jaws"]] == [
+        "Fixed_Jaw",
+        "Moving_Jaw",
+        "Fixed_Jaw_tip",
+        "Moving_Jaw_tip",
+    ]
     assert g["object"] == () and g["background"] == (-1,)
     with pytest.raises(InputError, match="gripper link"):
         regions(("Base", "Upper_Arm"))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sapien") is not None,
-                    reason="sapien is installed here")
+@pytest.mark.skipif(
+    importlib.util.find_spec("sapien") is not None, reason="sapien is installed here"
+)
 def test_the_command_without_sapien_names_the_extra(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["maniskill", "appearance", str(tmp_path / "none.toml")])
     assert res.exit_code == 2
@@ -120,8 +138,10 @@ def test_replay_settings_say_where_each_came_from(tmp_path: Path, demo_model: Pa
     rig = load_rig(_rig(tmp_path / "a", demo_model))
     s = replay_settings(rig)
     assert (s.agent, s.physics_dt_s) == ("so100", 0.01)
-    assert s.sources == {"agent": "rig training.agent, from ManiSkill",
-                         "physics_dt_s": "rig training.physics_dt_s, from ManiSkill"}
+    assert s.sources == {
+        "agent": "rig training.agent, from ManiSkill",
+        "physics_dt_s": "rig training.physics_dt_s, from ManiSkill",
+    }
     s = replay_settings(rig, "my_so101", 0.005)
     assert (s.agent, s.physics_dt_s) == ("my_so101", 0.005)
     assert set(s.sources.values()) == {"from the command line"}

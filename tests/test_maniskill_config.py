@@ -23,13 +23,15 @@ from tests.maniskill_fixtures import grasp_cube_export, write_export
 def _init(tmp_path: Path, demo_model: Path, *extra: str) -> tuple[int, str, Path]:
     ds = write_so101_info(tmp_path / "ds")
     out = tmp_path / "rig.toml"
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                 str(out), *extra])
+    r = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(demo_model), "--out", str(out), *extra]
+    )
     return r.exit_code, r.output, out
 
 
-def test_the_export_reads_so100_grasp_cube_as_maniskill_3_0_1_builds_it(tmp_path: Path,
-                                                                        ) -> None:
+def test_the_export_reads_so100_grasp_cube_as_maniskill_3_0_1_builds_it(
+    tmp_path: Path,
+) -> None:
     c = read_maniskill_config(write_export(tmp_path / "t.json", grasp_cube_export()))
     assert (c.control_dt_s, c.physics_dt_s) == (pytest.approx(0.05), pytest.approx(0.01))
     assert (c.stiffness_nm_rad, c.damping_nms_rad, c.force_limit_nm) == (1e3, 1e2, 100.0)
@@ -43,8 +45,9 @@ def test_the_export_reads_so100_grasp_cube_as_maniskill_3_0_1_builds_it(tmp_path
     assert math.hypot(*c.origin_from_pan_axis_m[:2]) == pytest.approx(0.0452)
 
 
-def test_init_fills_training_and_the_camera_from_maniskill(tmp_path: Path,
-                                                          demo_model: Path) -> None:
+def test_init_fills_training_and_the_camera_from_maniskill(
+    tmp_path: Path, demo_model: Path
+) -> None:
     cfg = write_export(tmp_path / "t.json", grasp_cube_export())
     code, out, rig_path = _init(tmp_path, demo_model, "--maniskill-config", str(cfg))
     assert code == 0, out
@@ -52,14 +55,25 @@ def test_init_fills_training_and_the_camera_from_maniskill(tmp_path: Path,
     rig = load_rig(rig_path)
     t = rig.training
     assert (t.control_dt_s, t.physics_dt_s, t.controller) == (
-        0.05, 0.01, "pd_joint_target_delta_pos")
+        0.05,
+        0.01,
+        "pd_joint_target_delta_pos",
+    )
     assert (t.pd_stiffness_nm_rad, t.pd_force_limit_nm, t.action_delta_limit_rad) == (
-        1000.0, 100.0, 0.05)
+        1000.0,
+        100.0,
+        0.05,
+    )
     assert t.top_speed_rad_s == pytest.approx(1.0)
     assert (t.finger_friction, t.object_mass_kg) == (2.0, 0.003125)
-    for key in ("training.control_dt_s", "training.pd_stiffness_nm_rad",
-                "training.finger_friction", "training.origin_from_pan_axis_m",
-                "camera.training_fov_deg", "camera.training_resolution"):
+    for key in (
+        "training.control_dt_s",
+        "training.pd_stiffness_nm_rad",
+        "training.finger_friction",
+        "training.origin_from_pan_axis_m",
+        "camera.training_fov_deg",
+        "camera.training_resolution",
+    ):
         assert rig.provenance(key) == "from ManiSkill", key
         assert rig.stated(key)
     assert rig.provenance("control.dt_s") == "guessed"
@@ -84,36 +98,45 @@ def test_a_bad_export_names_the_file_the_field_and_the_fix(tmp_path: Path) -> No
     with pytest.raises(InputError, match="format"):
         read_maniskill_config(tmp_path / "x.json")
     with pytest.raises(InputError, match="camera"):
-        read_maniskill_config(write_export(tmp_path / "t.json", grasp_cube_export()),
-                              camera="wrist")
+        read_maniskill_config(
+            write_export(tmp_path / "t.json", grasp_cube_export()), camera="wrist"
+        )
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mani_skill") is not None,
-                    reason="mani_skill is installed here")
-def test_maniskill_env_id_without_mani_skill_names_the_package(tmp_path: Path,
-                                                               demo_model: Path) -> None:
+@pytest.mark.skipif(
+    importlib.util.find_spec("mani_skill") is not None, reason="mani_skill is installed here"
+)
+def test_maniskill_env_id_without_mani_skill_names_the_package(
+    tmp_path: Path, demo_model: Path
+) -> None:
     code, out, _ = _init(tmp_path, demo_model, "--maniskill", "SO100GraspCube-v1")
     assert code == 2
     assert "mani_skill" in out and "pip install mani-skill==3.0.1" in out
     assert "--maniskill-config" in out
 
 
-@pytest.mark.parametrize("extra, field", [
-    (["--agent", "so100"], "--agent"),
-    (["--env-kwargs", "{}"], "--env-kwargs"),
-])
-def test_export_arguments_without_maniskill_are_refused(tmp_path: Path, demo_model: Path,
-                                                        extra: list[str], field: str) -> None:
+@pytest.mark.parametrize(
+    "extra, field",
+    [
+        (["--agent", "so100"], "--agent"),
+        (["--env-kwargs", "{}"], "--env-kwargs"),
+    ],
+)
+def test_export_arguments_without_maniskill_are_refused(
+    tmp_path: Path, demo_model: Path, extra: list[str], field: str
+) -> None:
     code, out, rig_path = _init(tmp_path, demo_model, *extra)
     assert code == 2 and field in out and "--maniskill ENV_ID" in out
     assert not rig_path.exists()
 
 
 @pytest.mark.parametrize("kwargs", ['{"domain_randomization": fals}', "[1, 2]"])
-def test_env_kwargs_that_are_no_json_object_are_named(tmp_path: Path, demo_model: Path,
-                                                      kwargs: str) -> None:
+def test_env_kwargs_that_are_no_json_object_are_named(
+    tmp_path: Path, demo_model: Path, kwargs: str
+) -> None:
     """Refused before ManiSkill is looked for, so the user learns of it without it."""
-    code, out, rig_path = _init(tmp_path, demo_model, "--maniskill", "SO100GraspCube-v1",
-                                "--env-kwargs", kwargs)
+    code, out, rig_path = _init(
+        tmp_path, demo_model, "--maniskill", "SO100GraspCube-v1", "--env-kwargs", kwargs
+    )
     assert code == 2 and "--env-kwargs" in out and "JSON object" in out
     assert "Traceback" not in out and not rig_path.exists()

@@ -26,8 +26,7 @@ def _gains() -> DriveGains:
 
 
 def test_drive_gains_write_by_kind_and_joint() -> None:
-    g = _gains().with_values({("kp", "b"): 600.0, ("kv", "a"): 160.0,
-                              ("force_limit", "a"): 50.0})
+    g = _gains().with_values({("kp", "b"): 600.0, ("kv", "a"): 160.0, ("force_limit", "a"): 50.0})
     assert g.stiffness == (1e3, 600.0) and g.damping == (160.0, 1e2)
     assert g.force_limit == (50.0, 100.0)
 
@@ -60,8 +59,9 @@ def test_without_maniskill_the_replay_names_the_extra() -> None:
 def test_without_maniskill_the_cli_says_what_to_install(tmp_path: Path) -> None:
     from simgap.cli import app
 
-    res = CliRunner().invoke(app, ["maniskill", "replay", str(tmp_path / "rig.toml"),
-                                   "--out", str(tmp_path / "out")])
+    res = CliRunner().invoke(
+        app, ["maniskill", "replay", str(tmp_path / "rig.toml"), "--out", str(tmp_path / "out")]
+    )
     assert res.exit_code != 0
     assert "pip install 'simgap[maniskill]'" in res.output
     assert "Traceback" not in res.output
@@ -73,8 +73,13 @@ def test_mani_skill_is_imported_lazily_and_only_in_simgap_maniskill() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         top = set(map(id, tree.body))
         for node in ast.walk(tree):
-            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
-                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             if not any(n.split(".")[0] in ("mani_skill", "sapien") for n in names):
                 continue
             inside = path.is_relative_to(SRC / "maniskill")

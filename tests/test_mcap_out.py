@@ -25,17 +25,23 @@ from tests.view_findings import timed_findings as _timed_findings  # noqa: E402
 runner = CliRunner()
 
 
-def read_mcap(path: Path) -> tuple[dict[str, tuple[str, str, str]],
-                                   dict[str, list[tuple[int, dict[str, Any]]]]]:
+def read_mcap(
+    path: Path,
+) -> tuple[dict[str, tuple[str, str, str]], dict[str, list[tuple[int, dict[str, Any]]]]]:
     """(topic -> (schema name, schema encoding, message encoding),
     topic -> [(log time [ns], message)] in log-time order)."""
     with open(path, "rb") as fh:
         reader = make_reader(fh)
         summary = reader.get_summary()
         assert summary is not None
-        chans = {c.topic: (summary.schemas[c.schema_id].name,
-                           summary.schemas[c.schema_id].encoding, c.message_encoding)
-                 for c in summary.channels.values()}
+        chans = {
+            c.topic: (
+                summary.schemas[c.schema_id].name,
+                summary.schemas[c.schema_id].encoding,
+                c.message_encoding,
+            )
+            for c in summary.channels.values()
+        }
         msgs: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         for _, ch, m in reader.iter_messages(log_time_order=True):
             msgs.setdefault(ch.topic, []).append((m.log_time, json.loads(m.data)))
@@ -59,12 +65,14 @@ def _as_proto_json(v: Any, key: str = "") -> Any:
     return v
 
 
-def _check_against_foxglove(chans: dict[str, tuple[str, str, str]],
-                            msgs: dict[str, list[tuple[int, dict[str, Any]]]]) -> int:
+def _check_against_foxglove(
+    chans: dict[str, tuple[str, str, str]], msgs: dict[str, list[tuple[int, dict[str, Any]]]]
+) -> int:
     """Parse every message on a foxglove.* channel into foxglove-schemas-protobuf's class
     (unknown fields or wrong types fail); returns how many were parsed."""
-    fgp = pytest.importorskip("foxglove_schemas_protobuf",
-                              reason="foxglove-schemas-protobuf (the test extra) is absent")
+    fgp = pytest.importorskip(
+        "foxglove_schemas_protobuf", reason="foxglove-schemas-protobuf (the test extra) is absent"
+    )
     import importlib
 
     from google.protobuf import json_format
@@ -92,8 +100,9 @@ def test_every_layer_at_its_log_time(shared_data: Path, tmp_path: Path) -> None:
     from simgap.sim.patch_proof import replay
 
     so101 = shared_data / "so101" / "so101.xml"
-    b = make_so101_bench(tmp_path / "bench", so101, 3, fps=30, n_episodes=2, duration_s=1.0,
-                         n_heldout=0)
+    b = make_so101_bench(
+        tmp_path / "bench", so101, 3, fps=30, n_episodes=2, duration_s=1.0, n_heldout=0
+    )
     with open(b.rig, "a", encoding="utf-8") as fh:
         fh.write('\n[camera]\nname = "wrist_cam"\nrender_resolution = [24, 32]\n')
     rig = load_rig(b.rig)
@@ -103,14 +112,25 @@ def test_every_layer_at_its_log_time(shared_data: Path, tmp_path: Path) -> None:
     done = write_mcap(tmp_path / "d.mcap", rig, ds, diag)
     chans, msgs = read_mcap(done.path)
     rendered = not done.skipped  # no offscreen GL here: the camera alone is left out
-    want = {"/action", "/observation.state", "/real/observation.state",
-            "/sim/nominal/observation.state", "/gap", "/tf", "/arm", "/findings",
-            *(["/sim/camera/wrist_cam"] if rendered else [])}
+    want = {
+        "/action",
+        "/observation.state",
+        "/real/observation.state",
+        "/sim/nominal/observation.state",
+        "/gap",
+        "/tf",
+        "/arm",
+        "/findings",
+        *(["/sim/camera/wrist_cam"] if rendered else []),
+    }
     assert set(chans) == want
     for topic, (schema, enc, msg_enc) in chans.items():
         assert schema in SCHEMAS and enc == "jsonschema" and msg_enc == "json", topic
-    assert chans["/findings"][0] == "foxglove.Log" and chans["/tf"][0] == \
-        "foxglove.FrameTransforms" and chans["/arm"][0] == "foxglove.SceneUpdate"
+    assert (
+        chans["/findings"][0] == "foxglove.Log"
+        and chans["/tf"][0] == "foxglove.FrameTransforms"
+        and chans["/arm"][0] == "foxglove.SceneUpdate"
+    )
 
     model = compile_spec(strip_visuals(load_spec(rig.model_path)), rig.model_path)
     trs = list(dataset_trajectories(ds, rig))
@@ -126,10 +146,10 @@ def test_every_layer_at_its_log_time(shared_data: Path, tmp_path: Path) -> None:
             return [(t, m) for t, m in msgs[topic] if m.get("episode", ep) == ep]
 
         act = of("/action")
-        assert [t for t, _ in act] == times and [m["frame_index"] for _, m in act] == \
-            list(range(T))
-        np.testing.assert_allclose([m["position"] for _, m in act], ds.vector("action", e),
-                                   rtol=1e-6)
+        assert [t for t, _ in act] == times and [m["frame_index"] for _, m in act] == list(range(T))
+        np.testing.assert_allclose(
+            [m["position"] for _, m in act], ds.vector("action", e), rtol=1e-6
+        )
         assert act[0][1]["name"] == ds.names("action")
         nominal = replay(model, tr, "exact")[0]
         sim = [m["position"] for _, m in of("/sim/nominal/observation.state")]
@@ -165,14 +185,25 @@ def test_every_layer_at_its_log_time(shared_data: Path, tmp_path: Path) -> None:
     scene = msgs["/arm"]
     assert len(scene) == 1 and len(scene[0][1]["entities"]) == 2 * len(poser.shapes.shapes)
     assert _check_against_foxglove(chans, msgs) == len(logs) + len(msgs["/tf"]) + 1 + (
-        len(msgs["/sim/camera/wrist_cam"]) if rendered else 0)
+        len(msgs["/sim/camera/wrist_cam"]) if rendered else 0
+    )
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is absent")
     for topic, (schema, _, _) in chans.items():
         for _, m in msgs[topic][:3]:
             if topic == "/arm":  # the meshes' triangle lists, cut to one triangle each
-                m = {**m, "entities": [{**x, "triangles": [
-                    {**tr, "points": tr["points"][:3], "indices": [0, 1, 2]}
-                    for tr in x.get("triangles", [])]} for x in m["entities"]]}
+                m = {
+                    **m,
+                    "entities": [
+                        {
+                            **x,
+                            "triangles": [
+                                {**tr, "points": tr["points"][:3], "indices": [0, 1, 2]}
+                                for tr in x.get("triangles", [])
+                            ],
+                        }
+                        for x in m["entities"]
+                    ],
+                }
             jsonschema.validate(m, SCHEMAS[schema])
 
 
@@ -188,15 +219,22 @@ def test_view_writes_the_demos_mcap(demo_run: tuple[Path, Path, str], tmp_path: 
     assert len(msgs["/findings"]) == 12 * len(findings)
     assert chans["/observation.images.wrist"][0] == "foxglove.CompressedImage"
     n = len(msgs["/action"])
-    for topic in ("/observation.images.wrist", "/sim/camera/wrist", "/tf", "/latency",
-                  "/sim/identified/observation.state", "/gap"):
+    for topic in (
+        "/observation.images.wrist",
+        "/sim/camera/wrist",
+        "/tf",
+        "/latency",
+        "/sim/identified/observation.state",
+        "/gap",
+    ):
         assert len(msgs[topic]) == n, topic
     res = runner.invoke(app, ["view", str(out), "--rig", str(rig)])
     assert res.exit_code == 2 and "--mcap" in res.output and "Traceback" not in res.output
 
 
-def test_diagnose_says_a_missing_mcap_before_it_runs(tmp_path: Path, demo_model: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diagnose_says_a_missing_mcap_before_it_runs(
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import simgap.report.mcap_out as mcap_mod
     from simgap.errors import MissingExtraError
 
@@ -205,9 +243,13 @@ def test_diagnose_says_a_missing_mcap_before_it_runs(tmp_path: Path, demo_model:
 
     monkeypatch.setattr(mcap_mod, "_mcap_writer", missing)
     rig = tmp_path / "rig.toml"
-    rig.write_text(f'name = "t"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.03\n'
-                   "[joints.shoulder_pan]\n")
-    res = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "out"),
-                              "--mcap", str(tmp_path / "x.mcap")])
+    rig.write_text(
+        f'name = "t"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.03\n'
+        "[joints.shoulder_pan]\n"
+    )
+    res = runner.invoke(
+        app,
+        ["diagnose", str(rig), "--out", str(tmp_path / "out"), "--mcap", str(tmp_path / "x.mcap")],
+    )
     assert res.exit_code != 0 and "simgap[mcap]" in res.output
     assert not (tmp_path / "out").exists()  # nothing was diagnosed

@@ -18,17 +18,27 @@ from simgap.sim.patch_proof import offer_patch, prove_patch, step_controls
 
 
 @pytest.fixture(scope="module")
-def bench(shared_data: Path, tmp_path_factory: pytest.TempPathFactory,
-          ) -> tuple[Path, list[Trajectory], dict[str, ActuatorSettings]]:
+def bench(
+    shared_data: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, list[Trajectory], dict[str, ActuatorSettings]]:
     """A bench with a 40 ms delay, kp x0.55 and damping x1.4; its held-out episode; the true
     settings as a patch."""
     model = shared_data / "so101" / "so101.xml"
-    b = make_so101_bench(tmp_path_factory.mktemp("bench"), model, 11, duration_s=5.0,
-                         n_episodes=1, faults={"delay_s": 0.04, "kp": 0.55, "damping": 1.4})
+    b = make_so101_bench(
+        tmp_path_factory.mktemp("bench"),
+        model,
+        11,
+        duration_s=5.0,
+        n_episodes=1,
+        faults={"delay_s": 0.04, "kp": 0.55, "damping": 1.4},
+    )
     assert b.heldout is not None
     held = dataset_trajectories(read_lerobot_dataset(b.heldout), load_rig(b.rig))
-    true = {t.name: ActuatorSettings(kp=t.value("kp"), damping=t.value("damping"),
-                                     delay_s=t.delay_s) for t in b.truth}
+    true = {
+        t.name: ActuatorSettings(kp=t.value("kp"), damping=t.value("damping"), delay_s=t.delay_s)
+        for t in b.truth
+    }
     return model, held, true
 
 
@@ -44,8 +54,7 @@ def test_true_patch_is_stable_better_and_offered(bench: tuple, tmp_path: Path) -
     assert m.actuator_delay[0] == pytest.approx(0.04)  # MuJoCo's native actuator delay
 
 
-def test_a_joint_that_does_not_gain_keeps_the_models_dynamics(bench: tuple,
-                                                              tmp_path: Path) -> None:
+def test_a_joint_that_does_not_gain_keeps_the_models_dynamics(bench: tuple, tmp_path: Path) -> None:
     """Each joint earns its change on the held-out episode: one joint given a damping far
     from its truth replays worse than nominal, so the offered patch leaves that joint as
     the model has it (delay included) and names it, and the rest of the patch is proven
@@ -55,10 +64,12 @@ def test_a_joint_that_does_not_gain_keeps_the_models_dynamics(bench: tuple,
     nominal = load_model(model)
     dof = nominal.jnt_dofadr[nominal.joint(bad).id]
     wrong = dict(true)
-    wrong[bad] = ActuatorSettings(kp=true[bad].kp, damping=5.0 * true[bad].damping,
-                                  delay_s=true[bad].delay_s)
-    whole = prove_patch(nominal, load_model(write_actuator_patch(model, tmp_path / "w.xml",
-                                                                 wrong)), held)
+    wrong[bad] = ActuatorSettings(
+        kp=true[bad].kp, damping=5.0 * true[bad].damping, delay_s=true[bad].delay_s
+    )
+    whole = prove_patch(
+        nominal, load_model(write_actuator_patch(model, tmp_path / "w.xml", wrong)), held
+    )
     assert whole.patched_rms_rad[bad] > whole.nominal_rms_rad[bad]  # the premise
     offer = offer_patch(model, tmp_path / "p.xml", wrong, held)
     assert offer.proof.passed, offer.proof.reason

@@ -14,10 +14,12 @@ NO_LOOP = DelayAccount(loop_s=None, note="")
 
 def _js(ridge: bool) -> dict[str, Any]:
     why = {"delay": "delay and the servo's own lag trade off ..."} if ridge else {}
-    return {"joint_verdicts": {"a": "implicated", "b": "eliminated", "c": "implicated"},
-            "params": {"a": {"damping": 0.4}, "b": {"damping": 0.7}, "c": {}},
-            "not_identifiable": {"a": dict(why, kp="masked"), "b": {}, "c": {}},
-            "delay_s": {"a": 0.068, "b": 0.07, "c": 0.0}}
+    return {
+        "joint_verdicts": {"a": "implicated", "b": "eliminated", "c": "implicated"},
+        "params": {"a": {"damping": 0.4}, "b": {"damping": 0.7}, "c": {}},
+        "not_identifiable": {"a": dict(why, kp="masked"), "b": {}, "c": {}},
+        "delay_s": {"a": 0.068, "b": 0.07, "c": 0.0},
+    }
 
 
 def test_a_ridge_delay_goes_into_the_patch_at_its_best_point() -> None:
@@ -34,10 +36,15 @@ def test_a_ridge_delay_goes_into_the_patch_at_its_best_point() -> None:
 
 
 def test_the_loops_share_of_the_delay_is_left_to_the_latency_branch() -> None:
-    account = DelayAccount(loop_s=0.048, note="", delays={
-        "a": Delay(total_s=0.068, loop_s=0.048, servo_s=0.02),
-        "b": Delay(total_s=0.07, loop_s=0.048, servo_s=0.0),
-        "c": Delay(total_s=0.0, loop_s=0.048, servo_s=0.0)})
+    account = DelayAccount(
+        loop_s=0.048,
+        note="",
+        delays={
+            "a": Delay(total_s=0.068, loop_s=0.048, servo_s=0.02),
+            "b": Delay(total_s=0.07, loop_s=0.048, servo_s=0.0),
+            "c": Delay(total_s=0.0, loop_s=0.048, servo_s=0.0),
+        },
+    )
     s = patch_settings(_js(True), account)
     assert s["a"].delay_s == 0.02
 

@@ -26,14 +26,34 @@ from tests.factories import write_rig
 def _diag(rig: str = "test-so101", with_fits: bool = True) -> Diagnosis:
     fs = []
     if with_fits:
-        fs = [Finding("latency", Verdict.IMPLICATED, figures={
-                  "control_dt_s": 0.0667,
-                  "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0}}),
-              Finding("contact", Verdict.IMPLICATED,
-                      figures={"friction_best": 0.55, "mass_best": 0.028}),
-              Finding("actuator", Verdict.IMPLICATED, figures=LadderFigures.from_mapping(
-                  {"joints": {"elbow_flex": {"delay": {"total_s": 0.0}, "selected": "servo",
-                                             "params": {"lag_s": 0.041, "kp_scale": 0.5}}}}))]
+        fs = [
+            Finding(
+                "latency",
+                Verdict.IMPLICATED,
+                figures={
+                    "control_dt_s": 0.0667,
+                    "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0},
+                },
+            ),
+            Finding(
+                "contact", Verdict.IMPLICATED, figures={"friction_best": 0.55, "mass_best": 0.028}
+            ),
+            Finding(
+                "actuator",
+                Verdict.IMPLICATED,
+                figures=LadderFigures.from_mapping(
+                    {
+                        "joints": {
+                            "elbow_flex": {
+                                "delay": {"total_s": 0.0},
+                                "selected": "servo",
+                                "params": {"lag_s": 0.041, "kp_scale": 0.5},
+                            }
+                        }
+                    }
+                ),
+            ),
+        ]
     return Diagnosis(rig=rig, findings=tuple(fs), stop={}, seed=3)
 
 
@@ -58,12 +78,22 @@ def test_fitted_values_pinned_and_latency_range_measured() -> None:
 
 @pytest.mark.parametrize("verdict", [Verdict.IMPLICATED, Verdict.INCONCLUSIVE])
 def test_controller_gains_pinned_only_where_identified(verdict: Verdict) -> None:
-    params = {"shoulder_pan": {"kp": 500.0, "kv": 3.0}, "elbow_flex": {"kp": 700.0, "kv": 9.0},
-              "wrist_flex": {"kp": 5000.0, "kv": 1.0}}
-    ident = {"shoulder_pan": {"kp": True, "kv": False}, "elbow_flex": {"kp": True, "kv": False},
-             "wrist_flex": {"kp": False, "kv": False}}
-    ctl = Finding("controller", verdict, figures=SimplerFigures.from_mapping({"params": params}),
-                  details=SimplerDetails.from_mapping({"identified": ident}))
+    params = {
+        "shoulder_pan": {"kp": 500.0, "kv": 3.0},
+        "elbow_flex": {"kp": 700.0, "kv": 9.0},
+        "wrist_flex": {"kp": 5000.0, "kv": 1.0},
+    }
+    ident = {
+        "shoulder_pan": {"kp": True, "kv": False},
+        "elbow_flex": {"kp": True, "kv": False},
+        "wrist_flex": {"kp": False, "kv": False},
+    }
+    ctl = Finding(
+        "controller",
+        verdict,
+        figures=SimplerFigures.from_mapping({"params": params}),
+        details=SimplerDetails.from_mapping({"identified": ident}),
+    )
     spec = build_spec(Diagnosis(rig="r", findings=(ctl,), stop={}, seed=0))
     names = {e.name for e in spec.entries}
     if verdict is Verdict.IMPLICATED:
@@ -88,8 +118,19 @@ def test_findings_from_another_rig_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="other-rig"):
         load_spec_from_findings(p, "test-so101")
     rig = write_rig(tmp_path / "rig", tmp_path / "m.xml")
-    res = CliRunner().invoke(app, ["randomize", str(p), "--format", "json", "--out",
-                                   str(tmp_path / "s.json"), "--rig", str(rig)])
+    res = CliRunner().invoke(
+        app,
+        [
+            "randomize",
+            str(p),
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "s.json"),
+            "--rig",
+            str(rig),
+        ],
+    )
     assert res.exit_code == 2 and "other-rig" in res.output
 
 
@@ -109,10 +150,16 @@ def _fake_isaaclab(monkeypatch: pytest.MonkeyPatch) -> None:
             self.__dict__.update(kw)
 
     root = types.ModuleType("isaaclab")
-    mods = {n: types.ModuleType(n) for n in ("isaaclab.envs", "isaaclab.envs.mdp",
-                                             "isaaclab.actuators", "isaaclab.managers")}
-    for fn in ("randomize_rigid_body_mass", "randomize_rigid_body_material",
-               "randomize_actuator_gains", "randomize_joint_parameters"):
+    mods = {
+        n: types.ModuleType(n)
+        for n in ("isaaclab.envs", "isaaclab.envs.mdp", "isaaclab.actuators", "isaaclab.managers")
+    }
+    for fn in (
+        "randomize_rigid_body_mass",
+        "randomize_rigid_body_material",
+        "randomize_actuator_gains",
+        "randomize_joint_parameters",
+    ):
         setattr(mods["isaaclab.envs.mdp"], fn, fn)
     mods["isaaclab.envs"].mdp = mods["isaaclab.envs.mdp"]  # type: ignore[attr-defined]
     mods["isaaclab.actuators"].DelayedPDActuatorCfg = Cfg  # type: ignore[attr-defined]
@@ -124,7 +171,8 @@ def _fake_isaaclab(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_isaaclab_snippet_imports_and_counts_delay_in_physics_steps(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _fake_isaaclab(monkeypatch)
     path = tmp_path / "dr_cfg.py"
     path.write_text(to_isaaclab(build_spec(_diag()), physics_dt_s=0.005))
@@ -144,8 +192,21 @@ def test_mujoco_variants_compile_within_the_ranges(tmp_path: Path, demo_model: P
     p = _write(tmp_path, _diag())
     rig = write_rig(tmp_path / "rig", demo_model)
     out = tmp_path / "variants"
-    res = CliRunner().invoke(app, ["randomize", str(p), "--format", "mujoco", "--out", str(out),
-                                   "--rig", str(rig), "--n", "4"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "randomize",
+            str(p),
+            "--format",
+            "mujoco",
+            "--out",
+            str(out),
+            "--rig",
+            str(rig),
+            "--n",
+            "4",
+        ],
+    )
     assert res.exit_code == 0, res.output
     table = json.loads((out / "variants.json").read_text())["variants"]
     assert len(table) == 4
@@ -162,11 +223,26 @@ def test_pad_friction_at_the_model_mass_is_read_with_its_interval() -> None:
     """The demo's contact finding: the pushes cannot pin the mass, so friction_best is empty
     and the friction identified at the model's mass (0.371, 95 % 0.139..0.593) is the one to
     randomise over, not Peng et al.'s default."""
-    diag = Diagnosis(rig="r", stop={}, findings=(
-        Finding("contact", Verdict.IMPLICATED, figures=ContactFigures.from_mapping({
-            "friction_best": None, "friction_interval": [None, 1.078],
-            "friction_status": "fitted", "friction_best_at_model_mass": 0.371,
-            "friction_interval_at_model_mass": [0.139, 0.593], "mass_nominal": 0.003})),))
+    diag = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(
+            Finding(
+                "contact",
+                Verdict.IMPLICATED,
+                figures=ContactFigures.from_mapping(
+                    {
+                        "friction_best": None,
+                        "friction_interval": [None, 1.078],
+                        "friction_status": "fitted",
+                        "friction_best_at_model_mass": 0.371,
+                        "friction_interval_at_model_mass": [0.139, 0.593],
+                        "mass_nominal": 0.003,
+                    }
+                ),
+            ),
+        ),
+    )
     fr = build_spec(diag).entry("pad_friction")
     assert (fr.kind, fr.source, fr.value) == ("range", "fitted", 0.371)
     assert (fr.low, fr.high) == (0.139, 0.593)
@@ -176,18 +252,37 @@ def test_pad_friction_at_the_model_mass_is_read_with_its_interval() -> None:
 def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
     """Figures as the branches write them: per-joint selected rungs (the median over the
     joints), a best-fit friction."""
-    joints = {j: {"selected": "delay_lag", "delay": {"total_s": d},
-                  "params": {"delay_s": d, "lag_s": lag}}
-              for j, d, lag in (("a", 0.008, 0.040), ("b", 0.010, 0.045), ("c", 0.012, 0.043))}
-    diag = Diagnosis(rig="r", stop={}, findings=(
-        Finding("actuator", Verdict.IMPLICATED, figures=LadderFigures.from_mapping(
-            {"noise_floor_rad": 0.0015, "joints": joints})),
-        Finding("contact", Verdict.IMPLICATED,
-                figures={"friction_best": 0.476, "mass_nominal": 0.003})))
+    joints = {
+        j: {
+            "selected": "delay_lag",
+            "delay": {"total_s": d},
+            "params": {"delay_s": d, "lag_s": lag},
+        }
+        for j, d, lag in (("a", 0.008, 0.040), ("b", 0.010, 0.045), ("c", 0.012, 0.043))
+    }
+    diag = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(
+            Finding(
+                "actuator",
+                Verdict.IMPLICATED,
+                figures=LadderFigures.from_mapping({"noise_floor_rad": 0.0015, "joints": joints}),
+            ),
+            Finding(
+                "contact",
+                Verdict.IMPLICATED,
+                figures={"friction_best": 0.476, "mass_nominal": 0.003},
+            ),
+        ),
+    )
     spec = build_spec(diag)
     assert spec.entry("servo_lag_time_constant_s").value == pytest.approx(0.043)  # median
     assert spec.entry("servo_delay_s").value == pytest.approx(0.010)
     assert spec.entry("pad_friction").value == pytest.approx(0.476)
     mass = spec.entry("object_mass_kg")
-    assert (mass.low, mass.high, mass.source) == (pytest.approx(0.0015), pytest.approx(0.006),
-                                                   "defaulted")
+    assert (mass.low, mass.high, mass.source) == (
+        pytest.approx(0.0015),
+        pytest.approx(0.006),
+        "defaulted",
+    )

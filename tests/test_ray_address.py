@@ -64,20 +64,39 @@ def no_ray_init(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _compute_rig(folder: Path, address: str) -> Path:
     write_timing_log(folder / "timing.jsonl", seed=0, n_episodes=4, steps=30)
-    return write_rig(folder, "m.xml", '[evidence]\ntiming_logs = ["timing.jsonl"]\n'
-                     f'[compute]\nbackend = "ray"\naddress = "{address}"\n')
+    return write_rig(
+        folder,
+        "m.xml",
+        '[evidence]\ntiming_logs = ["timing.jsonl"]\n'
+        f'[compute]\nbackend = "ray"\naddress = "{address}"\n',
+    )
 
 
-@pytest.mark.parametrize("address", ["auto", "local", "127.0.0.1:6379", "head.example:6379",
-                                     "[::1]:6379", " 10.0.0.5:6379 "])
+@pytest.mark.parametrize(
+    "address",
+    ["auto", "local", "127.0.0.1:6379", "head.example:6379", "[::1]:6379", " 10.0.0.5:6379 "],
+)
 def test_valid_addresses(address: str) -> None:
     assert backends.parse_ray_address(address) == address.strip()
 
 
-@pytest.mark.parametrize("address", ["http://127.0.0.1:8265", "127.0.0.1", "127.0.0.1:0",
-                                     "127.0.0.1:99999", "", "ray://", "foo bar:1",
-                                     "/tmp/cluster", "ray://h:1/x", "auto ; rm -rf /",
-                                     "-h:1", "h:-1"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "http://127.0.0.1:8265",
+        "127.0.0.1",
+        "127.0.0.1:0",
+        "127.0.0.1:99999",
+        "",
+        "ray://",
+        "foo bar:1",
+        "/tmp/cluster",
+        "ray://h:1/x",
+        "auto ; rm -rf /",
+        "-h:1",
+        "h:-1",
+    ],
+)
 def test_malformed_addresses_name_the_valid_forms(address: str) -> None:
     with pytest.raises(InputError, match="ray://HOST:PORT") as e:
         backends.parse_ray_address(address)
@@ -109,17 +128,20 @@ def test_cli_refuses_a_malformed_address(tmp_path: Path, command: str, address: 
     assert not (tmp_path / "o").exists()
 
 
-def test_cli_ray_client_without_the_extra_says_which(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_ray_client_without_the_extra_says_which(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(backends, "_installed", lambda m: m != "grpc")
     rig = _compute_rig(tmp_path, "auto")
-    r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "o"),
-                            "--ray", "ray://127.0.0.1:10001"])
+    r = runner.invoke(
+        app, ["diagnose", str(rig), "--out", str(tmp_path / "o"), "--ray", "ray://127.0.0.1:10001"]
+    )
     assert r.exit_code == 2 and "ray[client]" in r.stderr and "internal" not in r.stderr
 
 
-def test_a_rig_file_alone_never_chooses_a_cluster(tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_rig_file_alone_never_chooses_a_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The reproduction: the rig's [compute] made every fit join its cluster."""
     rig = load_rig(_compute_rig(tmp_path, f"127.0.0.1:{_free_port()}"))
     backends._NOTED.clear()
@@ -139,8 +161,7 @@ def test_allow_rig_compute_uses_the_rigs_cluster(tmp_path: Path, short_timeout: 
         compute_backend(bad, allow_rig_compute=True)
 
 
-def test_diagnose_ignores_the_rigs_cluster_and_says_so(tmp_path: Path,
-                                                       no_ray_init: None) -> None:
+def test_diagnose_ignores_the_rigs_cluster_and_says_so(tmp_path: Path, no_ray_init: None) -> None:
     rig = _compute_rig(tmp_path, f"127.0.0.1:{_free_port()}")
     backends._NOTED.clear()
     r = runner.invoke(app, ["diagnose", str(rig), "--out", str(tmp_path / "o")])
@@ -148,12 +169,12 @@ def test_diagnose_ignores_the_rigs_cluster_and_says_so(tmp_path: Path,
     assert " ".join(r.stderr.split()).count("[compute] section of") == 1
 
 
-def test_fleet_says_once_that_the_rigs_cluster_is_ignored(tmp_path: Path,
-                                                          no_ray_init: None) -> None:
+def test_fleet_says_once_that_the_rigs_cluster_is_ignored(
+    tmp_path: Path, no_ray_init: None
+) -> None:
     rigs = [_compute_rig(tmp_path / f"r{i}", f"127.0.0.1:{_free_port()}") for i in range(2)]
     backends._NOTED.clear()
-    r = runner.invoke(app, ["fleet", *map(str, rigs), "--out", str(tmp_path / "o"),
-                            "--jobs", "1"])
+    r = runner.invoke(app, ["fleet", *map(str, rigs), "--out", str(tmp_path / "o"), "--jobs", "1"])
     assert r.exit_code == 0, r.output
     assert " ".join(r.stderr.split()).count("was ignored") == 1
 
@@ -185,8 +206,9 @@ def silent_listener() -> Iterator[int]:
     srv.close()
 
 
-def test_a_cluster_that_does_not_answer_is_a_clear_error(short_timeout: None,
-                                                         silent_listener: int) -> None:
+def test_a_cluster_that_does_not_answer_is_a_clear_error(
+    short_timeout: None, silent_listener: int
+) -> None:
     t0 = time.monotonic()
     with pytest.raises(SimgapError, match="did not answer.*0.5 s"):
         backends.check_reachable(f"127.0.0.1:{silent_listener}")
@@ -214,35 +236,55 @@ def test_something_else_on_the_port_is_not_a_ray_head(short_timeout: None) -> No
     srv.close()
 
 
-def test_fleet_on_an_unanswering_cluster_fails_fast_with_nothing_written(tmp_path: Path
-                                                                        ) -> None:
+def test_fleet_on_an_unanswering_cluster_fails_fast_with_nothing_written(tmp_path: Path) -> None:
     """The reproduction: ``--ray 127.0.0.1:1`` hung for minutes with Ray's warnings. Run as
     a subprocess so a hang is a failure, not a stuck suite."""
     if importlib.util.find_spec("ray") is None:
         pytest.skip("the subprocess needs the ray extra to get past --ray's check")
     rig = _compute_rig(tmp_path / "r", "auto")
     out = tmp_path / "o"
-    code = ("import sys; from simgap.fit import backends; backends.RAY_CONNECT_TIMEOUT_S = 1.0;"
-            "from simgap.cli import main; sys.argv[0] = 'simgap'; main()")
+    code = (
+        "import sys; from simgap.fit import backends; backends.RAY_CONNECT_TIMEOUT_S = 1.0;"
+        "from simgap.cli import main; sys.argv[0] = 'simgap'; main()"
+    )
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-c", code, "fleet", str(rig), "--out", str(out),
-                        "--ray", f"127.0.0.1:{_free_port()}"], capture_output=True,
-                       text=True, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "fleet",
+            str(rig),
+            "--out",
+            str(out),
+            "--ray",
+            f"127.0.0.1:{_free_port()}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert time.monotonic() - t0 < 60
     assert p.returncode == 2, p.stderr
     assert "did not answer" in p.stderr and "Traceback" not in p.stderr
     assert "rpc_client" not in p.stderr and "GCS" not in p.stderr  # no Ray noise
     assert not out.exists()
 
+
 _VALID = ("auto", "local")
 
 
-@given(st.one_of(
-    st.text(max_size=60),
-    st.builds(lambda pre, host, port: f"{pre}{host}:{port}",
-              st.sampled_from(["", "ray://", "http://", "RAY://", "ray:/", " "]),
-              st.text(max_size=20), st.integers(-5, 70000)),
-))
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.builds(
+            lambda pre, host, port: f"{pre}{host}:{port}",
+            st.sampled_from(["", "ray://", "http://", "RAY://", "ray:/", " "]),
+            st.text(max_size=20),
+            st.integers(-5, 70000),
+        ),
+    )
+)
 def test_fuzzed_addresses_are_valid_or_refused_with_the_forms(address: str) -> None:
     """Never an exception other than the input error that names the forms (or the missing
     extra); what is accepted is one of the four forms."""

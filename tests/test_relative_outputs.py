@@ -71,8 +71,9 @@ def test_moved_folder_report_renders(moved: Path, tmp_path: Path) -> None:
     assert "so101_demo_actuator_patch.xml" in html.read_text(encoding="utf-8")
 
 
-def test_moved_patch_loads_and_replays_the_same(demo_run: tuple[Path, Path, str],
-                                                moved: Path) -> None:
+def test_moved_patch_loads_and_replays_the_same(
+    demo_run: tuple[Path, Path, str], moved: Path
+) -> None:
     from simgap.cli.view import _diagnosis
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.report.rerun_layers import offered_patch
@@ -87,13 +88,13 @@ def test_moved_patch_loads_and_replays_the_same(demo_run: tuple[Path, Path, str]
             assert not os.path.isabs(value), (attr, value)
     there = mujoco.MjModel.from_xml_path(str(patch))
     here = mujoco.MjModel.from_xml_path(
-        str(demo_run[0] / "actuator" / "so101_demo_actuator_patch.xml"))
+        str(demo_run[0] / "actuator" / "so101_demo_actuator_patch.xml")
+    )
     (rig_file,) = demo_run[1].glob("seed-*/rig.toml")
     rig = load_rig(rig_file)
     assert rig.evidence.dataset is not None
     episode = dataset_trajectories(read_lerobot_dataset(rig.evidence.dataset), rig)[0]
-    np.testing.assert_array_equal(replay(there, episode, clock)[0],
-                                  replay(here, episode, clock)[0])
+    np.testing.assert_array_equal(replay(there, episode, clock)[0], replay(here, episode, clock)[0])
 
 
 def _attr_values(xml: str, attr: str) -> list[str]:
@@ -110,19 +111,25 @@ def test_actuator_patch_names_meshes_relative_to_itself(tmp_path: Path) -> None:
     proj = tmp_path / "proj"
     (proj / "model" / "meshes").mkdir(parents=True)
     (proj / "model" / "meshes" / "box.obj").write_text(
-        "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+        "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+    )
     (proj / "model" / "arm.xml").write_text(
         '<mujoco><compiler meshdir="meshes"/><asset><mesh name="box" file="box.obj"/>'
         '</asset><worldbody><body name="link"><joint name="j" axis="0 0 1"/>'
         '<geom type="mesh" mesh="box"/></body></worldbody>'
-        '<actuator><position name="j" joint="j" kp="10"/></actuator></mujoco>')
-    patch = write_actuator_patch(proj / "model" / "arm.xml", proj / "out" / "actuator" /
-                                 "arm_patch.xml", {"j": ActuatorSettings(kp=20.0)})
+        '<actuator><position name="j" joint="j" kp="10"/></actuator></mujoco>'
+    )
+    patch = write_actuator_patch(
+        proj / "model" / "arm.xml",
+        proj / "out" / "actuator" / "arm_patch.xml",
+        {"j": ActuatorSettings(kp=20.0)},
+    )
     (meshdir,) = _attr_values(patch.read_text(), "meshdir")
     assert meshdir == "../../model/meshes"
     shutil.move(proj, tmp_path / "elsewhere")
-    m = mujoco.MjModel.from_xml_path(str(tmp_path / "elsewhere" / "out" / "actuator" /
-                                         "arm_patch.xml"))
+    m = mujoco.MjModel.from_xml_path(
+        str(tmp_path / "elsewhere" / "out" / "actuator" / "arm_patch.xml")
+    )
     assert m.nmesh == 1 and m.actuator_gainprm[0, 0] == pytest.approx(20.0)
 
 
@@ -132,9 +139,15 @@ def test_paths_round_trip_and_old_absolute_paths_are_kept(tmp_path: Path) -> Non
     (out / "actuator" / "p.xml").write_text("<mujoco/>")
     data = tmp_path / "data.csv"
     data.write_text("t\n")
-    doc = {"artifacts": {"mjcf_patch": str(out / "actuator" / "p.xml")},
-           "details": {"file": str(data), "units": "/s", "branch": "actuator",
-                       "gone": str(tmp_path / "never-written.csv")}}
+    doc = {
+        "artifacts": {"mjcf_patch": str(out / "actuator" / "p.xml")},
+        "details": {
+            "file": str(data),
+            "units": "/s",
+            "branch": "actuator",
+            "gone": str(tmp_path / "never-written.csv"),
+        },
+    }
     rel = relative_paths(doc, out)
     assert rel["artifacts"]["mjcf_patch"] == "actuator/p.xml"
     assert rel["details"]["file"] == "../data.csv"
@@ -142,11 +155,17 @@ def test_paths_round_trip_and_old_absolute_paths_are_kept(tmp_path: Path) -> Non
     assert resolve_paths(rel, out)["artifacts"]["mjcf_patch"] == str(out / "actuator" / "p.xml")
     assert resolve_paths(rel, out)["details"] == doc["details"]  # "actuator" is a branch
     # an older findings.json with absolute paths is read as it is
-    old = Diagnosis(rig="r", stop={}, findings=(Finding(
-        "actuator", Verdict.IMPLICATED, artifacts={"mjcf_patch": "/elsewhere/p.xml"}),))
+    old = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(
+            Finding("actuator", Verdict.IMPLICATED, artifacts={"mjcf_patch": "/elsewhere/p.xml"}),
+        ),
+    )
     (out / "findings.json").write_text(old.to_json())
     assert load_diagnosis(out / "findings.json").findings[0].artifacts == {
-        "mjcf_patch": "/elsewhere/p.xml"}
+        "mjcf_patch": "/elsewhere/p.xml"
+    }
 
 
 def test_randomize_reads_the_demo_pad_friction(demo_run: tuple[Path, Path, str]) -> None:
@@ -160,8 +179,9 @@ def test_randomize_reads_the_demo_pad_friction(demo_run: tuple[Path, Path, str])
 
 
 def _contact(figures: dict[str, Any]) -> Diagnosis:
-    return Diagnosis(rig="r", stop={}, findings=(
-        Finding("contact", Verdict.IMPLICATED, figures=figures),))
+    return Diagnosis(
+        rig="r", stop={}, findings=(Finding("contact", Verdict.IMPLICATED, figures=figures),)
+    )
 
 
 def test_randomize_pad_friction_interval_and_default() -> None:
@@ -169,10 +189,17 @@ def test_randomize_pad_friction_interval_and_default() -> None:
     e = fitted.entry("pad_friction")
     assert (e.kind, e.source, e.value, e.low, e.high) == ("range", "fitted", 0.4, 0.3, 0.5)
     # not identifiable: best empty at any mass, the interval open at one end
-    none = build_spec(_contact({"friction_best": None, "friction_identifiable": False,
-                                "friction_interval": [None, 1.08],
-                                "friction_interval_at_model_mass": [None, 0.9],
-                                "friction_status": "not identifiable from these pushes"}))
+    none = build_spec(
+        _contact(
+            {
+                "friction_best": None,
+                "friction_identifiable": False,
+                "friction_interval": [None, 1.08],
+                "friction_interval_at_model_mass": [None, 0.9],
+                "friction_status": "not identifiable from these pushes",
+            }
+        )
+    )
     d = none.entry("pad_friction")
     assert (d.kind, d.source, d.value) == ("range", "defaulted", None)
     assert (d.low, d.high) == PENG_TABLE["object_friction"]

@@ -17,17 +17,25 @@ from tests._twin import JOINTS, START
 torch = pytest.importorskip("torch")
 
 
-@pytest.mark.parametrize(("shape", "size"), [
-    ((96, 96, 3), (16, 16)), ((480, 640, 3), (16, 16)), ((37, 53, 3), (11, 7)),
-    ((10, 12, 3), (23, 29)), ((96, 96), (20, 13)), ((5, 5, 3), (5, 5)),
-])
+@pytest.mark.parametrize(
+    ("shape", "size"),
+    [
+        ((96, 96, 3), (16, 16)),
+        ((480, 640, 3), (16, 16)),
+        ((37, 53, 3), (11, 7)),
+        ((10, 12, 3), (23, 29)),
+        ((96, 96), (20, 13)),
+        ((5, 5, 3), (5, 5)),
+    ],
+)
 def test_resize_matches_torch_bilinear(shape: tuple[int, ...], size: tuple[int, int]) -> None:
     rng = np.random.default_rng(sum(shape))
     img = rng.integers(0, 256, shape).astype(np.uint8)
     t = torch.from_numpy(img.astype(np.float32))
     t = t.permute(2, 0, 1)[None] if img.ndim == 3 else t[None, None]
-    ref = torch.nn.functional.interpolate(t, size=size, mode="bilinear", align_corners=False,
-                                          antialias=False)[0]
+    ref = torch.nn.functional.interpolate(
+        t, size=size, mode="bilinear", align_corners=False, antialias=False
+    )[0]
     ref = ref.permute(1, 2, 0).numpy() if img.ndim == 3 else ref[0].numpy()
     np.testing.assert_allclose(resize_bilinear(img, size), ref, atol=2e-3)
 
@@ -39,7 +47,7 @@ def test_labels_take_the_majority_of_the_pixels_bilinear_reads() -> None:
     # 96 -> 16: source coordinate 6 i + 2.5 blends rows/cols 6i+2 and 6i+3 equally
     for i in range(16):
         for j in range(16):
-            block = lab[6 * i + 2:6 * i + 4, 6 * j + 2:6 * j + 4].ravel()
+            block = lab[6 * i + 2 : 6 * i + 4, 6 * j + 2 : 6 * j + 4].ravel()
             counts = np.bincount(block, minlength=4)
             assert out[i, j] == int(np.argmax(counts))  # argmax: ties to the smaller label
     assert purity(lab == 1, (16, 16)).max() <= 1.0
@@ -51,8 +59,9 @@ def renderer(demo_model: Path):
         yield r
 
 
-def test_render_matches_mujoco_and_segments_geoms(renderer: SceneRenderer,
-                                                   demo_model: Path) -> None:
+def test_render_matches_mujoco_and_segments_geoms(
+    renderer: SceneRenderer, demo_model: Path
+) -> None:
     frame = renderer.render(START)
     assert frame.rgb.shape == (96, 96, 3) and frame.rgb.dtype == np.uint8
     m = mujoco.MjModel.from_xml_path(str(demo_model))
@@ -87,8 +96,9 @@ def test_projection_lands_on_the_cube(renderer: SceneRenderer) -> None:
 
 def test_camera_offset_moves_the_view_and_is_restored(renderer: SceneRenderer) -> None:
     base = renderer.render(START, segmentation=False).rgb
-    moved = renderer.render(START, camera_offset=CameraOffset(rot_rad=(0.1, 0, 0)),
-                            segmentation=False).rgb
+    moved = renderer.render(
+        START, camera_offset=CameraOffset(rot_rad=(0.1, 0, 0)), segmentation=False
+    ).rgb
     assert np.abs(base.astype(int) - moved).mean() > 1.0
     again = renderer.render(START, segmentation=False).rgb
     np.testing.assert_array_equal(base, again)

@@ -19,8 +19,9 @@ XML = """<mujoco><compiler angle="radian"/><option timestep="0.005"/>
 
 def _log(n: int = 40, dt: float = 0.02) -> ReplayLog:
     t = np.arange(n) * dt
-    return ReplayLog(t=t, commands=(0.5 * np.sin(4 * t))[:, None], joints=("j",),
-                     q0=np.array([0.1]))
+    return ReplayLog(
+        t=t, commands=(0.5 * np.sin(4 * t))[:, None], joints=("j",), q0=np.array([0.1])
+    )
 
 
 def test_replay_matches_python_step_loop_for_every_candidate() -> None:
@@ -66,8 +67,9 @@ def test_onsets_act_at_their_own_times_not_the_nearest_step() -> None:
     fine = np.arange(0, 21 * 0.005, 1e-6)
     held = c[np.clip(np.searchsorted(t + 0.0123, fine, side="right") - 1, 0, 3), 0]
     held[fine < 0.0123] = 0.0
-    want = [held[(fine >= a) & (fine < b)].mean()
-            for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    want = [
+        held[(fine >= a) & (fine < b)].mean() for a, b in zip(edges[:-1], edges[1:], strict=True)
+    ]
     np.testing.assert_allclose(u[:, 0], want, atol=2e-3)
     # a delay shifts the response continuously: half a step is not rounded away
     a = expand_commands(t, c, 0.005, 21, "hold", delay_s=0.010)
@@ -78,11 +80,11 @@ def test_onsets_act_at_their_own_times_not_the_nearest_step() -> None:
 def test_sample_times_between_steps_are_interpolated() -> None:
     # a log at 30 fps on a 5 ms model: the replay at t[k] equals a fine-step reference
     t = np.arange(31) / 30.0
-    log = ReplayLog(t=t, commands=(0.4 * np.sin(3 * t))[:, None], joints=("j",),
-                    q0=np.array([0.0]))
-    with Replayer.build(spec_from_xml(XML), ["j"], nthread=1) as coarse, \
-            Replayer.build(spec_from_xml(XML), ["j"], nthread=1,
-                           physics_dt=0.0005) as fine:
+    log = ReplayLog(t=t, commands=(0.4 * np.sin(3 * t))[:, None], joints=("j",), q0=np.array([0.0]))
+    with (
+        Replayer.build(spec_from_xml(XML), ["j"], nthread=1) as coarse,
+        Replayer.build(spec_from_xml(XML), ["j"], nthread=1, physics_dt=0.0005) as fine,
+    ):
         qc = coarse.replay(None, log).q[0, :, 0]
         qf = fine.replay(None, log).q[0, :, 0]
     # the 5 ms replay follows the 0.5 ms one within its own discretisation error
@@ -97,13 +99,15 @@ def test_bad_inputs_are_clear_errors(tmp_path) -> None:
     rep = Replayer.build(spec_from_xml(XML), ["j"], delay_s=1.0, nthread=1)
     with pytest.raises(InputError, match="longer than the command delay"):
         rep.controls(_log(10))
-    wrong = ReplayLog(t=np.arange(3) * 0.1, commands=np.zeros((3, 1)), joints=("elbow",),
-                      q0=np.zeros(1))
+    wrong = ReplayLog(
+        t=np.arange(3) * 0.1, commands=np.zeros((3, 1)), joints=("elbow",), q0=np.zeros(1)
+    )
     with pytest.raises(InputError, match="elbow") as e:
         rep.initial_state(wrong)
     assert "'j'" in str(e.value) or "['j']" in str(e.value)
-    outside = ReplayLog(t=np.arange(3) * 0.1, commands=np.zeros((3, 1)), joints=("j",),
-                        q0=np.array([2.5]))
+    outside = ReplayLog(
+        t=np.arange(3) * 0.1, commands=np.zeros((3, 1)), joints=("j",), q0=np.array([2.5])
+    )
     with pytest.raises(InputError, match="joint range"):
         rep.initial_state(outside)
     rep.close()

@@ -66,8 +66,13 @@ def test_the_replay_that_keeps_the_recorders_clock_matches_it() -> None:
     t = np.arange(45) / 30.0
     rng = np.random.default_rng(3)
     ranges = [m.jnt_range[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)] for j in JOINTS]
-    tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == "gripper")
-                   for j, r in zip(JOINTS, ranges, strict=True)], axis=1)
+    tg = np.stack(
+        [
+            excitation(rng, t, float(r[0]), float(r[1]), gripper=j == "gripper")
+            for j, r in zip(JOINTS, ranges, strict=True)
+        ],
+        axis=1,
+    )
     q, _ = simulate(m, tg, 30, np.zeros(len(JOINTS)), "step")
     log = ReplayLog(t=t, commands=tg, joints=JOINTS, q0=q[0], hold_before=tg[0])
     rms = {}
@@ -88,13 +93,25 @@ def test_the_fit_identifies_the_recorders_clock(tmp_path: Path, recorder: str) -
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 
-    b = make_so101_bench(tmp_path, DATA, 5, fps=30, n_episodes=1, duration_s=4.0,
-                         faults={"delay_s": 0.020, "armature": 2.0}, n_heldout=0,
-                         clock=recorder, amplitude=0.5, max_hz=2.0)
+    b = make_so101_bench(
+        tmp_path,
+        DATA,
+        5,
+        fps=30,
+        n_episodes=1,
+        duration_s=4.0,
+        faults={"delay_s": 0.020, "armature": 2.0},
+        n_heldout=0,
+        clock=recorder,
+        amplitude=0.5,
+        max_hz=2.0,
+    )
     rig = load_rig(b.rig)
-    js = identify_rig(rig, read_lerobot_dataset(rig.evidence.dataset),
-                      options={"joint_id_seconds": 4.0, "joint_id_episodes": 1,
-                               "joint_id_kinds": ("armature",)})
+    js = identify_rig(
+        rig,
+        read_lerobot_dataset(rig.evidence.dataset),
+        options={"joint_id_seconds": 4.0, "joint_id_episodes": 1, "joint_id_kinds": ("armature",)},
+    )
     clock = js["clock"]
     assert clock["source"] == "identified" and set(clock["rms_rad"]) == set(CLOCKS)
     assert clock["chosen"] == recorder, clock

@@ -23,13 +23,18 @@ from simgap.figures.contact import ContactFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.report import write_report
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists()
-                                        else None)
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+)
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
-                                 "(Debian package 'chromium'; CI's .ci/run installs it)")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="chromium is not installed (Debian package 'chromium'; CI's .ci/run installs it)",
+    ),
+]
 
 
 class DevTools:
@@ -38,11 +43,21 @@ class DevTools:
     def __init__(self, binary: str, profile: Path) -> None:
         self._to_r, self._to_w = os.pipe()
         self._from_r, self._from_w = os.pipe()
-        args = [binary, "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--disable-default-apps",
-                "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}",
-                "--remote-debugging-pipe", "about:blank"]
+        args = [
+            binary,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-default-apps",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
 
         def _fds() -> None:
             # Copies first: a pipe end may itself be fd 3 or 4 (and close on exec).
@@ -52,9 +67,13 @@ class DevTools:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL,
-                                     preexec_fn=_fds, close_fds=False)
+        self.proc = subprocess.Popen(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_fds,
+            close_fds=False,
+        )
         os.close(self._to_r)
         os.close(self._from_w)
         self._buf = b""
@@ -76,8 +95,13 @@ class DevTools:
         out: dict[str, Any] = json.loads(msg)
         return out
 
-    def call(self, method: str, params: dict[str, Any] | None = None,
-             session: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = 30.0,
+    ) -> dict[str, Any]:
         self._id += 1
         msg: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
         if session:
@@ -120,27 +144,50 @@ class DevTools:
 
 def _diagnosis() -> Diagnosis:
     return Diagnosis(
-        rig="simgap-demo-so101", seed=0,
-        comparability={"comparable": True, "mismatches": [], "checked": ["checkpoint",
-                                                                           "initial_states",
-                                                                           "predicate",
-                                                                           "judge"]},
+        rig="simgap-demo-so101",
+        seed=0,
+        comparability={
+            "comparable": True,
+            "mismatches": [],
+            "checked": ["checkpoint", "initial_states", "predicate", "judge"],
+        },
         findings=(
-            Finding("latency", Verdict.IMPLICATED, title="Loop latency",
-                    summary="p95 of the loop is 90 ms against a 67 ms control period.",
-                    figures={"total_p95_s": 0.0904, "overrun_fraction": 0.5,
-                             "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0}},
-                    key_figure="total_p95_s", next_step="Randomise the action delay.",
-                    artifacts={"randomization": "randomization.json"}),
-            Finding("contact", Verdict.IMPLICATED, title="Pad friction and cube mass",
-                    figures=ContactFigures(friction_best=0.5, mass_best=0.03),
-                    key_figure="friction_best", residual=0.002, noise_floor=0.001,
-                    residual_unit="m", next_step="Weigh the cube; set the pad friction."),
-            Finding("appearance", Verdict.NOT_MEASURED, title="Appearance",
-                    summary="Not measured.", next_step="Record frames.",
-                    needs=("evidence.frames",)),
+            Finding(
+                "latency",
+                Verdict.IMPLICATED,
+                title="Loop latency",
+                summary="p95 of the loop is 90 ms against a 67 ms control period.",
+                figures={
+                    "total_p95_s": 0.0904,
+                    "overrun_fraction": 0.5,
+                    "added_delay": {"rate_per_s_min": 60.0, "rate_per_s_max": 160.0},
+                },
+                key_figure="total_p95_s",
+                next_step="Randomise the action delay.",
+                artifacts={"randomization": "randomization.json"},
+            ),
+            Finding(
+                "contact",
+                Verdict.IMPLICATED,
+                title="Pad friction and cube mass",
+                figures=ContactFigures(friction_best=0.5, mass_best=0.03),
+                key_figure="friction_best",
+                residual=0.002,
+                noise_floor=0.001,
+                residual_unit="m",
+                next_step="Weigh the cube; set the pad friction.",
+            ),
+            Finding(
+                "appearance",
+                Verdict.NOT_MEASURED,
+                title="Appearance",
+                summary="Not measured.",
+                next_step="Record frames.",
+                needs=("evidence.frames",),
+            ),
         ),
-        stop={"verdict": "cause_found", "branch": "latency", "reason": "cheapest implicated"})
+        stop={"verdict": "cause_found", "branch": "latency", "reason": "cheapest implicated"},
+    )
 
 
 # Every plot must name both axes: the SVGs that lack a non-empty x or y label, by title.
@@ -185,13 +232,14 @@ Array.from(document.querySelectorAll('svg.plot')).map(s => {
 
 def _open(dt: DevTools, page: Path) -> str:
     target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = dt.call("Target.attachToTarget", {"targetId": target,
-                                                "flatten": True})["sessionId"]
+    session = dt.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log", "Network"):
         dt.call(f"{domain}.enable", session=session)
-    dt.call("Emulation.setDeviceMetricsOverride", {"width": VIEW_W, "height": VIEW_H,
-                                                   "deviceScaleFactor": 1, "mobile": False},
-            session=session)
+    dt.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": VIEW_W, "height": VIEW_H, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
     dt.call("Page.navigate", {"url": page.as_uri()}, session=session)
     dt.wait_event("Page.loadEventFired")
     time.sleep(0.5)  # let late scripts and images run
@@ -199,8 +247,9 @@ def _open(dt: DevTools, page: Path) -> str:
 
 
 def _eval(dt: DevTools, session: str, expr: str) -> Any:
-    return dt.call("Runtime.evaluate", {"expression": expr, "returnByValue": True},
-                   session=session)["result"].get("value")
+    return dt.call(
+        "Runtime.evaluate", {"expression": expr, "returnByValue": True}, session=session
+    )["result"].get("value")
 
 
 def _shot(dt: DevTools, session: str, path: Path, clip: dict[str, float] | None = None) -> bytes:
@@ -226,15 +275,27 @@ def browse_report(report: Path, which: str, profile: Path) -> dict[str, Any]:
         session = _open(dt, report)
         out["title"] = _eval(dt, session, "document.title")
         out["first"] = _shot(dt, session, ARTIFACTS / f"report-{which}-first-screen.png")
-        out["head"] = _eval(dt, session, "(() => { const h = document.querySelector("
-                            "'#headline'); const r = h.getBoundingClientRect(); return {top: "
-                            "r.top, bottom: r.bottom, text: h.innerText}; })()")
-        cards = _eval(dt, session, "Array.from(document.querySelectorAll('.card')).map(c => {"
-                      " const r = c.getBoundingClientRect(); return {id: c.id, x: r.x, "
-                      "y: r.y + window.scrollY, width: r.width, height: r.height}; })")
+        out["head"] = _eval(
+            dt,
+            session,
+            "(() => { const h = document.querySelector("
+            "'#headline'); const r = h.getBoundingClientRect(); return {top: "
+            "r.top, bottom: r.bottom, text: h.innerText}; })()",
+        )
+        cards = _eval(
+            dt,
+            session,
+            "Array.from(document.querySelectorAll('.card')).map(c => {"
+            " const r = c.getBoundingClientRect(); return {id: c.id, x: r.x, "
+            "y: r.y + window.scrollY, width: r.width, height: r.height}; })",
+        )
         for c in cards:
-            _shot(dt, session, ARTIFACTS / f"report-{which}-card-{c['id'][2:]}.png",
-                  clip={k: c[k] for k in ("x", "y", "width", "height")})
+            _shot(
+                dt,
+                session,
+                ARTIFACTS / f"report-{which}-card-{c['id'][2:]}.png",
+                clip={k: c[k] for k in ("x", "y", "width", "height")},
+            )
         out["cards"] = cards
         out["unlabelled"] = _eval(dt, session, UNLABELLED_JS)
         out["height"] = _eval(dt, session, "document.documentElement.scrollHeight")
@@ -243,21 +304,38 @@ def browse_report(report: Path, which: str, profile: Path) -> dict[str, Any]:
         for name, key in ISSUE_41_PLOTS.items():
             p = next((v for t, v in drawn.items() if t.startswith(key)), None)
             if p is not None:
-                _shot(dt, session, ARTIFACTS / f"report-{which}-plot-{name}.png",
-                      clip={"x": p["x"] - 12, "y": p["y"] - 4, "width": p["width"] + 24,
-                            "height": p["height"] + 8})
+                _shot(
+                    dt,
+                    session,
+                    ARTIFACTS / f"report-{which}-plot-{name}.png",
+                    clip={
+                        "x": p["x"] - 12,
+                        "y": p["y"] - 4,
+                        "width": p["width"] + 24,
+                        "height": p["height"] + 8,
+                    },
+                )
         out["drawn"] = drawn
     finally:
         dt.close()
-    requests = [e["params"]["request"]["url"] for e in dt.events
-                if e.get("method") == "Network.requestWillBeSent"]
-    out["external"] = [u for u in requests
-                       if not u.startswith(("file:", "data:", "about:", "blob:"))]
-    out["errors"] = [e for e in dt.events if e.get("method") == "Runtime.exceptionThrown"
-                     or (e.get("method") == "Runtime.consoleAPICalled"
-                         and e["params"].get("type") in ("error", "assert"))
-                     or (e.get("method") == "Log.entryAdded"
-                         and e["params"]["entry"].get("level") == "error")]
+    requests = [
+        e["params"]["request"]["url"]
+        for e in dt.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
+    out["external"] = [
+        u for u in requests if not u.startswith(("file:", "data:", "about:", "blob:"))
+    ]
+    out["errors"] = [
+        e
+        for e in dt.events
+        if e.get("method") == "Runtime.exceptionThrown"
+        or (
+            e.get("method") == "Runtime.consoleAPICalled"
+            and e["params"].get("type") in ("error", "assert")
+        )
+        or (e.get("method") == "Log.entryAdded" and e["params"]["entry"].get("level") == "error")
+    ]
     return out
 
 
@@ -278,8 +356,9 @@ def check_report_page(seen: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("which", ["small", "demo"])
-def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
-                                                request: pytest.FixtureRequest) -> None:
+def test_report_loads_without_errors_or_network(
+    which: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """The first screen shows the headline and the stop; one screenshot per branch card;
     no console error, no request off the machine, every plot with both axis labels."""
     if which == "demo":  # the full report of the bundled demo, every branch in it
@@ -299,9 +378,11 @@ def test_report_loads_without_errors_or_network(which: str, tmp_path: Path,
         _check_issue_41_plots(seen["drawn"], request.getfixturevalue("demo_run")[0])
 
 
-ISSUE_41_PLOTS = {"placements": "Initial object placements",
-                  "decision-intervals": "Real decision intervals",
-                  "delays": "Identified command-to-motion delay"}
+ISSUE_41_PLOTS = {
+    "placements": "Initial object placements",
+    "decision-intervals": "Real decision intervals",
+    "delays": "Identified command-to-motion delay",
+}
 """The demo's plots that misled (issue 41), by the name of their screenshot."""
 
 
@@ -333,10 +414,13 @@ def test_axis_label_check_catches_an_unlabelled_plot(tmp_path: Path) -> None:
     assert CHROMIUM is not None
     from simgap.report import svg
 
-    good = svg.lines([0, 1, 2], {"a": [1, 2, 3]}, xlabel="t [s]", ylabel="q [rad]",
-                     title="labelled")
-    bad = ('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><title>bare'
-           '</title><polyline points="0,0 10,10"/><text class="xlabel">t [s]</text></svg>')
+    good = svg.lines(
+        [0, 1, 2], {"a": [1, 2, 3]}, xlabel="t [s]", ylabel="q [rad]", title="labelled"
+    )
+    bad = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><title>bare'
+        '</title><polyline points="0,0 10,10"/><text class="xlabel">t [s]</text></svg>'
+    )
     page = tmp_path / "plots.html"
     page.write_text(f"<html><body>{good}{bad}</body></html>")
     dt = DevTools(CHROMIUM, tmp_path / "profile")
@@ -355,14 +439,17 @@ def test_overflow_check_catches_a_title_past_the_edge(tmp_path: Path) -> None:
     from simgap.report import svg
 
     long = "Identified command-to-motion delay per joint (95% interval; hollow = no interval)"
-    good = svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="joint", ylabel="delay [ms]",
-                    title=long)
-    bad = ('<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="560" height="240" '
-           f'viewBox="0 0 560 240"><text class="ptitle" x="60" y="16" font-size="12" '
-           f'font-weight="600">{long}</text></svg>')
+    good = svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="joint", ylabel="delay [ms]", title=long)
+    bad = (
+        '<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="560" height="240" '
+        f'viewBox="0 0 560 240"><text class="ptitle" x="60" y="16" font-size="12" '
+        f'font-weight="600">{long}</text></svg>'
+    )
     page = tmp_path / "plots.html"
-    page.write_text('<html><body style="font: 14px system-ui, sans-serif">'  # the report's
-                    f"{good}{bad}</body></html>")
+    page.write_text(
+        '<html><body style="font: 14px system-ui, sans-serif">'  # the report's
+        f"{good}{bad}</body></html>"
+    )
     dt = DevTools(CHROMIUM, tmp_path / "profile")
     try:
         session = _open(dt, page)
@@ -376,21 +463,29 @@ def test_devtools_client_sees_console_errors_and_requests(tmp_path: Path) -> Non
     """The instrument itself: a page with an error and an external image is caught."""
     assert CHROMIUM is not None
     page = tmp_path / "bad.html"
-    page.write_text("<html><body><img src='http://example.invalid/x.png'>"
-                    "<script>console.error('boom')</script></body></html>")
+    page.write_text(
+        "<html><body><img src='http://example.invalid/x.png'>"
+        "<script>console.error('boom')</script></body></html>"
+    )
     dt = DevTools(CHROMIUM, tmp_path / "profile")
     try:
         target = dt.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = dt.call("Target.attachToTarget", {"targetId": target,
-                                                    "flatten": True})["sessionId"]
+        session = dt.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         for domain in ("Page", "Runtime", "Network"):
             dt.call(f"{domain}.enable", session=session)
         dt.call("Page.navigate", {"url": page.as_uri()}, session=session)
         dt.wait_event("Page.loadEventFired")
     finally:
         dt.close()
-    urls = [e["params"]["request"]["url"] for e in dt.events
-            if e.get("method") == "Network.requestWillBeSent"]
+    urls = [
+        e["params"]["request"]["url"]
+        for e in dt.events
+        if e.get("method") == "Network.requestWillBeSent"
+    ]
     assert any(u.startswith("http://example.invalid") for u in urls)
-    assert any(e.get("method") == "Runtime.consoleAPICalled"
-               and e["params"].get("type") == "error" for e in dt.events)
+    assert any(
+        e.get("method") == "Runtime.consoleAPICalled" and e["params"].get("type") == "error"
+        for e in dt.events
+    )

@@ -32,10 +32,17 @@ def test_finding_marks_come_from_the_figures_alone() -> None:
     assert "2.5 rad/s (elbow_flex)" in marks[0].note
     assert "0.7 s before the reset" in marks[1].note
     assert "failed at lift_and_carry after entering grasp" in marks[2].note
-    broken = [{"branch": "evidence", "kind": "time_base",
-               "figures": {"peak_speed_episode": "x", "peak_speed_frame": 3}},
-              {"branch": "phases", "details": {"real_episodes": [{"episode": 0,
-                                                                  "failure_phase": "place"}]}}]
+    broken = [
+        {
+            "branch": "evidence",
+            "kind": "time_base",
+            "figures": {"peak_speed_episode": "x", "peak_speed_frame": 3},
+        },
+        {
+            "branch": "phases",
+            "details": {"real_episodes": [{"episode": 0, "failure_phase": "place"}]},
+        },
+    ]
     assert finding_marks(broken) == []  # no time given: nothing is placed
 
 
@@ -54,8 +61,7 @@ def _png(blob: Any) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(bytes(blob))).convert("RGB"))
 
 
-def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
-                                      tmp_path: Path) -> None:
+def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str, tmp_path: Path) -> None:
     """On a two-episode SO-101 bench with its wrist camera named: findings at their frames,
     the blueprint names the worst joint, the rendered camera equals a render at the measured
     angles (every second frame of 30 fps), and the arm's geoms sit where MuJoCo's forward
@@ -69,8 +75,9 @@ def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
     from simgap.sim.camera_replay import render_at_angles
 
     so101 = shared_data / "so101" / "so101.xml"
-    b = make_so101_bench(tmp_path / "bench", so101, 3, fps=30, n_episodes=2, duration_s=1.0,
-                         n_heldout=0)
+    b = make_so101_bench(
+        tmp_path / "bench", so101, 3, fps=30, n_episodes=2, duration_s=1.0, n_heldout=0
+    )
     with open(b.rig, "a", encoding="utf-8") as fh:
         fh.write('\n[camera]\nname = "wrist_cam"\nrender_resolution = [48, 64]\n')
     rig = load_rig(b.rig)
@@ -84,8 +91,10 @@ def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
 
     # findings: the timed ones at their frames, in time order, the rest at the first frame
     logs = got["episode_1"]["findings"]
-    at = {t[0].split(":")[1].strip(): f for f, t in zip(logs["frame_index"],
-                                                         logs["TextLog:text"], strict=True)}
+    at = {
+        t[0].split(":")[1].strip(): f
+        for f, t in zip(logs["frame_index"], logs["TextLog:text"], strict=True)
+    }
     assert logs["frame_index"] == sorted(logs["frame_index"])
     assert at["Time base"] == 7 and at["Failure phases"] == 12  # 0.4 s at 30 fps
     assert at["Stale first frame"] == 0 and at["Latency"] == 0
@@ -97,17 +106,29 @@ def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
     # the blueprint: the joint with the largest nominal gap RMS over its floor, read back
     ratio = []
     for j in JOINTS:
-        g = np.concatenate([np.array(got[f"episode_{e}"][f"gap/{j}"]["Scalars:scalars"])[:, 0]
-                            for e in (0, 1)])
-        ratio.append(np.sqrt(np.mean(g ** 2)) / 0.002)
+        g = np.concatenate(
+            [np.array(got[f"episode_{e}"][f"gap/{j}"]["Scalars:scalars"])[:, 0] for e in (0, 1)]
+        )
+        ratio.append(np.sqrt(np.mean(g**2)) / 0.002)
     worst = JOINTS[int(np.argmax(ratio))]
     assert done.worst_joint == worst and done.gap_ratio == pytest.approx(max(ratio), rel=1e-6)
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    subprocess.run([_rerun_cli(), "analytics", "disable"], env=env, capture_output=True,
-                   timeout=60, check=False)
-    printed = subprocess.run([_rerun_cli(), "rrd", "print", "-vvv", str(done.path)], env=env,
-                             capture_output=True, text=True, timeout=120, check=True).stdout
-    blueprint = printed[printed.index("Blueprint,"):]
+    subprocess.run(
+        [_rerun_cli(), "analytics", "disable"],
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    printed = subprocess.run(
+        [_rerun_cli(), "rrd", "print", "-vvv", str(done.path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    blueprint = printed[printed.index("Blueprint,") :]
     assert f"worst gap: {worst}" in blueprint and f"/gap/{worst}" in blueprint
 
     model = mujoco.MjModel.from_xml_path(str(rig.model_path))
@@ -115,16 +136,18 @@ def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
     qadr = [model.jnt_qposadr[model.joint(j).id] for j in rig.joint_names]
     mesh = next(k for k in got["episode_0"] if k.startswith("world/real/mesh/"))
     name = mesh.rsplit("/", 1)[1]
-    gid = int(name.removeprefix("geom")) if mujoco.mj_name2id(
-        model, mujoco.mjtObj.mjOBJ_GEOM, name) < 0 else model.geom(name).id  # unnamed: geom<id>
+    gid = (
+        int(name.removeprefix("geom"))
+        if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, name) < 0
+        else model.geom(name).id
+    )  # unnamed: geom<id>
     for e, tr in trs.items():
         ents = got[f"episode_{e}"]
         # the camera: every second frame, equal to a render at the measured angles
         cam = ents["sim/camera/wrist_cam"]
         rows = np.arange(0, len(tr.t), 2)
         assert cam["frame_index"] == rows.tolist()
-        want = render_at_angles(rig.model_path, "wrist_cam", rig.joint_names, tr.q[rows],
-                                48, 64)
+        want = render_at_angles(rig.model_path, "wrist_cam", rig.joint_names, tr.q[rows], 48, 64)
         assert (want.sum(axis=-1) > 0).mean() > 0.02  # the jaws are in view, not a blank
         for blob, img in zip(cam["EncodedImage:blob"], want, strict=True):
             np.testing.assert_array_equal(_png(blob[0]), img)
@@ -137,8 +160,9 @@ def test_model_layers_at_their_frames(shared_data: Path, gl_backend: str,
                 data.qpos[:] = model.qpos0
                 data.qpos[qadr] = q[k]
                 mujoco.mj_kinematics(model, data)
-                np.testing.assert_allclose(poses["InstancePoses3D:translations"][k][0],
-                                           data.geom_xpos[gid], atol=1e-6)
+                np.testing.assert_allclose(
+                    poses["InstancePoses3D:translations"][k][0], data.geom_xpos[gid], atol=1e-6
+                )
                 wq = np.empty(4)
                 mujoco.mju_mat2Quat(wq, data.geom_xmat[gid])
                 xyzw = np.array(poses["InstancePoses3D:quaternions"][k][0])
@@ -165,21 +189,34 @@ def test_latency_at_the_slowest_overrunning_tick(shared_data: Path, tmp_path: Pa
     from simgap.report.rerun import write_rrd
     from simgap.rig import load_rig
 
-    b = make_so101_bench(tmp_path / "bench", shared_data / "so101" / "so101.xml", 3, fps=30,
-                         n_episodes=2, duration_s=1.0, n_heldout=0)
+    b = make_so101_bench(
+        tmp_path / "bench",
+        shared_data / "so101" / "so101.xml",
+        3,
+        fps=30,
+        n_episodes=2,
+        duration_s=1.0,
+        n_heldout=0,
+    )
     rows = []
     for e, n in ((0, 29), (1, 30)):
         for k in range(n):
             slow = 0.150 if (e, k) == (1, 9) else 0.010
-            rows.append({"episode": e, "step": k, "t": 10.0 * e + k / 30,
-                         "stages": {"inference": slow, "command": 0.002}})
-    (Path(b.rig).parent / "timing.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in rows))
+            rows.append(
+                {
+                    "episode": e,
+                    "step": k,
+                    "t": 10.0 * e + k / 30,
+                    "stages": {"inference": slow, "command": 0.002},
+                }
+            )
+    (Path(b.rig).parent / "timing.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     with open(b.rig, "a", encoding="utf-8") as fh:  # [evidence] is the file's last section
         fh.write('timing_logs = ["timing.jsonl"]\n')
     rig = load_rig(b.rig)
-    done = write_rrd(tmp_path / "d.rrd", rig, read_lerobot_dataset(rig.evidence.dataset),
-                     _diagnosis())
+    done = write_rrd(
+        tmp_path / "d.rrd", rig, read_lerobot_dataset(rig.evidence.dataset), _diagnosis()
+    )
     got = read_rrd(done.path)
     assert "latency/total" not in got["episode_0"]
     lat = got["episode_1"]["latency/total"]
@@ -190,8 +227,11 @@ def test_latency_at_the_slowest_overrunning_tick(shared_data: Path, tmp_path: Pa
     np.testing.assert_allclose(tot[:, 1], rig.control_dt_s)
     for e, frame in ((0, 0), (1, 9)):
         logs = got[f"episode_{e}"]["findings"]
-        at = [(f, t[0]) for f, t in zip(logs["frame_index"], logs["TextLog:text"], strict=True)
-              if "latency" in t[0]]
+        at = [
+            (f, t[0])
+            for f, t in zip(logs["frame_index"], logs["TextLog:text"], strict=True)
+            if "latency" in t[0]
+        ]
         assert [f for f, _ in at] == [frame]
     assert "slowest tick, 152.0 ms" in at[0][1] and "(1 of 30 ticks overran)" in at[0][1]
 
@@ -205,12 +245,26 @@ def test_the_floor_is_the_actuator_findings(demo_model: Path, tmp_path: Path) ->
 
     rig = load_rig(write_rig(tmp_path, demo_model))
     n = len(rig.joint_names)
-    per = {"findings": [{"branch": "actuator", "kind": "joint_dynamics", "figures": {
-        "noise_floor_rad": {j: {"total_rad": 0.003, "model_rad": 0.004}
-                            for j in rig.joint_names}}}]}
+    per = {
+        "findings": [
+            {
+                "branch": "actuator",
+                "kind": "joint_dynamics",
+                "figures": {
+                    "noise_floor_rad": {
+                        j: {"total_rad": 0.003, "model_rad": 0.004} for j in rig.joint_names
+                    }
+                },
+            }
+        ]
+    }
     np.testing.assert_allclose(noise_floors(rig, per), [0.005] * n)
-    one = {"findings": [{"branch": "actuator", "kind": "ladder",
-                         "figures": {"noise_floor_rad": 0.0015}}]}
+    one = {
+        "findings": [
+            {"branch": "actuator", "kind": "ladder", "figures": {"noise_floor_rad": 0.0015}}
+        ]
+    }
     np.testing.assert_allclose(noise_floors(rig, one), [0.0015] * n)
-    np.testing.assert_allclose(noise_floors(rig, {"findings": []}),
-                               [rig.encoder_rad / np.sqrt(12)] * n)
+    np.testing.assert_allclose(
+        noise_floors(rig, {"findings": []}), [rig.encoder_rad / np.sqrt(12)] * n
+    )

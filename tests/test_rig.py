@@ -25,9 +25,10 @@ def test_unknown_key_is_named(tmp_path: Path) -> None:
 
 
 def _rig_with(tmp_path: Path, control: str) -> Path:
-    text = (tmp_path / "base.toml")
-    text.write_text('name = "x"\n[model]\npath = "m.xml"\n' + control +
-                    '[joints.a]\nrecorded = "a.pos"\n')
+    text = tmp_path / "base.toml"
+    text.write_text(
+        'name = "x"\n[model]\npath = "m.xml"\n' + control + '[joints.a]\nrecorded = "a.pos"\n'
+    )
     return text
 
 
@@ -87,11 +88,14 @@ def test_a_frames_only_rig_needs_no_control_period(tmp_path: Path) -> None:
 
     model = tmp_path / "m.xml"
     model.write_text("<mujoco/>")
-    body = ('name = "cam"\n[model]\npath = "m.xml"\n[joints.a]\nrecorded = "a.pos"\n'
-            '[camera]\nname = "wrist"\n')
+    body = (
+        'name = "cam"\n[model]\npath = "m.xml"\n[joints.a]\nrecorded = "a.pos"\n'
+        '[camera]\nname = "wrist"\n'
+    )
     (tmp_path / "frames.toml").write_text(body + '[evidence]\nframes = "frames"\n')
     assert math.isnan(load_rig(tmp_path / "frames.toml").control_dt_s)
-    (tmp_path / "timing.toml").write_text(body + '[control]\n[evidence]\nframes = "f"\n'
-                                          'timing_logs = ["t.jsonl"]\n')
+    (tmp_path / "timing.toml").write_text(
+        body + '[control]\n[evidence]\nframes = "f"\ntiming_logs = ["t.jsonl"]\n'
+    )
     with pytest.raises(InputError, match=r"control\.dt_s.*only a rig whose evidence is frames"):
         load_rig(tmp_path / "timing.toml")

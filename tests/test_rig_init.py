@@ -17,27 +17,39 @@ from simgap.rig.init import draft_rig
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 
 
-def _dataset(root: Path, *, fps: int = 30, names: list[str] | None = None,
-             robot: str = "so101_follower") -> Path:
+def _dataset(
+    root: Path, *, fps: int = 30, names: list[str] | None = None, robot: str = "so101_follower"
+) -> Path:
     ds = root / "ds"
     (ds / "meta").mkdir(parents=True)
     state = {"dtype": "float32", "shape": [6], "names": names or [f"{j}.pos" for j in JOINTS]}
-    info = {"codebase_version": "v3.0", "robot_type": robot, "fps": fps,
-            "features": {"action": state, "observation.state": state,
-                         "observation.images.wrist": {"dtype": "video", "shape": [480, 640, 3],
-                                                      "names": ["height", "width",
-                                                                "channels"]}}}
+    info = {
+        "codebase_version": "v3.0",
+        "robot_type": robot,
+        "fps": fps,
+        "features": {
+            "action": state,
+            "observation.state": state,
+            "observation.images.wrist": {
+                "dtype": "video",
+                "shape": [480, 640, 3],
+                "names": ["height", "width", "channels"],
+            },
+        },
+    }
     (ds / "meta" / "info.json").write_text(json.dumps(info))
     return ds
 
 
 @pytest.mark.parametrize("robot", ["so_follower", "so101_follower", "so100"])
-def test_draft_maps_features_fps_units_and_model_names(tmp_path: Path, demo_model: Path,
-                                                       robot: str) -> None:
+def test_draft_maps_features_fps_units_and_model_names(
+    tmp_path: Path, demo_model: Path, robot: str
+) -> None:
     # LeRobot >= 0.4.3 records robot_type "so_follower"; older datasets the longer names
     ds = _dataset(tmp_path, fps=30, robot=robot)
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                 str(tmp_path / "rig.toml")])
+    r = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(demo_model), "--out", str(tmp_path / "rig.toml")]
+    )
     assert r.exit_code == 0, r.output
     rig = load_rig(tmp_path / "rig.toml")
     assert rig.joint_names == tuple(JOINTS)
@@ -49,17 +61,29 @@ def test_draft_maps_features_fps_units_and_model_names(tmp_path: Path, demo_mode
     assert rig.evidence.dataset == ds.resolve() and rig.model_path == demo_model.resolve()
     assert "guessed" in r.output and "still to fill in" in r.output
     assert "wrist_cam" in r.output  # the model's camera is offered for the recorded images
-    again = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                     str(tmp_path / "rig.toml")])
+    again = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(demo_model), "--out", str(tmp_path / "rig.toml")]
+    )
     assert again.exit_code == 2 and "--force" in again.output
 
 
 def test_calibration_gives_the_gripper_span(tmp_path: Path, demo_model: Path) -> None:
     ds = _dataset(tmp_path)
     cal = tmp_path / "arm.json"
-    cal.write_text(json.dumps({j: {"id": i + 1, "drive_mode": 0, "homing_offset": 0,
-                                   "range_min": 2000, "range_max": 3024}
-                               for i, j in enumerate(JOINTS)}))
+    cal.write_text(
+        json.dumps(
+            {
+                j: {
+                    "id": i + 1,
+                    "drive_mode": 0,
+                    "homing_offset": 0,
+                    "range_min": 2000,
+                    "range_max": 3024,
+                }
+                for i, j in enumerate(JOINTS)
+            }
+        )
+    )
     d = draft_rig(ds, demo_model, tmp_path / "rig.toml", calibration=cal)
     (tmp_path / "rig.toml").write_text(d.text)
     g = load_rig(tmp_path / "rig.toml").gripper
@@ -69,8 +93,9 @@ def test_calibration_gives_the_gripper_span(tmp_path: Path, demo_model: Path) ->
     assert lo == pytest.approx(-0.174533, abs=1e-6)  # anchored at the model's closed end
 
 
-def test_names_the_model_joints_on_a_miss_and_map_fixes_it(tmp_path: Path,
-                                                           demo_model: Path) -> None:
+def test_names_the_model_joints_on_a_miss_and_map_fixes_it(
+    tmp_path: Path, demo_model: Path
+) -> None:
     names = [f"{j}.pos" for j in JOINTS[:5]] + ["jaw.pos"]
     ds = _dataset(tmp_path, names=names)
     with pytest.raises(InputError, match=r"'jaw'.*shoulder_pan.*--map jaw.pos="):
@@ -87,12 +112,22 @@ def test_no_model_for_an_so101_points_at_menagerie(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_init_on_the_demo_dataset_diagnoses_unchanged(demo_run: tuple[Path, Path, str],
-                                                      tmp_path: Path) -> None:
+def test_init_on_the_demo_dataset_diagnoses_unchanged(
+    demo_run: tuple[Path, Path, str], tmp_path: Path
+) -> None:
     bench = demo_run[1] / "seed-0"
     rig = tmp_path / "rig.toml"
-    r = CliRunner().invoke(app, ["init", str(bench / "recordings" / "real"), "--model",
-                                 str(bench / "so101_demo.xml"), "--out", str(rig)])
+    r = CliRunner().invoke(
+        app,
+        [
+            "init",
+            str(bench / "recordings" / "real"),
+            "--model",
+            str(bench / "so101_demo.xml"),
+            "--out",
+            str(rig),
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = CliRunner().invoke(app, ["diagnose", str(tmp_path), "--out", str(tmp_path / "out")])
     assert d.exit_code == 0, d.output
@@ -104,12 +139,16 @@ def test_init_on_the_demo_dataset_diagnoses_unchanged(demo_run: tuple[Path, Path
 # ----------------------------------------------------------------- names from the inputs
 # (issue 33: a model joint name was written raw into [joints.<name>])
 
+
 def _odd_model(root: Path, joints: list[str]) -> Path:
     from xml.sax.saxutils import quoteattr
 
     model = root / "arm.xml"
-    bodies = "".join(f"<body><joint name={quoteattr(j, {chr(10): '&#10;', chr(13): '&#13;'})}"
-                     " range='-1 1' limited='true'/><geom size='.1'/></body>" for j in joints)
+    bodies = "".join(
+        f"<body><joint name={quoteattr(j, {chr(10): '&#10;', chr(13): '&#13;'})}"
+        " range='-1 1' limited='true'/><geom size='.1'/></body>"
+        for j in joints
+    )
     model.write_text(f"<mujoco><worldbody>{bodies}</worldbody></mujoco>")
     return model
 
@@ -118,8 +157,9 @@ def test_a_joint_name_cannot_add_a_compute_section(tmp_path: Path) -> None:
     evil = 'x]\n[compute]\nbackend = "ray"\naddress = "ray://evil:10001"\n[joints.y'
     ds = _dataset(tmp_path, names=["a.pos", evil + ".pos"])
     model = _odd_model(tmp_path, ["a", evil])
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(model), "--out",
-                                 str(tmp_path / "rig.toml")])
+    r = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(model), "--out", str(tmp_path / "rig.toml")]
+    )
     assert r.exit_code == 0, r.output
     import tomllib
 
@@ -133,43 +173,56 @@ def test_a_joint_name_cannot_add_a_compute_section(tmp_path: Path) -> None:
 def test_joint_names_that_are_not_bare_keys_are_quoted(tmp_path: Path, joint: str) -> None:
     ds = _dataset(tmp_path, names=["a.pos", joint + ".pos"])
     model = _odd_model(tmp_path, ["a", joint])
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(model), "--out",
-                                 str(tmp_path / "rig.toml")])
+    r = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(model), "--out", str(tmp_path / "rig.toml")]
+    )
     assert r.exit_code == 0, r.output
     assert load_rig(tmp_path / "rig.toml").joint_names == ("a", joint)
 
 
-def test_a_dataset_folder_with_an_emoji_is_written_as_is(tmp_path: Path,
-                                                         demo_model: Path) -> None:
+def test_a_dataset_folder_with_an_emoji_is_written_as_is(tmp_path: Path, demo_model: Path) -> None:
     ds = _dataset(tmp_path)
     emoji = ds.rename(tmp_path / "ds_😀")
-    r = CliRunner().invoke(app, ["init", str(emoji), "--model", str(demo_model), "--out",
-                                 str(tmp_path / "rig.toml")])
+    r = CliRunner().invoke(
+        app, ["init", str(emoji), "--model", str(demo_model), "--out", str(tmp_path / "rig.toml")]
+    )
     assert r.exit_code == 0, r.output
     rig = load_rig(tmp_path / "rig.toml")
     assert rig.name == "ds_😀" and rig.evidence.dataset == emoji.resolve()
 
 
-def test_an_image_shape_of_strings_is_refused_naming_the_field(tmp_path: Path,
-                                                                demo_model: Path) -> None:
+def test_an_image_shape_of_strings_is_refused_naming_the_field(
+    tmp_path: Path, demo_model: Path
+) -> None:
     ds = _dataset(tmp_path)
     info = json.loads((ds / "meta" / "info.json").read_text())
     info["features"]["observation.images.wrist"]["shape"] = ["h", "w", "c"]
     (ds / "meta" / "info.json").write_text(json.dumps(info))
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                 str(tmp_path / "rig.toml")])
+    r = CliRunner().invoke(
+        app, ["init", str(ds), "--model", str(demo_model), "--out", str(tmp_path / "rig.toml")]
+    )
     assert r.exit_code == 2, r.output
     assert "features.observation.images.wrist.shape" in r.output and "info.json" in r.output
     assert not (tmp_path / "rig.toml").exists()
 
 
-def test_a_recorded_name_with_a_lone_surrogate_is_refused(tmp_path: Path,
-                                                          demo_model: Path) -> None:
+def test_a_recorded_name_with_a_lone_surrogate_is_refused(tmp_path: Path, demo_model: Path) -> None:
     names = [f"{j}.pos" for j in JOINTS]
     ds = _dataset(tmp_path, names=names)
     info = (ds / "meta" / "info.json").read_text().replace('"gripper.pos"', '"gr\\ud800.pos"')
     (ds / "meta" / "info.json").write_text(info)
-    r = CliRunner().invoke(app, ["init", str(ds), "--model", str(demo_model), "--out",
-                                 str(tmp_path / "rig.toml"), "--map", "gr\ud800.pos=gripper"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "init",
+            str(ds),
+            "--model",
+            str(demo_model),
+            "--out",
+            str(tmp_path / "rig.toml"),
+            "--map",
+            "gr\ud800.pos=gripper",
+        ],
+    )
     assert r.exit_code == 2, r.output
     assert "surrogate" in r.output

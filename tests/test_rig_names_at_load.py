@@ -29,18 +29,27 @@ ARM = ["elbow_flex", "gripper", "shoulder_lift", "shoulder_pan", "wrist_flex", "
 
 BAD = {  # what is typo'd: (text replaced, by, field, a valid name the fix must list)
     "joint section": ("[joints.gripper]", "[joints.griper]", "joints.griper", "gripper"),
-    "the cube's free joint": ("[joints.gripper]", "[joints.cube_free]", "joints.cube_free",
-                              "gripper"),
-    "object body": ('object_body = "cube"', 'object_body = "cubez"', "model.object_body",
-                    "cube"),
-    "a fixed body as the object": ('object_body = "cube"', 'object_body = "gripper"',
-                                   "model.object_body", "cube"),
-    "end effector": ('ee_site = "gripperframe"', 'ee_site = "grip_frame"', "model.ee_site",
-                     "gripperframe"),
-    "object geom": ('object_geom = "cube"', 'object_geom = "cubes"', "model.object_geom",
-                    "cube"),
-    "gripper geom": ('"moving_jaw_pad"]', '"moving_pad"]', "model.gripper_geoms",
-                     "moving_jaw_pad"),
+    "the cube's free joint": (
+        "[joints.gripper]",
+        "[joints.cube_free]",
+        "joints.cube_free",
+        "gripper",
+    ),
+    "object body": ('object_body = "cube"', 'object_body = "cubez"', "model.object_body", "cube"),
+    "a fixed body as the object": (
+        'object_body = "cube"',
+        'object_body = "gripper"',
+        "model.object_body",
+        "cube",
+    ),
+    "end effector": (
+        'ee_site = "gripperframe"',
+        'ee_site = "grip_frame"',
+        "model.ee_site",
+        "gripperframe",
+    ),
+    "object geom": ('object_geom = "cube"', 'object_geom = "cubes"', "model.object_geom", "cube"),
+    "gripper geom": ('"moving_jaw_pad"]', '"moving_pad"]', "model.gripper_geoms", "moving_jaw_pad"),
     "camera": ('name = "wrist_cam"', 'name = "wrist"', "camera.name", "wrist_cam"),
     "support geom": ('["floor"]', '["flor"]', "contact.support_geoms", "floor"),
 }
@@ -63,8 +72,9 @@ def test_the_rig_with_every_name_right_loads(tmp_path: Path, demo_model: Path) -
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_a_bad_name_is_refused_at_load_naming_the_field(tmp_path: Path, demo_model: Path,
-                                                        case: str) -> None:
+def test_a_bad_name_is_refused_at_load_naming_the_field(
+    tmp_path: Path, demo_model: Path, case: str
+) -> None:
     old, new, field, valid = BAD[case]
     with pytest.raises(NameNotFoundError) as e:
         load_rig(_rig(tmp_path, demo_model, (old, new)))
@@ -85,9 +95,9 @@ def test_a_joint_lists_only_the_arms_joints(tmp_path: Path, demo_model: Path) ->
 
 
 @pytest.mark.parametrize("case", ["joint section", "object body", "camera"])
-def test_diagnose_refuses_a_bad_name_before_any_branch(tmp_path: Path, demo_model: Path,
-                                                       monkeypatch: pytest.MonkeyPatch,
-                                                       case: str) -> None:
+def test_diagnose_refuses_a_bad_name_before_any_branch(
+    tmp_path: Path, demo_model: Path, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
     monkeypatch.setitem(_progress._state, "quiet", False)  # progress lines would show
     old, new, field, valid = BAD[case]
     rig = _rig(tmp_path, demo_model, (old, new))
@@ -127,7 +137,8 @@ def test_a_missing_model_is_refused_before_any_branch(tmp_path: Path) -> None:
 
 
 def test_a_dataset_path_that_is_not_its_root_names_the_rig_field_and_the_root(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     """evidence.dataset at a folder inside the dataset (its frames/, its meta/) was
     refused as '.../meta/info.json: expected ...', naming neither rig.toml nor the field."""
     from simgap.errors import InputError
@@ -138,8 +149,9 @@ def test_a_dataset_path_that_is_not_its_root_names_the_rig_field_and_the_root(
     with pytest.raises(InputError) as e:
         load_rig(rig)
     msg = str(e.value)
-    assert msg.startswith(f"{rig}: field 'evidence.dataset': expected a LeRobot dataset's "
-                          "root folder"), msg
+    assert msg.startswith(
+        f"{rig}: field 'evidence.dataset': expected a LeRobot dataset's root folder"
+    ), msg
     assert f"point evidence.dataset at the dataset's root folder, {root.resolve()}" in msg
     other = tmp_path / "other"
     other.mkdir()

@@ -26,21 +26,38 @@ SEP = "=" * 80 + "\n"
 TIME = "int32 sec\nuint32 nanosec\n"
 HEADER = "builtin_interfaces/Time stamp\nstring frame_id\n"
 DEFS = {  # the ROS 2 message definitions as rosbag2 embeds them (dependencies after SEP)
-    "sensor_msgs/msg/JointState":
-        "std_msgs/Header header\nstring[] name\nfloat64[] position\nfloat64[] velocity\n"
-        "float64[] effort\n" + SEP + "MSG: std_msgs/Header\n" + HEADER + SEP
-        + "MSG: builtin_interfaces/Time\n" + TIME,
-    "trajectory_msgs/msg/JointTrajectory":
-        "std_msgs/Header header\nstring[] joint_names\nJointTrajectoryPoint[] points\n" + SEP
-        + "MSG: std_msgs/Header\n" + HEADER + SEP + "MSG: builtin_interfaces/Time\n" + TIME
-        + SEP + "MSG: trajectory_msgs/JointTrajectoryPoint\nfloat64[] positions\n"
-        "float64[] velocities\nfloat64[] accelerations\nfloat64[] effort\n"
-        "builtin_interfaces/Duration time_from_start\n" + SEP
-        + "MSG: builtin_interfaces/Duration\n" + TIME,
-    "std_msgs/msg/Float64MultiArray":
-        "MultiArrayLayout layout\nfloat64[] data\n" + SEP + "MSG: std_msgs/MultiArrayLayout\n"
-        "MultiArrayDimension[] dim\nuint32 data_offset\n" + SEP
-        + "MSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n",
+    "sensor_msgs/msg/JointState": (
+        "std_msgs/Header header\nstring[] name\nfloat64[] position\n"
+        "float64[] velocity\nfloat64[] effort\n"
+    )
+    + SEP
+    + "MSG: std_msgs/Header\n"
+    + HEADER
+    + SEP
+    + "MSG: builtin_interfaces/Time\n"
+    + TIME,
+    "trajectory_msgs/msg/JointTrajectory": (
+        "std_msgs/Header header\nstring[] joint_names\nJointTrajectoryPoint[] points\n"
+    )
+    + SEP
+    + "MSG: std_msgs/Header\n"
+    + HEADER
+    + SEP
+    + "MSG: builtin_interfaces/Time\n"
+    + TIME
+    + SEP
+    + "MSG: trajectory_msgs/JointTrajectoryPoint\nfloat64[] positions\n"
+    "float64[] velocities\nfloat64[] accelerations\nfloat64[] effort\n"
+    "builtin_interfaces/Duration time_from_start\n"
+    + SEP
+    + "MSG: builtin_interfaces/Duration\n"
+    + TIME,
+    "std_msgs/msg/Float64MultiArray": "MultiArrayLayout layout\nfloat64[] data\n"
+    + SEP
+    + "MSG: std_msgs/MultiArrayLayout\n"
+    "MultiArrayDimension[] dim\nuint32 data_offset\n"
+    + SEP
+    + "MSG: std_msgs/MultiArrayDimension\nstring label\nuint32 size\nuint32 stride\n",
     "std_msgs/msg/String": "string data\n",
 }
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
@@ -55,11 +72,19 @@ def _stamp(ns: int) -> dict[str, int]:
     return {"sec": ns // 1_000_000_000, "nanosec": ns % 1_000_000_000}
 
 
-def write_bag(path: Path, t: np.ndarray, q: np.ndarray, q_cmd: np.ndarray, *,
-              command: str = "trajectory_msgs/msg/JointTrajectory",
-              names: Sequence[str] = JOINTS, state_topic: str = "/joint_states",
-              command_topic: str = "/arm_controller/commands", seed: int = 0,
-              extra: Sequence[tuple[str, str]] = ()) -> Path:
+def write_bag(
+    path: Path,
+    t: np.ndarray,
+    q: np.ndarray,
+    q_cmd: np.ndarray,
+    *,
+    command: str = "trajectory_msgs/msg/JointTrajectory",
+    names: Sequence[str] = JOINTS,
+    state_topic: str = "/joint_states",
+    command_topic: str = "/arm_controller/commands",
+    seed: int = 0,
+    extra: Sequence[tuple[str, str]] = (),
+) -> Path:
     """One episode as ``ros2 bag record`` would hold it: JointState stamped at each read
     (``t`` [s]), logged after a random hop; the command (``q_cmd`` [rad], the frame's
     action) logged ``COMMAND_AFTER_S`` after its state; ``extra`` (topic, type) channels."""
@@ -71,24 +96,40 @@ def write_bag(path: Path, t: np.ndarray, q: np.ndarray, q_cmd: np.ndarray, *,
         for k in range(len(t)):
             stamp = T0_NS + int(round(t[k] * 1e9))
             log = stamp + int(rng.uniform(*STATE_LATENCY_S) * 1e9)
-            w.write_message(state_topic, schemas["sensor_msgs/msg/JointState"], {
-                "header": {"stamp": _stamp(stamp), "frame_id": ""}, "name": list(names),
-                "position": [float(x) for x in q[k]], "velocity": [], "effort": []},
-                log_time=log, publish_time=stamp)
+            w.write_message(
+                state_topic,
+                schemas["sensor_msgs/msg/JointState"],
+                {
+                    "header": {"stamp": _stamp(stamp), "frame_id": ""},
+                    "name": list(names),
+                    "position": [float(x) for x in q[k]],
+                    "velocity": [],
+                    "effort": [],
+                },
+                log_time=log,
+                publish_time=stamp,
+            )
             clog = stamp + int(COMMAND_AFTER_S * 1e9)
             pos = [float(x) for x in q_cmd[k]]
             if command == "trajectory_msgs/msg/JointTrajectory":
                 msg: dict[str, Any] = {
                     "header": {"stamp": _stamp(clog - 500_000), "frame_id": ""},
-                    "joint_names": list(names), "points": [{
-                        "positions": pos, "velocities": [], "accelerations": [], "effort": [],
-                        "time_from_start": {"sec": 0, "nanosec": 0}}]}
+                    "joint_names": list(names),
+                    "points": [
+                        {
+                            "positions": pos,
+                            "velocities": [],
+                            "accelerations": [],
+                            "effort": [],
+                            "time_from_start": {"sec": 0, "nanosec": 0},
+                        }
+                    ],
+                }
             elif command == "std_msgs/msg/Float64MultiArray":
                 msg = {"layout": {"dim": [], "data_offset": 0}, "data": pos}
             else:
                 msg = {"data": "open"}
-            w.write_message(command_topic, schemas[command], msg, log_time=clog,
-                            publish_time=clog)
+            w.write_message(command_topic, schemas[command], msg, log_time=clog, publish_time=clog)
             for topic, ty in extra:
                 w.write_message(topic, schemas[ty], {"data": "x"}, log_time=log)
         w.finish()
@@ -109,32 +150,55 @@ encoder_rad = {enc!r}
 ros2_bags = {bags}
 ros2_command_topic = "/arm_controller/commands"
 {extra}
-""" + "".join(f"[joints.{j}]\n" + ("gripper = true\n" if j == "gripper" else "")
-              for j in JOINTS)
+""" + "".join(f"[joints.{j}]\n" + ("gripper = true\n" if j == "gripper" else "") for j in JOINTS)
 
 
 def bag_rig(folder: Path, rig: Any, bags: Sequence[Path], extra: str = "") -> Path:
     """A rig reading ``bags`` for the bench rig ``rig``: same model, seed and noise, the
     joints named as the bag names them, in radians (ROS's unit)."""
     path = folder / "bag_rig.toml"
-    path.write_text(BAG_RIG.format(seed=rig.seed, model=rig.model_path, dt=rig.control_dt_s,
-                                   enc=rig.encoder_rad, extra=extra,
-                                   bags="[" + ", ".join(f'"{b}"' for b in bags) + "]"))
+    path.write_text(
+        BAG_RIG.format(
+            seed=rig.seed,
+            model=rig.model_path,
+            dt=rig.control_dt_s,
+            enc=rig.encoder_rad,
+            extra=extra,
+            bags="[" + ", ".join(f'"{b}"' for b in bags) + "]",
+        )
+    )
     return path
 
 
-def bench_bags(tmp: Path, so101: Path, seed: int, seconds: float, episodes: int,
-               faults: Any = None, **kw: Any) -> tuple[Any, Any, Any, Any]:
+def bench_bags(
+    tmp: Path, so101: Path, seed: int, seconds: float, episodes: int, faults: Any = None, **kw: Any
+) -> tuple[Any, Any, Any, Any]:
     """(bench rig, its dataset, bag rig, its bag dataset): the bench's episodes in bags."""
     from simgap.demo.factory import make_so101_bench
 
-    b = make_so101_bench(tmp / "bench", so101, seed, fps=30, n_episodes=episodes,
-                         duration_s=seconds, faults=faults, n_heldout=0)
+    b = make_so101_bench(
+        tmp / "bench",
+        so101,
+        seed,
+        fps=30,
+        n_episodes=episodes,
+        duration_s=seconds,
+        faults=faults,
+        n_heldout=0,
+    )
     rig = load_rig(b.rig)
     ds = read_lerobot_dataset(rig.evidence.dataset)
-    bags = [write_bag(tmp / "bags" / f"ep{tr.episode}" / f"ep{tr.episode}_0.mcap",
-                      tr.t, tr.q, tr.q_cmd, seed=tr.episode, **kw)
-            for tr in dataset_trajectories(ds, rig)]
+    bags = [
+        write_bag(
+            tmp / "bags" / f"ep{tr.episode}" / f"ep{tr.episode}_0.mcap",
+            tr.t,
+            tr.q,
+            tr.q_cmd,
+            seed=tr.episode,
+            **kw,
+        )
+        for tr in dataset_trajectories(ds, rig)
+    ]
     brig = load_rig(bag_rig(tmp, rig, [p.parent for p in bags]))
     return rig, ds, brig, read_ros2_bags(brig)
 
@@ -144,10 +208,12 @@ def so101(shared_data: Path) -> Path:
     return shared_data / "so101" / "so101.xml"
 
 
-@pytest.mark.parametrize("command", ["trajectory_msgs/msg/JointTrajectory",
-                                     "std_msgs/msg/Float64MultiArray"])
-def test_bag_reads_back_as_the_datasets_trajectories(so101: Path, tmp_path: Path,
-                                                     command: str) -> None:
+@pytest.mark.parametrize(
+    "command", ["trajectory_msgs/msg/JointTrajectory", "std_msgs/msg/Float64MultiArray"]
+)
+def test_bag_reads_back_as_the_datasets_trajectories(
+    so101: Path, tmp_path: Path, command: str
+) -> None:
     rig, ds, brig, bds = bench_bags(tmp_path, so101, 3, 2.0, 2, command=command)
     assert bds.fps == ds.fps == 30  # a whole rate within 100 ppm is that rate
     assert bds.info["ros2"]["fps_from_stamps"] == pytest.approx(30, rel=1e-9)
@@ -166,12 +232,13 @@ def test_bag_reads_back_as_the_datasets_trajectories(so101: Path, tmp_path: Path
     assert STATE_LATENCY_S[0] <= st["p50_s"] <= STATE_LATENCY_S[1]
     assert st["max_s"] <= STATE_LATENCY_S[1]
     # a stamped JointTrajectory also gives the command's hop (0.5 ms planted)
-    assert len(ros2[0]["transport_latency"]) == (
-        2 if command.startswith("trajectory") else 1)
+    assert len(ros2[0]["transport_latency"]) == (2 if command.startswith("trajectory") else 1)
 
 
-def test_bag_on_its_own_clock_jitter_and_a_dropped_state(tmp_path: Path, demo_model: Path,
-                                                         ) -> None:
+def test_bag_on_its_own_clock_jitter_and_a_dropped_state(
+    tmp_path: Path,
+    demo_model: Path,
+) -> None:
     """Read stamps jitter around their slots and one state is lost: the frames keep their
     slots (a gap, as LeRobot's frame_index would show), the action is the last command
     logged before the next read."""
@@ -192,13 +259,17 @@ def test_bag_on_its_own_clock_jitter_and_a_dropped_state(tmp_path: Path, demo_mo
     assert ds.info["ros2"]["bags"][0]["gaps"] == 1
 
 
-def _tiny_rig(folder: Path, model: Path, bags: Sequence[str], extra: str = "",
-              joints: Sequence[str] = JOINTS) -> Path:
+def _tiny_rig(
+    folder: Path, model: Path, bags: Sequence[str], extra: str = "", joints: Sequence[str] = JOINTS
+) -> Path:
     path = folder / "rig.toml"
-    path.write_text(f'name = "t"\n[model]\npath = "{model}"\n[control]\ndt_s = 0.0333\n'
-                    f"[evidence]\nros2_bags = {list(bags)!r}\n".replace("'", '"')
-                    + 'ros2_command_topic = "/arm_controller/commands"\n' + extra
-                    + "".join(f"[joints.{j}]\n" for j in joints))
+    path.write_text(
+        f'name = "t"\n[model]\npath = "{model}"\n[control]\ndt_s = 0.0333\n'
+        f"[evidence]\nros2_bags = {list(bags)!r}\n".replace("'", '"')
+        + 'ros2_command_topic = "/arm_controller/commands"\n'
+        + extra
+        + "".join(f"[joints.{j}]\n" for j in joints)
+    )
     return path
 
 
@@ -209,31 +280,45 @@ def _error(rig_path: Path) -> str:
 
 
 def test_missing_topics_other_names_and_unknown_types_name_the_topic_and_fix(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     t = np.arange(10) / 30.0
     q = np.zeros((10, 6))
     write_bag(tmp_path / "ok.mcap", t, q, q, extra=[("/gui/status", "std_msgs/msg/String")])
     # a state topic the bag lacks: its topics are listed, the JointState one offered
-    msg = _error(_tiny_rig(tmp_path, demo_model, ["ok.mcap"],
-                           'ros2_state_topic = "/follower/joint_states"\n'))
+    msg = _error(
+        _tiny_rig(
+            tmp_path, demo_model, ["ok.mcap"], 'ros2_state_topic = "/follower/joint_states"\n'
+        )
+    )
     assert "/follower/joint_states" in msg and "ros2_state_topic" in msg
     assert "set evidence.ros2_state_topic to one of: /joint_states" in msg
     # a command topic of a type simgap does not read
-    rig = _tiny_rig(tmp_path, demo_model, ["ok.mcap"]).read_text().replace(
-        "/arm_controller/commands", "/gui/status")
+    rig = (
+        _tiny_rig(tmp_path, demo_model, ["ok.mcap"])
+        .read_text()
+        .replace("/arm_controller/commands", "/gui/status")
+    )
     (tmp_path / "rig.toml").write_text(rig)
     msg = _error(tmp_path / "rig.toml")
     assert "/gui/status" in msg and "std_msgs/msg/String" in msg
     assert "trajectory_msgs/msg/JointTrajectory" in msg and "/arm_controller/commands" in msg
     # the rig's joints are not the bag's: the bag's names and the key to map them
-    msg = _error(_tiny_rig(tmp_path, demo_model, ["ok.mcap"],
-                           joints=["j1", "j2", "j3", "j4", "j5", "j6"]))
+    msg = _error(
+        _tiny_rig(tmp_path, demo_model, ["ok.mcap"], joints=["j1", "j2", "j3", "j4", "j5", "j6"])
+    )
     assert "/joint_states" in msg and "shoulder_pan" in msg and "joints.<name>.recorded" in msg
     # a Float64MultiArray command of another width than the named joints
     write_bag(tmp_path / "arr.mcap", t, q, q, command="std_msgs/msg/Float64MultiArray")
-    msg = _error(_tiny_rig(tmp_path, demo_model, ["arr.mcap"],
-                           'ros2_command_joints = ["shoulder_pan", "shoulder_lift", '
-                           '"elbow_flex", "wrist_flex", "wrist_roll", "gripper", "x"]\n'))
+    msg = _error(
+        _tiny_rig(
+            tmp_path,
+            demo_model,
+            ["arr.mcap"],
+            'ros2_command_joints = ["shoulder_pan", "shoulder_lift", '
+            '"elbow_flex", "wrist_flex", "wrist_roll", "gripper", "x"]\n',
+        )
+    )
     assert "ros2_command_joints" in msg and "6 in a message" in msg
     # not MCAP at all, a sqlite3 bag folder
     (tmp_path / "junk.mcap").write_bytes(b"not a bag")
@@ -246,39 +331,57 @@ def test_missing_topics_other_names_and_unknown_types_name_the_topic_and_fix(
 def test_rig_keys_are_checked_on_load(tmp_path: Path, demo_model: Path) -> None:
     from simgap.rig import rig_from_dict
 
-    base = {"name": "t", "model": {"path": str(demo_model)}, "control": {"dt_s": 0.03},
-            "joints": {"a": {}}}
+    base = {
+        "name": "t",
+        "model": {"path": str(demo_model)},
+        "control": {"dt_s": 0.03},
+        "joints": {"a": {}},
+    }
     with pytest.raises(InputError, match="ros2_command_topic"):
         rig_from_dict({**base, "evidence": {"ros2_bags": ["b.mcap"]}})
     with pytest.raises(InputError, match="one recording of record"):
-        rig_from_dict({**base, "evidence": {"ros2_bags": ["b"], "dataset": "d",
-                                            "ros2_command_topic": "/c"}})
+        rig_from_dict(
+            {**base, "evidence": {"ros2_bags": ["b"], "dataset": "d", "ros2_command_topic": "/c"}}
+        )
     with pytest.raises(InputError, match="evidence.ros2_bags beside it"):
         rig_from_dict({**base, "evidence": {"ros2_command_topic": "/c"}})
-    rig = rig_from_dict({**base, "evidence": {"ros2_bags": ["b"], "ros2_command_topic": "/c",
-                                              "ros2_command_joints": ["a"]}},
-                        source=tmp_path / "rig.toml")
+    rig = rig_from_dict(
+        {
+            **base,
+            "evidence": {
+                "ros2_bags": ["b"],
+                "ros2_command_topic": "/c",
+                "ros2_command_joints": ["a"],
+            },
+        },
+        source=tmp_path / "rig.toml",
+    )
     assert rig.evidence.ros2_bags == (tmp_path / "b",)
     assert rig.evidence.ros2_state_topic == "/joint_states"
     assert rig.evidence.recording == (tmp_path / "b",)
     assert ("ros2_bags", tmp_path / "b") in rig.evidence.missing()
 
 
-def test_diagnose_on_a_bad_bag_is_one_message_and_exit_2(tmp_path: Path,
-                                                        demo_model: Path) -> None:
+def test_diagnose_on_a_bad_bag_is_one_message_and_exit_2(tmp_path: Path, demo_model: Path) -> None:
     t = np.arange(10) / 30.0
-    write_bag(tmp_path / "ok.mcap", t, np.zeros((10, 6)), np.zeros((10, 6)),
-              command_topic="/other")
-    res = CliRunner().invoke(app, ["diagnose", str(_tiny_rig(tmp_path, demo_model,
-                                                             ["ok.mcap"])),
-                                   "--out", str(tmp_path / "out")])
+    write_bag(tmp_path / "ok.mcap", t, np.zeros((10, 6)), np.zeros((10, 6)), command_topic="/other")
+    res = CliRunner().invoke(
+        app,
+        [
+            "diagnose",
+            str(_tiny_rig(tmp_path, demo_model, ["ok.mcap"])),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
     assert res.exit_code == 2, res.output
     assert "Traceback" not in res.output and "/arm_controller/commands" in res.output
     assert "set evidence.ros2_command_topic to one of: /other" in res.output
 
 
 def test_diagnose_reads_the_bag_wherever_it_reads_a_dataset(
-        so101: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    so101: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Wiring: the evidence gate, the joint identification (actuator and controller) and the
     latency branch's transport finding read the bags; the identification is handed the
     same trajectories the bench's dataset gives (the fit itself is stubbed here)."""
@@ -291,11 +394,20 @@ def test_diagnose_reads_the_bag_wherever_it_reads_a_dataset(
 
     def stub(r: Any, d: Any, **kw: Any) -> dict[str, Any]:
         seen.append(d)
-        return real(r, d, **{**kw, "options": {**(kw.get("options") or {}),
-                                               "joint_id_seconds": 0.5,
-                                               "joint_id_kinds": ("kp",),
-                                               "joint_id_profile_delay": False,
-                                               "joint_id_fine_iters": 2}})
+        return real(
+            r,
+            d,
+            **{
+                **kw,
+                "options": {
+                    **(kw.get("options") or {}),
+                    "joint_id_seconds": 0.5,
+                    "joint_id_kinds": ("kp",),
+                    "joint_id_profile_delay": False,
+                    "joint_id_fine_iters": 2,
+                },
+            },
+        )
 
     monkeypatch.setattr(jd, "identify_rig", stub)
     diag = diagnose_rig(brig.source, tmp_path / "out").to_dict()
@@ -307,8 +419,9 @@ def test_diagnose_reads_the_bag_wherever_it_reads_a_dataset(
     assert tr["verdict"] == "eliminated"  # ~2.5 ms against a 33 ms period
     assert STATE_LATENCY_S[0] <= tr["figures"]["transport_p50_s"] <= STATE_LATENCY_S[1]
     assert len(seen) == 1 and isinstance(seen[0].info.get("ros2"), dict)
-    for x, y in zip(dataset_trajectories(ds, rig), dataset_trajectories(seen[0], brig),
-                    strict=True):
+    for x, y in zip(
+        dataset_trajectories(ds, rig), dataset_trajectories(seen[0], brig), strict=True
+    ):
         np.testing.assert_allclose(y.q, x.q, atol=1e-12)
     assert rig_recording(rig).root == ds.root  # a dataset rig still reads its dataset
 

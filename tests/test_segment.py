@@ -19,14 +19,20 @@ from tests.factories import SO101_NAMES, write_rig, write_v3_dataset
 FPS = 15.0
 
 
-def _record(ep: dict[str, np.ndarray], *, with_obj: bool = True,
-            with_ee: bool = True) -> EpisodeRecord:
+def _record(
+    ep: dict[str, np.ndarray], *, with_obj: bool = True, with_ee: bool = True
+) -> EpisodeRecord:
     st, ac = ep["observation.state"], ep["action"]
     span = GRIP_HI - GRIP_LO
     ee = FK(np.deg2rad(st[:, :5])) if with_ee else None
-    return EpisodeRecord(t=np.arange(len(st)) / FPS, gripper_cmd=GRIP_LO + ac[:, 5] / 100 * span,
-                         gripper=GRIP_LO + st[:, 5] / 100 * span, gripper_range=(GRIP_LO, GRIP_HI),
-                         ee=ee, obj=ep["observation.object_pos"] if with_obj else None)
+    return EpisodeRecord(
+        t=np.arange(len(st)) / FPS,
+        gripper_cmd=GRIP_LO + ac[:, 5] / 100 * span,
+        gripper=GRIP_LO + st[:, 5] / 100 * span,
+        gripper_range=(GRIP_LO, GRIP_HI),
+        ee=ee,
+        obj=ep["observation.object_pos"] if with_obj else None,
+    )
 
 
 def test_success_is_cut_at_the_recorded_events() -> None:
@@ -69,8 +75,9 @@ def test_without_object_or_end_effector_an_empty_grasp_is_read_from_the_opening(
     a = seg.attempts[seg.best or 0]
     assert a.empty and a.opening_frac < 0.08
     assert abs(a.gap_rad) < np.deg2rad(1.0)
-    ok = segment(_record(pick_place("success", rng=np.random.default_rng(3)), with_obj=False,
-                         with_ee=False))
+    ok = segment(
+        _record(pick_place("success", rng=np.random.default_rng(3)), with_obj=False, with_ee=False)
+    )
     held = ok.attempts[ok.best or 0]
     assert not held.empty
     assert held.opening_frac == pytest.approx((25.0 / 100.0), abs=0.01)
@@ -113,8 +120,9 @@ def test_episodes_without_a_gripper_channel_are_refused(tmp_path: Path, demo_mod
 
 def test_record_shapes_are_checked() -> None:
     with pytest.raises(InputError, match="gripper"):
-        EpisodeRecord(t=np.arange(3.0), gripper_cmd=np.zeros(2), gripper=np.zeros(3),
-                      gripper_range=(0.0, 1.0))
+        EpisodeRecord(
+            t=np.arange(3.0), gripper_cmd=np.zeros(2), gripper=np.zeros(3), gripper_range=(0.0, 1.0)
+        )
 
 
 def test_the_episodes_package_does_not_import_mujoco() -> None:

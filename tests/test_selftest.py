@@ -20,8 +20,10 @@ from simgap.rig import load_rig
 from simgap.selftest.plan import FAMILIES, Plan, Trial
 from simgap.selftest.score import score_cells
 
-GRIPPER = ('[joints.gripper]\nrecorded = "gripper.pos"\nunit = "pct"\n'
-           'range_rad = [-0.174533, 1.745329]\ngripper = true\n')
+GRIPPER = (
+    '[joints.gripper]\nrecorded = "gripper.pos"\nunit = "pct"\n'
+    "range_rad = [-0.174533, 1.745329]\ngripper = true\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,24 +33,40 @@ def small_rig(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     from simgap.demo.factory import make_so101_bench
 
     root = tmp_path_factory.mktemp("user")
-    bench = make_so101_bench(root / "bench", shared_data / "so101" / "so101.xml", 3,
-                             faults=None, n_episodes=3, duration_s=6.0, n_heldout=0)
+    bench = make_so101_bench(
+        root / "bench",
+        shared_data / "so101" / "so101.xml",
+        3,
+        faults=None,
+        n_episodes=3,
+        duration_s=6.0,
+        n_heldout=0,
+    )
     head = bench.rig.read_text().partition("[joints.")[0]
     rig = root / "rig.toml"
-    rig.write_text(head + '[joints.elbow_flex]\nrecorded = "elbow_flex.pos"\nunit = "deg"\n'
-                   + GRIPPER + '[noise]\nencoder_rad = 0.0015339808\n[evidence]\n'
-                   'dataset = "bench/dataset"\n')
+    rig.write_text(
+        head
+        + '[joints.elbow_flex]\nrecorded = "elbow_flex.pos"\nunit = "deg"\n'
+        + GRIPPER
+        + "[noise]\nencoder_rad = 0.0015339808\n[evidence]\n"
+        'dataset = "bench/dataset"\n'
+    )
     return rig
 
 
 def _plan(*trials: Trial) -> Plan:
-    return Plan(trials=(Trial("null", 0), *trials), families=FAMILIES,
-                eligible={f: ("elbow_flex", "gripper") for f in FAMILIES}, not_planted={},
-                seed=0)
+    return Plan(
+        trials=(Trial("null", 0), *trials),
+        families=FAMILIES,
+        eligible={f: ("elbow_flex", "gripper") for f in FAMILIES},
+        not_planted={},
+        seed=0,
+    )
 
 
-def test_null_trial_is_the_users_format_with_the_users_commands(small_rig: Path,
-                                                                tmp_path: Path) -> None:
+def test_null_trial_is_the_users_format_with_the_users_commands(
+    small_rig: Path, tmp_path: Path
+) -> None:
     from simgap.selftest.synthesise import rig_dataset, synthesise_trial
 
     user = load_rig(small_rig)
@@ -61,36 +79,43 @@ def test_null_trial_is_the_users_format_with_the_users_commands(small_rig: Path,
     assert files.heldout_episode == ds.episode_indices[-1]
     for e in syn.episode_indices:
         for j in trial.joints:
-            np.testing.assert_array_equal(syn.named("action", e)[j.recorded],
-                                          ds.named("action", e)[j.recorded])
+            np.testing.assert_array_equal(
+                syn.named("action", e)[j.recorded], ds.named("action", e)[j.recorded]
+            )
     assert str(syn.table.schema.field("timestamp").type) == "float"  # float32, as LeRobot
     q = syn.vector("observation.state", 0)[:, 0] * np.pi / 180  # elbow, degrees
     counts = q / user.encoder_rad
     np.testing.assert_allclose(counts, np.rint(counts), atol=1e-3)  # whole encoder counts
     # a planted fault shows in the readings, never in the commands
-    slow = synthesise_trial(user, ds, Trial("trial-01", 1, {"damping": {"elbow_flex": 3.0}}),
-                            tmp_path / "t1")
+    slow = synthesise_trial(
+        user, ds, Trial("trial-01", 1, {"damping": {"elbow_flex": 3.0}}), tmp_path / "t1"
+    )
     faulty = read_lerobot_dataset(load_rig(slow.rig).evidence.dataset)
     np.testing.assert_array_equal(faulty.vector("action", 0), syn.vector("action", 0))
     diff = np.abs(faulty.vector("observation.state", 0) - syn.vector("observation.state", 0))
     assert diff[:, 0].max() > 1.0 and diff[:, 1].max() < diff[:, 0].max()  # [deg]
-    assert json.loads((slow.folder / "truth.json").read_text())["joints"]["elbow_flex"][
-        "multiplier"]["damping"] == 3.0
+    assert (
+        json.loads((slow.folder / "truth.json").read_text())["joints"]["elbow_flex"]["multiplier"][
+            "damping"
+        ]
+        == 3.0
+    )
     assert slow.truth_model is not None and slow.truth_model.is_file()
     assert {p: p.read_bytes() for p in before} == before  # inputs never modified
     # a second call with the same stamp keeps the folder as it is
     stamp = (files.folder / "dataset/data/chunk-000/file-000.parquet").stat().st_mtime_ns
     synthesise_trial(user, ds, Trial("null", 0), tmp_path / "null", rig_digest="x")
-    assert (files.folder / "dataset/data/chunk-000/file-000.parquet"
-            ).stat().st_mtime_ns == stamp
+    assert (files.folder / "dataset/data/chunk-000/file-000.parquet").stat().st_mtime_ns == stamp
 
 
 def test_a_planted_delay_is_recovered_and_the_null_run_implicates_nothing(
-        small_rig: Path, tmp_path: Path) -> None:
+    small_rig: Path, tmp_path: Path
+) -> None:
     from simgap.selftest.run import run_plan
 
-    res = run_plan(small_rig, tmp_path / "st", _plan(Trial("trial-01", 1, {"delay_s": 0.07})),
-                   jobs=2)
+    res = run_plan(
+        small_rig, tmp_path / "st", _plan(Trial("trial-01", 1, {"delay_s": 0.07})), jobs=2
+    )
     assert [t.status for t in res.trials] == ["done", "done"]
     null, faulty = res.trials
     assert null.implicated == () and all(c.outcome == "clean" for c in null.cells)
@@ -103,8 +128,10 @@ def test_a_planted_delay_is_recovered_and_the_null_run_implicates_nothing(
     ridge = [c for c in delay if c.outcome == "declared"]
     assert all(c.planted for c in delay) and inside
     assert len(inside) + len(ridge) == len(delay)
-    assert all("the effective delay" in c.note and "is identified, the split is not" in c.note
-               for c in ridge)
+    assert all(
+        "the effective delay" in c.note and "is identified, the split is not" in c.note
+        for c in ridge
+    )
     assert any(s.startswith("actuator") for s in faulty.implicated)
     assert faulty.gap is not None and faulty.gap.patch_offered and faulty.gap.closed > 0.8
     rows = {r.family: r for r in res.rows}
@@ -113,12 +140,17 @@ def test_a_planted_delay_is_recovered_and_the_null_run_implicates_nothing(
     assert "sees delay" in res.sentence and "implicated nothing" in res.sentence
     # the same findings scored against another truth are not inside: the check can fail
     doc = json.loads((tmp_path / "st/diagnoses/selftest-trial-01/findings.json").read_text())
-    fig = figures_of(next(f for f in doc["findings"] if f["branch"] == "actuator"),
-                     JointDynamicsFigures)
+    fig = figures_of(
+        next(f for f in doc["findings"] if f["branch"] == "actuator"), JointDynamicsFigures
+    )
     from simgap.demo.faults import resolve_faults
 
-    nominal = {c.joint: {k: 1.0 for k in ("kp", "kv", "damping", "frictionloss", "armature",
-                                          "force_limit")} for c in delay}
+    nominal = {
+        c.joint: {
+            k: 1.0 for k in ("kp", "kv", "damping", "frictionloss", "armature", "force_limit")
+        }
+        for c in delay
+    }
     stated = {c.joint for c in inside}
     far = score_cells("x", resolve_faults({"delay_s": 0.2}, 0, nominal), fig, ["delay"])
     assert {c.outcome for c in far if c.joint in stated} == {"missed"}
@@ -131,8 +163,9 @@ def test_a_planted_delay_is_recovered_and_the_null_run_implicates_nothing(
     row = f"| delay | 2 | {len(inside)} | {len(ridge)} |"
     assert (tmp_path / "st/selftest.md").read_text().count(row) == 1
     # resumed: nothing is diagnosed again
-    again = run_plan(small_rig, tmp_path / "st", _plan(Trial("trial-01", 1,
-                                                             {"delay_s": 0.07})), jobs=1)
+    again = run_plan(
+        small_rig, tmp_path / "st", _plan(Trial("trial-01", 1, {"delay_s": 0.07})), jobs=1
+    )
     assert [t.status for t in again.trials] == ["cached", "cached"]
     assert again.rows == res.rows
 
@@ -154,10 +187,12 @@ def test_cli_refuses_a_rig_without_a_dataset(tmp_path: Path, demo_model: Path) -
     from simgap.cli import app
 
     rig = tmp_path / "rig.toml"
-    rig.write_text(f'name = "r"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.05\n'
-                   + GRIPPER)
-    r = CliRunner().invoke(app, ["selftest", str(rig), "--out", str(tmp_path / "o"),
-                                 "--trials", "1"])
+    rig.write_text(
+        f'name = "r"\n[model]\npath = "{demo_model}"\n[control]\ndt_s = 0.05\n' + GRIPPER
+    )
+    r = CliRunner().invoke(
+        app, ["selftest", str(rig), "--out", str(tmp_path / "o"), "--trials", "1"]
+    )
     assert r.exit_code == 2
     assert "evidence.dataset" in r.output and not (tmp_path / "o").exists()
 
@@ -176,7 +211,8 @@ def test_selftest_on_the_demo_rig(tmp_path: Path) -> None:
     assert [r.family for r in res.rows] == list(FAMILIES)
     for r in res.rows:
         assert r.counts.planted == sum(
-            c.planted for t in res.trials[1:] for c in t.cells if c.family == r.family)
+            c.planted for t in res.trials[1:] for c in t.cells if c.family == r.family
+        )
         assert set(r.joints) == set(load_rig(rig).joint_names)
     delay = next(r for r in res.rows if r.family == "delay")
     assert delay.counts.planted and delay.counts.missed == 0 and delay.counts.inside

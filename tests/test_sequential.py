@@ -15,7 +15,7 @@ def test_e_value_closed_form_uniform_prior() -> None:
     # Uniform mixture: E = 2^m / ((m + 1) C(m, u)) with m = u + v.
     for u, v in ((0, 0), (3, 1), (8, 0), (10, 7)):
         m = u + v
-        expected = 2 ** m / ((m + 1) * math.comb(m, u))
+        expected = 2**m / ((m + 1) * math.comb(m, u))
         assert float(np.exp(sq.log_e_value(u, v))) == pytest.approx(expected, rel=1e-12)
 
 
@@ -52,8 +52,10 @@ def test_type_one_error_under_drift_with_independent_runs() -> None:
     rng = np.random.default_rng(5)
     t = np.arange(150)
     p_t = 0.2 + 0.7 * t / 150
-    wrong = sum(sq.sequential_test(rng.random(150) < p_t, rng.random(150) < p_t).decision
-                != "undecided" for _ in range(1500))
+    wrong = sum(
+        sq.sequential_test(rng.random(150) < p_t, rng.random(150) < p_t).decision != "undecided"
+        for _ in range(1500)
+    )
     assert wrong / 1500 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 1500)
 
 

@@ -22,25 +22,49 @@ from simgap.values.episode import PHASES
 from tests.episode_scripts import manifest_text, pick_place, write_manifest
 from tests.factories import write_rig, write_v3_dataset
 
-REAL_KINDS = ["success", "success", "success", "closed_on_nothing", "closed_on_nothing",
-              "closed_on_nothing", "closed_on_nothing", "early_release", "early_release",
-              "early_release", "search", "dropped", "drift", "slipped", "slipped", "success"]
-EXPECTED = {"closed_on_nothing": ("grasp", "closed_on_nothing"),
-            "early_release": ("place", "early_release_short_of_target"),
-            "search": ("approach", "search_never_found_object"),
-            "dropped": ("lift_and_carry", "dropped_in_carry"),
-            "drift": ("after_success", "drift_after_success"),
-            "slipped": ("grasp", "grasp_did_not_lift")}
+REAL_KINDS = [
+    "success",
+    "success",
+    "success",
+    "closed_on_nothing",
+    "closed_on_nothing",
+    "closed_on_nothing",
+    "closed_on_nothing",
+    "early_release",
+    "early_release",
+    "early_release",
+    "search",
+    "dropped",
+    "drift",
+    "slipped",
+    "slipped",
+    "success",
+]
+EXPECTED = {
+    "closed_on_nothing": ("grasp", "closed_on_nothing"),
+    "early_release": ("place", "early_release_short_of_target"),
+    "search": ("approach", "search_never_found_object"),
+    "dropped": ("lift_and_carry", "dropped_in_carry"),
+    "drift": ("after_success", "drift_after_success"),
+    "slipped": ("grasp", "grasp_did_not_lift"),
+}
 SIM_KINDS = ["success"] * 11 + ["search", "search"]
 
 
-def _build(tmp: Path, model: Path, real_kinds: list[str], sim_kinds: list[str] | None,
-           real_phases: list[str | None] | None = None) -> Path:
+def _build(
+    tmp: Path,
+    model: Path,
+    real_kinds: list[str],
+    sim_kinds: list[str] | None,
+    real_phases: list[str | None] | None = None,
+) -> Path:
     rng = np.random.default_rng(7)
     real = [pick_place(k, rng=rng, noise_rad=np.deg2rad(0.05)) for k in real_kinds]
     write_v3_dataset(tmp / "real", real, fps=15)
-    write_manifest(tmp / "real.toml", manifest_text("real", [k == "success" for k in real_kinds],
-                                                    phases=real_phases))
+    write_manifest(
+        tmp / "real.toml",
+        manifest_text("real", [k == "success" for k in real_kinds], phases=real_phases),
+    )
     ev = '\n[evidence]\ndataset = "real"\nreal_manifest = "real.toml"\n'
     if sim_kinds is not None:
         sim = [pick_place(k, rng=rng) for k in sim_kinds]
@@ -127,7 +151,8 @@ def test_same_failures_in_sim_are_not_a_gap(tmp_path: Path, demo_model: Path) ->
 
 
 def test_a_few_real_failures_sim_never_shows_are_not_called_reproduced(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     real = ["success"] * 3 + ["search"]
     (f,) = phases_branch.assess(_ctx(_build(tmp_path, demo_model, real, ["success"] * 4)))
     # 1 of 4 against 0 of 4: Fisher p = 1, not a departure, and not reproduced either
@@ -170,8 +195,13 @@ def test_annotated_phases_and_bad_phase_names(tmp_path: Path, demo_model: Path) 
     for ph in PHASES:
         assert ph in msg
     # a person's annotation overrides the segmentation of a failed episode
-    rig = _build(tmp_path / "ann", demo_model, ["success", "slipped"], None,
-                 real_phases=[None, "lift_and_carry"])
+    rig = _build(
+        tmp_path / "ann",
+        demo_model,
+        ["success", "slipped"],
+        None,
+        real_phases=[None, "lift_and_carry"],
+    )
     pe = phases_branch.evaluate(_ctx(rig))
     assert pe.real is not None
     assert pe.real[1].failure_phase == "lift_and_carry" and pe.real[1].annotated
@@ -187,8 +217,14 @@ def test_trial_count_must_match_the_episodes(tmp_path: Path, demo_model: Path) -
 
 def test_compare_counts_only_known_outcomes() -> None:
     def r(ok: bool | None, ph: str | None) -> EpisodeResult:
-        return EpisodeResult(episode=0, success=ok, success_source="manifest", reached=ph,
-                             failure_phase=ph, signature=None)
+        return EpisodeResult(
+            episode=0,
+            success=ok,
+            success_source="manifest",
+            reached=ph,
+            failure_phase=ph,
+            signature=None,
+        )
 
     c = compare_phases([r(True, None)] * 3, [r(False, "place"), r(None, None), r(True, None)])
     assert c.real is not None and c.real.n == 2 and c.real.unknown == 1

@@ -28,18 +28,17 @@ def test_fleiss_textbook_half_vs_080() -> None:
 
 @pytest.mark.parametrize(("p1", "p2"), [(0.5, 0.8), (0.2, 0.5), (0.9, 0.7), (0.6, 0.65)])
 def test_fleiss_matches_statsmodels(p1: float, p2: float) -> None:
-    n = samplesize_proportions_2indep_onetail(p2 - p1, p1, 0.8, alpha=0.05,
-                                              alternative="two-sided")
+    n = samplesize_proportions_2indep_onetail(p2 - p1, p1, 0.8, alpha=0.05, alternative="two-sided")
     assert sizing.fleiss_n_float(p1, p2) == pytest.approx(n, rel=1e-6)
     # Continuity correction, written out: n/4 (1 + sqrt(1 + 4/(n d)))^2.
     cc = n / 4 * (1 + math.sqrt(1 + 4 / (n * abs(p2 - p1)))) ** 2
     assert sizing.fleiss_n(p1, p2, cc=True) == math.ceil(cc)
 
 
-@pytest.mark.parametrize(("p1", "p2", "alpha", "power"), [(0.5, 0.8, 0.05, 0.8),
-                                                          (0.3, 0.5, 0.01, 0.9)])
-def test_arcsine_matches_normal_ind_power(p1: float, p2: float, alpha: float,
-                                          power: float) -> None:
+@pytest.mark.parametrize(
+    ("p1", "p2", "alpha", "power"), [(0.5, 0.8, 0.05, 0.8), (0.3, 0.5, 0.01, 0.9)]
+)
+def test_arcsine_matches_normal_ind_power(p1: float, p2: float, alpha: float, power: float) -> None:
     n = NormalIndPower().solve_power(proportion_effectsize(p1, p2), alpha=alpha, power=power)
     assert sizing.arcsine_n(p1, p2, alpha, power) == math.ceil(n)
 
@@ -64,13 +63,15 @@ def _brute_power(test: str, n: int, p1: float, p2: float, alpha: float) -> float
 @pytest.mark.parametrize("n", [4, 9, 16])
 def test_exact_fisher_power_matches_enumeration(n: int) -> None:
     assert exact_power.power("fisher", n, 0.3, 0.8, 0.05) == pytest.approx(
-        _brute_power("fisher", n, 0.3, 0.8, 0.05), abs=1e-12)
+        _brute_power("fisher", n, 0.3, 0.8, 0.05), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("n", [5, 8])
 def test_exact_barnard_power_matches_enumeration(n: int) -> None:
     assert exact_power.power("barnard", n, 0.2, 0.7, 0.05) == pytest.approx(
-        _brute_power("barnard", n, 0.2, 0.7, 0.05), abs=1e-12)
+        _brute_power("barnard", n, 0.2, 0.7, 0.05), abs=1e-12
+    )
 
 
 def test_exact_n_skips_a_sawtooth_dip() -> None:
@@ -95,8 +96,13 @@ def test_exact_barnard_sawtooth() -> None:
 
 def test_plan_keys_and_ordering() -> None:
     d = sizing.plan(0.5, 0.8, n=30)
-    assert set(d["n_per_arm"]) == {"fleiss", "fleiss_cc", "arcsine", "fisher_exact",
-                                   "barnard_exact"}
+    assert set(d["n_per_arm"]) == {
+        "fleiss",
+        "fleiss_cc",
+        "arcsine",
+        "fisher_exact",
+        "barnard_exact",
+    }
     npa = d["n_per_arm"]
     # Fisher is conservative: it needs at least as many trials as Barnard.
     assert npa["fisher_exact"] >= npa["barnard_exact"]
@@ -123,8 +129,15 @@ def test_half_width() -> None:
     assert hw["wilson"] == pytest.approx((hi - lo) / 2, rel=1e-10)
 
 
-@pytest.mark.parametrize(("kw", "field"), [({"alpha": 1.2}, "alpha"), ({"power": 0.0}, "power"),
-                                           ({"p1": 1.5}, "p1"), ({"p2": -0.1}, "p2")])
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        ({"alpha": 1.2}, "alpha"),
+        ({"power": 0.0}, "power"),
+        ({"p1": 1.5}, "p1"),
+        ({"p2": -0.1}, "p2"),
+    ],
+)
 def test_bad_inputs_name_the_field(kw: dict[str, float], field: str) -> None:
     args = {"p1": 0.5, "p2": 0.8, "alpha": 0.05, "power": 0.8, **kw}
     with pytest.raises(InputError, match=f"'{field}'"):
@@ -156,5 +169,6 @@ def test_exact_limits() -> None:
         sizing.exact_n("barnard", 0.5, 0.8, n_max=5000)
     d = sizing.plan(0.5, 0.52)  # ~9900 per arm: the exact search is skipped, and says so
     assert d["n_per_arm"]["fisher_exact"] is None and "skipped" in d["exact"]
-    assert d["n_per_arm"]["fleiss"] == math.ceil(samplesize_proportions_2indep_onetail(
-        0.02, 0.5, 0.8, alpha=0.05, alternative="two-sided"))
+    assert d["n_per_arm"]["fleiss"] == math.ceil(
+        samplesize_proportions_2indep_onetail(0.02, 0.5, 0.8, alpha=0.05, alternative="two-sided")
+    )

@@ -20,9 +20,11 @@ CASES = [(0, 10), (1, 10), (7, 10), (10, 10), (13, 40), (37, 50)]
 def test_wilson_and_clopper_pearson_match_statsmodels(s: int, n: int) -> None:
     assert st.wilson(s, n) == pytest.approx(proportion_confint(s, n, method="wilson"), abs=1e-12)
     assert st.clopper_pearson(s, n) == pytest.approx(
-        proportion_confint(s, n, method="beta"), abs=1e-10)
+        proportion_confint(s, n, method="beta"), abs=1e-10
+    )
     assert st.wilson(s, n, 0.9) == pytest.approx(
-        proportion_confint(s, n, alpha=0.1, method="wilson"), abs=1e-12)
+        proportion_confint(s, n, alpha=0.1, method="wilson"), abs=1e-12
+    )
 
 
 def test_fisher_matches_enumeration() -> None:
@@ -75,16 +77,22 @@ def _p_better_closed_form(sa: int, na: int, sb: int, nb: int) -> float:
     # P(p_B > p_A) = sum_{i<ab} B(aa+i, ba+bb) / ((bb+i) B(1+i, bb) B(aa, ba))
     total = 0.0
     for i in range(ab):
-        total += math.exp(special.betaln(aa + i, ba + bb) - math.log(bb + i)
-                          - special.betaln(1 + i, bb) - special.betaln(aa, ba))
+        total += math.exp(
+            special.betaln(aa + i, ba + bb)
+            - math.log(bb + i)
+            - special.betaln(1 + i, bb)
+            - special.betaln(aa, ba)
+        )
     return 1.0 - total
 
 
-@pytest.mark.parametrize(("sa", "na", "sb", "nb"), [(7, 10, 2, 10), (3, 4, 3, 4),
-                                                    (40, 50, 35, 50), (0, 5, 1, 5)])
+@pytest.mark.parametrize(
+    ("sa", "na", "sb", "nb"), [(7, 10, 2, 10), (3, 4, 3, 4), (40, 50, 35, 50), (0, 5, 1, 5)]
+)
 def test_p_a_better_closed_form(sa: int, na: int, sb: int, nb: int) -> None:
     assert st.p_a_better(sa, na, sb, nb) == pytest.approx(
-        _p_better_closed_form(sa, na, sb, nb), abs=1e-8)
+        _p_better_closed_form(sa, na, sb, nb), abs=1e-8
+    )
 
 
 def test_p_a_better_jeffreys_prior_against_monte_carlo() -> None:
@@ -92,11 +100,13 @@ def test_p_a_better_jeffreys_prior_against_monte_carlo() -> None:
     a = rng.beta(6 + 0.5, 4 + 0.5, 400_000)
     b = rng.beta(3 + 0.5, 7 + 0.5, 400_000)
     assert st.p_a_better(6, 10, 3, 10, prior=(0.5, 0.5)) == pytest.approx(
-        float(np.mean(a > b)), abs=3e-3)
+        float(np.mean(a > b)), abs=3e-3
+    )
 
 
-@pytest.mark.parametrize(("sa", "na", "sb", "nb"), [(7, 10, 2, 10), (0, 12, 5, 9),
-                                                    (30, 30, 20, 25)])
+@pytest.mark.parametrize(
+    ("sa", "na", "sb", "nb"), [(7, 10, 2, 10), (0, 12, 5, 9), (30, 30, 20, 25)]
+)
 def test_newcombe_matches_statsmodels(sa: int, na: int, sb: int, nb: int) -> None:
     lo, hi = confint_proportions_2indep(sa, na, sb, nb, method="newcomb")
     assert st.newcombe(sa, na, sb, nb) == pytest.approx((lo, hi), abs=1e-10)

@@ -103,8 +103,7 @@ def test_the_gripper_and_wraps_never_refuse() -> None:
     assert not tb.refused
     grip = next(j for j in tb.joints if j.gripper)
     assert grip.impossible_frames > 100  # reported as it is
-    assert circular_steps(np.array([[np.pi - 0.01], [-np.pi + 0.01]]))[0, 0] == \
-        pytest.approx(0.02)
+    assert circular_steps(np.array([[np.pi - 0.01], [-np.pi + 0.01]]))[0, 0] == pytest.approx(0.02)
 
 
 def test_observations_read_twice_are_stale() -> None:
@@ -135,20 +134,28 @@ def test_gaps_are_counted_and_float32_resolution_refuses_only_past_its_reach() -
 
 # ---- on recorded datasets --------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def benches(tmp_path_factory: pytest.TempPathFactory, demo_model: Path) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("time_base")
     out = {}
     for fps in (30, 100):
         for clock in ("exact", "step", "jitter"):
-            make_so101_bench(root / f"{fps}-{clock}", demo_model, 3, fps=fps, clock=clock,
-                             n_episodes=1, duration_s=6.0, n_heldout=0)
+            make_so101_bench(
+                root / f"{fps}-{clock}",
+                demo_model,
+                3,
+                fps=fps,
+                clock=clock,
+                n_episodes=1,
+                duration_s=6.0,
+                n_heldout=0,
+            )
             out[f"{fps}-{clock}"] = root / f"{fps}-{clock}" / "rig.toml"
     return out
 
 
-def test_healthy_benches_pass_at_30_and_100_fps_on_every_clock(
-        benches: dict[str, Path]) -> None:
+def test_healthy_benches_pass_at_30_and_100_fps_on_every_clock(benches: dict[str, Path]) -> None:
     for name, path in benches.items():
         rig = load_rig(path)
         tb = time_base_of(rig, read_lerobot_dataset(rig.evidence.dataset))  # type: ignore[arg-type]
@@ -162,8 +169,9 @@ def test_healthy_benches_pass_at_30_and_100_fps_on_every_clock(
         assert not time_base_of(srig, read_lerobot_dataset(srig.evidence.dataset)).refused
     assert speed_limits(load_rig(benches["30-exact"]))[0][0] == ANY_SERVO_RAD_S
     guessed = benches["30-exact"].with_name("guessed.toml")
-    guessed.write_text(benches["30-exact"].read_text()
-                       + '\n[deploy]\nservo_model = "sts3215"  # guessed\n')
+    guessed.write_text(
+        benches["30-exact"].read_text() + '\n[deploy]\nservo_model = "sts3215"  # guessed\n'
+    )
     assert speed_limits(load_rig(guessed))[0][0] == ANY_SERVO_RAD_S  # a guess bounds nothing
 
 
@@ -173,26 +181,37 @@ def _relabelled(bench_rig: Path, every: int, out: Path) -> Path:
     from simgap.demo.writers import write_lerobot_v3
 
     ds = read_lerobot_dataset(bench_rig.parent / "dataset")
-    eps = [{key: np.asarray(ds.vector(key, e))[::every] for key in ("action",
-                                                                      "observation.state")}
-           for e in ds.episode_indices]
-    write_lerobot_v3(out / "dataset", eps, fps=int(ds.fps), names=ds.names("action"),
-                     task="slow loop", robot_type="so101_follower")
+    eps = [
+        {key: np.asarray(ds.vector(key, e))[::every] for key in ("action", "observation.state")}
+        for e in ds.episode_indices
+    ]
+    write_lerobot_v3(
+        out / "dataset",
+        eps,
+        fps=int(ds.fps),
+        names=ds.names("action"),
+        task="slow loop",
+        robot_type="so101_follower",
+    )
     rig = out / "rig.toml"
     rig.write_text(bench_rig.read_text())
     return rig
 
 
 def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
-        benches: dict[str, Path], tmp_path: Path) -> None:
+    benches: dict[str, Path], tmp_path: Path
+) -> None:
     from simgap.diagnose import diagnose_rig
 
     rig = _relabelled(benches["100-exact"], 50, tmp_path / "slow")  # 2 Hz, labelled 100 fps
     diagnose_rig(rig, tmp_path / "out")
     found = json.loads((tmp_path / "out" / "findings.json").read_text())
     first = found["findings"][0]
-    assert (first["branch"], first["title"], first["verdict"]) == \
-        ("evidence", "Time base", "implicated")
+    assert (first["branch"], first["title"], first["verdict"]) == (
+        "evidence",
+        "Time base",
+        "implicated",
+    )
     tb = figures_of(first, TimeBaseFigures)
     assert tb.refused and tb.impossible_frames >= 3
     assert tb.speed_limit_from.startswith("no deploy.servo_model")
@@ -200,14 +219,20 @@ def test_diagnose_refuses_a_slow_loop_and_fits_nothing_on_it(
     assert REFUSAL_FIX in first["next_step"]
     assert found["stop"]["branch"] == "evidence"
     by = {(f["branch"], f["title"]): f for f in found["findings"]}
-    for key in (("actuator", "Actuator dynamics"), ("controller", "Controller"),
-                ("evidence", "Command shaping")):  # its clip search replays the stamps too
+    for key in (
+        ("actuator", "Actuator dynamics"),
+        ("controller", "Controller"),
+        ("evidence", "Command shaping"),
+    ):  # its clip search replays the stamps too
         assert by[key]["verdict"] == "inconclusive" and by[key]["kind"] == "not_run"
         assert figures_of(by[key], NotRunFigures.of(key[0])).not_run
     for key in (("envelope", "Speed"), ("envelope", "Control rate")):
         assert by[key]["verdict"] == "not_measured" and REFUSAL_FIX in by[key]["needs"][0]
-    assert not [f for f in found["findings"] if f["verdict"] == "eliminated"
-                and f["branch"] in ("actuator", "controller", "envelope")]
+    assert not [
+        f
+        for f in found["findings"]
+        if f["verdict"] == "eliminated" and f["branch"] in ("actuator", "controller", "envelope")
+    ]
     assert "Time base" in (tmp_path / "out" / "report.html").read_text()
 
 
@@ -220,8 +245,9 @@ def rig_found(rig: Rig) -> list[Finding]:
     return assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
 
 
-def test_one_branch_and_the_actuator_alone_are_stopped_too(benches: dict[str, Path],
-                                                           tmp_path: Path) -> None:
+def test_one_branch_and_the_actuator_alone_are_stopped_too(
+    benches: dict[str, Path], tmp_path: Path
+) -> None:
     """``simgap envelope`` (``assess_branch``) and ``simgap actuator`` on a dataset
     (``actuator_from_dataset``) run the gate first, as diagnose does."""
     from simgap.diagnose import actuator_from_dataset, assess_branch

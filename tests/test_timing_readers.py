@@ -41,15 +41,23 @@ def test_jsonl_reads_columns(tmp_path: Path) -> None:
 
 def test_parquet_struct_and_flat_columns(tmp_path: Path) -> None:
     stages = [{"camera": 0.01, "inference": 0.02}, {"camera": 0.011, "inference": None}]
-    table = pa.table({"episode": [0, 0], "step": [0, 1], "t": [0.0, 0.07],
-                      "stages": pa.array(stages)})
+    table = pa.table(
+        {"episode": [0, 0], "step": [0, 1], "t": [0.0, 0.07], "stages": pa.array(stages)}
+    )
     pq.write_table(table, tmp_path / "s.parquet")
     with pytest.warns(TimingLogWarning, match="'inference' missing in 1 of 2"):
         st = read_timing_log(tmp_path / "s.parquet").times
     np.testing.assert_allclose(st.stages["camera"], [0.01, 0.011])
     assert np.isnan(st.stages["inference"][1])
-    flat = pa.table({"episode": [0, 0], "step": [0, 1], "t": [0.0, 0.07],
-                     "stages.camera": [0.01, 0.011], "stages.net": [0.005, 0.004]})
+    flat = pa.table(
+        {
+            "episode": [0, 0],
+            "step": [0, 1],
+            "t": [0.0, 0.07],
+            "stages.camera": [0.01, 0.011],
+            "stages.net": [0.005, 0.004],
+        }
+    )
     pq.write_table(flat, tmp_path / "f.parquet")
     st2 = read_timing_log(tmp_path / "f.parquet").times
     assert st2.stage_names == ("camera", "net")
@@ -84,8 +92,9 @@ def test_nan_duration_jsonl_and_parquet(tmp_path: Path) -> None:
     lines = _good(2) + ['{"episode": 0, "step": 2, "t": 0.2, "stages": {"camera": NaN}}']
     with pytest.raises(InputError, match=r"line 3: stages\.camera.*NaN"):
         read_timing_log(_write(tmp_path / "nan.jsonl", lines))
-    table = pa.table({"episode": [0, 0], "step": [0, 1], "t": [0.0, 0.1],
-                      "stages.camera": [0.01, float("nan")]})
+    table = pa.table(
+        {"episode": [0, 0], "step": [0, 1], "t": [0.0, 0.1], "stages.camera": [0.01, float("nan")]}
+    )
     pq.write_table(table, tmp_path / "nan.parquet")
     with pytest.raises(InputError, match=r"row 1: stages\.camera.*NaN"):
         read_timing_log(tmp_path / "nan.parquet")
@@ -109,8 +118,9 @@ def test_stages_missing_in_some_ticks_warn_with_counts(tmp_path: Path) -> None:
     lines[4] = _rec(0, 4, 0.4, camera=0.01, inference=None)
     with pytest.warns(TimingLogWarning):
         log = read_timing_log(_write(tmp_path / "m.jsonl", lines))
-    assert log.warnings == ("m.jsonl: stage 'inference' missing in 2 of 6 ticks; their "
-                            "totals omit it",)
+    assert log.warnings == (
+        "m.jsonl: stage 'inference' missing in 2 of 6 ticks; their totals omit it",
+    )
     assert log.times.total()[2] == pytest.approx(0.01)
 
 
@@ -120,14 +130,17 @@ def test_repeated_tick_is_refused(tmp_path: Path) -> None:
         read_timing_log(_write(tmp_path / "d.jsonl", lines))
 
 
-@pytest.mark.parametrize("line, field", [
-    ('{"step": 0, "t": 0.0, "stages": {}}', "episode"),
-    ('{"episode": 0, "step": 0.5, "t": 0.0, "stages": {}}', "step"),
-    ('{"episode": 0, "step": 0, "stages": {}}', "t"),
-    ('{"episode": 0, "step": 0, "t": 0.0, "stages": [0.1]}', "stages"),
-    ('{"episode": 0, "step": 0, "t": 0.0, "stages": {"cam": "fast"}}', "stages.cam"),
-    ('[1, 2]', "line 1"),
-])
+@pytest.mark.parametrize(
+    "line, field",
+    [
+        ('{"step": 0, "t": 0.0, "stages": {}}', "episode"),
+        ('{"episode": 0, "step": 0.5, "t": 0.0, "stages": {}}', "step"),
+        ('{"episode": 0, "step": 0, "stages": {}}', "t"),
+        ('{"episode": 0, "step": 0, "t": 0.0, "stages": [0.1]}', "stages"),
+        ('{"episode": 0, "step": 0, "t": 0.0, "stages": {"cam": "fast"}}', "stages.cam"),
+        ("[1, 2]", "line 1"),
+    ],
+)
 def test_bad_fields_are_named(tmp_path: Path, line: str, field: str) -> None:
     with pytest.raises(InputError, match=field.replace(".", r"\.")):
         read_timing_log(_write(tmp_path / "f.jsonl", [line]))
@@ -191,7 +204,10 @@ def test_a_truncated_last_line_is_dropped_with_a_warning(tmp_path: Path) -> None
     path.write_text("\n".join(bad) + "\n")
     with pytest.raises(InputError, match=r"line 11.*--skip-bad-lines"):
         read_timing_log(path)
-    with pytest.warns(TimingLogWarning, match=r"dropped 1 line\(s\) that are not JSON objects "
-                                              r"\(lines 11\)"):
+    with pytest.warns(
+        TimingLogWarning,
+        match=r"dropped 1 line\(s\) that are not JSON objects "
+        r"\(lines 11\)",
+    ):
         log = read_timing_log(path, skip_bad_lines=True)
     assert log.times.n_ticks == whole

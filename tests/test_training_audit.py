@@ -31,19 +31,41 @@ CAMERA = (0.0, 0.055, -0.045)
 """The demo model's wrist_cam position in its body camera_mount [m] (fovy 70 deg)."""
 
 
-def _rig(tmp: Path, model: Path, export: dict[str, Any], *, real_dt: str, deploy: str,
-         reference_from_axis: tuple[float, float] = (0.0, 0.0)) -> Rig:
+def _rig(
+    tmp: Path,
+    model: Path,
+    export: dict[str, Any],
+    *,
+    real_dt: str,
+    deploy: str,
+    reference_from_axis: tuple[float, float] = (0.0, 0.0),
+) -> Rig:
     cfg = read_maniskill_config(write_export(tmp / "training.json", export))
     text = SO101_RIG.format(model=str(model)).replace(
-        "dt_s = 0.0333333", f"dt_s = 0.0333333\nreal_dt_s = {real_dt}")
+        "dt_s = 0.0333333", f"dt_s = 0.0333333\nreal_dt_s = {real_dt}"
+    )
     probe = load_rig(_write(tmp / "probe.toml", text))
     ax = rig_mount_points(probe.model_path, probe.joints[0].name, None)["pan_axis_m"]
     assert isinstance(ax, tuple)
     ref = [ax[0] + reference_from_axis[0], ax[1] + reference_from_axis[1], ax[2]]
-    text += "\n".join(["", *training_lines(cfg), "", "[camera]", 'name = "wrist_cam"',
-                       *camera_lines(cfg), "", "[deploy]", deploy, "", "[frame]",
-                       f"origin_reference_m = {ref}",
-                       'origin_reference_name = "the pan axis"', ""])
+    text += "\n".join(
+        [
+            "",
+            *training_lines(cfg),
+            "",
+            "[camera]",
+            'name = "wrist_cam"',
+            *camera_lines(cfg),
+            "",
+            "[deploy]",
+            deploy,
+            "",
+            "[frame]",
+            f"origin_reference_m = {ref}",
+            'origin_reference_name = "the pan axis"',
+            "",
+        ]
+    )
     return load_rig(_write(tmp / "rig.toml", text))
 
 
@@ -72,17 +94,27 @@ def post_mortem(tmp_path: Path, demo_model: Path) -> dict[str, Finding]:
     # a 25 mm cube of density 200 (3.1 g), the origin 3.9 cm behind the pan axis, a 52 deg
     # camera at its mount's origin
     export = grasp_cube_export(control_hz=10.0, pan_offset=(0.0, -0.039, 0.0165))
-    return _run(_rig(tmp_path, demo_model, export, real_dt="0.0666667",
-                     deploy=POST_MORTEM_DEPLOY))
+    return _run(_rig(tmp_path, demo_model, export, real_dt="0.0666667", deploy=POST_MORTEM_DEPLOY))
 
 
 def test_the_post_mortem_reports_every_disagreement_with_its_numbers(
-        post_mortem: dict[str, Finding]) -> None:
+    post_mortem: dict[str, Finding],
+) -> None:
     f = post_mortem
     assert all(x.verdict is Verdict.IMPLICATED for x in f.values()), {
-        k: (x.verdict, x.summary) for k, x in f.items()}
-    assert set(f) == {"control_rate", "top_speed", "pd_drive", "finger_friction",
-                      "object_mass", "origin", "camera_fov", "camera_mount", "name_gate"}
+        k: (x.verdict, x.summary) for k, x in f.items()
+    }
+    assert set(f) == {
+        "control_rate",
+        "top_speed",
+        "pd_drive",
+        "finger_friction",
+        "object_mass",
+        "origin",
+        "camera_fov",
+        "camera_mount",
+        "name_gate",
+    }
     rate = f["control_rate"].figures
     assert rate.training_hz == pytest.approx(10.0)
     assert rate.deployed_hz == pytest.approx(15.0, rel=1e-5)
@@ -113,29 +145,55 @@ def test_the_post_mortem_reports_every_disagreement_with_its_numbers(
 
 def test_a_config_that_matches_the_rig_reports_none(tmp_path: Path, demo_model: Path) -> None:
     k, tau = servo_drive("sts3215", 16.0)
-    export = grasp_cube_export(control_hz=15.0, stiffness=k, force_limit=tau, friction=0.4,
-                               density=0.019 / 0.025 ** 3, fov_deg=70.0, pose=CAMERA,
-                               pan_offset=(0.0, -0.039, 0.0165))
-    deploy = POST_MORTEM_DEPLOY.replace("0.15", "1.0").replace("so101_follower",
-                                                                "so100_follower")
-    found = _run(_rig(tmp_path, demo_model, export, real_dt="0.0666667", deploy=deploy,
-                      reference_from_axis=(-0.039, 0.0)))
+    export = grasp_cube_export(
+        control_hz=15.0,
+        stiffness=k,
+        force_limit=tau,
+        friction=0.4,
+        density=0.019 / 0.025**3,
+        fov_deg=70.0,
+        pose=CAMERA,
+        pan_offset=(0.0, -0.039, 0.0165),
+    )
+    deploy = POST_MORTEM_DEPLOY.replace("0.15", "1.0").replace("so101_follower", "so100_follower")
+    found = _run(
+        _rig(
+            tmp_path,
+            demo_model,
+            export,
+            real_dt="0.0666667",
+            deploy=deploy,
+            reference_from_axis=(-0.039, 0.0),
+        )
+    )
     assert len(found) == 9
     assert all(x.verdict is Verdict.ELIMINATED for x in found.values()), {
-        k: (x.verdict, x.summary) for k, x in found.items()}
+        k: (x.verdict, x.summary) for k, x in found.items()
+    }
 
 
-def test_a_default_or_guessed_deciding_value_is_not_measured(tmp_path: Path,
-                                                            demo_model: Path) -> None:
-    deploy = "\n".join(ln for ln in POST_MORTEM_DEPLOY.splitlines()
-                       if not ln.startswith(("action_scale", "servo_p_gain", "robot_name")))
-    rig = _rig(tmp_path, demo_model, grasp_cube_export(control_hz=10.0), real_dt="0.0666667",
-               deploy=deploy.replace("finger_friction = 0.4",
-                                     "finger_friction = 0.4   # guessed"))
+def test_a_default_or_guessed_deciding_value_is_not_measured(
+    tmp_path: Path, demo_model: Path
+) -> None:
+    deploy = "\n".join(
+        ln
+        for ln in POST_MORTEM_DEPLOY.splitlines()
+        if not ln.startswith(("action_scale", "servo_p_gain", "robot_name"))
+    )
+    rig = _rig(
+        tmp_path,
+        demo_model,
+        grasp_cube_export(control_hz=10.0),
+        real_dt="0.0666667",
+        deploy=deploy.replace("finger_friction = 0.4", "finger_friction = 0.4   # guessed"),
+    )
     f = _run(rig)
-    for check, key in (("top_speed", "deploy.action_scale"), ("pd_drive", "deploy.servo_p_gain"),
-                       ("finger_friction", "deploy.finger_friction"),
-                       ("name_gate", "deploy.robot_name")):
+    for check, key in (
+        ("top_speed", "deploy.action_scale"),
+        ("pd_drive", "deploy.servo_p_gain"),
+        ("finger_friction", "deploy.finger_friction"),
+        ("name_gate", "deploy.robot_name"),
+    ):
         assert f[check].verdict is Verdict.NOT_MEASURED, (check, f[check].summary)
         assert key in f[check].needs and key in f[check].summary
     assert "guessed" in f["finger_friction"].summary
@@ -164,17 +222,22 @@ def test_the_dataset_rate_is_held_against_training_too() -> None:
     from simgap.rig import JointMap, Training
     from simgap.units import JointUnit
 
-    rig = Rig(name="r", model_path=Path("m.xml"), control_dt_s=0.1,
-              joints=(JointMap("a", "a", JointUnit("rad")),),
-              training=Training(control_dt_s=0.1))
+    rig = Rig(
+        name="r",
+        model_path=Path("m.xml"),
+        control_dt_s=0.1,
+        joints=(JointMap("a", "a", JointUnit("rad")),),
+        training=Training(control_dt_s=0.1),
+    )
     f = audit_training(rig, RigSide(dataset_dt_s=1 / 15))[0]
     assert f.verdict is Verdict.IMPLICATED and f.figures.dataset_hz == pytest.approx(15.0)
     f = audit_training(rig, RigSide(dataset_dt_s=0.1))[0]
     assert f.verdict is Verdict.ELIMINATED
 
 
-def test_a_rig_without_a_training_config_gets_one_not_measured(tmp_path: Path,
-                                                               demo_model: Path) -> None:
+def test_a_rig_without_a_training_config_gets_one_not_measured(
+    tmp_path: Path, demo_model: Path
+) -> None:
     rig = load_rig(_write(tmp_path / "rig.toml", SO101_RIG.format(model=str(demo_model))))
     found = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
     assert [f.verdict for f in found] == [Verdict.NOT_MEASURED]
@@ -183,26 +246,34 @@ def test_a_rig_without_a_training_config_gets_one_not_measured(tmp_path: Path,
 
 
 def test_a_training_section_without_a_config_is_not_told_to_add_the_section(
-        tmp_path: Path, demo_model: Path) -> None:
+    tmp_path: Path, demo_model: Path
+) -> None:
     """The demo's [training] states a rate, noise and workspace but no training config: the
     finding names what it states and the keys it lacks, not 'add [training]'."""
     from simgap.cli._app import key_text
 
     text = SO101_RIG.format(model=str(demo_model)) + (
-        "\n[training]\ncontrol_dt_s = 0.05\nobs_noise_std_rad = 0.002\n")
+        "\n[training]\ncontrol_dt_s = 0.05\nobs_noise_std_rad = 0.002\n"
+    )
     rig = load_rig(_write(tmp_path / "rig.toml", text))
     (f,) = assess(Context(rig=rig, evidence=EvidenceBundle(rig)))
     assert f.verdict is Verdict.NOT_MEASURED
-    assert "states control_dt_s, obs_noise_std_rad, none of the training config's keys" \
-        in f.summary, f.summary
+    assert (
+        "states control_dt_s, obs_noise_std_rad, none of the training config's keys" in f.summary
+    ), f.summary
     key = key_text(f.to_dict())
     assert key.startswith("add [training] env_id, controller and gains"), key
     assert "config in [training]" not in key
 
 
 def test_simgap_training_prints_the_findings(tmp_path: Path, demo_model: Path) -> None:
-    _rig(tmp_path, demo_model, grasp_cube_export(control_hz=10.0), real_dt="0.0666667",
-         deploy=POST_MORTEM_DEPLOY)
+    _rig(
+        tmp_path,
+        demo_model,
+        grasp_cube_export(control_hz=10.0),
+        real_dt="0.0666667",
+        deploy=POST_MORTEM_DEPLOY,
+    )
     r = CliRunner().invoke(app, ["training", str(tmp_path / "rig.toml")])
     assert r.exit_code == 0, r.output
     assert "[implicated] Control rate (training config)" in r.output

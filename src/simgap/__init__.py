@@ -22,11 +22,22 @@ if TYPE_CHECKING:
 
 # The public names are imported on first use (PEP 562), so that ``simgap --help`` does not
 # pay for numpy and the readers it never touches.
-_HOME = {"InputError": "errors", "NameNotFoundError": "errors", "SimgapError": "errors",
-         "Diagnosis": "finding", "Finding": "finding", "Verdict": "finding",
-         "load_diagnosis": "finding", "LoopTimer": "instrument", "Rig": "rig",
-         "load_rig": "rig", "Frames": "series", "StageTimes": "series",
-         "Trajectory": "series", "JointUnit": "units"}
+_HOME = {
+    "InputError": "errors",
+    "NameNotFoundError": "errors",
+    "SimgapError": "errors",
+    "Diagnosis": "finding",
+    "Finding": "finding",
+    "Verdict": "finding",
+    "load_diagnosis": "finding",
+    "LoopTimer": "instrument",
+    "Rig": "rig",
+    "load_rig": "rig",
+    "Frames": "series",
+    "StageTimes": "series",
+    "Trajectory": "series",
+    "JointUnit": "units",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -38,6 +49,7 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f"simgap.{home}"), name)
     globals()[name] = value
     return value
+
 
 __all__ = [
     "Diagnosis",

@@ -41,11 +41,20 @@ def comparability_from_rig(rig: Any) -> dict[str, Any] | None:
     return compare(read_manifest(sim), read_manifest(real), names=("simulated", "real"))
 
 
-def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = False,
-                 progress: ProgressFn | None = None, control_dt_s: float | None = None,
-                 ray_address: str | None = None, allow_rig_compute: bool = False,
-                 controller_cross_check: bool = False, compute: Compute | None = None,
-                 actuator_net: bool = True, controller_episodes: int = 1) -> Diagnosis:
+def diagnose_rig(
+    rig_path: str | Path,
+    out_dir: str | Path,
+    *,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+    control_dt_s: float | None = None,
+    ray_address: str | None = None,
+    allow_rig_compute: bool = False,
+    controller_cross_check: bool = False,
+    compute: Compute | None = None,
+    actuator_net: bool = True,
+    controller_episodes: int = 1,
+) -> Diagnosis:
     """Diagnose one rig and write ``findings.json`` and ``report.html`` into ``out_dir``.
 
     ``controller_cross_check`` adds SIMPLER's pose fit of the gains beside the joint-dynamics
@@ -67,23 +76,35 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     missing = rig.evidence.missing()
     if missing:
         listed = "; ".join(f"evidence.{k} = {p}" for k, p in missing)
-        raise InputError(file=rig_path, field="evidence",
-                         expected="paths that exist", got=f"{len(missing)} missing: {listed}",
-                         fix="correct these paths in rig.toml (relative to the rig file)")
+        raise InputError(
+            file=rig_path,
+            field="evidence",
+            expected="paths that exist",
+            got=f"{len(missing)} missing: {listed}",
+            fix="correct these paths in rig.toml (relative to the rig file)",
+        )
     if control_dt_s is not None:
         control_dt_s = control_period(control_dt_s, field="--control-dt")
     final = Path(out_dir)
     if compute is None:
         compute = compute_backend(rig, ray_address, allow_rig_compute=allow_rig_compute)
     with output_folder(final, force=force) as out:
-        ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out, seed=rig.seed,
-                      progress=progress or (lambda m, f: None),
-                      options={**({"control_dt_s": control_dt_s} if control_dt_s else {}),
-                               **({"controller_cross_check": True}
-                                  if controller_cross_check else {}),
-                               **({} if actuator_net else {"actuator_net": False}),
-                               **({"controller_episodes": controller_episodes}
-                                  if controller_episodes != 1 else {})}, compute=compute)
+        ctx = Context(
+            rig=rig,
+            evidence=EvidenceBundle(rig),
+            out_dir=out,
+            seed=rig.seed,
+            progress=progress or (lambda m, f: None),
+            options={
+                **({"control_dt_s": control_dt_s} if control_dt_s else {}),
+                **({"controller_cross_check": True} if controller_cross_check else {}),
+                **({} if actuator_net else {"actuator_net": False}),
+                **(
+                    {"controller_episodes": controller_episodes} if controller_episodes != 1 else {}
+                ),
+            },
+            compute=compute,
+        )
         diagnosis = run_ladder(ctx, comparability=comparability_from_rig(rig))
         # artifacts were written into the temporary folder: name them where they will be
         d = json_safe(relocate_paths(diagnosis.to_dict(), out, final.absolute()))
@@ -96,8 +117,9 @@ def diagnose_rig(rig_path: str | Path, out_dir: str | Path, *, force: bool = Fal
     return diagnosis
 
 
-def compute_backend(rig: Rig, ray_address: str | None = None, *,
-                    allow_rig_compute: bool = False) -> Compute:
+def compute_backend(
+    rig: Rig, ray_address: str | None = None, *, allow_rig_compute: bool = False
+) -> Compute:
     """The backend the rig's fits use: Ray when ``ray_address`` is given, or when the rig's
     ``[compute]`` says so and ``allow_rig_compute`` (a rig file alone never sends the model
     and logs to a cluster), else the default (local threads)."""
@@ -106,8 +128,13 @@ def compute_backend(rig: Rig, ray_address: str | None = None, *,
     return compute_context(rig, ray_address, allow_rig_compute=allow_rig_compute)
 
 
-def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = None,
-                  options: dict[str, Any] | None = None) -> tuple[Rig, list[Finding]]:
+def assess_branch(
+    rig_path: str | Path,
+    branch: str,
+    *,
+    out_dir: Path | None = None,
+    options: dict[str, Any] | None = None,
+) -> tuple[Rig, list[Finding]]:
     """Run one branch of the ladder on a rig (what ``simgap phases``, ``envelope``,
     ``appearance`` and ``body`` do): the rig and the branch's Findings. The evidence gate
     runs first, as in the ladder, so that a check that reads the dataset's stamps as time
@@ -117,8 +144,13 @@ def assess_branch(rig_path: str | Path, branch: str, *, out_dir: Path | None = N
         raise NameNotFoundError("branch", branch, [s.name for s in LADDER])
     assess = assess_for(spec)
     rig = load_checked_rig(rig_path)
-    ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir, seed=rig.seed,
-                  options=dict(options or {}))
+    ctx = Context(
+        rig=rig,
+        evidence=EvidenceBundle(rig),
+        out_dir=out_dir,
+        seed=rig.seed,
+        options=dict(options or {}),
+    )
     from simgap.branches import evidence_gate
 
     if branch in evidence_gate.GATED:  # as the ladder: a refused time base stops them
@@ -131,10 +163,15 @@ STANDALONE_BEFORE_ACTUATOR = ("latency",)
 latency branch's loop measurement sets the actuator's delay account (and so the patch)."""
 
 
-def actuator_from_dataset(rig: Rig, dataset: str | Path | None = None, *,
-                          out_dir: Path | None = None, seed: int | None = None,
-                          progress: ProgressFn | None = None,
-                          ray_address: str | None = None) -> Finding:
+def actuator_from_dataset(
+    rig: Rig,
+    dataset: str | Path | None = None,
+    *,
+    out_dir: Path | None = None,
+    seed: int | None = None,
+    progress: ProgressFn | None = None,
+    ray_address: str | None = None,
+) -> Finding:
     """The actuator Finding of a LeRobot dataset exactly as ``diagnose_rig`` makes it.
 
     The null hypothesis is the rig's own MJCF (``branches.joint_dynamics.identify_rig``:
@@ -164,27 +201,39 @@ def actuator_from_dataset(rig: Rig, dataset: str | Path | None = None, *,
 
     if dataset is not None:  # absolute and real, as load_rig resolves evidence.dataset
         path = Path(os.path.realpath(Path(dataset).absolute()))
-        rig = replace(rig, evidence=replace(rig.evidence, dataset=path,
-                                            actuator_logs=()))
+        rig = replace(rig, evidence=replace(rig.evidence, dataset=path, actuator_logs=()))
     if rig.evidence.dataset is None:
-        raise InputError(file=rig.source, field="evidence.dataset",
-                         expected="a LeRobot v3 dataset folder", got="none",
-                         fix="name the dataset on the command line or in rig.toml")
+        raise InputError(
+            file=rig.source,
+            field="evidence.dataset",
+            expected="a LeRobot v3 dataset folder",
+            got="none",
+            fix="name the dataset on the command line or in rig.toml",
+        )
     if not rig.model_path.is_file():
-        raise InputError(file=rig.source, field="model.path",
-                         expected="the rig's MJCF (the null hypothesis of the identification)",
-                         got=str(rig.model_path), fix="correct model.path in rig.toml")
-    ctx = Context(rig=rig, evidence=EvidenceBundle(rig), out_dir=out_dir,
-                  seed=rig.seed if seed is None else int(seed),
-                  progress=progress or (lambda m, f: None),
-                  compute=compute_backend(rig, ray_address))
+        raise InputError(
+            file=rig.source,
+            field="model.path",
+            expected="the rig's MJCF (the null hypothesis of the identification)",
+            got=str(rig.model_path),
+            fix="correct model.path in rig.toml",
+        )
+    ctx = Context(
+        rig=rig,
+        evidence=EvidenceBundle(rig),
+        out_dir=out_dir,
+        seed=rig.seed if seed is None else int(seed),
+        progress=progress or (lambda m, f: None),
+        compute=compute_backend(rig, ray_address),
+    )
     from simgap.branches import evidence_gate
 
     ctx.findings.extend(evidence_gate.assess(ctx))  # as the ladder: the gate first
     refused = evidence_gate.time_base_refusal(ctx)
     if refused is not None:
         return evidence_gate.not_run("actuator", "Actuator dynamics", refused)
-    for spec in sorted((s for s in LADDER if s.name in STANDALONE_BEFORE_ACTUATOR),
-                       key=lambda s: s.cost):
+    for spec in sorted(
+        (s for s in LADDER if s.name in STANDALONE_BEFORE_ACTUATOR), key=lambda s: s.cost
+    ):
         ctx.findings.extend(assess_for(spec)(ctx))
     return actuator_dataset.finding(ctx)

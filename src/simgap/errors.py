@@ -50,8 +50,13 @@ class InputError(SimgapError):
         """Where a raise site names no fix: what to change, and into what."""
         if self.got == "no such file":
             return "check the path"
-        what = (f"field '{self.field}' of {self.file}" if self.field and self.file
-                else f"field '{self.field}'" if self.field else self.file or "the input")
+        what = (
+            f"field '{self.field}' of {self.file}"
+            if self.field and self.file
+            else f"field '{self.field}'"
+            if self.field
+            else self.file or "the input"
+        )
         return f"make {what} {self.expected}"
 
 

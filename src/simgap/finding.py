@@ -96,17 +96,21 @@ class Finding:
             try:
                 object.__setattr__(self, "verdict", Verdict(self.verdict))
             except ValueError:
-                raise InputError(field="verdict", expected=f"one of {', '.join(VERDICTS)}",
-                                 got=self.verdict) from None
+                raise InputError(
+                    field="verdict", expected=f"one of {', '.join(VERDICTS)}", got=self.verdict
+                ) from None
         object.__setattr__(self, "needs", tuple(self.needs))
         for part in (self.figures, self.details):
             if isinstance(part, Record):
                 if part.branch != self.branch:
-                    raise ValueError(f"{type(part).__name__} belongs to the {part.branch} "
-                                     f"branch, not {self.branch}")
+                    raise ValueError(
+                        f"{type(part).__name__} belongs to the {part.branch} "
+                        f"branch, not {self.branch}"
+                    )
                 if self.kind and part.kind != self.kind:
-                    raise ValueError(f"{type(part).__name__} is kind {part.kind!r}, "
-                                     f"not {self.kind!r}")
+                    raise ValueError(
+                        f"{type(part).__name__} is kind {part.kind!r}, not {self.kind!r}"
+                    )
                 object.__setattr__(self, "kind", part.kind)
 
     def typed(self, cls: type[R]) -> R:
@@ -135,9 +139,15 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict; ``from_dict`` reads it back."""
-        key = None if self.key_figure is None else {
-            "name": self.key_figure, "value": jsonable(_plain(self.key_value)),
-            "unit": self.key_unit}
+        key = (
+            None
+            if self.key_figure is None
+            else {
+                "name": self.key_figure,
+                "value": jsonable(_plain(self.key_value)),
+                "unit": self.key_unit,
+            }
+        )
         d: dict[str, Any] = {
             "branch": self.branch,
             "kind": self.kind,
@@ -158,25 +168,46 @@ class Finding:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], source: str | Path | None = None, *,
-                  strict: bool = True) -> Finding:
+    def from_dict(
+        cls, d: Mapping[str, Any], source: str | Path | None = None, *, strict: bool = True
+    ) -> Finding:
         """Build from ``to_dict`` output; unknown or missing keys are named in the error.
 
         Figures and details of a typed (branch, kind) are read into their record;
         ``strict=False`` (a file older than the schema) ignores figure names it no longer has.
         """
         _check_types(d, source)
-        known = {"branch", "verdict", "title", "summary", "figures", "key_figure", "residual",
-                 "noise_floor", "residual_unit", "artifacts", "next_step", "details", "needs",
-                 "kind", "units"}
+        known = {
+            "branch",
+            "verdict",
+            "title",
+            "summary",
+            "figures",
+            "key_figure",
+            "residual",
+            "noise_floor",
+            "residual_unit",
+            "artifacts",
+            "next_step",
+            "details",
+            "needs",
+            "kind",
+            "units",
+        }
         for key in ("branch", "verdict"):
             if key not in d:
-                raise InputError(file=source, field=key, expected="this required key in a finding",
-                                 got="nothing")
+                raise InputError(
+                    file=source, field=key, expected="this required key in a finding", got="nothing"
+                )
         extra = set(d) - known
         if extra:
-            raise InputError(file=source, field=sorted(extra)[0], expected="a known finding key",
-                             got=sorted(extra), fix=f"use only: {', '.join(sorted(known))}")
+            raise InputError(
+                file=source,
+                field=sorted(extra)[0],
+                expected="a known finding key",
+                got=sorted(extra),
+                fix=f"use only: {', '.join(sorted(known))}",
+            )
         from simgap.figures.registry import details_type, figures_type
 
         branch, kind = str(d["branch"]), str(d.get("kind") or "")
@@ -185,22 +216,32 @@ class Finding:
         details: Record | dict[str, Any] = raw_details
         ftype, dtype = figures_type(branch, kind), details_type(branch, kind)
         if ftype is not None and raw_figures:
-            figures = ftype.from_mapping(raw_figures, source, f"findings[{branch}].figures",
-                                         strict=strict)
+            figures = ftype.from_mapping(
+                raw_figures, source, f"findings[{branch}].figures", strict=strict
+            )
         if dtype is not None and raw_details:
-            details = dtype.from_mapping(raw_details, source, f"findings[{branch}].details",
-                                         strict=strict)
+            details = dtype.from_mapping(
+                raw_details, source, f"findings[{branch}].details", strict=strict
+            )
         key_figure: Any = d.get("key_figure")
         if isinstance(key_figure, Mapping):
             key_figure = key_figure.get("name")
         return cls(
-            branch=branch, verdict=Verdict(d["verdict"]) if d["verdict"] in VERDICTS
-            else d["verdict"], figures=figures, kind=kind,
-            next_step=str(d.get("next_step", "")), title=str(d.get("title", "")),
-            summary=str(d.get("summary", "")), key_figure=key_figure,
-            residual=d.get("residual"), noise_floor=d.get("noise_floor"),
-            residual_unit=d.get("residual_unit"), artifacts=dict(d.get("artifacts") or {}),
-            details=details, needs=tuple(d.get("needs") or ()))
+            branch=branch,
+            verdict=Verdict(d["verdict"]) if d["verdict"] in VERDICTS else d["verdict"],
+            figures=figures,
+            kind=kind,
+            next_step=str(d.get("next_step", "")),
+            title=str(d.get("title", "")),
+            summary=str(d.get("summary", "")),
+            key_figure=key_figure,
+            residual=d.get("residual"),
+            noise_floor=d.get("noise_floor"),
+            residual_unit=d.get("residual_unit"),
+            artifacts=dict(d.get("artifacts") or {}),
+            details=details,
+            needs=tuple(d.get("needs") or ()),
+        )
 
 
 def figures_of(finding: Finding | Mapping[str, Any], cls: type[R]) -> R:
@@ -237,19 +278,31 @@ def _as(cls: type[R], part: Record | Mapping[str, Any], where: str) -> R:
 def _check_types(d: Any, source: str | Path | None) -> None:
     """The JSON types of one finding (values are checked where they are used)."""
     if not isinstance(d, Mapping):
-        raise InputError(file=source, field="findings[]", expected="an object per finding",
-                         got=type(d).__name__)
-    for key, types, name in (("branch", (str,), "a string"), ("verdict", (str,), "a string"),
-                             ("figures", (Mapping, type(None)), "an object"),
-                             ("artifacts", (Mapping, type(None)), "an object"),
-                             ("details", (Mapping, type(None)), "an object"),
-                             ("needs", (list, type(None)), "a list")):
+        raise InputError(
+            file=source, field="findings[]", expected="an object per finding", got=type(d).__name__
+        )
+    for key, types, name in (
+        ("branch", (str,), "a string"),
+        ("verdict", (str,), "a string"),
+        ("figures", (Mapping, type(None)), "an object"),
+        ("artifacts", (Mapping, type(None)), "an object"),
+        ("details", (Mapping, type(None)), "an object"),
+        ("needs", (list, type(None)), "a list"),
+    ):
         if key in d and not isinstance(d[key], types):
-            raise InputError(file=source, field=key, expected=name,
-                             got=f"{type(d[key]).__name__} {str(d[key])[:60]!r}")
+            raise InputError(
+                file=source,
+                field=key,
+                expected=name,
+                got=f"{type(d[key]).__name__} {str(d[key])[:60]!r}",
+            )
     if d.get("verdict") not in VERDICTS:
-        raise InputError(file=source, field="verdict", expected=f"one of {', '.join(VERDICTS)}",
-                         got=d.get("verdict"))
+        raise InputError(
+            file=source,
+            field="verdict",
+            expected=f"one of {', '.join(VERDICTS)}",
+            got=d.get("verdict"),
+        )
 
 
 @dataclass(frozen=True)
@@ -296,28 +349,40 @@ class Diagnosis:
     def from_dict(cls, d: Mapping[str, Any], source: str | Path | None = None) -> Diagnosis:
         """Read back ``to_dict`` output."""
         if "findings" not in d or not isinstance(d["findings"], list):
-            raise InputError(file=source, field="findings", expected="a list of findings",
-                             got=type(d.get("findings")).__name__)
+            raise InputError(
+                file=source,
+                field="findings",
+                expected="a list of findings",
+                got=type(d.get("findings")).__name__,
+            )
         version = d.get("schema_version", SCHEMA_VERSION)
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise InputError(file=source, field="schema_version", expected="a whole number >= 1",
-                             got=version)
+            raise InputError(
+                file=source, field="schema_version", expected="a whole number >= 1", got=version
+            )
         if version > SCHEMA_VERSION:
-            raise InputError(file=source, field="schema_version",
-                             expected=f"format {SCHEMA_VERSION} or older (this simgap's)",
-                             got=version, fix="read it with the simgap release that wrote it "
-                             "(its simgap_version), or upgrade simgap")
+            raise InputError(
+                file=source,
+                field="schema_version",
+                expected=f"format {SCHEMA_VERSION} or older (this simgap's)",
+                got=version,
+                fix="read it with the simgap release that wrote it "
+                "(its simgap_version), or upgrade simgap",
+            )
         seed = d.get("seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise InputError(file=source, field="seed", expected="a whole number >= 0",
-                             got=seed)
+            raise InputError(file=source, field="seed", expected="a whole number >= 0", got=seed)
         if not isinstance(d.get("stop") or {}, Mapping):
             raise InputError(file=source, field="stop", expected="an object", got=d.get("stop"))
-        return cls(rig=str(d.get("rig", "")),
-                   findings=tuple(Finding.from_dict(f, source, strict="schema_version" in d)
-                                  for f in d["findings"]),
-                   stop=dict(d.get("stop") or {}), comparability=d.get("comparability"),
-                   seed=int(d.get("seed", 0)))
+        return cls(
+            rig=str(d.get("rig", "")),
+            findings=tuple(
+                Finding.from_dict(f, source, strict="schema_version" in d) for f in d["findings"]
+            ),
+            stop=dict(d.get("stop") or {}),
+            comparability=d.get("comparability"),
+            seed=int(d.get("seed", 0)),
+        )
 
     def to_json(self) -> str:
         """Pretty JSON text."""
@@ -336,8 +401,12 @@ def load_diagnosis(path: str | Path) -> Diagnosis:
 
     path = Path(path)
     if not path.exists():
-        raise InputError(file=path, expected="a findings.json file", got="no such file",
-                         fix="run 'simgap diagnose RIG --out DIR' and pass DIR/findings.json")
+        raise InputError(
+            file=path,
+            expected="a findings.json file",
+            got="no such file",
+            fix="run 'simgap diagnose RIG --out DIR' and pass DIR/findings.json",
+        )
     d = read_json(path, "a findings.json file")
     if not isinstance(d, dict):
         raise InputError(file=path, expected="a JSON object", got=type(d).__name__)

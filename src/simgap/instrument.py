@@ -57,12 +57,17 @@ class LoopTimer:
             ``start_episode`` and at ``close``).
     """
 
-    def __init__(self, path: str | Path, *, episode: int = 0, append: bool = False,
-                 flush_ticks: int = 10_000) -> None:
+    def __init__(
+        self, path: str | Path, *, episode: int = 0, append: bool = False, flush_ticks: int = 10_000
+    ) -> None:
         self.path = Path(path)
         if self.path.is_dir():
-            raise InputError(file=self.path, expected="a file path for the timing log",
-                             got="a folder", fix="name a file such as timing.jsonl")
+            raise InputError(
+                file=self.path,
+                expected="a file path for the timing log",
+                got="a folder",
+                fix="name a file such as timing.jsonl",
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: IO[str] | None = self.path.open("a" if append else "w", encoding="utf-8")
         self.episode = int(episode)
@@ -152,8 +157,9 @@ class LoopTimer:
                 tpl = templates.get(tuple(acc)) or _template(tuple(acc))
                 vals = [d * _NS for d in acc.values()]
             begin = end
-            lines.append(tpl % (self._tick_ep[i], self._tick_step[i],
-                                self._tick_start[i] * _NS, *vals))
+            lines.append(
+                tpl % (self._tick_ep[i], self._tick_step[i], self._tick_start[i] * _NS, *vals)
+            )
         self._fh.write("\n".join(lines) + "\n")
         self._fh.flush()
         # keep the marks of the tick still open
@@ -173,6 +179,10 @@ class LoopTimer:
     def __enter__(self) -> LoopTimer:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()

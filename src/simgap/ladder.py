@@ -40,8 +40,19 @@ from simgap.finding import Diagnosis, Finding, Verdict
 
 _ASSESS: dict[str, Callable[[Context], list[Finding]]] = {
     m.__name__: m.assess
-    for m in (plumbing, training, phases, envelope, latency, contact, actuator, controller, body,
-              appearance)}
+    for m in (
+        plumbing,
+        training,
+        phases,
+        envelope,
+        latency,
+        contact,
+        actuator,
+        controller,
+        body,
+        appearance,
+    )
+}
 """Each shipped branch module's ``assess``, by module name (``BranchSpec.module``)."""
 
 __all__ = ["LADDER", "BranchSpec", "Context", "ProgressFn", "assess_for", "run_ladder"]
@@ -50,24 +61,38 @@ __all__ = ["LADDER", "BranchSpec", "Context", "ProgressFn", "assess_for", "run_l
 def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
     """The stop rule: the cheapest implicated branch is where to act first."""
     implicated = [f for f in findings if f.verdict is Verdict.IMPLICATED]
-    at_floor = [f.branch for f in findings
-                if f.residual is not None and f.noise_floor is not None
-                and f.residual <= f.noise_floor]
+    at_floor = [
+        f.branch
+        for f in findings
+        if f.residual is not None and f.noise_floor is not None and f.residual <= f.noise_floor
+    ]
     measured = [f for f in findings if f.verdict is not Verdict.NOT_MEASURED]
     if implicated:
         first = implicated[0]
-        return {"verdict": "cause_found", "branch": first.branch,
-                "reason": f"{first.branch} is the cheapest implicated branch; act on it first, "
-                          "then re-measure before trusting the branches after it.",
-                "implicated": list(dict.fromkeys(f.branch for f in implicated)),
-                "fits_at_noise_floor": at_floor}
+        return {
+            "verdict": "cause_found",
+            "branch": first.branch,
+            "reason": f"{first.branch} is the cheapest implicated branch; act on it first, "
+            "then re-measure before trusting the branches after it.",
+            "implicated": list(dict.fromkeys(f.branch for f in implicated)),
+            "fits_at_noise_floor": at_floor,
+        }
     if measured and all(f.verdict is Verdict.ELIMINATED for f in measured):
-        return {"verdict": "no_cause_found", "branch": None,
-                "reason": "every measured branch was eliminated; measure the branches marked "
-                          "not_measured.", "implicated": [], "fits_at_noise_floor": at_floor}
-    return {"verdict": "incomplete", "branch": None,
-            "reason": "no branch is implicated, and some are inconclusive or not measured.",
-            "implicated": [], "fits_at_noise_floor": at_floor}
+        return {
+            "verdict": "no_cause_found",
+            "branch": None,
+            "reason": "every measured branch was eliminated; measure the branches marked "
+            "not_measured.",
+            "implicated": [],
+            "fits_at_noise_floor": at_floor,
+        }
+    return {
+        "verdict": "incomplete",
+        "branch": None,
+        "reason": "no branch is implicated, and some are inconclusive or not measured.",
+        "implicated": [],
+        "fits_at_noise_floor": at_floor,
+    }
 
 
 def assess_for(spec: BranchSpec) -> Callable[[Context], list[Finding]]:
@@ -78,8 +103,9 @@ def assess_for(spec: BranchSpec) -> Callable[[Context], list[Finding]]:
     return assess
 
 
-def run_ladder(ctx: Context, ladder: Sequence[BranchSpec] = LADDER,
-               comparability: dict[str, Any] | None = None) -> Diagnosis:
+def run_ladder(
+    ctx: Context, ladder: Sequence[BranchSpec] = LADDER, comparability: dict[str, Any] | None = None
+) -> Diagnosis:
     """Run every branch in cost order and return the Diagnosis."""
     # the evidence gate first: a branch that reads the dataset's stamps as time asks it
     # (``evidence_gate.time_base_refusal``) before it fits anything
@@ -92,5 +118,10 @@ def run_ladder(ctx: Context, ladder: Sequence[BranchSpec] = LADDER,
         findings.extend(found)
         ctx.findings.extend(found)
     ctx.progress("done", 1.0)
-    return Diagnosis(rig=ctx.rig.name, findings=tuple(findings), stop=_stop(findings),
-                     comparability=comparability, seed=ctx.seed)
+    return Diagnosis(
+        rig=ctx.rig.name,
+        findings=tuple(findings),
+        stop=_stop(findings),
+        comparability=comparability,
+        seed=ctx.seed,
+    )

@@ -30,7 +30,8 @@ from typing import Any
 from simgap.errors import InputError, OutputExistsError
 
 _INPUTS: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar(
-    "simgap_inputs", default=None)
+    "simgap_inputs", default=None
+)
 
 
 def _resolved(path: str | Path) -> Path:
@@ -73,9 +74,12 @@ def check_not_input(path: str | Path, *, folder: bool = False) -> None:
     clash = input_clash(path, _INPUTS.get() or (), folder=folder)
     if clash is not None:
         what, inp = clash
-        raise InputError(file=path, expected="an output path apart from every input",
-                         got=f"the output {what} {inp}",
-                         fix="write the output somewhere else (a new file or folder)")
+        raise InputError(
+            file=path,
+            expected="an output path apart from every input",
+            got=f"the output {what} {inp}",
+            fix="write the output somewhere else (a new file or folder)",
+        )
 
 
 def check_output_file(path: str | Path, *, option: str, suffix: str) -> Path:
@@ -88,24 +92,34 @@ def check_output_file(path: str | Path, *, option: str, suffix: str) -> Path:
     """
     path = Path(path)
     if path.is_dir():
-        raise InputError(field=option, expected=f"a {suffix} file to write",
-                         got=f"the folder {path}",
-                         fix=f"name a file, e.g. {path / ('view' + suffix)}")
+        raise InputError(
+            field=option,
+            expected=f"a {suffix} file to write",
+            got=f"the folder {path}",
+            fix=f"name a file, e.g. {path / ('view' + suffix)}",
+        )
     above = next((p for p in path.absolute().parents if p.exists()), None)
     if above is not None and not above.is_dir():
-        raise InputError(field=option, expected=f"a {suffix} file in a folder",
-                         got=f"{path}, below the file {above}", fix="name a file in a folder")
+        raise InputError(
+            field=option,
+            expected=f"a {suffix} file in a folder",
+            got=f"{path}, below the file {above}",
+            fix="name a file in a folder",
+        )
     if path.suffix.lower() != suffix:
-        raise InputError(field=option, expected=f"a file name ending in {suffix}",
-                         got=f"'{path.name}'",
-                         fix=f"name it {path.with_suffix(suffix).name} ({option} writes "
-                             f"{suffix} files only)")
+        raise InputError(
+            field=option,
+            expected=f"a file name ending in {suffix}",
+            got=f"'{path.name}'",
+            fix=f"name it {path.with_suffix(suffix).name} ({option} writes {suffix} files only)",
+        )
     check_not_input(path)
     return path
 
 
-def input_clash(path: str | Path, inputs: Iterable[Path], *, folder: bool = False
-                ) -> tuple[str, Path] | None:
+def input_clash(
+    path: str | Path, inputs: Iterable[Path], *, folder: bool = False
+) -> tuple[str, Path] | None:
     """The first input that the output ``path`` is, lies inside or (a ``folder`` output)
     holds, with a phrase saying which ("is an input", "lies inside the input", "holds the
     input"); None when it touches none. ``inputs`` are resolved paths."""
@@ -114,8 +128,13 @@ def input_clash(path: str | Path, inputs: Iterable[Path], *, folder: bool = Fals
         inside = out == inp or inp in out.parents
         holds = folder and out in inp.parents
         if inside or holds:
-            return ("is an input" if out == inp else "lies inside the input" if inside
-                    else "holds the input"), inp
+            return (
+                "is an input"
+                if out == inp
+                else "lies inside the input"
+                if inside
+                else "holds the input"
+            ), inp
     return None
 
 
@@ -200,19 +219,27 @@ def prepare_out_dir(path: str | Path, *, force: bool = False) -> Path:
 def _check_target(path: Path, force: bool) -> None:
     check_not_input(path, folder=True)
     if path.exists() and not path.is_dir():
-        raise InputError(file=path, expected="an output folder", got="an existing file",
-                         fix="name a folder, not a file")
+        raise InputError(
+            file=path,
+            expected="an output folder",
+            got="an existing file",
+            fix="name a folder, not a file",
+        )
     if force and path.is_dir() and any(path.iterdir()):
         here = Path(os.path.abspath(os.getcwd()))
         if path == here or path in here.parents:
-            raise InputError(file=path, expected="an output folder apart from the current "
-                             "folder", got="the current folder or one above it, which "
-                             "--force would replace with everything in it",
-                             fix="name a new folder (e.g. --out simgap-out)")
+            raise InputError(
+                file=path,
+                expected="an output folder apart from the current folder",
+                got="the current folder or one above it, which "
+                "--force would replace with everything in it",
+                fix="name a new folder (e.g. --out simgap-out)",
+            )
     if path.is_dir() and any(path.iterdir()) and not force:
         raise OutputExistsError(
             f"{path}: the output folder exists and is not empty. "
-            "Fix: name a new folder, or pass --force to replace it.")
+            "Fix: name a new folder, or pass --force to replace it."
+        )
 
 
 @contextlib.contextmanager
@@ -237,7 +264,8 @@ def folder_lock(path: str | Path, *, wait: bool = False) -> Iterator[None]:
                 raise
             raise OutputExistsError(
                 f"{path}: another simgap run is writing this output now (lock {lock}). "
-                "Fix: wait for it to finish, or name another output folder.") from None
+                "Fix: wait for it to finish, or name another output folder."
+            ) from None
         # the holder before us removes the file as it lets go: a lock taken on a file no
         # longer at that path guards nothing, so take the one that is there now
         try:
@@ -314,11 +342,19 @@ def check_writable(folder: str | Path) -> None:
         finally:
             Path(probe).unlink(missing_ok=True)
     except OSError as e:
-        raise InputError(file=folder, expected="a folder simgap can write its output in",
-                         got=f"{e.strerror or e} ({e.filename or folder})", fix=fix) from None
+        raise InputError(
+            file=folder,
+            expected="a folder simgap can write its output in",
+            got=f"{e.strerror or e} ({e.filename or folder})",
+            fix=fix,
+        ) from None
     if free < MIN_FREE_BYTES:
-        raise InputError(file=folder, expected=f"at least {MIN_FREE_BYTES >> 20} MB free for "
-                         "the output", got=f"{free / 1e6:.1f} MB free", fix=fix)
+        raise InputError(
+            file=folder,
+            expected=f"at least {MIN_FREE_BYTES >> 20} MB free for the output",
+            got=f"{free / 1e6:.1f} MB free",
+            fix=fix,
+        )
 
 
 def swap_into_place(new: Path, target: Path) -> None:
@@ -339,7 +375,7 @@ def relocate_paths(obj: Any, src: Path, dst: Path) -> Any:
     if isinstance(obj, str):
         s = str(src)
         if obj == s or obj.startswith(s + os.sep):
-            return str(dst) + obj[len(s):]
+            return str(dst) + obj[len(s) :]
         return obj
     if isinstance(obj, dict):
         return {k: relocate_paths(v, src, dst) for k, v in obj.items()}
@@ -383,8 +419,12 @@ def resolve_paths(obj: Any, folder: str | Path) -> Any:
     (a file written before paths were relative) is kept as it is, as is every other string.
     """
     if isinstance(obj, str):
-        if not obj or os.path.isabs(obj) or "\n" in obj or not (
-                "/" in obj or os.sep in obj or Path(obj).suffix):
+        if (
+            not obj
+            or os.path.isabs(obj)
+            or "\n" in obj
+            or not ("/" in obj or os.sep in obj or Path(obj).suffix)
+        ):
             return obj
         full = os.path.normpath(os.path.join(os.path.abspath(folder), obj))
         return full if os.path.exists(full) else obj

@@ -45,8 +45,10 @@ class GeneratedFileError(SimgapError):
     through unescaped): nothing was written."""
 
     def __init__(self, what: str, why: str) -> None:
-        super().__init__(f"the generated {what} does not parse ({why}); nothing was written. "
-                         "This is a bug in simgap: please report it with the input's names.")
+        super().__init__(
+            f"the generated {what} does not parse ({why}); nothing was written. "
+            "This is a bug in simgap: please report it with the input's names."
+        )
 
 
 def safe_slug(name: str, max_len: int = 40) -> str:
@@ -72,6 +74,7 @@ def shown(name: str) -> str:
 
 # -- Python ---------------------------------------------------------------------------------
 
+
 def py_literal(text: str) -> str:
     """A Python string literal of ``text`` (``repr``): safe inside generated code and in a
     ``#`` comment (no raw newline, carriage return or form feed survives)."""
@@ -84,9 +87,11 @@ def py_comment(text: str) -> str:
     return repr(str(text))[1:-1]
 
 
-def checked_python(source: str, what: str = "Python file",
-                   allowed: Sequence[type[ast.stmt]] = (ast.ImportFrom, ast.Import, ast.Assign,
-                                                        ast.Expr)) -> str:
+def checked_python(
+    source: str,
+    what: str = "Python file",
+    allowed: Sequence[type[ast.stmt]] = (ast.ImportFrom, ast.Import, ast.Assign, ast.Expr),
+) -> str:
     """``source`` once it compiles and holds only statements of the ``allowed`` kinds at its
     top level (imports, assignments, the docstring: no call statement, no ``def``, no
     ``if``), every expression statement a string constant.
@@ -101,24 +106,36 @@ def checked_python(source: str, what: str = "Python file",
         raise GeneratedFileError(what, str(e)) from None
     for node in tree.body:
         if not isinstance(node, tuple(allowed)) or (
-                isinstance(node, ast.Expr) and not (isinstance(node.value, ast.Constant)
-                                                    and isinstance(node.value.value, str))):
-            raise GeneratedFileError(what, f"unexpected {type(node).__name__} statement at "
-                                     f"line {node.lineno}")
+            isinstance(node, ast.Expr)
+            and not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str))
+        ):
+            raise GeneratedFileError(
+                what, f"unexpected {type(node).__name__} statement at line {node.lineno}"
+            )
     return source
 
 
 # -- TOML -----------------------------------------------------------------------------------
 
-_TOML_ESC = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
-             "\r": "\\r"}
+_TOML_ESC = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
 
 
 def _no_surrogate(text: str, where: str) -> None:
     if _SURROGATE.search(text):
-        raise InputError(field=where, expected="text of Unicode characters",
-                         got=f"{text!r} (it holds a lone surrogate, which no UTF-8 file can "
-                             "hold)", fix="rename it in its source file")
+        raise InputError(
+            field=where,
+            expected="text of Unicode characters",
+            got=f"{text!r} (it holds a lone surrogate, which no UTF-8 file can hold)",
+            fix="rename it in its source file",
+        )
 
 
 def toml_string(text: str, where: str = "name") -> str:
@@ -178,14 +195,18 @@ def checked_toml(text: str, what: str = "TOML file") -> dict[str, Any]:
 
 # -- XML / MJCF / HTML ----------------------------------------------------------------------
 
+
 def _xml_chars(text: str, where: str) -> str:
     text = str(text)
     bad = _XML_FORBIDDEN.search(text)
     if bad:
-        raise InputError(field=where, expected="a name XML can hold (no control characters "
-                         "but tab, newline and carriage return)",
-                         got=f"{text!r} (holds {bad.group()!r})",
-                         fix="rename it in its source file")
+        raise InputError(
+            field=where,
+            expected="a name XML can hold (no control characters "
+            "but tab, newline and carriage return)",
+            got=f"{text!r} (holds {bad.group()!r})",
+            fix="rename it in its source file",
+        )
     return text
 
 
@@ -221,6 +242,7 @@ def xml_attr_whitespace(xml: str) -> str:
     """MuJoCo's XML writer (``MjSpec.to_xml``) leaves a tab, newline or carriage return raw
     inside an attribute, which every XML parser but MuJoCo's reads back as a space: write
     them as character references so a name reads back exactly everywhere."""
+
     def fix(m: re.Match[str]) -> str:
         val = m.group(2)
         for k, v in _ATTR_WS.items():
@@ -230,8 +252,9 @@ def xml_attr_whitespace(xml: str) -> str:
     return _ATTR.sub(fix, xml)
 
 
-def checked_xml(text: str, what: str = "XML file",
-                validate: Callable[[str], object] | None = None) -> ET.Element:
+def checked_xml(
+    text: str, what: str = "XML file", validate: Callable[[str], object] | None = None
+) -> ET.Element:
     """The root element of ``text`` parsed by ElementTree, after ``validate(text)`` (e.g.
     MuJoCo's compiler) where given.
 
@@ -250,8 +273,9 @@ def checked_xml(text: str, what: str = "XML file",
     return root
 
 
-def names_round_trip(written: Mapping[str, Any] | Sequence[str], expected: Sequence[str],
-                     what: str) -> None:
+def names_round_trip(
+    written: Mapping[str, Any] | Sequence[str], expected: Sequence[str], what: str
+) -> None:
     """Check that the names read back from a generated file are exactly ``expected``.
 
     Raises:

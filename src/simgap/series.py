@@ -45,8 +45,9 @@ class Trajectory:
     def __post_init__(self) -> None:
         t = np.asarray(self.t, dtype=float)
         if t.ndim != 1:
-            raise InputError(file=self.source, field="t", expected="a 1-D time axis",
-                             got=f"shape {t.shape}")
+            raise InputError(
+                file=self.source, field="t", expected="a 1-D time axis", got=f"shape {t.shape}"
+            )
         n, j = t.shape[0], len(self.joint_names)
         arrays = {"q_cmd": self.q_cmd, "q": self.q, "qd": self.qd, "tau": self.tau}
         for name, arr in arrays.items():
@@ -56,9 +57,12 @@ class Trajectory:
             if a.ndim == 1 and j == 1:
                 a = a[:, None]
             if a.shape != (n, j):
-                raise InputError(file=self.source, field=name,
-                                 expected=f"shape ({n}, {j}) (samples, joints)",
-                                 got=f"shape {a.shape}")
+                raise InputError(
+                    file=self.source,
+                    field=name,
+                    expected=f"shape ({n}, {j}) (samples, joints)",
+                    got=f"shape {a.shape}",
+                )
             object.__setattr__(self, name, _readonly(a))
         object.__setattr__(self, "t", _readonly(t))
         object.__setattr__(self, "joint_names", tuple(self.joint_names))
@@ -86,10 +90,16 @@ class Trajectory:
         """A trajectory with only the named joints, in the given order."""
         idx = [self.joint_index(n) for n in names]
         return Trajectory(
-            t=self.t, q_cmd=self.q_cmd[:, idx], q=self.q[:, idx], joint_names=tuple(names),
+            t=self.t,
+            q_cmd=self.q_cmd[:, idx],
+            q=self.q[:, idx],
+            joint_names=tuple(names),
             qd=None if self.qd is None else self.qd[:, idx],
             tau=None if self.tau is None else self.tau[:, idx],
-            episode=self.episode, source=self.source, meta=self.meta)
+            episode=self.episode,
+            source=self.source,
+            meta=self.meta,
+        )
 
 
 @dataclass(frozen=True)
@@ -119,8 +129,12 @@ class StageTimes:
         for name, arr in self.stages.items():
             a = np.asarray(arr, dtype=float)
             if a.shape != (n,):
-                raise InputError(file=self.source, field=f"stages.{name}",
-                                 expected=f"{n} durations", got=f"shape {a.shape}")
+                raise InputError(
+                    file=self.source,
+                    field=f"stages.{name}",
+                    expected=f"{n} durations",
+                    got=f"shape {a.shape}",
+                )
             st[name] = _readonly(a)
         object.__setattr__(self, "stages", st)
 
@@ -164,20 +178,28 @@ class Frames:
     def __post_init__(self) -> None:
         imgs = np.asarray(self.images)
         if imgs.ndim != 4 or imgs.shape[-1] != 3:
-            raise InputError(file=self.source, field="images", expected="shape (N, H, W, 3)",
-                             got=f"shape {imgs.shape}")
+            raise InputError(
+                file=self.source,
+                field="images",
+                expected="shape (N, H, W, 3)",
+                got=f"shape {imgs.shape}",
+            )
         q = np.asarray(self.q, dtype=float)
         if q.shape != (imgs.shape[0], len(self.joint_names)):
-            raise InputError(file=self.source, field="q",
-                             expected=f"one row of {len(self.joint_names)} joint angles per "
-                                      f"frame ({imgs.shape[0]} frames)",
-                             got=f"shape {q.shape}",
-                             fix="give exactly one joint-angle row per frame")
+            raise InputError(
+                file=self.source,
+                field="q",
+                expected=f"one row of {len(self.joint_names)} joint angles per "
+                f"frame ({imgs.shape[0]} frames)",
+                got=f"shape {q.shape}",
+                fix="give exactly one joint-angle row per frame",
+            )
         object.__setattr__(self, "images", _readonly(imgs.astype(np.uint8, copy=False)))
         object.__setattr__(self, "q", _readonly(q))
         object.__setattr__(self, "episode", _readonly(np.asarray(self.episode, dtype=np.int64)))
-        object.__setattr__(self, "frame_index",
-                           _readonly(np.asarray(self.frame_index, dtype=np.int64)))
+        object.__setattr__(
+            self, "frame_index", _readonly(np.asarray(self.frame_index, dtype=np.int64))
+        )
         object.__setattr__(self, "joint_names", tuple(self.joint_names))
 
     @property

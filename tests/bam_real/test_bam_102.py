@@ -25,8 +25,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-bam_model = pytest.importorskip("bam.model", reason="BAM (better-actuator-models 1.0.2) is "
-                                "not installed: .ci/run installs it in its Python 3.12 venv")
+bam_model = pytest.importorskip(
+    "bam.model",
+    reason="BAM (better-actuator-models 1.0.2) is "
+    "not installed: .ci/run installs it in its Python 3.12 venv",
+)
 from bam import simulate  # noqa: E402
 from bam.logs import Logs  # noqa: E402
 
@@ -52,8 +55,22 @@ def _process(raw: Path, out: Path) -> dict[str, dict[str, Any]]:
     """BAM's own processing of every log of ``raw`` (its script, 200 Hz), read back by its
     own loader: file name -> log."""
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "bam.process", "--raw", str(raw), "--logdir",
-                    str(out), "--dt", "0.005"], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bam.process",
+            "--raw",
+            str(raw),
+            "--logdir",
+            str(out),
+            "--dt",
+            "0.005",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return {Path(lg["filename"]).name: lg for lg in Logs(str(out)).logs}
 
 
@@ -70,30 +87,48 @@ def xl330(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     paths = sorted(RAW.glob("*.json"))
     processed = _process(RAW, tmp_path_factory.mktemp("bam_processed"))
     logs = [read_bam_log(p) for p in paths]
-    loads = [JointLoad(*pendulum_load(float(lg.meta["mass"]),  # type: ignore[arg-type]
-                                      float(lg.meta["length"]),  # type: ignore[arg-type]
-                                      float(lg.meta["arm_mass"])))  # type: ignore[arg-type]
-             for lg in logs]
+    loads = [
+        JointLoad(
+            *pendulum_load(
+                float(lg.meta["mass"]),  # type: ignore[arg-type]
+                float(lg.meta["length"]),  # type: ignore[arg-type]
+                float(lg.meta["arm_mass"]),
+            )
+        )  # type: ignore[arg-type]
+        for lg in logs
+    ]
     drives = [bam_drive(lg.meta) for lg in logs]
-    return {"paths": paths, "processed": [processed[p.name] for p in paths], "logs": logs,
-            "loads": loads, "drives": drives, "batch": build_batch(logs, 0, loads, drives)}
+    return {
+        "paths": paths,
+        "processed": [processed[p.name] for p in paths],
+        "logs": logs,
+        "loads": loads,
+        "drives": drives,
+        "batch": build_batch(logs, 0, loads, drives),
+    }
 
 
 def test_simgap_reads_the_samples_bams_processing_writes(xl330: dict[str, Any]) -> None:
     for lg, pl in zip(xl330["logs"], xl330["processed"], strict=True):
         entries = pl["entries"]
         assert lg.traj.n_samples == len(entries)
-        for ours, key in ((lg.traj.q[:, 0], "position"), (lg.traj.q_cmd[:, 0], "goal_position"),
-                          (lg.traj.qd[:, 0], "speed"), (lg.vin, "input_volts")):
-            np.testing.assert_allclose(ours, [e[key] for e in entries], rtol=0, atol=1e-12,
-                                       err_msg=f"{lg.source}: {key}")
+        for ours, key in (
+            (lg.traj.q[:, 0], "position"),
+            (lg.traj.q_cmd[:, 0], "goal_position"),
+            (lg.traj.qd[:, 0], "speed"),
+            (lg.vin, "input_volts"),
+        ):
+            np.testing.assert_allclose(
+                ours, [e[key] for e in entries], rtol=0, atol=1e-12, err_msg=f"{lg.source}: {key}"
+            )
         assert np.array_equal(lg.torque_enable[:, 0], [e["torque_enable"] for e in entries])
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("limit", [True, False], ids=["as_released", "no_current_limit"])
-def test_physical_servo_predicts_what_bam_predicts(xl330: dict[str, Any], family: str,
-                                                   limit: bool) -> None:
+def test_physical_servo_predicts_what_bam_predicts(
+    xl330: dict[str, Any], family: str, limit: bool
+) -> None:
     """BAM's shipped XL330 parameters, BAM 1.0.2 as released (its 1.75 A current limit)
     and without the limit (as BAM's main branch after the release): simgap's rollout is
     BAM's to 1e-5 rad at every sample of every log."""
@@ -109,7 +144,7 @@ def test_physical_servo_predicts_what_bam_predicts(xl330: dict[str, Any], family
     ours = simulate_physical(space.superset(x[None]), batch)[0]
     for i, pl in enumerate(xl330["processed"]):
         theirs = _bam_rollout(model, pl)
-        assert np.abs(ours[i, :theirs.size] - theirs).max() < 1e-5, xl330["paths"][i].name
+        assert np.abs(ours[i, : theirs.size] - theirs).max() < 1e-5, xl330["paths"][i].name
 
 
 def _sts_log(tmp: Path) -> Path:
@@ -121,13 +156,32 @@ def _sts_log(tmp: Path) -> Path:
     goal = 0.9 * np.sin(2 * np.pi * (0.2 + 0.3 * t) * t) * np.minimum(t, 1.0)
     goal[(t > 3.0) & (t < 3.6)] = 1.4
     on = ~((t > 4.0) & (t < 5.0))
-    entries = [{"timestamp": float(a), "position": float(g * 0.9), "speed": 0.0,
-                "goal_position": float(g), "torque_enable": bool(e), "input_volts": 7.4}
-               for a, g, e in zip(t, goal, on, strict=True)]
+    entries = [
+        {
+            "timestamp": float(a),
+            "position": float(g * 0.9),
+            "speed": 0.0,
+            "goal_position": float(g),
+            "torque_enable": bool(e),
+            "input_volts": 7.4,
+        }
+        for a, g, e in zip(t, goal, on, strict=True)
+    ]
     p = tmp / "raw" / "sts.json"
     p.parent.mkdir()
-    p.write_text(json.dumps({"mass": 0.6, "length": 0.15, "kp": 16, "vin": 7.4,
-                             "motor": "sts3215", "trajectory": "chirp", "entries": entries}))
+    p.write_text(
+        json.dumps(
+            {
+                "mass": 0.6,
+                "length": 0.15,
+                "kp": 16,
+                "vin": 7.4,
+                "motor": "sts3215",
+                "trajectory": "chirp",
+                "entries": entries,
+            }
+        )
+    )
     return p
 
 
@@ -138,8 +192,10 @@ def test_sts3215_servo_predicts_what_bam_predicts(tmp_path: Path) -> None:
     raw = _sts_log(tmp_path)
     (pl,) = _process(raw.parent, tmp_path / "processed").values()
     lg = read_bam_log(raw)
-    batch = as_bam_simulates(build_batch([lg], 0, [JointLoad(*pendulum_load(0.6, 0.15))],
-                                         [bam_drive(lg.meta)]), "sts3215")
+    batch = as_bam_simulates(
+        build_batch([lg], 0, [JointLoad(*pendulum_load(0.6, 0.15))], [bam_drive(lg.meta)]),
+        "sts3215",
+    )
     space, x = space_and_values(load_bam_params(path))
     ours = simulate_physical(space.superset(x[None]), batch)[0, 0]
     theirs = _bam_rollout(bam_model.load_model(str(path)), pl)
@@ -148,14 +204,21 @@ def test_sts3215_servo_predicts_what_bam_predicts(tmp_path: Path) -> None:
     assert np.abs(ours - theirs).max() < 1e-5
 
 
-def test_exported_parameters_load_in_bam_and_score_as_stated(xl330: dict[str, Any],
-                                                             tmp_path: Path) -> None:
+def test_exported_parameters_load_in_bam_and_score_as_stated(
+    xl330: dict[str, Any], tmp_path: Path
+) -> None:
     """The ladder's own export of a fit on the real logs: BAM loads every parameter
     simgap writes under a BAM name, and its MAE on each training log is the one the
     file states (``simgap.in_bam``) to 1e-5 rad."""
-    cfg = LadderConfig(noise_floor_rad=0.0015, use_net=False, cma_evaluations=120,
-                       families=("m1", "m3"), bootstrap_replicates=0, searches=1,
-                       gain_out=False)
+    cfg = LadderConfig(
+        noise_floor_rad=0.0015,
+        use_net=False,
+        cma_evaluations=120,
+        families=("m1", "m3"),
+        bootstrap_replicates=0,
+        searches=1,
+        gain_out=False,
+    )
     res = fit_joint(xl330["logs"], "xl330", xl330["loads"], xl330["drives"], cfg)
     data = joint_bam_json(res)
     assert data is not None
@@ -170,9 +233,10 @@ def test_exported_parameters_load_in_bam_and_score_as_stated(xl330: dict[str, An
         assert getattr(model, name).value == pytest.approx(data[name], rel=0, abs=0)
     stated = data["simgap"]["in_bam"]
     assert stated["release"] == "1.0.2"
-    theirs = [float(np.mean(np.abs(_bam_rollout(model, pl)
-                                   - [e["position"] for e in pl["entries"]])))
-              for pl in xl330["processed"]]
+    theirs = [
+        float(np.mean(np.abs(_bam_rollout(model, pl) - [e["position"] for e in pl["entries"]])))
+        for pl in xl330["processed"]
+    ]
     np.testing.assert_allclose(theirs, stated["train_mae_by_log_rad"], rtol=0, atol=1e-5)
     assert np.mean(theirs) == pytest.approx(stated["train_mae_rad"], abs=1e-5)
     # on BAM's own logs simgap simulates as BAM 1.0.2 does (header voltage, its current

@@ -13,10 +13,20 @@ from pathlib import Path
 
 DT = 1.0 / 15.0  # the period the policy was trained at [s]
 GRIPPER_RANGE_RAD = (-0.174533, 1.7453292)  # the simulator's gripper joint range
-HOME = {"shoulder_pan.pos": 0.0, "shoulder_lift.pos": -30.0, "elbow_flex.pos": 50.0,
-        "wrist_flex.pos": 50.0, "wrist_roll.pos": 0.0}
-REACH = {"shoulder_pan.pos": 15.0, "shoulder_lift.pos": 10.0, "elbow_flex.pos": 20.0,
-         "wrist_flex.pos": 60.0, "wrist_roll.pos": 20.0}
+HOME = {
+    "shoulder_pan.pos": 0.0,
+    "shoulder_lift.pos": -30.0,
+    "elbow_flex.pos": 50.0,
+    "wrist_flex.pos": 50.0,
+    "wrist_roll.pos": 0.0,
+}
+REACH = {
+    "shoulder_pan.pos": 15.0,
+    "shoulder_lift.pos": 10.0,
+    "elbow_flex.pos": 20.0,
+    "wrist_flex.pos": 60.0,
+    "wrist_roll.pos": 20.0,
+}
 BASE = {"write_goal_before_torque": True, "control_dt_s": DT}
 
 
@@ -41,8 +51,13 @@ def to_robot(a: dict[str, float]) -> dict[str, float]:
     return out
 
 
-def run_episode(robot, n: int, convert: Callable[[dict[str, float]], dict[str, float]] = to_robot,
-                inference_s: float = 0.0, keep_period: bool = True) -> None:
+def run_episode(
+    robot,
+    n: int,
+    convert: Callable[[dict[str, float]], dict[str, float]] = to_robot,
+    inference_s: float = 0.0,
+    keep_period: bool = True,
+) -> None:
     """``n`` control ticks: observe, think for ``inference_s``, act, wait for the period."""
     for step in range(n):
         t0 = robot.clock.now()

@@ -4,8 +4,14 @@ up from one episode to the next, so later episodes run on a warmer, weaker motor
 from _common import BASE, DT
 
 FAKE_ARM = {**BASE, "log_temperature": True}
-STRETCHED = {"shoulder_pan.pos": 0.0, "shoulder_lift.pos": 20.0, "elbow_flex.pos": -20.0,
-             "wrist_flex.pos": 0.0, "wrist_roll.pos": 0.0, "gripper.pos": 50.0}
+STRETCHED = {
+    "shoulder_pan.pos": 0.0,
+    "shoulder_lift.pos": 20.0,
+    "elbow_flex.pos": -20.0,
+    "wrist_flex.pos": 0.0,
+    "wrist_roll.pos": 0.0,
+    "gripper.pos": 50.0,
+}
 
 
 def episode(robot, seconds: float) -> None:

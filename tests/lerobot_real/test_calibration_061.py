@@ -32,10 +32,13 @@ def _env(tmp: Path) -> dict[str, str]:
     import os
 
     env = dict(os.environ)
-    env.update(HF_HUB_OFFLINE="1", HF_LEROBOT_HOME=str(tmp / "hf"),
-               HF_LEROBOT_CALIBRATION=str(tmp / "hf" / "calibration"),
-               MUJOCO_GL=env.get("MUJOCO_GL", "osmesa"),
-               PYTHONPATH=str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", ""))
+    env.update(
+        HF_HUB_OFFLINE="1",
+        HF_LEROBOT_HOME=str(tmp / "hf"),
+        HF_LEROBOT_CALIBRATION=str(tmp / "hf" / "calibration"),
+        MUJOCO_GL=env.get("MUJOCO_GL", "osmesa"),
+        PYTHONPATH=str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", ""),
+    )
     return env
 
 
@@ -67,11 +70,15 @@ def test_normalisation_is_lerobots_own(drive: int) -> None:
 
     from simgap.values import calibration as ours
 
-    modes = {"pan": MotorNormMode.DEGREES, "lift": MotorNormMode.RANGE_M100_100,
-             "gripper": MotorNormMode.RANGE_0_100}
-    bus = _Bus({n: Motor(i + 1, "sts3215", m) for i, (n, m) in enumerate(modes.items())},
-               {n: MotorCalibration(i + 1, drive, -1500, 812, 3210)
-                for i, n in enumerate(modes)})
+    modes = {
+        "pan": MotorNormMode.DEGREES,
+        "lift": MotorNormMode.RANGE_M100_100,
+        "gripper": MotorNormMode.RANGE_0_100,
+    }
+    bus = _Bus(
+        {n: Motor(i + 1, "sts3215", m) for i, (n, m) in enumerate(modes.items())},
+        {n: MotorCalibration(i + 1, drive, -1500, 812, 3210) for i, n in enumerate(modes)},
+    )
     assert bus.apply_drive_mode  # Feetech applies drive_mode (Dynamixel does not)
     assert bus.model_resolution_table["sts3215"] == ours.RESOLUTION
     mine = ours.MotorCalibration(1, drive, -1500, 812, 3210)
@@ -93,31 +100,48 @@ def _files(tmp: Path) -> tuple[Path, Path]:
     good = fake_cal.default_calibration(joint_ranges(MODEL, JOINTS))
     bad = dict(good)
     s, g = good["shoulder_lift"], good["gripper"]
-    bad["shoulder_lift"] = fake_cal.MotorCalibration(s.id, 0, s.homing_offset,
-                                                     s.range_min + PLANT_TICKS,
-                                                     s.range_max + PLANT_TICKS)
-    bad["gripper"] = fake_cal.MotorCalibration(g.id, 1, g.homing_offset, g.range_min,
-                                               g.range_max)
-    return (fake_cal.save_calibration(tmp / "good.json", good),
-            fake_cal.save_calibration(tmp / "planted.json", bad))
+    bad["shoulder_lift"] = fake_cal.MotorCalibration(
+        s.id, 0, s.homing_offset, s.range_min + PLANT_TICKS, s.range_max + PLANT_TICKS
+    )
+    bad["gripper"] = fake_cal.MotorCalibration(g.id, 1, g.homing_offset, g.range_min, g.range_max)
+    return (
+        fake_cal.save_calibration(tmp / "good.json", good),
+        fake_cal.save_calibration(tmp / "planted.json", bad),
+    )
 
 
 def _record(tmp: Path, root: Path, calibration: Path) -> None:
-    cmd = [str(BIN / "lerobot-record"), "--robot.type=simgap_fake_so101", "--robot.id=cal",
-           f"--robot.calibration_path={calibration}", "--teleop.type=simgap_scripted",
-           "--teleop.fps=5", "--dataset.fps=5", "--dataset.repo_id=local/simgap_cal",
-           f"--dataset.root={root}", "--dataset.single_task=wave",
-           "--dataset.num_episodes=1", "--dataset.episode_time_s=3",
-           "--dataset.reset_time_s=0", "--dataset.push_to_hub=false", "--dataset.video=false",
-           "--display_data=false", "--play_sounds=false"]
-    r = subprocess.run(cmd, env=_env(tmp), cwd=tmp, capture_output=True, text=True,
-                       timeout=300)
+    cmd = [
+        str(BIN / "lerobot-record"),
+        "--robot.type=simgap_fake_so101",
+        "--robot.id=cal",
+        f"--robot.calibration_path={calibration}",
+        "--teleop.type=simgap_scripted",
+        "--teleop.fps=5",
+        "--dataset.fps=5",
+        "--dataset.repo_id=local/simgap_cal",
+        f"--dataset.root={root}",
+        "--dataset.single_task=wave",
+        "--dataset.num_episodes=1",
+        "--dataset.episode_time_s=3",
+        "--dataset.reset_time_s=0",
+        "--dataset.push_to_hub=false",
+        "--dataset.video=false",
+        "--display_data=false",
+        "--play_sounds=false",
+    ]
+    r = subprocess.run(cmd, env=_env(tmp), cwd=tmp, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
 def _simgap(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "simgap", *args], env=_env(tmp),
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "simgap", *args],
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def test_a_planted_calibration_recorded_by_lerobot_is_found(tmp_path: Path) -> None:
@@ -130,19 +154,33 @@ def test_a_planted_calibration_recorded_by_lerobot_is_found(tmp_path: Path) -> N
         root = tmp_path / f"ds_{name}"
         _record(tmp_path, root, cal)
         rig = tmp_path / f"{name}.toml"
-        r = _simgap(tmp_path, "init", str(root), "--model", str(MODEL), "--out", str(rig),
-                    "--calibration", str(cal))
+        r = _simgap(
+            tmp_path,
+            "init",
+            str(root),
+            "--model",
+            str(MODEL),
+            "--out",
+            str(rig),
+            "--calibration",
+            str(cal),
+        )
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         out = tmp_path / f"{name}.json"
-        r = _simgap(tmp_path, "calibration", "check", str(cal), "--rig", str(rig), "--json",
-                    str(out))
+        r = _simgap(
+            tmp_path, "calibration", "check", str(cal), "--rig", str(rig), "--json", str(out)
+        )
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-        results[name] = (load_rig(rig), json.loads(out.read_text())["findings"][0],
-                         read_lerobot_dataset(root))
+        results[name] = (
+            load_rig(rig),
+            json.loads(out.read_text())["findings"][0],
+            read_lerobot_dataset(root),
+        )
     rig, clean, _ = results["good"]
     assert clean["verdict"] == "eliminated", clean["summary"]
-    assert all(abs(j.unit.offset_rad) <= 2 * math.pi / 4096 and j.unit.sign == 1
-               for j in rig.joints)
+    assert all(
+        abs(j.unit.offset_rad) <= 2 * math.pi / 4096 and j.unit.sign == 1 for j in rig.joints
+    )
     rig, f, ds = results["planted"]
     assert f["verdict"] == "implicated"
     from simgap.figures.calibration import CheckFigures
@@ -165,4 +203,5 @@ def test_a_planted_calibration_recorded_by_lerobot_is_found(tmp_path: Path) -> N
     lo_g = -0.174533
     span = float(units["gripper"].to_rad(0.0) - units["gripper"].to_rad(100.0))
     assert float(np.median(units["gripper"].to_rad(grip))) == pytest.approx(
-        lo_g + 0.7 * span, abs=0.03)
+        lo_g + 0.7 * span, abs=0.03
+    )

@@ -35,12 +35,10 @@ def test_lerobot_loads_the_designed_episode_as_replay_does(tmp_path: Path) -> No
     start = np.zeros(len(joints))
     start[-1] = 0.5 * sum(joint_ranges(rig.model_path, [joints[-1]])[joints[-1]])
     cmd = assemble(start, joints, segs, 30.0)
-    nm = NextMotion(joints=joints, fps=30.0, commands=cmd, predicted_q=cmd, start=start,
-                    designs=())
+    nm = NextMotion(joints=joints, fps=30.0, commands=cmd, predicted_q=cmd, start=start, designs=())
     frames, names = episode_frames(rig, nm)
     root = tmp_path / "episode"
-    write_lerobot_v3(root, [frames], fps=30, names=names, task=TASK,
-                     robot_type="so101_follower")
+    write_lerobot_v3(root, [frames], fps=30, names=names, task=TASK, robot_type="so101_follower")
     ds = LeRobotDataset("local/simgap_excite", root=root, episodes=[0])
     assert ds.fps == 30 and ds.num_frames == cmd.shape[0] and ds.num_episodes == 1
     assert ds.features["action"]["names"] == names

@@ -34,11 +34,14 @@ PLUMBING = ROOT / "docs" / "plumbing.md"
 
 def _env(tmp: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(HF_HUB_OFFLINE="1", HF_LEROBOT_HOME=str(tmp / "hf"),
-               HF_LEROBOT_CALIBRATION=str(tmp / "hf" / "calibration"),
-               MUJOCO_GL=env.get("MUJOCO_GL", "osmesa"),
-               PYOPENGL_PLATFORM=env.get("PYOPENGL_PLATFORM", "osmesa"),
-               PYTHONPATH=str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", ""))
+    env.update(
+        HF_HUB_OFFLINE="1",
+        HF_LEROBOT_HOME=str(tmp / "hf"),
+        HF_LEROBOT_CALIBRATION=str(tmp / "hf" / "calibration"),
+        MUJOCO_GL=env.get("MUJOCO_GL", "osmesa"),
+        PYOPENGL_PLATFORM=env.get("PYOPENGL_PLATFORM", "osmesa"),
+        PYTHONPATH=str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", ""),
+    )
     return env
 
 
@@ -59,7 +62,8 @@ def test_lerobot_discovers_and_builds_the_fake_arm(tmp_path: Path) -> None:
     assert "simgap_sim" in CameraConfig.get_known_choices()
     cam = CameraConfig.get_choice_class("simgap_sim")(width=24, height=16, fps=30)
     cfg = RobotConfig.get_choice_class("simgap_fake_so101")(
-        id="t", realtime=False, cameras={"wrist": cam}, trace_path=str(tmp_path / "t.jsonl"))
+        id="t", realtime=False, cameras={"wrist": cam}, trace_path=str(tmp_path / "t.jsonl")
+    )
     robot = make_robot_from_config(cfg)  # LeRobot's factory: the config's parent module
     assert isinstance(robot, Robot) and type(robot).__name__ == "SimgapFakeSO101"
     assert robot.observation_features["wrist"] == (16, 24, 3)
@@ -74,28 +78,44 @@ def test_lerobot_discovers_and_builds_the_fake_arm(tmp_path: Path) -> None:
     assert len((tmp_path / "t.jsonl").read_text().splitlines()) >= 4
 
     import simgap.fakearm.lerobot_robot as fake
+
     assert fake.register() == (type(cfg), type(robot))
     teleop = make_teleoperator_from_config(
-        TeleoperatorConfig.get_choice_class("simgap_scripted")(fps=30))
+        TeleoperatorConfig.get_choice_class("simgap_scripted")(fps=30)
+    )
     teleop.connect()
     assert set(teleop.get_action()) == set(robot.action_features)
     from lerobot.cameras.opencv import OpenCVCameraConfig
+
     bad = RobotConfig.get_choice_class("simgap_fake_so101")(
-        cameras={"wrist": OpenCVCameraConfig(index_or_path=0, width=32, height=32, fps=30)})
+        cameras={"wrist": OpenCVCameraConfig(index_or_path=0, width=32, height=32, fps=30)}
+    )
     with pytest.raises(ValueError, match="simgap_sim"):
         make_robot_from_config(bad)
 
 
 def _record(tmp: Path, root: Path, episodes: int, seconds: float, resume: bool) -> None:
-    cmd = [str(BIN / "lerobot-record"), "--robot.type=simgap_fake_so101", "--robot.id=ci",
-           f"--robot.cameras={CAMERA}", "--teleop.type=simgap_scripted", "--teleop.fps=5",
-           "--dataset.fps=5", "--dataset.repo_id=local/simgap_fake",
-           f"--dataset.root={root}", "--dataset.single_task=wave",
-           f"--dataset.num_episodes={episodes}", f"--dataset.episode_time_s={seconds}",
-           "--dataset.reset_time_s=0", "--dataset.push_to_hub=false", "--dataset.video=false",
-           "--display_data=false", "--play_sounds=false", f"--resume={str(resume).lower()}"]
-    r = subprocess.run(cmd, env=_env(tmp), cwd=tmp, capture_output=True, text=True,
-                       timeout=300)
+    cmd = [
+        str(BIN / "lerobot-record"),
+        "--robot.type=simgap_fake_so101",
+        "--robot.id=ci",
+        f"--robot.cameras={CAMERA}",
+        "--teleop.type=simgap_scripted",
+        "--teleop.fps=5",
+        "--dataset.fps=5",
+        "--dataset.repo_id=local/simgap_fake",
+        f"--dataset.root={root}",
+        "--dataset.single_task=wave",
+        f"--dataset.num_episodes={episodes}",
+        f"--dataset.episode_time_s={seconds}",
+        "--dataset.reset_time_s=0",
+        "--dataset.push_to_hub=false",
+        "--dataset.video=false",
+        "--display_data=false",
+        "--play_sounds=false",
+        f"--resume={str(resume).lower()}",
+    ]
+    r = subprocess.run(cmd, env=_env(tmp), cwd=tmp, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
@@ -109,8 +129,9 @@ def test_the_sim_camera_reads_like_lerobots_cameras() -> None:
 
     register_third_party_plugins()
     cam = CameraConfig.get_choice_class("simgap_sim")(width=64, height=64, fps=30)
-    robot = make_robot_from_config(RobotConfig.get_choice_class("simgap_fake_so101")(
-        id="t", cameras={"wrist": cam}))
+    robot = make_robot_from_config(
+        RobotConfig.get_choice_class("simgap_fake_so101")(id="t", cameras={"wrist": cam})
+    )
     robot.connect()
     try:
         wrist = robot.cameras["wrist"]
@@ -133,7 +154,7 @@ def _documented_record_command() -> list[str]:
     text = PLUMBING.read_text()
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         if "lerobot-record " in block:
-            line = block[block.index("lerobot-record "):].replace("\\\n", " ")
+            line = block[block.index("lerobot-record ") :].replace("\\\n", " ")
             return shlex.split(line.splitlines()[0])
     raise AssertionError(f"no lerobot-record command in {PLUMBING}")
 
@@ -152,11 +173,14 @@ def test_the_documented_record_command_holds_30_fps(tmp_path: Path) -> None:
     assert flags["--dataset.reset_time_s"] == "0" and flags["--play_sounds"] == "false"
     assert "--dataset.fps" not in flags  # LeRobot's default: 30
     root, trace = tmp_path / "ds", tmp_path / "trace.jsonl"
-    cmd = [str(BIN / "lerobot-record")] + [
-        f"--dataset.root={root}" if a.startswith("--dataset.root=") else a for a in cmd[1:]
-    ] + [f"--robot.trace_path={trace}"]
-    r = subprocess.run(cmd, env=_env(tmp_path), cwd=tmp_path, capture_output=True, text=True,
-                       timeout=300)
+    cmd = (
+        [str(BIN / "lerobot-record")]
+        + [f"--dataset.root={root}" if a.startswith("--dataset.root=") else a for a in cmd[1:]]
+        + [f"--robot.trace_path={trace}"]
+    )
+    r = subprocess.run(
+        cmd, env=_env(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-3000:]
     assert "running slower" not in out, [ln for ln in out.splitlines() if "slower" in ln][:5]
@@ -168,10 +192,12 @@ def test_the_documented_record_command_holds_30_fps(tmp_path: Path) -> None:
     assert len(lengths) == int(flags["--dataset.num_episodes"])
     tr = read_trace(trace)  # one tick per loop period, in the dataset's frame order
     periods = np.diff(np.asarray(tr.t, dtype=float))
-    loop = (f"LeRobot's loop: median period {np.median(periods) * 1e3:.1f} ms, p99 "
-            f"{np.percentile(periods, 99) * 1e3:.1f} ms against {1e3 / fps:.1f} ms (a period "
-            "longer than 1/fps with no 'running slower' line is time.sleep waking late on a "
-            "starved CPU, not the camera)")
+    loop = (
+        f"LeRobot's loop: median period {np.median(periods) * 1e3:.1f} ms, p99 "
+        f"{np.percentile(periods, 99) * 1e3:.1f} ms against {1e3 / fps:.1f} ms (a period "
+        "longer than 1/fps with no 'running slower' line is time.sleep waking late on a "
+        "starved CPU, not the camera)"
+    )
     for e, n in zip(ds.episode_indices, lengths, strict=True):
         # One frame a period. LeRobot 0.6.1's record_loop sleeps 1/fps - dt with time.sleep
         # on Linux (robot_utils.precise_sleep) and stops at episode_time_s of wall time, so
@@ -205,18 +231,36 @@ def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
         np.testing.assert_allclose(np.diff(episode_times(ds, e)), 0.2, rtol=1e-12)
     # the rig comes from `simgap init` on LeRobot's own dataset, and diagnoses unedited
     rig = tmp_path / "rig.toml"
-    r = subprocess.run([sys.executable, "-m", "simgap", "init", str(root), "--model",
-                        f"{ROOT}/src/simgap/demo/so101_demo.xml", "--out", str(rig)],
-                       env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "init",
+            str(root),
+            "--model",
+            f"{ROOT}/src/simgap/demo/so101_demo.xml",
+            "--out",
+            str(rig),
+        ],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     from simgap.rig import load_rig
 
     made = load_rig(rig)
     assert made.control_dt_s == pytest.approx(0.2)  # from info.json's fps
     assert made.evidence.dataset is not None
-    r = subprocess.run([sys.executable, "-m", "simgap", "diagnose", str(rig), "--out",
-                        str(tmp_path / "out")], env=_env(tmp_path), capture_output=True,
-                       text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "simgap", "diagnose", str(rig), "--out", str(tmp_path / "out")],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     found = json.loads((tmp_path / "out" / "findings.json").read_text())
     actuator = [f for f in found["findings"] if f["branch"] == "actuator"]
@@ -227,14 +271,14 @@ def test_lerobot_record_then_simgap_diagnose(tmp_path: Path) -> None:
 
     if CHROMIUM is None:
         pytest.skip("chromium is not installed: the report's screenshot was not taken")
-    seen = browse_report(tmp_path / "out" / "report.html", "lerobot-0.6.1",
-                         tmp_path / "profile")
+    seen = browse_report(tmp_path / "out" / "report.html", "lerobot-0.6.1", tmp_path / "profile")
     check_report_page(seen)
     assert "actuator" in {c["id"][2:] for c in seen["cards"]}
 
 
-def test_eval_info_in_0_6_1_layout_read_by_compare(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eval_info_in_0_6_1_layout_read_by_compare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """LeRobot's own ``eval_policy_all`` / ``run_one`` / ``eval_one`` build the file's dict
     and it is dumped as ``eval_main`` dumps it; only the rollout (``eval_policy``, which needs
     a gym env and a trained policy) is replaced by known per-episode outcomes, in the shape
@@ -255,32 +299,58 @@ def test_eval_info_in_0_6_1_layout_read_by_compare(tmp_path: Path,
     def rollout(env: Env, **kw: object) -> dict:
         succ = [bool(s) for s in rng.random(int(rng.integers(4, 9))) < 0.6]
         truth[env.key] = succ
-        return {"per_episode": [{"episode_ix": i, "sum_reward": float(s), "max_reward":
-                                 float(s), "success": s, "seed": 1000 + i}
-                                for i, s in enumerate(succ)]}
+        return {
+            "per_episode": [
+                {
+                    "episode_ix": i,
+                    "sum_reward": float(s),
+                    "max_reward": float(s),
+                    "success": s,
+                    "seed": 1000 + i,
+                }
+                for i, s in enumerate(succ)
+            ]
+        }
 
     monkeypatch.setattr(lerobot_eval, "eval_policy", rollout)
     for run in ("sim", "real"):
         envs = {"pusht": {0: Env(f"{run}0"), 1: Env(f"{run}1")}}
-        info = lerobot_eval.eval_policy_all(envs, torch.nn.Linear(1, 1), None, None, None, None,
-                                            n_episodes=8)
+        info = lerobot_eval.eval_policy_all(
+            envs, torch.nn.Linear(1, 1), None, None, None, None, n_episodes=8
+        )
         (tmp_path / f"{run}.json").write_text(json.dumps(info, indent=2))
         env = 'model = "pusht"\ncommit = "abc"' if run == "sim" else 'rig = "bench-1"'
         (tmp_path / f"{run}.toml").write_text(
             f'[policy]\ncheckpoint = "c"\nsha256 = "abcdef0123"\n[environment]\nkind = '
             f'"{run}"\n{env}\n[initial_states]\ngenerator = "lerobot-env-seed"\nseed = 1000\n'
             f'hash = "s1000"\n[success]\npredicate = "is_success"\njudge = "automatic"\n'
-            f'[outcomes]\nlerobot_eval_info = "{run}.json"\n')
+            f'[outcomes]\nlerobot_eval_info = "{run}.json"\n'
+        )
     written = json.loads((tmp_path / "sim.json").read_text())
     assert set(written) == {"per_task", "per_group", "overall"} and "seed" not in json.dumps(
-        written["per_task"])
+        written["per_task"]
+    )
     from simgap.evidence.manifest import read_manifest
+
     sim = read_manifest(tmp_path / "sim.toml")
     every = truth["sim0"] + truth["sim1"]
     assert (sim.successes, sim.n_trials) == (sum(every), len(every))
-    r = subprocess.run([sys.executable, "-m", "simgap", "compare", str(tmp_path / "sim.toml"),
-                        str(tmp_path / "real.toml"), "--json", str(tmp_path / "c.json")],
-                       env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "compare",
+            str(tmp_path / "sim.toml"),
+            str(tmp_path / "real.toml"),
+            "--json",
+            str(tmp_path / "c.json"),
+        ],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     said = " ".join(r.stdout.split())  # rich wraps lines
     assert "unpaired:" in said and "records no environment seeds" in said
@@ -293,6 +363,7 @@ def test_eval_info_in_0_6_1_layout_read_by_compare(tmp_path: Path,
 
 # ---- async inference: LeRobot's policy server and robot client on 127.0.0.1 --------------
 
+
 def _tiny_act(out: Path) -> Path:
     """A random-weight ACT saved with LeRobot's own save_pretrained (no hub, no download)."""
     import torch
@@ -303,16 +374,27 @@ def _tiny_act(out: Path) -> Path:
 
     torch.manual_seed(0)
     cfg = ACTConfig(
-        input_features={"observation.state": PolicyFeature(FeatureType.STATE, (6,)),
-                        "observation.images.wrist": PolicyFeature(FeatureType.VISUAL,
-                                                                  (3, 32, 32))},
+        input_features={
+            "observation.state": PolicyFeature(FeatureType.STATE, (6,)),
+            "observation.images.wrist": PolicyFeature(FeatureType.VISUAL, (3, 32, 32)),
+        },
         output_features={"action": PolicyFeature(FeatureType.ACTION, (6,))},
-        chunk_size=10, n_action_steps=10, dim_model=32, n_heads=2, dim_feedforward=64,
-        n_encoder_layers=1, n_decoder_layers=1, use_vae=False,
-        pretrained_backbone_weights=None, device="cpu", push_to_hub=False)
+        chunk_size=10,
+        n_action_steps=10,
+        dim_model=32,
+        n_heads=2,
+        dim_feedforward=64,
+        n_encoder_layers=1,
+        n_decoder_layers=1,
+        use_vae=False,
+        pretrained_backbone_weights=None,
+        device="cpu",
+        push_to_hub=False,
+    )
     policy = ACTPolicy(cfg)
-    stats = {k: {"mean": torch.zeros(6), "std": torch.ones(6)}
-             for k in ("observation.state", "action")}
+    stats = {
+        k: {"mean": torch.zeros(6), "std": torch.ones(6)} for k in ("observation.state", "action")
+    }
     pre, post = make_pre_post_processors(cfg, dataset_stats=stats)
     for thing in (policy, pre, post):
         thing.save_pretrained(out)
@@ -330,8 +412,7 @@ def _wait_lines(folder: Path, prefix: str, pattern: str, n: int, timeout: float)
 
 
 def _count(folder: Path, prefix: str, pattern: str) -> int:
-    return sum(f.read_text(errors="replace").count(pattern)
-               for f in folder.glob(f"{prefix}_*.log"))
+    return sum(f.read_text(errors="replace").count(pattern) for f in folder.glob(f"{prefix}_*.log"))
 
 
 def _wait_files(folder: Path, prefix: str, n: int, timeout: float) -> None:
@@ -356,17 +437,22 @@ def _independent(server: Path, clients: list[Path]) -> dict[str, float]:
     """The figures, parsed here with plain regexes over the files LeRobot wrote."""
     text = server.read_text(errors="replace")
     inf = [float(x) for x in re.findall(r"Inference time: ([0-9.]+)ms", text)]
-    total = [float(x) for x in re.findall(
-        r"\| Prepare time: .*\| Total time: ([0-9.]+)ms", text)]
-    queue = [int(x) for c in clients
-             for x in re.findall(r"QUEUE SIZE: (\d+) \(Must go", c.read_text(errors="replace"))]
-    return {"ticks": len(inf), "inference_p50": float(np.quantile(inf, 0.5)) / 1e3,
-            "inference_p95": float(np.quantile(inf, 0.95)) / 1e3,
-            "total_p95": float(np.quantile(total, 0.95)) / 1e3,
-            "empty_fraction": float(np.mean(np.asarray(queue) == 0)),
-            "filtered": text.count("has been filtered out"),
-            "skipping": text.count("Skipping observation #"),
-            "sessions": text.count("connected and ready")}
+    total = [float(x) for x in re.findall(r"\| Prepare time: .*\| Total time: ([0-9.]+)ms", text)]
+    queue = [
+        int(x)
+        for c in clients
+        for x in re.findall(r"QUEUE SIZE: (\d+) \(Must go", c.read_text(errors="replace"))
+    ]
+    return {
+        "ticks": len(inf),
+        "inference_p50": float(np.quantile(inf, 0.5)) / 1e3,
+        "inference_p95": float(np.quantile(inf, 0.95)) / 1e3,
+        "total_p95": float(np.quantile(total, 0.95)) / 1e3,
+        "empty_fraction": float(np.mean(np.asarray(queue) == 0)),
+        "filtered": text.count("has been filtered out"),
+        "skipping": text.count("Skipping observation #"),
+        "sessions": text.count("connected and ready"),
+    }
 
 
 def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
@@ -381,22 +467,48 @@ def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
     env = _env(tmp_path)
     py = sys.executable
     server = subprocess.Popen(
-        [py, "-m", "lerobot.async_inference.policy_server", "--host=127.0.0.1",
-         f"--port={port}", "--fps=30", "--inference_latency=0.0", "--obs_queue_timeout=2"],
-        cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        [
+            py,
+            "-m",
+            "lerobot.async_inference.policy_server",
+            "--host=127.0.0.1",
+            f"--port={port}",
+            "--fps=30",
+            "--inference_latency=0.0",
+            "--obs_queue_timeout=2",
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     try:
         _wait_lines(logs, "policy_server", "PolicyServer started", 1, 120)
         for session in range(2):  # the second client is a reconnect to the same server
             before = _count(logs, "policy_server", "Prepare time:")
             client = subprocess.Popen(
-                [py, "-m", "lerobot.async_inference.robot_client",
-                 "--robot.type=simgap_fake_so101", "--robot.id=ci",
-                 f"--robot.cameras={CAMERA.replace('fps: 5', 'fps: 30')}",
-                 f"--server_address=127.0.0.1:{port}", "--policy_type=act",
-                 f"--pretrained_name_or_path={policy}", "--policy_device=cpu",
-                 "--client_device=cpu", "--actions_per_chunk=10",
-                 "--chunk_size_threshold=0.5", "--fps=30", "--task=wave"],
-                cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+                [
+                    py,
+                    "-m",
+                    "lerobot.async_inference.robot_client",
+                    "--robot.type=simgap_fake_so101",
+                    "--robot.id=ci",
+                    f"--robot.cameras={CAMERA.replace('fps: 5', 'fps: 30')}",
+                    f"--server_address=127.0.0.1:{port}",
+                    "--policy_type=act",
+                    f"--pretrained_name_or_path={policy}",
+                    "--policy_device=cpu",
+                    "--client_device=cpu",
+                    "--actions_per_chunk=10",
+                    "--chunk_size_threshold=0.5",
+                    "--fps=30",
+                    "--task=wave",
+                ],
+                cwd=work,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
             try:
                 # this client's own log, and 4 observations of its own on the server (the
                 # server may have prepared more than 4 of the first client's before it
@@ -450,14 +562,25 @@ def _slow_loop_args(root: Path, fps: int) -> list[str]:
     """lerobot-record on the fake arm whose every observation takes 0.45 s (a slow camera or
     bus: the loop runs at about 2 Hz whatever the label), led by a script that moves as a
     human leader does, in wall time (2 steps a second, 60 deg sines)."""
-    return ["--robot.type=simgap_fake_so101", "--robot.id=ci",
-            "--robot.observation_delay_s=0.45", "--teleop.type=simgap_scripted",
-            "--teleop.fps=2", "--teleop.amplitude_deg=60", f"--dataset.fps={fps}",
-            f"--dataset.repo_id=local/loop_{fps}", f"--dataset.root={root}",
-            "--dataset.single_task=wave", "--dataset.num_episodes=1",
-            "--dataset.episode_time_s=4", "--dataset.reset_time_s=0",
-            "--dataset.push_to_hub=false", "--dataset.video=false", "--display_data=false",
-            "--play_sounds=false"]
+    return [
+        "--robot.type=simgap_fake_so101",
+        "--robot.id=ci",
+        "--robot.observation_delay_s=0.45",
+        "--teleop.type=simgap_scripted",
+        "--teleop.fps=2",
+        "--teleop.amplitude_deg=60",
+        f"--dataset.fps={fps}",
+        f"--dataset.repo_id=local/loop_{fps}",
+        f"--dataset.root={root}",
+        "--dataset.single_task=wave",
+        "--dataset.num_episodes=1",
+        "--dataset.episode_time_s=4",
+        "--dataset.reset_time_s=0",
+        "--dataset.push_to_hub=false",
+        "--dataset.video=false",
+        "--display_data=false",
+        "--play_sounds=false",
+    ]
 
 
 def test_a_loop_slower_than_its_fps_label_is_refused_by_the_time_base(tmp_path: Path) -> None:
@@ -470,9 +593,14 @@ def test_a_loop_slower_than_its_fps_label_is_refused_by_the_time_base(tmp_path: 
 
     slow, real = tmp_path / "labelled_30", tmp_path / "labelled_2"
     runs = [_slow_loop_args(slow, 30), _slow_loop_args(real, 2)]
-    r = subprocess.run([sys.executable, "-c", _RECORD_TWICE.format(runs=runs)],
-                       env=_env(tmp_path), cwd=tmp_path, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", _RECORD_TWICE.format(runs=runs)],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-3000:]
     assert "Record loop is running slower" in out  # LeRobot's own warning, and only that
@@ -481,9 +609,23 @@ def test_a_loop_slower_than_its_fps_label_is_refused_by_the_time_base(tmp_path: 
     results = {}
     for name, root in (("slow", slow), ("real", real)):
         rig = tmp_path / f"{name}.toml"
-        r = subprocess.run([sys.executable, "-m", "simgap", "init", str(root), "--model",
-                            f"{ROOT}/src/simgap/demo/so101_demo.xml", "--out", str(rig)],
-                           env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "simgap",
+                "init",
+                str(root),
+                "--model",
+                f"{ROOT}/src/simgap/demo/so101_demo.xml",
+                "--out",
+                str(rig),
+            ],
+            env=_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         loaded = load_rig(rig)
         results[name] = (rig, time_base_of(loaded, read_lerobot_dataset(root)))
@@ -492,9 +634,21 @@ def test_a_loop_slower_than_its_fps_label_is_refused_by_the_time_base(tmp_path: 
     assert slow_tb.min_real_period_s > 2 * slow_tb.period_s  # the loop was far slower
     assert not real_tb.refused, real_tb.reasons
     assert real_tb.figures()["peak_to_limit_ratio"] < 1.0  # the same motion, on its real clock
-    r = subprocess.run([sys.executable, "-m", "simgap", "diagnose", str(results["slow"][0]),
-                        "--out", str(tmp_path / "out")], env=_env(tmp_path),
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap",
+            "diagnose",
+            str(results["slow"][0]),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     found = json.loads((tmp_path / "out" / "findings.json").read_text())
     gate = [f for f in found["findings"] if f["title"] == "Time base"]

@@ -26,8 +26,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("mani_skill", reason="ManiSkill (mani-skill 3.0.1) is not installed: "
-                    ".ci/run installs it in its own cached venv")
+pytest.importorskip(
+    "mani_skill",
+    reason="ManiSkill (mani-skill 3.0.1) is not installed: "
+    ".ci/run installs it in its own cached venv",
+)
 import gymnasium as gym  # noqa: E402
 import mani_skill.envs  # noqa: E402, F401
 import torch  # noqa: E402
@@ -39,9 +42,13 @@ from simgap.maniskill.fit import fit_gains, profile_delay, verdict  # noqa: E402
 from simgap.maniskill.replay import ManiSkillReplayer  # noqa: E402
 from simgap.series import Trajectory  # noqa: E402
 
-pytestmark = [pytest.mark.maniskill_real, pytest.mark.filterwarnings(
-    # ManiSkill 3.0.1's own env.step: np.isnan on a torch tensor (NumPy 2)
-    "ignore:__array_wrap__ must accept context:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.maniskill_real,
+    pytest.mark.filterwarnings(
+        # ManiSkill 3.0.1's own env.step: np.isnan on a torch tensor (NumPy 2)
+        "ignore:__array_wrap__ must accept context:DeprecationWarning"
+    ),
+]
 
 CONTROL_HZ, SIM_HZ = 20, 100
 ENCODER_RAD = 2 * math.pi / 4096
@@ -57,21 +64,31 @@ def _excitation(seed: int, frames: int = 120) -> np.ndarray:
     hold = int(0.4 * CONTROL_HZ)
     steps = np.repeat(rng.uniform(-0.35, 0.35, (frames // hold + 1, 6)), hold, axis=0)[:frames]
     t = np.arange(frames) / CONTROL_HZ
-    sine = 0.15 * np.sin(2 * np.pi * rng.uniform(0.2, 0.6, 6) * t[:, None]
-                         + rng.uniform(0, 2 * np.pi, 6))
+    sine = 0.15 * np.sin(
+        2 * np.pi * rng.uniform(0.2, 0.6, 6) * t[:, None] + rng.uniform(0, 2 * np.pi, 6)
+    )
     out: np.ndarray = CENTER + steps + sine
     return out
 
 
-def _record(seed: int, plant: dict[str, float] | None = None, late_frames: int = 0,
-            ) -> Trajectory:
+def _record(
+    seed: int,
+    plant: dict[str, float] | None = None,
+    late_frames: int = 0,
+) -> Trajectory:
     """Drive the so100 through ManiSkill's own env.step and read its joints as an encoder
     would (4096 counts per turn); ``plant`` scales the controller's gains first;
     ``late_frames``: each command reaches the arm that many frames after the one it is
     recorded at (a planted command delay)."""
-    env = gym.make("Empty-v1", robot_uids="so100", control_mode="pd_joint_pos",
-                   sim_backend="physx_cpu", obs_mode="state", render_mode=None,
-                   sim_config={"sim_freq": SIM_HZ, "control_freq": CONTROL_HZ})
+    env = gym.make(
+        "Empty-v1",
+        robot_uids="so100",
+        control_mode="pd_joint_pos",
+        sim_backend="physx_cpu",
+        obs_mode="state",
+        render_mode=None,
+        sim_config={"sim_freq": SIM_HZ, "control_freq": CONTROL_HZ},
+    )
     try:
         env.reset(seed=seed)
         agent = env.unwrapped.agent
@@ -80,7 +97,8 @@ def _record(seed: int, plant: dict[str, float] | None = None, late_frames: int =
             ctrl.config = dataclasses.replace(
                 ctrl.config,
                 stiffness=(np.asarray(ctrl.config.stiffness) * plant["stiffness"]).tolist(),
-                damping=(np.asarray(ctrl.config.damping) * plant["damping"]).tolist())
+                damping=(np.asarray(ctrl.config.damping) * plant["damping"]).tolist(),
+            )
             ctrl.set_drive_property()
         cmd = _excitation(seed)
         agent.robot.set_qpos(torch.as_tensor(cmd[None, 0], dtype=torch.float32))
@@ -94,8 +112,14 @@ def _record(seed: int, plant: dict[str, float] | None = None, late_frames: int =
     finally:
         env.close()
     q = np.round(q / ENCODER_RAD) * ENCODER_RAD
-    return Trajectory(t=np.arange(cmd.shape[0]) / CONTROL_HZ, q_cmd=cmd, q=q,
-                      joint_names=names, episode=seed, source=f"maniskill seed {seed}")
+    return Trajectory(
+        t=np.arange(cmd.shape[0]) / CONTROL_HZ,
+        q_cmd=cmd,
+        q=q,
+        joint_names=names,
+        episode=seed,
+        source=f"maniskill seed {seed}",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -107,9 +131,20 @@ def replayer() -> Iterator[ManiSkillReplayer]:
 
 def test_export_config_reads_so100_grasp_cube(tmp_path: Path) -> None:
     out = tmp_path / "training.json"
-    run = subprocess.run([sys.executable, "-m", "simgap.maniskill.export_config",
-                          "SO100GraspCube-v1", "--out", str(out)],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap.maniskill.export_config",
+            "SO100GraspCube-v1",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     d = json.loads(out.read_text())
     assert d["mani_skill_version"] == "3.0.1"
@@ -123,9 +158,11 @@ def test_export_config_reads_so100_grasp_cube(tmp_path: Path) -> None:
     assert c["lower"] == pytest.approx([-0.05] * 5 + [-0.2])
     assert c["use_delta"] and c["use_target"] and c["normalize_action"]
     assert {k: v["static_friction"] for k, v in d["link_materials"].items()} == {
-        "Fixed_Jaw": 2.0, "Moving_Jaw": 2.0}
+        "Fixed_Jaw": 2.0,
+        "Moving_Jaw": 2.0,
+    }
     side = 2 * d["object"]["half_size_m"]
-    assert d["object"]["mass_kg"] == pytest.approx(200.0 * side ** 3, rel=1e-3)  # 200 kg/m^3
+    assert d["object"]["mass_kg"] == pytest.approx(200.0 * side**3, rel=1e-3)  # 200 kg/m^3
     # SO100GraspCube-v1 randomises by default: the cube is one draw, not the 25 mm mean the
     # build without randomisation gives (the test below), which is why init passes
     # --env-kwargs through
@@ -134,6 +171,7 @@ def test_export_config_reads_so100_grasp_cube(tmp_path: Path) -> None:
     assert np.linalg.norm(pan[:2]) == pytest.approx(0.0452, abs=1e-3)
     # and simgap reads it back as the audit needs it
     from simgap.maniskill.config import read_maniskill_config
+
     cfg = read_maniskill_config(out)
     assert cfg.control_dt_s == pytest.approx(0.05) and cfg.physics_dt_s == pytest.approx(0.01)
     assert cfg.stiffness_nm_rad == 1e3 and cfg.damping_nms_rad == 1e2
@@ -151,10 +189,22 @@ def test_export_config_without_domain_randomization_is_the_fixture(tmp_path: Pat
     """Without domain randomisation SO100GraspCube-v1 holds the mean of its ranges: the
     25 mm cube of 3.125 g and the 52 degree camera tests/maniskill_fixtures.py writes."""
     out = tmp_path / "training.json"
-    run = subprocess.run([sys.executable, "-m", "simgap.maniskill.export_config",
-                          "SO100GraspCube-v1", "--out", str(out),
-                          "--env-kwargs", '{"domain_randomization": false}'],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap.maniskill.export_config",
+            "SO100GraspCube-v1",
+            "--out",
+            str(out),
+            "--env-kwargs",
+            '{"domain_randomization": false}',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     d = json.loads(out.read_text())
     from tests.maniskill_fixtures import grasp_cube_export
@@ -168,13 +218,27 @@ def test_export_config_without_domain_randomization_is_the_fixture(tmp_path: Pat
 
 @pytest.mark.parametrize("backend", [[], ["--render-backend", "none"]])
 def test_export_config_without_a_vulkan_device_says_what_to_install(
-        tmp_path: Path, backend: list[str]) -> None:
+    tmp_path: Path, backend: list[str]
+) -> None:
     import os
 
     env = dict(os.environ, VK_ICD_FILENAMES=str(tmp_path / "no_icd.json"))
-    run = subprocess.run([sys.executable, "-m", "simgap.maniskill.export_config",
-                          "SO100GraspCube-v1", "--out", str(tmp_path / "t.json"), *backend],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simgap.maniskill.export_config",
+            "SO100GraspCube-v1",
+            "--out",
+            str(tmp_path / "t.json"),
+            *backend,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=env,
+    )
     assert run.returncode == 2, run.stderr[-2000:]
     assert "mesa-vulkan-drivers" in run.stderr and "bookworm-backports" in run.stderr
     assert "Traceback" not in run.stderr and not (tmp_path / "t.json").exists()
@@ -191,8 +255,9 @@ def test_nominal_recording_replays_at_the_floor(replayer: ManiSkillReplayer) -> 
 
 
 @pytest.mark.slow
-def test_planted_gains_are_identified_and_the_export_proven(replayer: ManiSkillReplayer,
-                                                            tmp_path: Path) -> None:
+def test_planted_gains_are_identified_and_the_export_proven(
+    replayer: ManiSkillReplayer, tmp_path: Path
+) -> None:
     fitted, held = [_record(s, PLANT) for s in (2, 3)], _record(4, PLANT)
     fit = fit_gains(replayer, fitted, encoder_rad=ENCODER_RAD)
     for j in replayer.joints:
@@ -203,8 +268,11 @@ def test_planted_gains_are_identified_and_the_export_proven(replayer: ManiSkillR
     # the most gravity-loaded joints see the stiffness through their sag: their intervals
     # exclude the agent's own gains (the pan and roll axes carry no gravity load and see
     # damping / stiffness only; their intervals are wide, and say so)
-    for name, nominal in (("shoulder_lift.kp", 1e3), ("shoulder_lift.kv", 1e2),
-                          ("elbow_flex.kp", 1e3)):
+    for name, nominal in (
+        ("shoulder_lift.kp", 1e3),
+        ("shoulder_lift.kv", 1e2),
+        ("elbow_flex.kp", 1e3),
+    ):
         lo, hi = fit.interval(name)
         assert not lo <= nominal <= hi, (name, lo, hi)
     assert fit.fitted_rms_rad.max() <= ELIMINATE_FACTOR * fit.floor_rad
@@ -227,8 +295,13 @@ def test_bad_recordings_and_modes_are_refused_by_name(replayer: ManiSkillReplaye
     at_30 = dataclasses.replace(rec, t=np.arange(rec.t.size) / 30.0)
     with pytest.raises(InputError, match="20 Hz control rate"):
         replayer.replay(at_30, replayer.nominal_gains())
-    no_grip = Trajectory(t=rec.t, q_cmd=rec.q_cmd[:, :5], q=rec.q[:, :5],
-                         joint_names=rec.joint_names[:5], source="five.parquet")
+    no_grip = Trajectory(
+        t=rec.t,
+        q_cmd=rec.q_cmd[:, :5],
+        q=rec.q[:, :5],
+        joint_names=rec.joint_names[:5],
+        source="five.parquet",
+    )
     with pytest.raises(NameNotFoundError, match="gripper"):
         replayer.replay(no_grip, replayer.nominal_gains())
     with pytest.raises(InputError, match="pd_joint_pos"):
@@ -239,10 +312,12 @@ def test_bad_recordings_and_modes_are_refused_by_name(replayer: ManiSkillReplaye
 
 @pytest.mark.slow
 def test_a_planted_command_delay_is_recovered_inside_its_interval(
-        replayer: ManiSkillReplayer) -> None:
+    replayer: ManiSkillReplayer,
+) -> None:
     nominal = replayer.nominal_gains()
-    late = profile_delay(replayer, [_record(s, late_frames=1) for s in (5, 6)], nominal,
-                         encoder_rad=ENCODER_RAD)
+    late = profile_delay(
+        replayer, [_record(s, late_frames=1) for s in (5, 6)], nominal, encoder_rad=ENCODER_RAD
+    )
     lo, hi = late.interval_s
     print(f"planted 50 ms: {late.best_s * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}]")
     assert lo <= 1 / CONTROL_HZ <= hi and not late.open_ends

@@ -15,8 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("mani_skill", reason="ManiSkill (mani-skill 3.0.1) is not installed: "
-                    ".ci/run installs it in its own cached venv")
+pytest.importorskip(
+    "mani_skill",
+    reason="ManiSkill (mani-skill 3.0.1) is not installed: "
+    ".ci/run installs it in its own cached venv",
+)
 from PIL import Image  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
@@ -42,8 +45,7 @@ def _rig(tmp_path: Path, dx_m: float) -> Path:
     real = SapienRenderer(URDF, _camera(dx_m), joint_order=NAMES)
     frames = tmp_path / "frames"
     frames.mkdir()
-    rows = ["file,episode,frame_index,recording,pose_label," + ",".join(f"{n}.pos"
-                                                                         for n in NAMES)]
+    rows = ["file,episode,frame_index,recording,pose_label," + ",".join(f"{n}.pos" for n in NAMES)]
     for i, q in enumerate(POSES):
         buf = io.BytesIO()
         Image.fromarray(real.render(q, segmentation=False).rgb).save(buf, format="PNG")
@@ -57,21 +59,23 @@ def _rig(tmp_path: Path, dx_m: float) -> Path:
         f'name = "ms-appearance"\n[model]\npath = "{ROOT / "src/simgap/demo/so101_demo.xml"}"\n'
         f'[control]\ndt_s = 0.05\n[evidence]\nframes = "{frames}"\n'
         '[camera]\nname = "wrist_cam"\nrender_resolution = [32, 32]\n'
-        'policy_resolution = [32, 32]\ntraining_jitter_m = 0.002\ntraining_jitter_deg = 1.0\n'
+        "policy_resolution = [32, 32]\ntraining_jitter_m = 0.002\ntraining_jitter_deg = 1.0\n"
         "training_background_max = 200\n"
         f'training_mount = "{cam.mount_link}"   {MARK}\n'
         f"training_pose_m = {list(cam.pose_p_m)}   {MARK}\n"
         f"training_pose_q_wxyz = {list(LOOK_DOWN_THE_JAWS)}   {MARK}\n"
         f"training_fov_deg = {float(np.degrees(cam.fov_y_rad))!r}   {MARK}\n"
         f"training_resolution = [{cam.height}, {cam.width}]   {MARK}\n"
-        f'[training]\nrobot_description = "{URDF}"   {MARK}\n' + joints)
+        f'[training]\nrobot_description = "{URDF}"   {MARK}\n' + joints
+    )
     return rig
 
 
 def _run(tmp_path: Path, dx_m: float) -> tuple[dict[str, dict], str, Path]:
     rig, out, js = _rig(tmp_path, dx_m), tmp_path / "out", tmp_path / "r.json"
-    res = CliRunner().invoke(app, ["maniskill", "appearance", str(rig), "--out", str(out),
-                                   "--json", str(js)])
+    res = CliRunner().invoke(
+        app, ["maniskill", "appearance", str(rig), "--out", str(out), "--json", str(js)]
+    )
     assert res.exit_code == 0, res.output
     d = json.loads(js.read_text())
     assert d["renderer"] == "SAPIEN"
@@ -100,5 +104,7 @@ def test_the_training_camera_moved_1_cm_is_flagged(tmp_path: Path) -> None:
     assert cam["verdict"] == "implicated", cam["summary"]
     assert f.camera_offset_px is not None and f.training_jitter_px is not None
     assert f.camera_offset_px > f.training_jitter_px > 0
-    print(f"planted 1 cm: {f.camera_offset_px:.2f} px against training's wobble "
-          f"{f.training_jitter_px:.2f} px")
+    print(
+        f"planted 1 cm: {f.camera_offset_px:.2f} px against training's wobble "
+        f"{f.training_jitter_px:.2f} px"
+    )

@@ -23,8 +23,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("mani_skill", reason="ManiSkill (mani-skill 3.0.1) is not installed: "
-                    ".ci/run installs it in its own cached venv")
+pytest.importorskip(
+    "mani_skill",
+    reason="ManiSkill (mani-skill 3.0.1) is not installed: "
+    ".ci/run installs it in its own cached venv",
+)
 import mani_skill  # noqa: E402
 
 from simgap.appearance.camera_pose import estimate_camera_offset, jitter_px  # noqa: E402
@@ -33,18 +36,26 @@ from simgap.maniskill.render import SapienCamera, SapienRenderer  # noqa: E402
 
 pytestmark = pytest.mark.maniskill_real
 URDF = Path(mani_skill.__file__).parent / "assets" / "robots" / "so100" / "so100.urdf"
-LOOK_DOWN_THE_JAWS = (0.6963642403200189, 0.12278780396897282, 0.12278780396897285,
-                      -0.6963642403200189)
+LOOK_DOWN_THE_JAWS = (
+    0.6963642403200189,
+    0.12278780396897282,
+    0.12278780396897285,
+    -0.6963642403200189,
+)
 """x forward turned to the link's -y (the jaws), tilted 20 degrees down."""
-POSES = [[0.0, -1.0, 1.0, 0.5, 0.0, -0.5], [0.3, -0.8, 1.2, 0.3, 0.4, -0.2],
-         [-0.2, -1.2, 0.9, 0.7, -0.3, -0.8]]
+POSES = [
+    [0.0, -1.0, 1.0, 0.5, 0.0, -0.5],
+    [0.3, -0.8, 1.2, 0.3, 0.4, -0.2],
+    [-0.2, -1.2, 0.9, 0.7, -0.3, -0.8],
+]
 """Recorded joint angles [rad] (shoulder_pan ... gripper)."""
 
 
 def _camera(dx_m: float = 0.0) -> SapienCamera:
     # the camera's own y axis is the link's x here (x forward was turned to -y)
-    return SapienCamera("Wrist_Pitch_Roll", (dx_m, -0.02, 0.06), LOOK_DOWN_THE_JAWS,
-                        math.radians(70.0), 32, 32)
+    return SapienCamera(
+        "Wrist_Pitch_Roll", (dx_m, -0.02, 0.06), LOOK_DOWN_THE_JAWS, math.radians(70.0), 32, 32
+    )
 
 
 def _camera_fit(real_cam: SapienCamera) -> tuple[float, float, bool]:
@@ -60,8 +71,7 @@ def _camera_fit(real_cam: SapienCamera) -> tuple[float, float, bool]:
 
 
 def _jaws_and_background(r: SapienRenderer) -> dict[str, list[int]]:
-    return {"jaws": [r.links.index("Fixed_Jaw"), r.links.index("Moving_Jaw")],
-            "background": [-1]}
+    return {"jaws": [r.links.index("Fixed_Jaw"), r.links.index("Moving_Jaw")], "background": [-1]}
 
 
 def _stats(real_cam: SapienCamera) -> list[tuple[dict[str, Any], dict[str, float]]]:
@@ -74,8 +84,12 @@ def _stats(real_cam: SapienCamera) -> list[tuple[dict[str, Any], dict[str, float
         masks = pure_masks(s.seg, _jaws_and_background(sim), len(sim.links), (32, 32))
         assert masks["jaws"].sum() >= 20, "the jaws are in view"
         diff = np.abs(difference_map(r.rgb, s.rgb)).max(axis=-1)
-        out.append((compare_regions(r.rgb, s.rgb, masks),
-                    {k: float(diff[m].mean()) for k, m in masks.items()}))
+        out.append(
+            (
+                compare_regions(r.rgb, s.rgb, masks),
+                {k: float(diff[m].mean()) for k, m in masks.items()},
+            )
+        )
     return out
 
 
@@ -104,14 +118,17 @@ def test_the_camera_offset_fit_flags_a_planted_shift_and_not_an_unchanged_camera
 
 
 def test_a_missing_vulkan_device_names_the_package(tmp_path: Path) -> None:
-    code = ("from simgap.maniskill.render import SapienCamera, SapienRenderer\n"
-            "try:\n"
-            f"    SapienRenderer({str(URDF)!r}, SapienCamera('Wrist_Pitch_Roll', (0, 0, 0), "
-            "(1, 0, 0, 0), 1.0, 16, 16))\n"
-            "except Exception as e:\n"
-            "    print(type(e).__name__, e)\n")
+    code = (
+        "from simgap.maniskill.render import SapienCamera, SapienRenderer\n"
+        "try:\n"
+        f"    SapienRenderer({str(URDF)!r}, SapienCamera('Wrist_Pitch_Roll', (0, 0, 0), "
+        "(1, 0, 0, 0), 1.0, 16, 16))\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
     env = dict(os.environ, VK_ICD_FILENAMES=str(tmp_path / "no_icd.json"))
-    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
     assert "RenderDeviceError" in run.stdout, run.stdout + run.stderr[-2000:]
     assert "mesa-vulkan-drivers" in run.stdout and "bookworm-backports" in run.stdout

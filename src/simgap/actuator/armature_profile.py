@@ -38,22 +38,43 @@ RIDGE_FLOOR_FRACTION = SAME_FIT_FLOOR_FRACTION
 armature not identifiable [-]."""
 
 
-def _refit(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, servo: ServoFamily,
-           seed: int, evaluations: int) -> tuple[float, float, float]:
+def _refit(
+    fit: FamilyFit,
+    batch: ServoBatch,
+    train: np.ndarray,
+    servo: ServoFamily,
+    seed: int,
+    evaluations: int,
+) -> tuple[float, float, float]:
     """The family of ``fit`` refitted on ``train`` with a transport delay free, on ``servo``
     (its armature box): (training MAE [rad], delay [s], armature [kg m^2])."""
-    probe = fit_families(batch, train[None], servo, seed, [fit.family],
-                         cma_fit.CmaSettings(evaluations=evaluations),
-                         fit_max_velocity=fit.space.fit_max_velocity,
-                         fit_delay=True)[fit.family]
+    probe = fit_families(
+        batch,
+        train[None],
+        servo,
+        seed,
+        [fit.family],
+        cma_fit.CmaSettings(evaluations=evaluations),
+        fit_max_velocity=fit.space.fit_max_velocity,
+        fit_delay=True,
+    )[fit.family]
     p = probe.params(0)
-    return (float(per_log_mae(probe.pred[0], batch)[train].mean()), float(p["delay_s"]),
-            float(p["armature"]))
+    return (
+        float(per_log_mae(probe.pred[0], batch)[train].mean()),
+        float(p["delay_s"]),
+        float(p["armature"]),
+    )
 
 
-def armature_profile(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, servo: ServoFamily,
-                     seed: int, evaluations: int, base_mae_rad: float | None = None,
-                     ) -> list[dict[str, float]]:
+def armature_profile(
+    fit: FamilyFit,
+    batch: ServoBatch,
+    train: np.ndarray,
+    servo: ServoFamily,
+    seed: int,
+    evaluations: int,
+    base_mae_rad: float | None = None,
+) -> list[dict[str, float]]:
     """Refit the family of ``fit`` (row 0, fitted on ``train``) with the armature held at
     each of ``PROBE_FACTORS`` times its value (clipped to the servo's box; a factor that the
     box leaves within 10 % of the value is skipped) and a transport delay free.
@@ -72,31 +93,58 @@ def armature_profile(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, servo
         ``train_mae_rad`` and ``rise_rad`` (over row 0's own training MAE).
     """
     a = float(fit.params(0)["armature"])
-    base = (float(per_log_mae(fit.pred[0], batch)[train].mean()) if base_mae_rad is None
-            else base_mae_rad)
+    base = (
+        float(per_log_mae(fit.pred[0], batch)[train].mean())
+        if base_mae_rad is None
+        else base_mae_rad
+    )
     lo, hi = servo.armature_box
     out: list[dict[str, float]] = []
     for k, f in enumerate(PROBE_FACTORS):
         held = min(max(a * f, lo), hi)
         if abs(held - a) < 0.1 * a:
             continue
-        mae, delay, _ = _refit(fit, batch, train, replace(servo, armature_box=(held, held)),
-                               seed + 101 * (k + 1), evaluations)
-        out.append({"factor": f, "armature_kg_m2": held, "delay_s": delay,
-                    "train_mae_rad": mae, "rise_rad": mae - base})
+        mae, delay, _ = _refit(
+            fit,
+            batch,
+            train,
+            replace(servo, armature_box=(held, held)),
+            seed + 101 * (k + 1),
+            evaluations,
+        )
+        out.append(
+            {
+                "factor": f,
+                "armature_kg_m2": held,
+                "delay_s": delay,
+                "train_mae_rad": mae,
+                "rise_rad": mae - base,
+            }
+        )
     return out
 
 
-def latency_probe(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, servo: ServoFamily,
-                  seed: int, evaluations: int, base_mae_rad: float) -> dict[str, float] | None:
+def latency_probe(
+    fit: FamilyFit,
+    batch: ServoBatch,
+    train: np.ndarray,
+    servo: ServoFamily,
+    seed: int,
+    evaluations: int,
+    base_mae_rad: float,
+) -> dict[str, float] | None:
     """Where ``fit`` has no transport delay (BAM's logs), the same family refitted with one
     free, the armature free too: ``delay_s``, ``armature_kg_m2``, ``train_mae_rad`` and
     ``gain_rad`` (how much lower its training MAE is); None where the fit has a delay."""
     if fit.space.fit_delay:
         return None
     mae, delay, arm = _refit(fit, batch, train, servo, seed + 307, evaluations)
-    return {"delay_s": delay, "armature_kg_m2": arm, "train_mae_rad": mae,
-            "gain_rad": base_mae_rad - mae}
+    return {
+        "delay_s": delay,
+        "armature_kg_m2": arm,
+        "train_mae_rad": mae,
+        "gain_rad": base_mae_rad - mae,
+    }
 
 
 def latency_reason(probe: dict[str, float] | None, floor_rad: float) -> str:
@@ -104,15 +152,18 @@ def latency_reason(probe: dict[str, float] | None, floor_rad: float) -> str:
     ``RIDGE_FLOOR_FRACTION`` of the noise floor in training."""
     if probe is None or probe["gain_rad"] < RIDGE_FLOOR_FRACTION * floor_rad:
         return ""
-    return (f"a {probe['delay_s'] * 1e3:.1f} ms command latency fits the training logs "
-            f"{probe['gain_rad'] * 1e3:.2f} mrad better (over {RIDGE_FLOOR_FRACTION:g} x the "
-            f"noise floor, {floor_rad * 1e3:.2f} mrad); BAM's model has none, so the fit "
-            "without it spends the latency on its other parameters: check the recorder's "
-            "timing before trusting them")
+    return (
+        f"a {probe['delay_s'] * 1e3:.1f} ms command latency fits the training logs "
+        f"{probe['gain_rad'] * 1e3:.2f} mrad better (over {RIDGE_FLOOR_FRACTION:g} x the "
+        f"noise floor, {floor_rad * 1e3:.2f} mrad); BAM's model has none, so the fit "
+        "without it spends the latency on its other parameters: check the recorder's "
+        "timing before trusting them"
+    )
 
 
-def ridge_reason(armature: float, probes: list[dict[str, float]], floor_rad: float,
-                 torque_off: bool) -> str:
+def ridge_reason(
+    armature: float, probes: list[dict[str, float]], floor_rad: float, torque_off: bool
+) -> str:
     """Why the armature is not identifiable, or "" when every probe costs at least
     ``RIDGE_FLOOR_FRACTION`` of the noise floor.
 
@@ -126,28 +177,52 @@ def ridge_reason(armature: float, probes: list[dict[str, float]], floor_rad: flo
     if not flat:
         return ""
     p = min(flat, key=lambda q: q["rise_rad"])
-    hint = ("" if torque_off else "; no training log has the torque off: record one with a "
-            "free swing (BAM's lift_and_drop) to separate the inertia from a latency")
-    change = (f"rises by {p['rise_rad'] * 1e3:.2f} mrad, under {RIDGE_FLOOR_FRACTION:g} x "
-              f"the noise floor ({floor_rad * 1e3:.2f} mrad)" if p["rise_rad"] >= 0 else
-              f"falls by {-p['rise_rad'] * 1e3:.2f} mrad")
-    return (f"armature {armature * 1e3:.2f} g m^2 is not pinned by these logs: held at "
-            f"{p['armature_kg_m2'] * 1e3:.2f} g m^2 with a {p['delay_s'] * 1e3:.1f} ms command "
-            f"delay refitted, the training MAE {change}{hint}")
+    hint = (
+        ""
+        if torque_off
+        else "; no training log has the torque off: record one with a "
+        "free swing (BAM's lift_and_drop) to separate the inertia from a latency"
+    )
+    change = (
+        f"rises by {p['rise_rad'] * 1e3:.2f} mrad, under {RIDGE_FLOOR_FRACTION:g} x "
+        f"the noise floor ({floor_rad * 1e3:.2f} mrad)"
+        if p["rise_rad"] >= 0
+        else f"falls by {-p['rise_rad'] * 1e3:.2f} mrad"
+    )
+    return (
+        f"armature {armature * 1e3:.2f} g m^2 is not pinned by these logs: held at "
+        f"{p['armature_kg_m2'] * 1e3:.2f} g m^2 with a {p['delay_s'] * 1e3:.1f} ms command "
+        f"delay refitted, the training MAE {change}{hint}"
+    )
 
 
-def profile_entry(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, servo: ServoFamily,
-                  seed: int, evaluations: int, floor_rad: float,
-                  base_mae_rad: float | None = None) -> dict[str, Any]:
+def profile_entry(
+    fit: FamilyFit,
+    batch: ServoBatch,
+    train: np.ndarray,
+    servo: ServoFamily,
+    seed: int,
+    evaluations: int,
+    floor_rad: float,
+    base_mae_rad: float | None = None,
+) -> dict[str, Any]:
     """The JSON of the profile: the probes and the armature's verdict (``reason`` "" when
     pinned); where the fit has no delay, the latency probe and its verdict
     (``latency_reason`` "" when a delay gains nothing)."""
-    base = (float(per_log_mae(fit.pred[0], batch)[train].mean()) if base_mae_rad is None
-            else base_mae_rad)
+    base = (
+        float(per_log_mae(fit.pred[0], batch)[train].mean())
+        if base_mae_rad is None
+        else base_mae_rad
+    )
     probes = armature_profile(fit, batch, train, servo, seed, evaluations, base)
     latency = latency_probe(fit, batch, train, servo, seed, evaluations, base)
     torque_off = bool(((~batch.enable[train]) & (batch.mask[train] > 0)).any())
     a = float(fit.params(0)["armature"])
-    return {"armature_kg_m2": a, "probes": probes, "torque_off_in_training": torque_off,
-            "reason": ridge_reason(a, probes, floor_rad, torque_off),
-            "latency_probe": latency, "latency_reason": latency_reason(latency, floor_rad)}
+    return {
+        "armature_kg_m2": a,
+        "probes": probes,
+        "torque_off_in_training": torque_off,
+        "reason": ridge_reason(a, probes, floor_rad, torque_off),
+        "latency_probe": latency,
+        "latency_reason": latency_reason(latency, floor_rad),
+    }

@@ -103,22 +103,43 @@ class ClipSearch:
         vals = list(found.values())
         if max(vals) <= 1.3 * min(vals) and len(found) >= max(2, len(self.joints) // 2):
             return f"max_relative_target = {float(np.median(vals)):.3g}"
-        cells = ", ".join(f"{rig.joint(j).recorded.removesuffix('.pos')} = {found.get(j, 1e3):.3g}"
-                          for j in self.joints)
+        cells = ", ".join(
+            f"{rig.joint(j).recorded.removesuffix('.pos')} = {found.get(j, 1e3):.3g}"
+            for j in self.joints
+        )
         return f"max_relative_target = {{ {cells} }}"
 
     def figures(self) -> dict[str, Any]:
         """JSON-able figures (units in the names; bounds in each joint's recorded unit)."""
-        return {"joints": {j: {"unit": u, "bound": b, "piled_bound": p,
-                               "replay_rms_unclipped_rad": ru, "replay_rms_clipped_rad": rc,
-                               "clipped_fraction": f, "best_bound": bb}
-                           for j, u, b, p, ru, rc, f, bb in zip(
-                               self.joints, self.units, self.bound, self.piled,
-                               self.rms_unclipped_rad, self.rms_clipped_rad,
-                               self.clipped_fraction, self.best_bound, strict=True)},
-                "replayed_s": self.seconds, "min_gain_fraction": MIN_GAIN,
-                "min_clipped_fraction": MIN_CLIPPED_FRACTION,
-                "bound_grid": list(BOUND_GRID), "delay_grid_s": list(DELAY_GRID_S)}
+        return {
+            "joints": {
+                j: {
+                    "unit": u,
+                    "bound": b,
+                    "piled_bound": p,
+                    "replay_rms_unclipped_rad": ru,
+                    "replay_rms_clipped_rad": rc,
+                    "clipped_fraction": f,
+                    "best_bound": bb,
+                }
+                for j, u, b, p, ru, rc, f, bb in zip(
+                    self.joints,
+                    self.units,
+                    self.bound,
+                    self.piled,
+                    self.rms_unclipped_rad,
+                    self.rms_clipped_rad,
+                    self.clipped_fraction,
+                    self.best_bound,
+                    strict=True,
+                )
+            },
+            "replayed_s": self.seconds,
+            "min_gain_fraction": MIN_GAIN,
+            "min_clipped_fraction": MIN_CLIPPED_FRACTION,
+            "bound_grid": list(BOUND_GRID),
+            "delay_grid_s": list(DELAY_GRID_S),
+        }
 
 
 def piled_bound(gap: np.ndarray, count: float) -> float | None:
@@ -135,8 +156,9 @@ def piled_bound(gap: np.ndarray, count: float) -> float | None:
     return top if float(at.mean()) >= PILE_MIN_FRACTION else None
 
 
-def replay_rms(rig: Rig, trajs: Sequence[Trajectory],
-               variants: Sequence[np.ndarray | Shaping | None]) -> np.ndarray:
+def replay_rms(
+    rig: Rig, trajs: Sequence[Trajectory], variants: Sequence[np.ndarray | Shaping | None]
+) -> np.ndarray:
     """Replay RMS [rad] of each command variant, shape (len(variants), J): the action
     clipped at each bound (J,) [rad], or shaped (a ``Shaping``), or as recorded (None),
     against the recorded state, on the rig's model, at the best delay of ``DELAY_GRID_S``
@@ -146,8 +168,13 @@ def replay_rms(rig: Rig, trajs: Sequence[Trajectory],
 
     spec = strip_visuals(load_spec(rig.model_path))
     out = np.empty((len(variants), len(rig.joints)))
-    with Replayer.build(spec, rig.joint_names, interp=rig.command_interp,
-                        physics_dt=rig.physics_dt_s, source=rig.model_path) as rep:
+    with Replayer.build(
+        spec,
+        rig.joint_names,
+        interp=rig.command_interp,
+        physics_dt=rig.physics_dt_s,
+        source=rig.model_path,
+    ) as rep:
         models = [rep.model] * len(DELAY_GRID_S)
         for i, b in enumerate(variants):
             sq = np.zeros((len(DELAY_GRID_S), len(rig.joints)))
@@ -158,38 +185,59 @@ def replay_rms(rig: Rig, trajs: Sequence[Trajectory],
                     sent = shape_commands(c, q, float(np.median(np.diff(tr.t))), b)[0]
                 else:
                     sent = c if b is None else clip_relative(c, q, b)
-                log = ReplayLog(t=np.asarray(tr.t), commands=sent, joints=rig.joint_names,
-                                q0=q[0], hold_before=sent[0], source=tr.source)
+                log = ReplayLog(
+                    t=np.asarray(tr.t),
+                    commands=sent,
+                    joints=rig.joint_names,
+                    q0=q[0],
+                    hold_before=sent[0],
+                    source=tr.source,
+                )
                 res = rep.replay(models, log, delays=list(DELAY_GRID_S))
                 err = np.nan_to_num(res.q - q[None], nan=np.pi)
-                sq += (err ** 2).sum(axis=1)
+                sq += (err**2).sum(axis=1)
                 n += len(q)
             out[i] = np.sqrt(sq / max(n, 1)).min(axis=0)
     return out
 
 
-def search_clip(rig: Rig, trajs: Sequence[Trajectory], seconds: float = SEARCH_SECONDS,
-                episodes: int = SEARCH_EPISODES) -> ClipSearch:
+def search_clip(
+    rig: Rig,
+    trajs: Sequence[Trajectory],
+    seconds: float = SEARCH_SECONDS,
+    episodes: int = SEARCH_EPISODES,
+) -> ClipSearch:
     """Both signatures on the first ``episodes`` Trajectories (model radians, the action as
     recorded), the replay on their first ``seconds``."""
     cut = []
     for tr in list(trajs)[:episodes]:
         t = np.asarray(tr.t, dtype=float)
         keep = t - t[0] <= seconds + 1e-9
-        cut.append(Trajectory(t=t[keep], q_cmd=np.asarray(tr.q_cmd)[keep],
-                              q=np.asarray(tr.q)[keep], joint_names=tr.joint_names,
-                              episode=tr.episode, source=tr.source))
+        cut.append(
+            Trajectory(
+                t=t[keep],
+                q_cmd=np.asarray(tr.q_cmd)[keep],
+                q=np.asarray(tr.q)[keep],
+                joint_names=tr.joint_names,
+                episode=tr.episode,
+                source=tr.source,
+            )
+        )
     rpu = np.array([j.unit.rad_per_unit() for j in rig.joints])
     count = rig.encoder_rad / rpu  # one count in each recorded unit
     gaps = np.concatenate([np.abs(np.asarray(tr.q_cmd) - np.asarray(tr.q)) for tr in trajs])
-    piled = tuple(piled_bound(gaps[:, j] / rpu[j], float(count[j]))
-                  for j in range(len(rig.joints)))
+    piled = tuple(piled_bound(gaps[:, j] / rpu[j], float(count[j])) for j in range(len(rig.joints)))
     grid = list(BOUND_GRID)
     rms = replay_rms(rig, cut, [None] + [b * rpu for b in grid])
     # refine around the joints' median best: a grid step is 28 %
     i = int(np.median(np.argmin(rms[1:], axis=0)))
-    fine = [float(x) for x in np.geomspace(grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)],
-                                           REFINE_POINTS)[1:-1] if x != grid[i]]
+    fine = [
+        float(x)
+        for x in np.geomspace(grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)], REFINE_POINTS)[
+            1:-1
+        ]
+        if x != grid[i]
+    ]
     rms = np.vstack([rms, replay_rms(rig, cut, [b * rpu for b in fine])])
     grid += fine
     cgaps = np.concatenate([np.abs(np.asarray(tr.q_cmd) - np.asarray(tr.q)) for tr in cut])
@@ -203,9 +251,14 @@ def search_clip(rig: Rig, trajs: Sequence[Trajectory], seconds: float = SEARCH_S
         clipped.append(frac)
         best_b.append(b)
         rms_c.append(float(rms[i, j]))
-    return ClipSearch(joints=rig.joint_names, units=tuple(j.unit.unit for j in rig.joints),
-                      bound=tuple(bound), piled=piled,
-                      rms_unclipped_rad=tuple(float(x) for x in rms[0]),
-                      rms_clipped_rad=tuple(rms_c), clipped_fraction=tuple(clipped),
-                      best_bound=tuple(best_b),
-                      seconds=float(sum(tr.t[-1] - tr.t[0] for tr in cut)))
+    return ClipSearch(
+        joints=rig.joint_names,
+        units=tuple(j.unit.unit for j in rig.joints),
+        bound=tuple(bound),
+        piled=piled,
+        rms_unclipped_rad=tuple(float(x) for x in rms[0]),
+        rms_clipped_rad=tuple(rms_c),
+        clipped_fraction=tuple(clipped),
+        best_bound=tuple(best_b),
+        seconds=float(sum(tr.t[-1] - tr.t[0] for tr in cut)),
+    )

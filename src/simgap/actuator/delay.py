@@ -38,8 +38,14 @@ def parabolic_peak(y_left: float, y_mid: float, y_right: float) -> float:
     return float(np.clip(0.5 * (y_left - y_right) / den, -0.5, 0.5))
 
 
-def xcorr_delay(cmds: Sequence[np.ndarray], meas: Sequence[np.ndarray], dt: float, *,
-                max_delay_s: float = DEFAULT_MAX_DELAY_S, source: str = "") -> float:
+def xcorr_delay(
+    cmds: Sequence[np.ndarray],
+    meas: Sequence[np.ndarray],
+    dt: float,
+    *,
+    max_delay_s: float = DEFAULT_MAX_DELAY_S,
+    source: str = "",
+) -> float:
     """Delay [s] by which the measured motion follows the command, pooled over logs.
 
     Args:
@@ -74,10 +80,13 @@ def xcorr_delay(cmds: Sequence[np.ndarray], meas: Sequence[np.ndarray], dt: floa
             total[k] += float(np.dot(vc[: n - k], vm[k:])) / (nc * nm)
         used += 1
     if used == 0:
-        raise InputError(file=source, field="command", expected="a command that moves",
-                         got="a constant command in every log (no excitation)",
-                         fix="record while exciting the joint, e.g. with the chirps of "
-                             "'simgap excite'")
+        raise InputError(
+            file=source,
+            field="command",
+            expected="a command that moves",
+            got="a constant command in every log (no excitation)",
+            fix="record while exciting the joint, e.g. with the chirps of 'simgap excite'",
+        )
     k = int(np.argmax(total))
     frac = parabolic_peak(total[k - 1], total[k], total[k + 1]) if 0 < k < kmax else 0.0
     return max(0.0, (k + frac) * dt)

@@ -27,10 +27,16 @@ RAMP_S = 0.5
 MARGIN = 0.1
 
 
-def chirp_targets(ranges: dict[str, tuple[float, float]], *, duration_s: float = 10.0,
-                  f0_hz: float = 1.0, f1_hz: float = 25.0, rate_hz: float = 200.0,
-                  vmax_rad_s: float = DEFAULT_VMAX_RAD_S, seed: int = 0,
-                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def chirp_targets(
+    ranges: dict[str, tuple[float, float]],
+    *,
+    duration_s: float = 10.0,
+    f0_hz: float = 1.0,
+    f1_hz: float = 25.0,
+    rate_hz: float = 200.0,
+    vmax_rad_s: float = DEFAULT_VMAX_RAD_S,
+    seed: int = 0,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Joint targets [rad]: each joint's chirp in turn.
 
     Returns:
@@ -39,16 +45,21 @@ def chirp_targets(ranges: dict[str, tuple[float, float]], *, duration_s: float =
     if not 0 < f0_hz < f1_hz:
         raise InputError(field="f0/f1", expected="0 < f0 < f1", got=(f0_hz, f1_hz))
     if f1_hz >= rate_hz / 2:
-        raise InputError(field="f1", expected=f"below the Nyquist frequency {rate_hz / 2:g} Hz",
-                         got=f1_hz, fix="raise --rate or lower --f1")
+        raise InputError(
+            field="f1",
+            expected=f"below the Nyquist frequency {rate_hz / 2:g} Hz",
+            got=f1_hz,
+            fix="raise --rate or lower --f1",
+        )
     if duration_s < 2 * RAMP_S + 1.0:
-        raise InputError(field="duration", expected=f"at least {2 * RAMP_S + 1:g} s per joint",
-                         got=duration_s)
+        raise InputError(
+            field="duration", expected=f"at least {2 * RAMP_S + 1:g} s per joint", got=duration_s
+        )
     rng = np.random.default_rng(seed)
     n = int(round(duration_s * rate_hz))
     tj = np.arange(n) / rate_hz
     freq = f0_hz + (f1_hz - f0_hz) * tj / duration_s
-    phase = 2 * np.pi * (f0_hz * tj + (f1_hz - f0_hz) * tj ** 2 / (2 * duration_s))
+    phase = 2 * np.pi * (f0_hz * tj + (f1_hz - f0_hz) * tj**2 / (2 * duration_s))
     ramp = np.clip(np.minimum(tj, duration_s - tj) / RAMP_S, 0.0, 1.0)
     names = list(ranges)
     t = np.arange(n * len(names)) / rate_hz
@@ -58,23 +69,39 @@ def chirp_targets(ranges: dict[str, tuple[float, float]], *, duration_s: float =
         lo, hi = ranges[j]
         half = 0.5 * (hi - lo) * (1.0 - MARGIN)
         amp = np.minimum(half, vmax_rad_s / (2 * np.pi * freq))
-        out[j][i * n:(i + 1) * n] = mids[j] + amp * ramp * np.sin(phase + rng.uniform(0, 2 * np.pi))
+        out[j][i * n : (i + 1) * n] = mids[j] + amp * ramp * np.sin(
+            phase + rng.uniform(0, 2 * np.pi)
+        )
     return t, out
 
 
-def write_excitation(rig: Rig, out: str | Path, *, duration_s: float = 10.0,
-                     f0_hz: float = 1.0, f1_hz: float = 25.0, rate_hz: float = 200.0,
-                     vmax_rad_s: float = DEFAULT_VMAX_RAD_S, lerobot: bool = False,
-                     seed: int = 0) -> Path:
+def write_excitation(
+    rig: Rig,
+    out: str | Path,
+    *,
+    duration_s: float = 10.0,
+    f0_hz: float = 1.0,
+    f1_hz: float = 25.0,
+    rate_hz: float = 200.0,
+    vmax_rad_s: float = DEFAULT_VMAX_RAD_S,
+    lerobot: bool = False,
+    seed: int = 0,
+) -> Path:
     """Write the chirps as a joint-target CSV (``t, cmd_<joint>`` in rad) or, with
     ``lerobot``, as an action table (``t`` and the rig's recorded feature names in recorded
     units). Joint ranges come from the rig's model."""
     from simgap.sim.load import joint_ranges
 
     names = list(rig.joint_names)
-    t, targets = chirp_targets(joint_ranges(rig.model_path, names), duration_s=duration_s,
-                               f0_hz=f0_hz, f1_hz=f1_hz, rate_hz=rate_hz,
-                               vmax_rad_s=vmax_rad_s, seed=seed)
+    t, targets = chirp_targets(
+        joint_ranges(rig.model_path, names),
+        duration_s=duration_s,
+        f0_hz=f0_hz,
+        f1_hz=f1_hz,
+        rate_hz=rate_hz,
+        vmax_rad_s=vmax_rad_s,
+        seed=seed,
+    )
     buf = io.StringIO()
     w = csv.writer(buf)
     if lerobot:

@@ -82,9 +82,16 @@ class Segment:
     q: np.ndarray
 
 
-def candidates(joint: str, lo: float, hi: float, fps: float, *,
-               vmax_rad_s: float, seconds: float = SEGMENT_S, seed: int = 0,
-               ) -> list[Segment]:
+def candidates(
+    joint: str,
+    lo: float,
+    hi: float,
+    fps: float,
+    *,
+    vmax_rad_s: float,
+    seconds: float = SEGMENT_S,
+    seed: int = 0,
+) -> list[Segment]:
     """The candidate motions of ``joint`` inside [lo, hi] [rad] (module docstring)."""
     rng = np.random.default_rng(seed)
     mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo) * (1.0 - MARGIN)
@@ -95,20 +102,38 @@ def candidates(joint: str, lo: float, hi: float, fps: float, *,
         if f1 <= f0:
             continue
         freq = f0 + (f1 - f0) * t / seconds
-        phase = 2 * np.pi * (f0 * t + (f1 - f0) * t ** 2 / (2 * seconds))
+        phase = 2 * np.pi * (f0 * t + (f1 - f0) * t**2 / (2 * seconds))
         amp = np.minimum(half, SPEED_USE * vmax_rad_s / (2 * np.pi * freq))
         q = mid + amp * np.sin(phase + rng.uniform(0, 2 * np.pi))
-        out.append(Segment(joint, f"chirp {f0:g}-{f1:g} Hz, amplitude up to "
-                           f"{float(amp.max()):.2f} rad", "chirp", q))
+        out.append(
+            Segment(
+                joint,
+                f"chirp {f0:g}-{f1:g} Hz, amplitude up to {float(amp.max()):.2f} rad",
+                "chirp",
+                q,
+            )
+        )
     n_hold = max(1, int(round(STEP_HOLD_S * fps)))
     for s in STEP_SIZES:
         sign = np.where((np.arange(t.size) // n_hold) % 2 == 0, 1.0, -1.0)
-        out.append(Segment(joint, f"steps of +-{s * half:.2f} rad about {mid:.2f} rad, "
-                           f"{STEP_HOLD_S:g} s each", "steps", mid + s * half * sign))
+        out.append(
+            Segment(
+                joint,
+                f"steps of +-{s * half:.2f} rad about {mid:.2f} rad, {STEP_HOLD_S:g} s each",
+                "steps",
+                mid + s * half * sign,
+            )
+        )
     levels = np.linspace(mid - half, mid + half, HOLD_LEVELS)
     idx = np.minimum((t / (seconds / HOLD_LEVELS)).astype(int), HOLD_LEVELS - 1)
-    out.append(Segment(joint, f"holds at {HOLD_LEVELS} levels {lo:.2f}..{hi:.2f} rad "
-                       "(against gravity)", "holds", levels[idx]))
+    out.append(
+        Segment(
+            joint,
+            f"holds at {HOLD_LEVELS} levels {lo:.2f}..{hi:.2f} rad (against gravity)",
+            "holds",
+            levels[idx],
+        )
+    )
     return out
 
 
@@ -118,8 +143,13 @@ def _ramp(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def assemble(start: np.ndarray, joints: Sequence[str], segments: Sequence[Segment],
-             fps: float, vmax_rad_s: float = np.inf) -> np.ndarray:
+def assemble(
+    start: np.ndarray,
+    joints: Sequence[str],
+    segments: Sequence[Segment],
+    fps: float,
+    vmax_rad_s: float = np.inf,
+) -> np.ndarray:
     """Commands [rad], shape (T, J): a ramp's length at ``start``, then each segment in
     turn, ramped into from ``start`` and back to it, the other joints at ``start``. A
     ramp lasts ``RAMP_S`` or longer, so that its peak speed (pi / 2 x distance / length)
@@ -135,8 +165,11 @@ def assemble(start: np.ndarray, joints: Sequence[str], segments: Sequence[Segmen
         j = list(joints).index(seg.joint)
         body = np.repeat(start[None], seg.q.size, axis=0)
         body[:, j] = seg.q
-        parts += [_ramp(start, body[0], n_ramp(start, body[0])), body,
-                  _ramp(body[-1], start, n_ramp(body[-1], start))]
+        parts += [
+            _ramp(start, body[0], n_ramp(start, body[0])),
+            body,
+            _ramp(body[-1], start, n_ramp(body[-1], start)),
+        ]
     parts.append(np.repeat(start[None], n_r, axis=0))
     return np.concatenate(parts)
 
@@ -149,11 +182,21 @@ def sensitivities(problem: object, z: np.ndarray, delay_s: float) -> np.ndarray:
     z = np.asarray(z, dtype=float)
     d = np.array([delay_s])
     r0 = p.residuals(z[None], d).reshape(1, -1)  # type: ignore[attr-defined]
-    jac, _ = block_jacobian(lambda zz, dd: p.residuals(zz, dd).reshape(zz.shape[0], -1),  # type: ignore[attr-defined]
-                       z[None], r0, d, H_Z, p.lo, p.hi, central=True)  # type: ignore[attr-defined]
+    jac, _ = block_jacobian(
+        lambda zz, dd: p.residuals(zz, dd).reshape(zz.shape[0], -1),  # type: ignore[attr-defined]
+        z[None],
+        r0,
+        d,
+        H_Z,
+        p.lo,  # type: ignore[attr-defined]
+        p.hi,  # type: ignore[attr-defined]
+        central=True,
+    )
     lo_d = max(0.0, delay_s - H_DELAY_S)
-    rd = p.residuals(np.repeat(z[None], 2, axis=0),  # type: ignore[attr-defined]
-                     np.array([delay_s + H_DELAY_S, lo_d])).reshape(2, -1)
+    rd = p.residuals(  # type: ignore[attr-defined]
+        np.repeat(z[None], 2, axis=0),
+        np.array([delay_s + H_DELAY_S, lo_d]),
+    ).reshape(2, -1)
     col = (rd[0] - rd[1]) / (delay_s + H_DELAY_S - lo_d)
     out: np.ndarray = np.concatenate([jac[0], col[:, None]], axis=1)
     return out
@@ -179,16 +222,20 @@ class Prediction:
         return float(np.exp(2.0 * self.halfwidth[self.columns.index(column)]))
 
 
-def predict(jacs: Sequence[np.ndarray], kinds: Sequence[str], s2: float, s2_min: float,
-            inflation: float = 1.0) -> Prediction:
+def predict(
+    jacs: Sequence[np.ndarray],
+    kinds: Sequence[str],
+    s2: float,
+    s2_min: float,
+    inflation: float = 1.0,
+) -> Prediction:
     """Predicted intervals from one joint's sensitivity blocks (each (N_b, K + 1), the
     recording's and the candidate's, stacked): Gauss-Newton at noise variance
     max(``s2``, ``s2_min``) [rad^2] times the residuals' lag-1 ``inflation``, plus the
     change that moves the replay by the replay's floor sqrt(``s2_min``) (``assess_joint``'s
     rule)."""
     jac = np.concatenate([np.asarray(b, dtype=float) for b in jacs], axis=0)
-    hw, corr = block_intervals(jac, np.zeros(jac.shape[0]), inflation, None,
-                               max(s2, s2_min))
-    sens = np.sqrt(np.mean(jac ** 2, axis=0))
+    hw, corr = block_intervals(jac, np.zeros(jac.shape[0]), inflation, None, max(s2, s2_min))
+    sens = np.sqrt(np.mean(jac**2, axis=0))
     hw = hw + np.sqrt(s2_min) / np.maximum(sens, 1e-300)
     return Prediction(columns=(*kinds, DELAY), halfwidth=hw, corr=corr)

@@ -32,11 +32,13 @@ def episode_frames(rig: Rig, nm: NextMotion) -> tuple[dict[str, np.ndarray], lis
     return {"action": np.stack(act, axis=1), "observation.state": np.stack(obs, axis=1)}, names
 
 
-CAVEAT = ("How far these predictions have held: on simulated SO-101 benches with a planted "
-          "armature (docs/actuator.md, 'The next episode') the designed episode made it "
-          "identifiable on 0 of 17 runs; the declared interval narrowed by 1.2-2.9x or "
-          "widened, and its measured width missed the predicted one by 0.66-780x. Read the "
-          "predictions as the model's expectation, not a promise.")
+CAVEAT = (
+    "How far these predictions have held: on simulated SO-101 benches with a planted "
+    "armature (docs/actuator.md, 'The next episode') the designed episode made it "
+    "identifiable on 0 of 17 runs; the declared interval narrowed by 1.2-2.9x or "
+    "widened, and its measured width missed the predicted one by 0.66-780x. Read the "
+    "predictions as the model's expectation, not a promise."
+)
 """The caveat printed beside the predictions (the measured figures of docs/actuator.md)."""
 
 
@@ -52,8 +54,11 @@ def interval_text(kind: str, iv: tuple[float, float] | list[float] | None) -> st
     a, b = float(iv[0]), float(iv[1])
     if kind == DELAY:
         return f"[{a * 1e3:.1f}, {b * 1e3:.1f}] ms"
-    return (f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.3g})" if a > 0 else
-            f"[{a:.4g}, {b:.4g}] {UNITS[kind]}")
+    return (
+        f"[{a:.4g}, {b:.4g}] {UNITS[kind]} (x{b / a:.3g})"
+        if a > 0
+        else f"[{a:.4g}, {b:.4g}] {UNITS[kind]}"
+    )
 
 
 def _checked(d: Design) -> str:
@@ -71,29 +76,47 @@ def result_lines(nm: NextMotion) -> list[str]:
     lines = []
     for d in nm.designs:
         c = d.checked
-        check = (f"; simulated and fitted: {interval_text(d.kind, c['interval'])}"
-                 if "interval" in c else
-                 "; simulated and fitted: still not identifiable" if c else "")
-        lines.append(f"{d.joint} {d.kind}: {d.segment.name}; predicted 95 % "
-                     f"{interval_text(d.kind, d.interval('after'))} (recording alone "
-                     f"{interval_text(d.kind, d.interval('before'))}){check}")
+        check = (
+            f"; simulated and fitted: {interval_text(d.kind, c['interval'])}"
+            if "interval" in c
+            else "; simulated and fitted: still not identifiable"
+            if c
+            else ""
+        )
+        lines.append(
+            f"{d.joint} {d.kind}: {d.segment.name}; predicted 95 % "
+            f"{interval_text(d.kind, d.interval('after'))} (recording alone "
+            f"{interval_text(d.kind, d.interval('before'))}){check}"
+        )
     return [*lines, CAVEAT]
 
 
 def design_json(nm: NextMotion, source: str) -> dict[str, Any]:
     """The design as JSON: per (joint, parameter) the motion, the current estimate and the
     predicted intervals (recording alone, recording plus the episode) and the check."""
-    out: dict[str, Any] = {"diagnosis": source, "fps": nm.fps, "frames": int(nm.commands.shape[0]),
-                           "joints": list(nm.joints), "start_pose_rad": nm.start.tolist(),
-                           "designs": []}
+    out: dict[str, Any] = {
+        "diagnosis": source,
+        "fps": nm.fps,
+        "frames": int(nm.commands.shape[0]),
+        "joints": list(nm.joints),
+        "start_pose_rad": nm.start.tolist(),
+        "designs": [],
+    }
     for d in nm.designs:
-        out["designs"].append({
-            "joint": d.joint, "parameter": d.kind, "reason": d.reason, "estimate": d.value,
-            "motion": d.segment.name, "family": d.segment.family,
-            **_predicted("predicted_interval_recording", d, "before"),
-            **_predicted("predicted_interval_with_episode", d, "after"),
-            "candidates_halfwidth": json_safe(dict(d.scores)),
-            "checked": json_safe(dict(d.checked))})
+        out["designs"].append(
+            {
+                "joint": d.joint,
+                "parameter": d.kind,
+                "reason": d.reason,
+                "estimate": d.value,
+                "motion": d.segment.name,
+                "family": d.segment.family,
+                **_predicted("predicted_interval_recording", d, "before"),
+                **_predicted("predicted_interval_with_episode", d, "after"),
+                "candidates_halfwidth": json_safe(dict(d.scores)),
+                "checked": json_safe(dict(d.checked)),
+            }
+        )
     out["caveat"] = CAVEAT
     return out
 
@@ -110,33 +133,47 @@ def readme(nm: NextMotion, rig: Rig, source: str) -> str:
     """The episode's README: what each motion is for and the intervals it should give."""
     T = nm.commands.shape[0]
     lines = [
-        "# The next motion to record (simgap excite --for)", "",
+        "# The next motion to record (simgap excite --for)",
+        "",
         f"Designed from the diagnosis `{source}` of rig `{rig.name}`: one episode of {T} "
         f"frames at {nm.fps:g} fps ({T / nm.fps:.1f} s), the action in the rig's recorded "
         "units (whole encoder counts). It starts and ends at the recording's first pose "
         "and holds it for a second; start the arm there. Each joint moves in turn, the "
-        "others holding the pose.", "",
+        "others holding the pose.",
+        "",
         "Play it on the arm, then record the arm's answer as a new episode and diagnose "
-        "again with it:", "",
-        "```", "lerobot-replay --robot.type=<your follower> --robot.port=<port> "
-        "--robot.id=<id> \\", "    --dataset.repo_id=local/simgap_excite "
-        "--dataset.root=<this folder> --dataset.episode=0", "```", "",
+        "again with it:",
+        "",
+        "```",
+        "lerobot-replay --robot.type=<your follower> --robot.port=<port> --robot.id=<id> \\",
+        "    --dataset.repo_id=local/simgap_excite "
+        "--dataset.root=<this folder> --dataset.episode=0",
+        "```",
+        "",
         "`observation.state` is the replay of the action on the current estimate (what the "
-        "arm should read if the estimate is right), not a measurement.", "",
+        "arm should read if the estimate is right), not a measurement.",
+        "",
         "| joint | parameter | estimate | motion | predicted 95 % interval, recording alone "
         "| predicted, recording + this episode | simulated and fitted |",
-        "|---|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|---|",
+    ]
     for d in nm.designs:
-        lines.append(f"| {d.joint} | {d.kind} | {_fmt(d.kind, d.value)} | {d.segment.name} "
-                     f"| {interval_text(d.kind, d.interval('before'))} | "
-                     f"{interval_text(d.kind, d.interval('after'))} | {_checked(d)} |")
+        lines.append(
+            f"| {d.joint} | {d.kind} | {_fmt(d.kind, d.value)} | {d.segment.name} "
+            f"| {interval_text(d.kind, d.interval('before'))} | "
+            f"{interval_text(d.kind, d.interval('after'))} | {_checked(d)} |"
+        )
     lines += ["", CAVEAT]
     lines += ["", "Why each was not identifiable in the diagnosis:", ""]
     lines += [f"- {d.joint} {d.kind}: {d.reason}" for d in nm.designs]
-    lines += ["", "The predicted intervals come from the Fisher information of the "
-              "replay's finite-difference sensitivities at the current estimate (the "
-              "recording's and this episode's stacked, the joint's other parameters and "
-              "its delay as nuisances), at the recording's noise floor; 'simulated and "
-              "fitted' replays this episode on the current estimate, adds it to the "
-              "recording and runs the identification.", ""]
+    lines += [
+        "",
+        "The predicted intervals come from the Fisher information of the "
+        "replay's finite-difference sensitivities at the current estimate (the "
+        "recording's and this episode's stacked, the joint's other parameters and "
+        "its delay as nuisances), at the recording's noise floor; 'simulated and "
+        "fitted' replays this episode on the current estimate, adds it to the "
+        "recording and runs the identification.",
+        "",
+    ]
     return "\n".join(lines)

@@ -66,48 +66,73 @@ class Estimate:
         a name that is no target is an error listing the targets."""
         from dataclasses import replace
 
-        for asked, have, what, opt in ((kinds, {t[1] for t in self.targets}, "parameter",
-                                        "--param"),
-                                       (joints, {t[0] for t in self.targets}, "joint",
-                                        "--joint")):
+        for asked, have, what, opt in (
+            (kinds, {t[1] for t in self.targets}, "parameter", "--param"),
+            (joints, {t[0] for t in self.targets}, "joint", "--joint"),
+        ):
             missing = sorted(set(asked) - have)
             if missing:
-                raise InputError(field=opt, expected=f"a {what} the diagnosis "
-                                 f"declared not identifiable: {', '.join(sorted(have))}",
-                                 got=", ".join(missing), fix=f"name one of those {what}s")
-        return replace(self, targets=tuple(t for t in self.targets
-                                           if (not kinds or t[1] in kinds)
-                                           and (not joints or t[0] in joints)))
+                raise InputError(
+                    field=opt,
+                    expected=f"a {what} the diagnosis "
+                    f"declared not identifiable: {', '.join(sorted(have))}",
+                    got=", ".join(missing),
+                    fix=f"name one of those {what}s",
+                )
+        return replace(
+            self,
+            targets=tuple(
+                t
+                for t in self.targets
+                if (not kinds or t[1] in kinds) and (not joints or t[0] in joints)
+            ),
+        )
 
 
-def estimate_from_identification(js: Mapping[str, Any] | JointDynamicsDetails, rig: str,
-                                 source: Any = None) -> Estimate:
+def estimate_from_identification(
+    js: Mapping[str, Any] | JointDynamicsDetails, rig: str, source: Any = None
+) -> Estimate:
     """The ``Estimate`` of an identification (``identify_rig``'s JSON, or the actuator
     finding's details, which carry it whole)."""
-    det = js if isinstance(js, JointDynamicsDetails) else JointDynamicsDetails.from_mapping(
-        {k: v for k, v in js.items() if not str(k).startswith("_")}, source, "identification",
-        strict=False)
-    for key, table in (("not_identifiable", det.not_identifiable),
-                       ("params_fitted", det.params_fitted), ("delay_s", det.delay_s)):
+    det = (
+        js
+        if isinstance(js, JointDynamicsDetails)
+        else JointDynamicsDetails.from_mapping(
+            {k: v for k, v in js.items() if not str(k).startswith("_")},
+            source,
+            "identification",
+            strict=False,
+        )
+    )
+    for key, table in (
+        ("not_identifiable", det.not_identifiable),
+        ("params_fitted", det.params_fitted),
+        ("delay_s", det.delay_s),
+    ):
         if not table:
-            raise InputError(file=source, field=f"actuator finding: {key}", expected="the "
-                             "joint identification of a LeRobot dataset (a joint -> value "
-                             "table)", got="nothing",
-                             fix="run 'simgap diagnose RIG --out DIR' on a rig whose "
-                                 "evidence is a LeRobot dataset, and pass DIR")
+            raise InputError(
+                file=source,
+                field=f"actuator finding: {key}",
+                expected="the joint identification of a LeRobot dataset (a joint -> value table)",
+                got="nothing",
+                fix="run 'simgap diagnose RIG --out DIR' on a rig whose "
+                "evidence is a LeRobot dataset, and pass DIR",
+            )
     targets = []
     for j, kinds in det.not_identifiable.items():
         for kind, why in kinds.items():
             if kind in KINDS or kind == DELAY:
                 targets.append((str(j), str(kind), str(why)))
     clock = det.clock.chosen if det.clock is not None and det.clock.chosen else "exact"
-    return Estimate(rig=rig, params={j: {k: float(v) for k, v in p.items()}
-                                     for j, p in det.params_fitted.items()},
-                    delay_s={j: float(v) for j, v in det.delay_s.items()},
-                    clock=clock, targets=tuple(targets),
-                    fitted_episodes=det.fitted_episodes if det.fitted_episodes is not None
-                    else 2,
-                    fit_seconds=det.fit_seconds if math.isfinite(det.fit_seconds) else 8.0)
+    return Estimate(
+        rig=rig,
+        params={j: {k: float(v) for k, v in p.items()} for j, p in det.params_fitted.items()},
+        delay_s={j: float(v) for j, v in det.delay_s.items()},
+        clock=clock,
+        targets=tuple(targets),
+        fitted_episodes=det.fitted_episodes if det.fitted_episodes is not None else 2,
+        fit_seconds=det.fit_seconds if math.isfinite(det.fit_seconds) else 8.0,
+    )
 
 
 def estimate_from_diagnosis(path: str | Path) -> Estimate:
@@ -117,28 +142,39 @@ def estimate_from_diagnosis(path: str | Path) -> Estimate:
     p = Path(path)
     f = p / "findings.json" if p.is_dir() else p
     if not f.is_file():
-        raise InputError(file=p, field="--for", expected="a diagnosis folder holding "
-                         "findings.json", got="no such folder" if not p.exists() else
-                         "a folder without findings.json",
-                         fix="run 'simgap diagnose RIG --out DIR' and pass --for DIR")
+        raise InputError(
+            file=p,
+            field="--for",
+            expected="a diagnosis folder holding findings.json",
+            got="no such folder" if not p.exists() else "a folder without findings.json",
+            fix="run 'simgap diagnose RIG --out DIR' and pass --for DIR",
+        )
     diag = load_diagnosis(f)
     act = next((x for x in diag.findings if x.branch == "actuator"), None)
     if act is not None and from_bench_logs(act):
-        raise InputError(file=f, field="findings: actuator", expected="the joint "
-                         "identification of a LeRobot dataset against the rig's MJCF",
-                         got="the bench ladder's fit: the rig names [evidence] actuator_logs, "
-                         "so diagnose fitted the servo bench logs instead (their rungs have "
-                         "no intervals to narrow); excite --for does not design from bench "
-                         "logs", fix="diagnose a copy of the rig without [evidence] "
-                         "actuator_logs and actuator_format (the dataset and its MJCF are "
-                         "then identified joint by joint) and pass that diagnosis")
+        raise InputError(
+            file=f,
+            field="findings: actuator",
+            expected="the joint identification of a LeRobot dataset against the rig's MJCF",
+            got="the bench ladder's fit: the rig names [evidence] actuator_logs, "
+            "so diagnose fitted the servo bench logs instead (their rungs have "
+            "no intervals to narrow); excite --for does not design from bench "
+            "logs",
+            fix="diagnose a copy of the rig without [evidence] "
+            "actuator_logs and actuator_format (the dataset and its MJCF are "
+            "then identified joint by joint) and pass that diagnosis",
+        )
     if act is None or act.kind != JointDynamicsFigures.kind:
-        raise InputError(file=f, field="findings: actuator", expected="an actuator finding "
-                         "from a LeRobot dataset (the joint identification)",
-                         got="none" if act is None else f"verdict {act.verdict.value} "
-                         "without the identification's figures",
-                         fix="diagnose a rig whose evidence is a LeRobot dataset with its "
-                             "MJCF ('simgap diagnose RIG --out DIR')")
+        raise InputError(
+            file=f,
+            field="findings: actuator",
+            expected="an actuator finding from a LeRobot dataset (the joint identification)",
+            got="none"
+            if act is None
+            else f"verdict {act.verdict.value} without the identification's figures",
+            fix="diagnose a rig whose evidence is a LeRobot dataset with its "
+            "MJCF ('simgap diagnose RIG --out DIR')",
+        )
     return estimate_from_identification(act.typed_details(JointDynamicsDetails), diag.rig, f)
 
 
@@ -207,15 +243,23 @@ class Design:
         for the delay), whose bounds would overflow or read as 1e+-40."""
         hw = self.halfwidth(which)
         if not np.isfinite(hw) or not np.isfinite(self.value):
-            return ("unbounded: the motions leave this parameter's sensitivity on a null "
-                    "direction (an infinite predicted half-width)")
+            return (
+                "unbounded: the motions leave this parameter's sensitivity on a null "
+                "direction (an infinite predicted half-width)"
+            )
         if self.kind == DELAY:
-            return (f"unbounded: the predicted 95 % half-width is {hw * 1e3:.3g} ms (over "
-                    f"{UNBOUNDED_DELAY_S * 1e3:.0f} ms)" if hw > UNBOUNDED_DELAY_S else "")
+            return (
+                f"unbounded: the predicted 95 % half-width is {hw * 1e3:.3g} ms (over "
+                f"{UNBOUNDED_DELAY_S * 1e3:.0f} ms)"
+                if hw > UNBOUNDED_DELAY_S
+                else ""
+            )
         if 2.0 * hw > np.log(UNBOUNDED_SPAN):
-            return (f"unbounded: the predicted 95 % half-width is {hw:.3g} in the log, a "
-                    f"factor e^{hw:.3g} either side of the estimate (a stated interval spans "
-                    f"at most x{UNBOUNDED_SPAN:.0e})")
+            return (
+                f"unbounded: the predicted 95 % half-width is {hw:.3g} in the log, a "
+                f"factor e^{hw:.3g} either side of the estimate (a stated interval spans "
+                f"at most x{UNBOUNDED_SPAN:.0e})"
+            )
         return ""
 
 
@@ -244,22 +288,40 @@ def _settings(est: Estimate, joints: Sequence[str]) -> dict[str, Any]:
     from simgap.sim.actuator_patch import ActuatorSettings
 
     names = ("kp", "kv", "damping", "frictionloss", "armature", "force_limit")
-    return {j: ActuatorSettings(**{k: float(v) for k, v in est.params[j].items()
-                                   if k in names and np.isfinite(v)})
-            for j in joints if j in est.params}
+    return {
+        j: ActuatorSettings(
+            **{k: float(v) for k, v in est.params[j].items() if k in names and np.isfinite(v)}
+        )
+        for j in joints
+        if j in est.params
+    }
 
 
 def _log(t: np.ndarray, commands: np.ndarray, joints: Sequence[str], source: str) -> Any:
     from simgap.sim.replay import ReplayLog
 
-    return ReplayLog(t=t, commands=commands, joints=tuple(joints), q0=commands[0],
-                     hold_before=commands[0], source=source)
+    return ReplayLog(
+        t=t,
+        commands=commands,
+        joints=tuple(joints),
+        q0=commands[0],
+        hold_before=commands[0],
+        source=source,
+    )
 
 
-def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[np.ndarray],
-                fps: float, *, vmax_rad_s: float = DEFAULT_VMAX_RAD_S,
-                seconds: float = SEGMENT_S, seed: int = 0, check: bool = True,
-                ) -> NextMotion:
+def next_motion(
+    rig: Rig,
+    est: Estimate,
+    logs: Sequence[Any],
+    targets: Sequence[np.ndarray],
+    fps: float,
+    *,
+    vmax_rad_s: float = DEFAULT_VMAX_RAD_S,
+    seconds: float = SEGMENT_S,
+    seed: int = 0,
+    check: bool = True,
+) -> NextMotion:
     """Design the episode for every open target of ``est`` (module docstring).
 
     Args:
@@ -279,16 +341,20 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
     joints = tuple(rig.joint_names)
     open_joints = [j for j in joints if any(t[0] == j for t in est.targets)]
     if not open_joints:
-        raise InputError(field="not_identifiable", expected="at least one parameter the "
-                         "diagnosis declared not identifiable", got="none: every parameter "
-                         "has an interval", fix="nothing to design: the recording already "
-                         "identifies the joints ('simgap excite RIG' writes generic chirps)")
+        raise InputError(
+            field="not_identifiable",
+            expected="at least one parameter the diagnosis declared not identifiable",
+            got="none: every parameter has an interval",
+            fix="nothing to design: the recording already "
+            "identifies the joints ('simgap excite RIG' writes generic chirps)",
+        )
     ranges = joint_ranges(rig.model_path, list(joints))
     start = np.asarray(logs[0].commands[0], dtype=float)
     enc = rig.encoder_rad
     with tempfile.TemporaryDirectory(prefix="simgap-excite-") as tmp:
-        model = write_actuator_patch(rig.model_path, Path(tmp) / "estimate.xml",
-                                     _settings(est, joints))
+        model = write_actuator_patch(
+            rig.model_path, Path(tmp) / "estimate.xml", _settings(est, joints)
+        )
         chosen: dict[str, list[Segment]] = {}
         per: dict[tuple[str, str], tuple[Segment, Prediction, dict[str, float]]] = {}
         floors: dict[str, tuple[float, float, float, np.ndarray, tuple[str, ...]]] = {}
@@ -303,20 +369,21 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
             floors[j] = (s2, s2_min, infl, jac_rec, kinds)
             before = predict([jac_rec], kinds, s2, s2_min, infl)
             scores: dict[str, dict[str, float]] = {}
-            for seg in candidates(j, *ranges[j], fps, vmax_rad_s=vmax_rad_s,
-                                  seconds=seconds, seed=seed):
+            for seg in candidates(
+                j, *ranges[j], fps, vmax_rad_s=vmax_rad_s, seconds=seconds, seed=seed
+            ):
                 cmd = _counts(assemble(start, joints, [seg], fps, vmax_rad_s), enc)
                 jac, q = _episode_jacobian(model, rig, cmd, fps, kinds, j, est)
                 if not _feasible(q[:, joints.index(j)], fps, ranges[j], vmax_rad_s):
                     continue
-                chaos, inst = replay_floor(model, rig, cmd, fps, j, est.clock,
-                                           est.delay_s[j])
+                chaos, inst = replay_floor(model, rig, cmd, fps, j, est.clock, est.delay_s[j])
                 if chaos > max(inst, calm):
                     continue  # the replay at the estimate could not follow it
                 pred = predict([jac_rec, jac], kinds, s2, s2_min, infl)
                 for k in (t[1] for t in est.targets if t[0] == j):
                     scores.setdefault(k, {})[seg.name] = float(
-                        pred.halfwidth[pred.columns.index(k)])
+                        pred.halfwidth[pred.columns.index(k)]
+                    )
                     best = per.get((j, k))
                     if best is None or scores[k][seg.name] < best[2][best[0].name]:
                         per[(j, k)] = (seg, before, scores[k])
@@ -325,12 +392,16 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
                     chosen[j].append(seg)
         segments = [s for j in joints for s in chosen.get(j, [])]
         if not segments:
-            raise InputError(field="excitation", expected="a candidate motion inside the "
-                             "joints' ranges and the speed limit whose replay the model "
-                             "follows (no more chaotic than the recording's)", got="none",
-                             fix="raise --vmax (the joint speed allowed) or check the "
-                                 "model's joint ranges; a model whose replay is chaotic on "
-                                 "every candidate needs a shorter physics step")
+            raise InputError(
+                field="excitation",
+                expected="a candidate motion inside the "
+                "joints' ranges and the speed limit whose replay the model "
+                "follows (no more chaotic than the recording's)",
+                got="none",
+                fix="raise --vmax (the joint speed allowed) or check the "
+                "model's joint ranges; a model whose replay is chaotic on "
+                "every candidate needs a shorter physics step",
+            )
         commands = _counts(assemble(start, joints, segments, fps, vmax_rad_s), enc)
         designs, q_pred = [], np.zeros_like(commands)
         for j in {t[0] for t in est.targets if (t[0], t[1]) in per}:
@@ -350,10 +421,17 @@ def next_motion(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[
                 q_pred[:, joints.index(j)] = q[:, joints.index(j)]
     designs.sort(key=lambda d: (joints.index(d.joint), (*KINDS, DELAY).index(d.kind)))
     if check:
-        designs = check_designs(rig, est, logs, targets, commands, np.rint(q_pred / enc) * enc,
-                                fps, designs)
-    return NextMotion(joints=joints, fps=fps, commands=commands, predicted_q=q_pred,
-                      start=start, designs=tuple(designs))
+        designs = check_designs(
+            rig, est, logs, targets, commands, np.rint(q_pred / enc) * enc, fps, designs
+        )
+    return NextMotion(
+        joints=joints,
+        fps=fps,
+        commands=commands,
+        predicted_q=q_pred,
+        start=start,
+        designs=tuple(designs),
+    )
 
 
 def _counts(q: np.ndarray, enc: float) -> np.ndarray:
@@ -361,15 +439,34 @@ def _counts(q: np.ndarray, enc: float) -> np.ndarray:
     return out
 
 
-def _problem(model: Path, rig: Rig, logs: Sequence[Any], targets: Sequence[np.ndarray],
-             kinds: tuple[str, ...], joint: str, clock: str) -> JointProblem:
-    return JointProblem(model, rig.joint_names, logs, targets, kinds or ("damping",),
-                        physics_dt=rig.physics_dt_s, interp=rig.command_interp,
-                        fit_joints=[joint], clock=clock)
+def _problem(
+    model: Path,
+    rig: Rig,
+    logs: Sequence[Any],
+    targets: Sequence[np.ndarray],
+    kinds: tuple[str, ...],
+    joint: str,
+    clock: str,
+) -> JointProblem:
+    return JointProblem(
+        model,
+        rig.joint_names,
+        logs,
+        targets,
+        kinds or ("damping",),
+        physics_dt=rig.physics_dt_s,
+        interp=rig.command_interp,
+        fit_joints=[joint],
+        clock=clock,
+    )
 
 
-def _noise(prob: JointProblem, rig: Rig, clock: str, delay_s: float,
-           ) -> tuple[float, float, float, float]:
+def _noise(
+    prob: JointProblem,
+    rig: Rig,
+    clock: str,
+    delay_s: float,
+) -> tuple[float, float, float, float]:
     """(residual variance, the replay's floor variance [rad^2], lag-1 inflation, the
     replay's own floor on the recording [rad]) of the problem's one joint, as the
     identification sets them: the recording's residual at the estimate (at least the
@@ -383,14 +480,21 @@ def _noise(prob: JointProblem, rig: Rig, clock: str, delay_s: float,
     f = noise_floor(prob, rig.encoder_rad, rig.clock_jitter_s)[prob.joints[0]]
     model = f["discretisation_rad"] if clock != "step" else 0.0
     r = prob.residuals(prob.z0[None], np.array([delay_s]))[0, 0]
-    s2 = max(float(np.mean(r ** 2)), f["total_rad"] ** 2)
+    s2 = max(float(np.mean(r**2)), f["total_rad"] ** 2)
     calm = max(f["start_state_rad"], f["chaos_rad"])
     return s2, max(calm, model) ** 2, lag1_inflation(r), calm
 
 
-def _episode_jacobian(model: Path, rig: Rig, commands: np.ndarray, fps: float,
-                      kinds: tuple[str, ...], joint: str, est: Estimate, jac: bool = True,
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def _episode_jacobian(
+    model: Path,
+    rig: Rig,
+    commands: np.ndarray,
+    fps: float,
+    kinds: tuple[str, ...],
+    joint: str,
+    est: Estimate,
+    jac: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """(the sensitivities of ``joint`` over the episode, (T, K + 1); the replay of every
     joint at the estimate with ``joint``'s delay [rad], (T, J))."""
     t = np.arange(commands.shape[0]) / fps
@@ -405,8 +509,15 @@ def _episode_jacobian(model: Path, rig: Rig, commands: np.ndarray, fps: float,
     return out, np.asarray(q)
 
 
-def replay_floor(model: str | Path, rig: Rig, commands: np.ndarray, fps: float, joint: str,
-                 clock: str, delay_s: float) -> tuple[float, float]:
+def replay_floor(
+    model: str | Path,
+    rig: Rig,
+    commands: np.ndarray,
+    fps: float,
+    joint: str,
+    clock: str,
+    delay_s: float,
+) -> tuple[float, float]:
     """(the replay's own floor on an episode, the instrument's floor there) for ``joint``
     [rad], under the model at ``model`` (``noise_floor``: the widest of the replay's change
     for a start known to half an encoder count and for commands moved by float rounding;
@@ -439,31 +550,48 @@ def _feasible(q: np.ndarray, fps: float, rng: tuple[float, float], vmax: float) 
     return bool(q.min() >= rng[0] and q.max() <= rng[1] and speed.max() <= vmax)
 
 
-def identify_with(rig: Rig, logs: Sequence[Any], targets: Sequence[np.ndarray],
-                  clock: str) -> Any:
+def identify_with(rig: Rig, logs: Sequence[Any], targets: Sequence[np.ndarray], clock: str) -> Any:
     """The joint identification (``joint_id.identify``, diagnose's settings) of the given
     episodes against the rig's own MJCF, under the recorder's ``clock``."""
     from simgap.actuator.joint_id import IdConfig, identify
 
     cfg = IdConfig(clock=clock, jitter_s=rig.clock_jitter_s, seed=rig.seed)
-    problem = JointProblem(rig.model_path, rig.joint_names, logs, targets, cfg.kinds,
-                           physics_dt=rig.physics_dt_s, interp=rig.command_interp)
+    problem = JointProblem(
+        rig.model_path,
+        rig.joint_names,
+        logs,
+        targets,
+        cfg.kinds,
+        physics_dt=rig.physics_dt_s,
+        interp=rig.command_interp,
+    )
     try:
         return identify(problem, encoder_rad=rig.encoder_rad, config=cfg)
     finally:
         problem.close()
 
 
-def check_designs(rig: Rig, est: Estimate, logs: Sequence[Any], targets: Sequence[np.ndarray],
-                  commands: np.ndarray, q: np.ndarray, fps: float,
-                  designs: Sequence[Design]) -> list[Design]:
+def check_designs(
+    rig: Rig,
+    est: Estimate,
+    logs: Sequence[Any],
+    targets: Sequence[np.ndarray],
+    commands: np.ndarray,
+    q: np.ndarray,
+    fps: float,
+    designs: Sequence[Design],
+) -> list[Design]:
     """Each design with ``checked``: the identification of the recording plus the episode
     as recorded ``q`` [rad] (the replay at the estimate, in whole counts)."""
     from dataclasses import replace
 
     t = np.arange(commands.shape[0]) / fps
-    res = identify_with(rig, [*logs, _log(t, commands, rig.joint_names, "designed episode")],
-                        [*targets, q], est.clock)
+    res = identify_with(
+        rig,
+        [*logs, _log(t, commands, rig.joint_names, "designed episode")],
+        [*targets, q],
+        est.clock,
+    )
     return [replace(d, checked=outcome(res, d.joint, d.kind)) for d in designs]
 
 
@@ -472,12 +600,18 @@ def outcome(res: Any, joint: str, kind: str) -> dict[str, Any]:
     j = res.joints.index(joint)
     if kind == DELAY:
         p = res.delay[j]
-        return ({"reason": res.ridge[j]} if res.ridge[j] else
-                {"interval": [float(p.interval_s[0]), float(p.interval_s[1])]})
+        return (
+            {"reason": res.ridge[j]}
+            if res.ridge[j]
+            else {"interval": [float(p.interval_s[0]), float(p.interval_s[1])]}
+        )
     k = res.kinds.index(kind)
     why = res.reasons[j].get(kind, "")
     local = [float(x) for x in res.intervals[j, k]]
     # a declared parameter keeps its local interval beside the reason (what the fit's
     # linearisation gives, not stated as a 95 % interval)
-    return {"reason": why, "value": float(res.values[j, k]), "local_interval": local} \
-        if why else {"interval": local, "value": float(res.values[j, k])}
+    return (
+        {"reason": why, "value": float(res.values[j, k]), "local_interval": local}
+        if why
+        else {"interval": local, "value": float(res.values[j, k])}
+    )

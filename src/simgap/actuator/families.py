@@ -94,16 +94,18 @@ class ServoFamily:
     source: str = ""
     current_limit_a: float | None = None
 
-    def motor_curve(self, kt: np.ndarray, r: np.ndarray, friction_base: np.ndarray,
-                    friction_viscous: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def motor_curve(
+        self, kt: np.ndarray, r: np.ndarray, friction_base: np.ndarray, friction_viscous: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(stall torque [N m], no-load speed [rad/s]) at ``curve_voltage_v`` of motor
         parameters: ``kt V / R`` and ``(kt V / R - friction_base) / (kt^2 / R + viscous)``."""
         stall = kt * self.curve_voltage_v / r
         speed = (stall - friction_base) / (kt * kt / r + friction_viscous)
         return stall, speed
 
-    def curve_violation(self, kt: np.ndarray, r: np.ndarray, friction_base: np.ndarray,
-                        friction_viscous: np.ndarray) -> np.ndarray:
+    def curve_violation(
+        self, kt: np.ndarray, r: np.ndarray, friction_base: np.ndarray, friction_viscous: np.ndarray
+    ) -> np.ndarray:
         """How far (relative, 0 inside) the motor's stall torque and no-load speed fall
         outside ``curve_box`` times the datasheet's (0 when the family has no curve)."""
         if self.curve_voltage_v <= 0:
@@ -116,28 +118,49 @@ class ServoFamily:
             out = out + np.maximum(lo - ratio, 0.0) + np.maximum(ratio - hi, 0.0)
         return out
 
+
 XL330 = ServoFamily(
-    name="xl330", error_gain=(4096.0 / (2.0 * math.pi)) / (256.0 * 885.0), max_pwm=1.0,
-    vin_v=7.4, kp_default=400.0, kt_box=(0.2, 0.8), r_box=(2.0, 5.0),
-    armature_box=(1e-4, 0.02), curve_voltage_v=5.0, stall_torque_nm=0.52,
+    name="xl330",
+    error_gain=(4096.0 / (2.0 * math.pi)) / (256.0 * 885.0),
+    max_pwm=1.0,
+    vin_v=7.4,
+    kp_default=400.0,
+    kt_box=(0.2, 0.8),
+    r_box=(2.0, 5.0),
+    armature_box=(1e-4, 0.02),
+    curve_voltage_v=5.0,
+    stall_torque_nm=0.52,
     no_load_speed_rad_s=103.0 * 2.0 * math.pi / 60.0,
     nominal={"kt": 0.52 / 1.47, "R": 5.0 / 1.47, "armature": 0.005},
     current_limit_a=1.75,
     source="ROBOTIS XL330-M288-T e-manual (stall 0.52 N m / 1.47 A at 5 V); BAM 1.0.2 "
-           "bam/xl330/actuator.py (error gain, max_pwm, R box)")
+    "bam/xl330/actuator.py (error gain, max_pwm, R box)",
+)
 
 STS3215 = ServoFamily(
-    name="sts3215", error_gain=0.166, max_pwm=0.97, vin_v=7.4, kp_default=32.0,
-    kt_box=(0.35, 2.0), r_box=(1.5, 5.0), armature_box=(1e-5, 0.04),
+    name="sts3215",
+    error_gain=0.166,
+    max_pwm=0.97,
+    vin_v=7.4,
+    kp_default=32.0,
+    kt_box=(0.35, 2.0),
+    r_box=(1.5, 5.0),
+    armature_box=(1e-5, 0.04),
     max_velocity_rad_s=3400.0 * 2.0 * math.pi / 4096.0,
-    max_velocity_box=(0.5 * 3400.0 * 2.0 * math.pi / 4096.0,
-                      2.0 * 3400.0 * 2.0 * math.pi / 4096.0),
-    curve_voltage_v=7.4, stall_torque_nm=19.5 * 0.0980665,
-    no_load_speed_rad_s=(math.pi / 3.0) / 0.222, curve_box=(0.6, 2.0),
-    nominal={"kt": 0.7845, "R": 7.4 / 2.7, "armature": 0.005,
-             "max_velocity": 3400.0 * 2.0 * math.pi / 4096.0},
+    max_velocity_box=(0.5 * 3400.0 * 2.0 * math.pi / 4096.0, 2.0 * 3400.0 * 2.0 * math.pi / 4096.0),
+    curve_voltage_v=7.4,
+    stall_torque_nm=19.5 * 0.0980665,
+    no_load_speed_rad_s=(math.pi / 3.0) / 0.222,
+    curve_box=(0.6, 2.0),
+    nominal={
+        "kt": 0.7845,
+        "R": 7.4 / 2.7,
+        "armature": 0.005,
+        "max_velocity": 3400.0 * 2.0 * math.pi / 4096.0,
+    },
     source="Feetech STS3215 7.4 V sheet (stall 19.5 kg cm / 2.7 A); BAM 1.0.2 "
-           "bam/feetech/actuator.py (error gain 0.166, max_pwm 0.97, 3400 steps/s clamp)")
+    "bam/feetech/actuator.py (error gain 0.166, max_pwm 0.97, 3400 steps/s clamp)",
+)
 
 FAMILIES = {f.name: f for f in (XL330, STS3215)}
 

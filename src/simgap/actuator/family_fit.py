@@ -74,11 +74,17 @@ def _costs(pred: np.ndarray, batch: ServoBatch, weights: np.ndarray) -> np.ndarr
     return (per * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-300)
 
 
-def fit_families(batch: ServoBatch, train: np.ndarray, servo: ServoFamily, seed: int,
-                 families: Sequence[str] = SELECTION_ORDER,
-                 settings: cma_fit.CmaSettings = cma_fit.CmaSettings(),
-                 fit_max_velocity: bool = False, polish_iters: int = 12,
-                 fit_delay: bool = True) -> dict[str, FamilyFit]:
+def fit_families(
+    batch: ServoBatch,
+    train: np.ndarray,
+    servo: ServoFamily,
+    seed: int,
+    families: Sequence[str] = SELECTION_ORDER,
+    settings: cma_fit.CmaSettings = cma_fit.CmaSettings(),
+    fit_max_velocity: bool = False,
+    polish_iters: int = 12,
+    fit_delay: bool = True,
+) -> dict[str, FamilyFit]:
     """Fit each family on each fold's training logs.
 
     Args:
@@ -105,7 +111,7 @@ def fit_families(batch: ServoBatch, train: np.ndarray, servo: ServoFamily, seed:
     def evaluate(asks: Sequence[np.ndarray]) -> list[np.ndarray]:
         out: list[np.ndarray] = []
         for i, sp in enumerate(spaces):
-            block = asks[i * F:(i + 1) * F]
+            block = asks[i * F : (i + 1) * F]
             sizes = [a.shape[0] for a in block]
             if sum(sizes) == 0:
                 out.extend(np.empty(0) for _ in block)
@@ -120,24 +126,43 @@ def fit_families(batch: ServoBatch, train: np.ndarray, servo: ServoFamily, seed:
             out.extend(np.split(c, np.cumsum(sizes)[:-1]))
         return out
 
-    res = cma_fit.minimize(dims, evaluate, seed, settings,
-                           x0=[sp.nominal_unit() for sp in spaces for _ in range(F)])
+    res = cma_fit.minimize(
+        dims, evaluate, seed, settings, x0=[sp.nominal_unit() for sp in spaces for _ in range(F)]
+    )
     fits: dict[str, FamilyFit] = {}
     for i, (fam, sp) in enumerate(zip(fams, spaces, strict=True)):
         t0 = time.perf_counter()
-        z, cost, extra = polish(sp, np.array(res.x[i * F:(i + 1) * F]),
-                                res.cost[i * F:(i + 1) * F], batch, w, polish_iters)
+        z, cost, extra = polish(
+            sp,
+            np.array(res.x[i * F : (i + 1) * F]),
+            res.cost[i * F : (i + 1) * F],
+            batch,
+            w,
+            polish_iters,
+        )
         x = sp.from_unit(z)
         pred = simulate_physical(sp.superset(x), batch)
         timers[i] += time.perf_counter() - t0
-        fits[fam.name] = FamilyFit(family=fam.name, space=sp, x=x, train_cost=cost, pred=pred,
-                                   evaluations=res.evaluations[i * F:(i + 1) * F] + extra,
-                                   fit_time_s=float(timers[i]))
+        fits[fam.name] = FamilyFit(
+            family=fam.name,
+            space=sp,
+            x=x,
+            train_cost=cost,
+            pred=pred,
+            evaluations=res.evaluations[i * F : (i + 1) * F] + extra,
+            fit_time_s=float(timers[i]),
+        )
     return fits
 
 
-def polish(space: PhysicalSpace, z: np.ndarray, cost: np.ndarray, batch: ServoBatch,
-           weights: np.ndarray, iters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def polish(
+    space: PhysicalSpace,
+    z: np.ndarray,
+    cost: np.ndarray,
+    batch: ServoBatch,
+    weights: np.ndarray,
+    iters: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Refine CMA-ES optima with the batched Levenberg-Marquardt on the MAE (IRLS), every
     fold at once, in the unit cube; a fold keeps the refinement only where its cost
     (motor-curve penalty included) went down.
@@ -162,15 +187,20 @@ def polish(space: PhysicalSpace, z: np.ndarray, cost: np.ndarray, batch: ServoBa
 
     fit = lm_fit(resid, z, W, np.zeros(n), np.ones(n), iters=iters, step=1e-4)
     x = space.from_unit(fit.theta)
-    new = _costs(simulate_physical(space.superset(x), batch), batch, weights) + \
-        space.penalty(x)
+    new = _costs(simulate_physical(space.superset(x), batch), batch, weights) + space.penalty(x)
     keep = new < cost
     spent = np.full(F, (fit.iterations + 1) * (n + 2))
     return (np.where(keep[:, None], fit.theta, z), np.where(keep, new, cost), spent)
 
 
-def bootstrap_intervals(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, seed: int,
-                        replicates: int = 12, evaluations: int = 150) -> dict[str, Any]:
+def bootstrap_intervals(
+    fit: FamilyFit,
+    batch: ServoBatch,
+    train: np.ndarray,
+    seed: int,
+    replicates: int = 12,
+    evaluations: int = 150,
+) -> dict[str, Any]:
     """95 % intervals of the fit on ``train`` (row 0) from a Bayesian bootstrap over logs.
 
     Returns:
@@ -188,13 +218,13 @@ def bootstrap_intervals(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, se
         z = np.concatenate([a for a in asks if a.size], axis=0)
         x = sp.from_unit(z)
         pred = simulate_physical(sp.superset(x), batch)
-        c = _costs(pred, batch, weights[np.repeat(np.arange(replicates), sizes)]) + \
-            sp.penalty(x)
+        c = _costs(pred, batch, weights[np.repeat(np.arange(replicates), sizes)]) + sp.penalty(x)
         return list(np.split(c, np.cumsum(sizes)[:-1]))
 
     settings = cma_fit.CmaSettings(evaluations=evaluations, sigma0=0.05, max_restarts=0)
-    res = cma_fit.minimize([z0.size] * replicates, evaluate, seed + 1, settings,
-                           x0=[z0] * replicates)
+    res = cma_fit.minimize(
+        [z0.size] * replicates, evaluate, seed + 1, settings, x0=[z0] * replicates
+    )
     xs = sp.from_unit(np.array(res.x))
     point = fit.x[0]
     out: dict[str, Any] = {}
@@ -204,10 +234,16 @@ def bootstrap_intervals(fit: FamilyFit, batch: ServoBatch, train: np.ndarray, se
         low = max(lo_b, min(float(point[j]), float(xs[:, j].mean()) - 1.96 * sd))
         high = min(hi_b, max(float(point[j]), float(xs[:, j].mean()) + 1.96 * sd))
         frac = (high - low) / max(hi_b - lo_b, 1e-300)
-        entry: dict[str, Any] = {"value": float(point[j]), "low": low, "high": high,
-                                 "identifiable": bool(frac <= UNIDENTIFIABLE_FRACTION)}
+        entry: dict[str, Any] = {
+            "value": float(point[j]),
+            "low": low,
+            "high": high,
+            "identifiable": bool(frac <= UNIDENTIFIABLE_FRACTION),
+        }
         if not entry["identifiable"]:
-            entry["reason"] = (f"the 95% interval [{low:.3g}, {high:.3g}] covers {frac:.0%} "
-                               f"of the box [{lo_b:.3g}, {hi_b:.3g}]")
+            entry["reason"] = (
+                f"the 95% interval [{low:.3g}, {high:.3g}] covers {frac:.0%} "
+                f"of the box [{lo_b:.3g}, {hi_b:.3g}]"
+            )
         out[name] = entry
     return out

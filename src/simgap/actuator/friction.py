@@ -27,28 +27,42 @@ from dataclasses import dataclass
 
 from simgap.errors import NameNotFoundError
 
-PHYS_NAMES = ("kt", "R", "armature", "q_offset", "delay_s", "friction_base",
-              "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
-              "load_friction_motor", "load_friction_external", "load_friction_motor_stribeck",
-              "load_friction_external_stribeck", "load_friction_motor_quad",
-              "load_friction_external_quad", "max_velocity")
+PHYS_NAMES = (
+    "kt",
+    "R",
+    "armature",
+    "q_offset",
+    "delay_s",
+    "friction_base",
+    "friction_viscous",
+    "friction_stribeck",
+    "dtheta_stribeck",
+    "alpha",
+    "load_friction_motor",
+    "load_friction_external",
+    "load_friction_motor_stribeck",
+    "load_friction_external_stribeck",
+    "load_friction_motor_quad",
+    "load_friction_external_quad",
+    "max_velocity",
+)
 """Order of the superset parameter vector every physical servo candidate is written in."""
 
 FRICTION_BOXES = {
-    "friction_base": (0.0, 0.2),              # N m      BAM max_friction_base
-    "friction_stribeck": (0.0, 0.2),          # N m      BAM max_friction_base
-    "load_friction_base": (0.0, 0.5),         # -        BAM max_load_friction
+    "friction_base": (0.0, 0.2),  # N m      BAM max_friction_base
+    "friction_stribeck": (0.0, 0.2),  # N m      BAM max_friction_base
+    "load_friction_base": (0.0, 0.5),  # -        BAM max_load_friction
     "load_friction_motor": (0.0, 0.5),
     "load_friction_external": (0.0, 0.5),
-    "load_friction_stribeck": (0.0, 1.0),     # -        BAM's stribeck load terms
+    "load_friction_stribeck": (0.0, 1.0),  # -        BAM's stribeck load terms
     "load_friction_motor_stribeck": (0.0, 1.0),
     "load_friction_external_stribeck": (0.0, 1.0),
     "load_friction_motor_quad": (0.0, 0.01),  # 1/(N m)  BAM's quadratic terms
     "load_friction_external_quad": (0.0, 0.01),
-    "dtheta_stribeck": (0.01, 5.0),           # rad/s    BAM 1.0.2
-    "alpha": (0.5, 10.0),                     # -        BAM 1.0.2
-    "q_offset": (-0.1, 0.1),                  # rad      BAM: test-bench zero error
-    "delay_s": (0.0, 0.05),                   # s        (BAM has no delay)
+    "dtheta_stribeck": (0.01, 5.0),  # rad/s    BAM 1.0.2
+    "alpha": (0.5, 10.0),  # -        BAM 1.0.2
+    "q_offset": (-0.1, 0.1),  # rad      BAM: test-bench zero error
+    "delay_s": (0.0, 0.05),  # s        (BAM has no delay)
 }
 """Physical box of every friction and bench parameter (units in the comments)."""
 
@@ -99,20 +113,48 @@ class FrictionFamily:
 FAMILIES = (
     FrictionFamily("m1", "Coulomb-viscous", ("friction_base", "friction_viscous")),
     FrictionFamily("m2", "Stribeck", ("friction_base", "friction_viscous", *_STRIBECK)),
-    FrictionFamily("m3", "load-dependent", ("friction_base", "friction_viscous",
-                                            "load_friction_base")),
-    FrictionFamily("m4", "Stribeck load-dependent",
-                   ("friction_base", "friction_viscous", *_STRIBECK, "load_friction_base",
-                    "load_friction_stribeck")),
-    FrictionFamily("m5", "Stribeck load-dependent directional",
-                   ("friction_base", "friction_viscous", *_STRIBECK, "load_friction_motor",
-                    "load_friction_external", "load_friction_motor_stribeck",
-                    "load_friction_external_stribeck")),
-    FrictionFamily("m6", "directional with quadratic load terms",
-                   ("friction_base", "friction_viscous", *_STRIBECK, "load_friction_motor",
-                    "load_friction_external", "load_friction_motor_stribeck",
-                    "load_friction_external_stribeck", "load_friction_motor_quad",
-                    "load_friction_external_quad")),
+    FrictionFamily(
+        "m3", "load-dependent", ("friction_base", "friction_viscous", "load_friction_base")
+    ),
+    FrictionFamily(
+        "m4",
+        "Stribeck load-dependent",
+        (
+            "friction_base",
+            "friction_viscous",
+            *_STRIBECK,
+            "load_friction_base",
+            "load_friction_stribeck",
+        ),
+    ),
+    FrictionFamily(
+        "m5",
+        "Stribeck load-dependent directional",
+        (
+            "friction_base",
+            "friction_viscous",
+            *_STRIBECK,
+            "load_friction_motor",
+            "load_friction_external",
+            "load_friction_motor_stribeck",
+            "load_friction_external_stribeck",
+        ),
+    ),
+    FrictionFamily(
+        "m6",
+        "directional with quadratic load terms",
+        (
+            "friction_base",
+            "friction_viscous",
+            *_STRIBECK,
+            "load_friction_motor",
+            "load_friction_external",
+            "load_friction_motor_stribeck",
+            "load_friction_external_stribeck",
+            "load_friction_motor_quad",
+            "load_friction_external_quad",
+        ),
+    ),
 )
 """M1-M6 in order of complexity (the order the stop rule walks)."""
 

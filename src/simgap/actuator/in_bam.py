@@ -34,8 +34,7 @@ def as_bam_simulates(batch: ServoBatch, servo: str) -> ServoBatch:
     """The logs as BAM 1.0.2's simulator drives them: the header's supply voltage (BAM
     does not read the logged one) and BAM's current limit for the servo, if any."""
     lim = BAM_CURRENT_LIMIT_A.get(servo)
-    return replace(batch, vin_t=None,
-                   i_max=None if lim is None else np.full(batch.n_logs, lim))
+    return replace(batch, vin_t=None, i_max=None if lim is None else np.full(batch.n_logs, lim))
 
 
 def bam_prediction(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch) -> np.ndarray:
@@ -47,8 +46,9 @@ def bam_prediction(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch) -> np
     return out
 
 
-def in_bam(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch, train: np.ndarray,
-           own_mae_rad: float) -> dict[str, Any]:
+def in_bam(
+    space: PhysicalSpace, x: np.ndarray, batch: ServoBatch, train: np.ndarray, own_mae_rad: float
+) -> dict[str, Any]:
     """How the fit ``x`` (n,) scores once loaded in BAM 1.0.2, on the training logs
     (``train``: shape (L,), bool): the MAE BAM reports, simgap's own, and the differences
     between the two simulations that apply to this fit."""
@@ -61,12 +61,19 @@ def in_bam(space: PhysicalSpace, x: np.ndarray, batch: ServoBatch, train: np.nda
         notes.append("BAM drives with the header's supply voltage, simgap with the logged one")
     lim = BAM_CURRENT_LIMIT_A.get(space.servo.name)
     ours = batch.i_max
-    if (lim is None) != (ours is None) or (lim is not None and ours is not None
-                                           and not np.allclose(ours, lim)):
-        notes.append(f"BAM {BAM_RELEASE} limits the {space.servo.name}'s current to {lim} A, "
-                     f"simgap to {None if ours is None else float(np.max(ours))} A"
-                     if lim is not None else f"BAM {BAM_RELEASE} does not limit the "
-                     f"{space.servo.name}'s current, simgap does")
-    return {"release": BAM_RELEASE, "train_mae_rad": float(per[train].mean()),
-            "train_mae_by_log_rad": [float(v) for v in per[train]],
-            "simgap_train_mae_rad": float(own_mae_rad), "differences": notes}
+    if (lim is None) != (ours is None) or (
+        lim is not None and ours is not None and not np.allclose(ours, lim)
+    ):
+        notes.append(
+            f"BAM {BAM_RELEASE} limits the {space.servo.name}'s current to {lim} A, "
+            f"simgap to {None if ours is None else float(np.max(ours))} A"
+            if lim is not None
+            else f"BAM {BAM_RELEASE} does not limit the {space.servo.name}'s current, simgap does"
+        )
+    return {
+        "release": BAM_RELEASE,
+        "train_mae_rad": float(per[train].mean()),
+        "train_mae_by_log_rad": [float(v) for v in per[train]],
+        "simgap_train_mae_rad": float(own_mae_rad),
+        "differences": notes,
+    }

@@ -50,9 +50,20 @@ from simgap.actuator.joint_problem import BOUNDS, FORCE_KIND, KINDS, MAX_BATCH, 
 from simgap.actuator.noise_floor import CHAOS_EPS_RAD, noise_floor
 from simgap.fit.profile import GridFit, delay_profile, grid_fit, time_blocks
 
-__all__ = ["BOUNDS", "CHAOS_EPS_RAD", "FORCE_KIND", "KINDS", "MAX_BATCH", "IdConfig",
-           "JointIdResult", "JointProblem", "global_start", "identify", "noise_floor",
-           "shared_delay"]
+__all__ = [
+    "BOUNDS",
+    "CHAOS_EPS_RAD",
+    "FORCE_KIND",
+    "KINDS",
+    "MAX_BATCH",
+    "IdConfig",
+    "JointIdResult",
+    "JointProblem",
+    "global_start",
+    "identify",
+    "noise_floor",
+    "shared_delay",
+]
 
 MAX_SPAN = 2.0
 """A parameter whose 95 % interval spans more than this factor (hi / lo) is not identified."""
@@ -190,18 +201,35 @@ class JointIdResult:
     def to_json(self) -> dict[str, Any]:
         """The contract keys (``delay_s``, ``delay_interval_s``, ``params``,
         ``params_interval``, ``not_identifiable``) plus the profile and the floor."""
-        out: dict[str, Any] = {k: {} for k in (
-            "delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable",
-            "effective_delay_s", "effective_delay_interval_s", "delay_ridge",
-            "nominal_rms_rad", "identified_rms_rad", "noise_floor_rad", "force_saturation",
-            "params_nominal", "params_fitted", "delay_profile")}
+        out: dict[str, Any] = {
+            k: {}
+            for k in (
+                "delay_s",
+                "delay_interval_s",
+                "params",
+                "params_interval",
+                "not_identifiable",
+                "effective_delay_s",
+                "effective_delay_interval_s",
+                "delay_ridge",
+                "nominal_rms_rad",
+                "identified_rms_rad",
+                "noise_floor_rad",
+                "force_saturation",
+                "params_nominal",
+                "params_fitted",
+                "delay_profile",
+            )
+        }
         for j, name in enumerate(self.joints):
             p = self.delay[j]
             out["delay_s"][name] = p.best_s
             out["delay_interval_s"][name] = list(p.interval_s)
             out["effective_delay_s"][name] = float(self.effective[j, 0])
-            out["effective_delay_interval_s"][name] = [float(self.effective[j, 1]),
-                                                       float(self.effective[j, 2])]
+            out["effective_delay_interval_s"][name] = [
+                float(self.effective[j, 1]),
+                float(self.effective[j, 2]),
+            ]
             if self.ridge[j]:
                 out["delay_ridge"][name] = self.ridge[j]
             out["params"][name], out["params_interval"][name] = {}, {}
@@ -223,13 +251,14 @@ class JointIdResult:
             out["identified_rms_rad"][name] = float(self.best_rms[j])
             out["noise_floor_rad"][name] = self.floor[name]
             out["force_saturation"][name] = float(self.saturation[j])
-            out["delay_profile"][name] = {"delays_s": [float(v) for v in p.delays],
-                                          "ssr_rad2": [float(v) for v in p.ssr],
-                                          "threshold_rad2": p.threshold,
-                                          "open_ends": list(p.open_ends)}
+            out["delay_profile"][name] = {
+                "delays_s": [float(v) for v in p.delays],
+                "ssr_rad2": [float(v) for v in p.ssr],
+                "threshold_rad2": p.threshold,
+                "open_ends": list(p.open_ends),
+            }
         out["shared_delay_s"] = float(self.shared_delay[0])
-        out["shared_delay_interval_s"] = [float(self.shared_delay[1]),
-                                          float(self.shared_delay[2])]
+        out["shared_delay_interval_s"] = [float(self.shared_delay[1]), float(self.shared_delay[2])]
         out["bounds_x_nominal"] = {k: list(BOUNDS[k]) for k in self.kinds}
         out["clock"] = dict(self.clock or {"chosen": "exact", "source": "default"})
         out["global_start"] = dict(self.start or {"draws": 0})
@@ -244,8 +273,12 @@ def _grid(config: IdConfig) -> np.ndarray:
     return np.arange(n) * config.coarse_step_s
 
 
-def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | None = None,
-             ) -> JointIdResult:
+def identify(
+    problem: JointProblem,
+    *,
+    encoder_rad: float,
+    config: IdConfig | None = None,
+) -> JointIdResult:
     """Profile the delay and identify every joint's parameters (module docstring)."""
     from simgap.actuator.joint_id_report import assess_joint
 
@@ -256,28 +289,45 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
         problem.replayer.clock = check_clock(cfg.clock)
     start, start_info = global_start(problem, _grid(cfg), cfg.starts, cfg.seed)
     fit, grids = _profile_fit(problem, cfg, start)
-    clock: dict[str, Any] = {"chosen": problem.replayer.clock,
-                             "source": "rig" if cfg.clock != "auto" else "identified"}
+    clock: dict[str, Any] = {
+        "chosen": problem.replayer.clock,
+        "source": "rig" if cfg.clock != "auto" else "identified",
+    }
     if cfg.clock == "auto":
         fit, grids, clock = _choose_clock(problem, cfg, fit, grids, start)
     floor = noise_floor(problem, encoder_rad, cfg.jitter_s)
     model_floor(problem, fit, floor)
-    problem.floor_replay = np.array([max(floor[j]["start_state_rad"], floor[j]["chaos_rad"],
-                                         floor[j]["model_rad"]) for j in problem.joints])
+    problem.floor_replay = np.array(
+        [
+            max(floor[j]["start_state_rad"], floor[j]["chaos_rad"], floor[j]["model_rad"])
+            for j in problem.joints
+        ]
+    )
     r_nom = problem.residuals(problem.z0[None], np.array([0.0]))[0]
-    nominal_rms = np.sqrt(np.mean(r_nom ** 2, axis=-1))
+    nominal_rms = np.sqrt(np.mean(r_nom**2, axis=-1))
     lengths = [t.shape[0] for t in problem.targets]
-    problem.blocks = time_blocks(lengths, min(_block_samples(problem.logs[0].t),
-                                              max(2, sum(lengths) // MIN_BLOCKS)))
+    problem.blocks = time_blocks(
+        lengths, min(_block_samples(problem.logs[0].t), max(2, sum(lengths) // MIN_BLOCKS))
+    )
     cache: dict[int, Any] = {}  # the linearised fit per grid point, shared by the joints
-    first = [assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad,
-                          cache=cache)["profile_stat"]
-             for j, name in enumerate(problem.joints)]
+    first = [
+        assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad, cache=cache)[
+            "profile_stat"
+        ]
+        for j, name in enumerate(problem.joints)
+    ]
     shared, widened = shared_delay(first, float(fit.delays[0]), float(fit.delays[-1]))
     profiles, values, intervals, reasons, effective, ridge, best_rms = [], [], [], [], [], [], []
     for j, name in enumerate(problem.joints):
-        a = assess_joint(problem, fit, j, floor[name]["total_rad"], encoder_rad,
-                         delay_interval=widened[j], cache=cache)
+        a = assess_joint(
+            problem,
+            fit,
+            j,
+            floor[name]["total_rad"],
+            encoder_rad,
+            delay_interval=widened[j],
+            cache=cache,
+        )
         profiles.append(a["profile"])
         values.append(a["values"])
         intervals.append(a["intervals"])
@@ -295,20 +345,41 @@ def identify(problem: JointProblem, *, encoder_rad: float, config: IdConfig | No
     from simgap.actuator.joint_id_report import floor_reasons, saturation_reasons
 
     reasons = saturation_reasons(problem, reasons, sat, np.array(values))
-    reasons = floor_reasons(problem, reasons, np.array(best_rms),
-                            np.array([floor[n]["total_rad"] for n in problem.joints]),
-                            np.array(values), FIT_FLOOR_GATE)
+    reasons = floor_reasons(
+        problem,
+        reasons,
+        np.array(best_rms),
+        np.array([floor[n]["total_rad"] for n in problem.joints]),
+        np.array(values),
+        FIT_FLOOR_GATE,
+    )
     return JointIdResult(
-        joints=problem.joints, kinds=problem.kinds, nominal=problem.nominal, floor=floor,
-        nominal_rms=nominal_rms, best_rms=np.array(best_rms), delay=tuple(profiles),
-        values=np.array(values), intervals=np.array(intervals), reasons=tuple(reasons),
-        effective=np.array(effective), ridge=tuple(ridge), saturation=sat,
-        grids=tuple(grids), n_evals=problem.n_evals, shared_delay=shared, clock=clock,
-        start=start_info)
+        joints=problem.joints,
+        kinds=problem.kinds,
+        nominal=problem.nominal,
+        floor=floor,
+        nominal_rms=nominal_rms,
+        best_rms=np.array(best_rms),
+        delay=tuple(profiles),
+        values=np.array(values),
+        intervals=np.array(intervals),
+        reasons=tuple(reasons),
+        effective=np.array(effective),
+        ridge=tuple(ridge),
+        saturation=sat,
+        grids=tuple(grids),
+        n_evals=problem.n_evals,
+        shared_delay=shared,
+        clock=clock,
+        start=start_info,
+    )
 
 
-def model_floor(problem: JointProblem, fit: GridFit, floor: dict[str, dict[str, float]],
-                ) -> None:
+def model_floor(
+    problem: JointProblem,
+    fit: GridFit,
+    floor: dict[str, dict[str, float]],
+) -> None:
     """Whether the recording follows the model's own physics step, and so whether its
     discretisation bounds what any parameters can replay (``model_rad`` per joint, in
     ``floor``, in place; ``recorded_at_model_step`` says which).
@@ -328,17 +399,27 @@ def model_floor(problem: JointProblem, fit: GridFit, floor: dict[str, dict[str, 
 
     g = int(np.argmin(fit.ssr.sum(axis=1)))
     h = problem.replayer.physics_dt
-    fine = Replayer.build(problem.spec, problem.all_joints, interp=problem.interp,
-                          physics_dt=h / 4, nthread=problem.replayer.nthread,
-                          source=problem.model_path, actuator_force=True,
-                          clock=problem.replayer.clock)
+    fine = Replayer.build(
+        problem.spec,
+        problem.all_joints,
+        interp=problem.interp,
+        physics_dt=h / 4,
+        nthread=problem.replayer.nthread,
+        source=problem.model_path,
+        actuator_force=True,
+        clock=problem.replayer.clock,
+    )
     try:
         m = copy.copy(problem.models(fit.z[g][None])[0])
         m.opt.timestep = h / 4
         d = np.array([float(fit.delays[g])])
         coarse_ssr = fit.ssr[g]
-        parts = [res.q[0] - tgt for res, tgt in zip(
-            (fine.replay([m], log, d) for log in problem.logs), problem.targets, strict=True)]
+        parts = [
+            res.q[0] - tgt
+            for res, tgt in zip(
+                (fine.replay([m], log, d) for log in problem.logs), problem.targets, strict=True
+            )
+        ]
         r = np.concatenate(parts)[:, problem.rows]
         fine_ssr = np.sum(np.where(np.isfinite(r), r, 10.0) ** 2, axis=0)
     finally:
@@ -356,8 +437,12 @@ def model_floor(problem: JointProblem, fit: GridFit, floor: dict[str, dict[str, 
         floor[j]["fine_step_rms_rad"] = float(np.sqrt(fine_ssr[a] / max(1, r.shape[0])))
 
 
-def global_start(problem: JointProblem, delays: np.ndarray, draws: int, seed: int = 0,
-                 ) -> tuple[np.ndarray, dict[str, Any]]:
+def global_start(
+    problem: JointProblem,
+    delays: np.ndarray,
+    draws: int,
+    seed: int = 0,
+) -> tuple[np.ndarray, dict[str, Any]]:
     """Per delay, the start of the local fit (module docstring, 5), shape (G, n), and what it
     took: per joint the share of delays whose start came from a draw, and the arm's SSR
     of the model's own values and of the starts kept [rad^2] summed over the delays."""
@@ -370,9 +455,9 @@ def global_start(problem: JointProblem, delays: np.ndarray, draws: int, seed: in
     u = qmc.LatinHypercube(d=n, seed=seed).random(draws)
     cand = np.concatenate([problem.z0[None], problem.lo + u * (problem.hi - problem.lo)])
     M = cand.shape[0]
-    r = problem.residuals(np.tile(cand, (G, 1)), np.repeat(delays, M))   # (G M, J, N)
-    ssr = np.sum(r ** 2, axis=2).reshape(G, M, J)
-    pick = np.argmin(ssr, axis=1)                                        # (G, J)
+    r = problem.residuals(np.tile(cand, (G, 1)), np.repeat(delays, M))  # (G M, J, N)
+    ssr = np.sum(r**2, axis=2).reshape(G, M, J)
+    pick = np.argmin(ssr, axis=1)  # (G, J)
     blocks = cand.reshape(M, J, K)
     mixed = np.stack([blocks[pick[g], np.arange(J)].reshape(-1) for g in range(G)])
     changed = np.any(pick > 0, axis=1)
@@ -380,35 +465,48 @@ def global_start(problem: JointProblem, delays: np.ndarray, draws: int, seed: in
     ssr_mixed = ssr[:, 0].sum(axis=1).copy()
     if changed.any():
         rm = problem.residuals(mixed[changed], delays[changed])
-        got = np.sum(rm ** 2, axis=(1, 2))
+        got = np.sum(rm**2, axis=(1, 2))
         better = got < ssr_mixed[changed]
         idx = np.flatnonzero(changed)[better]
         start[idx] = mixed[idx]
         ssr_mixed[idx] = got[better]
     from_draw = (pick > 0) & np.any(start != z0, axis=1)[:, None]
-    info = {"draws": draws, "seed": seed,
-            "joints_from_draw": {name: float(np.mean(from_draw[:, j]))
-                                 for j, name in enumerate(problem.joints)},
-            "ssr_model_rad2": float(ssr[:, 0].sum()), "ssr_start_rad2": float(ssr_mixed.sum())}
+    info = {
+        "draws": draws,
+        "seed": seed,
+        "joints_from_draw": {
+            name: float(np.mean(from_draw[:, j])) for j, name in enumerate(problem.joints)
+        },
+        "ssr_model_rad2": float(ssr[:, 0].sum()),
+        "ssr_start_rad2": float(ssr_mixed.sum()),
+    }
     return start, info
 
 
-def _profile_fit(problem: JointProblem, cfg: IdConfig,
-                 start: np.ndarray | None = None) -> tuple[GridFit, list[GridFit]]:
+def _profile_fit(
+    problem: JointProblem, cfg: IdConfig, start: np.ndarray | None = None
+) -> tuple[GridFit, list[GridFit]]:
     """The delay profile under the replayer's current clock: the coarse grid (from
     ``start``, shape (G, n), or the model's values), the fine grid around its best and the
     polish, merged (``fit``) and each (``grids``)."""
     J, K = problem.J, problem.K
     grid = _grid(cfg)
     z_first = np.repeat(problem.z0[None], grid.size, axis=0)
-    drawn = (np.zeros(grid.size, dtype=bool) if start is None
-             else np.any(start != z_first, axis=1))
+    drawn = np.zeros(grid.size, dtype=bool) if start is None else np.any(start != z_first, axis=1)
     if start is not None and drawn.any():  # both starts where they differ, one batched grid
         z_first = np.concatenate([z_first, start[drawn]])
-    both = grid_fit(problem.residuals, np.concatenate([grid, grid[drawn]]), z_first,
-                    problem.lo, problem.hi, J, K,
-                    iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
-                    central=cfg.central, joint_blocks=cfg.joint_blocks)
+    both = grid_fit(
+        problem.residuals,
+        np.concatenate([grid, grid[drawn]]),
+        z_first,
+        problem.lo,
+        problem.hi,
+        J,
+        K,
+        iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
+        central=cfg.central,
+        joint_blocks=cfg.joint_blocks,
+    )
     coarse = _better_of_starts(both, grid.size, drawn)
     grids = [coarse]
     fit = coarse
@@ -418,14 +516,24 @@ def _profile_fit(problem: JointProblem, cfg: IdConfig,
         lo_d = max(0.0, float(coarse.delays[g]) - cfg.coarse_step_s)
         hi_d = min(float(coarse.delays[-1]), float(coarse.delays[g]) + cfg.coarse_step_s)
         fine_d = np.linspace(lo_d, hi_d, cfg.fine_points)
-        z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))]
-                            for d in fine_d])
-        fine = grid_fit(problem.residuals, fine_d, z_start, problem.lo, problem.hi, J, K,
-                        iters=cfg.fine_iters, central=cfg.central, joint_blocks=cfg.joint_blocks)
+        z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))] for d in fine_d])
+        fine = grid_fit(
+            problem.residuals,
+            fine_d,
+            z_start,
+            problem.lo,
+            problem.hi,
+            J,
+            K,
+            iters=cfg.fine_iters,
+            central=cfg.central,
+            joint_blocks=cfg.joint_blocks,
+        )
         grids.append(fine)
         fit = _merge(coarse, fine)
-        polish = _polish(problem, fit, float(fine_d[1] - fine_d[0]) / 4
-                         if fine_d.size > 1 else 0.0, cfg)
+        polish = _polish(
+            problem, fit, float(fine_d[1] - fine_d[0]) / 4 if fine_d.size > 1 else 0.0, cfg
+        )
         if polish is not None:
             grids.append(polish)
             fit = _merge(fit, polish)
@@ -441,14 +549,24 @@ def _better_of_starts(fit: GridFit, G: int, drawn: np.ndarray) -> GridFit:
     alt = G + np.arange(int(drawn.sum()))
     won = fit.ssr[alt].sum(axis=1) < fit.ssr[np.flatnonzero(drawn)].sum(axis=1)
     rows[np.flatnonzero(drawn)[won]] = alt[won]
-    return GridFit(delays=fit.delays[rows], z=fit.z[rows], ssr=fit.ssr[rows],
-                   jac=fit.jac[rows], resid=fit.resid[rows], iterations=fit.iterations,
-                   n_evals=fit.n_evals)
+    return GridFit(
+        delays=fit.delays[rows],
+        z=fit.z[rows],
+        ssr=fit.ssr[rows],
+        jac=fit.jac[rows],
+        resid=fit.resid[rows],
+        iterations=fit.iterations,
+        n_evals=fit.n_evals,
+    )
 
 
-def _choose_clock(problem: JointProblem, cfg: IdConfig, fit: GridFit, grids: list[GridFit],
-                  start: np.ndarray | None = None,
-                  ) -> tuple[GridFit, list[GridFit], dict[str, Any]]:
+def _choose_clock(
+    problem: JointProblem,
+    cfg: IdConfig,
+    fit: GridFit,
+    grids: list[GridFit],
+    start: np.ndarray | None = None,
+) -> tuple[GridFit, list[GridFit], dict[str, Any]]:
     """The recorder's clock (``simgap.sim.replay.CLOCKS``) that replays the recording best.
 
     At the fit's best delay and half a physics step either side, the fit is continued under
@@ -464,48 +582,78 @@ def _choose_clock(problem: JointProblem, cfg: IdConfig, fit: GridFit, grids: lis
     h = problem.replayer.physics_dt
     # each clock at its own best delay near the fit's: the clocks place an onset up to a
     # step apart, so the delay that fits best moves by up to half a step between them
-    d = np.unique(np.clip(fit.delays[g] + np.array([-0.5, 0.0, 0.5]) * h, 0.0,
-                          float(fit.delays[-1])))
-    z0 = np.repeat(fit.z[g:g + 1], d.size, axis=0)
+    d = np.unique(
+        np.clip(fit.delays[g] + np.array([-0.5, 0.0, 0.5]) * h, 0.0, float(fit.delays[-1]))
+    )
+    z0 = np.repeat(fit.z[g : g + 1], d.size, axis=0)
     n = fit.resid.shape[-1]
     ssr: dict[str, float] = {}
     for c in CLOCKS:
         problem.replayer.clock = c
-        refit = grid_fit(problem.residuals, d, z0, problem.lo, problem.hi,
-                         problem.J, problem.K, iters=min(cfg.fine_iters, CLOCK_ITERS),
-                         central=cfg.central, joint_blocks=cfg.joint_blocks,
-                         final_jacobian=False)
+        refit = grid_fit(
+            problem.residuals,
+            d,
+            z0,
+            problem.lo,
+            problem.hi,
+            problem.J,
+            problem.K,
+            iters=min(cfg.fine_iters, CLOCK_ITERS),
+            central=cfg.central,
+            joint_blocks=cfg.joint_blocks,
+            final_jacobian=False,
+        )
         ssr[c] = float(refit.ssr.sum(axis=1).min())
     best = min(ssr, key=lambda c: ssr[c])
     chosen = best if ssr[best] < (1.0 - CLOCK_GAIN) * ssr[first] else first
     problem.replayer.clock = chosen
     rms = {c: float(np.sqrt(v / max(1, n * problem.J))) for c, v in ssr.items()}
-    info = {"chosen": chosen, "source": "identified", "delay_s": float(fit.delays[g]),
-            "rms_rad": rms, "gain_needed": CLOCK_GAIN}
+    info = {
+        "chosen": chosen,
+        "source": "identified",
+        "delay_s": float(fit.delays[g]),
+        "rms_rad": rms,
+        "gain_needed": CLOCK_GAIN,
+    }
     if chosen != first:
         fit, grids = _profile_fit(problem, cfg, start)
     return fit, grids, info
 
 
-def _polish(problem: JointProblem, fit: GridFit, step: float, cfg: IdConfig,
-            ) -> GridFit | None:
+def _polish(
+    problem: JointProblem,
+    fit: GridFit,
+    step: float,
+    cfg: IdConfig,
+) -> GridFit | None:
     """``cfg.polish_points`` delays within ``step`` either side of the joints' median best
     delay, each refitted from the dynamics interpolated between the grid's neighbours
     (None: no polish, or every such delay is already on the grid)."""
     if cfg.polish_points <= 0 or step <= 0:
         return None
-    best = float(np.median([delay_profile(fit.delays, fit.ssr[:, j], 1).best_s
-                            for j in range(problem.J)]))
-    pol = best + step * (np.linspace(-1.0, 1.0, cfg.polish_points)
-                         if cfg.polish_points > 1 else np.zeros(1))
+    best = float(
+        np.median([delay_profile(fit.delays, fit.ssr[:, j], 1).best_s for j in range(problem.J)])
+    )
+    pol = best + step * (
+        np.linspace(-1.0, 1.0, cfg.polish_points) if cfg.polish_points > 1 else np.zeros(1)
+    )
     pol = np.unique(np.clip(pol, 0.0, float(fit.delays[-1])))
     pol = pol[np.min(np.abs(pol[:, None] - fit.delays[None]), axis=1) > 1e-6]
     if not pol.size:
         return None
-    z0 = np.stack([np.interp(pol, fit.delays, fit.z[:, i]) for i in range(fit.z.shape[1])],
-                  axis=1)
-    return grid_fit(problem.residuals, pol, z0, problem.lo, problem.hi, problem.J, problem.K,
-                    iters=cfg.fine_iters, central=cfg.central, joint_blocks=cfg.joint_blocks)
+    z0 = np.stack([np.interp(pol, fit.delays, fit.z[:, i]) for i in range(fit.z.shape[1])], axis=1)
+    return grid_fit(
+        problem.residuals,
+        pol,
+        z0,
+        problem.lo,
+        problem.hi,
+        problem.J,
+        problem.K,
+        iters=cfg.fine_iters,
+        central=cfg.central,
+        joint_blocks=cfg.joint_blocks,
+    )
 
 
 def _block_samples(t: np.ndarray) -> int:
@@ -513,8 +661,11 @@ def _block_samples(t: np.ndarray) -> int:
     return max(2, int(round(BLOCK_S / dt)))
 
 
-def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
-                 ) -> tuple[tuple[float, float, float], list[tuple[float, float]]]:
+def shared_delay(
+    profiles: Sequence[Any],
+    lo: float,
+    hi: float,
+) -> tuple[tuple[float, float, float], list[tuple[float, float]]]:
     """The arm's one delay and every joint's interval widened by the spread across joints.
 
     One bus carries every joint's command, so the delay is one per arm: the shared estimate
@@ -540,8 +691,10 @@ def shared_delay(profiles: Sequence[Any], lo: float, hi: float,
     hw_own = float(np.median([0.5 * (b - a) for a, b in own]))
     hw = max(t * sd / np.sqrt(J), hw_own)
     s_lo, s_hi = max(lo, mean - hw), min(hi, mean + hw)
-    out = [(max(lo, min(a, b_j - t * sd, s_lo)), min(hi, max(b, b_j + t * sd, s_hi)))
-           for (a, b), b_j in zip(own, best, strict=True)]
+    out = [
+        (max(lo, min(a, b_j - t * sd, s_lo)), min(hi, max(b, b_j + t * sd, s_hi)))
+        for (a, b), b_j in zip(own, best, strict=True)
+    ]
     return (mean, s_lo, s_hi), out
 
 
@@ -554,6 +707,12 @@ def _merge(a: GridFit, b: GridFit) -> GridFit:
     def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.concatenate([y, x])[order]
 
-    return GridFit(delays=d[order], z=cat(a.z, b.z), ssr=cat(a.ssr, b.ssr),
-                   jac=cat(a.jac, b.jac), resid=cat(a.resid, b.resid),
-                   iterations=a.iterations + b.iterations, n_evals=a.n_evals + b.n_evals)
+    return GridFit(
+        delays=d[order],
+        z=cat(a.z, b.z),
+        ssr=cat(a.ssr, b.ssr),
+        jac=cat(a.jac, b.jac),
+        resid=cat(a.resid, b.resid),
+        iterations=a.iterations + b.iterations,
+        n_evals=a.n_evals + b.n_evals,
+    )

@@ -26,12 +26,13 @@ RIDGE_MIN_WIDTH_S = 0.01
 
 def _interp_z(fit: GridFit, j: int, K: int, d: float) -> np.ndarray:
     """Joint j's fitted z at delay d, linear between the bracketing grid points."""
-    zj = fit.z[:, j * K:(j + 1) * K]
+    zj = fit.z[:, j * K : (j + 1) * K]
     return np.array([np.interp(d, fit.delays, zj[:, k]) for k in range(K)])
 
 
 def _effective(values: np.ndarray, kinds: tuple[str, ...], delay: float) -> float:
     """d + (kv + damping) / kp: the low-frequency lag of a PD-held joint [s]."""
+
     def get(kind: str) -> float:
         return float(values[kinds.index(kind)]) if kind in kinds else 0.0
 
@@ -41,9 +42,15 @@ def _effective(values: np.ndarray, kinds: tuple[str, ...], delay: float) -> floa
     return delay + (get("kv") + get("damping")) / kp
 
 
-def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_rad: float,
-                 delay_interval: tuple[float, float] | None = None,
-                 cache: dict[int, LinearFit] | None = None) -> dict[str, Any]:
+def assess_joint(
+    problem: Any,
+    fit: GridFit,
+    j: int,
+    floor_rad: float,
+    encoder_rad: float,
+    delay_interval: tuple[float, float] | None = None,
+    cache: dict[int, LinearFit] | None = None,
+) -> dict[str, Any]:
     """Profile, values, 95 % intervals, reasons, effective delay and ridge of joint ``j``.
 
     The delay interval is the wider of the profile-likelihood one and the block
@@ -76,8 +83,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     # a delay whose replay moves by less than the floor RMS is not told apart either; the
     # reported interval holds them (the parameters carry the floor in their own half-widths,
     # so they are widened over the statistical interval only: the floor counts once)
-    by_floor = delay_profile(fit.delays, ssr, N - K - 1, infl, s2_min,
-                             min_rise=N * s2_min).interval_s
+    by_floor = delay_profile(
+        fit.delays, ssr, N - K - 1, infl, s2_min, min_rise=N * s2_min
+    ).interval_s
     blocks = getattr(problem, "blocks", None) or [np.arange(N)]
     if delay_interval is None:
         per_block = np.array([np.sum(fit.resid[:, j, idx] ** 2, axis=-1) for idx in blocks])
@@ -89,8 +97,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     z = _interp_z(fit, j, K, prof.best_s)
     values = ref * np.exp(z)
     lo_d, hi_d = prof.interval_s
-    inside = [i for i in range(fit.delays.size)
-              if lo_d - 1e-12 <= fit.delays[i] <= hi_d + 1e-12] or [g]
+    inside = [
+        i for i in range(fit.delays.size) if lo_d - 1e-12 <= fit.delays[i] <= hi_d + 1e-12
+    ] or [g]
     zlo, zhi = z.copy(), z.copy()
 
     lins = cache if cache is not None else {}
@@ -99,8 +108,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
         if i not in lins:
             lins[i] = linear_fit(np.ascontiguousarray(fit.jac[i]), fit.resid[i], blocks)
         lin = lins[i]
-        hw, corr = block_intervals(fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min,
-                                   lin=lin)
+        hw, corr = block_intervals(
+            fit.jac[i], fit.resid[i].reshape(-1), infl, cols, s2_min, lin=lin
+        )
         jk, left = jackknife_halfwidths(fit.jac[i], fit.resid[i], blocks, cols, lin=lin)
         # the model floor as a bias: a change of z_k whose replay moves by less than the
         # floor (RMS) cannot be told from the replay's own chaos, whatever the noise says
@@ -118,8 +128,9 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     zhi = np.maximum(zhi, z + hw_best)
     lo_b = problem.lo[cols]
     hi_b = problem.hi[cols]
-    iv = np.stack([ref * np.exp(np.maximum(zlo, lo_b)), ref * np.exp(np.minimum(zhi, hi_b))],
-                  axis=1)
+    iv = np.stack(
+        [ref * np.exp(np.maximum(zlo, lo_b)), ref * np.exp(np.minimum(zhi, hi_b))], axis=1
+    )
     reasons: dict[str, str] = {}
     jac = fit.jac[g][rows][:, cols]
     for k, kind in enumerate(kinds):
@@ -131,19 +142,25 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
         if span <= MAX_SPAN and not at_bound and np.isfinite(span) and not weak:
             continue
         v, unit = float(values[k]), UNITS[kind]
-        parts = [f"doubling {kind} ({v:.3g} -> {2 * v:.3g} {unit}) moves {name} by "
-                 f"{sens * 1e3:.3g} mrad RMS, {sens / encoder_rad:.2g} of an encoder count "
-                 f"({encoder_rad * 1e3:.3g} mrad)"]
+        parts = [
+            f"doubling {kind} ({v:.3g} -> {2 * v:.3g} {unit}) moves {name} by "
+            f"{sens * 1e3:.3g} mrad RMS, {sens / encoder_rad:.2g} of an encoder count "
+            f"({encoder_rad * 1e3:.3g} mrad)"
+        ]
         others = [(abs(corr[k, i]), i) for i in range(K) if i != k and np.isfinite(corr[k, i])]
         if others:
             c, i = max(others)
             if c > 0.9:
-                parts.append(f"it trades off with {kinds[i]} (correlation "
-                             f"{corr[k, i]:+.3f}): only their combination is identified")
+                parts.append(
+                    f"it trades off with {kinds[i]} (correlation "
+                    f"{corr[k, i]:+.3f}): only their combination is identified"
+                )
         if weak:
-            parts.append(f"below the replay floor of {model_floor * 1e3:.3g} mrad RMS (the "
-                         "replay's change for a start known to half an encoder count: what "
-                         "the data cannot tell apart)")
+            parts.append(
+                f"below the replay floor of {model_floor * 1e3:.3g} mrad RMS (the "
+                "replay's change for a start known to half an encoder count: what "
+                "the data cannot tell apart)"
+            )
         if at_bound:
             b = float(np.exp(lo_b[k] if z[k] <= lo_b[k] + 1e-3 else hi_b[k]))
             parts.append(f"the fit ended at its search bound ({b:.3g} x nominal)")
@@ -151,12 +168,17 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
         if not np.isfinite(span):
             parts.append("the interval is unbounded (a null direction)")
         elif span > MAX_SPAN:
-            parts.append(f"95% interval [{lo_v:.3g}, {hi_v:.3g}] {unit} spans "
-                         f"x{span:.3g} (> x{MAX_SPAN:g})")
+            parts.append(
+                f"95% interval [{lo_v:.3g}, {hi_v:.3g}] {unit} spans x{span:.3g} (> x{MAX_SPAN:g})"
+            )
         reasons[kind] = "; ".join(parts)
     # effective delay along the profile
-    eff = np.array([_effective(ref * np.exp(fit.z[i, cols]), kinds, float(fit.delays[i]))
-                    for i in range(fit.delays.size)])
+    eff = np.array(
+        [
+            _effective(ref * np.exp(fit.z[i, cols]), kinds, float(fit.delays[i]))
+            for i in range(fit.delays.size)
+        ]
+    )
     eff_best = _effective(values, kinds, prof.best_s)
     eff_in = eff[inside]
     e_lo, e_hi = float(min(eff_in.min(), eff_best)), float(max(eff_in.max(), eff_best))
@@ -171,23 +193,39 @@ def assess_joint(problem: Any, fit: GridFit, j: int, floor_rad: float, encoder_r
     q_lo = max(float(fit.delays[0]), min(lo_d, float(by_floor[0])) - half_step)
     q_hi = min(float(fit.delays[-1]), max(hi_d, float(by_floor[1])) + half_step)
     if width > RIDGE_MIN_WIDTH_S and (e_hi - e_lo) < 0.5 * width:
-        ridge = (f"delay and the servo's own lag (kv + damping) / kp trade off: over the 95% "
-                 f"delay interval [{q_lo * 1e3:.1f}, {q_hi * 1e3:.1f}] ms the effective delay "
-                 f"stays within [{e_lo * 1e3:.1f}, {e_hi * 1e3:.1f}] ms; the effective delay "
-                 f"{eff_best * 1e3:.1f} ms is identified, the split is not")
+        ridge = (
+            f"delay and the servo's own lag (kv + damping) / kp trade off: over the 95% "
+            f"delay interval [{q_lo * 1e3:.1f}, {q_hi * 1e3:.1f}] ms the effective delay "
+            f"stays within [{e_lo * 1e3:.1f}, {e_hi * 1e3:.1f}] ms; the effective delay "
+            f"{eff_best * 1e3:.1f} ms is identified, the split is not"
+        )
     elif "hi" in prof.open_ends and width > RIDGE_MIN_WIDTH_S:
-        ridge = (f"the delay profile stays flat up to the largest delay searched "
-                 f"({fit.delays[-1] * 1e3:.0f} ms): no upper bound")
+        ridge = (
+            f"the delay profile stays flat up to the largest delay searched "
+            f"({fit.delays[-1] * 1e3:.0f} ms): no upper bound"
+        )
     rms = float(np.sqrt(max(float(ssr[g]), 0.0) / N))
     reported = replace(prof, interval_s=(q_lo, q_hi))
-    return {"profile": reported, "profile_stat": prof, "values": values, "intervals": iv,
-            "reasons": reasons,
-            "effective": (eff_best, e_lo, e_hi), "ridge": ridge, "rms": rms,
-            "floor": floor_rad}
+    return {
+        "profile": reported,
+        "profile_stat": prof,
+        "values": values,
+        "intervals": iv,
+        "reasons": reasons,
+        "effective": (eff_best, e_lo, e_hi),
+        "ridge": ridge,
+        "rms": rms,
+        "floor": floor_rad,
+    }
 
 
-def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndarray,
-                       values: np.ndarray, threshold: float = 0.2) -> list[dict[str, str]]:
+def saturation_reasons(
+    problem: Any,
+    reasons: list[dict[str, str]],
+    sat: np.ndarray,
+    values: np.ndarray,
+    threshold: float = 0.2,
+) -> list[dict[str, str]]:
     """The gains inside the actuator's force clamp (``CLAMPED``: kp and kv, since MuJoCo's
     position actuator clips ``kp * (u - q) - kv * qdot`` as a whole) are masked where the
     force sits at its limit: at ``SATURATED`` of the samples or more such a gain is not
@@ -203,9 +241,11 @@ def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndar
             continue
         k = problem.kinds.index(kind)
         for j, r in enumerate(out):
-            msg = (f"{kind} masked: force saturated in {100 * sat[j]:.0f}% of samples (a "
-                   f"saturated servo's torque does not depend on {kind}; fitted "
-                   f"{values[j, k]:.4g} {UNITS[kind]})")
+            msg = (
+                f"{kind} masked: force saturated in {100 * sat[j]:.0f}% of samples (a "
+                f"saturated servo's torque does not depend on {kind}; fitted "
+                f"{values[j, k]:.4g} {UNITS[kind]})"
+            )
             if sat[j] >= SATURATED:
                 r[kind] = msg + ("; " + r[kind] if kind in r else "")
             elif kind in r and sat[j] >= threshold:
@@ -213,9 +253,14 @@ def saturation_reasons(problem: Any, reasons: list[dict[str, str]], sat: np.ndar
     return out
 
 
-def floor_reasons(problem: Any, reasons: list[dict[str, str]], best_rms: np.ndarray,
-                  floor_rad: np.ndarray, values: np.ndarray, gate: float,
-                  ) -> list[dict[str, str]]:
+def floor_reasons(
+    problem: Any,
+    reasons: list[dict[str, str]],
+    best_rms: np.ndarray,
+    floor_rad: np.ndarray,
+    values: np.ndarray,
+    gate: float,
+) -> list[dict[str, str]]:
     """Every kind that still states an interval at a joint whose best fit stays at ``gate``
     times its noise floor or more is declared not identifiable, with the numbers.
 
@@ -231,9 +276,11 @@ def floor_reasons(problem: Any, reasons: list[dict[str, str]], best_rms: np.ndar
         for k, kind in enumerate(problem.kinds):
             if kind in r:
                 continue
-            r[kind] = (f"{kind} not stated: the best fit's RMS {best_rms[j] * 1e3:.3g} mrad "
-                       f"is {ratio:.1f}x the noise floor {floor_rad[j] * 1e3:.3g} mrad (at "
-                       f"{gate:g}x or more the fit has not reached the model the data "
-                       f"follow, so its local interval is not a 95 % interval); fitted "
-                       f"{values[j, k]:.4g} {UNITS[kind]}")
+            r[kind] = (
+                f"{kind} not stated: the best fit's RMS {best_rms[j] * 1e3:.3g} mrad "
+                f"is {ratio:.1f}x the noise floor {floor_rad[j] * 1e3:.3g} mrad (at "
+                f"{gate:g}x or more the fit has not reached the model the data "
+                f"follow, so its local interval is not a 95 % interval); fitted "
+                f"{values[j, k]:.4g} {UNITS[kind]}"
+            )
     return out

@@ -19,8 +19,13 @@ KINDS: tuple[str, ...] = ("kp", "kv", "damping", "frictionloss", "armature")
 """Per-joint parameters of a position-actuated MJCF joint."""
 
 BOUNDS: dict[str, tuple[float, float]] = {
-    "kp": (0.2, 5.0), "kv": (0.05, 20.0), "damping": (0.02, 50.0),
-    "frictionloss": (0.02, 50.0), "armature": (0.1, 10.0), "force_limit": (0.3, 3.0)}
+    "kp": (0.2, 5.0),
+    "kv": (0.05, 20.0),
+    "damping": (0.02, 50.0),
+    "frictionloss": (0.02, 50.0),
+    "armature": (0.1, 10.0),
+    "force_limit": (0.3, 3.0),
+}
 """Physical search bounds, as multiples of the model's nominal value. The force limit's
 (a servo's stall torque, from a third of the model's to three times it) spans the
 STS3215's published stall torques at 6-12 V (about 1.5-3 N m against the Menagerie's
@@ -35,7 +40,6 @@ MAX_BATCH = 96
 for the Menagerie SO-101 without visuals), and the central Jacobian at every delay of a
 grid asked for 480 at once (2.0 GB peak for diagnose on 3 x 20 s episodes). 96 keeps both
 rollout threads busy (``Replayer``'s chunks) at a fifth of the memory."""
-
 
 
 class JointProblem:
@@ -56,59 +60,85 @@ class JointProblem:
         clock: the recorder's clock the replay starts with (``simgap.sim.replay.CLOCKS``).
     """
 
-    def __init__(self, model_path: str | Path, joints: Sequence[str], logs: Sequence[Any],
-                 targets: Sequence[np.ndarray], kinds: Sequence[str] = KINDS, *,
-                 physics_dt: float | None = None, interp: str = "hold",
-                 fit_joints: Sequence[str] | None = None,
-                 bounds: dict[str, tuple[float, float]] | None = None,
-                 clock: str = "exact") -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        joints: Sequence[str],
+        logs: Sequence[Any],
+        targets: Sequence[np.ndarray],
+        kinds: Sequence[str] = KINDS,
+        *,
+        physics_dt: float | None = None,
+        interp: str = "hold",
+        fit_joints: Sequence[str] | None = None,
+        bounds: dict[str, tuple[float, float]] | None = None,
+        clock: str = "exact",
+    ) -> None:
         from simgap.sim.model import get_param, load_spec, strip_visuals
         from simgap.sim.replay import Replayer
 
         unknown_kinds = sorted(set(bounds or {}) - set(BOUNDS))
         if unknown_kinds:
-            raise InputError(field="bounds", expected=f"kinds among {sorted(BOUNDS)}",
-                             got=unknown_kinds)
+            raise InputError(
+                field="bounds", expected=f"kinds among {sorted(BOUNDS)}", got=unknown_kinds
+            )
         box = {**BOUNDS, **(bounds or {})}
         bad = {k: v for k, v in box.items() if not 0 < v[0] < 1 < v[1]}
         if bad:
-            raise InputError(field="bounds", expected="0 < lower < 1 < upper (multiples of "
-                             "the nominal value)", got=bad)
+            raise InputError(
+                field="bounds",
+                expected="0 < lower < 1 < upper (multiples of the nominal value)",
+                got=bad,
+            )
         if len(logs) != len(targets) or not logs:
-            raise InputError(field="episodes", expected="one target per log, at least one",
-                             got=f"{len(logs)} logs, {len(targets)} targets")
+            raise InputError(
+                field="episodes",
+                expected="one target per log, at least one",
+                got=f"{len(logs)} logs, {len(targets)} targets",
+            )
         self.model_path = Path(model_path)
         self.all_joints = tuple(joints)
         self.joints = tuple(fit_joints) if fit_joints is not None else self.all_joints
         unknown = [j for j in self.joints if j not in self.all_joints]
         if unknown:
-            raise InputError(field="fit_joints", expected=f"joints among {self.all_joints}",
-                             got=unknown)
+            raise InputError(
+                field="fit_joints", expected=f"joints among {self.all_joints}", got=unknown
+            )
         self.rows = [self.all_joints.index(j) for j in self.joints]
         self.kinds = tuple(kinds)
         self.logs = list(logs)
         self.targets = [np.asarray(t, dtype=float) for t in targets]
         self.spec = strip_visuals(load_spec(self.model_path))
         self.interp = interp
-        self.replayer = Replayer.build(self.spec, self.all_joints, interp=interp,
-                                       physics_dt=physics_dt, actuator_force=True,
-                                       source=self.model_path, clock=clock)
+        self.replayer = Replayer.build(
+            self.spec,
+            self.all_joints,
+            interp=interp,
+            physics_dt=physics_dt,
+            actuator_force=True,
+            source=self.model_path,
+            clock=clock,
+        )
         m = self.replayer.model
         from simgap.sim.model import ModelPool
 
         self.pool = ModelPool(m)
-        self.nominal = np.array([[get_param(m, kind, j) for kind in self.kinds]
-                                 for j in self.joints])
+        self.nominal = np.array(
+            [[get_param(m, kind, j) for kind in self.kinds] for j in self.joints]
+        )
         if FORCE_KIND in self.kinds:
             col = self.nominal[:, self.kinds.index(FORCE_KIND)]
             unlimited = [j for j, f in zip(self.joints, col, strict=True) if not np.isfinite(f)]
             if unlimited:
-                raise InputError(file=self.model_path, field=f"kinds: {FORCE_KIND}",
-                                 expected="an actuator with a force range (forcelimited, "
-                                 "forcerange) on every fitted joint",
-                                 got=f"none on {', '.join(unlimited)}",
-                                 fix=f"fit without {FORCE_KIND}, or give those actuators "
-                                 "their servo's torque limit in the MJCF")
+                raise InputError(
+                    file=self.model_path,
+                    field=f"kinds: {FORCE_KIND}",
+                    expected="an actuator with a force range (forcelimited, "
+                    "forcerange) on every fitted joint",
+                    got=f"none on {', '.join(unlimited)}",
+                    fix=f"fit without {FORCE_KIND}, or give those actuators "
+                    "their servo's torque limit in the MJCF",
+                )
         # a kind at zero nominal is searched around a reference value (from its own lower
         # bound) so that log-multipliers stay defined
         ref = self.nominal.copy()
@@ -118,10 +148,12 @@ class JointProblem:
             col[col <= 0] = (float(pos.mean()) if pos.size else 1e-3) * BOUNDS[kind][0]
         self.ref = ref
         self.z0 = np.log(np.where(self.nominal > 0, self.nominal, ref) / ref).reshape(-1)
-        self.lo = np.log(np.array([[box[kind][0] for kind in self.kinds]
-                                   for _ in self.joints])).reshape(-1)
-        self.hi = np.log(np.array([[box[kind][1] for kind in self.kinds]
-                                   for _ in self.joints])).reshape(-1)
+        self.lo = np.log(
+            np.array([[box[kind][0] for kind in self.kinds] for _ in self.joints])
+        ).reshape(-1)
+        self.hi = np.log(
+            np.array([[box[kind][1] for kind in self.kinds] for _ in self.joints])
+        ).reshape(-1)
         self.n_evals = 0
         self.floor_replay = np.zeros(len(self.joints))
         """Per fitted joint, what no replay can tell apart [rad]: the widest of the replay's
@@ -149,8 +181,13 @@ class JointProblem:
         writes = []
         for row in np.atleast_2d(z):
             v = self.values(row)
-            writes.append({(kind, j): float(v[a, k]) for a, j in enumerate(self.joints)
-                           for k, kind in enumerate(self.kinds)})
+            writes.append(
+                {
+                    (kind, j): float(v[a, k])
+                    for a, j in enumerate(self.joints)
+                    for k, kind in enumerate(self.kinds)
+                }
+            )
         out: list[Any] = self.pool.models(writes)
         return out
 
@@ -166,10 +203,16 @@ class JointProblem:
         z = np.atleast_2d(z)
         delays = np.asarray(delays, dtype=float).reshape(-1)
         if z.shape[0] > MAX_BATCH:
-            return np.concatenate([self.residuals(z[i:i + MAX_BATCH], delays[i:i + MAX_BATCH])
-                                   for i in range(0, z.shape[0], MAX_BATCH)])
-        parts = [res.q - tgt[None] for res, tgt in zip(self.replays(z, delays), self.targets,
-                                                       strict=True)]
+            return np.concatenate(
+                [
+                    self.residuals(z[i : i + MAX_BATCH], delays[i : i + MAX_BATCH])
+                    for i in range(0, z.shape[0], MAX_BATCH)
+                ]
+            )
+        parts = [
+            res.q - tgt[None]
+            for res, tgt in zip(self.replays(z, delays), self.targets, strict=True)
+        ]
         r = np.concatenate(parts, axis=1).transpose(0, 2, 1)[:, self.rows, :]
         out: np.ndarray = np.where(np.isfinite(r), np.clip(r, -10.0, 10.0), 10.0)
         return out

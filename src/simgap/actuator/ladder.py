@@ -106,20 +106,28 @@ def check_excitation(logs: Sequence[ActuatorLog], joint: int, noise_floor: float
     if max(spans) <= max(noise_floor, 1e-9):
         name = logs[0].traj.joint_names[joint]
         raise InputError(
-            file=logs[0].source, field=f"cmd_{name}",
+            file=logs[0].source,
+            field=f"cmd_{name}",
             expected="a command that excites the joint (moves more than the noise floor)",
             got=f"a constant command (largest span {max(spans):.3g} rad over {len(logs)} logs)",
             fix="no excitation, nothing to identify: record while sending the chirps written by "
-                "'simgap excite', then fit again")
+            "'simgap excite', then fit again",
+        )
 
 
-def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLoad],
-                drives: Sequence[Drive]) -> ServoBatch:
+def build_batch(
+    logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLoad], drives: Sequence[Drive]
+) -> ServoBatch:
     """One joint of L logs as a padded ServoBatch (all logs must share one step)."""
     dts = {round(lg.dt, 9) for lg in logs}
     if len(dts) != 1:
-        raise InputError(file=logs[0].source, field="dt", expected="one sample step for all logs",
-                         got=sorted(dts), fix="resample the logs to one step")
+        raise InputError(
+            file=logs[0].source,
+            field="dt",
+            expected="one sample step for all logs",
+            got=sorted(dts),
+            fix="resample the logs to one step",
+        )
     T = max(lg.traj.n_samples for lg in logs)
 
     def pad(a: np.ndarray) -> np.ndarray:
@@ -136,24 +144,44 @@ def build_batch(logs: Sequence[ActuatorLog], joint: int, loads: Sequence[JointLo
         dt=float(logs[0].dt),
         cmd=np.array([pad(lg.traj.q_cmd[:, joint]) for lg in logs]),
         q=np.array([pad(lg.traj.q[:, joint]) for lg in logs]),
-        mask=np.array([np.r_[np.ones(lg.traj.n_samples), np.zeros(T - lg.traj.n_samples)]
-                       for lg in logs]),
+        mask=np.array(
+            [np.r_[np.ones(lg.traj.n_samples), np.zeros(T - lg.traj.n_samples)] for lg in logs]
+        ),
         enable=np.array([pad(lg.torque_enable[:, joint].astype(float)) for lg in logs]) > 0.5,
-        qd0=np.array(qd0), gain=np.array([d.gain for d in drives]),
-        vin=np.array([d.vin for d in drives]), max_pwm=np.array([d.max_pwm for d in drives]),
+        qd0=np.array(qd0),
+        gain=np.array([d.gain for d in drives]),
+        vin=np.array([d.vin for d in drives]),
+        max_pwm=np.array([d.max_pwm for d in drives]),
         tau_max=np.array([ld.tau_max for ld in loads]),
         inertia=np.array([ld.inertia for ld in loads]),
-        g_sin=np.array([ld.g_sin for ld in loads]), g_cos=np.array([ld.g_cos for ld in loads]),
-        qd=np.array([pad(lg.traj.qd[:, joint]) if lg.traj.qd is not None
-                     else pad(np.gradient(lg.traj.q[:, joint], lg.dt)) for lg in logs]),
-        tau=np.array([pad(lg.traj.tau[:, joint]) for lg in logs  # type: ignore[index]
-                      ]) if all(lg.traj.tau is not None for lg in logs) else None,
+        g_sin=np.array([ld.g_sin for ld in loads]),
+        g_cos=np.array([ld.g_cos for ld in loads]),
+        qd=np.array(
+            [
+                pad(lg.traj.qd[:, joint])
+                if lg.traj.qd is not None
+                else pad(np.gradient(lg.traj.q[:, joint], lg.dt))
+                for lg in logs
+            ]
+        ),
+        tau=np.array(
+            [
+                pad(lg.traj.tau[:, joint])  # type: ignore[index]
+                for lg in logs
+            ]
+        )
+        if all(lg.traj.tau is not None for lg in logs)
+        else None,
         vin_t=np.array([pad(lg.vin) for lg in logs])  # type: ignore[arg-type]
-        if all(lg.vin is not None and d.known and d.logged_voltage
-               for lg, d in zip(logs, drives, strict=True))
+        if all(
+            lg.vin is not None and d.known and d.logged_voltage
+            for lg, d in zip(logs, drives, strict=True)
+        )
         else None,
         i_max=np.array([d.current_limit_a for d in drives], dtype=float)
-        if any(d.current_limit_a is not None for d in drives) else None)
+        if any(d.current_limit_a is not None for d in drives)
+        else None,
+    )
 
 
 def select(rungs: Sequence[RungResult], config: LadderConfig) -> tuple[str, str]:
@@ -161,17 +189,23 @@ def select(rungs: Sequence[RungResult], config: LadderConfig) -> tuple[str, str]
     floor = config.noise_floor_rad
     for r in rungs:
         if r.validation_mae_rad <= floor:
-            return r.model, (f"{r.model} is within the noise floor ({config.noise_source}, "
-                             f"{floor:.3g} rad) on held-out trajectories")
+            return r.model, (
+                f"{r.model} is within the noise floor ({config.noise_source}, "
+                f"{floor:.3g} rad) on held-out trajectories"
+            )
     for i, r in enumerate(rungs):
-        later = rungs[i + 1:]
+        later = rungs[i + 1 :]
         if all(not _improves(r.validation_mae_rad, s.validation_mae_rad, config) for s in later):
             if later:
-                return r.model, (f"no richer rung improves on {r.model}'s held-out MAE "
-                                 f"({r.validation_mae_rad:.3g} rad) by more than "
-                                 f"{config.improve_fraction:.0%}")
-            return r.model, (f"{r.model} is the richest rung fitted; its held-out MAE "
-                             f"{r.validation_mae_rad:.3g} rad stays above the noise floor")
+                return r.model, (
+                    f"no richer rung improves on {r.model}'s held-out MAE "
+                    f"({r.validation_mae_rad:.3g} rad) by more than "
+                    f"{config.improve_fraction:.0%}"
+                )
+            return r.model, (
+                f"{r.model} is the richest rung fitted; its held-out MAE "
+                f"{r.validation_mae_rad:.3g} rad stays above the noise floor"
+            )
     return rungs[-1].model, "last rung"
 
 
@@ -179,9 +213,15 @@ def _improves(old: float, new: float, config: LadderConfig) -> bool:
     return new < old * (1.0 - config.improve_fraction) and old - new > config.noise_floor_rad
 
 
-def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad],
-              drives: Sequence[Drive], config: LadderConfig, *, n_validate: int = 0,
-              ) -> JointResult:
+def fit_joint(
+    logs: Sequence[ActuatorLog],
+    joint: str,
+    loads: Sequence[JointLoad],
+    drives: Sequence[Drive],
+    config: LadderConfig,
+    *,
+    n_validate: int = 0,
+) -> JointResult:
     """Climb the ladder for one joint.
 
     Args:
@@ -221,11 +261,20 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
             from simgap.actuator.physical_rung import rung_physical
 
             # many logs without types (LeRobot episodes): at most 4 held-out groups
-            phys = rung_physical(batch, grouped_folds(folds), gain_folds,
-                                 servo_family(str(fams.pop())), config,
-                                 fit_delay=any(d.transport_delay for d in drives))
-            servo = (phys.result, phys.legacy_params, ParamSpace(FREE_BAM),
-                     float(phys.fit.params(0).get("delay_s", 0.0)))
+            phys = rung_physical(
+                batch,
+                grouped_folds(folds),
+                gain_folds,
+                servo_family(str(fams.pop())),
+                config,
+                fit_delay=any(d.transport_delay for d in drives),
+            )
+            servo = (
+                phys.result,
+                phys.legacy_params,
+                ParamSpace(FREE_BAM),
+                float(phys.fit.params(0).get("delay_s", 0.0)),
+            )
         else:
             known = all(d.known for d in drives)
             servo = rung_servo(batch, folds, known, float(delays[0]), config)
@@ -237,27 +286,40 @@ def fit_joint(logs: Sequence[ActuatorLog], joint: str, loads: Sequence[JointLoad
                 res, net = net_mod.rung_net(batch, folds, servo[1], config)
                 rungs.append(res)
             else:
-                skipped["net"] = ("torch is not installed (install the 'net' extra: pip "
-                                  "install 'simgap[net]')")
+                skipped["net"] = (
+                    "torch is not installed (install the 'net' extra: pip install 'simgap[net]')"
+                )
     selected, reason = select(rungs, config)
     if skipped:
         reason += "".join(f"; the {k} rung was not fitted: {v}" for k, v in skipped.items())
     delay_sel = {"ideal": float(delays[0]), "delay_lag": float(dl_delays[0])}.get(
-        selected, servo[3] if servo else float(delays[0]))
+        selected, servo[3] if servo else float(delays[0])
+    )
     return JointResult(
-        joint=joint, delay_s=delay_sel, xcorr_delay_s=float(delays[0]), selected=selected,
-        rungs=tuple(rungs), stop_reason=reason, dt=batch.dt,
+        joint=joint,
+        delay_s=delay_sel,
+        xcorr_delay_s=float(delays[0]),
+        selected=selected,
+        rungs=tuple(rungs),
+        stop_reason=reason,
+        dt=batch.dt,
         servo_params=None if servo is None else tuple(float(x) for x in servo[1]),
         servo_free=() if servo is None else servo[2].free,
         servo_delay_s=0.0 if servo is None else servo[3],
-        lag_s=None if np.isnan(lags[0]) else float(lags[0]), net=net,
-        logs=tuple(lg.source for lg in logs[len(logs) - n_validate:])
-        if folds.scheme == "validate" else tuple(lg.source for lg in train_logs),
-        test_logs=tuple(lg.source for lg in logs[len(logs) - n_validate:])
-        if folds.test is not None else (), held_out=folds.scheme,
+        lag_s=None if np.isnan(lags[0]) else float(lags[0]),
+        net=net,
+        logs=tuple(lg.source for lg in logs[len(logs) - n_validate :])
+        if folds.scheme == "validate"
+        else tuple(lg.source for lg in train_logs),
+        test_logs=tuple(lg.source for lg in logs[len(logs) - n_validate :])
+        if folds.test is not None
+        else (),
+        held_out=folds.scheme,
         friction_family=None if phys is None else phys.family,
         servo_family=None if phys is None else phys.fit.space.servo.name,
-        bam_params=None if phys is None else phys.fit.params(0), skipped=skipped)
+        bam_params=None if phys is None else phys.fit.params(0),
+        skipped=skipped,
+    )
 
 
 def _labels(logs: Sequence[ActuatorLog], key: str) -> list[str] | None:

@@ -71,18 +71,29 @@ def features(err: np.ndarray, qd: np.ndarray, stride: int) -> np.ndarray:
     Returns:
         shape (..., T, 6).
     """
+
     def lagged(a: np.ndarray, k: int) -> np.ndarray:
         if k == 0:
             return a
         pad = np.repeat(a[..., :1], k, axis=-1)
         return np.concatenate([pad, a[..., :-k]], axis=-1)
 
-    return np.stack([lagged(err, 0), lagged(err, stride), lagged(err, 2 * stride),
-                     lagged(qd, 0), lagged(qd, stride), lagged(qd, 2 * stride)], axis=-1)
+    return np.stack(
+        [
+            lagged(err, 0),
+            lagged(err, stride),
+            lagged(err, 2 * stride),
+            lagged(qd, 0),
+            lagged(qd, stride),
+            lagged(qd, 2 * stride),
+        ],
+        axis=-1,
+    )
 
 
-def _build_module(weights: list[tuple[np.ndarray, np.ndarray]], in_scale: np.ndarray,
-                  out_scale: float) -> Any:
+def _build_module(
+    weights: list[tuple[np.ndarray, np.ndarray]], in_scale: np.ndarray, out_scale: float
+) -> Any:
     """A scripted ``nn.Sequential`` MLP with the input and output scaling folded into the
     first and last layers' weights (so Isaac Lab's pos_scale and vel_scale stay 1)."""
     torch = _torch()
@@ -116,8 +127,9 @@ def save_torchscript(module: Any, path: str | Path) -> Path:
     tmp = path.with_suffix(path.suffix + ".tmp")
     with warnings.catch_warnings():  # Isaac Lab loads TorchScript, deprecated or not
         warnings.simplefilter("ignore", DeprecationWarning)
-        scripted = module if isinstance(module, torch.jit.ScriptModule) \
-            else torch.jit.script(module)
+        scripted = (
+            module if isinstance(module, torch.jit.ScriptModule) else torch.jit.script(module)
+        )
         torch.jit.save(scripted, str(tmp))
     tmp.replace(path)
     return path
@@ -134,8 +146,9 @@ def load_torchscript(path: str | Path) -> Any:
             warnings.simplefilter("ignore", DeprecationWarning)
             return torch.jit.load(str(path), map_location="cpu").eval()
     except RuntimeError as e:
-        raise InputError(file=path, expected="a TorchScript network (torch.jit.save)",
-                         got=str(e).splitlines()[0]) from e
+        raise InputError(
+            file=path, expected="a TorchScript network (torch.jit.save)", got=str(e).splitlines()[0]
+        ) from e
 
 
 def run_net(module: Any, x: np.ndarray) -> np.ndarray:
@@ -169,16 +182,22 @@ def grouped_folds(folds: Folds) -> Folds:
     n_rows, n = folds.train.shape
     if n_rows - 1 <= MAX_NET_FOLDS or folds.scheme == "validate":
         return folds
-    train0 = folds.train[0]           # the test logs (``Folds.test``) stay out of every group
+    train0 = folds.train[0]  # the test logs (``Folds.test``) stay out of every group
     groups = (np.cumsum(train0) - 1) % MAX_NET_FOLDS
     held = np.array([train0 & (groups == g) for g in range(MAX_NET_FOLDS)])
-    return Folds(train=np.vstack([folds.train[:1], train0 & ~held]),
-                 held=np.vstack([np.zeros((1, n), dtype=bool), held]),
-                 scheme=f"leave-trajectories-out ({MAX_NET_FOLDS} groups)", test=folds.test)
+    return Folds(
+        train=np.vstack([folds.train[:1], train0 & ~held]),
+        held=np.vstack([np.zeros((1, n), dtype=bool), held]),
+        scheme=f"leave-trajectories-out ({MAX_NET_FOLDS} groups)",
+        test=folds.test,
+    )
 
 
-def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generator,
-                       ) -> np.ndarray:
+def early_stop_samples(
+    folds: Folds,
+    log_of: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Which samples each fold holds back for early stopping, shape (F, N).
 
     With grouped folds (trajectory types) a fold stops on a whole training *type* it does
@@ -190,16 +209,17 @@ def early_stop_samples(folds: Folds, log_of: np.ndarray, rng: np.random.Generato
     if not folds.groups or len(folds.groups) < 3:
         return rng.random((F, log_of.size)) < 0.1
     G = len(folds.groups)
-    held = folds.held[1:]                                              # (G, L)
+    held = folds.held[1:]  # (G, L)
     out = np.zeros((F, log_of.size), dtype=bool)
     for f in range(F):
-        inner = 0 if f == 0 else f % G            # row f holds out group f - 1
+        inner = 0 if f == 0 else f % G  # row f holds out group f - 1
         out[f] = held[inner][log_of]
     return out
 
 
-def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: LadderConfig
-             ) -> tuple[RungResult, Any]:
+def rung_net(
+    batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: LadderConfig
+) -> tuple[RungResult, Any]:
     """Fit rung 4 on every fold at once and score it by open-loop rollout.
 
     The network sees the raw command and learns any delay within its 20 ms input history
@@ -217,8 +237,9 @@ def rung_net(batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: 
         torch.set_num_threads(threads)
 
 
-def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndarray,
-              config: LadderConfig) -> tuple[RungResult, Any]:
+def _rung_net(
+    torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: LadderConfig
+) -> tuple[RungResult, Any]:
     from simgap.actuator.rungs import RungResult, fold_scores
 
     t0 = time.perf_counter()
@@ -228,15 +249,15 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
     dt = batch.dt
     stride = stride_samples(dt)
     arm, fc, fv = servo_params[2], servo_params[3], servo_params[4]
-    J = batch.inertia + arm                                             # (L,)
+    J = batch.inertia + arm  # (L,)
     qd = batch.qd if batch.qd is not None else np.gradient(batch.q, dt, axis=1)
     kernel = np.ones(5) / 5.0
     qd_s = np.array([np.convolve(v, kernel, mode="same") for v in qd])
     qdd = np.gradient(qd_s, dt, axis=1)
     grav = batch.g_sin[:, None] * np.sin(batch.q) + batch.g_cos[:, None] * np.cos(batch.q)
     measured = batch.tau is not None
-    tau = batch.tau if batch.tau is not None else J[:, None] * qdd - grav   # (L, T)
-    X = features(batch.cmd - batch.q, qd, stride)                       # (L, T, 6)
+    tau = batch.tau if batch.tau is not None else J[:, None] * qdd - grav  # (L, T)
+    X = features(batch.cmd - batch.q, qd, stride)  # (L, T, 6)
     use = (batch.mask > 0) & batch.enable
     Xf, yf = X[use], tau[use]
     log_of = np.broadcast_to(np.arange(batch.n_logs)[:, None], use.shape)[use]
@@ -246,15 +267,17 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
     in_scale = 1.0 / np.maximum(Xf.std(axis=0), 1e-6)
     out_scale = float(max(yf.std(), 1e-6))
     F = folds.train.shape[0]
-    train_mask = folds.train[:, log_of]                                  # (F, N)
+    train_mask = folds.train[:, log_of]  # (F, N)
     early = early_stop_samples(folds, log_of, rng)
     fit_mask = train_mask & ~early
     stop_mask = train_mask & early
     xt = torch.as_tensor(Xf * in_scale, dtype=torch.float32)
     yt = torch.as_tensor(yf / out_scale, dtype=torch.float32)
     dims = (6, *HIDDEN, 1)
-    Ws = [torch.nn.Parameter(torch.randn(F, a, b) * (1.0 / np.sqrt(a)))
-          for a, b in zip(dims[:-1], dims[1:], strict=True)]
+    Ws = [
+        torch.nn.Parameter(torch.randn(F, a, b) * (1.0 / np.sqrt(a)))
+        for a, b in zip(dims[:-1], dims[1:], strict=True)
+    ]
     bs = [torch.nn.Parameter(torch.zeros(F, b)) for b in dims[1:]]
     opt = torch.optim.Adam([*Ws, *bs], lr=5e-3)
     fm = torch.as_tensor(fit_mask, dtype=torch.float32)
@@ -280,31 +303,55 @@ def _rung_net(torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndar
             val = ((err2 * sm).sum(1) / sm.sum(1).clamp(min=1)).numpy()
         for f in np.flatnonzero(val < best_loss):
             best_loss[f] = val[f]
-            best[f] = ([w[f].detach().numpy().copy() for w in Ws],  # type: ignore[call-overload]
-                       [b[f].detach().numpy().copy() for b in bs])
+            best[f] = (  # type: ignore[call-overload]
+                [w[f].detach().numpy().copy() for w in Ws],
+                [b[f].detach().numpy().copy() for b in bs],
+            )
     Wn = [np.stack([best[f][0][i] for f in range(F)]) for i in range(len(Ws))]  # type: ignore[index]
     bn = [np.stack([best[f][1][i] for f in range(F)]) for i in range(len(bs))]  # type: ignore[index]
     with np.errstate(over="ignore", invalid="ignore"):
         pred = rollout(Wn, bn, in_scale, out_scale, batch, stride, J, fc, fv)
     tr, va, per = fold_scores(pred, batch, folds)
     module = _build_module([(Wn[i][0], bn[i][0]) for i in range(len(Wn))], in_scale, out_scale)
-    params = {"hidden": list(HIDDEN), "activation": "softsign",
-              "inputs": ["e_t", "e_t-d", "e_t-2d", "qd_t", "qd_t-d", "qd_t-2d"],
-              "error": "cmd - q", "history_spacing_s": stride * dt, "target":
-              "logged torque" if measured else "inverse-dynamics torque (J qdd - gravity)",
-              "early_stop": "a held-out training type" if folds.groups and
-              len(folds.groups) >= 3 else "10 % of the samples",
-              "epochs": config.net_epochs}
+    params = {
+        "hidden": list(HIDDEN),
+        "activation": "softsign",
+        "inputs": ["e_t", "e_t-d", "e_t-2d", "qd_t", "qd_t-d", "qd_t-2d"],
+        "error": "cmd - q",
+        "history_spacing_s": stride * dt,
+        "target": "logged torque" if measured else "inverse-dynamics torque (J qdd - gravity)",
+        "early_stop": "a held-out training type"
+        if folds.groups and len(folds.groups) >= 3
+        else "10 % of the samples",
+        "epochs": config.net_epochs,
+    }
     from simgap.actuator.rungs import by_group, test_scores
 
-    return (RungResult("net", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
-                       {"held_out_by_group_rad": by_group(per, folds),
-                        **test_scores(pred, batch, folds)}), module)
+    return (
+        RungResult(
+            "net",
+            tr,
+            va,
+            params,
+            time.perf_counter() - t0,
+            tuple(per.tolist()),
+            {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
+        ),
+        module,
+    )
 
 
-def rollout(Ws: list[np.ndarray], bs: list[np.ndarray], in_scale: np.ndarray,
-            out_scale: float, batch: ServoBatch, stride: int, J: np.ndarray, fc: float,
-            fv: float) -> np.ndarray:
+def rollout(
+    Ws: list[np.ndarray],
+    bs: list[np.ndarray],
+    in_scale: np.ndarray,
+    out_scale: float,
+    batch: ServoBatch,
+    stride: int,
+    J: np.ndarray,
+    fc: float,
+    fv: float,
+) -> np.ndarray:
     """Open-loop rollouts with F stacked networks on every log: shape (F, L, T)."""
     F = Ws[0].shape[0]
     L, T = batch.cmd.shape
@@ -323,8 +370,12 @@ def rollout(Ws: list[np.ndarray], bs: list[np.ndarray], in_scale: np.ndarray,
         v_h = np.roll(v_h, 1, axis=2)
         e_h[:, :, 0] = batch.cmd[None, :, k] - q
         v_h[:, :, 0] = qd
-        x = np.concatenate([e_h[:, :, [0, stride, 2 * stride]],
-                            v_h[:, :, [0, stride, 2 * stride]]], axis=2) * in_scale
+        x = (
+            np.concatenate(
+                [e_h[:, :, [0, stride, 2 * stride]], v_h[:, :, [0, stride, 2 * stride]]], axis=2
+            )
+            * in_scale
+        )
         tau_net = _numpy_mlp(x.reshape(F, L, 6), Ws, bs) * out_scale
         grav = batch.g_sin[None] * np.sin(q) + batch.g_cos[None] * np.cos(q)
         on = batch.enable[None, :, k]

@@ -25,8 +25,11 @@ START_DRAWS = 4
 """Start states drawn per episode within the encoder's half count (fixed seed)."""
 
 
-def noise_floor(problem: Any, encoder_rad: float, jitter_s: float = 0.0,
-                ) -> dict[str, dict[str, float]]:
+def noise_floor(
+    problem: Any,
+    encoder_rad: float,
+    jitter_s: float = 0.0,
+) -> dict[str, dict[str, float]]:
     """Per joint: ``quantisation_rad``, ``sampling_rad``, ``jitter_rad``,
     ``start_state_rad`` and their ``total_rad`` (the floor); ``discretisation_rad`` and
     ``chaos_rad`` (properties of the model, not in the total).
@@ -46,9 +49,15 @@ def noise_floor(problem: Any, encoder_rad: float, jitter_s: float = 0.0,
     """
     from simgap.sim.replay import Replayer
 
-    fine = Replayer.build(problem.spec, problem.all_joints, interp=problem.interp,
-                          physics_dt=problem.replayer.physics_dt / 4, nthread=1,
-                          source=problem.model_path, clock=problem.replayer.clock)
+    fine = Replayer.build(
+        problem.spec,
+        problem.all_joints,
+        interp=problem.interp,
+        physics_dt=problem.replayer.physics_dt / 4,
+        nthread=1,
+        source=problem.model_path,
+        clock=problem.replayer.clock,
+    )
     rows = problem.rows
     try:
         num, samp, chaos, start, speed_all = [], [], [], [], []
@@ -57,8 +66,11 @@ def noise_floor(problem: Any, encoder_rad: float, jitter_s: float = 0.0,
             qa = problem.replayer.replay(None, log).q[0][:, rows]
             qb = fine.replay(None, log).q[0][:, rows]
             num.append(qa - qb)
-            moved = dataclasses.replace(log, commands=np.asarray(log.commands) + CHAOS_EPS_RAD
-                                        * rng.standard_normal(np.shape(log.commands)))
+            moved = dataclasses.replace(
+                log,
+                commands=np.asarray(log.commands)
+                + CHAOS_EPS_RAD * rng.standard_normal(np.shape(log.commands)),
+            )
             qc = problem.replayer.replay(None, moved).q[0][:, rows]
             chaos.append(np.where(np.isfinite(qc - qa), qc - qa, 0.0))
             for _ in range(START_DRAWS):
@@ -70,7 +82,7 @@ def noise_floor(problem: Any, encoder_rad: float, jitter_s: float = 0.0,
             terr = log.t - np.polyval(fit, n)
             speed = np.gradient(tgt[:, rows], log.t, axis=0)
             speed_all.append(speed)
-            samp.append(speed * float(np.sqrt(np.mean(terr ** 2))))
+            samp.append(speed * float(np.sqrt(np.mean(terr**2))))
     finally:
         fine.close()
 
@@ -83,9 +95,13 @@ def noise_floor(problem: Any, encoder_rad: float, jitter_s: float = 0.0,
     quant = encoder_rad / np.sqrt(12.0)
     out = {}
     for a, j in enumerate(problem.joints):
-        out[j] = {"quantisation_rad": float(quant), "sampling_rad": float(ds[a]),
-                  "jitter_rad": float(dj[a]), "start_state_rad": float(d0[a]),
-                  "discretisation_rad": float(dn[a]), "chaos_rad": float(dc[a]),
-                  "total_rad": float(np.sqrt(quant ** 2 + ds[a] ** 2 + dj[a] ** 2
-                                             + d0[a] ** 2))}
+        out[j] = {
+            "quantisation_rad": float(quant),
+            "sampling_rad": float(ds[a]),
+            "jitter_rad": float(dj[a]),
+            "start_state_rad": float(d0[a]),
+            "discretisation_rad": float(dn[a]),
+            "chaos_rad": float(dc[a]),
+            "total_rad": float(np.sqrt(quant**2 + ds[a] ** 2 + dj[a] ** 2 + d0[a] ** 2)),
+        }
     return out

@@ -43,13 +43,23 @@ MAX_SPEED_RAD_S = 100.0
 CHUNK = 192
 """Candidates simulated together (bounds the delayed-command array's memory)."""
 
-NOMINAL_FRICTION = {"q_offset": 0.0, "delay_s": 0.005, "friction_base": 0.05,
-                    "friction_viscous": 0.01, "friction_stribeck": 0.05,
-                    "dtheta_stribeck": 0.2, "alpha": 1.35, "load_friction_base": 0.05,
-                    "load_friction_motor": 0.05, "load_friction_external": 0.05,
-                    "load_friction_stribeck": 0.05, "load_friction_motor_stribeck": 0.05,
-                    "load_friction_external_stribeck": 0.05, "load_friction_motor_quad": 0.0,
-                    "load_friction_external_quad": 0.0}
+NOMINAL_FRICTION = {
+    "q_offset": 0.0,
+    "delay_s": 0.005,
+    "friction_base": 0.05,
+    "friction_viscous": 0.01,
+    "friction_stribeck": 0.05,
+    "dtheta_stribeck": 0.2,
+    "alpha": 1.35,
+    "load_friction_base": 0.05,
+    "load_friction_motor": 0.05,
+    "load_friction_external": 0.05,
+    "load_friction_stribeck": 0.05,
+    "load_friction_motor_stribeck": 0.05,
+    "load_friction_external_stribeck": 0.05,
+    "load_friction_motor_quad": 0.0,
+    "load_friction_external_quad": 0.0,
+}
 """BAM 1.0.2's default friction values (``bam/model.py``), viscous excepted (BAM's 0.1 is
 above the XL330 box), and a 5 ms delay."""
 
@@ -80,18 +90,24 @@ class PhysicalSpace:
     @property
     def names(self) -> tuple[str, ...]:
         """Fitted parameters, BAM's names (``delay_s`` only with ``fit_delay``)."""
-        extra = ("max_velocity",) if self.fit_max_velocity and self.servo.max_velocity_box \
-            else ()
-        free = self.family.free if self.fit_delay else tuple(
-            n for n in self.family.free if n != "delay_s")
+        extra = ("max_velocity",) if self.fit_max_velocity and self.servo.max_velocity_box else ()
+        free = (
+            self.family.free
+            if self.fit_delay
+            else tuple(n for n in self.family.free if n != "delay_s")
+        )
         return free + extra
 
     def box(self, name: str) -> tuple[float, float]:
         """The physical box of one parameter."""
         s = self.servo
-        special = {"kt": s.kt_box, "R": s.r_box, "armature": s.armature_box,
-                   "friction_viscous": VISCOUS_BOXES.get(s.name, (0.0, 0.05)),
-                   "max_velocity": s.max_velocity_box or (s.max_velocity_rad_s,) * 2}
+        special = {
+            "kt": s.kt_box,
+            "R": s.r_box,
+            "armature": s.armature_box,
+            "friction_viscous": VISCOUS_BOXES.get(s.name, (0.0, 0.05)),
+            "max_velocity": s.max_velocity_box or (s.max_velocity_rad_s,) * 2,
+        }
         return special.get(name) or FRICTION_BOXES[name]
 
     @property
@@ -113,8 +129,9 @@ class PhysicalSpace:
         z = np.clip(np.atleast_2d(z), 0.0, 1.0)
         lo, hi, lg = self.lo, self.hi, self._log
         lin = lo + z * (hi - lo)
-        lgv = np.exp(np.log(np.maximum(lo, 1e-12)) + z * (np.log(hi) - np.log(
-            np.maximum(lo, 1e-12))))
+        lgv = np.exp(
+            np.log(np.maximum(lo, 1e-12)) + z * (np.log(hi) - np.log(np.maximum(lo, 1e-12)))
+        )
         return np.where(lg, lgv, lin)
 
     def to_unit(self, x: np.ndarray) -> np.ndarray:
@@ -147,8 +164,12 @@ class PhysicalSpace:
         """The unit-cube point of the nominal parameters (the first CMA-ES start): the
         servo's datasheet motor (``ServoFamily.nominal``) and BAM's default friction."""
         nom = {**NOMINAL_FRICTION, **self.servo.nominal}
-        x = np.array([min(max(nom.get(n, 0.5 * sum(self.box(n))), self.box(n)[0]),
-                          self.box(n)[1]) for n in self.names])
+        x = np.array(
+            [
+                min(max(nom.get(n, 0.5 * sum(self.box(n))), self.box(n)[0]), self.box(n)[1])
+                for n in self.names
+            ]
+        )
         return self.to_unit(x[None])[0]
 
     def penalty(self, x: np.ndarray) -> np.ndarray:
@@ -156,8 +177,9 @@ class PhysicalSpace:
         (``ServoFamily.curve_violation``, 1 rad per unit of relative excess), shape (M,)."""
         x = np.atleast_2d(x)
         col = {n: x[:, j] for j, n in enumerate(self.names)}
-        return self.servo.curve_violation(col["kt"], col["R"], col["friction_base"],
-                                          col["friction_viscous"])
+        return self.servo.curve_violation(
+            col["kt"], col["R"], col["friction_base"], col["friction_viscous"]
+        )
 
     def named(self, x: np.ndarray) -> dict[str, float]:
         """One physical vector (n,) -> BAM-named values."""
@@ -178,7 +200,7 @@ def simulate_physical(params: np.ndarray, batch: ServoBatch) -> np.ndarray:
     out = np.empty((p.shape[0], batch.n_logs, batch.cmd.shape[1]))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for s in range(0, p.shape[0], CHUNK):
-            out[s:s + CHUNK] = _simulate(p[s:s + CHUNK], batch)
+            out[s : s + CHUNK] = _simulate(p[s : s + CHUNK], batch)
     return out
 
 
@@ -211,8 +233,11 @@ def _simulate(p: np.ndarray, batch: ServoBatch) -> np.ndarray:
     use_cos = bool(np.any(gc))
     # the current limit as a window on the motor's drive torque kt / R vin duty:
     # dm qd +- kt i_max (the same for any supply voltage); no limit: an infinite window
-    ilim = None if batch.i_max is None else (kt * np.where(
-        np.isfinite(batch.i_max), batch.i_max, np.inf)[None, :]).astype(DTYPE)
+    ilim = (
+        None
+        if batch.i_max is None
+        else (kt * np.where(np.isfinite(batch.i_max), batch.i_max, np.inf)[None, :]).astype(DTYPE)
+    )
     vscale = None if batch.vin_t is None else (batch.vin_t / batch.vin[:, None]).astype(DTYPE)
     q = np.broadcast_to(batch.q[:, 0][None, :], (N, L)).astype(DTYPE)
     qd = np.broadcast_to(batch.qd0[None, :], (N, L)).astype(DTYPE)

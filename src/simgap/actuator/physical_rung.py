@@ -89,8 +89,12 @@ class PhysicalRung:
     legacy_params: np.ndarray
 
 
-def _family_scores(fit: FamilyFit, batch: ServoBatch, folds: Folds, rows: np.ndarray,
-                   ) -> tuple[float, float, np.ndarray]:
+def _family_scores(
+    fit: FamilyFit,
+    batch: ServoBatch,
+    folds: Folds,
+    rows: np.ndarray,
+) -> tuple[float, float, np.ndarray]:
     """Scores of the fold rows ``rows`` (row 0 first) of a fit under ``folds``."""
     return fold_scores(fit.pred[rows], batch, folds)
 
@@ -103,13 +107,24 @@ def _best_first(fit: FamilyFit, rows: np.ndarray) -> FamilyFit:
         return fit
     order = np.arange(fit.x.shape[0])
     order[[0, best]] = order[[best, 0]]
-    return replace(fit, x=fit.x[order], train_cost=fit.train_cost[order],
-                   pred=fit.pred[order], evaluations=fit.evaluations[order])
+    return replace(
+        fit,
+        x=fit.x[order],
+        train_cost=fit.train_cost[order],
+        pred=fit.pred[order],
+        evaluations=fit.evaluations[order],
+    )
 
 
-def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
-                  servo: ServoFamily, config: LadderConfig, *, fit_delay: bool = True,
-                  ) -> PhysicalRung:
+def rung_physical(
+    batch: ServoBatch,
+    folds: Folds,
+    gain_folds: Folds | None,
+    servo: ServoFamily,
+    config: LadderConfig,
+    *,
+    fit_delay: bool = True,
+) -> PhysicalRung:
     """Fit and select among M1-M6 (see the module docstring).
 
     Args:
@@ -128,21 +143,28 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
     blocks = [folds.train] + ([] if gain_folds is None else [gain_folds.train[1:]])
     n_gain = 0 if gain_folds is None else gain_folds.train.shape[0] - 1
     blocks += [folds.train[1:]] * (S - 1)  # more searches of each held-out fold
-    S0 = max(1, int(config.searches))      # and of the fit on all training logs
+    S0 = max(1, int(config.searches))  # and of the fit on all training logs
     blocks += [folds.train[:1]] * (S0 - 1)
     train = np.vstack(blocks)
     settings = cma_fit.CmaSettings(evaluations=config.cma_evaluations)
-    fits = fit_families(batch, train, servo, config.seed, config.families, settings,
-                        fit_max_velocity=servo.max_velocity_box is not None,
-                        fit_delay=fit_delay)
+    fits = fit_families(
+        batch,
+        train,
+        servo,
+        config.seed,
+        config.families,
+        settings,
+        fit_max_velocity=servo.max_velocity_box is not None,
+        fit_delay=fit_delay,
+    )
     extra0 = n_main + n_gain
     first0 = extra0 + (S - 1) * (n_main - 1)
     all_rows = np.r_[0, first0 + np.arange(S0 - 1)]
-    all_costs = {name: [float(c) for c in fit.train_cost[all_rows]]
-                 for name, fit in fits.items()}
+    all_costs = {name: [float(c) for c in fit.train_cost[all_rows]] for name, fit in fits.items()}
     fits = {name: _best_first(fit, all_rows) for name, fit in fits.items()}
     search_rows = [np.arange(n_main)] + [
-        np.r_[0, extra0 + (s - 1) * (n_main - 1) + np.arange(n_main - 1)] for s in range(1, S)]
+        np.r_[0, extra0 + (s - 1) * (n_main - 1) + np.arange(n_main - 1)] for s in range(1, S)
+    ]
     table: dict[str, dict[str, Any]] = {}
     results: dict[str, RungResult] = {}
     for name, fit in fits.items():
@@ -154,69 +176,111 @@ def rung_physical(batch: ServoBatch, folds: Folds, gain_folds: Folds | None,
         groups = [by_group(x[2], folds) for x in scored]
         if folds.groups and S > 1:
             unpinned = unpinned_groups(
-                folds.groups, np.array([fit.train_cost[rows[1:]] for rows in search_rows]),
+                folds.groups,
+                np.array([fit.train_cost[rows[1:]] for rows in search_rows]),
                 np.array([[d[g] for g in folds.groups] for d in groups]),
-                config.noise_floor_rad, config.improve_fraction)
+                config.noise_floor_rad,
+                config.improve_fraction,
+            )
         else:
             unpinned = {}
-        row: dict[str, Any] = {"train_mae_rad": tr, "validation_mae_rad": va,
-                               "held_out_by_group_rad": {
-                                   g: float(np.median([d[g] for d in groups]))
-                                   for g in groups[0]},
-                               "searches": S,
-                               "all_logs_train_mae_by_search_rad": all_costs[name],
-                               "validation_mae_by_search_rad": vas,
-                               "held_out_by_group_range_rad": {
-                                   g: [min(d[g] for d in groups), max(d[g] for d in groups)]
-                                   for g in groups[0]},
-                               "unpinned_held_out": unpinned,
-                               "evaluations": int(fit.evaluations.sum()),
-                               "fit_time_s": fit.fit_time_s, "params": fit.params(0),
-                               **test_scores(fit.pred, batch, folds)}
+        row: dict[str, Any] = {
+            "train_mae_rad": tr,
+            "validation_mae_rad": va,
+            "held_out_by_group_rad": {
+                g: float(np.median([d[g] for d in groups])) for g in groups[0]
+            },
+            "searches": S,
+            "all_logs_train_mae_by_search_rad": all_costs[name],
+            "validation_mae_by_search_rad": vas,
+            "held_out_by_group_range_rad": {
+                g: [min(d[g] for d in groups), max(d[g] for d in groups)] for g in groups[0]
+            },
+            "unpinned_held_out": unpinned,
+            "evaluations": int(fit.evaluations.sum()),
+            "fit_time_s": fit.fit_time_s,
+            "params": fit.params(0),
+            **test_scores(fit.pred, batch, folds),
+        }
         if gain_folds is not None:
             g_rows = np.r_[0, np.arange(n_main, n_main + n_gain)]
             _, g_va, g_per = _family_scores(fit, batch, gain_folds, g_rows)
             row["gain_out_mae_rad"] = g_va
             row["gain_out_by_group_rad"] = by_group(g_per, gain_folds)
         table[name] = row
-        results[name] = RungResult(f"servo_{name}", tr, va, fit.params(0), fit.fit_time_s,
-                                   tuple(per.tolist()))
+        results[name] = RungResult(
+            f"servo_{name}", tr, va, fit.params(0), fit.fit_time_s, tuple(per.tolist())
+        )
     order = [f for f in SELECTION_ORDER if f in fits]
     chosen, reason = _select(order, table, config)
     fit = fits[chosen]
-    intervals = bootstrap_intervals(fit, batch, folds.train[0], config.seed,
-                                    replicates=config.bootstrap_replicates) \
-        if config.bootstrap_replicates > 1 else {}
+    intervals = (
+        bootstrap_intervals(
+            fit, batch, folds.train[0], config.seed, replicates=config.bootstrap_replicates
+        )
+        if config.bootstrap_replicates > 1
+        else {}
+    )
     train0 = folds.train[0]
     own = float(per_log_mae(fit.pred[0], batch)[train0].mean())
-    profile = profile_entry(fit, batch, train0, servo, config.seed, config.cma_evaluations,
-                            config.noise_floor_rad, own)
+    profile = profile_entry(
+        fit, batch, train0, servo, config.seed, config.cma_evaluations, config.noise_floor_rad, own
+    )
     if profile["reason"] and "armature" in intervals:
-        intervals["armature"] = {**intervals["armature"], "identifiable": False,
-                                 "reason": profile["reason"]}
+        intervals["armature"] = {
+            **intervals["armature"],
+            "identifiable": False,
+            "reason": profile["reason"],
+        }
     sel = results[chosen]
     p = fit.params(0)
-    params: dict[str, Any] = {"family": chosen, "servo_family": servo.name, **p,
-                              "intervals": intervals}
-    details: dict[str, Any] = {"held_out_by_group_rad": table[chosen]["held_out_by_group_rad"],
-                               "in_bam": in_bam(fit.space, fit.x[0], batch, train0, own),
-                               "families": table, "family_reason": reason,
-                               "armature_profile": profile,
-                               "cpu_time_s": time.process_time() - cpu0,
-                               "held_out": folds.scheme}
+    params: dict[str, Any] = {
+        "family": chosen,
+        "servo_family": servo.name,
+        **p,
+        "intervals": intervals,
+    }
+    details: dict[str, Any] = {
+        "held_out_by_group_rad": table[chosen]["held_out_by_group_rad"],
+        "in_bam": in_bam(fit.space, fit.x[0], batch, train0, own),
+        "families": table,
+        "family_reason": reason,
+        "armature_profile": profile,
+        "cpu_time_s": time.process_time() - cpu0,
+        "held_out": folds.scheme,
+    }
     for key in ("gain_out_mae_rad", "test_mae_rad", "test_per_log_rad"):
         if key in table[chosen]:
             details[key] = table[chosen][key]
-    result = RungResult("servo", sel.train_mae_rad, sel.validation_mae_rad, params,
-                        time.perf_counter() - t0, sel.validation_per_log_rad, details)
-    legacy = np.array([p["kt"] / p["R"], p["kt"] ** 2 / p["R"], p["armature"],
-                       p["friction_base"], p["friction_viscous"], 0.0])
-    return PhysicalRung(result=result, family=chosen, fit=fit, table=table, reason=reason,
-                        legacy_params=legacy)
+    result = RungResult(
+        "servo",
+        sel.train_mae_rad,
+        sel.validation_mae_rad,
+        params,
+        time.perf_counter() - t0,
+        sel.validation_per_log_rad,
+        details,
+    )
+    legacy = np.array(
+        [
+            p["kt"] / p["R"],
+            p["kt"] ** 2 / p["R"],
+            p["armature"],
+            p["friction_base"],
+            p["friction_viscous"],
+            0.0,
+        ]
+    )
+    return PhysicalRung(
+        result=result, family=chosen, fit=fit, table=table, reason=reason, legacy_params=legacy
+    )
 
 
-def _select(order: list[str], table: dict[str, dict[str, Any]], config: LadderConfig,
-            ) -> tuple[str, str]:
+def _select(
+    order: list[str],
+    table: dict[str, dict[str, Any]],
+    config: LadderConfig,
+) -> tuple[str, str]:
     """The simplest family that no richer family beats on held-out data.
 
     A richer family beats a simpler one when its held-out MAE is lower by ``frac`` and by
@@ -232,38 +296,53 @@ def _select(order: list[str], table: dict[str, dict[str, Any]], config: LadderCo
 
     def held(f: str, g: str) -> tuple[float, float, list[str]]:
         """Held-out MAE of f and g over the groups that pin both (and those left out)."""
-        skip = sorted(set(table[f].get("unpinned_held_out", {}))
-                      | set(table[g].get("unpinned_held_out", {})))
+        skip = sorted(
+            set(table[f].get("unpinned_held_out", {})) | set(table[g].get("unpinned_held_out", {}))
+        )
         if not skip:
             return table[f]["validation_mae_rad"], table[g]["validation_mae_rad"], []
         by_f, by_g = table[f]["held_out_by_group_rad"], table[g]["held_out_by_group_rad"]
         keep = [k for k in by_f if k not in skip]
         if not keep:
             return table[f]["validation_mae_rad"], table[g]["validation_mae_rad"], []
-        return (float(np.mean([by_f[k] for k in keep])),
-                float(np.mean([by_g[k] for k in keep])), skip)
+        return (
+            float(np.mean([by_f[k] for k in keep])),
+            float(np.mean([by_g[k] for k in keep])),
+            skip,
+        )
 
     def beats(g: str, f: str) -> bool:
         va, vg, _ = held(f, g)
-        return vg < va * (1 - frac) and va - vg > floor and train_all(g) < train_all(f) - \
-            0.1 * floor
+        return (
+            vg < va * (1 - frac) and va - vg > floor and train_all(g) < train_all(f) - 0.1 * floor
+        )
 
     for i, f in enumerate(order):
         va = table[f]["validation_mae_rad"]
-        if not any(beats(g, f) for g in order[i + 1:]):
-            rest = ", ".join(f"{g} {table[g]['validation_mae_rad']:.4f}" for g in order[i + 1:])
-            left = [f"with {g} without {', '.join(held(f, g)[2])}" for g in order[i + 1:]
-                    if held(f, g)[2]]
-            note = (f"; compared {'; '.join(left)} (held-out groups the other groups do not "
-                    "pin: unpinned_held_out)" if left else "")
-            return f, (f"{f} (held-out {va:.4f} rad) is the simplest family no richer one "
-                       f"beats by more than {frac:.0%} held out while fitting the training "
-                       "logs better" + (f" ({rest})" if rest else "") + note)
+        if not any(beats(g, f) for g in order[i + 1 :]):
+            rest = ", ".join(f"{g} {table[g]['validation_mae_rad']:.4f}" for g in order[i + 1 :])
+            left = [
+                f"with {g} without {', '.join(held(f, g)[2])}"
+                for g in order[i + 1 :]
+                if held(f, g)[2]
+            ]
+            note = (
+                f"; compared {'; '.join(left)} (held-out groups the other groups do not "
+                "pin: unpinned_held_out)"
+                if left
+                else ""
+            )
+            return f, (
+                f"{f} (held-out {va:.4f} rad) is the simplest family no richer one "
+                f"beats by more than {frac:.0%} held out while fitting the training "
+                "logs better" + (f" ({rest})" if rest else "") + note
+            )
     return order[-1], "richest family"
 
 
-def unpinned_groups(groups: tuple[str, ...], train: np.ndarray, held: np.ndarray,
-                    floor_rad: float, frac: float) -> dict[str, str]:
+def unpinned_groups(
+    groups: tuple[str, ...], train: np.ndarray, held: np.ndarray, floor_rad: float, frac: float
+) -> dict[str, str]:
     """The held-out groups whose prediction is a draw of the searches: searches that fit
     the other groups alike (training MAE within ``SAME_FIT_FLOOR_FRACTION`` of the floor of the
     best) predict the group differently by more than the floor and ``frac`` of their median.
@@ -289,7 +368,9 @@ def unpinned_groups(groups: tuple[str, ...], train: np.ndarray, held: np.ndarray
             continue
         lo, hi = float(h[same].min()), float(h[same].max())
         if hi - lo > max(floor_rad, frac * float(np.median(h[same]))):
-            out[g] = (f"{int(same.sum())} searches fit the other groups alike (training MAE "
-                      f"{t[same].min() * 1e3:.2f}-{t[same].max() * 1e3:.2f} mrad) and predict "
-                      f"{g} anywhere from {lo:.4f} to {hi:.4f} rad")
+            out[g] = (
+                f"{int(same.sum())} searches fit the other groups alike (training MAE "
+                f"{t[same].min() * 1e3:.2f}-{t[same].max() * 1e3:.2f} mrad) and predict "
+                f"{g} anywhere from {lo:.4f} to {hi:.4f} rad"
+            )
     return out

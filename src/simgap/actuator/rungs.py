@@ -95,10 +95,15 @@ class RungResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...; ``diagnostics``
         adds e.g. the held-out MAE per group, the other held-out scheme, the families)."""
-        return {"model": self.model, "train_mae_rad": self.train_mae_rad,
-                "validation_mae_rad": self.validation_mae_rad, "params": self.params,
-                "fit_time_s": self.fit_time_s,
-                "validation_per_log_rad": list(self.validation_per_log_rad), **self.diagnostics}
+        return {
+            "model": self.model,
+            "train_mae_rad": self.train_mae_rad,
+            "validation_mae_rad": self.validation_mae_rad,
+            "params": self.params,
+            "fit_time_s": self.fit_time_s,
+            "validation_per_log_rad": list(self.validation_per_log_rad),
+            **self.diagnostics,
+        }
 
 
 @dataclass(frozen=True)
@@ -123,12 +128,20 @@ SAME_FIT_FLOOR_FRACTION = 0.5
 training logs alike (a probe that costs less leaves a parameter free; searches that differ
 less are the same fit) [-]."""
 
-HELD_OUT_SCHEMES = ("validate", "leave-one-trajectory-type-out", "leave-one-gain-out",
-                    "leave-one-trajectory-out")
+HELD_OUT_SCHEMES = (
+    "validate",
+    "leave-one-trajectory-type-out",
+    "leave-one-gain-out",
+    "leave-one-trajectory-out",
+)
 
 
-def make_folds(n_train: int, n_val: int, groups: Sequence[str] | None = None,
-               scheme: str = "leave-one-trajectory-type-out") -> Folds:
+def make_folds(
+    n_train: int,
+    n_val: int,
+    groups: Sequence[str] | None = None,
+    scheme: str = "leave-one-trajectory-type-out",
+) -> Folds:
     """When ``groups`` (one label per training log: its trajectory type, or its gain) has at
     least two values, one fold per group holds that group out (``scheme`` names it); else
     leave-one-trajectory-out. ``--validate`` logs (the last ``n_val``) stay out of every
@@ -141,45 +154,63 @@ def make_folds(n_train: int, n_val: int, groups: Sequence[str] | None = None,
         if n_train >= 2:
             inner = make_folds(n_train, 0, groups, scheme)
             pad = np.zeros((inner.train.shape[0], n_val), dtype=bool)
-            return Folds(train=np.hstack([inner.train, pad]), held=np.hstack([inner.held, pad]),
-                         scheme=inner.scheme, groups=inner.groups,
-                         test=np.r_[np.zeros(n_train, dtype=bool), np.ones(n_val, dtype=bool)])
+            return Folds(
+                train=np.hstack([inner.train, pad]),
+                held=np.hstack([inner.held, pad]),
+                scheme=inner.scheme,
+                groups=inner.groups,
+                test=np.r_[np.zeros(n_train, dtype=bool), np.ones(n_val, dtype=bool)],
+            )
         tr = np.zeros((1, n), dtype=bool)
         tr[0, :n_train] = True
         return Folds(train=tr, held=~tr, scheme="validate")
     if n_train < 2:
-        raise InputError(field="logs", expected="at least two trajectories for "
-                         "leave-one-trajectory-out", got=f"{n_train}",
-                         fix="record another trajectory, or pass held-out logs with --validate")
+        raise InputError(
+            field="logs",
+            expected="at least two trajectories for leave-one-trajectory-out",
+            got=f"{n_train}",
+            fix="record another trajectory, or pass held-out logs with --validate",
+        )
     full = np.ones((1, n), dtype=bool)
     if groups is not None and len(set(groups)) >= 2:
         labels = sorted(set(groups))
         g = np.asarray(list(groups))
         held = np.array([g == lab for lab in labels])
-        return Folds(train=np.vstack([full, ~held]),
-                     held=np.vstack([np.zeros((1, n), dtype=bool), held]), scheme=scheme,
-                     groups=tuple(str(x) for x in labels))
+        return Folds(
+            train=np.vstack([full, ~held]),
+            held=np.vstack([np.zeros((1, n), dtype=bool), held]),
+            scheme=scheme,
+            groups=tuple(str(x) for x in labels),
+        )
     loto = ~np.eye(n, dtype=bool)
-    return Folds(train=np.vstack([full, loto]),
-                 held=np.vstack([np.zeros((1, n), dtype=bool), ~loto]),
-                 scheme="leave-one-trajectory-out")
+    return Folds(
+        train=np.vstack([full, loto]),
+        held=np.vstack([np.zeros((1, n), dtype=bool), ~loto]),
+        scheme="leave-one-trajectory-out",
+    )
 
 
-def fold_scores(pred: np.ndarray, batch: ServoBatch, folds: Folds
-                ) -> tuple[float, float, np.ndarray]:
+def fold_scores(
+    pred: np.ndarray, batch: ServoBatch, folds: Folds
+) -> tuple[float, float, np.ndarray]:
     """(mean training MAE over folds, held-out MAE averaged over logs, held-out per log).
 
     ``pred`` has shape (F, L, T): fold f's prediction of every log.
     """
     err = np.abs(pred - batch.q[None]) * batch.mask[None]
-    per_log = err.sum(axis=2) / batch.mask.sum(axis=1)[None]           # (F, L)
+    per_log = err.sum(axis=2) / batch.mask.sum(axis=1)[None]  # (F, L)
     folds_rows = slice(1, None) if folds.train.shape[0] > 1 else slice(0, 1)
     tr = folds.train[folds_rows]
     w = tr[:, :, None] * batch.mask[None]
     train = float(np.mean((err[folds_rows] * w).sum(axis=(1, 2)) / w.sum(axis=(1, 2))))
     held = folds.held[folds_rows]
-    val_per_log = np.array([per_log[folds_rows][held[:, i], i].mean()
-                            for i in range(held.shape[1]) if held[:, i].any()])
+    val_per_log = np.array(
+        [
+            per_log[folds_rows][held[:, i], i].mean()
+            for i in range(held.shape[1])
+            if held[:, i].any()
+        ]
+    )
     return train, float(val_per_log.mean()), val_per_log
 
 
@@ -202,23 +233,36 @@ def by_group(per_log: np.ndarray, folds: Folds) -> dict[str, float]:
     held = folds.held[1:]
     ix = np.flatnonzero(held.any(axis=0))
     pos = {int(i): k for k, i in enumerate(ix)}
-    return {g: float(np.mean([per_log[pos[int(i)]] for i in np.flatnonzero(held[r])]))
-            for r, g in enumerate(folds.groups)}
+    return {
+        g: float(np.mean([per_log[pos[int(i)]] for i in np.flatnonzero(held[r])]))
+        for r, g in enumerate(folds.groups)
+    }
 
 
 def _fold_weights(batch: ServoBatch, folds: Folds) -> np.ndarray:
     return (folds.train[:, :, None] * batch.mask[None]).reshape(folds.train.shape[0], -1)
 
 
-def xcorr_delays(batch: ServoBatch, folds: Folds, max_delay_s: float, source: str,
-                 ) -> np.ndarray:
+def xcorr_delays(
+    batch: ServoBatch,
+    folds: Folds,
+    max_delay_s: float,
+    source: str,
+) -> np.ndarray:
     """Per fold, the cross-correlation delay of its training logs [s] (an upper bound for
     the rungs' delay scans: on a saturating servo it also holds the dynamics' lag)."""
     out = []
     for tr in folds.train:
         idx = np.flatnonzero(tr)
-        out.append(delay_mod.xcorr_delay([batch.cmd[i] for i in idx], [batch.q[i] for i in idx],
-                                         batch.dt, max_delay_s=max_delay_s, source=source))
+        out.append(
+            delay_mod.xcorr_delay(
+                [batch.cmd[i] for i in idx],
+                [batch.q[i] for i in idx],
+                batch.dt,
+                max_delay_s=max_delay_s,
+                source=source,
+            )
+        )
     return np.array(out)
 
 
@@ -227,13 +271,22 @@ def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
     t0 = time.perf_counter()
     pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
     tr, va, per = fold_scores(pred, batch, folds)
-    return RungResult("ideal", tr, va, {}, time.perf_counter() - t0, tuple(per.tolist()),
-                      {"held_out_by_group_rad": by_group(per, folds),
-                       **test_scores(pred, batch, folds)})
+    return RungResult(
+        "ideal",
+        tr,
+        va,
+        {},
+        time.perf_counter() - t0,
+        tuple(per.tolist()),
+        {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
+    )
 
 
-def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
-                   ) -> tuple[RungResult, np.ndarray, np.ndarray]:
+def rung_delay_lag(
+    batch: ServoBatch,
+    folds: Folds,
+    kmax: int,
+) -> tuple[RungResult, np.ndarray, np.ndarray]:
     """Rung 2: a fixed delay and a first-order lag.
 
     The delay is profiled over every sample between 0 and ``kmax`` (the cross-correlation
@@ -249,26 +302,27 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
     step = max(1, int(np.ceil((kmax + 1) / 24)))
     d_grid = np.arange(0, kmax + 1, step) * dt
     g = np.linspace(np.log(LAG_BOUNDS_S[0]), np.log(LAG_BOUNDS_S[1]), 41)
-    bank = _delay_bank(batch, d_grid)                                   # (D, L, T)
+    bank = _delay_bank(batch, d_grid)  # (D, L, T)
     D, G = d_grid.size, g.size
     sums = np.empty((D, G, batch.n_logs))
     for i in range(D):
-        out = first_order(bank[i], batch.q[:, 0], np.exp(g), dt)      # (G, L, T)
+        out = first_order(bank[i], batch.q[:, 0], np.exp(g), dt)  # (G, L, T)
         sums[i] = (np.abs(out - batch.q[None]) * batch.mask[None]).sum(axis=2)
     n_f = folds.train.shape[0]
     delays, lo, hi = np.empty(n_f), np.empty(n_f), np.empty(n_f)
     for f in range(n_f):
         w = folds.train[f].astype(float)
-        cost = (sums @ w) / float((batch.mask.sum(axis=1) * w).sum())   # (D, G)
+        cost = (sums @ w) / float((batch.mask.sum(axis=1) * w).sum())  # (D, G)
         ii, jj = np.unravel_index(int(np.argmin(cost)), cost.shape)
         i, j = int(ii), int(jj)
         d = float(d_grid[i])
         if 0 < i < D - 1:
             d += (d_grid[1] - d_grid[0]) * delay_mod.parabolic_peak(
-                cost[i - 1, j], cost[i, j], cost[i + 1, j])
+                cost[i - 1, j], cost[i, j], cost[i + 1, j]
+            )
         delays[f] = max(0.0, float(d))
         lo[f], hi[f] = g[max(j - 1, 0)], g[min(j + 1, G - 1)]
-    bank_f = _delay_bank(batch, delays)                                 # (F, L, T)
+    bank_f = _delay_bank(batch, delays)  # (F, L, T)
     W = _fold_weights(batch, folds)
 
     def fold_cost(log_lag: np.ndarray) -> np.ndarray:
@@ -276,19 +330,34 @@ def rung_delay_lag(batch: ServoBatch, folds: Folds, kmax: int,
         return weighted_mae((out - batch.q[None]).reshape(n_f, -1), W)
 
     lags = np.exp(_golden(fold_cost, lo, hi))
-    preds = np.array([first_order(shift(batch.cmd.T, float(delays[f]) / dt).T,
-                                  batch.q[:, 0], np.array([lags[f]]), dt)[0]
-                      for f in range(n_f)])
+    preds = np.array(
+        [
+            first_order(
+                shift(batch.cmd.T, float(delays[f]) / dt).T, batch.q[:, 0], np.array([lags[f]]), dt
+            )[0]
+            for f in range(n_f)
+        ]
+    )
     tr, va, per = fold_scores(preds, batch, folds)
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
-    return (RungResult("delay_lag", tr, va, params, time.perf_counter() - t0,
-                       tuple(per.tolist()), {"held_out_by_group_rad": by_group(per, folds),
-                                             **test_scores(preds, batch, folds)}),
-            delays, lags)
+    return (
+        RungResult(
+            "delay_lag",
+            tr,
+            va,
+            params,
+            time.perf_counter() - t0,
+            tuple(per.tolist()),
+            {"held_out_by_group_rad": by_group(per, folds), **test_scores(preds, batch, folds)},
+        ),
+        delays,
+        lags,
+    )
 
 
-def _golden(cost: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray,
-            iters: int = 30) -> np.ndarray:
+def _golden(
+    cost: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray, iters: int = 30
+) -> np.ndarray:
     """Vectorised golden-section minimisation: one bracket [lo, hi] per element."""
     r = (np.sqrt(5.0) - 1.0) / 2.0
     a, b = lo.astype(float).copy(), hi.astype(float).copy()
@@ -307,9 +376,13 @@ def _golden(cost: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.nda
     return 0.5 * (a + b)
 
 
-def _servo_resid(space: ParamSpace, batch: ServoBatch, cmd_bank: np.ndarray,
-                 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def _servo_resid(
+    space: ParamSpace,
+    batch: ServoBatch,
+    cmd_bank: np.ndarray,
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """Residuals of candidates grouped fold-major: rows of fold f use ``cmd_bank[f]``."""
+
     def resid(theta: np.ndarray, fold: np.ndarray) -> np.ndarray:
         m = theta.shape[0]
         cmd = cmd_bank[fold] if cmd_bank.shape[0] > 1 else cmd_bank[0]
@@ -324,27 +397,34 @@ def _delay_bank(batch: ServoBatch, delays: np.ndarray) -> np.ndarray:
     return bank.transpose(0, 2, 1)
 
 
-def _scan_servo_delay(space: ParamSpace, theta: np.ndarray, batch: ServoBatch, weights: np.ndarray,
-                      kmax: int) -> np.ndarray:
+def _scan_servo_delay(
+    space: ParamSpace, theta: np.ndarray, batch: ServoBatch, weights: np.ndarray, kmax: int
+) -> np.ndarray:
     """Each fold's delay scanned on the grid 0..kmax samples with its physics held fixed,
     refined with a parabola [s]."""
     grid = np.arange(kmax + 1) * batch.dt
-    bank = _delay_bank(batch, grid)                                   # (K, L, T)
+    bank = _delay_bank(batch, grid)  # (K, L, T)
     F = theta.shape[0]
     out = np.empty(F)
     for f in range(F):
-        sim = simulate(np.repeat(space.full(theta[f:f + 1]), grid.size, 0), batch, bank)
-        cost = weighted_mae((sim - batch.q[None]).reshape(grid.size, -1),
-                            np.broadcast_to(weights[f], (grid.size, weights.shape[1])))
+        sim = simulate(np.repeat(space.full(theta[f : f + 1]), grid.size, 0), batch, bank)
+        cost = weighted_mae(
+            (sim - batch.q[None]).reshape(grid.size, -1),
+            np.broadcast_to(weights[f], (grid.size, weights.shape[1])),
+        )
         k = int(np.argmin(cost))
-        frac = delay_mod.parabolic_peak(cost[k - 1], cost[k], cost[k + 1]) \
-            if 0 < k < grid.size - 1 else 0.0
+        frac = (
+            delay_mod.parabolic_peak(cost[k - 1], cost[k], cost[k + 1])
+            if 0 < k < grid.size - 1
+            else 0.0
+        )
         out[f] = max(0.0, (k + frac) * batch.dt)
     return out
 
 
-def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s: float,
-               config: LadderConfig) -> tuple[RungResult, np.ndarray, ParamSpace, float]:
+def rung_servo(
+    batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s: float, config: LadderConfig
+) -> tuple[RungResult, np.ndarray, ParamSpace, float]:
     """Rung 3: the physical servo, one parameter set across gains.
 
     The transport delay is profiled between 0 and the cross-correlation delay (which also
@@ -379,11 +459,17 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
         r = (sim - batch.q[None]).reshape(sim.shape[0], -1)
         cost[sl] = weighted_mae(r, np.broadcast_to(W[0], r.shape))
     S = config.starts_per_delay
-    start_idx = np.concatenate([np.flatnonzero(choice == i)[np.argsort(cost[choice == i])[:S]]
-                                for i in range(d_grid.size)])
-    prof = lm_fit(_servo_resid(space, batch, bank[choice[start_idx]]), cands[start_idx],
-                  np.repeat(W[:1], start_idx.size, 0), space.lo, space.hi,
-                  iters=config.lm_iters)
+    start_idx = np.concatenate(
+        [np.flatnonzero(choice == i)[np.argsort(cost[choice == i])[:S]] for i in range(d_grid.size)]
+    )
+    prof = lm_fit(
+        _servo_resid(space, batch, bank[choice[start_idx]]),
+        cands[start_idx],
+        np.repeat(W[:1], start_idx.size, 0),
+        space.lo,
+        space.hi,
+        iters=config.lm_iters,
+    )
     per_delay = prof.cost.reshape(d_grid.size, -1)
     best_start = np.argmin(per_delay, axis=1)
     k = int(np.argmin(per_delay[np.arange(d_grid.size), best_start]))
@@ -393,38 +479,71 @@ def rung_servo(batch: ServoBatch, folds: Folds, known_drive: bool, xcorr_delay_s
     k0 = int(round(d_grid[k] / batch.dt))
     fine = np.arange(max(0, k0 - spacing), min(kmax, k0 + spacing) + 1) * batch.dt
     if fine.size > 1:
-        fp = lm_fit(_servo_resid(space, batch, _delay_bank(batch, fine)),
-                    np.repeat(theta_k, fine.size, 0), np.repeat(W[:1], fine.size, 0),
-                    space.lo, space.hi, iters=config.fold_iters)
+        fp = lm_fit(
+            _servo_resid(space, batch, _delay_bank(batch, fine)),
+            np.repeat(theta_k, fine.size, 0),
+            np.repeat(W[:1], fine.size, 0),
+            space.lo,
+            space.hi,
+            iters=config.fold_iters,
+        )
         j = int(np.argmin(fp.cost))
-        theta_k = fp.theta[j:j + 1]
+        theta_k = fp.theta[j : j + 1]
         d_best = float(fine[j])
         if 0 < j < fine.size - 1:
-            d_best += batch.dt * delay_mod.parabolic_peak(fp.cost[j - 1], fp.cost[j],
-                                                          fp.cost[j + 1])
+            d_best += batch.dt * delay_mod.parabolic_peak(
+                fp.cost[j - 1], fp.cost[j], fp.cost[j + 1]
+            )
     else:
         d_best = float(d_grid[k])
     d_full = np.array([max(0.0, d_best)])
-    fit = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_full)), theta_k,
-                 W[:1], space.lo, space.hi, iters=config.lm_iters)
+    fit = lm_fit(
+        _servo_resid(space, batch, _delay_bank(batch, d_full)),
+        theta_k,
+        W[:1],
+        space.lo,
+        space.hi,
+        iters=config.lm_iters,
+    )
     theta_full = fit.theta
     if folds.train.shape[0] > 1:
         Wf = W[1:]
         th_f = np.repeat(theta_full, Wf.shape[0], 0)
         d_f = _scan_servo_delay(space, th_f, batch, Wf, kmax)
-        ff = lm_fit(_servo_resid(space, batch, _delay_bank(batch, d_f)), th_f, Wf, space.lo,
-                    space.hi, iters=config.fold_iters)
+        ff = lm_fit(
+            _servo_resid(space, batch, _delay_bank(batch, d_f)),
+            th_f,
+            Wf,
+            space.lo,
+            space.hi,
+            iters=config.fold_iters,
+        )
         all_theta = np.vstack([theta_full, ff.theta])
         all_d = np.concatenate([d_full, d_f])
     else:
         all_theta, all_d = theta_full, d_full
-    pred = np.array([simulate(space.full(all_theta[f:f + 1]), batch,
-                              _delay_bank(batch, all_d[f:f + 1])[0])[0]
-                     for f in range(all_theta.shape[0])])
+    pred = np.array(
+        [
+            simulate(
+                space.full(all_theta[f : f + 1]), batch, _delay_bank(batch, all_d[f : f + 1])[0]
+            )[0]
+            for f in range(all_theta.shape[0])
+        ]
+    )
     tr, va, per = fold_scores(pred, batch, folds)
     p_full = space.full(theta_full)[0]
     params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
-    return (RungResult("servo", tr, va, params, time.perf_counter() - t0, tuple(per.tolist()),
-                       {"held_out_by_group_rad": by_group(per, folds),
-                        **test_scores(pred, batch, folds)}),
-            p_full, space, float(d_full[0]))
+    return (
+        RungResult(
+            "servo",
+            tr,
+            va,
+            params,
+            time.perf_counter() - t0,
+            tuple(per.tolist()),
+            {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
+        ),
+        p_full,
+        space,
+        float(d_full[0]),
+    )

@@ -37,8 +37,13 @@ PARAM_NAMES = ("km", "dm", "armature", "friction_base", "friction_viscous", "lag
 XL330_ERROR_GAIN = (4096.0 / (2.0 * np.pi)) / (256.0 * 885.0)
 """XL330 firmware: duty per (kp unit x rad) of position error (BAM's constant)."""
 
-ERROR_GAINS = {"xl330": XL330_ERROR_GAIN, "mx64": 0.158, "mx106": 0.158, "xl320": 0.0505,
-               "sts3215": 0.166}
+ERROR_GAINS = {
+    "xl330": XL330_ERROR_GAIN,
+    "mx64": 0.158,
+    "mx106": 0.158,
+    "xl320": 0.0505,
+    "sts3215": 0.166,
+}
 MAX_PWM = {"xl330": 1.0, "mx64": 0.9625, "mx106": 0.9625, "xl320": 1.0, "sts3215": 0.97}
 GRAVITY = 9.80665
 """Standard gravity [m/s^2] (BAM's pendulum uses it)."""
@@ -98,13 +103,19 @@ class ServoBatch:
     def take(self, idx: np.ndarray | list[int]) -> ServoBatch:
         """The logs at ``idx``."""
         ix = np.asarray(idx, dtype=int)
-        arrays = {f.name: getattr(self, f.name)[ix] for f in fields(self)
-                  if f.name != "dt" and getattr(self, f.name) is not None}
+        arrays = {
+            f.name: getattr(self, f.name)[ix]
+            for f in fields(self)
+            if f.name != "dt" and getattr(self, f.name) is not None
+        }
         return replace(self, **arrays)
 
 
-def simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None = None,
-             ) -> np.ndarray:
+def simulate(
+    params: np.ndarray,
+    batch: ServoBatch,
+    cmd: np.ndarray | None = None,
+) -> np.ndarray:
     """Open-loop rollouts from each log's first measured state.
 
     Args:
@@ -124,7 +135,7 @@ def _simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None) -> 
     n = p.shape[0]
     c = batch.cmd if cmd is None else cmd
     per_cand = c.ndim == 3
-    km, dm, arm, fc, fv, lag = (p[:, i:i + 1] for i in range(6))
+    km, dm, arm, fc, fv, lag = (p[:, i : i + 1] for i in range(6))
     dt = batch.dt
     alpha = np.where(lag > dt, dt / np.maximum(lag, 1e-12), 1.0)
     inv_lag = lag > 0
@@ -150,20 +161,23 @@ def _simulate(params: np.ndarray, batch: ServoBatch, cmd: np.ndarray | None) -> 
         drive = np.clip(kv * duty, -tmax, tmax) * on
         stop = j_dt * qd + drive + gs * np.sin(q) + gc * np.cos(q)
         tau_f = -np.sign(stop) * np.minimum(np.abs(stop), fc)
-        qd = (stop + tau_f) / (j_dt + dm * on + fv)   # damping taken implicitly
+        qd = (stop + tau_f) / (j_dt + dm * on + fv)  # damping taken implicitly
         q = q + dt * qd
         u = u + alpha * (ck - u)
     return out
 
 
-def pendulum_load(mass: float, length: float, arm_mass: float = 0.0,
-                  ) -> tuple[float, float, float]:
+def pendulum_load(
+    mass: float,
+    length: float,
+    arm_mass: float = 0.0,
+) -> tuple[float, float, float]:
     """BAM's bench: point mass at ``length`` plus a uniform arm; 0 rad hangs down.
 
     Returns:
         (inertia [kg m^2], g_sin [N m], g_cos [N m]).
     """
-    inertia = mass * length ** 2 + arm_mass * length ** 2 / 3.0
+    inertia = mass * length**2 + arm_mass * length**2 / 3.0
     mgl = GRAVITY * (mass * length + arm_mass * length / 2.0)
     return inertia, -mgl, 0.0
 
@@ -175,8 +189,14 @@ FREE_GENERIC = ("km", "friction_base", "friction_viscous", "lag_s")
 """Fitted for a servo of unknown firmware: km is then the stiffness [N m/rad]; back-EMF is
 folded into viscous friction and armature comes with the model's inertia."""
 
-BOUNDS = {"km": (1e-3, 1e3), "dm": (1e-5, 10.0), "armature": (1e-6, 0.5),
-          "friction_base": (1e-5, 10.0), "friction_viscous": (1e-6, 10.0), "lag_s": (1e-3, 1.0)}
+BOUNDS = {
+    "km": (1e-3, 1e3),
+    "dm": (1e-5, 10.0),
+    "armature": (1e-6, 0.5),
+    "friction_base": (1e-5, 10.0),
+    "friction_viscous": (1e-6, 10.0),
+    "lag_s": (1e-3, 1.0),
+}
 """Box for each parameter (fitted in log space)."""
 
 
@@ -272,10 +292,16 @@ def bam_drive(meta: Mapping[str, object]) -> Drive:
     from simgap.actuator.families import FAMILIES
 
     fam = FAMILIES.get(key)
-    return Drive(gain=float(kp) * ERROR_GAINS[key], vin=float(vin), max_pwm=MAX_PWM[key],
-                 known=True, family=key if fam else None,
-                 current_limit_a=fam.current_limit_a if fam else None, transport_delay=False,
-                 logged_voltage=False)
+    return Drive(
+        gain=float(kp) * ERROR_GAINS[key],
+        vin=float(vin),
+        max_pwm=MAX_PWM[key],
+        known=True,
+        family=key if fam else None,
+        current_limit_a=fam.current_limit_a if fam else None,
+        transport_delay=False,
+        logged_voltage=False,
+    )
 
 
 def rig_drive(rig: object) -> Drive | None:
@@ -288,5 +314,11 @@ def rig_drive(rig: object) -> Drive | None:
     if found is None:
         return None
     fam, kp = found
-    return Drive(gain=kp * fam.error_gain, vin=fam.vin_v, max_pwm=fam.max_pwm, known=True,
-                 family=fam.name, current_limit_a=fam.current_limit_a)
+    return Drive(
+        gain=kp * fam.error_gain,
+        vin=fam.vin_v,
+        max_pwm=fam.max_pwm,
+        known=True,
+        family=fam.name,
+        current_limit_a=fam.current_limit_a,
+    )

@@ -79,8 +79,12 @@ def _box_blur(img: np.ndarray, width: int) -> np.ndarray:
     c = pad.cumsum(axis=0).cumsum(axis=1)
     c = np.pad(c, ((1, 0), (1, 0)) + ((0, 0),) * (img.ndim - 2))
     h, w = img.shape[:2]
-    out: np.ndarray = (c[width:width + h, width:width + w] - c[:h, width:width + w]
-                       - c[width:width + h, :w] + c[:h, :w]) / (width * width)
+    out: np.ndarray = (
+        c[width : width + h, width : width + w]
+        - c[:h, width : width + w]
+        - c[width : width + h, :w]
+        + c[:h, :w]
+    ) / (width * width)
     return out
 
 
@@ -95,8 +99,9 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(vals))
 
 
-def body_shift_px(renderer: SceneRenderer, q: npt.ArrayLike, body_ids: Sequence[int],
-                  offset: CameraOffset) -> tuple[np.ndarray, float]:
+def body_shift_px(
+    renderer: SceneRenderer, q: npt.ArrayLike, body_ids: Sequence[int], offset: CameraOffset
+) -> tuple[np.ndarray, float]:
     """Mean image displacement [policy px] of the body's geom centres under ``offset``.
 
     Returns:
@@ -110,8 +115,13 @@ def body_shift_px(renderer: SceneRenderer, q: npt.ArrayLike, body_ids: Sequence[
     p1 = kin.to_camera(pts, q, offset)
     uv0 = kin.project(p0, size)
     uv1 = kin.project(p1, size)
-    inview = (p0[:, 2] < -1e-3) & (uv0[:, 0] >= 0) & (uv0[:, 0] <= size[1]) & \
-        (uv0[:, 1] >= 0) & (uv0[:, 1] <= size[0])
+    inview = (
+        (p0[:, 2] < -1e-3)
+        & (uv0[:, 0] >= 0)
+        & (uv0[:, 0] <= size[1])
+        & (uv0[:, 1] >= 0)
+        & (uv0[:, 1] <= size[0])
+    )
     if not inview.any():
         inview = p0[:, 2] < -1e-3
     if not inview.any():
@@ -120,11 +130,18 @@ def body_shift_px(renderer: SceneRenderer, q: npt.ArrayLike, body_ids: Sequence[
     return d, float(np.median(-p0[inview, 2]))
 
 
-def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
-                           real: Sequence[npt.ArrayLike], body_ids: Sequence[int], *,
-                           step_deg: float = 2.0, min_step_deg: float = 0.5,
-                           max_deg: float = 20.0, margin_px: int = 1,
-                           shift_mm_per_deg: float = 1.0) -> CameraPoseFit:
+def estimate_camera_offset(
+    renderer: SceneRenderer,
+    q: Sequence[npt.ArrayLike],
+    real: Sequence[npt.ArrayLike],
+    body_ids: Sequence[int],
+    *,
+    step_deg: float = 2.0,
+    min_step_deg: float = 0.5,
+    max_deg: float = 20.0,
+    margin_px: int = 1,
+    shift_mm_per_deg: float = 1.0,
+) -> CameraPoseFit:
     """Align renders of the gripper with real frames over candidate camera rotations.
 
     Args:
@@ -139,8 +156,11 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
         margin_px: pixels [policy px] around the gripper also compared.
     """
     if len(q) != len(real) or not q:
-        raise InputError(field="frames", expected="one joint-angle row per frame (at least 1)",
-                         got=f"{len(real)} frames, {len(q)} rows")
+        raise InputError(
+            field="frames",
+            expected="one joint-angle row per frame (at least 1)",
+            got=f"{len(real)} frames, {len(q)} rows",
+        )
     size = renderer.policy_resolution
     ratio = max(1, round(renderer.resolution[0] / size[0]))
     width = max(1, ratio // 2) | 1
@@ -150,15 +170,19 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
         seg = renderer.render(qi).seg
         pixel_sets.append(_dilate(np.isin(seg, list(body_ids)), margin_px * ratio))
     if not any(s.any() for s in pixel_sets):
-        raise InputError(field="camera", expected="the gripper in view of the camera",
-                         got="no gripper pixel in the rendered frames",
-                         fix="use frames where the camera sees the gripper (the start pose)")
+        raise InputError(
+            field="camera",
+            expected="the gripper in view of the camera",
+            got="no gripper pixel in the rendered frames",
+            fix="use frames where the camera sees the gripper (the start pose)",
+        )
     cache: dict[tuple[float, ...], float] = {}
 
     def offset_of(x: Sequence[float]) -> CameraOffset:
-        return CameraOffset(pos_m=(x[3] * 1e-3, x[4] * 1e-3, 0.0),
-                            rot_rad=(float(np.deg2rad(x[0])), float(np.deg2rad(x[1])),
-                                     float(np.deg2rad(x[2]))))
+        return CameraOffset(
+            pos_m=(x[3] * 1e-3, x[4] * 1e-3, 0.0),
+            rot_rad=(float(np.deg2rad(x[0])), float(np.deg2rad(x[1])), float(np.deg2rad(x[2]))),
+        )
 
     def score(x: Sequence[float]) -> float:
         key = tuple(round(v, 9) for v in x)
@@ -168,8 +192,10 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
             for qi, rp, sel in zip(q, real_p, pixel_sets, strict=True):
                 if not sel.any():
                     continue
-                sim = _box_blur(renderer.render(qi, camera_offset=off,
-                                                segmentation=False).rgb.astype(float), width)
+                sim = _box_blur(
+                    renderer.render(qi, camera_offset=off, segmentation=False).rgb.astype(float),
+                    width,
+                )
                 vals.append(_ncc(sim[sel], rp[sel]))
             cache[key] = float(np.mean(vals))
         return cache[key]
@@ -197,18 +223,27 @@ def estimate_camera_offset(renderer: SceneRenderer, q: Sequence[npt.ArrayLike],
     off = offset_of(best)
     d, depths = _mean_shift(renderer, q, body_ids, off)
     norm = float(np.hypot(d[0], d[1]))
-    return CameraPoseFit(offset=off, shift_px=(float(d[0]), float(d[1])),
-                         shift_norm_px=norm, score_nominal=nominal,
-                         score_best=best_s, n_renders=len(cache) * len(q) + len(q),
-                         depth_m=_median_depth(depths),
-                         shift_bracket_px=_bracket(
-                             best, norm, min_step_deg, scale,
-                             lambda x: float(np.hypot(*_mean_shift(renderer, q, body_ids,
-                                                                   offset_of(x))[0]))))
+    return CameraPoseFit(
+        offset=off,
+        shift_px=(float(d[0]), float(d[1])),
+        shift_norm_px=norm,
+        score_nominal=nominal,
+        score_best=best_s,
+        n_renders=len(cache) * len(q) + len(q),
+        depth_m=_median_depth(depths),
+        shift_bracket_px=_bracket(
+            best,
+            norm,
+            min_step_deg,
+            scale,
+            lambda x: float(np.hypot(*_mean_shift(renderer, q, body_ids, offset_of(x))[0])),
+        ),
+    )
 
 
-def _mean_shift(renderer: SceneRenderer, q: Sequence[npt.ArrayLike], body_ids: Sequence[int],
-                off: CameraOffset) -> tuple[np.ndarray, list[float]]:
+def _mean_shift(
+    renderer: SceneRenderer, q: Sequence[npt.ArrayLike], body_ids: Sequence[int], off: CameraOffset
+) -> tuple[np.ndarray, list[float]]:
     """The gripper's mean displacement over the frames under ``off`` [policy px], (2,),
     and each frame's median depth [m] (``body_shift_px``)."""
     per = [body_shift_px(renderer, qi, body_ids, off) for qi in q]
@@ -222,8 +257,13 @@ def _median_depth(depths: Sequence[float]) -> float:
     return float(np.median(d)) if d else float("nan")
 
 
-def _bracket(best: Sequence[float], best_norm: float, step: float, scale: np.ndarray,
-             shift_of: Callable[[Sequence[float]], float]) -> tuple[float, float]:
+def _bracket(
+    best: Sequence[float],
+    best_norm: float,
+    step: float,
+    scale: np.ndarray,
+    shift_of: Callable[[Sequence[float]], float],
+) -> tuple[float, float]:
     """The shift lengths of ``best`` and its ten neighbours one ``step`` away (geometry
     only, no rendering): the search's resolution [policy px]."""
     norms = [best_norm]
@@ -235,9 +275,15 @@ def _bracket(best: Sequence[float], best_norm: float, step: float, scale: np.nda
     return float(min(norms)), float(max(norms))
 
 
-def jitter_px(policy_height: int, fovy_deg: float, depth_m: float, *,
-              jitter_px: float | None = None, jitter_m: float | None = None,
-              jitter_deg: float | None = None) -> float | None:
+def jitter_px(
+    policy_height: int,
+    fovy_deg: float,
+    depth_m: float,
+    *,
+    jitter_px: float | None = None,
+    jitter_m: float | None = None,
+    jitter_deg: float | None = None,
+) -> float | None:
     """Training's largest camera wobble in policy pixels.
 
     ``jitter_px`` is taken as is. Otherwise a rotation jitter moves the image by

@@ -84,7 +84,8 @@ class AppearanceResult:
     def flat(self) -> bool:
         """Whether every compared real frame is flat (``FLAT_SPREAD``): no scene to measure."""
         return bool(self.comparisons) and all(
-            np.isfinite(c.spread) and c.spread < FLAT_SPREAD for c in self.comparisons)
+            np.isfinite(c.spread) and c.spread < FLAT_SPREAD for c in self.comparisons
+        )
 
     @property
     def largest_spread(self) -> float | None:
@@ -98,8 +99,13 @@ class AppearanceResult:
 
     def gains(self, region: str = "jaws") -> np.ndarray:
         """Per-compared-frame real/sim brightness ratio of a region (NaN when undefined)."""
-        return np.array([np.nan if c.regions[region].gain is None else c.regions[region].gain
-                         for c in self.comparisons], dtype=float)
+        return np.array(
+            [
+                np.nan if c.regions[region].gain is None else c.regions[region].gain
+                for c in self.comparisons
+            ],
+            dtype=float,
+        )
 
 
 def select_frames(fs: FrameSet, max_frames: int) -> list[int]:
@@ -122,10 +128,17 @@ def _median(values: Sequence[float | None]) -> float | None:
     return float(np.median(v)) if v else None
 
 
-def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence[int]], *,
-            training_background_max: float | None = None, jitter: Mapping[str, float | None] | None
-            = None, max_frames: int = 12, camera_frames: int = 2,
-            fit_camera: bool = True) -> AppearanceResult:
+def analyse(
+    renderer: SceneRenderer,
+    fs: FrameSet,
+    groups: Mapping[str, Sequence[int]],
+    *,
+    training_background_max: float | None = None,
+    jitter: Mapping[str, float | None] | None = None,
+    max_frames: int = 12,
+    camera_frames: int = 2,
+    fit_camera: bool = True,
+) -> AppearanceResult:
     """Compare a frame set with renders and raise the appearance flags.
 
     Args:
@@ -155,8 +168,9 @@ def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence
             if len(use) >= camera_frames:
                 break
         if use:
-            cam = estimate_camera_offset(renderer, [q[i] for i in use],
-                                         [imgs[i] for i in use], groups["jaws"])
+            cam = estimate_camera_offset(
+                renderer, [q[i] for i in use], [imgs[i] for i in use], groups["jaws"]
+            )
             offset = cam.offset
     comps = []
     for i in chosen:
@@ -167,11 +181,28 @@ def analyse(renderer: SceneRenderer, fs: FrameSet, groups: Mapping[str, Sequence
         stats = compare_regions(real, sim, masks)
         bg = masks["background"]
         level = float(np.median(real[bg].max(axis=1))) if bg.any() else float("nan")
-        comps.append(FrameComparison(i, fs.recording[i], fs.pose_label[i], stats, level,
-                                     bright_fraction(real), real, sim, _spread(imgs[i])))
+        comps.append(
+            FrameComparison(
+                i,
+                fs.recording[i],
+                fs.pose_label[i],
+                stats,
+                level,
+                bright_fraction(real),
+                real,
+                sim,
+                _spread(imgs[i]),
+            )
+        )
     jit = dict(jitter or {})
-    jpx = jitter_px(size[0], renderer.kin.fovy_deg, cam.depth_m if cam else float("nan"),
-                    jitter_px=jit.get("px"), jitter_m=jit.get("m"), jitter_deg=jit.get("deg"))
+    jpx = jitter_px(
+        size[0],
+        renderer.kin.fovy_deg,
+        cam.depth_m if cam else float("nan"),
+        jitter_px=jit.get("px"),
+        jitter_m=jit.get("m"),
+        jitter_deg=jit.get("deg"),
+    )
     flags = _flags(comps, training_background_max)
     return AppearanceResult(tuple(comps), cam, jpx, tuple(flags))
 
@@ -193,16 +224,25 @@ def _flags(comps: Sequence[FrameComparison], training_max: float | None) -> list
     for c in use:
         by_rec.setdefault(c.recording, []).append(c.regions["jaws"].gain)
     rec_gain = {r: _median(v) for r, v in by_rec.items()}
-    worst = max((g for g in rec_gain.values() if g is not None), key=lambda g: abs(g - 1.0),
-                default=None)
+    worst = max(
+        (g for g in rec_gain.values() if g is not None), key=lambda g: abs(g - 1.0), default=None
+    )
     clipped = [c.regions["jaws"].clipped_fraction for c in use if c.regions["jaws"].n_pixels]
-    mm = mismatch_flag(worst, "jaws", by_recording=rec_gain,
-                       clipped_fraction=float(np.median(clipped)) if clipped else 0.0)
+    mm = mismatch_flag(
+        worst,
+        "jaws",
+        by_recording=rec_gain,
+        clipped_fraction=float(np.median(clipped)) if clipped else 0.0,
+    )
     mm.values["gain_by_recording"] = rec_gain
     flags.append(mm)
-    flags.append(drift_flag([np.nan if c.regions["jaws"].gain is None else c.regions["jaws"].gain
-                             for c in use], [c.bright_fraction for c in use],
-                            [c.recording for c in use]))
+    flags.append(
+        drift_flag(
+            [np.nan if c.regions["jaws"].gain is None else c.regions["jaws"].gain for c in use],
+            [c.bright_fraction for c in use],
+            [c.recording for c in use],
+        )
+    )
     g_rest = _median([c.regions["jaws"].gain for c in rest])
     g_start = _median([c.regions["jaws"].gain for c in start])
     if rest and start:  # compare within one recording when possible

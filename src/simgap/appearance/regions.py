@@ -32,8 +32,9 @@ def luma(rgb: npt.ArrayLike) -> np.ndarray:
     return out
 
 
-def region_masks(seg: npt.ArrayLike, groups: Mapping[str, Sequence[int]], n_geoms: int,
-                 source: str = "") -> dict[str, np.ndarray]:
+def region_masks(
+    seg: npt.ArrayLike, groups: Mapping[str, Sequence[int]], n_geoms: int, source: str = ""
+) -> dict[str, np.ndarray]:
     """Boolean masks (H, W) of each region in a geom-id map.
 
     Raises:
@@ -42,26 +43,39 @@ def region_masks(seg: npt.ArrayLike, groups: Mapping[str, Sequence[int]], n_geom
     s = np.asarray(seg)
     bad_map = np.unique(s[(s < -1) | (s >= n_geoms)])
     if bad_map.size:
-        raise InputError(file=source, field="segmentation",
-                         expected=f"geom ids in -1..{n_geoms - 1}", got=bad_map.tolist()[:8],
-                         fix="render the segmentation with the same model as the regions")
+        raise InputError(
+            file=source,
+            field="segmentation",
+            expected=f"geom ids in -1..{n_geoms - 1}",
+            got=bad_map.tolist()[:8],
+            fix="render the segmentation with the same model as the regions",
+        )
     out = {}
     for name, ids in groups.items():
         bad = [i for i in ids if i < -1 or i >= n_geoms]
         if bad:
-            raise InputError(file=source, field=f"regions.{name}",
-                             expected=f"segmentation ids in -1..{n_geoms - 1}",
-                             got=f"missing segmentation id(s) {bad}",
-                             fix="name geoms the model has (model.gripper_geoms, object_geom)")
+            raise InputError(
+                file=source,
+                field=f"regions.{name}",
+                expected=f"segmentation ids in -1..{n_geoms - 1}",
+                got=f"missing segmentation id(s) {bad}",
+                fix="name geoms the model has (model.gripper_geoms, object_geom)",
+            )
         out[name] = np.isin(s, np.asarray(list(ids), dtype=s.dtype if s.size else int))
     return out
 
 
-def pure_masks(seg: npt.ArrayLike, groups: Mapping[str, Sequence[int]], n_geoms: int,
-               size: tuple[int, int], source: str = "") -> dict[str, np.ndarray]:
+def pure_masks(
+    seg: npt.ArrayLike,
+    groups: Mapping[str, Sequence[int]],
+    n_geoms: int,
+    size: tuple[int, int],
+    source: str = "",
+) -> dict[str, np.ndarray]:
     """Masks at policy resolution ``size`` of the pixels made only of one region."""
-    return {k: purity(m, size) >= PURE
-            for k, m in region_masks(seg, groups, n_geoms, source).items()}
+    return {
+        k: purity(m, size) >= PURE for k, m in region_masks(seg, groups, n_geoms, source).items()
+    }
 
 
 CLIP_LEVEL = 254.0
@@ -92,8 +106,11 @@ class RegionStats:
     clipped_fraction: float = 0.0
 
 
-def compare_regions(real: npt.ArrayLike, sim: npt.ArrayLike, masks: Mapping[str, np.ndarray],
-                    ) -> dict[str, RegionStats]:
+def compare_regions(
+    real: npt.ArrayLike,
+    sim: npt.ArrayLike,
+    masks: Mapping[str, np.ndarray],
+) -> dict[str, RegionStats]:
     """Per-region mean colour, brightness and real/sim brightness ratio.
 
     Args:
@@ -104,8 +121,11 @@ def compare_regions(real: npt.ArrayLike, sim: npt.ArrayLike, masks: Mapping[str,
     r = np.asarray(real, dtype=float)
     s = np.asarray(sim, dtype=float)
     if r.shape != s.shape:
-        raise InputError(field="frames", expected=f"real and simulated frames of one size "
-                                                  f"{s.shape}", got=f"shape {r.shape}")
+        raise InputError(
+            field="frames",
+            expected=f"real and simulated frames of one size {s.shape}",
+            got=f"shape {r.shape}",
+        )
     out = {}
     for name, m in masks.items():
         n = int(m.sum())
@@ -118,9 +138,15 @@ def compare_regions(real: npt.ArrayLike, sim: npt.ArrayLike, masks: Mapping[str,
         rl, sl = float(luma(rr)), float(luma(ss))
         gain = rl / sl if sl >= MIN_SIM_LUMA else None
         clipped = float((r[m] >= CLIP_LEVEL).any(axis=-1).mean())
-        out[name] = RegionStats(n, (float(rr[0]), float(rr[1]), float(rr[2])),
-                                (float(ss[0]), float(ss[1]), float(ss[2])), rl, sl, gain,
-                                clipped)
+        out[name] = RegionStats(
+            n,
+            (float(rr[0]), float(rr[1]), float(rr[2])),
+            (float(ss[0]), float(ss[1]), float(ss[2])),
+            rl,
+            sl,
+            gain,
+            clipped,
+        )
     return out
 
 
@@ -134,12 +160,21 @@ def region_means(stats: Sequence[RegionStats]) -> dict[str, Any]:
     used = [s for s in stats if s.n_pixels > 0]
     pixels = int(sum(s.n_pixels for s in stats))
     if not used:
-        return {"real_rgb": None, "sim_rgb": None, "pixels": 0, "measured": False,
-                "note": NOT_MEASURED}
+        return {
+            "real_rgb": None,
+            "sim_rgb": None,
+            "pixels": 0,
+            "measured": False,
+            "note": NOT_MEASURED,
+        }
     real = np.mean([s.real_rgb for s in used], axis=0)
     sim = np.mean([s.sim_rgb for s in used], axis=0)
-    return {"real_rgb": [float(v) for v in real], "sim_rgb": [float(v) for v in sim],
-            "pixels": pixels, "measured": True}
+    return {
+        "real_rgb": [float(v) for v in real],
+        "sim_rgb": [float(v) for v in sim],
+        "pixels": pixels,
+        "measured": True,
+    }
 
 
 def difference_map(real: npt.ArrayLike, sim: npt.ArrayLike) -> np.ndarray:

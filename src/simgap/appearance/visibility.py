@@ -46,10 +46,16 @@ class Visibility:
         return out
 
 
-def reach_of_view(renderer: SceneRenderer, q_start: npt.ArrayLike, object_id: int,
-                  axis_m: npt.ArrayLike, object_z_m: float, *,
-                  distances_m: npt.ArrayLike | None = None,
-                  lateral_m: npt.ArrayLike = (0.0,)) -> Visibility:
+def reach_of_view(
+    renderer: SceneRenderer,
+    q_start: npt.ArrayLike,
+    object_id: int,
+    axis_m: npt.ArrayLike,
+    object_z_m: float,
+    *,
+    distances_m: npt.ArrayLike | None = None,
+    lateral_m: npt.ArrayLike = (0.0,),
+) -> Visibility:
     """Render the object over a grid and report how far the camera sees.
 
     Args:
@@ -61,12 +67,18 @@ def reach_of_view(renderer: SceneRenderer, q_start: npt.ArrayLike, object_id: in
         distances_m: distances to try (default 0.10 .. 0.40 m every 2 cm).
         lateral_m: sideways offsets to try [m].
     """
-    d = np.arange(0.10, 0.4001, 0.02) if distances_m is None else np.asarray(distances_m,
-                                                                              dtype=float)
+    d = (
+        np.arange(0.10, 0.4001, 0.02)
+        if distances_m is None
+        else np.asarray(distances_m, dtype=float)
+    )
     lat = np.asarray(lateral_m, dtype=float)
     if d.size == 0 or lat.size == 0:
-        raise InputError(field="grid", expected="at least one distance and one offset",
-                         got=f"{d.size} x {lat.size}")
+        raise InputError(
+            field="grid",
+            expected="at least one distance and one offset",
+            got=f"{d.size} x {lat.size}",
+        )
     axis = np.asarray(axis_m, dtype=float)
     kin = renderer.kin
     pos, _ = kin.camera_pose(q_start)
@@ -83,17 +95,29 @@ def reach_of_view(renderer: SceneRenderer, q_start: npt.ArrayLike, object_id: in
     seen = (px > 0).any(axis=1)
     reach = float(d[seen].max()) if seen.any() else float("nan")
     near = float(d[seen].min()) if seen.any() else float("nan")
-    return Visibility(distances_m=d, lateral_m=lat, policy_pixels=px, reach_m=reach,
-                      nearest_m=near, heading=heading)
+    return Visibility(
+        distances_m=d,
+        lateral_m=lat,
+        policy_pixels=px,
+        reach_m=reach,
+        nearest_m=near,
+        heading=heading,
+    )
 
 
-def inside_workspace(states: npt.ArrayLike, x_range_m: tuple[float, float],
-                     y_range_m: tuple[float, float]) -> np.ndarray:
+def inside_workspace(
+    states: npt.ArrayLike, x_range_m: tuple[float, float], y_range_m: tuple[float, float]
+) -> np.ndarray:
     """Whether each initial state (x, y[, yaw]) lies inside training's workspace, (N,) bool."""
     s = np.array(states, dtype=float, ndmin=2)
     if s.shape[1] < 2:
-        raise InputError(field="initial_states", expected="rows of (x, y[, yaw])",
-                         got=f"shape {s.shape}")
-    out: np.ndarray = (s[:, 0] >= x_range_m[0]) & (s[:, 0] <= x_range_m[1]) & \
-        (s[:, 1] >= y_range_m[0]) & (s[:, 1] <= y_range_m[1])
+        raise InputError(
+            field="initial_states", expected="rows of (x, y[, yaw])", got=f"shape {s.shape}"
+        )
+    out: np.ndarray = (
+        (s[:, 0] >= x_range_m[0])
+        & (s[:, 0] <= x_range_m[1])
+        & (s[:, 1] >= y_range_m[0])
+        & (s[:, 1] <= y_range_m[1])
+    )
     return out

@@ -44,8 +44,9 @@ class FrameOrigin:
         """
         p = np.array(placements, dtype=float, ndmin=2)
         if p.shape[1] not in (2, 3):
-            raise InputError(field="placements", expected="rows of (x, y) or (x, y, yaw)",
-                             got=f"shape {p.shape}")
+            raise InputError(
+                field="placements", expected="rows of (x, y) or (x, y, yaw)", got=f"shape {p.shape}"
+            )
         p[:, 0] += self.reference_m[0]
         p[:, 1] += self.reference_m[1]
         return p
@@ -58,13 +59,20 @@ class FrameOrigin:
         return p
 
 
-def frame_origin(reference_m: npt.ArrayLike, reference_name: str | None,
-                 base_axis_m: npt.ArrayLike, base_axis_joint: str) -> FrameOrigin:
+def frame_origin(
+    reference_m: npt.ArrayLike,
+    reference_name: str | None,
+    base_axis_m: npt.ArrayLike,
+    base_axis_joint: str,
+) -> FrameOrigin:
     """Compare the declared reference with the model's origin and its base rotation axis."""
     ref = np.asarray(reference_m, dtype=float).reshape(3)
     axis = np.asarray(base_axis_m, dtype=float).reshape(3)
     return FrameOrigin(
-        reference_m=ref, reference_name=reference_name or "declared reference",
-        offset_xy_m=float(np.hypot(ref[0], ref[1])), base_axis_m=axis,
+        reference_m=ref,
+        reference_name=reference_name or "declared reference",
+        offset_xy_m=float(np.hypot(ref[0], ref[1])),
+        base_axis_m=axis,
         base_axis_joint=base_axis_joint,
-        reference_to_axis_m=float(np.hypot(*(ref[:2] - axis[:2]))))
+        reference_to_axis_m=float(np.hypot(*(ref[:2] - axis[:2]))),
+    )

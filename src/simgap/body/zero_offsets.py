@@ -56,8 +56,14 @@ class ZeroOffsetFit:
 
 
 class _Problem:
-    def __init__(self, kin: Kinematics, q: np.ndarray, p_cam: np.ndarray,
-                 joints: Sequence[str], fit_mount: bool) -> None:
+    def __init__(
+        self,
+        kin: Kinematics,
+        q: np.ndarray,
+        p_cam: np.ndarray,
+        joints: Sequence[str],
+        fit_mount: bool,
+    ) -> None:
         self.kin, self.q, self.p_cam = kin, q, p_cam
         self.joints = list(joints)
         self.cols = [kin.joint_names.index(j) for j in self.joints]
@@ -101,9 +107,15 @@ def _adds_rank(jac: np.ndarray, keep: list[int], k: int) -> bool:
     return bool(s[-1] / s[0] > RANK_TOL)
 
 
-def fit_zero_offsets(kin: Kinematics, q: npt.ArrayLike, p_cam: npt.ArrayLike, *,
-                     joints: Sequence[str] | None = None, fit_mount: bool = True,
-                     source: str = "") -> ZeroOffsetFit:
+def fit_zero_offsets(
+    kin: Kinematics,
+    q: npt.ArrayLike,
+    p_cam: npt.ArrayLike,
+    *,
+    joints: Sequence[str] | None = None,
+    fit_mount: bool = True,
+    source: str = "",
+) -> ZeroOffsetFit:
     """Least-squares joint zero offsets from camera-frame sightings of one static object.
 
     Args:
@@ -117,8 +129,11 @@ def fit_zero_offsets(kin: Kinematics, q: npt.ArrayLike, p_cam: npt.ArrayLike, *,
     qa = np.asarray(q, dtype=float)
     pa = np.asarray(p_cam, dtype=float)
     if qa.ndim != 2 or pa.shape != (qa.shape[0], 3):
-        raise InputError(file=source, expected="q shape (N, J) and p_cam shape (N, 3)",
-                         got=f"{qa.shape} and {pa.shape}")
+        raise InputError(
+            file=source,
+            expected="q shape (N, J) and p_cam shape (N, 3)",
+            got=f"{qa.shape} and {pa.shape}",
+        )
     cand = list(joints) if joints is not None else kin.chain_joints()
     # initial object position: each sighting mapped to the world with the nominal model
     pw = []
@@ -141,12 +156,17 @@ def fit_zero_offsets(kin: Kinematics, q: npt.ArrayLike, p_cam: npt.ArrayLike, *,
     prob = _Problem(kin, qa, pa, joints_kept, fit_mount)
     n_par = 3 + (6 if fit_mount else 0) + len(joints_kept)
     if qa.shape[0] * 3 <= n_par:
-        raise InputError(file=source, expected=f"more than {n_par // 3 + 1} poses",
-                         got=f"{qa.shape[0]} poses", fix="record the object from more poses")
+        raise InputError(
+            file=source,
+            expected=f"more than {n_par // 3 + 1} poses",
+            got=f"{qa.shape[0]} poses",
+            fix="record the object from more poses",
+        )
     th0 = np.concatenate([p0, np.zeros(n_par - 3)])
     before = float(np.sqrt(np.mean(prob.residual(th0) ** 2)))
-    sol = least_squares(prob.residual, th0, jac=lambda t: prob.jacobian(t), method="lm",
-                        xtol=1e-12, ftol=1e-12)
+    sol = least_squares(
+        prob.residual, th0, jac=lambda t: prob.jacobian(t), method="lm", xtol=1e-12, ftol=1e-12
+    )
     r = sol.fun
     half = jacobian_intervals(prob.jacobian(sol.x), r).half_width
     p, mount, delta = prob.unpack(sol.x)
@@ -155,6 +175,9 @@ def fit_zero_offsets(kin: Kinematics, q: npt.ArrayLike, p_cam: npt.ArrayLike, *,
         offset_rad={j: float(d) for j, d in zip(joints_kept, delta, strict=True)},
         ci95_rad={j: float(half[k0 + i]) for i, j in enumerate(joints_kept)},
         unidentifiable=tuple(j for j in cand if j not in joints_kept),
-        object_world_m=np.asarray(p), camera_mount=mount,
-        residual_rms_m=float(np.sqrt(np.mean(r ** 2))), residual_rms_before_m=before,
-        n_poses=int(qa.shape[0]))
+        object_world_m=np.asarray(p),
+        camera_mount=mount,
+        residual_rms_m=float(np.sqrt(np.mean(r**2))),
+        residual_rms_before_m=before,
+        n_poses=int(qa.shape[0]),
+    )

@@ -47,15 +47,24 @@ NOMINAL_INERTIA = 1e-3
 """Inertia assumed [kg m^2] when neither a BAM header nor a rig model gives the load."""
 
 
-def _loads_drives(logs: Sequence[ActuatorLog], joint: str, rig: Rig | None,
-                  ) -> tuple[list[JointLoad], list[Drive], str]:
+def _loads_drives(
+    logs: Sequence[ActuatorLog],
+    joint: str,
+    rig: Rig | None,
+) -> tuple[list[JointLoad], list[Drive], str]:
     if all(lg.meta.get("format") == "bam" for lg in logs):
         loads = []
         for lg in logs:
             m = lg.meta
-            loads.append(JointLoad(*pendulum_load(float(m["mass"]),  # type: ignore[arg-type]
-                                                  float(m["length"]),  # type: ignore[arg-type]
-                                                  float(m.get("arm_mass", 0.0)))))  # type: ignore[arg-type]
+            loads.append(
+                JointLoad(
+                    *pendulum_load(
+                        float(m["mass"]),  # type: ignore[arg-type]
+                        float(m["length"]),  # type: ignore[arg-type]
+                        float(m.get("arm_mass", 0.0)),  # type: ignore[arg-type]
+                    )
+                )
+            )
         return loads, [bam_drive(lg.meta) for lg in logs], "BAM header pendulum"
     if rig is not None and rig.model_path.is_file():
         from simgap.sim.load import joint_load
@@ -63,21 +72,31 @@ def _loads_drives(logs: Sequence[ActuatorLog], joint: str, rig: Rig | None,
         ld = joint_load(rig.model_path, joint)
         drive = rig_drive(rig) or Drive()  # the rig's servo family (deploy.servo_model), if any
         return [ld] * len(logs), [drive] * len(logs), f"MuJoCo model {rig.model_path.name}"
-    return ([JointLoad(inertia=NOMINAL_INERTIA)] * len(logs), [Drive()] * len(logs),
-            f"assumed inertia {NOMINAL_INERTIA:g} kg m^2 (no model)")
+    return (
+        [JointLoad(inertia=NOMINAL_INERTIA)] * len(logs),
+        [Drive()] * len(logs),
+        f"assumed inertia {NOMINAL_INERTIA:g} kg m^2 (no model)",
+    )
 
 
 def _verdict(res: JointResult, floor: float) -> str:
     """The one identification verdict (``simgap.fit.verdict``): the ideal actuator's
     held-out MAE against the selected rung's."""
-    return verdict(res.rung("ideal").validation_mae_rad,
-                   res.rung(res.selected).validation_mae_rad, floor)
+    return verdict(
+        res.rung("ideal").validation_mae_rad, res.rung(res.selected).validation_mae_rad, floor
+    )
 
 
-def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
-            validate: Sequence[ActuatorLog] = (), noise_floor_rad: float | None = None,
-            use_net: bool = True, seed: int = 0, out_dir: Path | None = None,
-            ) -> tuple[dict[str, Any], dict[str, JointResult]]:
+def analyse(
+    logs: Sequence[ActuatorLog],
+    *,
+    rig: Rig | None = None,
+    validate: Sequence[ActuatorLog] = (),
+    noise_floor_rad: float | None = None,
+    use_net: bool = True,
+    seed: int = 0,
+    out_dir: Path | None = None,
+) -> tuple[dict[str, Any], dict[str, JointResult]]:
     """Fit the ladder for every joint of ``logs`` and build the branch JSON.
 
     Args:
@@ -99,17 +118,29 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
     joints = logs[0].traj.joint_names
     for lg in all_logs:
         if lg.traj.joint_names != joints:
-            raise InputError(file=lg.source, field="joints", expected=f"the joints {joints}",
-                             got=lg.traj.joint_names, fix="give logs of the same joints")
+            raise InputError(
+                file=lg.source,
+                field="joints",
+                expected=f"the joints {joints}",
+                got=lg.traj.joint_names,
+                fix="give logs of the same joints",
+            )
     if rig is not None:
         for j in joints:
             rig.joint(j)  # a joint the rig does not map is an error listing the valid ones
-    floor = noise_floor_rad if noise_floor_rad is not None else (
-        rig.encoder_rad if rig is not None else ENCODER_RESOLUTION_RAD)
-    source = "rig noise.encoder_rad" if rig is not None and noise_floor_rad is None else (
-        "given" if noise_floor_rad is not None else "encoder resolution (4096 counts/turn)")
-    config = LadderConfig(noise_floor_rad=float(floor), noise_source=source, use_net=use_net,
-                          seed=seed)
+    floor = (
+        noise_floor_rad
+        if noise_floor_rad is not None
+        else (rig.encoder_rad if rig is not None else ENCODER_RESOLUTION_RAD)
+    )
+    source = (
+        "rig noise.encoder_rad"
+        if rig is not None and noise_floor_rad is None
+        else ("given" if noise_floor_rad is not None else "encoder resolution (4096 counts/turn)")
+    )
+    config = LadderConfig(
+        noise_floor_rad=float(floor), noise_source=source, use_net=use_net, seed=seed
+    )
     results: dict[str, JointResult] = {}
     joint_json: dict[str, Any] = {}
     verdicts = []
@@ -127,33 +158,52 @@ def analyse(logs: Sequence[ActuatorLog], *, rig: Rig | None = None,
         results[j] = res
         v = _verdict(res, float(floor))
         verdicts.append(v)
-        joint_json[j] = {"delay_s": res.delay_s, "selected": res.selected,
-                         "rungs": [r.to_dict() for r in res.rungs],
-                         "verdict": v, "stop_reason": res.stop_reason,
-                         "rungs_skipped": dict(res.skipped),
-                         "xcorr_delay_s": res.xcorr_delay_s, "load": load_src,
-                         "held_out": res.held_out or "leave-one-trajectory-out"}
-        if res.held_out == "validate":   # a single training log: they were the fold
+        joint_json[j] = {
+            "delay_s": res.delay_s,
+            "selected": res.selected,
+            "rungs": [r.to_dict() for r in res.rungs],
+            "verdict": v,
+            "stop_reason": res.stop_reason,
+            "rungs_skipped": dict(res.skipped),
+            "xcorr_delay_s": res.xcorr_delay_s,
+            "load": load_src,
+            "held_out": res.held_out or "leave-one-trajectory-out",
+        }
+        if res.held_out == "validate":  # a single training log: they were the fold
             joint_json[j]["held_out_logs"] = [str(x) for x in res.logs]
         if res.test_logs:
             sel = res.rung(res.selected).diagnostics
-            joint_json[j].update({"test_logs": [str(x) for x in res.test_logs],
-                                  "test_mae_rad": sel.get("test_mae_rad")})
+            joint_json[j].update(
+                {
+                    "test_logs": [str(x) for x in res.test_logs],
+                    "test_mae_rad": sel.get("test_mae_rad"),
+                }
+            )
     if not results:
         assert first_error is not None
         raise first_error
-    verdict = "implicated" if "implicated" in verdicts else (
-        "eliminated" if all(v == "eliminated" for v in verdicts) else "inconclusive")
-    out: dict[str, Any] = {"branch": "actuator", "verdict": verdict, "noise_floor_rad":
-                           float(floor), "noise_floor_source": source, "seed": seed,
-                           "joints": joint_json, "unexcited_joints": unexcited,
-                           "resampling": [dict(lg.resampling) for lg in all_logs]}
+    verdict = (
+        "implicated"
+        if "implicated" in verdicts
+        else ("eliminated" if all(v == "eliminated" for v in verdicts) else "inconclusive")
+    )
+    out: dict[str, Any] = {
+        "branch": "actuator",
+        "verdict": verdict,
+        "noise_floor_rad": float(floor),
+        "noise_floor_source": source,
+        "seed": seed,
+        "joints": joint_json,
+        "unexcited_joints": unexcited,
+        "resampling": [dict(lg.resampling) for lg in all_logs],
+    }
     if validate:
         out["selection_note"] = selection_note(out)
     if out_dir is not None:
         proof: dict[str, Any] = {}
-        out["artifacts"] = write_artifacts(results, all_logs, rig, Path(out_dir),
-                                           n_validate=len(validate), proof=proof)
+        out["artifacts"] = write_artifacts(
+            results, all_logs, rig, Path(out_dir), n_validate=len(validate), proof=proof
+        )
         out["patch_proof"] = proof
     return out, results
 
@@ -167,16 +217,20 @@ def selection_note(result: dict[str, Any]) -> str:
     parts = []
     if tested:
         schemes = sorted({result["joints"][j]["held_out"] for j in tested})
-        parts.append(f"{', '.join(tested)}: the rung and the friction family were selected "
-                     f"on the training logs ({', '.join(schemes)}); the --validate logs were "
-                     "left out of every fit and of the selection, so the error there "
-                     "(test_mae_rad) is an independent test of the selected fit")
+        parts.append(
+            f"{', '.join(tested)}: the rung and the friction family were selected "
+            f"on the training logs ({', '.join(schemes)}); the --validate logs were "
+            "left out of every fit and of the selection, so the error there "
+            "(test_mae_rad) is an independent test of the selected fit"
+        )
     if own:
-        parts.append(f"{', '.join(own)}: with a single training log there were no folds to "
-                     "select on, so the rung and the friction family were selected on the "
-                     "--validate logs and their error there is the selection's own score "
-                     "(the best of the candidates compared), not an independent test; give "
-                     "two or more training logs for that")
+        parts.append(
+            f"{', '.join(own)}: with a single training log there were no folds to "
+            "select on, so the rung and the friction family were selected on the "
+            "--validate logs and their error there is the selection's own score "
+            "(the best of the candidates compared), not an independent test; give "
+            "two or more training logs for that"
+        )
     return "; ".join(parts)
 
 
@@ -191,14 +245,22 @@ def _settings(res: JointResult, drive: Drive) -> Any:
     gain, vin = drive.gain, drive.vin
     limit = p["km"] * vin * drive.max_pwm if math.isfinite(drive.max_pwm) else None
     return ActuatorSettings(
-        kp=p["km"] * gain * vin, kv=p["dm"], delay_s=res.servo_delay_s,
-        lag_s=p["lag_s"] if p["lag_s"] > 0 else None, force_limit=limit,
-        damping=p["friction_viscous"], frictionloss=p["friction_base"],
-        armature=p["armature"] if "armature" in res.servo_free else None)
+        kp=p["km"] * gain * vin,
+        kv=p["dm"],
+        delay_s=res.servo_delay_s,
+        lag_s=p["lag_s"] if p["lag_s"] > 0 else None,
+        force_limit=limit,
+        damping=p["friction_viscous"],
+        frictionloss=p["friction_base"],
+        armature=p["armature"] if "armature" in res.servo_free else None,
+    )
 
 
-def proof_episodes(logs: Sequence[ActuatorLog], rig: Rig, n_validate: int,
-                   ) -> list[Trajectory]:
+def proof_episodes(
+    logs: Sequence[ActuatorLog],
+    rig: Rig,
+    n_validate: int,
+) -> list[Trajectory]:
     """The recordings a patch is proven on: the validation logs when given (the last
     ``n_validate`` of ``logs``), else every fitting log (the rung table then holds the
     held-out errors); joints named as in the rig's model."""
@@ -215,8 +277,11 @@ def _ident(joint: str) -> str:
     base = re.sub(r"\W", "_", joint, flags=re.ASCII).strip("_").upper() or "JOINT"
     if base[0].isdigit():
         base = "J_" + base
-    return base if base.lower() == joint.lower() else (
-        f"{base}_{hashlib.sha1(joint.encode()).hexdigest()[:6].upper()}")
+    return (
+        base
+        if base.lower() == joint.lower()
+        else (f"{base}_{hashlib.sha1(joint.encode()).hexdigest()[:6].upper()}")
+    )
 
 
 def _mjlab_snippet(joint: str, res: JointResult, drive: Drive, physics_dt: float) -> str:
@@ -225,18 +290,30 @@ def _mjlab_snippet(joint: str, res: JointResult, drive: Drive, physics_dt: float
     if res.selected != "servo" or not res.bam_params or not drive.known:
         return ""
     params = {**res.bam_params, "delay_s": res.servo_delay_s}
-    if not all(math.isfinite(float(v)) for v in params.values()
-               if isinstance(v, (int, float))):
+    if not all(math.isfinite(float(v)) for v in params.values() if isinstance(v, (int, float))):
         return ""
-    return export_mjlab.dc_motor_cfg(re.escape(joint), params, drive.gain, drive.vin, drive.max_pwm,
-                                     physics_dt, family=res.friction_family,
-                                     current_limit_a=drive.current_limit_a,
-                                     variable=f"{_ident(joint)}_ACTUATOR_CFG", joint=joint)
+    return export_mjlab.dc_motor_cfg(
+        re.escape(joint),
+        params,
+        drive.gain,
+        drive.vin,
+        drive.max_pwm,
+        physics_dt,
+        family=res.friction_family,
+        current_limit_a=drive.current_limit_a,
+        variable=f"{_ident(joint)}_ACTUATOR_CFG",
+        joint=joint,
+    )
 
 
-def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog],
-                    rig: Rig | None, out_dir: Path, n_validate: int = 0,
-                    proof: dict[str, Any] | None = None) -> dict[str, str]:
+def write_artifacts(
+    results: dict[str, JointResult],
+    logs: Sequence[ActuatorLog],
+    rig: Rig | None,
+    out_dir: Path,
+    n_validate: int = 0,
+    proof: dict[str, Any] | None = None,
+) -> dict[str, str]:
     """Write the MJCF patch (with a rig model; kept only when its replay proof passes, the
     proof put in ``proof``), Isaac Lab and mjlab snippets, BAM params, networks and the
     randomisation entry; returns name -> path."""
@@ -249,56 +326,69 @@ def write_artifacts(results: dict[str, JointResult], logs: Sequence[ActuatorLog]
 
         physics_dt = rig.physics_dt_s or model_timestep(rig.model_path)
     rig_servo = rig_drive(rig) if rig is not None else None
-    drives = {j: (bam_drive(logs[0].meta) if logs[0].meta.get("format") == "bam"
-                  else rig_servo or Drive())
-              for j in results}
+    drives = {
+        j: (
+            bam_drive(logs[0].meta) if logs[0].meta.get("format") == "bam" else rig_servo or Drive()
+        )
+        for j in results
+    }
     if rig is not None and rig.model_path.is_file():
         from simgap.sim.patch_proof import offer_patch
 
-        settings = {j: s for j, r in results.items()
-                    if (s := _settings(r, drives[j])) is not None}
+        settings = {j: s for j, r in results.items() if (s := _settings(r, drives[j])) is not None}
         if settings:
             path = out_dir / f"{rig.model_path.stem}_actuator_patch.xml"
-            offer = offer_patch(rig.model_path, path, settings,
-                                proof_episodes(logs, rig, n_validate))
+            offer = offer_patch(
+                rig.model_path, path, settings, proof_episodes(logs, rig, n_validate)
+            )
             proof["mjcf_patch"] = offer.to_dict()
             if offer.path is not None:
                 arts["mjcf_patch"] = str(offer.path)
     else:
         proof["mjcf_patch_not_offered"] = (
             "no MJCF patch: it needs the rig's model to patch and to prove on the logs; pass "
-            "--rig rig.toml (its model = the MJCF)" if rig is None else
-            f"no MJCF patch: the rig's model {rig.model_path} is not a file")
+            "--rig rig.toml (its model = the MJCF)"
+            if rig is None
+            else f"no MJCF patch: the rig's model {rig.model_path} is not a file"
+        )
     delays = [r.delay_s for r in results.values()]
     snippets, mjlab = [], []
     for j, r in results.items():
         d = drives[j]
         # a joint name reaches the generated source as a repr'd regex matching it alone
-        snippets.append(export.delayed_pd_cfg(re.escape(j), r, physics_dt, delays, d.gain,
-                                              d.vin))
+        snippets.append(export.delayed_pd_cfg(re.escape(j), r, physics_dt, delays, d.gain, d.vin))
         if r.net is not None:
             from simgap.actuator.net import save_torchscript
 
             npath = save_torchscript(r.net, out_dir / safe_filename(j, ".pt", "actuator_net_"))
             arts[f"net_{j}"] = str(npath)
             spacing = float(r.rung("net").params["history_spacing_s"])
-            snippets.append(export.actuator_net_cfg(re.escape(j), npath.name, physics_dt,
-                                                    spacing))
+            snippets.append(export.actuator_net_cfg(re.escape(j), npath.name, physics_dt, spacing))
         mj = _mjlab_snippet(j, r, d, physics_dt)
         if mj:
             mjlab.append(mj)
         bam = export_bam.joint_bam_json(r) or export.bam_params(
-            r, str(logs[0].meta.get("motor", j)))
+            r, str(logs[0].meta.get("motor", j))
+        )
         if bam:
             bpath = out_dir / safe_filename(j, ".json", "bam_params_")
             arts[f"bam_params_{j}"] = str(atomic_write_json(bpath, bam))
     if mjlab:  # each generated module is compiled before it is written (safe_names)
-        arts["mjlab"] = str(atomic_write_text(out_dir / "mjlab_actuators.py", checked_python(
-            "\n".join(mjlab), "mjlab_actuators.py")))
-    arts["isaaclab"] = str(atomic_write_text(out_dir / "isaaclab_actuators.py", checked_python(
-        "\n".join(snippets), "isaaclab_actuators.py")))
-    arts["randomisation"] = str(atomic_write_json(out_dir / "actuator_randomisation.json",
-                                                  export.randomisation(results)))
+        arts["mjlab"] = str(
+            atomic_write_text(
+                out_dir / "mjlab_actuators.py",
+                checked_python("\n".join(mjlab), "mjlab_actuators.py"),
+            )
+        )
+    arts["isaaclab"] = str(
+        atomic_write_text(
+            out_dir / "isaaclab_actuators.py",
+            checked_python("\n".join(snippets), "isaaclab_actuators.py"),
+        )
+    )
+    arts["randomisation"] = str(
+        atomic_write_json(out_dir / "actuator_randomisation.json", export.randomisation(results))
+    )
     return arts
 
 
@@ -316,35 +406,58 @@ def finding_from(out: dict[str, Any]) -> Finding:
         sel = rungs[jj["selected"]]["validation_mae_rad"]
         worst_ideal, worst_sel = max(worst_ideal, ideal), max(worst_sel, sel)
         # the rung's delay is the whole command-to-motion delay, its best fit: no interval
-        delay = {"total_s": jj["delay_s"], "reason": "the ladder's best fit of the selected "
-                 "rung: no interval", "source": f"actuator ladder, {jj['selected']} rung"}
-        joint_figures[j] = {"delay": delay, "selected": jj["selected"],
-                            "ideal_mae_rad": ideal, "selected_mae_rad": sel,
-                            "params": {k: v for k, v in rungs[jj["selected"]]["params"].items()
-                                       if isinstance(v, (int, float))
-                                       and not isinstance(v, bool)}}
-        parts.append(f"{j}: {jj['selected']} ({sel:.3g} rad vs ideal {ideal:.3g}, delay "
-                     f"{jj['delay_s'] * 1000:.1f} ms, the rung's best fit: no interval)")
+        delay = {
+            "total_s": jj["delay_s"],
+            "reason": "the ladder's best fit of the selected rung: no interval",
+            "source": f"actuator ladder, {jj['selected']} rung",
+        }
+        joint_figures[j] = {
+            "delay": delay,
+            "selected": jj["selected"],
+            "ideal_mae_rad": ideal,
+            "selected_mae_rad": sel,
+            "params": {
+                k: v
+                for k, v in rungs[jj["selected"]]["params"].items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)
+            },
+        }
+        parts.append(
+            f"{j}: {jj['selected']} ({sel:.3g} rad vs ideal {ideal:.3g}, delay "
+            f"{jj['delay_s'] * 1000:.1f} ms, the rung's best fit: no interval)"
+        )
     figures["worst_ideal_mae_rad"] = worst_ideal
     verdict = out["verdict"]
-    step = {"implicated": "Apply the exported actuator model (MJCF patch or Isaac Lab config) "
-                          "in simulation and randomise what stays uncertain, then re-train.",
-            "eliminated": "The actuators track their commands within the noise floor; look "
-                          "at the next branch.",
-            "inconclusive": "Record richer excitation ('simgap excite') and fit again."}[verdict]
+    step = {
+        "implicated": "Apply the exported actuator model (MJCF patch or Isaac Lab config) "
+        "in simulation and randomise what stays uncertain, then re-train.",
+        "eliminated": "The actuators track their commands within the noise floor; look "
+        "at the next branch.",
+        "inconclusive": "Record richer excitation ('simgap excite') and fit again.",
+    }[verdict]
     offer = out.get("patch_proof", {}).get("mjcf_patch")
     if offer is not None:
         figures["patch_proof"] = offer
         if verdict == "implicated" and offer.get("path") is None:
-            step = ("Do not apply an MJCF patch yet: the fitted model failed its replay proof "
-                    f"({offer['proof']['reason']}). Use the Isaac Lab or BAM export only after "
-                    "checking it, and record a validation log to prove a refit.")
-    return Finding(branch="actuator", verdict=Verdict(verdict),
-                   figures=LadderFigures.from_mapping(figures),
-                   title="Actuator dynamics", summary="; ".join(parts),
-                   key_figure="worst_ideal_mae_rad", residual=worst_sel, noise_floor=floor,
-                   residual_unit="rad", artifacts=out.get("artifacts", {}), next_step=step,
-                   details=LadderDetails.from_result(out))
+            step = (
+                "Do not apply an MJCF patch yet: the fitted model failed its replay proof "
+                f"({offer['proof']['reason']}). Use the Isaac Lab or BAM export only after "
+                "checking it, and record a validation log to prove a refit."
+            )
+    return Finding(
+        branch="actuator",
+        verdict=Verdict(verdict),
+        figures=LadderFigures.from_mapping(figures),
+        title="Actuator dynamics",
+        summary="; ".join(parts),
+        key_figure="worst_ideal_mae_rad",
+        residual=worst_sel,
+        noise_floor=floor,
+        residual_unit="rad",
+        artifacts=out.get("artifacts", {}),
+        next_step=step,
+        details=LadderDetails.from_result(out),
+    )
 
 
 def assess(ctx: Context) -> list[Finding]:
@@ -370,6 +483,11 @@ def assess(ctx: Context) -> list[Finding]:
         return [not_measured(spec)]
     out_dir = None if ctx.out_dir is None else Path(ctx.out_dir) / "actuator"
     ctx.progress("actuator: fitting the ladder", 0.0)
-    out, _ = analyse(logs, rig=rig, seed=ctx.seed, out_dir=out_dir,
-                     use_net=bool(ctx.options.get("actuator_net", True)))
+    out, _ = analyse(
+        logs,
+        rig=rig,
+        seed=ctx.seed,
+        out_dir=out_dir,
+        use_net=bool(ctx.options.get("actuator_net", True)),
+    )
     return [finding_from(out)]

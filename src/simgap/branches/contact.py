@@ -31,9 +31,14 @@ from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
 OBJECT_NOISE_M = 0.002
-NAMES = {("grip", "sliding"): "friction", ("support", "sliding"): "support_friction",
-         ("grip", "torsional"): "torsional", ("grip", "rolling"): "rolling",
-         ("grip", "solref"): "solref", ("grip", "solimp"): "solimp"}
+NAMES = {
+    ("grip", "sliding"): "friction",
+    ("support", "sliding"): "support_friction",
+    ("grip", "torsional"): "torsional",
+    ("grip", "rolling"): "rolling",
+    ("grip", "solref"): "solref",
+    ("grip", "solimp"): "solimp",
+}
 """Figure prefix of each (pair group, coefficient)."""
 
 
@@ -69,11 +74,13 @@ def _num(v: float | None) -> str:
 
 def _stage_figures(name: str, st: Stage) -> dict[str, Any]:
     iv = st.interval
-    f: dict[str, Any] = {f"{name}_nominal": st.nominal,
-                         f"{name}_best": iv.best,
-                         f"{name}_interval": [iv.lo, iv.hi],
-                         f"{name}_identifiable": iv.identifiable,
-                         f"{name}_rms_nominal_m": st.base_rms_m}
+    f: dict[str, Any] = {
+        f"{name}_nominal": st.nominal,
+        f"{name}_best": iv.best,
+        f"{name}_interval": [iv.lo, iv.hi],
+        f"{name}_identifiable": iv.identifiable,
+        f"{name}_rms_nominal_m": st.base_rms_m,
+    }
     if st.skipped:
         f[f"{name}_status"] = f"not run: {st.skipped}"
         return f
@@ -82,9 +89,12 @@ def _stage_figures(name: str, st: Stage) -> dict[str, Any]:
     if st.rms_rad.any():
         f[f"{name}_rms_nominal_rad"] = st.base_rms_rad
         f[f"{name}_rms_best_rad"] = float(st.rms_rad[k])
-    f[f"{name}_status"] = "fitted" if st.accepted else (
-        ("the model's value is excluded; " if st.excluded else "") + iv.reason) or \
-        "model within interval"
+    f[f"{name}_status"] = (
+        "fitted"
+        if st.accepted
+        else (("the model's value is excluded; " if st.excluded else "") + iv.reason)
+        or "model within interval"
+    )
     return f
 
 
@@ -118,13 +128,24 @@ def patch_entries(fit: ContactFit) -> list[dict[str, Any]]:
             si[1] = fitted["solimp"]
             si[0] = min(si[0], si[1])
         g1, g2 = geoms.split("|")
-        out.append({"geom1": g1, "geom2": g2, "condim": condim, "friction": fr,
-                    "solref": sr, "solimp": si, "fitted": sorted(fitted), "rule": v.rule})
+        out.append(
+            {
+                "geom1": g1,
+                "geom2": g2,
+                "condim": condim,
+                "friction": fr,
+                "solref": sr,
+                "solimp": si,
+                "fitted": sorted(fitted),
+                "rule": v.rule,
+            }
+        )
     return out
 
 
-def offer_patch(rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_dir: Any
-                ) -> tuple[dict[str, str], dict[str, Any]]:
+def offer_patch(
+    rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_dir: Any
+) -> tuple[dict[str, str], dict[str, Any]]:
     """Write, replay and judge the pair patch: (artifacts, details)."""
     from simgap.contact.identify import replay_logs
     from simgap.contact.pair import pair_entry, patch_xml, write_checked
@@ -137,24 +158,39 @@ def offer_patch(rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_di
         return {}, info
     if ho is None or not (ho["better"] and all(ho["better_each"])):
         info["offered"] = False
-        info["why"] = ("one push only: no held-out push to prove the patch on" if ho is None
-                       else "the refitted model does not beat the model on every held-out "
-                            "push")
+        info["why"] = (
+            "one push only: no held-out push to prove the patch on"
+            if ho is None
+            else "the refitted model does not beat the model on every held-out push"
+        )
         return {}, info
     path = out_dir / "contact_pair.xml"
-    text = patch_xml(rig.model_path, path, [
-        pair_entry(e["geom1"], e["geom2"], e["condim"], e["friction"], e["solref"],
-                   e["solimp"]) for e in entries],
-        comment="fitted: " + ", ".join(f"{g}.{f} = {v:.4g}" for (g, f), v in
-                                       fit.writes.items()))
+    text = patch_xml(
+        rig.model_path,
+        path,
+        [
+            pair_entry(e["geom1"], e["geom2"], e["condim"], e["friction"], e["solref"], e["solimp"])
+            for e in entries
+        ],
+        comment="fitted: " + ", ".join(f"{g}.{f} = {v:.4g}" for (g, f), v in fit.writes.items()),
+    )
     write_checked(rig.model_path, path, text)
     assert rig.object_body is not None
-    sim = replay_file(str(path), rig.joint_names, rig.object_body, replay_logs(
-        logs, rig.joint_names), interp=rig.command_interp, physics_dt=rig.physics_dt_s)
+    sim = replay_file(
+        str(path),
+        rig.joint_names,
+        rig.object_body,
+        replay_logs(logs, rig.joint_names),
+        interp=rig.command_interp,
+        physics_dt=rig.physics_dt_s,
+    )
     s = score(sim, [(lg.obj_pos, lg.obj_quat) for lg in logs], noise)
-    info.update(offered=True, replayed_rms_m=float(s.rms_m()[0]),
-                replayed_rms_rad=float(s.rms_rad()[0]),
-                model_rms_m=float(fit.nominal.rms_m()[0]))
+    info.update(
+        offered=True,
+        replayed_rms_m=float(s.rms_m()[0]),
+        replayed_rms_rad=float(s.rms_rad()[0]),
+        model_rms_m=float(fit.nominal.rms_m()[0]),
+    )
     return {"pair_patch": str(path)}, info
 
 
@@ -162,16 +198,31 @@ def _not_measured(spec: Any, rig: Rig) -> Finding:
     """The not-measured Finding naming only what the rig lacks of what the branch reads."""
     from simgap.branches.context import not_measured
 
-    missing = [what for what, absent in (
-        ("evidence.push_logs (logged pushes)", not rig.evidence.push_logs),
-        ("model.object_body (the pushed object's body)", rig.object_body is None),
-        ("model.object_geom (the pushed object's geom)", rig.object_geom is None)) if absent]
+    missing = [
+        what
+        for what, absent in (
+            ("evidence.push_logs (logged pushes)", not rig.evidence.push_logs),
+            ("model.object_body (the pushed object's body)", rig.object_body is None),
+            ("model.object_geom (the pushed object's geom)", rig.object_geom is None),
+        )
+        if absent
+    ]
     needs = " and ".join(missing)
-    step = "Add " + needs + " to rig.toml" + (
-        " (log pushes of the object first: one CSV per push, docs/formats.md)."
-        if not rig.evidence.push_logs else ".")
-    return replace(not_measured(spec, f"Not measured: the rig gives no {needs}."),
-                   next_step=step, needs=tuple(missing))
+    step = (
+        "Add "
+        + needs
+        + " to rig.toml"
+        + (
+            " (log pushes of the object first: one CSV per push, docs/formats.md)."
+            if not rig.evidence.push_logs
+            else "."
+        )
+    )
+    return replace(
+        not_measured(spec, f"Not measured: the rig gives no {needs}."),
+        next_step=step,
+        needs=tuple(missing),
+    )
 
 
 def assess(ctx: Any) -> list[Finding]:
@@ -185,15 +236,27 @@ def assess(ctx: Any) -> list[Finding]:
     problems = [p.to_dict() for p in lint_model(rig.model_path)]
     logs = ctx.evidence.get("push_logs", push_logs)
     noise = _noise(rig)
-    fit = identify(str(rig.model_path), rig.joint_names, logs, rig.object_body,
-                   rig.object_geom, rig.gripper_geoms, noise,
-                   support_geoms=rig.support_geoms, interp=rig.command_interp,
-                   physics_dt=rig.physics_dt_s)
+    fit = identify(
+        str(rig.model_path),
+        rig.joint_names,
+        logs,
+        rig.object_body,
+        rig.object_geom,
+        rig.gripper_geoms,
+        noise,
+        support_geoms=rig.support_geoms,
+        interp=rig.command_interp,
+        physics_dt=rig.physics_dt_s,
+    )
     primary = "grip" if "grip" in fit.pairs else "support"
-    figures: dict[str, Any] = {"lint_problems": len(problems), "object_noise_m": noise.m,
-                               "object_noise_rad": noise.rad, "pushes": len(logs),
-                               "rms_nominal_m": float(fit.nominal.rms_m()[0]),
-                               "rms_fitted_m": float(fit.fitted.rms_m()[0])}
+    figures: dict[str, Any] = {
+        "lint_problems": len(problems),
+        "object_noise_m": noise.m,
+        "object_noise_rad": noise.rad,
+        "pushes": len(logs),
+        "rms_nominal_m": float(fit.nominal.rms_m()[0]),
+        "rms_fitted_m": float(fit.fitted.rms_m()[0]),
+    }
     figures.update(_figures(fit, primary))
     accepted = [s for s in fit.stages if s.accepted]
     excluded = [s for s in fit.stages if s.excluded and not s.accepted]
@@ -205,49 +268,73 @@ def assess(ctx: Any) -> list[Finding]:
     rules = sorted({v.rule for (g, _), v in fit.values.items() if g in groups})
     if accepted or excluded:
         verdict = Verdict.IMPLICATED
-        parts = [f"{s.group}.{s.field} {s.nominal:.3g} -> {s.interval.best:.3g} (95 % "
-                 f"{s.interval.lo:.3g}..{s.interval.hi:.3g})" for s in accepted
-                 if s.interval.best is not None and s.interval.lo is not None
-                 and s.interval.hi is not None]
-        summary = ("Identified through explicit pairs: " + ", ".join(parts)
-                   + f"; RMS object error {fit.nominal.rms_m()[0]:.3g} -> "
-                     f"{fit.fitted.rms_m()[0]:.3g} m over {len(logs)} push(es)."
-                   if parts else "")
+        parts = [
+            f"{s.group}.{s.field} {s.nominal:.3g} -> {s.interval.best:.3g} (95 % "
+            f"{s.interval.lo:.3g}..{s.interval.hi:.3g})"
+            for s in accepted
+            if s.interval.best is not None
+            and s.interval.lo is not None
+            and s.interval.hi is not None
+        ]
+        summary = (
+            "Identified through explicit pairs: "
+            + ", ".join(parts)
+            + f"; RMS object error {fit.nominal.rms_m()[0]:.3g} -> "
+            f"{fit.fitted.rms_m()[0]:.3g} m over {len(logs)} push(es)."
+            if parts
+            else ""
+        )
         for s in excluded:
             k = s.best_index
-            summary += (f" The model's {s.group}.{s.field} {s.nominal:.3g} is excluded by "
-                        f"the pushes (RMS {s.base_rms_m:.3g} m against {s.rms_m[k]:.3g} m "
-                        f"within the range that fits), but {s.interval.reason}.")
+            summary += (
+                f" The model's {s.group}.{s.field} {s.nominal:.3g} is excluded by "
+                f"the pushes (RMS {s.base_rms_m:.3g} m against {s.rms_m[k]:.3g} m "
+                f"within the range that fits), but {s.interval.reason}."
+            )
         summary = summary.strip()
         if any("equal priority" in r for r in rules):
-            summary += (" A geom-level value would have been inert here: MuJoCo mixes two "
-                        "geoms by priority, then takes the larger friction, so only the "
-                        "pair decides.")
+            summary += (
+                " A geom-level value would have been inert here: MuJoCo mixes two "
+                "geoms by priority, then takes the larger friction, so only the "
+                "pair decides."
+            )
         if any(s.field == "torsional" for s in accepted):
             summary += " Torsional friction needs condim 4: the patch raises it."
         m = fit.mass
-        if m is not None and m.interval.identifiable and float(m.rms_m.min()) <= \
-                float(fit.fitted.rms_m()[0]) + noise.m:
-            summary += (" The object's mass alone explains the pushes equally: they are "
-                        "confounded in these logs (a quasi-static push sees friction x "
-                        "mass); weigh the object or tilt-test it to split them.")
+        if (
+            m is not None
+            and m.interval.identifiable
+            and float(m.rms_m.min()) <= float(fit.fitted.rms_m()[0]) + noise.m
+        ):
+            summary += (
+                " The object's mass alone explains the pushes equally: they are "
+                "confounded in these logs (a quasi-static push sees friction x "
+                "mass); weigh the object or tilt-test it to split them."
+            )
         om = fit.sliding_over_mass
         if om is not None:
             lo, hi = om["interval"]
             at_m0 = om["intervals"][0]
-            summary += (f" The pushes do not pin the object's mass (the model's "
-                        f"{om['masses_kg'][0]:.3g} kg could be anything from "
-                        f"{om['masses_kg'][1]:.3g} to {om['masses_kg'][2]:.3g} kg), and a "
-                        f"quasi-static push sees friction x mass: over that mass range the "
-                        f"{om['group']} sliding friction fits {_num(lo)}..{_num(hi)} (at the "
-                        f"model's mass {_num(at_m0[0])}..{_num(at_m0[1])}); weigh the object "
-                        "to read the friction at its real mass.")
-        nxt = ("Measure the identified coefficient on the bench (simgap contact measure) "
-               "and apply the pair patch" + ("" if artifacts else
-                                             " once a held-out push confirms it") + ".")
+            summary += (
+                f" The pushes do not pin the object's mass (the model's "
+                f"{om['masses_kg'][0]:.3g} kg could be anything from "
+                f"{om['masses_kg'][1]:.3g} to {om['masses_kg'][2]:.3g} kg), and a "
+                f"quasi-static push sees friction x mass: over that mass range the "
+                f"{om['group']} sliding friction fits {_num(lo)}..{_num(hi)} (at the "
+                f"model's mass {_num(at_m0[0])}..{_num(at_m0[1])}); weigh the object "
+                "to read the friction at its real mass."
+            )
+        nxt = (
+            "Measure the identified coefficient on the bench (simgap contact measure) "
+            "and apply the pair patch"
+            + ("" if artifacts else " once a held-out push confirms it")
+            + "."
+        )
     elif np.all(fit.nominal.rms_m() <= NOISE_MULTIPLE * noise.m) and (
-            fit.nominal.n_rot.sum() == 0 or noise.rad is None
-            or fit.nominal.rms_rad()[0] <= NOISE_MULTIPLE * noise.rad):
+        fit.nominal.n_rot.sum() == 0
+        or noise.rad is None
+        or fit.nominal.rms_rad()[0] <= NOISE_MULTIPLE * noise.rad
+    ):
         verdict = Verdict.ELIMINATED
         summary = "The model reproduces the logged pushes within tracker noise."
         nxt = "Contact is not the gap; continue down the ladder."
@@ -257,16 +344,33 @@ def assess(ctx: Any) -> list[Finding]:
         nxt = "Log more pushes (different directions and speeds) or check the object pose."
     flat = [s for s in fit.stages if not s.skipped and not s.interval.identifiable]
     if flat:
-        summary += " " + "; ".join(f"{s.group}.{s.field}: {s.interval.reason}"
-                                   for s in flat[:2]) + "."
-    return [Finding(branch="contact", verdict=verdict, title="Contact", summary=summary,
-                    next_step=nxt, figures=ContactFigures.from_mapping(figures),
-                    key_figure="friction_best",
-                    residual=float(fit.fitted.rms_m()[0]), noise_floor=noise.m,
-                    residual_unit="m", artifacts=artifacts,
-                    details=ContactDetails.from_mapping(
-                        {"sweeps": {f"{s.group}.{s.field}": s.to_dict()
-                                    for s in fit.stages if not s.skipped},
-                         "mass": fit.mass.to_dict() if fit.mass else None,
-                         "mixing": {f"{g}:{k}": v.to_dict() for (g, k), v in fit.values.items()},
-                         "patch": patch_info, "lint": problems[:50]}, where="details"))]
+        summary += (
+            " " + "; ".join(f"{s.group}.{s.field}: {s.interval.reason}" for s in flat[:2]) + "."
+        )
+    return [
+        Finding(
+            branch="contact",
+            verdict=verdict,
+            title="Contact",
+            summary=summary,
+            next_step=nxt,
+            figures=ContactFigures.from_mapping(figures),
+            key_figure="friction_best",
+            residual=float(fit.fitted.rms_m()[0]),
+            noise_floor=noise.m,
+            residual_unit="m",
+            artifacts=artifacts,
+            details=ContactDetails.from_mapping(
+                {
+                    "sweeps": {
+                        f"{s.group}.{s.field}": s.to_dict() for s in fit.stages if not s.skipped
+                    },
+                    "mass": fit.mass.to_dict() if fit.mass else None,
+                    "mixing": {f"{g}:{k}": v.to_dict() for (g, k), v in fit.values.items()},
+                    "patch": patch_info,
+                    "lint": problems[:50],
+                },
+                where="details",
+            ),
+        )
+    ]

@@ -40,26 +40,60 @@ class BranchSpec:
 
 
 LADDER: tuple[BranchSpec, ...] = (
-    BranchSpec("plumbing", "simgap.branches.plumbing", 0.5,
-               ("evidence.trace (a deployment trace from the fake arm or the real one)",)),
-    BranchSpec("training", "simgap.branches.training", 0.6,
-               ("a [training] section (simgap init --maniskill-config)",)),
-    BranchSpec("phases", "simgap.branches.phases", 0.7,
-               ("evidence.dataset or evidence.sim_dataset (recorded rollouts)",)),
-    BranchSpec("envelope", "simgap.branches.envelope", 0.8,
-               ("evidence.dataset and a [training] section",)),
-    BranchSpec("latency", "simgap.branches.latency", 1.0,
-               ("evidence.timing_logs or evidence.client_logs/server_logs",)),
-    BranchSpec("contact", "simgap.branches.contact", 2.0,
-               ("evidence.push_logs (logged pushes) and model.object_body",)),
-    BranchSpec("actuator", "simgap.branches.actuator", 3.0,
-               ("evidence.actuator_logs or evidence.dataset",)),
-    BranchSpec("controller", "simgap.branches.controller", 3.5,
-               ("evidence.dataset with actions, and model.ee_site",)),
-    BranchSpec("body", "simgap.branches.body", 3.7,
-               ("evidence.static_object_poses or frame.origin_reference_m",)),
-    BranchSpec("appearance", "simgap.branches.appearance", 4.0,
-               ("evidence.frames or camera frames in evidence.dataset", "a [camera] section")),
+    BranchSpec(
+        "plumbing",
+        "simgap.branches.plumbing",
+        0.5,
+        ("evidence.trace (a deployment trace from the fake arm or the real one)",),
+    ),
+    BranchSpec(
+        "training",
+        "simgap.branches.training",
+        0.6,
+        ("a [training] section (simgap init --maniskill-config)",),
+    ),
+    BranchSpec(
+        "phases",
+        "simgap.branches.phases",
+        0.7,
+        ("evidence.dataset or evidence.sim_dataset (recorded rollouts)",),
+    ),
+    BranchSpec(
+        "envelope", "simgap.branches.envelope", 0.8, ("evidence.dataset and a [training] section",)
+    ),
+    BranchSpec(
+        "latency",
+        "simgap.branches.latency",
+        1.0,
+        ("evidence.timing_logs or evidence.client_logs/server_logs",),
+    ),
+    BranchSpec(
+        "contact",
+        "simgap.branches.contact",
+        2.0,
+        ("evidence.push_logs (logged pushes) and model.object_body",),
+    ),
+    BranchSpec(
+        "actuator", "simgap.branches.actuator", 3.0, ("evidence.actuator_logs or evidence.dataset",)
+    ),
+    BranchSpec(
+        "controller",
+        "simgap.branches.controller",
+        3.5,
+        ("evidence.dataset with actions, and model.ee_site",),
+    ),
+    BranchSpec(
+        "body",
+        "simgap.branches.body",
+        3.7,
+        ("evidence.static_object_poses or frame.origin_reference_m",),
+    ),
+    BranchSpec(
+        "appearance",
+        "simgap.branches.appearance",
+        4.0,
+        ("evidence.frames or camera frames in evidence.dataset", "a [camera] section"),
+    ),
 )
 """Every branch, cheapest first. Each module exposes ``assess(ctx) -> list[Finding]``."""
 
@@ -95,6 +129,10 @@ def not_measured(spec: BranchSpec, why: str = "") -> Finding:
     """The Finding of a branch that could not run, naming the evidence it needs."""
     needs = " and ".join(spec.needs) if spec.needs else "its evidence"
     return Finding(
-        branch=spec.name, verdict=Verdict.NOT_MEASURED, title=spec.name.capitalize(),
+        branch=spec.name,
+        verdict=Verdict.NOT_MEASURED,
+        title=spec.name.capitalize(),
         summary=why or f"Not measured: the rig gives no {needs}.",
-        next_step=f"Record {needs} and name it in rig.toml.", needs=spec.needs)
+        next_step=f"Record {needs} and name it in rig.toml.",
+        needs=spec.needs,
+    )

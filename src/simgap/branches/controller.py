@@ -18,15 +18,21 @@ def load_episodes(rig: Rig, dataset: Any) -> list[Episode]:
     from simgap.evidence.lerobot import dataset_trajectories
 
     ee_delta = rig.action_space == "ee_delta"
-    trajs = dataset_trajectories(dataset, rig, command_key="observation.state"
-                                 if ee_delta else "action")
+    trajs = dataset_trajectories(
+        dataset, rig, command_key="observation.state" if ee_delta else "action"
+    )
     out = []
     for tr in trajs:
         action = dataset.vector("action", tr.episode) if ee_delta else tr.q_cmd
-        pose = dataset.vector(EE_POSE_KEY, tr.episode) if EE_POSE_KEY in dataset.features \
-            else None
-        out.append(Episode(t=np.asarray(tr.t, dtype=float), q=np.asarray(tr.q),
-                           action=np.asarray(action), ee_pose=pose))
+        pose = dataset.vector(EE_POSE_KEY, tr.episode) if EE_POSE_KEY in dataset.features else None
+        out.append(
+            Episode(
+                t=np.asarray(tr.t, dtype=float),
+                q=np.asarray(tr.q),
+                action=np.asarray(action),
+                ee_pose=pose,
+            )
+        )
     return out
 
 
@@ -64,26 +70,50 @@ def assess(ctx: Any) -> list[Finding]:
         return [controller_record.finding(ctx)]
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
     episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
-    rep = controller_report(rig, episodes, seed=ctx.seed,
-                            maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER,
-                            compute=ctx.compute)
+    rep = controller_report(
+        rig,
+        episodes,
+        seed=ctx.seed,
+        maxfun=LADDER_MAXFUN,
+        max_iter=LADDER_MAX_ITER,
+        compute=ctx.compute,
+    )
     unid = [f"{j}.{k}" for j, d in rep["identified"].items() for k, ok in d.items() if not ok]
-    summary = (f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
-               f"({rep['best']}); noise floor {rep['noise_floor']:.2g}.")
+    summary = (
+        f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
+        f"({rep['best']}); noise floor {rep['noise_floor']:.2g}."
+    )
     if unid:
         summary += f" Not identifiable from these logs: {', '.join(unid)}."
-    nxt = {"implicated": "Set the fitted kp/kv in the model's position actuators and "
-                         "re-train or re-evaluate.",
-           "eliminated": "The nominal servo gains reproduce the logged motion; look "
-                         "elsewhere.",
-           "inconclusive": "Log richer motions (faster, larger, all joints) and refit."}
-    return [Finding(branch="controller", verdict=Verdict(rep["verdict"]), title="Controller",
-                    summary=summary, next_step=nxt[rep["verdict"]], key_figure="loss_after",
-                    figures=SimplerFigures.from_mapping(
-                        {"loss_before": rep["loss_before"], "loss_after": rep["loss_after"],
-                         "noise_floor": rep["noise_floor"], "cond": rep["cond"],
-                         "intervals": rep["intervals"], **contract_figures(rep)}),
-                    residual=rep["loss_after"], noise_floor=rep["noise_floor"],
-                    residual_unit=POSE_LOSS,
-                    details=SimplerDetails.from_mapping(
-                        {k: v for k, v in rep.items() if k != "branch"}, where="details"))]
+    nxt = {
+        "implicated": "Set the fitted kp/kv in the model's position actuators and "
+        "re-train or re-evaluate.",
+        "eliminated": "The nominal servo gains reproduce the logged motion; look elsewhere.",
+        "inconclusive": "Log richer motions (faster, larger, all joints) and refit.",
+    }
+    return [
+        Finding(
+            branch="controller",
+            verdict=Verdict(rep["verdict"]),
+            title="Controller",
+            summary=summary,
+            next_step=nxt[rep["verdict"]],
+            key_figure="loss_after",
+            figures=SimplerFigures.from_mapping(
+                {
+                    "loss_before": rep["loss_before"],
+                    "loss_after": rep["loss_after"],
+                    "noise_floor": rep["noise_floor"],
+                    "cond": rep["cond"],
+                    "intervals": rep["intervals"],
+                    **contract_figures(rep),
+                }
+            ),
+            residual=rep["loss_after"],
+            noise_floor=rep["noise_floor"],
+            residual_unit=POSE_LOSS,
+            details=SimplerDetails.from_mapping(
+                {k: v for k, v in rep.items() if k != "branch"}, where="details"
+            ),
+        )
+    ]

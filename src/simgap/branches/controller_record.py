@@ -58,12 +58,17 @@ def cross_check(ctx: Any, delay_s: float) -> dict[str, Any]:
     ds = ctx.evidence.get("lerobot_dataset", rig_recording)
     episodes = spread(load_episodes(rig, ds), int(ctx.options.get("controller_episodes", 1)))
     problem = replace(controller_problem(rig, episodes), delay_s=float(delay_s))
-    fit = fit_controller(problem, seed=ctx.seed,
-                         maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER,
-                         backend=ctx.compute)
-    return {"delay_s": float(delay_s), "loss_before": fit["loss_before"],
-            "loss_after": fit["loss_after"], "noise_floor": noise_floor(rig, problem),
-            "simpler_params": fit["params"], "role": "cross-check (not the estimate of record)"}
+    fit = fit_controller(
+        problem, seed=ctx.seed, maxfun=LADDER_MAXFUN, max_iter=LADDER_MAX_ITER, backend=ctx.compute
+    )
+    return {
+        "delay_s": float(delay_s),
+        "loss_before": fit["loss_before"],
+        "loss_after": fit["loss_after"],
+        "noise_floor": noise_floor(rig, problem),
+        "simpler_params": fit["params"],
+        "role": "cross-check (not the estimate of record)",
+    }
 
 
 def finding(ctx: Any) -> Finding:
@@ -71,18 +76,23 @@ def finding(ctx: Any) -> Finding:
     js = identification(ctx)
     params, iv, unid, changed = _gains(js)
     delay = float(np.median(list(js["delay_s"].values())))
-    figures: dict[str, Any] = {"params": params, "params_interval": iv,
-                               "not_identifiable": unid, "delay_s": js["delay_s"],
-                               "delay_interval_s": js["delay_interval_s"],
-                               "estimate_of_record": "the joint-dynamics fit shared with the "
-                                                     "actuator branch"}
+    figures: dict[str, Any] = {
+        "params": params,
+        "params_interval": iv,
+        "not_identifiable": unid,
+        "delay_s": js["delay_s"],
+        "delay_interval_s": js["delay_interval_s"],
+        "estimate_of_record": "the joint-dynamics fit shared with the actuator branch",
+    }
     if ctx.options.get("controller_cross_check", False):
         figures["simpler_cross_check"] = cross_check(ctx, delay)
     if changed:
         verdict = Verdict.IMPLICATED
         summary = "Servo gains differ from the model: " + "; ".join(changed) + "."
-        step = ("Set the identified kp/kv (figures.params) in the model's position actuators "
-                "and re-train or re-evaluate.")
+        step = (
+            "Set the identified kp/kv (figures.params) in the model's position actuators "
+            "and re-train or re-evaluate."
+        )
     elif js["verdict"] == "eliminated":
         verdict = Verdict.ELIMINATED
         summary = "The model's servo gains replay the recording within the noise floor."
@@ -92,12 +102,21 @@ def finding(ctx: Any) -> Finding:
         summary = "No gain is identified as different from the model's."
         step = "Log richer, slower motions (the servo saturates less) and refit."
     if unid:
-        summary += " Not identifiable: " + ", ".join(f"{j}.{k}" for j, d in unid.items()
-                                                     for k in d) + "."
+        summary += (
+            " Not identifiable: " + ", ".join(f"{j}.{k}" for j, d in unid.items() for k in d) + "."
+        )
     rms = js["identified_rms_rad"]
     floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())
-    return Finding(branch="controller", verdict=verdict, title="Controller", summary=summary,
-                   next_step=step, key_figure=None, figures=GainsFigures.from_mapping(figures),
-                   residual=max(rms.values()), noise_floor=floor, residual_unit="rad",
-                   details=GainsDetails.from_mapping({"gains_changed": changed},
-                                                     where="details"))
+    return Finding(
+        branch="controller",
+        verdict=verdict,
+        title="Controller",
+        summary=summary,
+        next_step=step,
+        key_figure=None,
+        figures=GainsFigures.from_mapping(figures),
+        residual=max(rms.values()),
+        noise_floor=floor,
+        residual_unit="rad",
+        details=GainsDetails.from_mapping({"gains_changed": changed}, where="details"),
+    )

@@ -36,8 +36,12 @@ BRANCH = "evidence"
 TITLE = "Command shaping"
 AGREE_RATIO = 1.35
 """A bound the data prefer within this factor of the stated one agrees with it."""
-KEYS = ("deploy.max_relative_target", "deploy.goal_speed_rad_s", "deploy.servo_p_gain",
-        "deploy.gripper_torque_limit")
+KEYS = (
+    "deploy.max_relative_target",
+    "deploy.goal_speed_rad_s",
+    "deploy.servo_p_gain",
+    "deploy.gripper_torque_limit",
+)
 
 
 def _mrad(x: float) -> str:
@@ -54,32 +58,43 @@ def finding(rig: Rig, ds: Any) -> Finding:
     cs = search_clip(rig, trajs)
     shaping = shaping_of(rig)
     prov = {k: rig.provenance(k) for k in KEYS}
-    figs: dict[str, Any] = {"clip_search": cs.figures(), "provenance": prov,
-                            "stated_max_relative_target": list(shaping.bound_recorded)
-                            if shaping.bound_recorded else None,
-                            "stated_goal_speed_rad_s": shaping.speed_rad_s}
+    figs: dict[str, Any] = {
+        "clip_search": cs.figures(),
+        "provenance": prov,
+        "stated_max_relative_target": list(shaping.bound_recorded)
+        if shaping.bound_recorded
+        else None,
+        "stated_goal_speed_rad_s": shaping.speed_rad_s,
+    }
     if shaping.active:
         return _stated(rig, trajs, cs, shaping, figs)
     found = cs.bounds_found()
-    gain = [1 - c / u if u > 0 else 0.0 for c, u in
-            zip(cs.rms_clipped_rad, cs.rms_unclipped_rad, strict=True)]
+    gain = [
+        1 - c / u if u > 0 else 0.0
+        for c, u in zip(cs.rms_clipped_rad, cs.rms_unclipped_rad, strict=True)
+    ]
     figs["best_clip_gain_fraction"] = float(max(gain))  # the key figure of every verdict
     if not found:
         return Finding(
-            branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
+            branch=BRANCH,
+            verdict=Verdict.ELIMINATED,
+            title=TITLE,
             key_figure="best_clip_gain_fraction",
             figures=CommandShapingFigures.from_mapping(figs),
             summary=f"No clip of the goal shows in the recording: clipping the action at "
-                    f"any max_relative_target removes at most {100 * max(gain):.0f} % of a "
-                    f"joint's replay RMS (a clip needs {100 * 0.5:.0f} %), and no recorded "
-                    "gap piles up at a bound. The fits replay the action as recorded.",
+            f"any max_relative_target removes at most {100 * max(gain):.0f} % of a "
+            f"joint's replay RMS (a clip needs {100 * 0.5:.0f} %), and no recorded "
+            "gap piles up at a bound. The fits replay the action as recorded.",
             next_step="Nothing to set: the follower's max_relative_target is None, as "
-                      "LeRobot's default.")
+            "LeRobot's default.",
+        )
     line = cs.rig_line(rig)
     per = "; ".join(
         f"{j} {v:.3g} {_unit(u)} (replay {_mrad(ru)} -> {_mrad(rc)}, "
         f"{100 * f:.0f} % of goals clipped)"
-        for j, u, v, ru, rc, f in _rows(cs) if v is not None)
+        for j, u, v, ru, rc, f in _rows(cs)
+        if v is not None
+    )
     figs["bound_found"] = found
     figs["rig_line"] = line
     # the recorded gap piled at a bound is the clip itself; a replay that prefers a clipped
@@ -88,44 +103,61 @@ def finding(rig: Rig, ds: Any) -> Finding:
     measured = any(p is not None for p in cs.piled)
     if not measured:
         return Finding(
-            branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
+            branch=BRANCH,
+            verdict=Verdict.INCONCLUSIVE,
+            title=TITLE,
             key_figure="best_clip_gain_fraction",
             figures=CommandShapingFigures.from_mapping(figs),
             summary=f"The rig's model replays the recording better with the goal clipped "
-                    f"against the present position ({per}), but the recorded goals show no "
-                    "clip themselves (no gap piles up at a bound), and an arm slower than its "
-                    "model replays the same way: a lead, not a measurement.",
+            f"against the present position ({per}), but the recorded goals show no "
+            "clip themselves (no gap piles up at a bound), and an arm slower than its "
+            "model replays the same way: a lead, not a measurement.",
             next_step=f"Check the follower's config (SOFollowerConfig.max_relative_target): "
-                      f"if it is set, write it under [deploy] in the rig ({line}) and diagnose "
-                      "again; if it is None, the arm is slower than its model (see the "
-                      "actuator finding).")
+            f"if it is set, write it under [deploy] in the rig ({line}) and diagnose "
+            "again; if it is None, the arm is slower than its model (see the "
+            "actuator finding).",
+        )
     return Finding(
-        branch=BRANCH, verdict=Verdict.IMPLICATED, title=TITLE,
+        branch=BRANCH,
+        verdict=Verdict.IMPLICATED,
+        title=TITLE,
         key_figure="best_clip_gain_fraction",
         figures=CommandShapingFigures.from_mapping(figs),
         summary=f"The recording shows a clip of the goal against the present position that "
-                f"the rig does not state: {per}. Replayed as recorded, the arm is asked for "
-                "motion the servo never was, and the fit takes the difference for delay or "
-                "lag.",
+        f"the rig does not state: {per}. Replayed as recorded, the arm is asked for "
+        "motion the servo never was, and the fit takes the difference for delay or "
+        "lag.",
         next_step=f"Check the follower's config (SOFollowerConfig.max_relative_target) and "
-                  f"write it under [deploy] in the rig: {line}; then diagnose again, so the "
-                  "fit replays the command as it was sent.")
+        f"write it under [deploy] in the rig: {line}; then diagnose again, so the "
+        "fit replays the command as it was sent.",
+    )
 
 
 def _rows(cs: ClipSearch) -> list[tuple[str, str, float | None, float, float, float]]:
     found = cs.bounds_found()
-    return [(j, u, found.get(j), ru, rc, f) for j, u, ru, rc, f in zip(
-        cs.joints, cs.units, cs.rms_unclipped_rad, cs.rms_clipped_rad, cs.clipped_fraction,
-        strict=True)]
+    return [
+        (j, u, found.get(j), ru, rc, f)
+        for j, u, ru, rc, f in zip(
+            cs.joints,
+            cs.units,
+            cs.rms_unclipped_rad,
+            cs.rms_clipped_rad,
+            cs.clipped_fraction,
+            strict=True,
+        )
+    ]
 
 
-def _stated(rig: Rig, trajs: list[Any], cs: ClipSearch, shaping: Shaping,
-            figs: dict[str, Any]) -> Finding:
+def _stated(
+    rig: Rig, trajs: list[Any], cs: ClipSearch, shaping: Shaping, figs: dict[str, Any]
+) -> Finding:
     """The rig states a shaping: what it explains, and whether the data agree."""
     cut = trajs[:2]
     rms = replay_rms(rig, cut, [None, shaping])
-    explained = {j: float(1 - s / n) if n > 0 else 0.0
-                 for j, n, s in zip(rig.joint_names, rms[0], rms[1], strict=True)}
+    explained = {
+        j: float(1 - s / n) if n > 0 else 0.0
+        for j, n, s in zip(rig.joint_names, rms[0], rms[1], strict=True)
+    }
     figs["replay_rms_unshaped_rad"] = dict(zip(rig.joint_names, rms[0].tolist(), strict=True))
     figs["replay_rms_shaped_rad"] = dict(zip(rig.joint_names, rms[1].tolist(), strict=True))
     figs["explained_fraction"] = explained
@@ -143,23 +175,34 @@ def _stated(rig: Rig, trajs: list[Any], cs: ClipSearch, shaping: Shaping,
         what.append(f"max_relative_target {', '.join(f'{s:g}' for s in sorted(set(stated)))}")
     if shaping.speed_rad_s is not None:
         what.append(f"goal speed {shaping.speed_rad_s:g} rad/s")
-    expl = ", ".join(f"{j} {_mrad(n)} -> {_mrad(s)}" for j, n, s in
-                     zip(rig.joint_names, rms[0], rms[1], strict=True))
-    summary = (f"The fits replay the command as sent ([deploy] {'; '.join(what)}): it "
-               f"explains a median {100 * figs['median_explained_fraction']:.0f} % of the "
-               f"replay RMS of the action as recorded ({expl}).")
+    expl = ", ".join(
+        f"{j} {_mrad(n)} -> {_mrad(s)}"
+        for j, n, s in zip(rig.joint_names, rms[0], rms[1], strict=True)
+    )
+    summary = (
+        f"The fits replay the command as sent ([deploy] {'; '.join(what)}): it "
+        f"explains a median {100 * figs['median_explained_fraction']:.0f} % of the "
+        f"replay RMS of the action as recorded ({expl})."
+    )
     if disagree:
         rows = "; ".join(f"{j} {f:.3g} against {s:g}" for j, (f, s, _) in disagree.items())
         return Finding(
-            branch=BRANCH, verdict=Verdict.INCONCLUSIVE, title=TITLE,
+            branch=BRANCH,
+            verdict=Verdict.INCONCLUSIVE,
+            title=TITLE,
             key_figure="median_explained_fraction",
             figures=CommandShapingFigures.from_mapping(figs),
             summary=summary + f" The data prefer another bound: {rows}.",
             next_step="Check max_relative_target in the follower's config against the rig's "
-                      f"[deploy] (provenance: {figs['provenance']['deploy.max_relative_target']})"
-                      f"; the data suggest {cs.rig_line(rig)}.")
+            f"[deploy] (provenance: {figs['provenance']['deploy.max_relative_target']})"
+            f"; the data suggest {cs.rig_line(rig)}.",
+        )
     return Finding(
-        branch=BRANCH, verdict=Verdict.ELIMINATED, title=TITLE,
+        branch=BRANCH,
+        verdict=Verdict.ELIMINATED,
+        title=TITLE,
         key_figure="median_explained_fraction",
-        figures=CommandShapingFigures.from_mapping(figs), summary=summary,
-        next_step="Nothing to change: the fits use the command as it reached the servo.")
+        figures=CommandShapingFigures.from_mapping(figs),
+        summary=summary,
+        next_step="Nothing to change: the fits use the command as it reached the servo.",
+    )

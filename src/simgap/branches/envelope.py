@@ -41,8 +41,11 @@ from simgap.figures.evidence import TimeBaseFigures
 from simgap.finding import Finding, Verdict
 from simgap.rig import Rig
 
-_VERDICT = {"outside": Verdict.IMPLICATED, "inside": Verdict.ELIMINATED,
-            "not_measured": Verdict.NOT_MEASURED}
+_VERDICT = {
+    "outside": Verdict.IMPLICATED,
+    "inside": Verdict.ELIMINATED,
+    "not_measured": Verdict.NOT_MEASURED,
+}
 
 
 def _body(run: RecordedEpisodes) -> list[int]:
@@ -61,10 +64,16 @@ def training_period(rig: Rig) -> tuple[float | None, str, str]:
     if not math.isfinite(rig.control_dt_s):
         return None, "", "the rig gives no [training] control_dt_s and no control.dt_s"
     if not rig.stated("control.dt_s"):
-        return None, "", ("the rig gives no [training] control_dt_s, and its control.dt_s "
-                          "is marked '# guessed' (simgap init's 1 / fps of this recording: "
-                          "the real rate itself, so holding the two together would compare "
-                          "the recording with itself)")
+        return (
+            None,
+            "",
+            (
+                "the rig gives no [training] control_dt_s, and its control.dt_s "
+                "is marked '# guessed' (simgap init's 1 / fps of this recording: "
+                "the real rate itself, so holding the two together would compare "
+                "the recording with itself)"
+            ),
+        )
     return float(rig.control_dt_s), "control.dt_s", ""
 
 
@@ -104,20 +113,22 @@ def speed_causes(rig: Rig, real_dt_s: float | None) -> dict[str, float]:
     return causes
 
 
-def _placements(real_m: ManifestTrials | None, sim_m: ManifestTrials | None,
-                real: RecordedEpisodes | None) -> dict[str, tuple[np.ndarray, Sequence]]:
+def _placements(
+    real_m: ManifestTrials | None, sim_m: ManifestTrials | None, real: RecordedEpisodes | None
+) -> dict[str, tuple[np.ndarray, Sequence]]:
     evals: dict[str, tuple[np.ndarray, Sequence]] = {}
     for name, m in (("real", real_m), ("sim", sim_m)):
         if m is not None and m.initial_states:
             xy = np.array([s[:2] for s in m.initial_states])
-            trials = [(t.initial_state, t.success) for t in m.trials
-                      if t.initial_state is not None]
+            trials = [(t.initial_state, t.success) for t in m.trials if t.initial_state is not None]
             evals[name] = (xy, trials)
-    if "real" not in evals and real is not None and all(o is not None
-                                                         for o in real.object_pos):
+    if "real" not in evals and real is not None and all(o is not None for o in real.object_pos):
         xy = np.array([o[0, :2] for o in real.object_pos if o is not None])
-        trials = [(i, t.success) for i, t in enumerate(real_m.trials)] \
-            if real_m is not None and len(real_m.trials) == len(xy) else []
+        trials = (
+            [(i, t.success) for i, t in enumerate(real_m.trials)]
+            if real_m is not None and len(real_m.trials) == len(xy)
+            else []
+        )
         evals["real"] = (xy, trials)
     return evals
 
@@ -125,13 +136,23 @@ def _placements(real_m: ManifestTrials | None, sim_m: ManifestTrials | None,
 def _not_timed(refusal: Finding) -> list[EnvelopeCheck]:
     """The speed and control-rate checks of a dataset whose time base is refused."""
     f = refusal.typed(TimeBaseFigures)
-    why = (f"Not measured: the dataset's time base is refused (evidence: Time base): its "
-           f"labelled {f.labelled_fps:g} fps is not the rate its motion "
-           "was recorded at, so neither its speeds nor its rate can be read off its stamps.")
+    why = (
+        f"Not measured: the dataset's time base is refused (evidence: Time base): its "
+        f"labelled {f.labelled_fps:g} fps is not the rate its motion "
+        "was recorded at, so neither its speeds nor its rate can be read off its stamps."
+    )
     need = f"evidence.dataset re-recorded: {REFUSAL_FIX}"
-    return [EnvelopeCheck(check, title, "not_measured", summary=why,
-                          next_step=f"Re-record: {REFUSAL_FIX}.", needs=(need,))
-            for check, title in (("speed", "Speed"), ("control_rate", "Control rate"))]
+    return [
+        EnvelopeCheck(
+            check,
+            title,
+            "not_measured",
+            summary=why,
+            next_step=f"Re-record: {REFUSAL_FIX}.",
+            needs=(need,),
+        )
+        for check, title in (("speed", "Speed"), ("control_rate", "Control rate"))
+    ]
 
 
 def checks(ctx: Context) -> list[EnvelopeCheck]:
@@ -145,44 +166,77 @@ def checks(ctx: Context) -> list[EnvelopeCheck]:
     if real is not None:
         body = _body(real)
         names = [real.trajectories[0].joint_names[i] for i in body]
-        out.append(noise_check(real.trajectories, body, rig.training.obs_noise_std_rad,
-                               rig.encoder_rad))
+        out.append(
+            noise_check(real.trajectories, body, rig.training.obs_noise_std_rad, rig.encoder_rad)
+        )
         refused = time_base_refusal(ctx)
         if refused is not None:  # speeds and the rate are read off stamps that are wrong
             out.extend(_not_timed(refused))
         else:
-            out.append(speed_check(real.trajectories, sim.trajectories if sim else None, body,
-                                   names, training_top_rad_s=rig.training.top_speed_rad_s,
-                                   causes=speed_causes(rig, _median_dt(real))))
+            out.append(
+                speed_check(
+                    real.trajectories,
+                    sim.trajectories if sim else None,
+                    body,
+                    names,
+                    training_top_rad_s=rig.training.top_speed_rad_s,
+                    causes=speed_causes(rig, _median_dt(real)),
+                )
+            )
             train_dt, source, no_dt = training_period(rig)
-            out.append(rate_check([tr.t for tr in real.trajectories], train_dt, rig.real_dt_s,
-                                  source=source, why_not=no_dt))
+            out.append(
+                rate_check(
+                    [tr.t for tr in real.trajectories],
+                    train_dt,
+                    rig.real_dt_s,
+                    source=source,
+                    why_not=no_dt,
+                )
+            )
         sim_sq, sim_why = _squeeze(sim, rig) if sim is not None else (None, "")
         real_sq, why_not = _squeeze(real, rig)
-        out.append(grasp_margin_check(real_sq, sim_sq, rig.deploy.gripper_torque_limit,
-                                      why_not, sim_why))
+        out.append(
+            grasp_margin_check(real_sq, sim_sq, rig.deploy.gripper_torque_limit, why_not, sim_why)
+        )
     else:
-        for check, title in (("observation_noise", "Observation noise"), ("speed", "Speed"),
-                             ("control_rate", "Control rate"), ("grasp_margin", "Grasp margin")):
-            out.append(EnvelopeCheck(check, title, "not_measured",
-                                     summary="No real episodes recorded.",
-                                     next_step="Name evidence.dataset (the real rollouts).",
-                                     needs=("evidence.dataset (the real rollouts)",)))
-    out.append(placements_check(_placements(real_m, sim_m, real),
-                                rig.training.workspace_x_m, rig.training.workspace_y_m))
+        for check, title in (
+            ("observation_noise", "Observation noise"),
+            ("speed", "Speed"),
+            ("control_rate", "Control rate"),
+            ("grasp_margin", "Grasp margin"),
+        ):
+            out.append(
+                EnvelopeCheck(
+                    check,
+                    title,
+                    "not_measured",
+                    summary="No real episodes recorded.",
+                    next_step="Name evidence.dataset (the real rollouts).",
+                    needs=("evidence.dataset (the real rollouts)",),
+                )
+            )
+    out.append(
+        placements_check(
+            _placements(real_m, sim_m, real), rig.training.workspace_x_m, rig.training.workspace_y_m
+        )
+    )
     return out
 
 
 def to_finding(c: EnvelopeCheck) -> Finding:
     """An envelope check as a Finding of the ``envelope`` branch."""
     figures, details = envelope_records(c.check)
-    return Finding(branch="envelope", verdict=_VERDICT[c.status], title=c.title,
-                   summary=c.summary,
-                   figures=figures.from_mapping({"check": c.check, **c.figures}),
-                   key_figure=c.key_figure, next_step=c.next_step,
-                   details=details.from_mapping({"check": c.check, **c.details},
-                                                where="details"),
-                   needs=c.needs if c.status == "not_measured" else ())
+    return Finding(
+        branch="envelope",
+        verdict=_VERDICT[c.status],
+        title=c.title,
+        summary=c.summary,
+        figures=figures.from_mapping({"check": c.check, **c.figures}),
+        key_figure=c.key_figure,
+        next_step=c.next_step,
+        details=details.from_mapping({"check": c.check, **c.details}, where="details"),
+        needs=c.needs if c.status == "not_measured" else (),
+    )
 
 
 def assess(ctx: Context) -> list[Finding]:

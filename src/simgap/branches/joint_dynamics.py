@@ -42,8 +42,11 @@ MIN_TAIL_S = 2.0
 """Fewest seconds after the fit's end for a fitted episode to give a proof stretch."""
 
 
-def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
-                 ) -> tuple[list[Any], list[np.ndarray], list[Any]]:
+def dataset_logs(
+    rig: Rig,
+    ds: Any,
+    seconds: float | None = None,
+) -> tuple[list[Any], list[np.ndarray], list[Any]]:
     """(ReplayLogs and measured joints (T, J) [rad] of each episode's first ``seconds``
     (all of it when None), Trajectories of every episode whole); the actuators hold the
     first command before it acts (LeRobot: the arm was already at it)."""
@@ -58,12 +61,27 @@ def dataset_logs(rig: Rig, ds: Any, seconds: float | None = None,
         t_all = np.asarray(tr.t, dtype=float)
         keep = slice(None) if seconds is None else t_all - t_all[0] <= seconds + 1e-9
         t, q, c = t_all[keep], np.asarray(tr.q)[keep], np.asarray(tr.q_cmd)[keep]
-        logs.append(ReplayLog(t=t, commands=c, joints=rig.joint_names, q0=q[0],
-                              hold_before=c[0], source=f"{tr.source} episode {tr.episode}"))
+        logs.append(
+            ReplayLog(
+                t=t,
+                commands=c,
+                joints=rig.joint_names,
+                q0=q[0],
+                hold_before=c[0],
+                source=f"{tr.source} episode {tr.episode}",
+            )
+        )
         targets.append(q)
-        trajs.append(Trajectory(t=t_all, q_cmd=np.asarray(tr.q_cmd), q=np.asarray(tr.q),
-                                joint_names=rig.joint_names, episode=tr.episode,
-                                source=tr.source))
+        trajs.append(
+            Trajectory(
+                t=t_all,
+                q_cmd=np.asarray(tr.q_cmd),
+                q=np.asarray(tr.q),
+                joint_names=rig.joint_names,
+                episode=tr.episode,
+                source=tr.source,
+            )
+        )
     return logs, targets, trajs
 
 
@@ -84,8 +102,11 @@ def _verdicts(js: dict[str, Any], exc: Any = None) -> tuple[str, dict[str, str],
             if why:
                 per[j], held[j] = "inconclusive", why
     vals = list(per.values())
-    overall = "implicated" if "implicated" in vals else (
-        "eliminated" if all(v == "eliminated" for v in vals) else "inconclusive")
+    overall = (
+        "implicated"
+        if "implicated" in vals
+        else ("eliminated" if all(v == "eliminated" for v in vals) else "inconclusive")
+    )
     return overall, per, held
 
 
@@ -98,9 +119,11 @@ def _held_because(js: dict[str, Any], exc: Any, joint: str) -> str:
         return je.unseen["all"]
     lo = js["delay_interval_s"][joint][0]
     if not js["params"].get(joint) and (lo <= 0 or joint in js.get("delay_ridge", {})):
-        return ("nothing on this joint is identified (its delay interval starts at "
-                f"{lo * 1e3:.0f} ms and no parameter has an interval): the replay is off, "
-                "but the fit cannot say by what")
+        return (
+            "nothing on this joint is identified (its delay interval starts at "
+            f"{lo * 1e3:.0f} ms and no parameter has an interval): the replay is off, "
+            "but the fit cannot say by what"
+        )
     return ""
 
 
@@ -123,24 +146,40 @@ def delay_account(js: dict[str, Any], loop: dict[str, Any] | None) -> DelayAccou
     ridge = js.get("delay_ridge") or {}
     source = "joint dynamics: the recording replayed against the rig's model"
     if loop is None:
-        delays = {j: Delay(total_s=float(d), interval_s=_pair(js["delay_interval_s"][j]),
-                           on_ridge=j in ridge, source=source)
-                  for j, d in js["delay_s"].items()}
+        delays = {
+            j: Delay(
+                total_s=float(d),
+                interval_s=_pair(js["delay_interval_s"][j]),
+                on_ridge=j in ridge,
+                source=source,
+            )
+            for j, d in js["delay_s"].items()
+        }
         return DelayAccount(
-            loop_s=None, delays=delays,
+            loop_s=None,
+            delays=delays,
             note="the latency branch did not measure the loop: the delay is the whole "
-                 "command-to-motion delay (loop + servo)")
+            "command-to-motion delay (loop + servo)",
+        )
     p50 = loop["p50_s"]
     delays, servo_iv = {}, {}
     for j, d in js["delay_s"].items():
         lo, hi = js["delay_interval_s"][j]
-        delays[j] = Delay(total_s=float(d), interval_s=_pair((lo, hi)), loop_s=float(p50),
-                          servo_s=max(0.0, d - p50), on_ridge=j in ridge, source=source)
+        delays[j] = Delay(
+            total_s=float(d),
+            interval_s=_pair((lo, hi)),
+            loop_s=float(p50),
+            servo_s=max(0.0, d - p50),
+            on_ridge=j in ridge,
+            source=source,
+        )
         servo_iv[j] = (max(0.0, lo - p50), max(0.0, hi - p50))
     worst = max(dl.servo_s for dl in delays.values())
-    note = (f"the loop's own latency ({p50 * 1e3:.1f} ms median) explains "
-            f"that much of the delay; at most {worst * 1e3:.1f} ms is left for the "
-            "servo: act on the latency first, and model only the servo's part")
+    note = (
+        f"the loop's own latency ({p50 * 1e3:.1f} ms median) explains "
+        f"that much of the delay; at most {worst * 1e3:.1f} ms is left for the "
+        "servo: act on the latency first, and model only the servo's part"
+    )
     return DelayAccount(loop_s=p50, delays=delays, servo_interval_s=servo_iv, note=note)
 
 
@@ -149,23 +188,32 @@ def _pair(iv: Any) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
-                 options: dict[str, Any] | None = None) -> dict[str, Any]:
+def identify_rig(
+    rig: Rig, ds: Any, *, seed: int = 0, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The identification of record as JSON (contract keys plus verdicts)."""
     from simgap.actuator.joint_id import IdConfig, JointProblem, identify
 
     opts = options or {}
     logs, targets, trajs, n_fit, proof, exc = fit_split(rig, ds, opts)
-    cfg = IdConfig(max_delay_s=float(opts.get("joint_id_max_delay_s", 0.14)),
-                   kinds=tuple(opts.get("joint_id_kinds", IdConfig.kinds)),
-                   profile_delay=bool(opts.get("joint_id_profile_delay", True)),
-                   joint_blocks=bool(opts.get("joint_id_joint_blocks",
-                                                        IdConfig.joint_blocks)),
-                   fine_iters=int(opts.get("joint_id_fine_iters", IdConfig.fine_iters)),
-                   clock=str(opts.get("joint_id_clock", rig.clock)),
-                   jitter_s=rig.clock_jitter_s)
-    problem = JointProblem(rig.model_path, rig.joint_names, logs[:n_fit], targets[:n_fit],
-                           cfg.kinds, physics_dt=rig.physics_dt_s, interp=rig.command_interp)
+    cfg = IdConfig(
+        max_delay_s=float(opts.get("joint_id_max_delay_s", 0.14)),
+        kinds=tuple(opts.get("joint_id_kinds", IdConfig.kinds)),
+        profile_delay=bool(opts.get("joint_id_profile_delay", True)),
+        joint_blocks=bool(opts.get("joint_id_joint_blocks", IdConfig.joint_blocks)),
+        fine_iters=int(opts.get("joint_id_fine_iters", IdConfig.fine_iters)),
+        clock=str(opts.get("joint_id_clock", rig.clock)),
+        jitter_s=rig.clock_jitter_s,
+    )
+    problem = JointProblem(
+        rig.model_path,
+        rig.joint_names,
+        logs[:n_fit],
+        targets[:n_fit],
+        cfg.kinds,
+        physics_dt=rig.physics_dt_s,
+        interp=rig.command_interp,
+    )
     try:
         res = identify(problem, encoder_rad=rig.encoder_rad, config=cfg)
     finally:
@@ -174,15 +222,27 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     verdict, per, held = _verdicts(js, exc)
     # a replay that is off and improved earns a patch to prove, identified or not, where
     # the data suffice to prove it (the finding says when nothing in it is identified)
-    patch_joints = [j for j, v in per.items() if v == "implicated" or (
-        j in held and not exc.thin and (exc.joint(j) is None or exc.joint(j).excited))]
-    js.update({"verdict": verdict, "joint_verdicts": per, "joint_held": held,
-               "patch_joints": patch_joints,
-               "excitation": exc.figures(), "seed": seed,
-               "fitted_episodes": n_fit, "held_out_episodes": len(logs) - n_fit,
-               "fit_seconds": float(opts.get("joint_id_seconds", FIT_SECONDS)),
-               "null_hypothesis": f"the rig's MJCF as given ({rig.model_path.name}): its "
-                                  "actuators, damping, frictionloss and armature"})
+    patch_joints = [
+        j
+        for j, v in per.items()
+        if v == "implicated"
+        or (j in held and not exc.thin and (exc.joint(j) is None or exc.joint(j).excited))
+    ]
+    js.update(
+        {
+            "verdict": verdict,
+            "joint_verdicts": per,
+            "joint_held": held,
+            "patch_joints": patch_joints,
+            "excitation": exc.figures(),
+            "seed": seed,
+            "fitted_episodes": n_fit,
+            "held_out_episodes": len(logs) - n_fit,
+            "fit_seconds": float(opts.get("joint_id_seconds", FIT_SECONDS)),
+            "null_hypothesis": f"the rig's MJCF as given ({rig.model_path.name}): its "
+            "actuators, damping, frictionloss and armature",
+        }
+    )
     # the patch is proven on the held-out episodes whole, not on the fit's first seconds,
     # and on what the fit did not replay of the fitted episodes: replaying two models open
     # loop costs little, and one joint's RMS over 8 s moves by tens of percent between
@@ -192,8 +252,11 @@ def identify_rig(rig: Rig, ds: Any, *, seed: int = 0,
     return js
 
 
-def fit_split(rig: Rig, ds: Any, options: dict[str, Any] | None = None,
-              ) -> tuple[list[Any], list[np.ndarray], list[Any], int, Any, Any]:
+def fit_split(
+    rig: Rig,
+    ds: Any,
+    options: dict[str, Any] | None = None,
+) -> tuple[list[Any], list[np.ndarray], list[Any], int, Any, Any]:
     """What the identification of record fits and proves on, and whether it can answer:
     (ReplayLogs and measured joints of every episode's fitted seconds, Trajectories whole,
     episodes fitted (the first ones, at least one held out), the proof stretches,
@@ -207,15 +270,22 @@ def fit_split(rig: Rig, ds: Any, options: dict[str, Any] | None = None,
     if len(logs) > 1:
         n_fit = min(n_fit, len(logs) - 1)  # keep at least one episode held out
     proof = proof_stretches(trajs, n_fit, seconds)
-    proof_s = sum(max(0.0, float(tr.t[-1] - tr.t[0]) - s) for tr, s in zip(*proof,
-                                                                       strict=True))
-    exc = assess_excitation([lg.commands for lg in logs[:n_fit]], rig.joint_names,
-                            float(ds.fps), rig.encoder_rad, proof_s)
+    proof_s = sum(max(0.0, float(tr.t[-1] - tr.t[0]) - s) for tr, s in zip(*proof, strict=True))
+    exc = assess_excitation(
+        [lg.commands for lg in logs[:n_fit]],
+        rig.joint_names,
+        float(ds.fps),
+        rig.encoder_rad,
+        proof_s,
+    )
     return logs, targets, trajs, n_fit, proof, exc
 
 
-def proof_stretches(whole: list[Any], n_fit: int, fit_seconds: float,
-                    ) -> tuple[list[Any], list[float]]:
+def proof_stretches(
+    whole: list[Any],
+    n_fit: int,
+    fit_seconds: float,
+) -> tuple[list[Any], list[float]]:
     """(stretches, seconds of each replayed before it is scored): the held-out episodes
     whole, then each fitted episode from ``TAIL_WARMUP_S`` before the end of what the fit
     replayed (a stretch starts at rest, so its first second is not scored), where at least
@@ -229,10 +299,16 @@ def proof_stretches(whole: list[Any], n_fit: int, fit_seconds: float,
         if rel[-1] - fit_seconds < MIN_TAIL_S:
             continue
         keep = rel >= fit_seconds - TAIL_WARMUP_S - 1e-9
-        out.append(Trajectory(t=t[keep], q_cmd=np.asarray(tr.q_cmd)[keep],
-                              q=np.asarray(tr.q)[keep], joint_names=tr.joint_names,
-                              episode=tr.episode, source=f"{tr.source} (after the fit's "
-                              f"{fit_seconds:g} s)"))
+        out.append(
+            Trajectory(
+                t=t[keep],
+                q_cmd=np.asarray(tr.q_cmd)[keep],
+                q=np.asarray(tr.q)[keep],
+                joint_names=tr.joint_names,
+                episode=tr.episode,
+                source=f"{tr.source} (after the fit's {fit_seconds:g} s)",
+            )
+        )
         skip.append(float(fit_seconds - rel[keep][0]))
     return out, skip
 
@@ -252,5 +328,8 @@ def identification(ctx: Any) -> dict[str, Any]:
 def applies(rig: Rig) -> bool:
     """Whether the rig's evidence is a LeRobot dataset (or ROS 2 bags) with the rig's own
     model (and no servo bench logs, which the actuator ladder reads instead)."""
-    return (not rig.evidence.actuator_logs and rig.evidence.recording is not None
-            and rig.model_path.is_file())
+    return (
+        not rig.evidence.actuator_logs
+        and rig.evidence.recording is not None
+        and rig.model_path.is_file()
+    )

@@ -50,9 +50,11 @@ MIN_TICKS = 100
 LEVEL = 0.95
 PLOT_POINTS = 2000
 """The report's histogram: every total up to this many ticks, else this many quantiles."""
-SECURITY_NOTE = ("LeRobot's async policy server speaks gRPC with no TLS and no authentication "
-                 "and unpickles every payload it receives, so anyone who reaches the port can "
-                 "run code next to a moving arm; segment the link")
+SECURITY_NOTE = (
+    "LeRobot's async policy server speaks gRPC with no TLS and no authentication "
+    "and unpickles every payload it receives, so anyone who reaches the port can "
+    "run code next to a moving arm; segment the link"
+)
 
 
 def _is_loopback(address: str | None) -> bool:
@@ -61,7 +63,7 @@ def _is_loopback(address: str | None) -> bool:
         return True
     host = address.strip()
     if host.startswith("["):
-        host = host[1:host.find("]")] if "]" in host else host[1:]
+        host = host[1 : host.find("]")] if "]" in host else host[1:]
     elif host.count(":") == 1:
         host = host.split(":", 1)[0]
     if host.lower() in ("localhost", "ip6-localhost", ""):
@@ -72,8 +74,10 @@ def _is_loopback(address: str | None) -> bool:
         return False
 
 
-def _primary_times(timing: TimingLog | None, logs: Sequence[LeRobotLog],
-                   ) -> tuple[StageTimes | None, str]:
+def _primary_times(
+    timing: TimingLog | None,
+    logs: Sequence[LeRobotLog],
+) -> tuple[StageTimes | None, str]:
     if timing is not None:
         return timing.times, "timing log"
     server = [lg.server_stages for lg in logs if lg.server_stages is not None]
@@ -118,15 +122,22 @@ def _stage_figures(times: StageTimes, total_sum: float, boot: Any) -> dict[str, 
     out: dict[str, Any] = {}
     for name, arr in times.stages.items():
         p = percentiles(arr, boot, level=LEVEL)
-        out[name] = {"p50_s": p.p50, "p95_s": p.p95, "p99_s": p.p99, "max_s": p.max,
-                     "p95_ci_s": list(p.ci["p95"]), "mean_s": p.mean,
-                     "share_fraction": float(np.nansum(arr) / total_sum) if total_sum else 0.0,
-                     "missing_ticks": int(np.count_nonzero(np.isnan(arr)))}
+        out[name] = {
+            "p50_s": p.p50,
+            "p95_s": p.p95,
+            "p99_s": p.p99,
+            "max_s": p.max,
+            "p95_ci_s": list(p.ci["p95"]),
+            "mean_s": p.mean,
+            "share_fraction": float(np.nansum(arr) / total_sum) if total_sum else 0.0,
+            "missing_ticks": int(np.count_nonzero(np.isnan(arr))),
+        }
     return out
 
 
-def _delay_figures(times: StageTimes, total: np.ndarray, control_dt_s: float,
-                   measured_intervals: bool) -> tuple[dict[str, Any], np.ndarray]:
+def _delay_figures(
+    times: StageTimes, total: np.ndarray, control_dt_s: float, measured_intervals: bool
+) -> tuple[dict[str, Any], np.ndarray]:
     """The added-delay fit: from tick intervals when the loop runs at the control period,
     else from the stage totals' excess over it."""
     source = "stage totals"
@@ -147,8 +158,7 @@ def _delay_figures(times: StageTimes, total: np.ndarray, control_dt_s: float,
         "rate_per_s_min": float(finite.min()) if finite.size else nan,
         "rate_per_s_max": float(finite.max()) if finite.size else nan,
         "pooled_rate_per_s": fit.pooled_rate_per_s,
-        "mean_delay_s_median": float(np.median(fit.mean_delay_s)) if fit.mean_delay_s.size
-        else nan,
+        "mean_delay_s_median": float(np.median(fit.mean_delay_s)) if fit.mean_delay_s.size else nan,
         "cv_median": float(np.nanmedian(fit.cv)) if np.isfinite(fit.cv).any() else nan,
         "episodes": int(fit.rates_per_s.size),
         "episodes_without_delay": int(np.count_nonzero(~np.isfinite(fit.rates_per_s))),
@@ -157,9 +167,15 @@ def _delay_figures(times: StageTimes, total: np.ndarray, control_dt_s: float,
     return fig, fit.rates_per_s
 
 
-def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: float, *,
-            dataset_fps: float | None = None,
-            policy_server: str | None = None, seed: int = 0) -> Finding:
+def analyse(
+    timing: TimingLog | None,
+    logs: Sequence[LeRobotLog],
+    control_dt_s: float,
+    *,
+    dataset_fps: float | None = None,
+    policy_server: str | None = None,
+    seed: int = 0,
+) -> Finding:
     """The latency Finding from a timing log and/or LeRobot async logs.
 
     Args:
@@ -176,25 +192,32 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
     qs: QueueStats | None = None
     if queue_logs:
         server_mg = [lg.must_go for lg in logs if lg.must_go.size]
-        qs = queue_stats(np.concatenate([lg.queue_size for lg in queue_logs]),
-                         np.concatenate([lg.queue_must_go for lg in queue_logs]),
-                         np.concatenate(server_mg) if server_mg else None)
+        qs = queue_stats(
+            np.concatenate([lg.queue_size for lg in queue_logs]),
+            np.concatenate([lg.queue_must_go for lg in queue_logs]),
+            np.concatenate(server_mg) if server_mg else None,
+        )
     if times is None and qs is None:
         return not_measured(spec, "Not measured: the logs given hold no per-tick timing.")
     warns = list(timing.warnings if timing else ()) + [w for lg in logs for w in lg.warnings]
     coarse = times is not None and whole_second_stamps(times.t)
     if coarse:  # LeRobot stamps its log lines to the second: no tick interval from them
-        warns.append(f"tick_interval_not_measured: the {source}'s time stamps have one-second "
-                     "resolution (LeRobot writes asctime to the second), so no tick interval "
-                     "is computed from them and the control period is not checked against "
-                     "one; a timing log (simgap.LoopTimer) measures it")
+        warns.append(
+            f"tick_interval_not_measured: the {source}'s time stamps have one-second "
+            "resolution (LeRobot writes asctime to the second), so no tick interval "
+            "is computed from them and the control period is not checked against "
+            "one; a timing log (simgap.LoopTimer) measures it"
+        )
     elif times is not None:  # a control period in the wrong unit shows against the ticks
         warns += period_warnings(control_dt_s, tick_times_s=times.t, episodes=times.episode)
     if dataset_fps is not None:
         warns += period_warnings(control_dt_s, dataset_fps=dataset_fps)
     remote = not _is_loopback(policy_server)
-    figures: dict[str, Any] = {"control_dt_s": control_dt_s, "source": source or "client queue",
-                               "tick_stamp_resolution_s": 1.0 if coarse else None}
+    figures: dict[str, Any] = {
+        "control_dt_s": control_dt_s,
+        "source": source or "client queue",
+        "tick_stamp_resolution_s": 1.0 if coarse else None,
+    }
     details: dict[str, Any] = {"warnings": warns}
     if qs is not None:
         figures["queue"] = queue_figures(qs)
@@ -204,11 +227,15 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
     verdict, summary, next_step = Verdict.INCONCLUSIVE, "", ""
     timing_verdict: Verdict | None = None
     if times is not None:
-        budget = (async_budget(logs, control_dt_s) if source == "policy-server log"
-                  else Budget(mode="sync", budget_s=control_dt_s, dt_s=control_dt_s))
+        budget = (
+            async_budget(logs, control_dt_s)
+            if source == "policy-server log"
+            else Budget(mode="sync", budget_s=control_dt_s, dt_s=control_dt_s)
+        )
         figures["budget"] = budget.figures()
-        verdict, summary, next_step = _timing_part(times, source, control_dt_s, seed,
-                                                   figures, details, budget)
+        verdict, summary, next_step = _timing_part(
+            times, source, control_dt_s, seed, figures, details, budget
+        )
         summary += f" Rule: {BUDGET_RULE}."
         timing_verdict = verdict
         server_logs = [lg for lg in logs if lg.server_stages is not None]
@@ -221,13 +248,18 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
         net["one_way_p50_s"] = float(np.median(one_way))
         net["one_way_p95_s"] = float(np.quantile(one_way, 0.95))
     if qs is not None and qs.starved:
-        extra = (f"The async client's action queue was empty at {qs.empty_fraction:.0%} of "
-                 f"{qs.sends} observation sends ({qs.must_go_count} must-go sends"
-                 + (", trending toward empty" if qs.trend_to_empty else "") + ").")
+        extra = (
+            f"The async client's action queue was empty at {qs.empty_fraction:.0%} of "
+            f"{qs.sends} observation sends ({qs.must_go_count} must-go sends"
+            + (", trending toward empty" if qs.trend_to_empty else "")
+            + ")."
+        )
         if timing_verdict is not None and timing_verdict is not Verdict.IMPLICATED:
             # the verdict follows from what was measured: the queue, not the timing
-            summary = (f"{extra} Implicated by the action queue alone; the loop timing "
-                       f"gives no verdict of its own ({timing_verdict.value}): {summary}")
+            summary = (
+                f"{extra} Implicated by the action queue alone; the loop timing "
+                f"gives no verdict of its own ({timing_verdict.value}): {summary}"
+            )
         else:
             summary = (summary + " " + extra).strip()
         if verdict is not Verdict.IMPLICATED:
@@ -235,29 +267,49 @@ def analyse(timing: TimingLog | None, logs: Sequence[LeRobotLog], control_dt_s: 
             next_step = ""
         next_step = (next_step + " " if next_step else "") + ADVICE[0].upper() + ADVICE[1:] + "."
     elif times is None:
-        summary = (f"The async client's action queue stayed fed: empty at "
-                   f"{qs.empty_fraction:.0%} of {qs.sends} sends." if qs else "")
-        next_step = ("Log per-stage timings (simgap.LoopTimer, or the server's DEBUG lines) to "
-                     "hold the total against the control period.")
+        summary = (
+            f"The async client's action queue stayed fed: empty at "
+            f"{qs.empty_fraction:.0%} of {qs.sends} sends."
+            if qs
+            else ""
+        )
+        next_step = (
+            "Log per-stage timings (simgap.LoopTimer, or the server's DEBUG lines) to "
+            "hold the total against the control period."
+        )
     figures["policy_server"] = policy_server
     figures["policy_server_remote"] = remote
     if remote:
         has_hop = "network" in figures.get("stages", {})
-        summary += (f" The policy server {policy_server} is not on this host; "
-                    + ("the logged network hop is part of the total." if has_hop
-                       else "no network stage was logged."))
-        next_step += (f" {SECURITY_NOTE}, and re-measure latency with the hop to "
-                      f"{policy_server} in the loop.")
-    return Finding(branch="latency", verdict=verdict, title="Latency",
-                   figures=LatencyFigures.from_mapping(figures),
-                   summary=summary.strip(), next_step=next_step.strip(),
-                   key_figure="total_p95_s" if times is not None else None,
-                   details=LatencyDetails.from_mapping(details))
+        summary += f" The policy server {policy_server} is not on this host; " + (
+            "the logged network hop is part of the total."
+            if has_hop
+            else "no network stage was logged."
+        )
+        next_step += (
+            f" {SECURITY_NOTE}, and re-measure latency with the hop to {policy_server} in the loop."
+        )
+    return Finding(
+        branch="latency",
+        verdict=verdict,
+        title="Latency",
+        figures=LatencyFigures.from_mapping(figures),
+        summary=summary.strip(),
+        next_step=next_step.strip(),
+        key_figure="total_p95_s" if times is not None else None,
+        details=LatencyDetails.from_mapping(details),
+    )
 
 
-def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
-                 figures: dict[str, Any], details: dict[str, Any], budget: Budget,
-                 ) -> tuple[Verdict, str, str]:
+def _timing_part(
+    times: StageTimes,
+    source: str,
+    control_dt_s: float,
+    seed: int,
+    figures: dict[str, Any],
+    details: dict[str, Any],
+    budget: Budget,
+) -> tuple[Verdict, str, str]:
     """Fill the per-tick figures and details; return the verdict, summary and next step.
     The total is held against ``budget`` (one period, or the async queue's budget)."""
     limit = budget.budget_s
@@ -267,43 +319,57 @@ def _timing_part(times: StageTimes, source: str, control_dt_s: float, seed: int,
         has_any |= np.isfinite(arr)
     total = np.where(has_any, total, np.nan)
     boot = make_bootstrap(times.episode, seed=seed)
-    tp = percentiles(total, boot, level=LEVEL,
-                     grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total)))))
+    tp = percentiles(
+        total, boot, level=LEVEL, grid=min(PLOT_POINTS, int(np.count_nonzero(np.isfinite(total))))
+    )
     ok = np.isfinite(total)
-    over, over_ci = fraction_with_ci(total[ok] > limit,
-                                     replace(boot, cluster=boot.cluster[ok]))
+    over, over_ci = fraction_with_ci(total[ok] > limit, replace(boot, cluster=boot.cluster[ok]))
     n = tp.n
     episodes = int(np.unique(times.episode[ok]).size)
     measured_iv = source == "timing log" and not whole_second_stamps(times.t)
     iv = _intervals(times) if measured_iv else np.full(times.n_ticks, np.nan)
     ivf = iv[np.isfinite(iv)]
-    figures.update({
-        "total_p50_s": tp.p50, "total_p95_s": tp.p95, "total_p99_s": tp.p99,
-        "total_max_s": tp.max, "total_mean_s": tp.mean,
-        "total_p50_ci_s": list(tp.ci["p50"]), "total_p95_ci_s": list(tp.ci["p95"]),
-        "total_p99_ci_s": list(tp.ci["p99"]),
-        "margin_s": tp.p95 - limit,
-        "margin_fraction": (tp.p95 - limit) / limit if limit > 0 else math.inf,
-        "overrun_fraction": over, "overrun_ci_fraction": list(over_ci),
-        "jitter_s": tp.std,
-        "interval_p50_s": float(np.median(ivf)) if ivf.size else None,
-        "interval_p95_s": float(np.quantile(ivf, 0.95)) if ivf.size else None,
-        "interval_std_s": float(ivf.std()) if ivf.size > 1 else None,
-        "ticks": n, "episodes": episodes,
-        "stages": _stage_figures(times, float(np.nansum(total)), boot),
-    })
+    figures.update(
+        {
+            "total_p50_s": tp.p50,
+            "total_p95_s": tp.p95,
+            "total_p99_s": tp.p99,
+            "total_max_s": tp.max,
+            "total_mean_s": tp.mean,
+            "total_p50_ci_s": list(tp.ci["p50"]),
+            "total_p95_ci_s": list(tp.ci["p95"]),
+            "total_p99_ci_s": list(tp.ci["p99"]),
+            "margin_s": tp.p95 - limit,
+            "margin_fraction": (tp.p95 - limit) / limit if limit > 0 else math.inf,
+            "overrun_fraction": over,
+            "overrun_ci_fraction": list(over_ci),
+            "jitter_s": tp.std,
+            "interval_p50_s": float(np.median(ivf)) if ivf.size else None,
+            "interval_p95_s": float(np.quantile(ivf, 0.95)) if ivf.size else None,
+            "interval_std_s": float(ivf.std()) if ivf.size > 1 else None,
+            "ticks": n,
+            "episodes": episodes,
+            "stages": _stage_figures(times, float(np.nansum(total)), boot),
+        }
+    )
     figures["added_delay"], rates = _delay_figures(times, total, control_dt_s, measured_iv)
     details["rates_per_s"] = [float(r) for r in rates[:1000]]
     details["total_quantiles_s"] = list(tp.grid)
     if "network" in times.stages:
         net = times.stages["network"]
-        figures["network"] = {"share_fraction": figures["stages"]["network"]
-                              ["share_fraction"],
-                              "p50_s": figures["stages"]["network"]["p50_s"],
-                              "p95_s": figures["stages"]["network"]["p95_s"],
-                              "ticks": int(np.count_nonzero(np.isfinite(net)))}
-    figures["bootstrap"] = {"replicates": N_BOOT, "unit": boot.unit,
-                            "clusters": boot.n_clusters, "seed": seed, "level": LEVEL}
+        figures["network"] = {
+            "share_fraction": figures["stages"]["network"]["share_fraction"],
+            "p50_s": figures["stages"]["network"]["p50_s"],
+            "p95_s": figures["stages"]["network"]["p95_s"],
+            "ticks": int(np.count_nonzero(np.isfinite(net))),
+        }
+    figures["bootstrap"] = {
+        "replicates": N_BOOT,
+        "unit": boot.unit,
+        "clusters": boot.n_clusters,
+        "seed": seed,
+        "level": LEVEL,
+    }
     return _judge(figures, tp.ci["p95"], n, episodes, source, budget)
 
 
@@ -311,6 +377,7 @@ def slowest_stages(stages: dict[str, dict[str, Any]]) -> list[str]:
     """The stage with the highest p95 and every stage tied with it: whose p95 interval
     reaches the slowest one's (``p95_ci_s``), slowest first. Two stages a millisecond
     apart inside their intervals are not told apart, so the advice names both."""
+
     def p95(k: str) -> float:
         v = stages[k]["p95_s"]
         return float(v) if v is not None and math.isfinite(v) else -1.0
@@ -319,33 +386,49 @@ def slowest_stages(stages: dict[str, dict[str, Any]]) -> list[str]:
     if not order or p95(order[0]) < 0:
         return order[:1]
     lo_worst = (stages[order[0]].get("p95_ci_s") or [p95(order[0])] * 2)[0]
-    return [k for k in order if p95(k) >= 0 and (
-        k == order[0] or (stages[k].get("p95_ci_s") or [0.0, p95(k)])[1] >= lo_worst)]
+    return [
+        k
+        for k in order
+        if p95(k) >= 0
+        and (k == order[0] or (stages[k].get("p95_ci_s") or [0.0, p95(k)])[1] >= lo_worst)
+    ]
 
 
 def _slowest_text(stages: dict[str, dict[str, Any]], slowest: list[str]) -> str:
     def one(k: str) -> str:
         st = stages[k]
         ci = st.get("p95_ci_s")
-        iv = (f" [{ci[0] * 1e3:.1f}, {ci[1] * 1e3:.1f}]" if ci and all(
-            v is not None and math.isfinite(v) for v in ci) else "")
+        iv = (
+            f" [{ci[0] * 1e3:.1f}, {ci[1] * 1e3:.1f}]"
+            if ci and all(v is not None and math.isfinite(v) for v in ci)
+            else ""
+        )
         return f"'{k}' (p95 {st['p95_s'] * 1e3:.1f} ms{iv})"
 
     if len(slowest) == 1:
         return f"the slowest stage is {one(slowest[0])}"
+
     def p99(k: str) -> float:
         v = stages[k].get("p99_s")
         return float(v) if v is not None and math.isfinite(v) else -1.0
 
     tail = max(slowest, key=p99)
-    text = ("the slowest stages, tied within their p95 intervals, are "
-            + ", ".join(one(k) for k in slowest))
-    return text + (f"; '{tail}' has the longest tail (p99 {p99(tail) * 1e3:.1f} ms)"
-                   if p99(tail) >= 0 else "")
+    text = "the slowest stages, tied within their p95 intervals, are " + ", ".join(
+        one(k) for k in slowest
+    )
+    return text + (
+        f"; '{tail}' has the longest tail (p99 {p99(tail) * 1e3:.1f} ms)" if p99(tail) >= 0 else ""
+    )
 
 
-def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: int,
-           source: str, budget: Budget) -> tuple[Verdict, str, str]:
+def _judge(
+    fig: dict[str, Any],
+    p95_ci: tuple[float, float],
+    n: int,
+    episodes: int,
+    source: str,
+    budget: Budget,
+) -> tuple[Verdict, str, str]:
     dt = budget.budget_s
     unit = {"timing log": "episode", "policy-server log": "session"}.get(source, "log file")
     p95, margin = fig["total_p95_s"], fig["margin_s"]
@@ -357,46 +440,63 @@ def _judge(fig: dict[str, Any], p95_ci: tuple[float, float], n: int, episodes: i
     per_ep = max(1, n // max(1, episodes))
     what = "inference" if budget.mode == "async" else "tick"
     bword = "budget" if budget.mode == "async" else "period"
-    head = (f"Total p95 {p95 * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}] against a "
-            f"{budget.label} over {n} {what}{'' if n == 1 else 's'} ({episodes} "
-            f"{unit}{'' if episodes == 1 else 's'}); "
-            f"{fig['overrun_fraction']:.1%} of {what}s overrun.")
+    head = (
+        f"Total p95 {p95 * 1e3:.1f} ms [{lo * 1e3:.1f}, {hi * 1e3:.1f}] against a "
+        f"{budget.label} over {n} {what}{'' if n == 1 else 's'} ({episodes} "
+        f"{unit}{'' if episodes == 1 else 's'}); "
+        f"{fig['overrun_fraction']:.1%} of {what}s overrun."
+    )
     if n < MIN_TICKS:
         more = MIN_TICKS - n
-        return (Verdict.INCONCLUSIVE, head + f" No verdict from the timing: {n} ticks, and a "
-                f"p95 needs {MIN_TICKS} ({more} more).",
-                f"Time at least {more} more ticks (the recipe: {RECIPE_EPISODES} episodes of "
-                "the task) and re-run.")
+        return (
+            Verdict.INCONCLUSIVE,
+            head + f" No verdict from the timing: {n} ticks, and a "
+            f"p95 needs {MIN_TICKS} ({more} more).",
+            f"Time at least {more} more ticks (the recipe: {RECIPE_EPISODES} episodes of "
+            "the task) and re-run.",
+        )
     if lo > dt:
         rate = ad.get("rate_per_s_min"), ad.get("rate_per_s_max")
-        spec = (f" or train with dt = {dt:.4g} s + Exp(rate), rate drawn per episode in "
-                f"[{rate[0]:.4g}, {rate[1]:.4g}] /s" if all(
-                    r is not None and math.isfinite(r) for r in rate) else "")
-        return (Verdict.IMPLICATED,
-                head + f" p95 exceeds the {bword} by {margin * 1e3:.1f} ms "
-                f"({fig['margin_fraction']:.0%}); {_slowest_text(stages, slowest)}."
-                if stages else head,
-                f"Cut {worst} until the total p95 fits in {dt * 1e3:.1f} ms, lower the fps "
-                f"to match the loop{spec}, or serve with real-time chunking." if budget.mode ==
-                "sync" else f"Cut {worst} until the inference p95 fits in the "
-                f"{budget.label}, raise chunk_size_threshold (send earlier) or "
-                "actions_per_chunk, or serve with real-time chunking.")
+        spec = (
+            f" or train with dt = {dt:.4g} s + Exp(rate), rate drawn per episode in "
+            f"[{rate[0]:.4g}, {rate[1]:.4g}] /s"
+            if all(r is not None and math.isfinite(r) for r in rate)
+            else ""
+        )
+        return (
+            Verdict.IMPLICATED,
+            head + f" p95 exceeds the {bword} by {margin * 1e3:.1f} ms "
+            f"({fig['margin_fraction']:.0%}); {_slowest_text(stages, slowest)}."
+            if stages
+            else head,
+            f"Cut {worst} until the total p95 fits in {dt * 1e3:.1f} ms, lower the fps "
+            f"to match the loop{spec}, or serve with real-time chunking."
+            if budget.mode == "sync"
+            else f"Cut {worst} until the inference p95 fits in the "
+            f"{budget.label}, raise chunk_size_threshold (send earlier) or "
+            "actions_per_chunk, or serve with real-time chunking.",
+        )
     if hi < dt:
         if source == "timing log" and episodes < RECIPE_EPISODES:
             more = RECIPE_EPISODES - episodes
-            return (Verdict.INCONCLUSIVE,
-                    head + f" p95 is below the {bword}, but over {episodes} episodes only.",
-                    f"Time {more} more episodes (about {more * per_ep} ticks; the recipe is "
-                    f"{RECIPE_EPISODES}) before eliminating latency.")
-        return (Verdict.ELIMINATED,
-                head + f" p95 is {-margin * 1e3:.1f} ms below the {bword}, its whole interval "
-                "with it.",
-                "Latency alone does not explain the gap: move to the contact branch.")
+            return (
+                Verdict.INCONCLUSIVE,
+                head + f" p95 is below the {bword}, but over {episodes} episodes only.",
+                f"Time {more} more episodes (about {more * per_ep} ticks; the recipe is "
+                f"{RECIPE_EPISODES}) before eliminating latency.",
+            )
+        return (
+            Verdict.ELIMINATED,
+            head + f" p95 is {-margin * 1e3:.1f} ms below the {bword}, its whole interval with it.",
+            "Latency alone does not explain the gap: move to the contact branch.",
+        )
     more = _more_needed(n, (hi - lo) / 2.0, abs(margin))
-    return (Verdict.INCONCLUSIVE,
-            head + f" The p95 interval straddles the {bword}.",
-            f"Time about {more} more ticks (~{math.ceil(more / per_ep)} episodes of {per_ep} "
-            "ticks) and re-run.")
+    return (
+        Verdict.INCONCLUSIVE,
+        head + f" The p95 interval straddles the {bword}.",
+        f"Time about {more} more ticks (~{math.ceil(more / per_ep)} episodes of {per_ep} "
+        "ticks) and re-run.",
+    )
 
 
 def assess(ctx: Context) -> list[Finding]:
@@ -409,12 +509,26 @@ def assess(ctx: Context) -> list[Finding]:
 
     transport = ros2_transport.assess(ctx)  # ROS 2 bags: header stamps against log times
     if not (ev.timing_logs or ev.server_logs or ev.client_logs):
-        return transport or [not_measured(spec, "Not measured: the rig names no timing log "
-                             "(evidence.timing_logs) and no LeRobot async log "
-                             "(evidence.server_logs / evidence.client_logs).")]
+        return transport or [
+            not_measured(
+                spec,
+                "Not measured: the rig names no timing log "
+                "(evidence.timing_logs) and no LeRobot async log "
+                "(evidence.server_logs / evidence.client_logs).",
+            )
+        ]
     timing = ctx.evidence.get("timing_logs", load_timing_logs)
-    logs = (ctx.evidence.get("server_logs", load_server_logs)
-            + ctx.evidence.get("client_logs", load_client_logs))
+    logs = ctx.evidence.get("server_logs", load_server_logs) + ctx.evidence.get(
+        "client_logs", load_client_logs
+    )
     dt = float(ctx.options.get("control_dt_s") or rig.control_dt_s)
-    return [analyse(timing, logs, dt, policy_server=rig.deploy.policy_server, seed=ctx.seed,
-                    dataset_fps=dataset_fps(ev.dataset))] + transport
+    return [
+        analyse(
+            timing,
+            logs,
+            dt,
+            policy_server=rig.deploy.policy_server,
+            seed=ctx.seed,
+            dataset_fps=dataset_fps(ev.dataset),
+        )
+    ] + transport

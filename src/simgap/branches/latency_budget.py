@@ -14,10 +14,12 @@ from simgap.evidence.lerobot_logs import LeRobotLog
 DEFAULT_CHUNK_SIZE_THRESHOLD = 0.5
 """``RobotClientConfig.chunk_size_threshold``'s default in LeRobot 0.6.1 (async_inference/
 configs.py); the docs' table says 0.7, the code 0.5."""
-BUDGET_RULE = ("async serving is judged against the time the action queue lasts once an "
-               "observation is sent, chunk_size_threshold x actions_per_chunk x dt (the client "
-               "sends when the queue holds that share of a chunk); a synchronous loop is judged "
-               "against one control period")
+BUDGET_RULE = (
+    "async serving is judged against the time the action queue lasts once an "
+    "observation is sent, chunk_size_threshold x actions_per_chunk x dt (the client "
+    "sends when the queue holds that share of a chunk); a synchronous loop is judged "
+    "against one control period"
+)
 
 
 @dataclass(frozen=True)
@@ -46,15 +48,22 @@ class Budget:
         """How the budget reads in a summary."""
         if self.mode == "sync":
             return f"{self.dt_s * 1e3:.1f} ms control period"
-        return (f"{self.budget_s * 1e3:.1f} ms queue budget ({self.chunk_size_threshold:g} x "
-                f"{self.actions_per_chunk} actions x {self.dt_s * 1e3:.1f} ms)")
+        return (
+            f"{self.budget_s * 1e3:.1f} ms queue budget ({self.chunk_size_threshold:g} x "
+            f"{self.actions_per_chunk} actions x {self.dt_s * 1e3:.1f} ms)"
+        )
 
     def figures(self) -> dict[str, object]:
         """The budget as Finding figures, with the rule."""
-        return {"mode": self.mode, "budget_s": self.budget_s, "dt_s": self.dt_s,
-                "actions_per_chunk": self.actions_per_chunk,
-                "chunk_size_threshold": self.chunk_size_threshold,
-                "sources": dict(self.sources), "rule": BUDGET_RULE}
+        return {
+            "mode": self.mode,
+            "budget_s": self.budget_s,
+            "dt_s": self.dt_s,
+            "actions_per_chunk": self.actions_per_chunk,
+            "chunk_size_threshold": self.chunk_size_threshold,
+            "sources": dict(self.sources),
+            "rule": BUDGET_RULE,
+        }
 
 
 def async_budget(logs: Sequence[LeRobotLog], control_dt_s: float) -> Budget:
@@ -71,8 +80,9 @@ def async_budget(logs: Sequence[LeRobotLog], control_dt_s: float) -> Budget:
     if apc:
         src["actions_per_chunk"] = "client config / server policy instructions"
     else:
-        shape = next((lg.action_shape for lg in logs if lg.action_shape
-                      and len(lg.action_shape) >= 2), None)
+        shape = next(
+            (lg.action_shape for lg in logs if lg.action_shape and len(lg.action_shape) >= 2), None
+        )
         if shape is not None:
             apc, src["actions_per_chunk"] = int(shape[1]), "action shape (policy chunk)"
     fps = next((lg.client_fps for lg in logs if lg.client_fps), None)
@@ -80,11 +90,17 @@ def async_budget(logs: Sequence[LeRobotLog], control_dt_s: float) -> Budget:
     src["dt_s"] = "client config fps" if fps else "rig control period"
     if not apc:
         return Budget(mode="sync", budget_s=dt, dt_s=dt, sources=tuple(src.items()))
-    thr = next((lg.chunk_size_threshold for lg in logs
-                if lg.chunk_size_threshold is not None), None)
+    thr = next(
+        (lg.chunk_size_threshold for lg in logs if lg.chunk_size_threshold is not None), None
+    )
     src["chunk_size_threshold"] = "client config" if thr is not None else "LeRobot default"
     thr = DEFAULT_CHUNK_SIZE_THRESHOLD if thr is None else float(thr)
     # A threshold of 0 sends only on an empty queue: the budget is then nil, not negative.
-    return Budget(mode="async", budget_s=max(thr, 0.0) * apc * dt, dt_s=dt,
-                  actions_per_chunk=int(apc), chunk_size_threshold=thr,
-                  sources=tuple(src.items()))
+    return Budget(
+        mode="async",
+        budget_s=max(thr, 0.0) * apc * dt,
+        dt_s=dt,
+        actions_per_chunk=int(apc),
+        chunk_size_threshold=thr,
+        sources=tuple(src.items()),
+    )

@@ -22,10 +22,15 @@ def assess(ctx: Context) -> list[Finding]:
     """The audit's Findings for the rig's deployment trace."""
     rig = ctx.rig
     if rig.evidence.trace is None:
-        return [not_measured(_SPEC, "Not measured: the rig names no deployment trace "
-                                    "(evidence.trace). Run your deployment script against "
-                                    "simgap's fake arm, or log one from the real arm "
-                                    "(docs/plumbing.md).")]
+        return [
+            not_measured(
+                _SPEC,
+                "Not measured: the rig names no deployment trace "
+                "(evidence.trace). Run your deployment script against "
+                "simgap's fake arm, or log one from the real arm "
+                "(docs/plumbing.md).",
+            )
+        ]
     trace = ctx.evidence.get("trace", trace_from_rig)
     assert trace is not None
 
@@ -33,12 +38,20 @@ def assess(ctx: Context) -> list[Finding]:
         return probe_for(tr)
 
     probe = ctx.evidence.get("trace_checkpoint_probe", _probe)
-    findings = audit(trace, expected_dt_s=rig_control_dt(rig),
-                     policy_server=rig.deploy.policy_server,
-                     checkpoint=probe)  # type: ignore[arg-type]
+    findings = audit(
+        trace,
+        expected_dt_s=rig_control_dt(rig),
+        policy_server=rig.deploy.policy_server,
+        checkpoint=probe,  # type: ignore[arg-type]
+    )
     if not findings:
-        return [not_measured(_SPEC, "Not measured: the trace holds nothing the audit can "
-                                    "check (no actions, images, registers or meta).")]
+        return [
+            not_measured(
+                _SPEC,
+                "Not measured: the trace holds nothing the audit can "
+                "check (no actions, images, registers or meta).",
+            )
+        ]
     return findings
 
 

@@ -30,35 +30,58 @@ def transport_finding(ros2: dict[str, Any], control_dt_s: float) -> Finding | No
         return None
     worst_bag, worst = max(per_bag, key=lambda bt: bt[1]["p95_s"])
     p95 = float(worst["p95_s"])
-    figures = TransportFigures.from_mapping({
-        "transport_p95_s": p95, "transport_p50_s": float(worst["p50_s"]), "topic": worst["topic"],
-        "bag": worst_bag, "control_dt_s": control_dt_s,
-        "per_bag": [{"bag": b, **t} for b, t in per_bag]})
-    line = (f"{worst['topic']}: log time minus header stamp {worst['p50_s'] * 1e3:.3g} ms "
-            f"median, {p95 * 1e3:.3g} ms 95th percentile (worst bag {worst_bag}), against "
-            f"the {control_dt_s * 1e3:.3g} ms control period")
+    figures = TransportFigures.from_mapping(
+        {
+            "transport_p95_s": p95,
+            "transport_p50_s": float(worst["p50_s"]),
+            "topic": worst["topic"],
+            "bag": worst_bag,
+            "control_dt_s": control_dt_s,
+            "per_bag": [{"bag": b, **t} for b, t in per_bag],
+        }
+    )
+    line = (
+        f"{worst['topic']}: log time minus header stamp {worst['p50_s'] * 1e3:.3g} ms "
+        f"median, {p95 * 1e3:.3g} ms 95th percentile (worst bag {worst_bag}), against "
+        f"the {control_dt_s * 1e3:.3g} ms control period"
+    )
     if any(t["clocks_disagree"] for _, t in per_bag):
         least = min(t["min_s"] for _, t in per_bag)
         return Finding(
-            branch="latency", verdict=Verdict.INCONCLUSIVE, title=TITLE, figures=figures,
+            branch="latency",
+            verdict=Verdict.INCONCLUSIVE,
+            title=TITLE,
+            figures=figures,
             key_figure="transport_p95_s",
             summary=f"The stamping clock and the recorder's disagree: a message was logged "
-                    f"{-least * 1e3:.3g} ms before its stamp. {line}.",
+            f"{-least * 1e3:.3g} ms before its stamp. {line}.",
             next_step="Synchronise the clocks of the driver's machine and the recorder's "
-                      "(chrony or PTP) and record again.")
+            "(chrony or PTP) and record again.",
+        )
     if p95 <= ELIMINATE_PERIODS * control_dt_s:
         verdict, step = Verdict.ELIMINATED, "Nothing to change in the ROS 2 transport."
     elif p95 > IMPLICATE_PERIODS * control_dt_s:
         verdict = Verdict.IMPLICATED
-        step = ("States arrive a frame late: move the policy onto the driver's machine or a "
-                "faster transport (shared memory, a reliable QoS with a shallow queue), or "
-                "train with this observation delay.")
+        step = (
+            "States arrive a frame late: move the policy onto the driver's machine or a "
+            "faster transport (shared memory, a reliable QoS with a shallow queue), or "
+            "train with this observation delay."
+        )
     else:
         verdict = Verdict.INCONCLUSIVE
-        step = ("Part of a frame is lost in transport: add the measured delay to the "
-                "simulated observation, or move the policy closer to the driver.")
-    return Finding(branch="latency", verdict=verdict, title=TITLE, figures=figures,
-                   key_figure="transport_p95_s", summary=f"{line}.", next_step=step)
+        step = (
+            "Part of a frame is lost in transport: add the measured delay to the "
+            "simulated observation, or move the policy closer to the driver."
+        )
+    return Finding(
+        branch="latency",
+        verdict=verdict,
+        title=TITLE,
+        figures=figures,
+        key_figure="transport_p95_s",
+        summary=f"{line}.",
+        next_step=step,
+    )
 
 
 def assess(ctx: Context) -> list[Finding]:

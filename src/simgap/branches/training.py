@@ -16,13 +16,20 @@ from simgap.finding import Finding, Verdict
 from simgap.plumbing.training import BRANCH, RigSide, audit_training
 from simgap.sim.kinematics import rig_mount_points
 
-TRAINING_KEYS = ("env_id", "controller", "action_delta_limit_rad", "pd_stiffness_nm_rad",
-                 "origin_from_pan_axis_m")
+TRAINING_KEYS = (
+    "env_id",
+    "controller",
+    "action_delta_limit_rad",
+    "pd_stiffness_nm_rad",
+    "origin_from_pan_axis_m",
+)
 """The keys of a training config (``simgap init --maniskill-config`` writes them): a rig
 stating none of them has no training config to audit (its hand-written ``[training]`` rate,
 noise and workspace are the envelope branch's)."""
-NEEDS = ("[training] env_id, controller and gains, the training environment's config "
-         "('simgap init --maniskill-config FILE', docs/maniskill.md)",)
+NEEDS = (
+    "[training] env_id, controller and gains, the training environment's config "
+    "('simgap init --maniskill-config FILE', docs/maniskill.md)",
+)
 """What the rig lacks, true whether or not it has a [training] section (the demo's has one,
 with its rate, noise and workspace, and no training config)."""
 
@@ -46,16 +53,29 @@ def assess(ctx: Context) -> list[Finding]:
     """The training audit's Findings; one not_measured Finding without a training config."""
     rig = ctx.rig
     if not any(getattr(rig.training, k) is not None for k in TRAINING_KEYS):
-        stated = [f.name for f in fields(rig.training)
-                  if f.name != "action_scale" and getattr(rig.training, f.name) is not None]
-        has = (f"the rig's [training] states {', '.join(stated)}, none of the training "
-               f"config's keys ({', '.join(TRAINING_KEYS)})" if stated else
-               "the rig has no [training] section")
-        return [Finding(branch=BRANCH, verdict=Verdict.NOT_MEASURED, title="Training config",
-                        summary=f"Not measured: no training config to audit: {has}.",
-                        next_step="Export it where you train ('python -m "
-                                  "simgap.maniskill.export_config ENV_ID --out FILE') and "
-                                  "run 'simgap init --maniskill-config FILE'.", needs=NEEDS)]
+        stated = [
+            f.name
+            for f in fields(rig.training)
+            if f.name != "action_scale" and getattr(rig.training, f.name) is not None
+        ]
+        has = (
+            f"the rig's [training] states {', '.join(stated)}, none of the training "
+            f"config's keys ({', '.join(TRAINING_KEYS)})"
+            if stated
+            else "the rig has no [training] section"
+        )
+        return [
+            Finding(
+                branch=BRANCH,
+                verdict=Verdict.NOT_MEASURED,
+                title="Training config",
+                summary=f"Not measured: no training config to audit: {has}.",
+                next_step="Export it where you train ('python -m "
+                "simgap.maniskill.export_config ENV_ID --out FILE') and "
+                "run 'simgap init --maniskill-config FILE'.",
+                needs=NEEDS,
+            )
+        ]
     cam = rig.camera.name if rig.camera is not None else None
     points = rig_mount_points(rig.model_path, rig.joints[0].name, cam)
     side = RigSide(dataset_dt_s=_dataset_dt(ctx), **points)  # type: ignore[arg-type]

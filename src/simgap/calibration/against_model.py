@@ -53,9 +53,11 @@ SHORT_TOL_DEG = 20.0
 model (and a policy trained in it) reaches behind the servo's position limits."""
 RIG_TOL_DEG = 0.5
 """The rig's mapping off the calibration's by more than this [deg] misreads the joint."""
-NOTES = ("The homing pose (what reads 2047 after LeRobot's half-turn homing) is taken at each "
-         "joint's range centre, where LeRobot asks the arm to be held; servo counts are taken "
-         "to grow with the model's angle unless an axis is given as -1.",)
+NOTES = (
+    "The homing pose (what reads 2047 after LeRobot's half-turn homing) is taken at each "
+    "joint's range centre, where LeRobot asks the arm to be held; servo counts are taken "
+    "to grow with the model's angle unless an axis is given as -1.",
+)
 INTERVAL_TICKS = 1.0
 """Half-width of the zero's 95% interval [ticks]: integer range ends and homing offset."""
 
@@ -145,9 +147,14 @@ def uses_degrees(rig: Rig) -> bool:
     return not any(j.unit.unit == "m100" for j in rig.joints if not j.gripper)
 
 
-def check_against_model(cal: Calibration, rig: Rig, *, use_degrees: bool | None = None,
-                        axes: Mapping[str, int] | None = None,
-                        home_rad: Mapping[str, float] | None = None) -> CalibrationCheck:
+def check_against_model(
+    cal: Calibration,
+    rig: Rig,
+    *,
+    use_degrees: bool | None = None,
+    axes: Mapping[str, int] | None = None,
+    home_rad: Mapping[str, float] | None = None,
+) -> CalibrationCheck:
     """Hold ``cal`` against ``rig``'s model (see the module docstring).
 
     Args:
@@ -167,9 +174,14 @@ def check_against_model(cal: Calibration, rig: Rig, *, use_degrees: bool | None 
     pairs = [(jm, motor_of(jm.recorded, jm.name, cal)) for jm in rig.joints]
     matched = [(jm, m) for jm, m in pairs if m is not None]
     if not matched:
-        raise InputError(file=cal.source, expected="motors named like the rig's joints ("
-                         + ", ".join(j.recorded.removesuffix(".pos") for j in rig.joints) + ")",
-                         got=", ".join(cal.names), fix="pass the calibration of this arm")
+        raise InputError(
+            file=cal.source,
+            expected="motors named like the rig's joints ("
+            + ", ".join(j.recorded.removesuffix(".pos") for j in rig.joints)
+            + ")",
+            got=", ".join(cal.names),
+            fix="pass the calibration of this arm",
+        )
     ranges = joint_ranges(rig.model_path, [jm.name for jm, _ in matched])
     axis = {jm.name: int((axes or {}).get(jm.name, 1)) for jm, _ in matched}
     home = {j: (lo + hi) / 2.0 for j, (lo, hi) in ranges.items()}
@@ -177,15 +189,29 @@ def check_against_model(cal: Calibration, rig: Rig, *, use_degrees: bool | None 
         if jm.gripper:
             home[jm.name] = gripper_home_rad(cal[m], ranges[jm.name][0], axis[jm.name])
     home.update(home_rad or {})
-    maps = {jm.name: LeRobotMap(cal[m], norm_mode("gripper" if jm.gripper else m, deg),
-                                home[jm.name], axis[jm.name])
-            for jm, m in matched}
+    maps = {
+        jm.name: LeRobotMap(
+            cal[m], norm_mode("gripper" if jm.gripper else m, deg), home[jm.name], axis[jm.name]
+        )
+        for jm, m in matched
+    }
     fk = _fk(rig)
     ref = np.array([sum(ranges[j]) / 2.0 if j in ranges else 0.0 for j in rig.joint_names])
     checks = []
     for jm, motor in matched:
-        checks.append(_joint(jm.name, motor, maps[jm.name], ranges[jm.name],
-                             jm.unit, jm.gripper, fk, ref, rig.joint_names))
+        checks.append(
+            _joint(
+                jm.name,
+                motor,
+                maps[jm.name],
+                ranges[jm.name],
+                jm.unit,
+                jm.gripper,
+                fk,
+                ref,
+                rig.joint_names,
+            )
+        )
     total = None
     if fk is not None:
         shifted = ref.copy()
@@ -193,11 +219,15 @@ def check_against_model(cal: Calibration, rig: Rig, *, use_degrees: bool | None 
             shifted[rig.joint_names.index(c.joint)] += c.zero_offset_rad
         total = _dist(fk, ref, shifted)
     used = {m for _, m in matched}
-    return CalibrationCheck(joints=tuple(checks), use_degrees=deg, ee=rig.ee_site,
-                            error_at_gripper_m=total,
-                            unmatched=tuple(m for m in cal.names if m not in used),
-                            source=None if cal.source is None else str(cal.source),
-                            notes=NOTES)
+    return CalibrationCheck(
+        joints=tuple(checks),
+        use_degrees=deg,
+        ee=rig.ee_site,
+        error_at_gripper_m=total,
+        unmatched=tuple(m for m in cal.names if m not in used),
+        source=None if cal.source is None else str(cal.source),
+        notes=NOTES,
+    )
 
 
 def _fk(rig: Rig) -> ForwardKinematics | None:
@@ -213,9 +243,17 @@ def _dist(fk: ForwardKinematics, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(p[1] - p[0]))
 
 
-def _joint(joint: str, motor: str, m: LeRobotMap, model_range: tuple[float, float],
-           unit: JointUnit, gripper: bool, fk: ForwardKinematics | None, ref: np.ndarray,
-           names: tuple[str, ...]) -> JointCalibrationCheck:
+def _joint(
+    joint: str,
+    motor: str,
+    m: LeRobotMap,
+    model_range: tuple[float, float],
+    unit: JointUnit,
+    gripper: bool,
+    fk: ForwardKinematics | None,
+    ref: np.ndarray,
+    names: tuple[str, ...],
+) -> JointCalibrationCheck:
     lo_m, hi_m = model_range
     lo_c, hi_c = m.range_rad
     past = (max(0.0, lo_m - lo_c), max(0.0, hi_c - hi_m))
@@ -244,27 +282,47 @@ def _joint(joint: str, motor: str, m: LeRobotMap, model_range: tuple[float, floa
     problems = []
     tol = math.radians
     if abs(zero) > max(tol(ZERO_TOL_DEG), INTERVAL_TICKS * RAD_PER_TICK) and not gripper:
-        problems.append(f"LeRobot's zero lands {math.degrees(zero):+.1f} deg from the homing "
-                        "pose (the model's range centre)")
+        problems.append(
+            f"LeRobot's zero lands {math.degrees(zero):+.1f} deg from the homing "
+            "pose (the model's range centre)"
+        )
     if max(past) > tol(LIMIT_TOL_DEG):
         side = "lower" if past[0] >= past[1] else "upper"
-        problems.append(f"the calibrated range runs {math.degrees(max(past)):.1f} deg past the "
-                        f"model's {side} limit")
+        problems.append(
+            f"the calibrated range runs {math.degrees(max(past)):.1f} deg past the "
+            f"model's {side} limit"
+        )
     if short > tol(SHORT_TOL_DEG):
-        problems.append(f"the calibrated range is {math.degrees(short):.1f} deg shorter than the "
-                        "model's: the servo's position limits stop the joint there")
+        problems.append(
+            f"the calibrated range is {math.degrees(short):.1f} deg shorter than the "
+            "model's: the servo's position limits stop the joint there"
+        )
     if rev:
         what = "0 % open, 100 % closed" if gripper else "its readings run against the axis"
         problems.append(f"drive_mode 1 reverses it ({what}); lerobot-calibrate writes 0")
     if rig_err is not None and rig_err > tol(RIG_TOL_DEG):
-        problems.append(f"the rig's mapping reads it up to {math.degrees(rig_err):.1f} deg off "
-                        "the calibration's")
+        problems.append(
+            f"the rig's mapping reads it up to {math.degrees(rig_err):.1f} deg off "
+            "the calibration's"
+        )
     return JointCalibrationCheck(
-        joint=joint, motor=motor, mode=m.mode, drive_mode=m.cal.drive_mode,
-        model_range_rad=model_range, calibrated_range_rad=(lo_c, hi_c), past_limits_rad=past,
-        short_rad=short, zero_offset_rad=zero, zero_ci95_rad=INTERVAL_TICKS * RAD_PER_TICK,
-        reversed=rev, rig_error_rad=rig_err, rig_unit=joint_unit(m), error_at_gripper_m=at_grip,
-        reversed_error_at_gripper_m=rev_grip, problems=tuple(problems))
+        joint=joint,
+        motor=motor,
+        mode=m.mode,
+        drive_mode=m.cal.drive_mode,
+        model_range_rad=model_range,
+        calibrated_range_rad=(lo_c, hi_c),
+        past_limits_rad=past,
+        short_rad=short,
+        zero_offset_rad=zero,
+        zero_ci95_rad=INTERVAL_TICKS * RAD_PER_TICK,
+        reversed=rev,
+        rig_error_rad=rig_err,
+        rig_unit=joint_unit(m),
+        error_at_gripper_m=at_grip,
+        reversed_error_at_gripper_m=rev_grip,
+        problems=tuple(problems),
+    )
 
 
 def at_gripper(rig: Rig, offsets_rad: Mapping[str, float]) -> dict[str, float]:

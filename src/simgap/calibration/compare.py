@@ -48,10 +48,13 @@ class MotorChange:
         """Whether anything but rounding moved."""
         if self.a is None or self.b is None:
             return True
-        big = (self.zero_shift_rad is not None
-               and abs(self.zero_shift_rad) > MOVED_TICKS * RAD_PER_TICK) or (
+        big = (
+            self.zero_shift_rad is not None
+            and abs(self.zero_shift_rad) > MOVED_TICKS * RAD_PER_TICK
+        ) or (
             self.span_change_rad is not None
-            and abs(self.span_change_rad) > MOVED_TICKS * RAD_PER_TICK)
+            and abs(self.span_change_rad) > MOVED_TICKS * RAD_PER_TICK
+        )
         return big or any(k in self.changed for k in ("id", "drive_mode", "homing_offset"))
 
     def sentence(self) -> str:
@@ -64,8 +67,10 @@ class MotorChange:
                 parts.append(f"{k} {getattr(self.a, k)} -> {getattr(self.b, k)}")
         tick = MOVED_TICKS * RAD_PER_TICK
         if self.zero_shift_rad is not None and abs(self.zero_shift_rad) > tick:
-            parts.append(f"zero moved {math.degrees(self.zero_shift_rad):+.1f} deg "
-                         f"({self.b.mid - self.a.mid:+.1f} ticks)")
+            parts.append(
+                f"zero moved {math.degrees(self.zero_shift_rad):+.1f} deg "
+                f"({self.b.mid - self.a.mid:+.1f} ticks)"
+            )
         if self.span_change_rad is not None and abs(self.span_change_rad) > tick:
             parts.append(f"span {math.degrees(self.span_change_rad):+.1f} deg")
         return f"{self.motor}: " + (", ".join(parts) if parts else "unchanged")
@@ -79,8 +84,19 @@ def compare_calibrations(a: Calibration, b: Calibration) -> tuple[MotorChange, .
         if ca is None or cb is None:
             out.append(MotorChange(motor, ca, cb, ("present",), None, None))
             continue
-        changed = tuple(k for k in ("id", "drive_mode", "homing_offset", "range_min",
-                                    "range_max") if getattr(ca, k) != getattr(cb, k))
-        out.append(MotorChange(motor, ca, cb, changed, (cb.mid - ca.mid) * RAD_PER_TICK,
-                               (cb.span - ca.span) * RAD_PER_TICK))
+        changed = tuple(
+            k
+            for k in ("id", "drive_mode", "homing_offset", "range_min", "range_max")
+            if getattr(ca, k) != getattr(cb, k)
+        )
+        out.append(
+            MotorChange(
+                motor,
+                ca,
+                cb,
+                changed,
+                (cb.mid - ca.mid) * RAD_PER_TICK,
+                (cb.span - ca.span) * RAD_PER_TICK,
+            )
+        )
     return tuple(out)

@@ -89,9 +89,13 @@ class Drift:
     per_joint_at_gripper_m: dict[str, float]
 
 
-def still_segments(q_a: np.ndarray, q_b: np.ndarray, dt: float,
-                   counts: float = STILL_COUNTS, min_s: float = MIN_STILL_S
-                   ) -> list[tuple[int, int]]:
+def still_segments(
+    q_a: np.ndarray,
+    q_b: np.ndarray,
+    dt: float,
+    counts: float = STILL_COUNTS,
+    min_s: float = MIN_STILL_S,
+) -> list[tuple[int, int]]:
     """Runs ``[i, j)`` of frames where both (T, J) signals stay within ``counts`` encoder
     counts of their run's start for at least ``min_s`` seconds."""
     tol = counts * RAD_PER_TICK
@@ -100,7 +104,7 @@ def still_segments(q_a: np.ndarray, q_b: np.ndarray, dt: float,
     i, T = 0, len(q_a)
     while i < T:
         j = i + 1
-        while j < T and all(np.max(np.abs(x[i:j + 1] - x[i])) <= tol for x in (q_a, q_b)):
+        while j < T and all(np.max(np.abs(x[i : j + 1] - x[i])) <= tol for x in (q_a, q_b)):
             j += 1
         if j - i >= n:
             out.append((i, j))
@@ -128,10 +132,14 @@ def leader_follower_drift(trajs: Sequence[Trajectory], rig: Rig) -> Drift:
             d.append(np.mean(tr.q[k:j] - tr.q_cmd[k:j], axis=0))
             poses.append(np.mean(tr.q[k:j], axis=0))
     if not segs:
-        raise InputError(field="dataset", expected=f"still segments (leader and follower "
-                         f"within {STILL_COUNTS:g} counts for {MIN_STILL_S:g} s)",
-                         got="none", fix="record a teleoperation with pauses: hold the "
-                                         "leader still at a few poses for a second each")
+        raise InputError(
+            field="dataset",
+            expected=f"still segments (leader and follower "
+            f"within {STILL_COUNTS:g} counts for {MIN_STILL_S:g} s)",
+            got="none",
+            fix="record a teleoperation with pauses: hold the "
+            "leader still at a few poses for a second each",
+        )
     D, P = np.array(d), np.array(poses)  # (S, J)
     tau = gravity_torques(rig.model_path, rig.joint_names, P)  # (S, J)
     frames = np.array([j - (i + (j - i) // 2) for _, i, j in segs])
@@ -155,8 +163,13 @@ def leader_follower_drift(trajs: Sequence[Trajectory], rig: Rig) -> Drift:
             one = med.copy()
             one[c] += off[c]
             per[name] = float(np.linalg.norm(fk.positions(np.vstack([med, one]))[1] - p[0]))
-    return Drift(joints=tuple(joints), segments=tuple(segs), offset_at_gripper_m=total,
-                 load_at_gripper_m=load_total, per_joint_at_gripper_m=per)
+    return Drift(
+        joints=tuple(joints),
+        segments=tuple(segs),
+        offset_at_gripper_m=total,
+        load_at_gripper_m=load_total,
+        per_joint_at_gripper_m=per,
+    )
 
 
 def _fit(name: str, d: np.ndarray, tau: np.ndarray, quant: float) -> JointDrift:
@@ -175,9 +188,18 @@ def _fit(name: str, d: np.ndarray, tau: np.ndarray, quant: float) -> JointDrift:
         load = float(coef[1] * np.median(tau))
     else:
         offset, slope, load = float(np.mean(d)), None, 0.0
-        ci = (float(stats.t.ppf(0.975, n - 1)) * float(np.std(d, ddof=1)) / math.sqrt(n)
-              if n >= 2 else None)
+        ci = (
+            float(stats.t.ppf(0.975, n - 1)) * float(np.std(d, ddof=1)) / math.sqrt(n)
+            if n >= 2
+            else None
+        )
     if ci is not None:  # + the goal's truncation: LeRobot writes int(ticks), half a count low
         ci = max(ci, 1.96 * quant) + TRUNCATION_COUNTS * RAD_PER_TICK
-    return JointDrift(joint=name, offset_rad=offset, ci95_rad=ci, compliance_rad_per_nm=slope,
-                      load_rad=load, n_segments=n)
+    return JointDrift(
+        joint=name,
+        offset_rad=offset,
+        ci95_rad=ci,
+        compliance_rad_per_nm=slope,
+        load_rad=load,
+        n_segments=n,
+    )

@@ -74,6 +74,7 @@ class LeRobotMap:
         """Where LeRobot's middle (the calibrated range's centre, degrees' zero) lands [rad]."""
         return float(self.ticks_to_rad(self.cal.mid))
 
+
 def gripper_home_rad(cal: MotorCalibration, closed_rad: float, axis: int = 1) -> float:
     """The homing pose's angle that puts the gripper's closed end at ``closed_rad``: the
     calibration sweep closes the jaws on each other (a hard stop, the model joint's closed

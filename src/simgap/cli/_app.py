@@ -41,8 +41,11 @@ class _Console(Console):
     @property
     def size(self) -> ConsoleDimensions:
         size = super().size
-        if (self._width is None and not self.is_terminal
-                and not (os.environ.get("COLUMNS") or "").isdigit()):
+        if (
+            self._width is None
+            and not self.is_terminal
+            and not (os.environ.get("COLUMNS") or "").isdigit()
+        ):
             return ConsoleDimensions(PIPE_WIDTH, size.height)
         return size
 
@@ -95,13 +98,13 @@ def handles_errors(fn: F) -> F:
                 finally:
                     read.extend(protected_inputs())
         except SimgapError as e:
-            err_console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False,
-                              soft_wrap=True)
+            err_console.print(
+                f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False, soft_wrap=True
+            )
             raise typer.Exit(code=2) from None
         except OSError as e:  # the user's files: missing, unreadable, a loop, a full disk
             msg = escape(f"{e.filename}: {e.strerror}" if e.filename else str(e))
-            err_console.print(f"[bold red]error:[/bold red] {msg}",
-                              highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/bold red] {msg}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
         except KeyboardInterrupt:
             _interrupted("Ctrl-C", fn.__name__)
@@ -118,7 +121,10 @@ def handles_errors(fn: F) -> F:
                 f"[bold red]internal error:[/bold red] {escape(type(e).__name__)}: "
                 f"{escape(str(e)[:300])} (at {escape(where)}). This is a bug in "
                 f"simgap; please report it with this message, the command you ran and "
-                f"{escape(_inputs_phrase(read))}.", highlight=False, soft_wrap=True)
+                f"{escape(_inputs_phrase(read))}.",
+                highlight=False,
+                soft_wrap=True,
+            )
             raise typer.Exit(code=BUG_EXIT) from None
         finally:
             if prev is not _NOT_SET:
@@ -142,13 +148,15 @@ RESUMES = frozenset({"selftest", "fleet"})
 
 def _interrupted(how: str, command: str) -> None:
     if command in RESUMES:
-        what = ("what was finished is kept in the --out folder and what was not is not "
-                "written; rerun the same command to resume")
+        what = (
+            "what was finished is kept in the --out folder and what was not is not "
+            "written; rerun the same command to resume"
+        )
     else:
-        what = ("what was not finished is not written (a half-built output folder is "
-                "removed)")
-    err_console.print(f"interrupted ({how}): stopped before finishing; {what}",
-                      highlight=False, soft_wrap=True)
+        what = "what was not finished is not written (a half-built output folder is removed)"
+    err_console.print(
+        f"interrupted ({how}): stopped before finishing; {what}", highlight=False, soft_wrap=True
+    )
 
 
 def _terminated(signum: int, frame: Any) -> None:
@@ -187,12 +195,16 @@ def json_target(path: Path | None) -> Path | None:
     if path is None:
         return None
     if path.is_dir():
-        raise typer.BadParameter(f"{path} is a folder; expected a file to write the JSON to. "
-                                 f"Fix: name a file, e.g. {path / 'result.json'}")
+        raise typer.BadParameter(
+            f"{path} is a folder; expected a file to write the JSON to. "
+            f"Fix: name a file, e.g. {path / 'result.json'}"
+        )
     above = next((p for p in path.absolute().parents if p.exists()), None)
     if above is not None and not above.is_dir():
-        raise typer.BadParameter(f"{path}: {above} is a file, so no folder can hold this "
-                                 "JSON. Fix: name a file in a folder")
+        raise typer.BadParameter(
+            f"{path}: {above} is a file, so no folder can hold this "
+            "JSON. Fix: name a file in a folder"
+        )
     return path
 
 
@@ -224,8 +236,9 @@ def print_findings(title: str, findings: list[Any]) -> None:
     console.print(escape(title), style="bold", highlight=False)
     for f in findings:
         key = key_text(f.to_dict())
-        console.print(escape(f"[{f.verdict.value}] {f.title}" + (f": {key}" if key else "")),
-                      highlight=False)
+        console.print(
+            escape(f"[{f.verdict.value}] {f.title}" + (f": {key}" if key else "")), highlight=False
+        )
         if f.summary:
             console.print(escape(f"  {f.summary}"), highlight=False)
         if f.next_step:

@@ -37,11 +37,18 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(quiet: bool = typer.Option(False, "--quiet", "-q",
-                                     help="No progress output (results and errors still "
-                                          "print)."),
-          version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print simgap's version and exit.")) -> None:
+def _root(
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress output (results and errors still print)."
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print simgap's version and exit.",
+    ),
+) -> None:
     """Find out why a robot policy that works in simulation fails on hardware.
 
     The root options (``--quiet``, ``--version``) go before the command; given after it,
@@ -56,8 +63,9 @@ def quiet() -> bool:
 
 
 def _line(text: str) -> None:
-    err_console.print(f"{time.strftime('%H:%M:%S')} {text}", highlight=False, markup=False,
-                      soft_wrap=True)
+    err_console.print(
+        f"{time.strftime('%H:%M:%S')} {text}", highlight=False, markup=False, soft_wrap=True
+    )
 
 
 def say(text: str) -> None:
@@ -86,10 +94,17 @@ def progress_bar(console: Console) -> Progress:
     )
     from rich.table import Column
 
-    return Progress(TextColumn("{task.description}", table_column=Column(
-        ratio=1, no_wrap=True, overflow="ellipsis")), BarColumn(bar_width=20),
-        TaskProgressColumn(), TimeElapsedColumn(), console=console, transient=True,
-        expand=True)
+    return Progress(
+        TextColumn(
+            "{task.description}", table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis")
+        ),
+        BarColumn(bar_width=20),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        expand=True,
+    )
 
 
 @contextmanager

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import typer
 
-RAY_HELP = ("Run on Ray: 'local' starts one on this machine; 'auto', HOST:PORT or "
-            "ray://HOST:PORT (needs ray[client]) joins that cluster, which is sent the rig "
-            "files, model and logs (docs/fleet.md). A cluster that does not answer within "
-            "20 s is an error.")
-ALLOW_RIG_COMPUTE_HELP = ("Let a rig file's [compute] section choose the Ray cluster "
-                          "(ignored otherwise: rig.toml is not trusted to send your data "
-                          "anywhere). --ray wins over it.")
+RAY_HELP = (
+    "Run on Ray: 'local' starts one on this machine; 'auto', HOST:PORT or "
+    "ray://HOST:PORT (needs ray[client]) joins that cluster, which is sent the rig "
+    "files, model and logs (docs/fleet.md). A cluster that does not answer within "
+    "20 s is an error."
+)
+ALLOW_RIG_COMPUTE_HELP = (
+    "Let a rig file's [compute] section choose the Ray cluster "
+    "(ignored otherwise: rig.toml is not trusted to send your data "
+    "anywhere). --ray wins over it."
+)
 
 
 def ray_address(value: str | None) -> str | None:

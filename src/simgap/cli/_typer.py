@@ -13,14 +13,36 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-WORKFLOW = ("demo", "init", "diagnose", "view",
-            # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
-            "audit", "training", "phases", "envelope", "latency", "contact", "actuator",
-            "controller", "body", "calibration", "appearance",
-            # the tools: many rigs, known-truth recovery, the export, making evidence,
-            # evaluation
-            "fleet", "selftest", "randomize", "maniskill", "excite", "fake-arm", "render",
-            "compare", "trials", "rank")
+WORKFLOW = (
+    "demo",
+    "init",
+    "diagnose",
+    "view",
+    # the branches, cheapest first (LADDER's cost order; plumbing is 'audit')
+    "audit",
+    "training",
+    "phases",
+    "envelope",
+    "latency",
+    "contact",
+    "actuator",
+    "controller",
+    "body",
+    "calibration",
+    "appearance",
+    # the tools: many rigs, known-truth recovery, the export, making evidence,
+    # evaluation
+    "fleet",
+    "selftest",
+    "randomize",
+    "maniskill",
+    "excite",
+    "fake-arm",
+    "render",
+    "compare",
+    "trials",
+    "rank",
+)
 """The top-level commands in the order ``simgap --help`` lists them: a first run, a rig,
 the whole diagnosis, then each branch alone in the order the ladder runs them, then the
 tools. A command missing here is listed after them."""
@@ -47,20 +69,25 @@ def _global_option_hint(ctx: Any, error: Any, args: list[str]) -> Any:
     alone); an option simgap itself lacks too keeps click's error."""
     root = ctx.find_root()
     opt = error.option_name
-    param = next((p for p in root.command.params if opt in (*p.opts, *p.secondary_opts)),
-                 None) if ctx is not root else None
+    param = (
+        next((p for p in root.command.params if opt in (*p.opts, *p.secondary_opts)), None)
+        if ctx is not root
+        else None
+    )
     if param is None:
         return error
     name = root.info_name or "simgap"
     if getattr(param, "is_eager", False):
-        return _CLICK_ERRORS.UsageError(f"{opt} is an option of {name} itself: {name} {opt}",
-                                        ctx)
+        return _CLICK_ERRORS.UsageError(f"{opt} is an option of {name} itself: {name} {opt}", ctx)
     sub = ctx.command_path.removeprefix(root.command_path).split()
     rest = list(args)
     if opt in rest:
         rest.remove(opt)
-    return _CLICK_ERRORS.UsageError(f"{opt} is an option of {name} itself, given before the "
-                                    f"command: {name} {opt} {shlex.join([*sub, *rest])}", ctx)
+    return _CLICK_ERRORS.UsageError(
+        f"{opt} is an option of {name} itself, given before the "
+        f"command: {name} {opt} {shlex.join([*sub, *rest])}",
+        ctx,
+    )
 
 
 class Command(TyperCommand):
@@ -113,6 +140,7 @@ class App(typer.Typer):
     def __init__(self, *, cls: type[TyperGroup] | None = None, **kwargs: Any) -> None:
         super().__init__(cls=cls or Group, **kwargs)
 
-    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None,
-                **kwargs: Any) -> Callable[[Any], Any]:
+    def command(
+        self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
+    ) -> Callable[[Any], Any]:
         return super().command(name, cls=cls or Command, **kwargs)

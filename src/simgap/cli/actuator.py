@@ -32,7 +32,10 @@ class _ValidateList(Command):
                     raise typer.BadParameter(
                         "it needs at least one log. Fix: name the test logs after it "
                         "(--validate a.json b.json), or drop it to hold out one trajectory "
-                        "type at a time", ctx=ctx, param_hint="--validate")
+                        "type at a time",
+                        ctx=ctx,
+                        param_hint="--validate",
+                    )
                 n_val += i - start
                 continue
             out.append(args[i])
@@ -46,34 +49,53 @@ class _ValidateList(Command):
                 f"no training logs: --validate takes every value up to the next option, so "
                 f"all {n_val} log(s) after it were read as test logs. Fix: name the training "
                 "logs before --validate, or end its list with another option "
-                "(--validate v.json --format bam a.json b.json)", ctx=ctx,
-                param_hint="--validate") from None
+                "(--validate v.json --format bam a.json b.json)",
+                ctx=ctx,
+                param_hint="--validate",
+            ) from None
 
 
 @app.command(cls=_ValidateList)
 @handles_errors
 def actuator(
-    logs: list[Path] = typer.Argument(..., help="Servo bench logs (BAM JSON, CSV: the "
-                                      "ladder), or one LeRobot dataset folder (diagnose's "
-                                      "identification against the rig's MJCF; needs --rig)."),
+    logs: list[Path] = typer.Argument(
+        ...,
+        help="Servo bench logs (BAM JSON, CSV: the "
+        "ladder), or one LeRobot dataset folder (diagnose's "
+        "identification against the rig's MJCF; needs --rig).",
+    ),
     fmt: str = typer.Option(..., "--format", help="bam | lerobot | csv"),
-    rig: Path | None = typer.Option(None, "--rig", help="rig.toml: joint map, units, model "
-                                    "(the load) and noise floor."),
-    validate: list[Path] = typer.Option([], "--validate", help="Test bench logs, left out "
-                                        "of every fit and of the selection (which holds out "
-                                        "one trajectory type of the training logs at a "
-                                        "time) and scored on the final fit; repeatable or "
-                                        "as a list up to the next option (a LeRobot dataset "
-                                        "holds out its own episodes)."),
-    json_path: Path = typer.Option(..., "--json", callback=json_target,
-                                   help="Where to write the result JSON."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for the MJCF patch, Isaac "
-                                    "Lab and BAM exports."),
+    rig: Path | None = typer.Option(
+        None, "--rig", help="rig.toml: joint map, units, model (the load) and noise floor."
+    ),
+    validate: list[Path] = typer.Option(
+        [],
+        "--validate",
+        help="Test bench logs, left out "
+        "of every fit and of the selection (which holds out "
+        "one trajectory type of the training logs at a "
+        "time) and scored on the final fit; repeatable or "
+        "as a list up to the next option (a LeRobot dataset "
+        "holds out its own episodes).",
+    ),
+    json_path: Path = typer.Option(
+        ..., "--json", callback=json_target, help="Where to write the result JSON."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for the MJCF patch, Isaac Lab and BAM exports."
+    ),
     no_net: bool = typer.Option(False, "--no-net", help="Skip rung 4 (the network)."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed of the fits (default: the "
-                                    "rig's seed, as diagnose uses; 0 without a rig)."),
-    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder "
-                               "(everything in it is removed once the new one is written)."),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Seed of the fits (default: the rig's seed, as diagnose uses; 0 without a rig).",
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replace a non-empty --out folder "
+        "(everything in it is removed once the new one is written).",
+    ),
 ) -> None:
     """Identify the actuators. A LeRobot dataset (--format lerobot, with --rig) runs
     diagnose's identification: the rig's own MJCF is the null, the delay is profiled and
@@ -98,63 +120,97 @@ def actuator(
     if fmt == "lerobot":
         _check_lerobot(list(logs), r, list(validate))
         assert r is not None
-        with working("actuator", "identifying the joint dynamics against the rig's model "
-                     "(as diagnose does)", 60.0), \
-                output_folder(out, force=force) if out is not None else nullcontext() as od:
+        with (
+            working(
+                "actuator",
+                "identifying the joint dynamics against the rig's model (as diagnose does)",
+                60.0,
+            ),
+            output_folder(out, force=force) if out is not None else nullcontext() as od,
+        ):
             from simgap.diagnose import actuator_from_dataset
 
             found = actuator_from_dataset(r, logs[0], out_dir=od, seed=seed).to_dict()
         if out is not None and od is not None:
             found = relocate_paths(found, od, out.absolute())
-        write_json(json_path, {"method": "joint_dynamics", "rig": r.name, "dataset":
-                               str(logs[0]), **found})
+        write_json(
+            json_path, {"method": "joint_dynamics", "rig": r.name, "dataset": str(logs[0]), **found}
+        )
         _print_identification(found)
         return
     seed = seed if seed is not None else (r.seed if r is not None else 0)
     train = load_actuator_logs(list(logs), fmt, r)
     held = load_actuator_logs(list(validate), fmt, r) if validate else []
     rungs = "ideal, delay+lag, servo" + ("" if no_net else ", network")
-    with working("actuator", f"fitting the actuator ladder ({rungs}) to {len(train)} log(s), "
-                 "selected holding out one trajectory type (or log) at a time"
-                 + (f", then tested on the {len(held)} --validate log(s)" if held else "")
-                 + ("" if no_net else "; --no-net skips the slowest rung"),
-                 240.0 if not no_net else 120.0), \
-            output_folder(out, force=force) if out is not None else nullcontext() as out_dir:
-        result, _ = analyse(train, rig=r, validate=held, use_net=not no_net, seed=seed,
-                            out_dir=out_dir)
+    with (
+        working(
+            "actuator",
+            f"fitting the actuator ladder ({rungs}) to {len(train)} log(s), "
+            "selected holding out one trajectory type (or log) at a time"
+            + (f", then tested on the {len(held)} --validate log(s)" if held else "")
+            + ("" if no_net else "; --no-net skips the slowest rung"),
+            240.0 if not no_net else 120.0,
+        ),
+        output_folder(out, force=force) if out is not None else nullcontext() as out_dir,
+    ):
+        result, _ = analyse(
+            train, rig=r, validate=held, use_net=not no_net, seed=seed, out_dir=out_dir
+        )
     if out is not None and out_dir is not None:  # name the artifacts where they now lie
         result = relocate_paths(result, out_dir, out.absolute())
     write_json(json_path, result)
     from simgap.report.headline import sig
 
     for name, j in result["joints"].items():
-        rungs = ", ".join(f"{x['model']} {sig(float(x['validation_mae_rad']))}"
-                          for x in j["rungs"])
+        rungs = ", ".join(f"{x['model']} {sig(float(x['validation_mae_rad']))}" for x in j["rungs"])
         d = j.get("delay_s")
-        iv = (j.get("delay_interval_s") or (result.get("delay_interval_s") or {}).get(name))
-        delay = "delay not identified" if not isinstance(d, (int, float)) else (
-            f"delay {sig(d * 1e3)} ms" + (f" [{sig(iv[0] * 1e3)}, {sig(iv[1] * 1e3)}]"
-                                          if isinstance(iv, (list, tuple)) and len(iv) == 2
-                                          else ""))
-        console.print(escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); "
-                             f"{delay}"), highlight=False)
+        iv = j.get("delay_interval_s") or (result.get("delay_interval_s") or {}).get(name)
+        delay = (
+            "delay not identified"
+            if not isinstance(d, (int, float))
+            else (
+                f"delay {sig(d * 1e3)} ms"
+                + (
+                    f" [{sig(iv[0] * 1e3)}, {sig(iv[1] * 1e3)}]"
+                    if isinstance(iv, (list, tuple)) and len(iv) == 2
+                    else ""
+                )
+            )
+        )
+        console.print(
+            escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); {delay}"),
+            highlight=False,
+        )
         if j.get("test_logs") and isinstance(j.get("test_mae_rad"), (int, float)):
-            tests = ", ".join(f"{x['model']} {sig(float(x['test_mae_rad']))}"
-                              for x in j["rungs"] if "test_mae_rad" in x)
-            console.print(escape(f"  on the {len(j['test_logs'])} --validate log(s), left "
-                                 f"out of every fit and of the selection: selected "
-                                 f"{j['selected']} {sig(float(j['test_mae_rad']))} rad "
-                                 f"(every rung: {tests})"), highlight=False)
+            tests = ", ".join(
+                f"{x['model']} {sig(float(x['test_mae_rad']))}"
+                for x in j["rungs"]
+                if "test_mae_rad" in x
+            )
+            console.print(
+                escape(
+                    f"  on the {len(j['test_logs'])} --validate log(s), left "
+                    f"out of every fit and of the selection: selected "
+                    f"{j['selected']} {sig(float(j['test_mae_rad']))} rad "
+                    f"(every rung: {tests})"
+                ),
+                highlight=False,
+            )
         for rung, why in (j.get("rungs_skipped") or {}).items():
             console.print(escape(f"  the {rung} rung was not fitted: {why}"), highlight=False)
         for x in j["rungs"]:
             ivs = (x.get("params") or {}).get("intervals") if x["model"] == "servo" else None
             for k, e in (ivs or {}).items():
                 if isinstance(e, dict) and e.get("identifiable") is False:
-                    console.print(escape(f"  servo {k} not identifiable: {e.get('reason', '')}"),
-                                  highlight=False)
-            late = (x.get("armature_profile") or {}).get("latency_reason") \
-                if x["model"] == "servo" else None
+                    console.print(
+                        escape(f"  servo {k} not identifiable: {e.get('reason', '')}"),
+                        highlight=False,
+                    )
+            late = (
+                (x.get("armature_profile") or {}).get("latency_reason")
+                if x["model"] == "servo"
+                else None
+            )
             if late:
                 console.print(escape(f"  servo latency: {late}"), highlight=False)
     why = (result.get("patch_proof") or {}).get("mjcf_patch_not_offered")
@@ -169,20 +225,33 @@ def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
     from simgap.errors import InputError
 
     if rig is None:
-        raise InputError(file=logs[0], field="--rig", expected="a rig.toml to identify a "
-                         "LeRobot dataset (its joint map, units, and the MJCF that is the "
-                         "null hypothesis)", got="no --rig",
-                         fix="pass --rig rig.toml ('simgap init' writes one for a dataset)")
+        raise InputError(
+            file=logs[0],
+            field="--rig",
+            expected="a rig.toml to identify a "
+            "LeRobot dataset (its joint map, units, and the MJCF that is the "
+            "null hypothesis)",
+            got="no --rig",
+            fix="pass --rig rig.toml ('simgap init' writes one for a dataset)",
+        )
     if len(logs) != 1:
-        raise InputError(file=logs[1], field="logs", expected="one LeRobot dataset folder "
-                         "(diagnose reads one: evidence.dataset)", got=f"{len(logs)} folders",
-                         fix="run 'simgap actuator' once per dataset")
+        raise InputError(
+            file=logs[1],
+            field="logs",
+            expected="one LeRobot dataset folder (diagnose reads one: evidence.dataset)",
+            got=f"{len(logs)} folders",
+            fix="run 'simgap actuator' once per dataset",
+        )
     if validate:
-        raise InputError(file=validate[0], field="--validate", expected="no --validate with "
-                         "a LeRobot dataset: the episodes after the fitted ones are held "
-                         "out, as in diagnose", got=f"{len(validate)} validation log(s)",
-                         fix="drop --validate (or record the validation episodes into the "
-                             "dataset)")
+        raise InputError(
+            file=validate[0],
+            field="--validate",
+            expected="no --validate with "
+            "a LeRobot dataset: the episodes after the fitted ones are held "
+            "out, as in diagnose",
+            got=f"{len(validate)} validation log(s)",
+            fix="drop --validate (or record the validation episodes into the dataset)",
+        )
 
 
 def _print_identification(found: dict[str, Any]) -> None:
@@ -194,12 +263,19 @@ def _print_identification(found: dict[str, Any]) -> None:
     for j, v in fig.joint_verdicts.items():
         lo, hi = fig.delay_interval_s[j]
         ivs = fig.params_interval.get(j, {})
-        ids = ", ".join(f"{k} {sig(x)} [{sig(ivs[k][0])}, {sig(ivs[k][1])}]"
-                        for k, x in fig.params.get(j, {}).items() if k in ivs)
-        console.print(escape(f"{j}: {v}; delay {sig(fig.delay_s[j] * 1e3)} ms "
-                             f"[{sig(lo * 1e3)}, {sig(hi * 1e3)}]; identified: "
-                             f"{ids or 'none'}; not identifiable: "
-                             f"{', '.join(fig.not_identifiable.get(j, {})) or 'none'}"),
-                      highlight=False)
+        ids = ", ".join(
+            f"{k} {sig(x)} [{sig(ivs[k][0])}, {sig(ivs[k][1])}]"
+            for k, x in fig.params.get(j, {}).items()
+            if k in ivs
+        )
+        console.print(
+            escape(
+                f"{j}: {v}; delay {sig(fig.delay_s[j] * 1e3)} ms "
+                f"[{sig(lo * 1e3)}, {sig(hi * 1e3)}]; identified: "
+                f"{ids or 'none'}; not identifiable: "
+                f"{', '.join(fig.not_identifiable.get(j, {})) or 'none'}"
+            ),
+            highlight=False,
+        )
     console.print(escape(f"patch: {fig.patch}"), highlight=False)
     console.print(f"verdict: {found['verdict']}", highlight=False)

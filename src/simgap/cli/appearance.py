@@ -65,48 +65,71 @@ def check_camera_feature(rig_path: Path) -> None:
     cams = [k for k, f in feats.items() if isinstance(f, dict) and f.get("dtype") in IMAGE_DTYPES]
     if not cams:
         raise InputError(
-            file=info_path, field="camera.recorded",
+            file=info_path,
+            field="camera.recorded",
             expected=f"an image or video feature named {r.camera.recorded!r}",
             got=f"this dataset records no camera: none of its {len(feats)} features is an "
-                "image or a video",
+            "image or a video",
             fix="record the dataset with the camera on (LeRobot's --robot.cameras), or point "
-                "evidence.frames in the rig at a frames folder with their joint angles "
-                "(docs/formats.md), or remove [camera] from the rig to leave the appearance "
-                "branch not measured")
+            "evidence.frames in the rig at a frames folder with their joint angles "
+            "(docs/formats.md), or remove [camera] from the rig to leave the appearance "
+            "branch not measured",
+        )
     if r.camera.recorded not in cams:
-        raise NameNotFoundError("camera (image or video) feature", r.camera.recorded, cams,
-                                file=info_path, field="camera.recorded")
+        raise NameNotFoundError(
+            "camera (image or video) feature",
+            r.camera.recorded,
+            cams,
+            file=info_path,
+            field="camera.recorded",
+        )
 
 
 @app.command()
 @handles_errors
 def appearance(
     rig: Path = typer.Argument(..., help="The rig.toml (with [camera] and evidence.frames)."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the findings as JSON."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for real/sim/difference PNGs "
-                                                        "at the policy resolution."),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the findings as JSON."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for real/sim/difference PNGs at the policy resolution."
+    ),
     frames: int = typer.Option(12, "--frames", help="Compare at most this many frames."),
-    camera_frames: int = typer.Option(2, "--camera-frames",
-                                      help="Frames used to search the camera's offset."),
+    camera_frames: int = typer.Option(
+        2, "--camera-frames", help="Frames used to search the camera's offset."
+    ),
 ) -> None:
     """Compare real frames with renders at the same joint angles, region by region."""
     from simgap.diagnose import assess_branch
     from simgap.outputs import atomic_write_bytes
 
     check_camera_feature(rig)
-    with working("appearance", f"rendering up to {frames} frames at the recorded joint "
-                 f"angles and searching the camera offset on {camera_frames}", 5.0 * frames):
-        r, found = assess_branch(rig, "appearance", out_dir=out,
-                                 options={"appearance_frames": frames,
-                                          "appearance_camera_frames": camera_frames})
+    with working(
+        "appearance",
+        f"rendering up to {frames} frames at the recorded joint "
+        f"angles and searching the camera offset on {camera_frames}",
+        5.0 * frames,
+    ):
+        r, found = assess_branch(
+            rig,
+            "appearance",
+            out_dir=out,
+            options={"appearance_frames": frames, "appearance_camera_frames": camera_frames},
+        )
     print_findings(f"appearance: {r.name}", found)
     write_json(json_path, findings_json(r, found))
     if out is not None:
         from simgap.figures.appearance import ExposureDetails
 
-        images = next((f.typed_details(ExposureDetails).images for f in found
-                       if f.kind == ExposureDetails.kind), None)
+        images = next(
+            (
+                f.typed_details(ExposureDetails).images
+                for f in found
+                if f.kind == ExposureDetails.kind
+            ),
+            None,
+        )
         if images is not None:
             out.mkdir(parents=True, exist_ok=True)
             for key in ("real", "sim", "diff"):
@@ -118,11 +141,15 @@ def appearance(
 @handles_errors
 def render(
     rig: Path = typer.Argument(..., help="The rig.toml (with [camera])."),
-    q: str = typer.Option(..., "--q", help="Joint values in recorded units, comma-separated, "
-                                           "in the rig's joint order."),
+    q: str = typer.Option(
+        ...,
+        "--q",
+        help="Joint values in recorded units, comma-separated, in the rig's joint order.",
+    ),
     out: Path = typer.Option(..., "--out", help="PNG file to write."),
-    policy: bool = typer.Option(True, "--policy/--full", help="Resize to the policy's "
-                                                              "resolution (default) or not."),
+    policy: bool = typer.Option(
+        True, "--policy/--full", help="Resize to the policy's resolution (default) or not."
+    ),
     scale: int = typer.Option(8, "--scale", help="Nearest-neighbour upscale of the PNG."),
 ) -> None:
     """Render the rig's camera at given joint values."""
@@ -141,11 +168,19 @@ def render(
     except ValueError:
         raise InputError(field="--q", expected="comma-separated numbers", got=q) from None
     if len(vals) != len(r.joints):
-        raise InputError(field="--q", expected=f"{len(r.joints)} values "
-                         f"({', '.join(j.recorded for j in r.joints)})", got=f"{len(vals)}")
+        raise InputError(
+            field="--q",
+            expected=f"{len(r.joints)} values ({', '.join(j.recorded for j in r.joints)})",
+            got=f"{len(vals)}",
+        )
     rad = np.array([j.unit.to_rad(v) for j, v in zip(r.joints, vals, strict=True)])
-    img = render_rig_view(r.model_path, r.camera.name, r.joint_names, rad,
-                          r.camera.render_resolution,
-                          r.camera.policy_resolution if policy else None)
+    img = render_rig_view(
+        r.model_path,
+        r.camera.name,
+        r.joint_names,
+        rad,
+        r.camera.render_resolution,
+        r.camera.policy_resolution if policy else None,
+    )
     atomic_write_bytes(out, png_bytes(img, max(1, scale)))
     console.print(f"wrote {out}", highlight=False)

@@ -19,10 +19,12 @@ from simgap.cli._app import (
 @app.command()
 @handles_errors
 def body(
-    rig: Path = typer.Argument(..., help="The rig.toml (evidence.static_object_poses and/or "
-                                         "frame.origin_reference_m)."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the findings as JSON."),
+    rig: Path = typer.Argument(
+        ..., help="The rig.toml (evidence.static_object_poses and/or frame.origin_reference_m)."
+    ),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the findings as JSON."
+    ),
 ) -> None:
     """Joint zero offsets from static-object poses, and the model's frame origin."""
     from simgap.diagnose import assess_branch

@@ -31,16 +31,23 @@ def print_report(rep: dict[str, Any]) -> None:
     (the same judgement as the JSON's ``identified``)."""
     from simgap.report.headline import sig
 
-    console.print(f"controller: {rep['verdict']}  loss {sig(float(rep['loss_before']))} -> "
-                  f"{sig(float(rep['loss_after']))} (best method: {rep['best']}, condition "
-                  f"number {sig(float(rep['cond']), 2)})", highlight=False, markup=False)
+    console.print(
+        f"controller: {rep['verdict']}  loss {sig(float(rep['loss_before']))} -> "
+        f"{sig(float(rep['loss_after']))} (best method: {rep['best']}, condition "
+        f"number {sig(float(rep['cond']), 2)})",
+        highlight=False,
+        markup=False,
+    )
     params, iv = rep["params"], rep["intervals"]
     ident = rep.get("identified") or {}
     for j, kk in params.items():
         ok = ident.get(j, {})
-        console.print(f"  {j}: kp {_gain(kk['kp'], iv[j]['kp'], ok.get('kp', True))}, "
-                      f"kv {_gain(kk['kv'], iv[j]['kv'], ok.get('kv', True))}",
-                      highlight=False, markup=False)
+        console.print(
+            f"  {j}: kp {_gain(kk['kp'], iv[j]['kp'], ok.get('kp', True))}, "
+            f"kv {_gain(kk['kv'], iv[j]['kv'], ok.get('kv', True))}",
+            highlight=False,
+            markup=False,
+        )
     why = rep.get("why") or {}
     for name, reason in why.items():
         console.print(f"  {name}: {reason}", highlight=False, markup=False)
@@ -49,17 +56,21 @@ def print_report(rep: dict[str, Any]) -> None:
 @app.command()
 @handles_errors
 def controller(
-    rig: Path = typer.Argument(..., help="The rig.toml (needs evidence.dataset and "
-                                         "model.ee_site)."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    rig: Path = typer.Argument(
+        ..., help="The rig.toml (needs evidence.dataset and model.ee_site)."
+    ),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
     seed: int | None = typer.Option(None, "--seed", help="Annealing seed (default: rig's)."),
     maxfun: int = typer.Option(300, "--maxfun", help="Annealing evaluation budget."),
     max_iter: int = typer.Option(20, "--max-iter", help="Least-squares iterations."),
-    ray: str | None = typer.Option(None, "--ray", callback=ray_address,
-                                   help="Evaluate candidates on Ray. " + RAY_HELP),
-    allow_rig_compute: bool = typer.Option(False, "--allow-rig-compute",
-                                           help=ALLOW_RIG_COMPUTE_HELP),
+    ray: str | None = typer.Option(
+        None, "--ray", callback=ray_address, help="Evaluate candidates on Ray. " + RAY_HELP
+    ),
+    allow_rig_compute: bool = typer.Option(
+        False, "--allow-rig-compute", help=ALLOW_RIG_COMPUTE_HELP
+    ),
 ) -> None:
     """Fit per-joint kp/kv by annealing and by least squares; print both."""
     from simgap.branches.controller import load_episodes
@@ -71,19 +82,34 @@ def controller(
     if r.evidence.dataset is None:
         from simgap.errors import InputError
 
-        raise InputError(file=rig, field="evidence.dataset", expected="a LeRobot dataset path",
-                         got="nothing", fix="add evidence.dataset to rig.toml")
+        raise InputError(
+            file=rig,
+            field="evidence.dataset",
+            expected="a LeRobot dataset path",
+            got="nothing",
+            fix="add evidence.dataset to rig.toml",
+        )
     from simgap.diagnose import compute_backend
 
     compute = compute_backend(r, ray, allow_rig_compute=allow_rig_compute)
     ds = read_lerobot_dataset(r.evidence.dataset)
     episodes = load_episodes(r, ds)
     n = len(episodes)
-    with working("controller", f"fitting kp/kv per joint to all {n} logged episode(s) by "
-                 f"annealing ({maxfun} evaluations) and least squares; 'simgap diagnose' fits "
-                 "fewer", _SECONDS_PER_EPISODE * n * max(0.2, maxfun / 300)):
-        rep = controller_report(r, episodes, seed=r.seed if seed is None else seed,
-                                maxfun=maxfun, max_iter=max_iter, compute=compute)
+    with working(
+        "controller",
+        f"fitting kp/kv per joint to all {n} logged episode(s) by "
+        f"annealing ({maxfun} evaluations) and least squares; 'simgap diagnose' fits "
+        "fewer",
+        _SECONDS_PER_EPISODE * n * max(0.2, maxfun / 300),
+    ):
+        rep = controller_report(
+            r,
+            episodes,
+            seed=r.seed if seed is None else seed,
+            maxfun=maxfun,
+            max_iter=max_iter,
+            compute=compute,
+        )
     print_report(rep)
     rep.pop("traces", None)
     write_json(json_path, _clean(rep))

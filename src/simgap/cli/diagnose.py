@@ -16,8 +16,12 @@ from simgap.cli.view import MCAP_HELP
 if TYPE_CHECKING:
     from simgap.finding import Diagnosis
 
-_COLORS = {"implicated": "red", "eliminated": "green", "inconclusive": "yellow",
-           "not_measured": "dim"}
+_COLORS = {
+    "implicated": "red",
+    "eliminated": "green",
+    "inconclusive": "yellow",
+    "not_measured": "dim",
+}
 
 
 def print_summary(diagnosis: Diagnosis) -> None:
@@ -29,8 +33,12 @@ def print_summary(diagnosis: Diagnosis) -> None:
 
     from simgap.report.headline import headline
 
-    table = Table(title=escape(f"simgap diagnosis: {diagnosis.rig}"), box=None,
-                  pad_edge=False, show_lines=False)
+    table = Table(
+        title=escape(f"simgap diagnosis: {diagnosis.rig}"),
+        box=None,
+        pad_edge=False,
+        show_lines=False,
+    )
     table.add_column("verdict", no_wrap=True)
     table.add_column("branch", no_wrap=True)
     table.add_column("finding", overflow="fold", ratio=1)
@@ -38,20 +46,32 @@ def print_summary(diagnosis: Diagnosis) -> None:
     dicts = [f.to_dict() for f in diagnosis.findings]
     for d in dicts:
         color = _COLORS[d["verdict"]]
-        table.add_row(f"[{color}]{d['verdict']}[/{color}]", escape(d["branch"]),
-                      escape(d["title"]), escape(key_text(d)))
+        table.add_row(
+            f"[{color}]{d['verdict']}[/{color}]",
+            escape(d["branch"]),
+            escape(d["title"]),
+            escape(key_text(d)),
+        )
     console.print(table)
     first, then = headline(dicts, diagnosis.stop)
     if first is not None:
-        console.print(escape(f"\nfix first: {first['branch']}: {first['title']}. "
-                             f"{first['next_step']}"), highlight=False)
+        console.print(
+            escape(f"\nfix first: {first['branch']}: {first['title']}. {first['next_step']}"),
+            highlight=False,
+        )
         for i, f in enumerate(then, 1):
-            console.print(escape(f"then {i}. {f['branch']}: {f['title']}. {f['next_step']}"),
-                          highlight=False)
+            console.print(
+                escape(f"then {i}. {f['branch']}: {f['title']}. {f['next_step']}"), highlight=False
+            )
     stop = diagnosis.stop
-    console.print(escape(f"stop: {stop.get('verdict')}"
-                         + (f" at {stop.get('branch')}" if stop.get("branch") else "")
-                         + f". {stop.get('reason', '')}"), highlight=False)
+    console.print(
+        escape(
+            f"stop: {stop.get('verdict')}"
+            + (f" at {stop.get('branch')}" if stop.get("branch") else "")
+            + f". {stop.get('reason', '')}"
+        ),
+        highlight=False,
+    )
 
 
 def rig_file(path: Path) -> Path:
@@ -62,25 +82,40 @@ def rig_file(path: Path) -> Path:
         return path / "rig.toml"
     from simgap.errors import InputError
 
-    raise InputError(file=path, expected="a rig.toml file, or a folder holding one",
-                     got=f"a folder without rig.toml ({len(list(path.iterdir()))} entries)",
-                     fix="pass the rig file itself, or write one with 'simgap init'")
+    raise InputError(
+        file=path,
+        expected="a rig.toml file, or a folder holding one",
+        got=f"a folder without rig.toml ({len(list(path.iterdir()))} entries)",
+        fix="pass the rig file itself, or write one with 'simgap init'",
+    )
 
 
-RERUN_HELP = ("Also write the diagnosis as a Rerun recording (the rerun extra): each "
-              "episode on LeRobot's timelines and names, with the simulated replays, the gap "
-              "against the noise floor and the findings; docs/rerun.md.")
+RERUN_HELP = (
+    "Also write the diagnosis as a Rerun recording (the rerun extra): each "
+    "episode on LeRobot's timelines and names, with the simulated replays, the gap "
+    "against the noise floor and the findings; docs/rerun.md."
+)
 
 
-def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
-         ray: str | None = None, allow_rig_compute: bool = False,
-         controller_cross_check: bool = False, actuator_net: bool = True,
-         controller_episodes: int = 1) -> None:
+def _run(
+    rig: Path,
+    out: Path,
+    force: bool,
+    control_dt: float | None,
+    ray: str | None = None,
+    allow_rig_compute: bool = False,
+    controller_cross_check: bool = False,
+    actuator_net: bool = True,
+    controller_episodes: int = 1,
+) -> None:
     from simgap.diagnose import diagnose_rig
 
-    preamble = ["diagnose: runs every branch the evidence allows, cheapest first (a few "
-                "minutes on a laptop for a full rig; each branch is named as it starts)."]
+    preamble = [
+        "diagnose: runs every branch the evidence allows, cheapest first (a few "
+        "minutes on a laptop for a full rig; each branch is named as it starts)."
+    ]
     with steps("diagnose") as report:
+
         def progress(msg: str, frac: float) -> None:
             # said at the first branch, once the rig, its evidence and --out are checked: an
             # error in them comes alone, not after a promise of minutes of work
@@ -88,50 +123,89 @@ def _run(rig: Path, out: Path, force: bool, control_dt: float | None,
                 say(preamble.pop())
             report(msg, frac)
 
-        diagnosis = diagnose_rig(rig, out, force=force, progress=progress,
-                                 control_dt_s=control_dt,
-                                 ray_address=ray, allow_rig_compute=allow_rig_compute,
-                                 controller_cross_check=controller_cross_check,
-                                 actuator_net=actuator_net,
-                                 controller_episodes=controller_episodes)
+        diagnosis = diagnose_rig(
+            rig,
+            out,
+            force=force,
+            progress=progress,
+            control_dt_s=control_dt,
+            ray_address=ray,
+            allow_rig_compute=allow_rig_compute,
+            controller_cross_check=controller_cross_check,
+            actuator_net=actuator_net,
+            controller_episodes=controller_episodes,
+        )
     print_summary(diagnosis)
-    console.print(f"findings: {shown_path(out / 'findings.json')}\n"
-                  f"report:   {shown_path(out / 'report.html')}", highlight=False, markup=False)
+    console.print(
+        f"findings: {shown_path(out / 'findings.json')}\n"
+        f"report:   {shown_path(out / 'report.html')}",
+        highlight=False,
+        markup=False,
+    )
 
 
 @app.command()
 @handles_errors
 def diagnose(
-    rig: Path = typer.Argument(..., help="The rig.toml describing the setup and its evidence "
-                                         "(or the folder holding it)."),
-    out: Path = typer.Option(..., "--out", help="Folder for findings.json, report.html and "
-                                                "artifacts."),
-    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder: "
-                               "everything in it is removed once the new one is written."),
-    control_dt: float | None = typer.Option(None, "--control-dt",
-                                            help="Override the simulated control period [s]."),
-    ray: str | None = typer.Option(None, "--ray", callback=ray_address,
-                                   help="The fits' candidate batches on Ray. " + RAY_HELP),
-    allow_rig_compute: bool = typer.Option(False, "--allow-rig-compute",
-                                           help=ALLOW_RIG_COMPUTE_HELP),
+    rig: Path = typer.Argument(
+        ..., help="The rig.toml describing the setup and its evidence (or the folder holding it)."
+    ),
+    out: Path = typer.Option(
+        ..., "--out", help="Folder for findings.json, report.html and artifacts."
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replace a non-empty --out folder: "
+        "everything in it is removed once the new one is written.",
+    ),
+    control_dt: float | None = typer.Option(
+        None, "--control-dt", help="Override the simulated control period [s]."
+    ),
+    ray: str | None = typer.Option(
+        None, "--ray", callback=ray_address, help="The fits' candidate batches on Ray. " + RAY_HELP
+    ),
+    allow_rig_compute: bool = typer.Option(
+        False, "--allow-rig-compute", help=ALLOW_RIG_COMPUTE_HELP
+    ),
     controller_cross_check: bool = typer.Option(
-        False, "--controller-cross-check", help="Also fit the controller's gains by SIMPLER's "
+        False,
+        "--controller-cross-check",
+        help="Also fit the controller's gains by SIMPLER's "
         "pose loss, as a cross-check of the joint-dynamics fit of record (adds a fit; "
-        "'simgap controller' runs it alone)."),
+        "'simgap controller' runs it alone).",
+    ),
     no_actuator_net: bool = typer.Option(
-        False, "--no-actuator-net", help="Skip the actuator ladder's rung 4 (the network, "
-        "its slowest rung), as 'simgap actuator --no-net' does."),
+        False,
+        "--no-actuator-net",
+        help="Skip the actuator ladder's rung 4 (the network, "
+        "its slowest rung), as 'simgap actuator --no-net' does.",
+    ),
     controller_episodes: int = typer.Option(
-        1, "--controller-episodes", min=1, metavar="N", help="Recorded episodes (evenly "
+        1,
+        "--controller-episodes",
+        min=1,
+        metavar="N",
+        help="Recorded episodes (evenly "
         "spread) the controller branch's SIMPLER pose fit replays; each adds a rollout per "
-        "candidate ('simgap controller' fits on every episode)."),
+        "candidate ('simgap controller' fits on every episode).",
+    ),
     rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
     mcap: Path | None = typer.Option(None, "--mcap", metavar="FILE.mcap", help=MCAP_HELP),
 ) -> None:
     """Run every branch the evidence allows, in cost order, and write the report."""
     _require_views(rerun, mcap)
-    _run(rig_file(rig), out, force, control_dt, ray, allow_rig_compute,
-         controller_cross_check, not no_actuator_net, controller_episodes)
+    _run(
+        rig_file(rig),
+        out,
+        force,
+        control_dt,
+        ray,
+        allow_rig_compute,
+        controller_cross_check,
+        not no_actuator_net,
+        controller_episodes,
+    )
     if rerun is not None or mcap is not None:  # 'simgap view OUT --rig RIG' writes the same
         from simgap.cli.view import write_view
 
@@ -163,12 +237,21 @@ diagnosis after it takes the better part of a minute more, and says so step by s
 @handles_errors
 def demo(
     out: Path = typer.Option(Path("simgap-demo"), "--out", help="Folder for the report."),
-    force: bool = typer.Option(False, "--force", help="Replace a non-empty --out folder: "
-                               "everything in it is removed once the new one is written."),
-    cache: Path | None = typer.Option(None, "--cache", metavar="DIR", help="Folder for the "
-                                      "demo bench: recorded into DIR/seed-<seed> on the first "
-                                      "run, reused after (default: $SIMGAP_CACHE/demo when "
-                                      "SIMGAP_CACHE is set, else ~/.cache/simgap/demo)."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replace a non-empty --out folder: "
+        "everything in it is removed once the new one is written.",
+    ),
+    cache: Path | None = typer.Option(
+        None,
+        "--cache",
+        metavar="DIR",
+        help="Folder for the "
+        "demo bench: recorded into DIR/seed-<seed> on the first "
+        "run, reused after (default: $SIMGAP_CACHE/demo when "
+        "SIMGAP_CACHE is set, else ~/.cache/simgap/demo).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the demo bench."),
     rerun: Path | None = typer.Option(None, "--rerun", metavar="FILE.rrd", help=RERUN_HELP),
     mcap: Path | None = typer.Option(None, "--mcap", metavar="FILE.mcap", help=MCAP_HELP),
@@ -179,13 +262,16 @@ def demo(
     _require_views(rerun, mcap)
     recorded = cached_demo(cache, seed)
     if recorded is not None:
-        say(f"demo: reusing the bench recorded at {shown_path(recorded.parent)} (delete it "
-            "or pass --cache DIR to record it again).")
+        say(
+            f"demo: reusing the bench recorded at {shown_path(recorded.parent)} (delete it "
+            "or pass --cache DIR to record it again)."
+        )
         rig = prepare_demo(cache, seed=seed)
     else:
         where = shown_path(demo_cache_dir(cache, seed))
-        with working("demo", f"recording the demo bench into {where}, once: later runs "
-                     "reuse it", BUILD_S):
+        with working(
+            "demo", f"recording the demo bench into {where}, once: later runs reuse it", BUILD_S
+        ):
             rig = prepare_demo(cache, seed=seed)
     console.print(f"demo rig: {shown_path(rig)}", highlight=False, markup=False)
     _run(rig, out, force, None)

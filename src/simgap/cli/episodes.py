@@ -26,8 +26,9 @@ def _print(findings: list[Finding]) -> None:
 @handles_errors
 def phases(
     rig: Path = typer.Argument(..., help="The rig.toml naming the recorded rollouts."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
 ) -> None:
     """Where real (and simulated) episodes break, and which branches that points at."""
     from simgap.diagnose import assess_branch
@@ -40,10 +41,12 @@ def phases(
 @app.command()
 @handles_errors
 def training(
-    rig: Path = typer.Argument(..., help="The rig.toml with a [training] section (from "
-                                         "'simgap init --maniskill-config')."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    rig: Path = typer.Argument(
+        ..., help="The rig.toml with a [training] section (from 'simgap init --maniskill-config')."
+    ),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
 ) -> None:
     """The training config against the rig: rate, top speed, PD drive, grip, origin, camera."""
     from simgap.diagnose import assess_branch
@@ -57,8 +60,9 @@ def training(
 @handles_errors
 def envelope(
     rig: Path = typer.Argument(..., help="The rig.toml with a [training] section."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
 ) -> None:
     """Whether the real deployment runs inside what training showed the policy."""
     from simgap.diagnose import assess_branch

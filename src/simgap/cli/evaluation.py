@@ -27,11 +27,12 @@ def _f(v: Any) -> str:
 def compare(
     a: Path = typer.Argument(..., help="Manifest of run A (TOML or JSON)."),
     b: Path = typer.Argument(..., help="Manifest of run B (TOML or JSON)."),
-    allow_mismatch: bool = typer.Option(False, "--allow-mismatch",
-                                        help="Exit 0 even when the runs measure different "
-                                             "tasks."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    allow_mismatch: bool = typer.Option(
+        False, "--allow-mismatch", help="Exit 0 even when the runs measure different tasks."
+    ),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
 ) -> None:
     """Check that two evaluation runs are comparable, then compare their success rates."""
     from simgap.evaluation.protocol import compare as compare_runs
@@ -43,46 +44,76 @@ def compare(
         for col in ("item", "A", "B", "must match"):
             t.add_column(col, overflow="fold")
         for m in result["mismatches"]:
-            t.add_row(escape(m["item"]), escape(_f(m["a"])), escape(_f(m["b"])),
-                      "[red]yes[/red]" if m["must_match"] else "no")
+            t.add_row(
+                escape(m["item"]),
+                escape(_f(m["a"])),
+                escape(_f(m["b"])),
+                "[red]yes[/red]" if m["must_match"] else "no",
+            )
         console.print(t)
     console.print(escape(result["message"]), highlight=False)
     t = Table(title="success rates")
     for col in ("run", "successes / trials", "rate", "Wilson 95%", "Clopper-Pearson 95%"):
         t.add_column(col)
     for name, r in result["rates"].items():
-        t.add_row(name, f"{r['successes']} / {r['trials']}", _f(r["rate"]), _f(r["wilson"]),
-                  _f(r["clopper_pearson"]))
+        t.add_row(
+            name,
+            f"{r['successes']} / {r['trials']}",
+            _f(r["rate"]),
+            _f(r["wilson"]),
+            _f(r["clopper_pearson"]),
+        )
     console.print(t)
-    console.print("  ".join(f"{k} = {_f(v)}" for k, v in result["tests"].items()
-                            if k not in ("mcnemar", "sequential")), highlight=False)
+    console.print(
+        "  ".join(
+            f"{k} = {_f(v)}"
+            for k, v in result["tests"].items()
+            if k not in ("mcnemar", "sequential")
+        ),
+        highlight=False,
+    )
     if result["paired"]["reason"]:
         console.print(escape("unpaired: " + result["paired"]["reason"]), highlight=False)
     seq = result["tests"].get("sequential")
     if seq:
-        console.print(f"sequential (anytime-valid, alpha {seq['alpha']:g}): {seq['decision']}"
-                      + (f" at round {seq['stopped_at']}" if seq["stopped_at"] else
-                         f" after {seq['rounds']} rounds"), highlight=False)
+        console.print(
+            f"sequential (anytime-valid, alpha {seq['alpha']:g}): {seq['decision']}"
+            + (
+                f" at round {seq['stopped_at']}"
+                if seq["stopped_at"]
+                else f" after {seq['rounds']} rounds"
+            ),
+            highlight=False,
+        )
     write_json(json_path, result)
     if not result["comparable"] and not allow_mismatch:
-        err_console.print("different task, not a gap: exiting 1 (pass --allow-mismatch to "
-                          "accept)", highlight=False)
+        err_console.print(
+            "different task, not a gap: exiting 1 (pass --allow-mismatch to accept)",
+            highlight=False,
+        )
         raise typer.Exit(code=1)
 
 
 def _print_for_n(f: dict[str, Any]) -> None:
     """What n trials per arm buy: power per test, the smallest detectable difference each
     way, and the 95% half-widths, one line each."""
+
     def _g(v: Any) -> str:
         return f"{v:.3g}" if isinstance(v, (int, float)) else "-"
 
     power = ", ".join(f"{k} {_g(v)}" for k, v in (f.get("power") or {}).items())
-    mdd = ", ".join(f"{k} +{_g(v.get('up'))} / -{_g(v.get('down'))}"
-                    for k, v in (f.get("min_detectable") or {}).items() if isinstance(v, dict))
+    mdd = ", ".join(
+        f"{k} +{_g(v.get('up'))} / -{_g(v.get('down'))}"
+        for k, v in (f.get("min_detectable") or {}).items()
+        if isinstance(v, dict)
+    )
     hw = ", ".join(f"{k} {_g(v)}" for k, v in (f.get("half_width") or {}).items())
-    console.print(f"with n = {f['n']} per arm:\n  power: {power}\n  minimum detectable "
-                  f"difference (above / below p1): {mdd}\n  95% half-widths: {hw}",
-                  highlight=False, markup=False)
+    console.print(
+        f"with n = {f['n']} per arm:\n  power: {power}\n  minimum detectable "
+        f"difference (above / below p1): {mdd}\n  95% half-widths: {hw}",
+        highlight=False,
+        markup=False,
+    )
 
 
 @app.command()
@@ -92,17 +123,26 @@ def trials(
     p2: float = typer.Option(..., "--p2", help="Success rate of arm 2 (fraction in [0, 1])."),
     alpha: float = typer.Option(0.05, "--alpha", help="Two-sided significance level."),
     power: float = typer.Option(0.8, "--power", help="Target power."),
-    n: int | None = typer.Option(None, "--n", help="Also report, for this many trials per "
-                                 "arm: minimum detectable difference, half-widths, power."),
-    n_max: int | None = typer.Option(None, "--n-max", help="Exact sizes must keep the power "
-                                     "up to this n (default: 2 x Fleiss with cc)."),
-    sequential: bool = typer.Option(False, "--sequential", help="Also simulate the "
-                                    "anytime-valid sequential comparison."),
+    n: int | None = typer.Option(
+        None,
+        "--n",
+        help="Also report, for this many trials per "
+        "arm: minimum detectable difference, half-widths, power.",
+    ),
+    n_max: int | None = typer.Option(
+        None,
+        "--n-max",
+        help="Exact sizes must keep the power up to this n (default: 2 x Fleiss with cc).",
+    ),
+    sequential: bool = typer.Option(
+        False, "--sequential", help="Also simulate the anytime-valid sequential comparison."
+    ),
     seq_max: int = typer.Option(200, "--seq-max", help="Sequential: most rounds per arm."),
     sims: int = typer.Option(2000, "--sims", help="Sequential: Monte Carlo runs."),
     seed: int = typer.Option(0, "--seed", help="Sequential: seed of the simulation."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
 ) -> None:
     """Trials per arm to tell p1 from p2: normal, arcsine and exact (Fisher, Barnard)."""
     from simgap.evaluation.sequential import plan_sequential
@@ -122,22 +162,28 @@ def trials(
     if sequential:
         s = result["sequential"]
         alt, null = s["alternative"], s["null"]
-        console.print(f"sequential (max {s['n_max']} rounds): decides in "
-                      f"{alt['decide_rate']:.1%} of runs, mean {alt['mean_rounds']:.1f} / "
-                      f"median {alt['median_rounds']:.0f} / p90 {alt['p90_rounds']:.0f} rounds; "
-                      f"false decisions at p1 = p2: {null['decide_rate']:.2%}", highlight=False)
+        console.print(
+            f"sequential (max {s['n_max']} rounds): decides in "
+            f"{alt['decide_rate']:.1%} of runs, mean {alt['mean_rounds']:.1f} / "
+            f"median {alt['median_rounds']:.0f} / p90 {alt['p90_rounds']:.0f} rounds; "
+            f"false decisions at p1 = p2: {null['decide_rate']:.2%}",
+            highlight=False,
+        )
     write_json(json_path, result)
 
 
 @app.command()
 @handles_errors
 def rank(
-    table: Path = typer.Argument(..., help="CSV: checkpoint,sim_success,real_success"
-                                 "[,sim_trials,real_trials,offline_metric]."),
+    table: Path = typer.Argument(
+        ...,
+        help="CSV: checkpoint,sim_success,real_success[,sim_trials,real_trials,offline_metric].",
+    ),
     n_boot: int = typer.Option(2000, "--n-boot", help="Bootstrap draws for the intervals."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Write the result as JSON."),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Write the result as JSON."
+    ),
 ) -> None:
     """Rank fidelity of the simulated screen: MMRV, Pearson, Kendall, Spearman."""
     from simgap.evaluation.rank import rank_report
@@ -154,8 +200,10 @@ def rank(
     console.print(t)
     noise = result["noise_only"]
     if noise:
-        console.print(f"real-side noise alone gives MMRV {noise['mmrv_median']:.3g} (median), "
-                      f"up to {noise['mmrv_upper']:.3g}; p = {noise['p_value']:.3g}",
-                      highlight=False)
+        console.print(
+            f"real-side noise alone gives MMRV {noise['mmrv_median']:.3g} (median), "
+            f"up to {noise['mmrv_upper']:.3g}; p = {noise['p_value']:.3g}",
+            highlight=False,
+        )
     console.print("MMRV: gap on the real side, strict '>' (SIMPLER)", style="dim")
     write_json(json_path, result)

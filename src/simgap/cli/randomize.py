@@ -12,15 +12,20 @@ from simgap.cli._app import app, console, handles_errors, json_target, write_jso
 @app.command()
 @handles_errors
 def randomize(
-    findings: Path = typer.Argument(..., help="findings.json from 'simgap diagnose', or a "
-                                    "fleet folder from 'simgap fleet'."),
+    findings: Path = typer.Argument(
+        ..., help="findings.json from 'simgap diagnose', or a fleet folder from 'simgap fleet'."
+    ),
     fmt: str = typer.Option("json", "--format", help="json | isaaclab | mujoco"),
     out: Path = typer.Option(..., "--out", help="Output file (a folder for mujoco)."),
-    rig: Path | None = typer.Option(None, "--rig", help="The rig the findings must be of "
-                                    "(its model is the base of MuJoCo variants)."),
+    rig: Path | None = typer.Option(
+        None,
+        "--rig",
+        help="The rig the findings must be of (its model is the base of MuJoCo variants).",
+    ),
     n: int = typer.Option(8, "--n", help="Number of MuJoCo variants."),
-    json_path: Path | None = typer.Option(None, "--json", callback=json_target,
-                                          help="Also write the spec as JSON."),
+    json_path: Path | None = typer.Option(
+        None, "--json", callback=json_target, help="Also write the spec as JSON."
+    ),
 ) -> None:
     """Pin what was identified, randomise what cannot be instrumented."""
     from simgap.export.randomization import export
@@ -32,10 +37,13 @@ def randomize(
     if fmt == "mujoco" and rig_obj is not None and not rig_obj.model_path.is_file():
         from simgap.errors import InputError
 
-        raise InputError(file=rig, field="model.path", expected="the rig's MJCF model (the "
-                         "base of the MuJoCo variants)", got=f"{rig_obj.model_path}: no such "
-                         "file", fix="correct model.path in rig.toml (relative to the rig "
-                         "file)")
+        raise InputError(
+            file=rig,
+            field="model.path",
+            expected="the rig's MJCF model (the base of the MuJoCo variants)",
+            got=f"{rig_obj.model_path}: no such file",
+            fix="correct model.path in rig.toml (relative to the rig file)",
+        )
     if findings.is_dir():  # a fleet: ranges from the measured unit-to-unit spread
         from simgap.fleet.randomize import load_fleet_spec
 

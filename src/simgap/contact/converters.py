@@ -42,15 +42,25 @@ def sliding_from_tilt(theta_deg: float) -> float:
         InputError: not a finite angle in (0, ``MAX_TILT_DEG``] (a steeper angle gives a
             coefficient above ``MAX_SLIDING``: tan(89.999 deg) would be 57,296).
     """
-    theta = number(theta_deg, field="tilt angle", unit="deg", lo=0.0, lo_open=True,
-                   hi=90.0, fix="measure the slip angle from the horizontal, in degrees")
+    theta = number(
+        theta_deg,
+        field="tilt angle",
+        unit="deg",
+        lo=0.0,
+        lo_open=True,
+        hi=90.0,
+        fix="measure the slip angle from the horizontal, in degrees",
+    )
     if theta > MAX_TILT_DEG:
-        raise InputError(field="tilt angle", expected=f"a slip angle in (0, {MAX_TILT_DEG:.1f}]"
-                         f" degrees (tan {MAX_TILT_DEG:.1f} deg = {MAX_SLIDING:g}, the largest "
-                         "sliding coefficient)", got=f"{theta:g} deg, a sliding coefficient of "
-                         f"{math.tan(math.radians(theta)):.4g}",
-                         fix="measure the angle from the horizontal at which the object "
-                             "starts to slide; a steeper plate means it was held, not sliding")
+        raise InputError(
+            field="tilt angle",
+            expected=f"a slip angle in (0, {MAX_TILT_DEG:.1f}]"
+            f" degrees (tan {MAX_TILT_DEG:.1f} deg = {MAX_SLIDING:g}, the largest "
+            "sliding coefficient)",
+            got=f"{theta:g} deg, a sliding coefficient of {math.tan(math.radians(theta)):.4g}",
+            fix="measure the angle from the horizontal at which the object "
+            "starts to slide; a steeper plate means it was held, not sliding",
+        )
     return math.tan(math.radians(theta))
 
 
@@ -64,16 +74,22 @@ def torsional_from_patch(patch_diameter_m: float, sliding: float) -> float:
     number(patch_diameter_m, field="patch diameter", unit="m", lo=0.0, lo_open=True)
     number(sliding, field="sliding friction", lo=0.0, lo_open=True)
     if patch_diameter_m > MAX_PATCH_DIAMETER_M:
-        raise InputError(field="patch diameter", expected=f"a diameter in metres, at most "
-                         f"{MAX_PATCH_DIAMETER_M:g} m for a fingertip patch",
-                         got=f"{patch_diameter_m:g} m",
-                         fix=f"was it millimetres? {patch_diameter_m:g} mm is "
-                             f"{patch_diameter_m / 1000:g} m (the command takes "
-                             "--patch-diameter-mm)")
+        raise InputError(
+            field="patch diameter",
+            expected=f"a diameter in metres, at most "
+            f"{MAX_PATCH_DIAMETER_M:g} m for a fingertip patch",
+            got=f"{patch_diameter_m:g} m",
+            fix=f"was it millimetres? {patch_diameter_m:g} mm is "
+            f"{patch_diameter_m / 1000:g} m (the command takes "
+            "--patch-diameter-mm)",
+        )
     if sliding > MAX_SLIDING:
-        raise InputError(field="sliding friction",
-                         expected=f"a coefficient in (0, {MAX_SLIDING:g}]", got=sliding,
-                         fix="pass the sliding coefficient, e.g. tan(tilt)")
+        raise InputError(
+            field="sliding friction",
+            expected=f"a coefficient in (0, {MAX_SLIDING:g}]",
+            got=sliding,
+            fix="pass the sliding coefficient, e.g. tan(tilt)",
+        )
     return sliding * patch_diameter_m / 3.0
 
 
@@ -86,15 +102,19 @@ def rolling_from_depth(depth_m: float) -> float:
     """
     number(depth_m, field="deformation depth", unit="m", lo=0.0)
     if depth_m > MAX_DEPTH_M:
-        raise InputError(field="deformation depth", expected=f"a depth in metres, at most "
-                         f"{MAX_DEPTH_M:g} m", got=f"{depth_m:g} m",
-                         fix=f"was it millimetres? {depth_m:g} mm is {depth_m / 1000:g} m "
-                             "(the command takes --depth-mm)")
+        raise InputError(
+            field="deformation depth",
+            expected=f"a depth in metres, at most {MAX_DEPTH_M:g} m",
+            got=f"{depth_m:g} m",
+            fix=f"was it millimetres? {depth_m:g} mm is {depth_m / 1000:g} m "
+            "(the command takes --depth-mm)",
+        )
     return float(depth_m)
 
 
-def friction_five(theta_deg: float, patch_diameter_m: float, depth_m: float
-                  ) -> tuple[float, float, float, float, float]:
+def friction_five(
+    theta_deg: float, patch_diameter_m: float, depth_m: float
+) -> tuple[float, float, float, float, float]:
     """The five numbers of a ``<pair friction>``: sliding, sliding, torsional, rolling,
     rolling."""
     mu = sliding_from_tilt(theta_deg)
@@ -103,8 +123,12 @@ def friction_five(theta_deg: float, patch_diameter_m: float, depth_m: float
     return (mu, mu, tor, roll, roll)
 
 
-def measure(tilt_deg: float | None = None, patch_diameter_mm: float | None = None,
-            sliding: float | None = None, depth_mm: float | None = None) -> dict[str, float]:
+def measure(
+    tilt_deg: float | None = None,
+    patch_diameter_mm: float | None = None,
+    sliding: float | None = None,
+    depth_mm: float | None = None,
+) -> dict[str, float]:
     """What ``simgap contact measure`` computes from bench numbers in the units a bench
     gives them (degrees, millimetres): ``sliding``, ``torsional_m``, ``rolling_m`` for the
     inputs given. The sliding coefficient comes from ``sliding`` or from the tilt (one of
@@ -118,36 +142,63 @@ def measure(tilt_deg: float | None = None, patch_diameter_mm: float | None = Non
             of range (see the converters).
     """
     if tilt_deg is not None and sliding is not None:
-        raise InputError(field="--tilt-deg and --sliding",
-                         expected="one source of the sliding coefficient",
-                         got=f"both (--tilt-deg {tilt_deg:g} gives "
-                             f"{_tan_or_nan(tilt_deg):.4g}, --sliding {sliding:g})",
-                         fix="pass --tilt-deg (the slip angle) or --sliding (a coefficient "
-                             "measured otherwise), not both")
+        raise InputError(
+            field="--tilt-deg and --sliding",
+            expected="one source of the sliding coefficient",
+            got=f"both (--tilt-deg {tilt_deg:g} gives "
+            f"{_tan_or_nan(tilt_deg):.4g}, --sliding {sliding:g})",
+            fix="pass --tilt-deg (the slip angle) or --sliding (a coefficient "
+            "measured otherwise), not both",
+        )
     out: dict[str, float] = {}
     if tilt_deg is not None:
         out["sliding"] = sliding_from_tilt(tilt_deg)
     if sliding is not None:
-        mu = number(sliding, field="--sliding", lo=0.0, lo_open=True, hi=MAX_SLIDING,
-                    fix="pass the sliding coefficient, e.g. 0.35, or --tilt-deg")
+        mu = number(
+            sliding,
+            field="--sliding",
+            lo=0.0,
+            lo_open=True,
+            hi=MAX_SLIDING,
+            fix="pass the sliding coefficient, e.g. 0.35, or --tilt-deg",
+        )
         out["sliding"] = mu
     if patch_diameter_mm is not None:
-        d_mm = plausible(patch_diameter_mm, field="--patch-diameter-mm", unit="mm",
-                         lo=MIN_PATCH_DIAMETER_MM, hi=MAX_PATCH_DIAMETER_M * 1000.0,
-                         what="a fingertip contact patch's diameter", typos=MM_TYPOS)
+        d_mm = plausible(
+            patch_diameter_mm,
+            field="--patch-diameter-mm",
+            unit="mm",
+            lo=MIN_PATCH_DIAMETER_MM,
+            hi=MAX_PATCH_DIAMETER_M * 1000.0,
+            what="a fingertip contact patch's diameter",
+            typos=MM_TYPOS,
+        )
         if "sliding" not in out:
-            raise InputError(field="--sliding", expected="the sliding coefficient (or "
-                             "--tilt-deg) for the torsional rule", got="nothing",
-                             fix="add --sliding 0.35 or --tilt-deg 19.3")
+            raise InputError(
+                field="--sliding",
+                expected="the sliding coefficient (or --tilt-deg) for the torsional rule",
+                got="nothing",
+                fix="add --sliding 0.35 or --tilt-deg 19.3",
+            )
         out["torsional_m"] = torsional_from_patch(d_mm / 1000.0, out["sliding"])
     if depth_mm is not None:
-        depth = plausible(depth_mm, field="--depth-mm", unit="mm", lo=MIN_DEPTH_MM,
-                          hi=MAX_DEPTH_M * 1000.0, what="a pad's deformation depth",
-                          zero_ok=True, typos=MM_TYPOS)
+        depth = plausible(
+            depth_mm,
+            field="--depth-mm",
+            unit="mm",
+            lo=MIN_DEPTH_MM,
+            hi=MAX_DEPTH_M * 1000.0,
+            what="a pad's deformation depth",
+            zero_ok=True,
+            typos=MM_TYPOS,
+        )
         out["rolling_m"] = rolling_from_depth(depth / 1000.0)
     if not out:
-        raise InputError(field="measurements", expected="--tilt-deg, --patch-diameter-mm "
-                         "(with --sliding) or --depth-mm", got="nothing")
+        raise InputError(
+            field="measurements",
+            expected="--tilt-deg, --patch-diameter-mm (with --sliding) or --depth-mm",
+            got="nothing",
+        )
     return out
 
 

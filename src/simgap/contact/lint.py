@@ -56,26 +56,37 @@ class Problem:
 
     def to_dict(self) -> dict[str, object]:
         """``{"file", "line", "element", "problem", "fix"}``."""
-        return {"file": self.file, "line": self.line, "element": self.element,
-                "problem": self.problem, "fix": self.fix}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "element": self.element,
+            "problem": self.problem,
+            "fix": self.fix,
+        }
 
 
-def parse_includes(path: Path, parent: Element | None, root_dir: Path, depth: int = 0
-                   ) -> list[Element]:
+def parse_includes(
+    path: Path, parent: Element | None, root_dir: Path, depth: int = 0
+) -> list[Element]:
     """The top elements of an MJCF file with its ``<include>`` files read in place (paths
     relative to ``root_dir``, at most 20 deep)."""
     if depth > 20:
         raise InputError(file=path, expected="includes that end", got="an include cycle")
     if not path.is_file():
-        raise InputError(file=path, expected="an MJCF file", got="no such file",
-                         fix="check the path (includes are relative to the main model)")
+        raise InputError(
+            file=path,
+            expected="an MJCF file",
+            got="no such file",
+            fix="check the path (includes are relative to the main model)",
+        )
     parser = xml.parsers.expat.ParserCreate()
     stack: list[Element] = []
     tops: list[Element] = []
 
     def start(tag: str, attrs: dict[str, str]) -> None:
-        el = Element(tag, dict(attrs), path, parser.CurrentLineNumber,
-                     stack[-1] if stack else parent)
+        el = Element(
+            tag, dict(attrs), path, parser.CurrentLineNumber, stack[-1] if stack else parent
+        )
         if stack:
             stack[-1].children.append(el)
         else:
@@ -96,8 +107,9 @@ def parse_includes(path: Path, parent: Element | None, root_dir: Path, depth: in
     try:
         parser.Parse(path.read_bytes(), True)
     except xml.parsers.expat.ExpatError as e:
-        raise InputError(file=path, field=f"line {e.lineno}", expected="well-formed XML",
-                         got=str(e)) from e
+        raise InputError(
+            file=path, field=f"line {e.lineno}", expected="well-formed XML", got=str(e)
+        ) from e
     return tops
 
 
@@ -120,8 +132,11 @@ class _Defaults:
             if el.tag == "default":
                 name = el.attrs.get("class", "main")
                 parent = el.parent
-                pname = parent.attrs.get("class", "main") if parent is not None and \
-                    parent.tag == "default" else None
+                pname = (
+                    parent.attrs.get("class", "main")
+                    if parent is not None and parent.tag == "default"
+                    else None
+                )
                 tags = {ch.tag: ch.attrs for ch in el.children if ch.tag != "default"}
                 self.classes[name] = (pname, tags)
 
@@ -158,8 +173,11 @@ def lint_model(path: str | Path) -> list[Problem]:
     path = Path(path)
     tops = parse_includes(path, None, path.parent)
     if not tops or tops[0].tag != "mujoco":
-        raise InputError(file=path, expected="an MJCF file with a <mujoco> root",
-                         got=tops[0].tag if tops else "nothing")
+        raise InputError(
+            file=path,
+            expected="an MJCF file with a <mujoco> root",
+            got=tops[0].tag if tops else "nothing",
+        )
     root = tops[0]
     defaults = _Defaults(root)
     timestep = DEFAULT_TIMESTEP
@@ -182,8 +200,11 @@ def lint_model(path: str | Path) -> list[Problem]:
         elif el.tag == "pair":
             problems.extend(_check(el, defaults, timestep))
             problems.extend(_override(el, geoms, defaults))
-    paired = {frozenset((el.attrs.get("geom1", ""), el.attrs.get("geom2", "")))
-              for el in walk_elements(root) if el.tag == "pair"}
+    paired = {
+        frozenset((el.attrs.get("geom1", ""), el.attrs.get("geom2", "")))
+        for el in walk_elements(root)
+        if el.tag == "pair"
+    }
     problems.extend(_inert(collidable, defaults, paired))
     return problems
 
@@ -200,20 +221,19 @@ def _body(el: Element) -> Element | None:
 def _can_touch(a: Element, b: Element, defaults: _Defaults) -> bool:
     """Whether MuJoCo's dynamic filter lets two geoms collide (bitmasks, bodies)."""
     ba, bb = _body(a), _body(b)
-    if ba is bb or (ba is not None and _body(ba) is bb) or (bb is not None and
-                                                            _body(bb) is ba):
+    if ba is bb or (ba is not None and _body(ba) is bb) or (bb is not None and _body(bb) is ba):
         return False  # same body, world-world, or parent-child (filtered by default)
 
     def bits(el: Element, attr: str) -> int:
         v, _ = defaults.lookup(el, attr)
         return int(v) if v is not None else 1
 
-    return bool(bits(a, "contype") & bits(b, "conaffinity")
-                or bits(b, "contype") & bits(a, "conaffinity"))
+    return bool(
+        bits(a, "contype") & bits(b, "conaffinity") or bits(b, "contype") & bits(a, "conaffinity")
+    )
 
 
-def _inert(geoms: list[Element], defaults: _Defaults, paired: set[frozenset[str]]
-           ) -> list[Problem]:
+def _inert(geoms: list[Element], defaults: _Defaults, paired: set[frozenset[str]]) -> list[Problem]:
     """A set geom friction that every partner it can touch makes inert (see docstring)."""
     out = []
 
@@ -231,8 +251,13 @@ def _inert(geoms: list[Element], defaults: _Defaults, paired: set[frozenset[str]
             continue
         name = g.attrs.get("name", "")
         why = []
-        partners = [h for h in geoms if h is not g and _can_touch(g, h, defaults)
-                    and frozenset((name, h.attrs.get("name", ""))) not in paired]
+        partners = [
+            h
+            for h in geoms
+            if h is not g
+            and _can_touch(g, h, defaults)
+            and frozenset((name, h.attrs.get("name", ""))) not in paired
+        ]
         for h in partners:
             hn = h.attrs.get("name", "?")
             if prio(h) > prio(g):
@@ -240,11 +265,17 @@ def _inert(geoms: list[Element], defaults: _Defaults, paired: set[frozenset[str]
             elif prio(h) == prio(g) and fric(h) > fric(g):
                 why.append(f"'{hn}' ({fric(h):g}: equal priority takes the larger)")
         if partners and len(why) == len(partners):
-            out.append(_p(g, f"sliding friction {fric(g):g} is inert: every geom it can "
-                             f"touch overrides it: " + ", ".join(why[:3])
-                          + (f" and {len(why) - 3} more" if len(why) > 3 else ""),
-                          "declare an explicit <contact><pair> for the surfaces that "
-                          "matter (simgap contact pair), or raise this geom's priority"))
+            out.append(
+                _p(
+                    g,
+                    f"sliding friction {fric(g):g} is inert: every geom it can "
+                    f"touch overrides it: "
+                    + ", ".join(why[:3])
+                    + (f" and {len(why) - 3} more" if len(why) > 3 else ""),
+                    "declare an explicit <contact><pair> for the surfaces that "
+                    "matter (simgap contact pair), or raise this geom's priority",
+                )
+            )
     return out
 
 
@@ -259,56 +290,110 @@ def _check(el: Element, defaults: _Defaults, timestep: float) -> list[Problem]:
     fric_s, _ = defaults.lookup(el, "friction")
     fric = _floats(fric_s) if fric_s else None
     if fric is not None and any(not (v >= 0 and math.isfinite(v)) for v in fric):
-        out.append(_p(el, f"negative or non-finite friction {' '.join(f'{v:g}' for v in fric)}"
-                          " (MuJoCo takes it as given; no material has it)",
-                      "give every friction coefficient as a number >= 0"))
+        out.append(
+            _p(
+                el,
+                f"negative or non-finite friction {' '.join(f'{v:g}' for v in fric)}"
+                " (MuJoCo takes it as given; no material has it)",
+                "give every friction coefficient as a number >= 0",
+            )
+        )
     if fric is not None:
-        tor = fric[2] if el.tag == "pair" and len(fric) > 2 else (
-            fric[1] if el.tag != "pair" and len(fric) > 1 else None)
-        roll = fric[3] if el.tag == "pair" and len(fric) > 3 else (
-            fric[2] if el.tag != "pair" and len(fric) > 2 else None)
+        tor = (
+            fric[2]
+            if el.tag == "pair" and len(fric) > 2
+            else (fric[1] if el.tag != "pair" and len(fric) > 1 else None)
+        )
+        roll = (
+            fric[3]
+            if el.tag == "pair" and len(fric) > 3
+            else (fric[2] if el.tag != "pair" and len(fric) > 2 else None)
+        )
         if tor is not None and condim < 4 and tor != DEFAULT_FRICTION[1]:
-            out.append(_p(el, f"torsional friction {tor:g} does nothing with condim={condim}",
-                          "set condim=\"4\" (or 6) to use it, or drop the coefficient"))
+            out.append(
+                _p(
+                    el,
+                    f"torsional friction {tor:g} does nothing with condim={condim}",
+                    'set condim="4" (or 6) to use it, or drop the coefficient',
+                )
+            )
         if roll is not None and condim < 6 and roll != DEFAULT_FRICTION[2]:
-            out.append(_p(el, f"rolling friction {roll:g} does nothing with condim={condim}",
-                          "set condim=\"6\" to use it, or drop the coefficient"))
+            out.append(
+                _p(
+                    el,
+                    f"rolling friction {roll:g} does nothing with condim={condim}",
+                    'set condim="6" to use it, or drop the coefficient',
+                )
+            )
         if not 0.05 <= fric[0] <= 2.0:
-            out.append(_p(el, f"implausible sliding friction {fric[0]:g} (materials lie in "
-                              "about 0.05..2)", "measure it: tilt until it slips, mu = "
-                                                "tan(theta) (simgap.contact.converters)"))
+            out.append(
+                _p(
+                    el,
+                    f"implausible sliding friction {fric[0]:g} (materials lie in about 0.05..2)",
+                    "measure it: tilt until it slips, mu = tan(theta) (simgap.contact.converters)",
+                )
+            )
         if tor is not None and tor > 0.05:
-            out.append(_p(el, f"implausible torsional friction {tor:g} m (a lever arm; "
-                              "patches are mm to cm)", "torsional = mu * patch diameter / 3"))
+            out.append(
+                _p(
+                    el,
+                    f"implausible torsional friction {tor:g} m (a lever arm; patches are mm to cm)",
+                    "torsional = mu * patch diameter / 3",
+                )
+            )
         if roll is not None and roll > 0.01:
-            out.append(_p(el, f"implausible rolling friction {roll:g} m",
-                          "rolling ~ the pad's deformation depth in metres"))
+            out.append(
+                _p(
+                    el,
+                    f"implausible rolling friction {roll:g} m",
+                    "rolling ~ the pad's deformation depth in metres",
+                )
+            )
     left = []
     n_f = 5 if el.tag == "pair" else 3
     pair_default = (1.0, 1.0, 0.005, 0.0001, 0.0001)
-    if fric is None or fric == (pair_default if el.tag == "pair" else DEFAULT_FRICTION)[
-            :len(fric)] and len(fric) <= n_f:
+    if (
+        fric is None
+        or fric == (pair_default if el.tag == "pair" else DEFAULT_FRICTION)[: len(fric)]
+        and len(fric) <= n_f
+    ):
         left.append("friction 1 0.005 0.0001")
     sr_s, _ = defaults.lookup(el, "solref")
     si_s, _ = defaults.lookup(el, "solimp")
     if sr_s is None or _floats(sr_s) == DEFAULT_SOLREF:
         left.append("solref 0.02 1")
-    if si_s is None or _floats(si_s) == DEFAULT_SOLIMP[:len(_floats(si_s))]:
+    if si_s is None or _floats(si_s) == DEFAULT_SOLIMP[: len(_floats(si_s))]:
         left.append("solimp 0.9 0.95 0.001 0.5 2")
     if left:
-        out.append(_p(el, "contact left at MuJoCo's defaults: " + ", ".join(left),
-                      "measure and set them (e.g. 'simgap contact pair' with bench values)"))
+        out.append(
+            _p(
+                el,
+                "contact left at MuJoCo's defaults: " + ", ".join(left),
+                "measure and set them (e.g. 'simgap contact pair' with bench values)",
+            )
+        )
     if sr_s is not None:
         sr = _floats(sr_s)
         if sr and sr[0] > 0 and sr[0] < 2 * timestep:
-            out.append(_p(el, f"solref time constant {sr[0]:g} s is under two physics steps "
-                              f"({2 * timestep:g} s): the contact is stiffer than the "
-                              "integrator can resolve", f"use solref >= {2 * timestep:g}"))
+            out.append(
+                _p(
+                    el,
+                    f"solref time constant {sr[0]:g} s is under two physics steps "
+                    f"({2 * timestep:g} s): the contact is stiffer than the "
+                    "integrator can resolve",
+                    f"use solref >= {2 * timestep:g}",
+                )
+            )
     if si_s is not None:
         si = _floats(si_s)
         if len(si) >= 2 and (not all(0 < v < 1 for v in si[:2]) or si[0] > si[1]):
-            out.append(_p(el, f"implausible solimp {si_s}: dmin, dmax must lie in (0, 1) "
-                              "with dmin <= dmax", "e.g. solimp=\"0.9 0.95 0.001\""))
+            out.append(
+                _p(
+                    el,
+                    f"implausible solimp {si_s}: dmin, dmax must lie in (0, 1) with dmin <= dmax",
+                    'e.g. solimp="0.9 0.95 0.001"',
+                )
+            )
     return out
 
 
@@ -323,9 +408,14 @@ def _override(pair: Element, geoms: dict[str, Element], defaults: _Defaults) -> 
                 continue
             val, _ = defaults.lookup(g, attr)
             if val is not None and val.split() != pair.attrs[attr].split():
-                out.append(_p(pair, f"overrides {attr} of geom '{g.attrs.get('name')}' "
-                                    f"({val} at {g.file.name}:{g.line} is ignored for this "
-                                    f"pair; the pair uses {pair.attrs[attr]})",
-                              "keep one source of truth: set the value on the pair only, "
-                              "or make the geom's match"))
+                out.append(
+                    _p(
+                        pair,
+                        f"overrides {attr} of geom '{g.attrs.get('name')}' "
+                        f"({val} at {g.file.name}:{g.line} is ignored for this "
+                        f"pair; the pair uses {pair.attrs[attr]})",
+                        "keep one source of truth: set the value on the pair only, "
+                        "or make the geom's match",
+                    )
+                )
     return out

@@ -22,36 +22,56 @@ from simgap.outputs import atomic_write_text
 from simgap.safe_names import checked_xml, xml_attr, xml_comment
 
 
-def pair_xml(model: Path, out: Path, pairs: Sequence[tuple[str, str]],
-             friction: Sequence[float], condim: int, solref: Sequence[float],
-             solimp: Sequence[float], name: str | None = None) -> str:
+def pair_xml(
+    model: Path,
+    out: Path,
+    pairs: Sequence[tuple[str, str]],
+    friction: Sequence[float],
+    condim: int,
+    solref: Sequence[float],
+    solimp: Sequence[float],
+    name: str | None = None,
+) -> str:
     """The patch MJCF text: one ``<pair>`` per (geom1, geom2), same numbers (see
     ``write_pair``)."""
     if len(friction) != 5:
-        raise InputError(field="friction", expected="five numbers: sliding sliding "
-                         "torsional rolling rolling", got=list(friction))
+        raise InputError(
+            field="friction",
+            expected="five numbers: sliding sliding torsional rolling rolling",
+            got=list(friction),
+        )
     if condim not in (1, 3, 4, 6):
         raise InputError(field="condim", expected="1, 3, 4 or 6", got=condim)
     if len(solref) != 2 or len(solimp) not in (3, 5):
-        raise InputError(field="solref/solimp", expected="2 and 3 or 5 numbers",
-                         got=(list(solref), list(solimp)))
+        raise InputError(
+            field="solref/solimp", expected="2 and 3 or 5 numbers", got=(list(solref), list(solimp))
+        )
 
     def nums(v: Sequence[float]) -> str:
         return xml_attr(" ".join(f"{x:.6g}" for x in v))
 
     nm = f" name={xml_attr(name)}" if name and len(pairs) == 1 else ""
-    return patch_xml(model, out, [
-        f"<pair{nm} geom1={xml_attr(g1)} geom2={xml_attr(g2)} condim=\"{condim}\" "
-        f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>"
-        for g1, g2 in pairs])
+    return patch_xml(
+        model,
+        out,
+        [
+            f'<pair{nm} geom1={xml_attr(g1)} geom2={xml_attr(g2)} condim="{condim}" '
+            f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>"
+            for g1, g2 in pairs
+        ],
+    )
 
 
 def _rel(target: Path, out: Path) -> str:
     try:
         return os.path.relpath(target.resolve(), out.resolve().parent).replace(os.sep, "/")
     except ValueError as e:  # another drive: no relative path exists
-        raise InputError(file=out, expected="a patch folder on the model's drive",
-                         got=str(target), fix="write the patch next to the model") from e
+        raise InputError(
+            file=out,
+            expected="a patch folder on the model's drive",
+            got=str(target),
+            fix="write the patch next to the model",
+        ) from e
 
 
 def patch_xml(model: Path, out: Path, pairs: Sequence[str], comment: str = "") -> str:
@@ -59,22 +79,33 @@ def patch_xml(model: Path, out: Path, pairs: Sequence[str], comment: str = "") -
     dirs = _asset_dirs(model, out)
     comp = "".join(f" {k}={xml_attr(v)}" for k, v in dirs.items())
     note = f"  <!-- {xml_comment(comment)} -->\n" if comment else ""
-    return (f'<mujoco model={xml_attr(model.stem + "_pair")}>\n'
-            f"  <!-- written by simgap contact pair; the original is included unchanged -->\n"
-            + note + f"  <include file={xml_attr(_rel(model, out))}/>\n"
-            f"  <compiler{comp}/>\n"
-            f"  <contact>\n" + "".join(f"    {p}\n" for p in pairs)
-            + "  </contact>\n</mujoco>\n")
+    return (
+        f"<mujoco model={xml_attr(model.stem + '_pair')}>\n"
+        f"  <!-- written by simgap contact pair; the original is included unchanged -->\n"
+        + note
+        + f"  <include file={xml_attr(_rel(model, out))}/>\n"
+        f"  <compiler{comp}/>\n"
+        f"  <contact>\n" + "".join(f"    {p}\n" for p in pairs) + "  </contact>\n</mujoco>\n"
+    )
 
 
-def pair_entry(geom1: str, geom2: str, condim: int, friction: Sequence[float],
-               solref: Sequence[float], solimp: Sequence[float]) -> str:
+def pair_entry(
+    geom1: str,
+    geom2: str,
+    condim: int,
+    friction: Sequence[float],
+    solref: Sequence[float],
+    solimp: Sequence[float],
+) -> str:
     """One ``<pair>`` element."""
+
     def nums(v: Sequence[float]) -> str:
         return xml_attr(" ".join(f"{x:.6g}" for x in v))
 
-    return (f"<pair geom1={xml_attr(geom1)} geom2={xml_attr(geom2)} condim=\"{condim}\" "
-            f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>")
+    return (
+        f'<pair geom1={xml_attr(geom1)} geom2={xml_attr(geom2)} condim="{condim}" '
+        f"friction={nums(friction)} solref={nums(solref)} solimp={nums(solimp)}/>"
+    )
 
 
 def _asset_dirs(model: Path, out: Path) -> dict[str, str]:
@@ -90,16 +121,21 @@ def _asset_dirs(model: Path, out: Path) -> dict[str, str]:
                     if key in el.attrs:
                         found[key] = el.attrs[key]
     asset = found.get("assetdir", "")
-    return {k: _rel(base / found.get(k, asset), out) or "." for k in ("meshdir",
-                                                                       "texturedir")}
+    return {k: _rel(base / found.get(k, asset), out) or "." for k in ("meshdir", "texturedir")}
 
 
-def write_pair(model: str | Path, out: str | Path, geom1: str | Sequence[str],
-               geom2: str | Sequence[str], *,
-               friction: Sequence[float], condim: int = 4,
-               solref: Sequence[float] = (0.02, 1.0),
-               solimp: Sequence[float] = (0.9, 0.95, 0.001, 0.5, 2.0),
-               name: str | None = None) -> Path:
+def write_pair(
+    model: str | Path,
+    out: str | Path,
+    geom1: str | Sequence[str],
+    geom2: str | Sequence[str],
+    *,
+    friction: Sequence[float],
+    condim: int = 4,
+    solref: Sequence[float] = (0.02, 1.0),
+    solimp: Sequence[float] = (0.9, 0.95, 0.001, 0.5, 2.0),
+    name: str | None = None,
+) -> Path:
     """Write the patch and check that it compiles (``geom1`` and ``geom2`` may list
     several geoms: one pair for each combination, e.g. both finger pads against the
     object).
@@ -112,8 +148,12 @@ def write_pair(model: str | Path, out: str | Path, geom1: str | Sequence[str],
 
     model, out = Path(model), Path(out)
     if out.resolve() == model.resolve():
-        raise InputError(file=out, expected="a new file for the patch",
-                         got="the original model", fix="name another output file")
+        raise InputError(
+            file=out,
+            expected="a new file for the patch",
+            got="the original model",
+            fix="name another output file",
+        )
     base = load_model(model)
     valid = names(base, "geom")
     firsts = [geom1] if isinstance(geom1, str) else list(geom1)
@@ -123,8 +163,16 @@ def write_pair(model: str | Path, out: str | Path, geom1: str | Sequence[str],
             from simgap.errors import NameNotFoundError
 
             raise NameNotFoundError("geom", g, valid, file=model)
-    text = pair_xml(model, out, [(a, b) for a in firsts for b in others if a != b],
-                    friction, condim, solref, solimp, name)
+    text = pair_xml(
+        model,
+        out,
+        [(a, b) for a in firsts for b in others if a != b],
+        friction,
+        condim,
+        solref,
+        solimp,
+        name,
+    )
     return write_checked(model, out, text)
 
 
@@ -134,15 +182,23 @@ def write_checked(model: str | Path, out: str | Path, text: str) -> Path:
 
     model, out = Path(model), Path(out)
     if out.resolve() == model.resolve():
-        raise InputError(file=out, expected="a new file for the patch",
-                         got="the original model", fix="name another output file")
+        raise InputError(
+            file=out,
+            expected="a new file for the patch",
+            got="the original model",
+            fix="name another output file",
+        )
     checked_xml(text, out.name)  # a name cannot break the file: parsed before it is written
     atomic_write_text(out, text)
     try:
         load_model(out)
     except InputError as e:
         out.unlink(missing_ok=True)
-        raise InputError(file=out, expected="a pair patch that compiles", got=e.got,
-                         fix="write the patch beside the original model, so that its "
-                             "relative asset paths resolve") from e
+        raise InputError(
+            file=out,
+            expected="a pair patch that compiles",
+            got=e.got,
+            fix="write the patch beside the original model, so that its "
+            "relative asset paths resolve",
+        ) from e
     return out

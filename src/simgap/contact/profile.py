@@ -69,22 +69,25 @@ class PushScore:
         return out
 
 
-def score(sim: Sequence[tuple[np.ndarray, np.ndarray]],
-          logged: Sequence[tuple[np.ndarray, np.ndarray | None]], noise: Noise) -> PushScore:
+def score(
+    sim: Sequence[tuple[np.ndarray, np.ndarray]],
+    logged: Sequence[tuple[np.ndarray, np.ndarray | None]],
+    noise: Noise,
+) -> PushScore:
     """Score simulated pushes (per push: positions (B, T, 3), quaternions (B, T, 4))
     against the logged ones (per push: positions (T, 3), quaternions (T, 4) or None)."""
     cols: dict[str, list[np.ndarray]] = {"chi2": [], "sse_m": [], "sse_rad": []}
     n, n_pos, n_rot = [], [], []
     for (pos, quat), (lpos, lquat) in zip(sim, logged, strict=True):
         dp = np.nan_to_num(pos - lpos[None], nan=1.0, posinf=1.0, neginf=-1.0)
-        sse_m = np.sum(dp ** 2, axis=(1, 2))
-        chi2 = sse_m / noise.m ** 2
+        sse_m = np.sum(dp**2, axis=(1, 2))
+        chi2 = sse_m / noise.m**2
         sse_r = np.zeros_like(sse_m)
         if lquat is not None and noise.rad is not None:
             q = np.nan_to_num(quat, nan=0.0)
             dr = 2.0 * quat_half_angle_vectors(np.broadcast_to(lquat[None], q.shape), q)
-            sse_r = np.sum(dr ** 2, axis=(1, 2))
-            chi2 = chi2 + sse_r / noise.rad ** 2
+            sse_r = np.sum(dr**2, axis=(1, 2))
+            chi2 = chi2 + sse_r / noise.rad**2
         cols["chi2"].append(chi2)
         cols["sse_m"].append(sse_m)
         cols["sse_rad"].append(sse_r)
@@ -92,9 +95,14 @@ def score(sim: Sequence[tuple[np.ndarray, np.ndarray]],
         nr = 0 if lquat is None or noise.rad is None else lquat.shape[0]
         n_rot.append(nr)
         n.append(3 * lpos.shape[0] + 3 * nr)
-    return PushScore(chi2=np.stack(cols["chi2"], 1), n=np.asarray(n),
-                     sse_m=np.stack(cols["sse_m"], 1), n_pos=np.asarray(n_pos),
-                     sse_rad=np.stack(cols["sse_rad"], 1), n_rot=np.asarray(n_rot))
+    return PushScore(
+        chi2=np.stack(cols["chi2"], 1),
+        n=np.asarray(n),
+        sse_m=np.stack(cols["sse_m"], 1),
+        n_pos=np.asarray(n_pos),
+        sse_rad=np.stack(cols["sse_rad"], 1),
+        n_rot=np.asarray(n_rot),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,7 +139,7 @@ def smooth(c: np.ndarray, window: int = SMOOTH_WINDOW) -> tuple[np.ndarray, floa
     h = window // 2
     lc = np.log(np.maximum(c, 1e-12))
     padded = np.concatenate([np.repeat(lc[:1], h), lc, np.repeat(lc[-1:], h)])
-    sm = np.array([np.median(padded[i:i + window]) for i in range(len(c))])
+    sm = np.array([np.median(padded[i : i + window]) for i in range(len(c))])
     rough = 1.4826 * float(np.median(np.abs(lc - sm)))
     return np.exp(sm), rough
 
@@ -152,8 +160,7 @@ def _roughness(x: np.ndarray, c: np.ndarray, bins: int = 16) -> float:
     evenly in log(value), one per bin (so a locally smooth cluster does not hide it)."""
     lx = np.log(x)
     edges = np.linspace(lx[0], lx[-1] + 1e-12, bins + 1)
-    pick = sorted({int(np.flatnonzero(lx >= e)[0]) for e in edges[:-1]
-                   if np.any(lx >= e)})
+    pick = sorted({int(np.flatnonzero(lx >= e)[0]) for e in edges[:-1] if np.any(lx >= e)})
     return max(_second_diff_sigma(c), _second_diff_sigma(c[pick]))
 
 
@@ -176,8 +183,8 @@ def interval(values: np.ndarray, chi2: np.ndarray, n_total: int, unit: str = "")
     a, b = int(ok.min()), int(ok.max())
     best = float(x[i0])
     if 0 < i0 < len(x) - 1:  # a parabola through the smoothed minimum and its neighbours
-        lx = np.log(x[i0 - 1:i0 + 2])
-        coef = np.polyfit(lx, sm[i0 - 1:i0 + 2], 2)
+        lx = np.log(x[i0 - 1 : i0 + 2])
+        coef = np.polyfit(lx, sm[i0 - 1 : i0 + 2], 2)
         if coef[0] > 0:
             best = float(np.exp(np.clip(-coef[1] / (2 * coef[0]), lx[0], lx[2])))
     # a profile that comes back within the threshold next to an end stays open there
@@ -187,25 +194,41 @@ def interval(values: np.ndarray, chi2: np.ndarray, n_total: int, unit: str = "")
     if lo is not None and hi is not None and hi / lo <= MAX_SPAN:
         return Interval(True, best, lo, hi, scale)
     if lo is not None and hi is not None:  # a flat-bottomed profile: a range, no point
-        return Interval(False, None, lo, hi, scale,
-                        f"not identifiable from these pushes: every value in {lo:.3g} .. "
-                        f"{hi:.3g}{unit} fits (a span of {hi / lo:.3g}x, more than "
-                        f"{MAX_SPAN:g}x)")
-    rng = (f"{'<=' if lo is None else ''}{x[0] if lo is None else lo:.3g} .. "
-           f"{x[-1] if hi is None else hi:.3g}{'+' if hi is None else ''}{unit}")
+        return Interval(
+            False,
+            None,
+            lo,
+            hi,
+            scale,
+            f"not identifiable from these pushes: every value in {lo:.3g} .. "
+            f"{hi:.3g}{unit} fits (a span of {hi / lo:.3g}x, more than "
+            f"{MAX_SPAN:g}x)",
+        )
+    rng = (
+        f"{'<=' if lo is None else ''}{x[0] if lo is None else lo:.3g} .. "
+        f"{x[-1] if hi is None else hi:.3g}{'+' if hi is None else ''}{unit}"
+    )
     spread = float((sm - c_min).max()) / scale
-    why = (f"not identifiable from these pushes: every value in {rng} fits within the "
-           f"tracker noise (the profile rises by at most {spread:.3g} against "
-           f"{CHI2_95_1DOF:.2f} needed for 95 %)" if spread <= CHI2_95_1DOF else
-           f"not identifiable from these pushes: the profile stays within its 95 % "
-           f"threshold up to the {'lower' if lo is None else 'upper'} end of the swept "
-           f"range ({rng})")
+    why = (
+        f"not identifiable from these pushes: every value in {rng} fits within the "
+        f"tracker noise (the profile rises by at most {spread:.3g} against "
+        f"{CHI2_95_1DOF:.2f} needed for 95 %)"
+        if spread <= CHI2_95_1DOF
+        else f"not identifiable from these pushes: the profile stays within its 95 % "
+        f"threshold up to the {'lower' if lo is None else 'upper'} end of the swept "
+        f"range ({rng})"
+    )
     return Interval(False, None, lo, hi, scale, why)
 
 
-def refine(evaluate: Callable[[np.ndarray], np.ndarray], lo: float, hi: float,
-           n_coarse: int = 17, n_fine: int = 11, rounds: int = 2
-           ) -> tuple[np.ndarray, np.ndarray]:
+def refine(
+    evaluate: Callable[[np.ndarray], np.ndarray],
+    lo: float,
+    hi: float,
+    n_coarse: int = 17,
+    n_fine: int = 11,
+    rounds: int = 2,
+) -> tuple[np.ndarray, np.ndarray]:
     """Evaluate a log-spaced grid on [lo, hi], then zoom around the minimum ``rounds``
     times; ``evaluate(values)`` returns the per-push chi2, shape (K, L). Returns all values
     (ascending, unique) and their chi2 rows."""
@@ -219,8 +242,11 @@ def refine(evaluate: Callable[[np.ndarray], np.ndarray], lo: float, hi: float,
         a, b = xa[max(0, i - 2)], xa[min(len(xa) - 1, i + 2)]
         if b <= a:
             break
-        new = [v for v in np.geomspace(a, b, n_fine + 2)[1:-1]
-               if np.min(np.abs(np.log(xa) - np.log(v))) > 1e-9]
+        new = [
+            v
+            for v in np.geomspace(a, b, n_fine + 2)[1:-1]
+            if np.min(np.abs(np.log(xa) - np.log(v))) > 1e-9
+        ]
         if not new:
             break
         xs.extend(new)
@@ -231,6 +257,11 @@ def refine(evaluate: Callable[[np.ndarray], np.ndarray], lo: float, hi: float,
 
 def summary(iv: Interval, unit: str) -> dict[str, Any]:
     """JSON-able form of an interval."""
-    return {"identifiable": iv.identifiable, "best": iv.best,
-            "interval": [iv.lo, iv.hi], "noise_scale": iv.scale, "reason": iv.reason,
-            "unit": unit}
+    return {
+        "identifiable": iv.identifiable,
+        "best": iv.best,
+        "interval": [iv.lo, iv.hi],
+        "noise_scale": iv.scale,
+        "reason": iv.reason,
+        "unit": unit,
+    }

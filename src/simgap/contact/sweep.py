@@ -32,7 +32,8 @@ TWO_D_REFUSAL = (
     "coefficients (they enter one constraint solve), so the 2-D error surface has ridges "
     "and valleys that do not separate into answers per coefficient and cannot be read. "
     "Sweep one coefficient with the others at measured values; pass force=True (--force) "
-    "to compute the surface anyway.")
+    "to compute the surface anyway."
+)
 
 
 @dataclass(frozen=True)
@@ -55,19 +56,45 @@ def rms_m(r: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.sum(r.reshape(-1, 3) ** 2, axis=1))))
 
 
-def push_problem(model: str, joints: Sequence[str], logs: Sequence[PushLog],
-                 object_body: str, params: ParamSet, *, interp: str = "hold",
-                 delay_s: float = 0.0, physics_dt: float | None = None,
-                 model_is_xml: bool = False) -> ReplayProblem:
+def push_problem(
+    model: str,
+    joints: Sequence[str],
+    logs: Sequence[PushLog],
+    object_body: str,
+    params: ParamSet,
+    *,
+    interp: str = "hold",
+    delay_s: float = 0.0,
+    physics_dt: float | None = None,
+    model_is_xml: bool = False,
+) -> ReplayProblem:
     """The replay problem of a push: score the object position against the logged one."""
     from simgap.sim.replay import ReplayLog
 
-    rlogs = tuple(ReplayLog(t=lg.t, commands=lg.cmd, joints=tuple(joints), q0=lg.q0,
-                            obj_pose0=lg.obj_pose0, source=lg.source) for lg in logs)
-    return ReplayProblem(model=model, joints=tuple(joints), logs=rlogs,
-                         targets=tuple(lg.obj_pos for lg in logs), params=params,
-                         score="object", object_body=object_body, interp=interp,
-                         delay_s=delay_s, physics_dt=physics_dt, model_is_xml=model_is_xml)
+    rlogs = tuple(
+        ReplayLog(
+            t=lg.t,
+            commands=lg.cmd,
+            joints=tuple(joints),
+            q0=lg.q0,
+            obj_pose0=lg.obj_pose0,
+            source=lg.source,
+        )
+        for lg in logs
+    )
+    return ReplayProblem(
+        model=model,
+        joints=tuple(joints),
+        logs=rlogs,
+        targets=tuple(lg.obj_pos for lg in logs),
+        params=params,
+        score="object",
+        object_body=object_body,
+        interp=interp,
+        delay_s=delay_s,
+        physics_dt=physics_dt,
+        model_is_xml=model_is_xml,
+    )
 
 
 def nominal_of(model: str, kind: str, target: str, model_is_xml: bool = False) -> float:
@@ -79,10 +106,20 @@ def nominal_of(model: str, kind: str, target: str, model_is_xml: bool = False) -
     return get_param(load_model(model), kind, target)
 
 
-def sweep(model: str, joints: Sequence[str], logs: Sequence[PushLog], object_body: str,
-          coefficients: Sequence[Coefficient], *, force: bool = False, interp: str = "hold",
-          delay_s: float = 0.0, physics_dt: float | None = None,
-          model_is_xml: bool = False, noise_m: float = 0.002) -> dict[str, Any]:
+def sweep(
+    model: str,
+    joints: Sequence[str],
+    logs: Sequence[PushLog],
+    object_body: str,
+    coefficients: Sequence[Coefficient],
+    *,
+    force: bool = False,
+    interp: str = "hold",
+    delay_s: float = 0.0,
+    physics_dt: float | None = None,
+    model_is_xml: bool = False,
+    noise_m: float = 0.002,
+) -> dict[str, Any]:
     """Sweep one coefficient (or, forced, a grid of two) against every logged push.
 
     Returns:
@@ -99,18 +136,38 @@ def sweep(model: str, joints: Sequence[str], logs: Sequence[PushLog], object_bod
     if not coefficients:
         raise InputError(field="coefficients", expected="one coefficient to sweep", got=[])
     if len(coefficients) > 2 or (len(coefficients) == 2 and not force):
-        raise InputError(field="coefficients", expected="ONE coefficient",
-                         got=[f"{c.target}.{c.kind}" for c in coefficients],
-                         fix=TWO_D_REFUSAL)
+        raise InputError(
+            field="coefficients",
+            expected="ONE coefficient",
+            got=[f"{c.target}.{c.kind}" for c in coefficients],
+            fix=TWO_D_REFUSAL,
+        )
     params = []
     for c in coefficients:
         nom = nominal_of(model, c.kind, c.target, model_is_xml)
         lo, hi = min(c.values), max(c.values)
-        params.append(Param(c.kind, c.target, nom, min(lo, nom) * 0.999 - 1e-12,
-                            max(hi, nom) * 1.001 + 1e-12, "box"))
+        params.append(
+            Param(
+                c.kind,
+                c.target,
+                nom,
+                min(lo, nom) * 0.999 - 1e-12,
+                max(hi, nom) * 1.001 + 1e-12,
+                "box",
+            )
+        )
     ps = ParamSet(tuple(params))
-    prob = push_problem(model, joints, logs, object_body, ps, interp=interp,
-                        delay_s=delay_s, physics_dt=physics_dt, model_is_xml=model_is_xml)
+    prob = push_problem(
+        model,
+        joints,
+        logs,
+        object_body,
+        ps,
+        interp=interp,
+        delay_s=delay_s,
+        physics_dt=physics_dt,
+        model_is_xml=model_is_xml,
+    )
     be = LocalBackend(prob)
     try:
         if len(coefficients) == 1:
@@ -119,20 +176,33 @@ def sweep(model: str, joints: Sequence[str], logs: Sequence[PushLog], object_bod
             out = search.sweep(be, ps, 0, vals, loss=rms_m)
             curve = np.asarray(out["loss"])
             n_pos = sum(len(lg.t) for lg in logs)
-            iv = interval(vals, curve ** 2 * n_pos / noise_m ** 2, 3 * n_pos)
-            out.update(kind=c.kind, target=c.target, nominal=params[0].nominal,
-                       flat=not iv.identifiable, unit="m", interval=[iv.lo, iv.hi],
-                       identifiable=iv.identifiable, reason=iv.reason, pushes=len(logs),
-                       noise_m=noise_m)
+            iv = interval(vals, curve**2 * n_pos / noise_m**2, 3 * n_pos)
+            out.update(
+                kind=c.kind,
+                target=c.target,
+                nominal=params[0].nominal,
+                flat=not iv.identifiable,
+                unit="m",
+                interval=[iv.lo, iv.hi],
+                identifiable=iv.identifiable,
+                reason=iv.reason,
+                pushes=len(logs),
+                noise_m=noise_m,
+            )
             if not iv.identifiable:  # never a point from a curve that cannot see it
                 out["refined_value"] = out["best_value"] = None
             return out
         c1, c2 = coefficients
-        xs = np.array([[ps.params[0].to_x(a), ps.params[1].to_x(b)]
-                       for a in c1.values for b in c2.values])
+        xs = np.array(
+            [[ps.params[0].to_x(a), ps.params[1].to_x(b)] for a in c1.values for b in c2.values]
+        )
         rs = be.residuals(xs)
         grid = np.array([rms_m(r) for r in rs]).reshape(len(c1.values), len(c2.values))
-        return {"names": ps.names, "values": [list(c1.values), list(c2.values)],
-                "loss": grid.tolist(), "warning": TWO_D_REFUSAL}
+        return {
+            "names": ps.names,
+            "values": [list(c1.values), list(c2.values)],
+            "loss": grid.tolist(),
+            "warning": TWO_D_REFUSAL,
+        }
     finally:
         be.close()

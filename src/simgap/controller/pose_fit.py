@@ -66,12 +66,15 @@ def controller_problem(rig: Rig, episodes: Sequence[Episode]) -> ReplayProblem:
     from simgap.sim.replay import ReplayLog
 
     if rig.ee_site is None:
-        raise InputError(file=rig.source, field="model.ee_site",
-                         expected="the end-effector site or body", got="nothing",
-                         fix="set model.ee_site in rig.toml (e.g. gripperframe)")
+        raise InputError(
+            file=rig.source,
+            field="model.ee_site",
+            expected="the end-effector site or body",
+            got="nothing",
+            fix="set model.ee_site in rig.toml (e.g. gripperframe)",
+        )
     if not episodes:
-        raise InputError(file=rig.evidence.dataset, expected="at least one episode",
-                         got="none")
+        raise InputError(file=rig.evidence.dataset, expected="at least one episode", got="none")
     model = load_model(rig.model_path)
     joints = rig.joint_names
     logs, targets = [], []
@@ -81,26 +84,42 @@ def controller_problem(rig: Rig, episodes: Sequence[Episode]) -> ReplayProblem:
             arm = _arm_joints(rig)
             idx = [joints.index(j) for j in arm]
             cmd = np.repeat(q0[None], len(ep.t), axis=0)
-            cmd[:, idx] = ee_delta_targets(model, arm, q0[idx], ep.action[:, :6]
-                                           * rig.deploy.action_scale, rig.ee_site)
+            cmd[:, idx] = ee_delta_targets(
+                model, arm, q0[idx], ep.action[:, :6] * rig.deploy.action_scale, rig.ee_site
+            )
             g = rig.gripper
             if g is not None and ep.action.shape[1] > 6:
                 cmd[:, joints.index(g.name)] = g.unit.to_rad(ep.action[:, 6])
         else:
             cmd = ep.action
-        target = ep.ee_pose if ep.ee_pose is not None else frame_poses(
-            model, joints, ep.q, rig.ee_site)
-        logs.append(ReplayLog(t=ep.t, commands=cmd, joints=joints, q0=q0,
-                              source=f"{rig.evidence.dataset} episode {k}"))
+        target = (
+            ep.ee_pose if ep.ee_pose is not None else frame_poses(model, joints, ep.q, rig.ee_site)
+        )
+        logs.append(
+            ReplayLog(
+                t=ep.t,
+                commands=cmd,
+                joints=joints,
+                q0=q0,
+                source=f"{rig.evidence.dataset} episode {k}",
+            )
+        )
         targets.append(target)
     keys = [(kind, j) for j in _arm_joints(rig) for kind in ("kp", "kv")]
     nominal = {key: get_param(model, *key) for key in keys}
     ranges = {key: (BOX[0] * v, BOX[1] * v) for key, v in nominal.items()}
     params: ParamSet = box(keys, nominal, ranges)
-    return ReplayProblem(model=str(rig.model_path), joints=joints, logs=tuple(logs),
-                         targets=tuple(targets), params=params, score="ee",
-                         ee_site=rig.ee_site, interp=rig.command_interp,
-                         physics_dt=rig.physics_dt_s)
+    return ReplayProblem(
+        model=str(rig.model_path),
+        joints=joints,
+        logs=tuple(logs),
+        targets=tuple(targets),
+        params=params,
+        score="ee",
+        ee_site=rig.ee_site,
+        interp=rig.command_interp,
+        physics_dt=rig.physics_dt_s,
+    )
 
 
 def pose_loss(problem: ReplayProblem, r: np.ndarray) -> float:
@@ -109,10 +128,12 @@ def pose_loss(problem: ReplayProblem, r: np.ndarray) -> float:
     out, start = [], 0
     for tgt in problem.targets:
         n = tgt.shape[0] * 6
-        block = r[start:start + n].reshape(-1, 6)
+        block = r[start : start + n].reshape(-1, 6)
         start += n
-        out.append(np.mean(np.linalg.norm(block[:, :3], axis=1))
-                   + np.mean(np.linalg.norm(block[:, 3:], axis=1)) / problem.rot_weight)
+        out.append(
+            np.mean(np.linalg.norm(block[:, :3], axis=1))
+            + np.mean(np.linalg.norm(block[:, 3:], axis=1)) / problem.rot_weight
+        )
     return float(np.mean(out))
 
 
@@ -126,8 +147,14 @@ def noise_floor(rig: Rig, problem: ReplayProblem) -> float:
     return float(rig.encoder_rad * (span + 0.5))
 
 
-def fit_controller(problem: ReplayProblem, *, seed: int = 0, maxfun: int = 300,
-                   max_iter: int = 20, backend: Compute | str = LOCAL) -> dict[str, Any]:
+def fit_controller(
+    problem: ReplayProblem,
+    *,
+    seed: int = 0,
+    maxfun: int = 300,
+    max_iter: int = 20,
+    backend: Compute | str = LOCAL,
+) -> dict[str, Any]:
     """Fit kp and kv by annealing and by least squares; see the module docstring.
 
     Returns:
@@ -137,6 +164,7 @@ def fit_controller(problem: ReplayProblem, *, seed: int = 0, maxfun: int = 300,
     """
     be = make_backend(problem, backend)
     try:
+
         def loss(r: np.ndarray) -> float:
             return pose_loss(problem, r)
 
@@ -144,33 +172,49 @@ def fit_controller(problem: ReplayProblem, *, seed: int = 0, maxfun: int = 300,
         before = loss(r0)
         lsq = search.least_squares(be, problem.params, max_iter=max_iter)
         lsq_loss = loss(be.residuals(lsq.x[None])[0])
-        ann = search.dual_annealing(be, problem.params, seed=seed, maxfun=maxfun, loss=loss,
-                                    x0=lsq.x)
+        ann = search.dual_annealing(
+            be, problem.params, seed=seed, maxfun=maxfun, loss=loss, x0=lsq.x
+        )
         ann_loss = loss(be.residuals(ann.x[None])[0])
     finally:
         be.close()
     methods = {}
     for name, res, lv in (("least_squares", lsq, lsq_loss), ("dual_annealing", ann, ann_loss)):
-        methods[name] = {"loss_after": lv, "table": res.table(), "at_bounds": res.at_bounds,
-                         "cond": res.cond, "n_evals": res.n_evals, "seed": res.seed}
-    best_name, best = ("least_squares", lsq) if lsq_loss <= ann_loss else (
-        "dual_annealing", ann)
+        methods[name] = {
+            "loss_after": lv,
+            "table": res.table(),
+            "at_bounds": res.at_bounds,
+            "cond": res.cond,
+            "n_evals": res.n_evals,
+            "seed": res.seed,
+        }
+    best_name, best = ("least_squares", lsq) if lsq_loss <= ann_loss else ("dual_annealing", ann)
     params: dict[str, dict[str, float]] = {}
     intervals: dict[str, dict[str, float | None]] = {}
     identified: dict[str, dict[str, bool]] = {}
-    for p, v, h, ok in zip(problem.params.params, best.values, best.half_width,
-                           best.identified, strict=True):
+    for p, v, h, ok in zip(
+        problem.params.params, best.values, best.half_width, best.identified, strict=True
+    ):
         params.setdefault(p.target, {})[p.kind] = float(v)
         intervals.setdefault(p.target, {})[p.kind] = float(h) if np.isfinite(h) else None
         identified.setdefault(p.target, {})[p.kind] = bool(ok)
-    return {"params": params, "loss_before": before, "loss_after": min(lsq_loss, ann_loss),
-            "intervals": intervals, "identified": identified, "methods": methods,
-            "best": best_name, "at_bounds": best.at_bounds, "cond": best.cond,
-            "why": {n: w for n, w in zip(best.names, best.why, strict=True) if w}}
+    return {
+        "params": params,
+        "loss_before": before,
+        "loss_after": min(lsq_loss, ann_loss),
+        "intervals": intervals,
+        "identified": identified,
+        "methods": methods,
+        "best": best_name,
+        "at_bounds": best.at_bounds,
+        "cond": best.cond,
+        "why": {n: w for n, w in zip(best.names, best.why, strict=True) if w},
+    }
 
 
-def error_traces(problem: ReplayProblem, x_before: np.ndarray, x_after: np.ndarray
-                 ) -> dict[str, list[float]]:
+def error_traces(
+    problem: ReplayProblem, x_before: np.ndarray, x_after: np.ndarray
+) -> dict[str, list[float]]:
     """Translation error [m] over time of the first episode, before and after the fit."""
     be = LocalBackend(problem)
     try:
@@ -179,8 +223,11 @@ def error_traces(problem: ReplayProblem, x_before: np.ndarray, x_after: np.ndarr
         be.close()
     n = problem.targets[0].shape[0] * 6
     tr = [np.linalg.norm(r[:n].reshape(-1, 6)[:, :3], axis=1) for r in rs]
-    return {"t": [float(v) for v in problem.logs[0].t], "before_m": tr[0].tolist(),
-            "after_m": tr[1].tolist()}
+    return {
+        "t": [float(v) for v in problem.logs[0].t],
+        "before_m": tr[0].tolist(),
+        "after_m": tr[1].tolist(),
+    }
 
 
 def verdict_for(loss_before: float, loss_after: float, floor: float) -> Verdict:
@@ -193,22 +240,32 @@ def verdict_for(loss_before: float, loss_after: float, floor: float) -> Verdict:
     return Verdict.INCONCLUSIVE
 
 
-def controller_report(rig: Rig, episodes: Sequence[Episode], *, seed: int = 0,
-                      maxfun: int = 300, max_iter: int = 20,
-                      compute: Compute = LOCAL) -> dict[str, Any]:
+def controller_report(
+    rig: Rig,
+    episodes: Sequence[Episode],
+    *,
+    seed: int = 0,
+    maxfun: int = 300,
+    max_iter: int = 20,
+    compute: Compute = LOCAL,
+) -> dict[str, Any]:
     """The whole controller fit as the CLI's JSON: ``{"branch": "controller", "verdict",
     "params", "loss_before", "loss_after", "intervals", ...}``."""
     problem = controller_problem(rig, episodes)
     fit = fit_controller(problem, seed=seed, maxfun=maxfun, max_iter=max_iter, backend=compute)
     floor = noise_floor(rig, problem)
     verdict = verdict_for(fit["loss_before"], fit["loss_after"], floor)
-    x_best = problem.params.to_x([fit["params"][p.target][p.kind]
-                                  for p in problem.params.params])
-    return {"branch": "controller", "verdict": verdict.value, **fit,
-            "noise_floor": floor, "seed": seed,
-            "loss_measure": "mean translation error [m] + mean arcsin(||R1-R2||_F/(2 sqrt 2))"
-                            " = half geodesic angle [rad], weight 1",
-            "traces": error_traces(problem, problem.params.x_nominal, x_best)}
+    x_best = problem.params.to_x([fit["params"][p.target][p.kind] for p in problem.params.params])
+    return {
+        "branch": "controller",
+        "verdict": verdict.value,
+        **fit,
+        "noise_floor": floor,
+        "seed": seed,
+        "loss_measure": "mean translation error [m] + mean arcsin(||R1-R2||_F/(2 sqrt 2))"
+        " = half geodesic angle [rad], weight 1",
+        "traces": error_traces(problem, problem.params.x_nominal, x_best),
+    }
 
 
 def contract_figures(rep: dict[str, Any]) -> dict[str, Any]:
@@ -225,5 +282,6 @@ def contract_figures(rep: dict[str, Any]) -> dict[str, Any]:
                 iv.setdefault(j, {})[k] = [v - h, v + h]
             else:
                 unid.setdefault(j, {})[k] = rep["why"].get(f"{j}.{k}") or (
-                    "infinite interval" if h is None else f"95% half-width {h:.3g}")
+                    "infinite interval" if h is None else f"95% half-width {h:.3g}"
+                )
     return {"params": params, "params_interval": iv, "not_identifiable": unid}

@@ -38,8 +38,18 @@ def demo_cache_dir(cache: str | Path | None = None, seed: int = 0) -> Path:
     return base / f"seed-{seed}"
 
 
-_SOURCES = ("__init__.py", "bench.py", "recorder.py", "script.py", "timing.py", "truth.py",
-            "twin.py", "writers.py", MODEL_FILE, RIG_FILE)
+_SOURCES = (
+    "__init__.py",
+    "bench.py",
+    "recorder.py",
+    "script.py",
+    "timing.py",
+    "truth.py",
+    "twin.py",
+    "writers.py",
+    MODEL_FILE,
+    RIG_FILE,
+)
 
 
 def _stamp() -> str:

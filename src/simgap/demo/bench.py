@@ -82,8 +82,7 @@ def _qadr(model: Model) -> np.ndarray:
     return np.array([model.joint(j).qposadr[0] for j in JOINTS])
 
 
-def _reset(model: Model, data: Data, q_true: np.ndarray,
-           cube: tuple[float, float, float]) -> None:
+def _reset(model: Model, data: Data, q_true: np.ndarray, cube: tuple[float, float, float]) -> None:
     scene.reset(model, data)
     qa = _qadr(model)
     data.qpos[qa] = q_true
@@ -92,7 +91,7 @@ def _reset(model: Model, data: Data, q_true: np.ndarray,
         data.act[:] = q_true
     cadr = model.joint("cube_free").qposadr[0]
     x, y, yaw = cube
-    data.qpos[cadr:cadr + 7] = [x, y, 0.0125, math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)]
+    data.qpos[cadr : cadr + 7] = [x, y, 0.0125, math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)]
     scene.forward(model, data)
 
 
@@ -123,8 +122,13 @@ def _inside_tick_steps(t0: float, t1: float, dt: float) -> int:
     return max(0, int(round((t1 - t0) / dt)))
 
 
-def run_real(states: list[tuple[float, float, float]], inside: list[bool],
-             ticks: list[dict[str, Any]], script: Script, seed: int) -> Run:
+def run_real(
+    states: list[tuple[float, float, float]],
+    inside: list[bool],
+    ticks: list[dict[str, Any]],
+    script: Script,
+    seed: int,
+) -> Run:
     """The scripted episodes on the twin, paced and delayed by the timing log's ticks."""
     rng = np.random.default_rng([seed, 11])
     model, nom = twin_model(), nominal_model()
@@ -142,8 +146,9 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
     try:
         # the scene before the first reset: the arm at rest, the cube where it was left
         _reset(model, data, ro.target(model.key_qpos[REST_KEY][:6]), (0.25, 0.0, 0.0))
-        img, _ = auto_exposure(render(renderer, data, CAMERA), target, cam.max_gain,
-                               cam.response_gamma)
+        img, _ = auto_exposure(
+            render(renderer, data, CAMERA), target, cam.max_gain, cam.response_gamma
+        )
         last_png, last_t = _png(img), float(ticks[0]["t"]) - 1.0
         gtick = 0
         for e, state in enumerate(states):
@@ -151,21 +156,27 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
             cmds, _ = planner.commands(np.array(state[:2]), dt)
             _reset(model, data, ro.target(start_cmd), state)
             cube0 = _cube(model, data)
-            cols: dict[str, list[Any]] = {"action": [], "observation.state": [],
-                                          "observation.object_pos": [], "images": []}
+            cols: dict[str, list[Any]] = {
+                "action": [],
+                "observation.state": [],
+                "observation.object_pos": [],
+                "images": [],
+            }
             path = []
             for k, tick in enumerate(ep_ticks):
                 t = float(tick["t"])
                 lat = float(sum(tick["stages"].values()))
-                q_read = ro.read(data.qpos[qa] + rng.normal(0.0, READ_NOISE_COUNTS * ro.quantum_rad,
-                                                            len(JOINTS)))
+                q_read = ro.read(
+                    data.qpos[qa] + rng.normal(0.0, READ_NOISE_COUNTS * ro.quantum_rad, len(JOINTS))
+                )
                 state_rec = to_recorded(q_read)
                 obj = _cube(model, data) + rng.normal(0.0, 0.0005, 3)
                 if k == 0:  # fault (6): the frame taken before the reset
                     png, img_t = last_png, last_t
                 else:
-                    img, gain = auto_exposure(render(renderer, data, CAMERA), target, cam.max_gain,
-                                              cam.response_gamma)
+                    img, gain = auto_exposure(
+                        render(renderer, data, CAMERA), target, cam.max_gain, cam.response_gamma
+                    )
                     run.gains["session_a"].append(round(gain, 4))
                     png, img_t = _png(img), t
                 act_rec = to_recorded(cmds[k])
@@ -173,13 +184,33 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
                 cols["observation.state"].append(state_rec)
                 cols["observation.object_pos"].append(obj)
                 cols["images"].append(png)
-                run.trace.append(_trace_record(gtick, e, k, t, state_rec, act_rec, png, img_t,
-                                               float(tick["stages"]["camera"]), cmds[k],
-                                               q_read, float(ep_ticks[0]["t"]) - RESET_LEAD_S))
+                run.trace.append(
+                    _trace_record(
+                        gtick,
+                        e,
+                        k,
+                        t,
+                        state_rec,
+                        act_rec,
+                        png,
+                        img_t,
+                        float(tick["stages"]["camera"]),
+                        cmds[k],
+                        q_read,
+                        float(ep_ticks[0]["t"]) - RESET_LEAD_S,
+                    )
+                )
                 if k in (0, len(ep_ticks) // 2, len(ep_ticks) - 1) and e < 4:
-                    run.samples.append({"png": png, "episode": e, "frame_index": k,
-                                        "recording": "session_a", "pose_label": "",
-                                        "values": state_rec})
+                    run.samples.append(
+                        {
+                            "png": png,
+                            "episode": e,
+                            "frame_index": k,
+                            "recording": "session_a",
+                            "pose_label": "",
+                            "values": state_rec,
+                        }
+                    )
                 nxt = float(ep_ticks[k + 1]["t"]) if k + 1 < len(ep_ticks) else t + max(dt, lat)
                 n_delay = _inside_tick_steps(0.0, lat, pdt)
                 n_total = max(n_delay + 1, _inside_tick_steps(t, nxt, pdt))
@@ -193,9 +224,12 @@ def run_real(states: list[tuple[float, float, float]], inside: list[bool],
             # last_png / last_t: the episode's last frame stays in the camera buffer and is
             # what the next episode's first observation gets
             ok, phase, note = classify(np.array(path), cube0)
-            run.episodes.append(Episode(
-                frames={k: np.array(v) if k != "images" else v for k, v in cols.items()},
-                result=EpisodeResult(ok, phase, note, inside[e])))
+            run.episodes.append(
+                Episode(
+                    frames={k: np.array(v) if k != "images" else v for k, v in cols.items()},
+                    result=EpisodeResult(ok, phase, note, inside[e]),
+                )
+            )
     finally:
         renderer.close()
     return run
@@ -205,38 +239,73 @@ def _ticks_of(rad: float) -> int:
     return int(round(2048 + rad * 4096 / (2 * math.pi)))
 
 
-def _trace_record(gtick: int, episode: int, step: int, t: float, state_rec: np.ndarray,
-                  act_rec: np.ndarray, png: bytes, image_t: float, camera_s: float,
-                  cmd_rad: np.ndarray, q_read: np.ndarray, reset_t: float) -> dict[str, Any]:
+def _trace_record(
+    gtick: int,
+    episode: int,
+    step: int,
+    t: float,
+    state_rec: np.ndarray,
+    act_rec: np.ndarray,
+    png: bytes,
+    image_t: float,
+    camera_s: float,
+    cmd_rad: np.ndarray,
+    q_read: np.ndarray,
+    reset_t: float,
+) -> dict[str, Any]:
     """One record of the deployment trace (docs/plumbing.md's format)."""
     obs: dict[str, Any] = {n: round(float(v), 4) for n, v in zip(NAMES, state_rec, strict=True)}
-    obs.update(image_sha1=hashlib.sha1(png).hexdigest(), image_t=round(image_t, 6),
-               image_age_s=round(t + camera_s - image_t, 6))
-    present = [{"motor": j, "register": "Present_Position", "value": _ticks_of(q)}
-               for j, q in zip(JOINTS, q_read, strict=True)]
-    writes = [{"motor": j, "register": "Goal_Position", "value": _ticks_of(c)}
-              for j, c in zip(JOINTS, cmd_rad, strict=True)]
+    obs.update(
+        image_sha1=hashlib.sha1(png).hexdigest(),
+        image_t=round(image_t, 6),
+        image_age_s=round(t + camera_s - image_t, 6),
+    )
+    present = [
+        {"motor": j, "register": "Present_Position", "value": _ticks_of(q)}
+        for j, q in zip(JOINTS, q_read, strict=True)
+    ]
+    writes = [
+        {"motor": j, "register": "Goal_Position", "value": _ticks_of(c)}
+        for j, c in zip(JOINTS, cmd_rad, strict=True)
+    ]
     events: list[dict[str, Any]] = []
     rec: dict[str, Any] = {}
     if gtick == 0:  # connect, seed every goal with the present position, then torque on
-        rec["meta"] = {"robot_type": "so101_follower", "use_degrees": True,
-                       "control_dt_s": 1.0 / 15.0, "policy_server": "127.0.0.1:8080",
-                       "units": {n: ("pct" if n == "gripper.pos" else "deg") for n in NAMES}}
-        writes = [{"motor": p["motor"], "register": "Goal_Position", "value": p["value"]}
-                  for p in present] + \
-            [{"motor": j, "register": "Torque_Enable", "value": 1} for j in JOINTS] + writes
-        events += [{"name": "connect", "t": round(reset_t - 0.5, 6)},
-                   {"name": "torque_enabled", "t": round(reset_t - 0.4, 6)}]
+        rec["meta"] = {
+            "robot_type": "so101_follower",
+            "use_degrees": True,
+            "control_dt_s": 1.0 / 15.0,
+            "policy_server": "127.0.0.1:8080",
+            "units": {n: ("pct" if n == "gripper.pos" else "deg") for n in NAMES},
+        }
+        writes = (
+            [
+                {"motor": p["motor"], "register": "Goal_Position", "value": p["value"]}
+                for p in present
+            ]
+            + [{"motor": j, "register": "Torque_Enable", "value": 1} for j in JOINTS]
+            + writes
+        )
+        events += [
+            {"name": "connect", "t": round(reset_t - 0.5, 6)},
+            {"name": "torque_enabled", "t": round(reset_t - 0.4, 6)},
+        ]
     if step == 0:
         events.append({"name": "reset", "t": round(reset_t, 6)})
-    rec.update(tick=gtick, episode=episode, t=round(t, 6), observation=obs,
-               action={n: round(float(v), 4) for n, v in zip(NAMES, act_rec, strict=True)},
-               reads=present, writes=writes, events=events)
+    rec.update(
+        tick=gtick,
+        episode=episode,
+        t=round(t, 6),
+        observation=obs,
+        action={n: round(float(v), 4) for n, v in zip(NAMES, act_rec, strict=True)},
+        reads=present,
+        writes=writes,
+        events=events,
+    )
     return rec
 
 
-def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script: Script
-            ) -> Run:
+def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script: Script) -> Run:
     """The same protocol on the nominal model: no latency, no offset, ideal camera."""
     model = nominal_model()
     data = scene.new_data(model)
@@ -251,8 +320,12 @@ def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script
             cmds, _ = planner.commands(np.array(state[:2]), dt)
             _reset(model, data, np.array(script.start_q), state)
             cube0 = _cube(model, data)
-            cols: dict[str, list[Any]] = {"action": [], "observation.state": [],
-                                          "observation.object_pos": [], "images": []}
+            cols: dict[str, list[Any]] = {
+                "action": [],
+                "observation.state": [],
+                "observation.object_pos": [],
+                "images": [],
+            }
             path = []
             for k in range(len(cmds)):
                 cols["observation.state"].append(to_recorded(data.qpos[qa]))
@@ -264,9 +337,12 @@ def run_sim(states: list[tuple[float, float, float]], inside: list[bool], script
                     scene.step(model, data)
                     path.append(_cube(model, data))
             ok, phase, note = classify(np.array(path), cube0)
-            run.episodes.append(Episode(
-                frames={k: np.array(v) if k != "images" else v for k, v in cols.items()},
-                result=EpisodeResult(ok, phase, note, inside[e])))
+            run.episodes.append(
+                Episode(
+                    frames={k: np.array(v) if k != "images" else v for k, v in cols.items()},
+                    result=EpisodeResult(ok, phase, note, inside[e]),
+                )
+            )
     finally:
         renderer.close()
     return run
@@ -284,17 +360,30 @@ def write_frames(folder: Path, real: Run) -> None:
     samples = list(real.samples)
     try:
         for rec in ("session_a", "session_b"):
-            poses = [("rest", model.key_qpos[REST_KEY][:6], (0.25, 0.0, 0.0)),
-                     ("start", np.array(Script().start_q), (0.25, 0.0, 0.0)),
-                     ("start", np.array(Script().start_q), (0.22, 0.05, 0.0))]
+            poses = [
+                ("rest", model.key_qpos[REST_KEY][:6], (0.25, 0.0, 0.0)),
+                ("start", np.array(Script().start_q), (0.25, 0.0, 0.0)),
+                ("start", np.array(Script().start_q), (0.22, 0.05, 0.0)),
+            ]
             for label, q_cmd, cube in poses:
                 _reset(model, data, ro.target(q_cmd), cube)
-                img, gain = auto_exposure(render(renderer, data, CAMERA), cam.exposure_target[rec],
-                                          cam.max_gain, cam.response_gamma)
+                img, gain = auto_exposure(
+                    render(renderer, data, CAMERA),
+                    cam.exposure_target[rec],
+                    cam.max_gain,
+                    cam.response_gamma,
+                )
                 real.gains.setdefault(rec + "_posed", []).append(round(gain, 4))
-                samples.append({"png": _png(img), "episode": -1, "frame_index": 0,
-                                "recording": rec, "pose_label": label,
-                                "values": to_recorded(ro.read(data.qpos[_qadr(model)]))})
+                samples.append(
+                    {
+                        "png": _png(img),
+                        "episode": -1,
+                        "frame_index": 0,
+                        "recording": rec,
+                        "pose_label": label,
+                        "values": to_recorded(ro.read(data.qpos[_qadr(model)])),
+                    }
+                )
     finally:
         renderer.close()
     for i, s in enumerate(samples):
@@ -302,18 +391,28 @@ def write_frames(folder: Path, real: Run) -> None:
         from simgap.outputs import atomic_write_bytes
 
         atomic_write_bytes(folder / name, s["png"])
-        rows.append([name, s["episode"], s["frame_index"], s["recording"], s["pose_label"],
-                     *[float(v) for v in s["values"]]])
-    write_csv(folder / "index.csv", ["file", "episode", "frame_index", "recording",
-                                     "pose_label", *NAMES], rows)
+        rows.append(
+            [
+                name,
+                s["episode"],
+                s["frame_index"],
+                s["recording"],
+                s["pose_label"],
+                *[float(v) for v in s["values"]],
+            ]
+        )
+    write_csv(
+        folder / "index.csv",
+        ["file", "episode", "frame_index", "recording", "pose_label", *NAMES],
+        rows,
+    )
 
 
 def _settle(model: Model, data: Data, seconds: float) -> None:
     scene.step(model, data, int(round(seconds / model.opt.timestep)))
 
 
-PUSHES: tuple[tuple[tuple[float, float], float], ...] = (((0.25, -0.02), 1.0),
-                                                          ((0.22, 0.04), -1.0))
+PUSHES: tuple[tuple[tuple[float, float], float], ...] = (((0.25, -0.02), 1.0), ((0.22, 0.04), -1.0))
 """Cube position [m] and side (+1: towards +y) of the logged pushes."""
 PUSH_S = 3.0
 PUSH_ALONG_M = -0.006
@@ -349,8 +448,18 @@ def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
         q0 = np.concatenate([planner.ik(start, q_guess, roll), [roll, open_rad]])
         _reset(model, data, ro.target(q0), (cube_xy[0], cube_xy[1], bearing))
         _settle(model, data, 0.5)
-        header = ["t", *[f"cmd_{j}" for j in JOINTS], *[f"q_{j}" for j in JOINTS],
-                  "obj_x", "obj_y", "obj_z", "obj_qw", "obj_qx", "obj_qy", "obj_qz"]
+        header = [
+            "t",
+            *[f"cmd_{j}" for j in JOINTS],
+            *[f"q_{j}" for j in JOINTS],
+            "obj_x",
+            "obj_y",
+            "obj_z",
+            "obj_qw",
+            "obj_qx",
+            "obj_qy",
+            "obj_qz",
+        ]
         rows = []
         cadr = model.joint("cube_free").qposadr[0]
         q_prev = q0[:4]
@@ -359,10 +468,10 @@ def push_logs(seed: int) -> list[tuple[list[str], list[list[float]]]]:
             target = start + direction * 0.06 * (0.5 - 0.5 * math.cos(math.pi * a))
             q_prev = planner.ik(target, q_prev, roll)
             cmd = np.concatenate([q_prev, [roll, open_rad]])
-            pose = data.qpos[cadr:cadr + 7] + np.concatenate([rng.normal(0, 0.0003, 3),
-                                                              np.zeros(4)])
-            rows.append([i / 30, *to_recorded(cmd), *to_recorded(ro.read(data.qpos[qa])),
-                         *pose])
+            pose = data.qpos[cadr : cadr + 7] + np.concatenate(
+                [rng.normal(0, 0.0003, 3), np.zeros(4)]
+            )
+            rows.append([i / 30, *to_recorded(cmd), *to_recorded(ro.read(data.qpos[qa])), *pose])
             data.ctrl[:] = ro.target(cmd)
             _settle(model, data, 1 / 30)
         out.append((header, rows))
@@ -383,11 +492,20 @@ def static_poses(seed: int) -> tuple[list[str], list[list[float]], np.ndarray]:
     rows = []
     # pan, lift, elbow, wrist_flex, wrist_roll: the roll varies too, or a wrist_flex offset
     # would look like a camera-mount rotation
-    deltas = [(0, 0, 0, 0, 0), (0.3, 0, 0, 0, 0.4), (-0.3, 0, 0, 0, -0.4),
-              (0, 0.2, -0.2, 0, 0.6), (0, -0.2, 0.1, 0.25, -0.6), (0.2, 0.1, 0, -0.3, 0.3),
-              (-0.2, 0, 0.2, 0.3, -0.3), (0.1, -0.15, -0.1, -0.2, 0.8),
-              (0, 0.1, 0.15, -0.35, -0.8), (-0.15, -0.1, -0.15, 0.35, 0.9),
-              (0.25, 0.15, 0.1, 0.2, -0.9), (-0.25, -0.05, 0.05, -0.25, 1.0)]
+    deltas = [
+        (0, 0, 0, 0, 0),
+        (0.3, 0, 0, 0, 0.4),
+        (-0.3, 0, 0, 0, -0.4),
+        (0, 0.2, -0.2, 0, 0.6),
+        (0, -0.2, 0.1, 0.25, -0.6),
+        (0.2, 0.1, 0, -0.3, 0.3),
+        (-0.2, 0, 0.2, 0.3, -0.3),
+        (0.1, -0.15, -0.1, -0.2, 0.8),
+        (0, 0.1, 0.15, -0.35, -0.8),
+        (-0.15, -0.1, -0.15, 0.35, 0.9),
+        (0.25, 0.15, 0.1, 0.2, -0.9),
+        (-0.25, -0.05, 0.05, -0.25, 1.0),
+    ]
     for d in deltas:
         q_true = start.copy()
         q_true[:5] += d
@@ -416,8 +534,12 @@ def chirps(seed: int) -> list[tuple[list[str], list[list[float]]]]:
     qa = _qadr(model)
     vadr = np.array([model.joint(j).dofadr[0] for j in JOINTS])
     start = np.array(Script().start_q)
-    header = ["t", *[f"cmd_{n}" for n in JOINTS], *[f"q_{n}" for n in JOINTS],
-              *[f"qd_{n}" for n in JOINTS]]
+    header = [
+        "t",
+        *[f"cmd_{n}" for n in JOINTS],
+        *[f"q_{n}" for n in JOINTS],
+        *[f"qd_{n}" for n in JOINTS],
+    ]
     out = []
     for f0, f1 in CHIRP_SWEEPS_HZ:
         _reset(model, data, ro.target(start), (0.0, 0.3, 0.0))
@@ -432,8 +554,14 @@ def chirps(seed: int) -> list[tuple[list[str], list[list[float]]]]:
                 cmd[i] += amp * math.sin(phase)
                 q = ro.read(data.qpos[qa])
                 qd = np.array(data.qvel[vadr]) + rng.normal(0, 0.002, len(JOINTS))
-                rows.append([(i * n + k) / 100, *[float(v) for v in cmd],
-                             *[float(v) for v in q], *[float(v) for v in qd]])
+                rows.append(
+                    [
+                        (i * n + k) / 100,
+                        *[float(v) for v in cmd],
+                        *[float(v) for v in q],
+                        *[float(v) for v in qd],
+                    ]
+                )
                 data.ctrl[:] = ro.target(cmd)
                 _settle(model, data, 0.01)
         out.append((header, rows))

@@ -46,8 +46,14 @@ from simgap.sim.model import compile_spec, load_spec, strip_visuals
 from simgap.sim.scene import Model, forward, name_id, new_data, position_actuators, step
 from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 
-JOINTS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
-                           "wrist_roll", "gripper")
+JOINTS: tuple[str, ...] = (
+    "shoulder_pan",
+    "shoulder_lift",
+    "elbow_flex",
+    "wrist_flex",
+    "wrist_roll",
+    "gripper",
+)
 GRIPPER = "gripper"
 TASK = "wide-band joint excitation"
 SETTLE_S = 1.0
@@ -106,22 +112,35 @@ def nominal_model(model_path: str | Path) -> Model:
     dynamics, faster to compile); the compiled model is cached per process."""
     p = Path(model_path)
     if not p.is_file():
-        raise InputError(file=p, expected="the SO-101 MJCF (so101.xml)", got="no such file",
-                         fix="pass the path of the Menagerie robotstudio_so101/so101.xml")
+        raise InputError(
+            file=p,
+            expected="the SO-101 MJCF (so101.xml)",
+            got="no such file",
+            fix="pass the path of the Menagerie robotstudio_so101/so101.xml",
+        )
     return copy.copy(_nominal(str(p.resolve()), p.stat().st_mtime))
 
 
-def nominal_params(m: Model, joints: Sequence[str] = JOINTS,
-                   ) -> dict[str, dict[str, float]]:
+def nominal_params(
+    m: Model,
+    joints: Sequence[str] = JOINTS,
+) -> dict[str, dict[str, float]]:
     """joint -> {kp, kv, damping, frictionloss, armature, force_limit} of the model, in
     ``joints`` order (``force_limit`` inf for an actuator without a force range)."""
     acts, dofs = position_actuators(m, joints)
-    return {j: {"kp": float(m.actuator_gainprm[a, 0]), "kv": float(-m.actuator_biasprm[a, 2]),
-                "damping": float(m.dof_damping[d]), "frictionloss": float(m.dof_frictionloss[d]),
-                "armature": float(m.dof_armature[d]),
-                "force_limit": float(max(abs(f) for f in m.actuator_forcerange[a]))
-                if m.actuator_forcelimited[a] else float("inf")}
-            for j, a, d in zip(joints, acts, dofs, strict=True)}
+    return {
+        j: {
+            "kp": float(m.actuator_gainprm[a, 0]),
+            "kv": float(-m.actuator_biasprm[a, 2]),
+            "damping": float(m.dof_damping[d]),
+            "frictionloss": float(m.dof_frictionloss[d]),
+            "armature": float(m.dof_armature[d]),
+            "force_limit": float(max(abs(f) for f in m.actuator_forcerange[a]))
+            if m.actuator_forcelimited[a]
+            else float("inf"),
+        }
+        for j, a, d in zip(joints, acts, dofs, strict=True)
+    }
 
 
 def apply_truth(m: Model, truth: tuple[JointTruth, ...]) -> Model:
@@ -148,8 +167,15 @@ def faulty_model(bench: Bench) -> Model:
     return apply_truth(nominal_model(bench.model), bench.truth)
 
 
-def excitation(rng: np.random.Generator, t: np.ndarray, lo: float, hi: float,
-               gripper: bool, amplitude: float = 1.0, max_hz: float = 4.0) -> np.ndarray:
+def excitation(
+    rng: np.random.Generator,
+    t: np.ndarray,
+    lo: float,
+    hi: float,
+    gripper: bool,
+    amplitude: float = 1.0,
+    max_hz: float = 4.0,
+) -> np.ndarray:
     """Wide-band targets [rad] at times ``t`` inside [lo, hi]: a random-phase multisine of
     12 log-spaced frequencies (0.08-4 Hz, amplitude ~ 1/sqrt(f)) plus holds that step to a new
     level every 1-3 s. Body joints use 70% of their range around its middle, the gripper
@@ -171,9 +197,14 @@ def excitation(rng: np.random.Generator, t: np.ndarray, lo: float, hi: float,
     return mid + span * np.clip(0.6 * sines + 0.4 * steps, -1, 1)
 
 
-def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: str = "exact",
-              offsets: np.ndarray | None = None,
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _schedule(
+    n_frames: int,
+    fps: float,
+    dt: float,
+    delays: np.ndarray,
+    clock: str = "exact",
+    offsets: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Physics sub-steps of one episode: (step length [s], command frame per joint in force
     during the step (-1: the first goal, before any arrival), frame read at the step's
     start or -1).
@@ -188,10 +219,10 @@ def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: s
     grid = np.arange(-SETTLE_S, t_end + dt / 2, dt)
     arrivals = t_obs[:, None] + delays[None, :]
     if clock == "step":
+
         def snap(x: np.ndarray) -> np.ndarray:
             i = np.ceil((x - grid[0]) / dt - 1e-6).astype(int)
-            return np.where(i < grid.size, grid[np.minimum(i, grid.size - 1)],
-                            grid[0] + i * dt)
+            return np.where(i < grid.size, grid[np.minimum(i, grid.size - 1)], grid[0] + i * dt)
 
         t_obs, arrivals = snap(t_obs), snap(arrivals)
     flat = arrivals.ravel()
@@ -199,8 +230,13 @@ def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: s
     keep = np.concatenate([[True], np.diff(pts) > _EPS_T])
     pts = pts[keep]
     starts, ends = pts[:-1], pts[1:]
-    cmd = np.stack([np.searchsorted(arrivals[:, j], starts + _EPS_T, side="right") - 1
-                    for j in range(delays.size)], axis=1)
+    cmd = np.stack(
+        [
+            np.searchsorted(arrivals[:, j], starts + _EPS_T, side="right") - 1
+            for j in range(delays.size)
+        ],
+        axis=1,
+    )
     at = np.clip(np.searchsorted(starts, t_obs - _EPS_T), 0, starts.size - 1)
     obs = np.full(starts.size, -1)
     hit = np.abs(starts[at] - t_obs) < 2 * _EPS_T
@@ -208,10 +244,16 @@ def _schedule(n_frames: int, fps: float, dt: float, delays: np.ndarray, clock: s
     return ends - starts, cmd, obs
 
 
-def simulate(m: Model, targets: np.ndarray, fps: float, delays: np.ndarray,
-             clock: str = "exact", offsets: np.ndarray | None = None,
-             joints: Sequence[str] = JOINTS, relative_bound: np.ndarray | None = None,
-             ) -> tuple[np.ndarray, float]:
+def simulate(
+    m: Model,
+    targets: np.ndarray,
+    fps: float,
+    delays: np.ndarray,
+    clock: str = "exact",
+    offsets: np.ndarray | None = None,
+    joints: Sequence[str] = JOINTS,
+    relative_bound: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
     """Run one episode; returns (q at every frame's read (T, J) [rad], contact fraction).
 
     ``targets`` (T, J) [rad] are the goals sent at each frame to ``joints`` (any model whose
@@ -230,9 +272,12 @@ def simulate(m: Model, targets: np.ndarray, fps: float, delays: np.ndarray,
     forward(m, d)
     h, cmd, obs = _schedule(len(targets), fps, m.opt.timestep, delays, clock, offsets)
     if np.unique(obs[obs >= 0]).size != len(targets):
-        raise InputError(field="clock", expected="one physics step start per frame read",
-                         got=f"{np.unique(obs[obs >= 0]).size} of {len(targets)} frames",
-                         fix="use a physics step shorter than the frame period")
+        raise InputError(
+            field="clock",
+            expected="one physics step start per frame read",
+            got=f"{np.unique(obs[obs >= 0]).size} of {len(targets)} frames",
+            fix="use a physics step shorter than the frame period",
+        )
     out = np.empty_like(targets)
     nominal_dt = m.opt.timestep
     contacts = 0
@@ -243,8 +288,9 @@ def simulate(m: Model, targets: np.ndarray, fps: float, delays: np.ndarray,
                 out[obs[i]] = d.qpos[qadr]
                 if relative_bound is not None:  # the follower clips against what it reads
                     now = quantise(out[obs[i]])
-                    targets[obs[i]] = quantise(now + np.clip(targets[obs[i]] - now,
-                                                             -relative_bound, relative_bound))
+                    targets[obs[i]] = quantise(
+                        now + np.clip(targets[obs[i]] - now, -relative_bound, relative_bound)
+                    )
             d.ctrl[acts] = targets[np.maximum(cmd[i], 0), cols]
             m.opt.timestep = h[i]
             step(m, d)
@@ -252,8 +298,12 @@ def simulate(m: Model, targets: np.ndarray, fps: float, delays: np.ndarray,
     finally:
         m.opt.timestep = nominal_dt
     if not np.all(np.isfinite(out)):
-        raise InputError(field="simulation", expected="a finite state", got="nan/inf",
-                         fix="the fault multipliers make the model unstable; narrow them")
+        raise InputError(
+            field="simulation",
+            expected="a finite state",
+            got="nan/inf",
+            fix="the fault multipliers make the model unstable; narrow them",
+        )
     return out, contacts / len(h)
 
 
@@ -274,11 +324,19 @@ def _units(m: Model) -> dict[str, JointUnit]:
     return out
 
 
-def _episodes(m: Model, seed: int, which: str, n: int, fps: int, duration_s: float,
-              delays: np.ndarray, clock: str = "exact", jitter_s: float = 0.0,
-              motion: tuple[float, float] = (1.0, 4.0),
-              max_relative_target: float | Mapping[str, float] | None = None,
-              ) -> tuple[list[dict[str, Any]], float]:
+def _episodes(
+    m: Model,
+    seed: int,
+    which: str,
+    n: int,
+    fps: int,
+    duration_s: float,
+    delays: np.ndarray,
+    clock: str = "exact",
+    jitter_s: float = 0.0,
+    motion: tuple[float, float] = (1.0, 4.0),
+    max_relative_target: float | Mapping[str, float] | None = None,
+) -> tuple[list[dict[str, Any]], float]:
     """Record ``n`` episodes; the excitation of episode e comes from ``[seed, which, e]``,
     the read times' jitter (``clock="jitter"``: uniform in [0, jitter_s)) from
     ``[seed, which, e, 7]``. ``max_relative_target`` (LeRobot's units: degrees, percent for
@@ -291,26 +349,52 @@ def _episodes(m: Model, seed: int, which: str, n: int, fps: int, duration_s: flo
     for e in range(n):
         rng = np.random.default_rng([seed, 0 if which == "dataset" else 1, e])
         ranges = [m.jnt_range[name_id(m, "joint", j)] for j in JOINTS]
-        tg = np.stack([excitation(rng, t, float(r[0]), float(r[1]), gripper=j == GRIPPER,
-                                  amplitude=motion[0], max_hz=motion[1])
-                       for j, r in zip(JOINTS, ranges, strict=True)], axis=1)
+        tg = np.stack(
+            [
+                excitation(
+                    rng,
+                    t,
+                    float(r[0]),
+                    float(r[1]),
+                    gripper=j == GRIPPER,
+                    amplitude=motion[0],
+                    max_hz=motion[1],
+                )
+                for j, r in zip(JOINTS, ranges, strict=True)
+            ],
+            axis=1,
+        )
         tg = quantise(tg)
         offsets = None
         if clock == "jitter":
-            offsets = np.random.default_rng([seed, 0 if which == "dataset" else 1, e, 7]
-                                            ).uniform(0.0, jitter_s, t.size)
-        q, cf = simulate(m, tg, fps, delays, "step" if clock == "step" else "exact", offsets,
-                         relative_bound=bound)
+            offsets = np.random.default_rng([seed, 0 if which == "dataset" else 1, e, 7]).uniform(
+                0.0, jitter_s, t.size
+            )
+        q, cf = simulate(
+            m,
+            tg,
+            fps,
+            delays,
+            "step" if clock == "step" else "exact",
+            offsets,
+            relative_bound=bound,
+        )
         q = quantise(q)
         cfrac.append(cf)
         conv = [units[j].from_rad for j in JOINTS]
-        eps.append({"action": np.stack([c(tg[:, i]) for i, c in enumerate(conv)], 1),
-                    "observation.state": np.stack([c(q[:, i]) for i, c in enumerate(conv)], 1)})
+        eps.append(
+            {
+                "action": np.stack([c(tg[:, i]) for i, c in enumerate(conv)], 1),
+                "observation.state": np.stack([c(q[:, i]) for i, c in enumerate(conv)], 1),
+            }
+        )
     return eps, float(np.mean(cfrac)) if cfrac else 0.0
 
 
-def _relative_bound(mrt: float | Mapping[str, float] | None, units: Mapping[str, JointUnit],
-                    ) -> np.ndarray | None:
+def _relative_bound(
+    mrt: float | Mapping[str, float] | None,
+    units: Mapping[str, JointUnit],
+) -> np.ndarray | None:
     """LeRobot's ``max_relative_target`` (its units) per joint of ``JOINTS`` [rad]."""
     if mrt is None:
         return None
@@ -322,35 +406,63 @@ def _relative_bound(mrt: float | Mapping[str, float] | None, units: Mapping[str,
 
 def _rig_text(name: str, seed: int, model: Path, fps: int, grip: JointUnit) -> str:
     # the model path is the user's (a cache folder may hold any character): TOML-escaped
-    lines = [f"# {py_comment(name)}: an SO-101 dataset as lerobot-record writes it ({fps} fps).",
-             f"name = {toml_string(name)}", f"seed = {seed}", "", "[model]",
-             f"path = {toml_string(str(model), 'the model path')}", 'ee_site = "gripperframe"',
-             "",
-             "[control]", f"dt_s = {1.0 / fps!r}", f"real_dt_s = {1.0 / fps!r}",
-             'action_space = "joint_position"', 'command_interp = "hold"', ""]
+    lines = [
+        f"# {py_comment(name)}: an SO-101 dataset as lerobot-record writes it ({fps} fps).",
+        f"name = {toml_string(name)}",
+        f"seed = {seed}",
+        "",
+        "[model]",
+        f"path = {toml_string(str(model), 'the model path')}",
+        'ee_site = "gripperframe"',
+        "",
+        "[control]",
+        f"dt_s = {1.0 / fps!r}",
+        f"real_dt_s = {1.0 / fps!r}",
+        'action_space = "joint_position"',
+        'command_interp = "hold"',
+        "",
+    ]
     for j in JOINTS:
         lines += [f"[joints.{j}]", f'recorded = "{j}.pos"']
         if j == GRIPPER:
-            lines += ['unit = "pct"', f"range_rad = [{grip.lo_rad!r}, {grip.hi_rad!r}]",
-                      "gripper = true"]
+            lines += [
+                'unit = "pct"',
+                f"range_rad = [{grip.lo_rad!r}, {grip.hi_rad!r}]",
+                "gripper = true",
+            ]
         else:
             lines += ['unit = "deg"']
-    lines += ["", "[noise]", f"encoder_rad = {ENCODER_RESOLUTION_RAD!r}   # one STS3215 count",
-              "", "[evidence]", 'dataset = "dataset"', ""]
+    lines += [
+        "",
+        "[noise]",
+        f"encoder_rad = {ENCODER_RESOLUTION_RAD!r}   # one STS3215 count",
+        "",
+        "[evidence]",
+        'dataset = "dataset"',
+        "",
+    ]
     text = "\n".join(lines)
     checked_toml(text, "demo rig.toml")  # parsed before it is written
     return text
 
 
-def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
-                     fps: Literal[30, 100] | int = 30, n_episodes: int = 3,
-                     duration_s: float = 20.0,
-                     faults: None | str | Mapping[str, Any] = None,
-                     n_heldout: int = 1, substeps: int = 1, clock: str = "exact",
-                     jitter_s: float = 0.002, amplitude: float = 1.0,
-                     max_hz: float = 4.0,
-                     max_relative_target: float | Mapping[str, float] | None = None,
-                     ) -> Bench:
+def make_so101_bench(
+    out_dir: str | Path,
+    model_path: str | Path,
+    seed: int,
+    *,
+    fps: Literal[30, 100] | int = 30,
+    n_episodes: int = 3,
+    duration_s: float = 20.0,
+    faults: None | str | Mapping[str, Any] = None,
+    n_heldout: int = 1,
+    substeps: int = 1,
+    clock: str = "exact",
+    jitter_s: float = 0.002,
+    amplitude: float = 1.0,
+    max_hz: float = 4.0,
+    max_relative_target: float | Mapping[str, float] | None = None,
+) -> Bench:
     """Simulate and record one SO-101 bench into ``out_dir`` (see the module docstring).
 
     Args:
@@ -380,12 +492,17 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     """
     out = Path(out_dir)
     if clock not in RECORDER_CLOCKS or not 0 <= jitter_s < 1.0 / fps:
-        raise InputError(field="clock", expected=f"one of {list(RECORDER_CLOCKS)}, jitter_s "
-                         "in [0, one frame)", got=(clock, jitter_s))
+        raise InputError(
+            field="clock",
+            expected=f"one of {list(RECORDER_CLOCKS)}, jitter_s in [0, one frame)",
+            got=(clock, jitter_s),
+        )
     if fps <= 0 or n_episodes < 1 or duration_s <= 0 or n_heldout < 0 or substeps < 1:
-        raise InputError(field="make_so101_bench", expected="fps > 0, n_episodes >= 1, "
-                         "duration_s > 0, n_heldout >= 0, substeps >= 1",
-                         got=(fps, n_episodes, duration_s, n_heldout, substeps))
+        raise InputError(
+            field="make_so101_bench",
+            expected="fps > 0, n_episodes >= 1, duration_s > 0, n_heldout >= 0, substeps >= 1",
+            got=(fps, n_episodes, duration_s, n_heldout, substeps),
+        )
     model = Path(model_path).resolve()
     m = nominal_model(model)
     truth = resolve_faults(faults, seed, nominal_params(m))
@@ -394,31 +511,77 @@ def make_so101_bench(out_dir: str | Path, model_path: str | Path, seed: int, *,
     delays = np.array([t.delay_s for t in truth])
     names = [f"{j}.pos" for j in JOINTS]
     if not (0 < amplitude <= 1 and 0.08 < max_hz <= 0.5 * fps):
-        raise InputError(field="excitation", expected="0 < amplitude <= 1, 0.08 Hz < max_hz "
-                         "<= half the frame rate", got=(amplitude, max_hz))
+        raise InputError(
+            field="excitation",
+            expected="0 < amplitude <= 1, 0.08 Hz < max_hz <= half the frame rate",
+            got=(amplitude, max_hz),
+        )
     motion = (float(amplitude), float(max_hz))
-    eps, cf = _episodes(m, seed, "dataset", n_episodes, fps, duration_s, delays, clock,
-                        jitter_s, motion, max_relative_target)
-    write_lerobot_v3(out / "dataset", eps, fps=fps, names=names, task=TASK,
-                     robot_type="so101_follower")
+    eps, cf = _episodes(
+        m,
+        seed,
+        "dataset",
+        n_episodes,
+        fps,
+        duration_s,
+        delays,
+        clock,
+        jitter_s,
+        motion,
+        max_relative_target,
+    )
+    write_lerobot_v3(
+        out / "dataset", eps, fps=fps, names=names, task=TASK, robot_type="so101_follower"
+    )
     heldout = None
     if n_heldout:
-        heps, _ = _episodes(m, seed, "heldout", n_heldout, fps, duration_s, delays, clock,
-                            jitter_s, motion, max_relative_target)
-        heldout = write_lerobot_v3(out / "heldout", heps, fps=fps, names=names, task=TASK,
-                                   robot_type="so101_follower")
+        heps, _ = _episodes(
+            m,
+            seed,
+            "heldout",
+            n_heldout,
+            fps,
+            duration_s,
+            delays,
+            clock,
+            jitter_s,
+            motion,
+            max_relative_target,
+        )
+        heldout = write_lerobot_v3(
+            out / "heldout", heps, fps=fps, names=names, task=TASK, robot_type="so101_follower"
+        )
     grip = _units(m)[GRIPPER]
-    rig = atomic_write_text(out / "rig.toml",
-                            _rig_text(f"so101-bench-{seed}", seed, model, fps, grip))
-    bench = Bench(rig=rig, dataset=out / "dataset", heldout=heldout, model=model, truth=truth,
-                  seed=seed, fps=int(fps), contact_fraction=cf)
-    atomic_write_json(out / "truth.json", {
-        "seed": seed, "fps": fps, "faulty": bench.faulty, "params": list(PARAMS),
-        "physics_dt_s": float(m.opt.timestep), "clock": clock,
-        "jitter_s": jitter_s if clock == "jitter" else 0.0, "amplitude": amplitude,
-        "max_hz": max_hz, "max_relative_target": dict(max_relative_target)
-        if isinstance(max_relative_target, Mapping) else max_relative_target,
-        "contact_fraction": cf, "joints": {t.name: t.to_dict() for t in truth}})
+    rig = atomic_write_text(
+        out / "rig.toml", _rig_text(f"so101-bench-{seed}", seed, model, fps, grip)
+    )
+    bench = Bench(
+        rig=rig,
+        dataset=out / "dataset",
+        heldout=heldout,
+        model=model,
+        truth=truth,
+        seed=seed,
+        fps=int(fps),
+        contact_fraction=cf,
+    )
+    atomic_write_json(
+        out / "truth.json",
+        {
+            "seed": seed,
+            "fps": fps,
+            "faulty": bench.faulty,
+            "params": list(PARAMS),
+            "physics_dt_s": float(m.opt.timestep),
+            "clock": clock,
+            "jitter_s": jitter_s if clock == "jitter" else 0.0,
+            "amplitude": amplitude,
+            "max_hz": max_hz,
+            "max_relative_target": dict(max_relative_target)
+            if isinstance(max_relative_target, Mapping)
+            else max_relative_target,
+            "contact_fraction": cf,
+            "joints": {t.name: t.to_dict() for t in truth},
+        },
+    )
     return bench
-
-

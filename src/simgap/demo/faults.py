@@ -30,8 +30,12 @@ from simgap.errors import InputError, NameNotFoundError
 
 PARAMS: tuple[str, ...] = ("kp", "kv", "damping", "frictionloss", "armature", "force_limit")
 ISSUE_RANGES: Mapping[str, tuple[float, float]] = {
-    "kp": (0.4, 1.5), "kv": (0.5, 3.0), "damping": (0.5, 3.0),
-    "frictionloss": (0.5, 4.0), "armature": (0.5, 2.0)}
+    "kp": (0.4, 1.5),
+    "kv": (0.5, 3.0),
+    "damping": (0.5, 3.0),
+    "frictionloss": (0.5, 4.0),
+    "armature": (0.5, 2.0),
+}
 DELAY_RANGE_S: tuple[float, float] = (0.0, 0.080)
 FAULT_KEYS: tuple[str, ...] = PARAMS + ("delay_s",)
 
@@ -73,18 +77,26 @@ class JointTruth:
     def to_dict(self) -> dict[str, Any]:
         """JSON form: nominal, multiplier, value per parameter (None where the model has
         no such limit: an actuator without a force range), and the delay."""
+
         def finite(v: float) -> float | None:
             return v if np.isfinite(v) else None
 
-        return {"nominal": {p: finite(v) for p, v in self.nominal},
-                "multiplier": dict(self.multiplier),
-                "value": {p: finite(self.value(p)) for p in PARAMS}, "delay_s": self.delay_s}
+        return {
+            "nominal": {p: finite(v) for p, v in self.nominal},
+            "multiplier": dict(self.multiplier),
+            "value": {p: finite(self.value(p)) for p in PARAMS},
+            "delay_s": self.delay_s,
+        }
 
 
-def draw_faults(seed: int | Sequence[int], joints: Sequence[str], *,
-                ranges: Mapping[str, tuple[float, float]] = ISSUE_RANGES,
-                delay_range_s: tuple[float, float] | None = DELAY_RANGE_S,
-                per_joint_delay: bool = False) -> dict[str, Any]:
+def draw_faults(
+    seed: int | Sequence[int],
+    joints: Sequence[str],
+    *,
+    ranges: Mapping[str, tuple[float, float]] = ISSUE_RANGES,
+    delay_range_s: tuple[float, float] | None = DELAY_RANGE_S,
+    per_joint_delay: bool = False,
+) -> dict[str, Any]:
     """Draw explicit faults: per-joint multipliers log-uniform in ``ranges``, one delay.
 
     Args:
@@ -126,19 +138,23 @@ def _per_joint(key: str, value: Any, joints: Sequence[str], default: float) -> d
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         vals = {j: float(value) for j in joints}
     else:
-        raise InputError(field=f"faults.{key}", expected="a number or a {joint: number} dict",
-                         got=value)
+        raise InputError(
+            field=f"faults.{key}", expected="a number or a {joint: number} dict", got=value
+        )
     for j, v in vals.items():
         ok = v >= 0 if key == "delay_s" else v > 0
         if not (np.isfinite(v) and ok):
-            raise InputError(field=f"faults.{key}.{j}",
-                             expected="a finite delay >= 0 s" if key == "delay_s"
-                             else "a finite multiplier > 0", got=v)
+            raise InputError(
+                field=f"faults.{key}.{j}",
+                expected="a finite delay >= 0 s" if key == "delay_s" else "a finite multiplier > 0",
+                got=v,
+            )
     return vals
 
 
-def resolve_faults(faults: None | str | Mapping[str, Any], seed: int,
-                   nominal: Mapping[str, Mapping[str, float]]) -> tuple[JointTruth, ...]:
+def resolve_faults(
+    faults: None | str | Mapping[str, Any], seed: int, nominal: Mapping[str, Mapping[str, float]]
+) -> tuple[JointTruth, ...]:
     """The per-joint truth of a bench from any accepted ``faults`` form (module docstring).
 
     Args:
@@ -160,10 +176,21 @@ def resolve_faults(faults: None | str | Mapping[str, Any], seed: int,
     for key in spec:
         if key not in FAULT_KEYS:
             raise NameNotFoundError("fault", str(key), FAULT_KEYS, field="faults")
-    mult = {p: _per_joint(p, spec[p], joints, 1.0) if p in spec else dict.fromkeys(joints, 1.0)
-            for p in PARAMS}
-    delay = (_per_joint("delay_s", spec["delay_s"], joints, 0.0) if "delay_s" in spec
-             else dict.fromkeys(joints, 0.0))
-    return tuple(JointTruth(name=j, nominal=tuple((p, float(nominal[j][p])) for p in PARAMS),
-                            multiplier=tuple((p, mult[p][j]) for p in PARAMS),
-                            delay_s=delay[j]) for j in joints)
+    mult = {
+        p: _per_joint(p, spec[p], joints, 1.0) if p in spec else dict.fromkeys(joints, 1.0)
+        for p in PARAMS
+    }
+    delay = (
+        _per_joint("delay_s", spec["delay_s"], joints, 0.0)
+        if "delay_s" in spec
+        else dict.fromkeys(joints, 0.0)
+    )
+    return tuple(
+        JointTruth(
+            name=j,
+            nominal=tuple((p, float(nominal[j][p])) for p in PARAMS),
+            multiplier=tuple((p, mult[p][j]) for p in PARAMS),
+            delay_s=delay[j],
+        )
+        for j in joints
+    )

@@ -62,16 +62,29 @@ def initial_states(seed: int) -> list[tuple[float, float, float]]:
     """Seeded cube placements (x, y, yaw) in the model frame [m, m, rad]: ``N_INSIDE``
     inside the training square, then ``N_OUTSIDE`` outside it, interleaved."""
     rng = np.random.default_rng([seed, 7])
-    inside = [(rng.uniform(WORKSPACE_X[0] + 0.02, WORKSPACE_X[1] - 0.02),
-               rng.uniform(WORKSPACE_Y[0] + 0.01, WORKSPACE_Y[1] - 0.01)) for _ in range(N_INSIDE)]
+    inside = [
+        (
+            rng.uniform(WORKSPACE_X[0] + 0.02, WORKSPACE_X[1] - 0.02),
+            rng.uniform(WORKSPACE_Y[0] + 0.01, WORKSPACE_Y[1] - 0.01),
+        )
+        for _ in range(N_INSIDE)
+    ]
     outside = []
     for i in range(N_OUTSIDE):
         if i % 2 == 0:
-            outside.append((rng.uniform(WORKSPACE_X[1] + 0.03, WORKSPACE_X[1] + 0.07),
-                            rng.uniform(-0.06, 0.06)))
+            outside.append(
+                (
+                    rng.uniform(WORKSPACE_X[1] + 0.03, WORKSPACE_X[1] + 0.07),
+                    rng.uniform(-0.06, 0.06),
+                )
+            )
         else:
-            outside.append((rng.uniform(0.2, 0.3),
-                            float(np.sign(rng.uniform(-1, 1))) * rng.uniform(0.12, 0.15)))
+            outside.append(
+                (
+                    rng.uniform(0.2, 0.3),
+                    float(np.sign(rng.uniform(-1, 1))) * rng.uniform(0.12, 0.15),
+                )
+            )
     xy = inside[:]
     for i, o in enumerate(outside):
         xy.insert(2 + 3 * i, o)
@@ -88,9 +101,16 @@ def states_hash(states: list[tuple[float, float, float]]) -> str:
     return hashlib.sha256(json.dumps(canon, separators=(",", ":")).encode()).hexdigest()
 
 
-def _manifest(folder: Path, rel: str, kind: str, states: list[tuple[float, float, float]],
-              results: list[bench.EpisodeResult], seed: int, policy_hash: str,
-              model_hash: str) -> None:
+def _manifest(
+    folder: Path,
+    rel: str,
+    kind: str,
+    states: list[tuple[float, float, float]],
+    results: list[bench.EpisodeResult],
+    seed: int,
+    policy_hash: str,
+    model_hash: str,
+) -> None:
     env: dict[str, Any] = {"kind": kind}
     if kind == "sim":
         env.update(model="so101_demo.xml", commit=model_hash)
@@ -105,15 +125,24 @@ def _manifest(folder: Path, rel: str, kind: str, states: list[tuple[float, float
         trials.append(t)
     write_manifest_toml(
         folder / rel,
-        {"policy": {"checkpoint": FILES.policy, "sha256": policy_hash},
-         "environment": env,
-         "initial_states": {"states": [list(s) for s in states], "seed": seed,
-                            "hash": states_hash(states)},
-         "success": {"predicate": "cube_in_bin", "threshold": bench.BIN_RADIUS_M,
-                     "judge": "automatic"}},
-        trials, header=f"simgap demo: {kind} evaluation of the scripted pick and place"
-                       + (" on the synthetic bench (a twin with planted faults)."
-                          if kind == "real" else "."))
+        {
+            "policy": {"checkpoint": FILES.policy, "sha256": policy_hash},
+            "environment": env,
+            "initial_states": {
+                "states": [list(s) for s in states],
+                "seed": seed,
+                "hash": states_hash(states),
+            },
+            "success": {
+                "predicate": "cube_in_bin",
+                "threshold": bench.BIN_RADIUS_M,
+                "judge": "automatic",
+            },
+        },
+        trials,
+        header=f"simgap demo: {kind} evaluation of the scripted pick and place"
+        + (" on the synthetic bench (a twin with planted faults)." if kind == "real" else "."),
+    )
 
 
 def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
@@ -124,11 +153,14 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
     n_ep = len(states)
     dt = 1.0 / FPS
     steps = script.steps(dt)
-    timing_path = write_timing_log(folder / FILES.timing_log, seed=seed, n_episodes=n_ep,
-                                   steps=steps)
+    timing_path = write_timing_log(
+        folder / FILES.timing_log, seed=seed, n_episodes=n_ep, steps=steps
+    )
     ticks = [json.loads(line) for line in timing_path.read_text().splitlines() if line]
-    policy = {"kind": "scripted pick and place (not a learned policy)",
-              "script": {k: v for k, v in script.__dict__.items()}}
+    policy = {
+        "kind": "scripted pick and place (not a learned policy)",
+        "script": {k: v for k, v in script.__dict__.items()},
+    }
     policy_bytes = (json.dumps(policy, sort_keys=True, indent=2) + "\n").encode()
     from simgap.outputs import atomic_write_bytes
 
@@ -136,21 +168,51 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
     policy_hash = hashlib.sha256(policy_bytes).hexdigest()
     model_hash = hashlib.sha256((folder / "so101_demo.xml").read_bytes()).hexdigest()
 
-    inside = [WORKSPACE_X[0] <= s[0] <= WORKSPACE_X[1] and WORKSPACE_Y[0] <= s[1] <= WORKSPACE_Y[1]
-              for s in states]
+    inside = [
+        WORKSPACE_X[0] <= s[0] <= WORKSPACE_X[1] and WORKSPACE_Y[0] <= s[1] <= WORKSPACE_Y[1]
+        for s in states
+    ]
     real = bench.run_real(states, inside, ticks, script, seed)
     sim = bench.run_sim(states, inside, script)
 
-    write_lerobot_v3(folder / FILES.dataset, [e.frames for e in real.episodes], fps=FPS,
-                     names=NAMES, task=TASK, robot_type="so101_follower",
-                     image_key="observation.images.wrist")
-    write_lerobot_v3(folder / FILES.sim_dataset, [e.frames for e in sim.episodes], fps=FPS,
-                     names=NAMES, task=TASK, robot_type="so101_follower",
-                     image_key="observation.images.wrist")
-    _manifest(folder, FILES.sim_manifest, "sim", states, [e.result for e in sim.episodes],
-              seed, policy_hash, model_hash)
-    _manifest(folder, FILES.real_manifest, "real", states, [e.result for e in real.episodes],
-              seed, policy_hash, model_hash)
+    write_lerobot_v3(
+        folder / FILES.dataset,
+        [e.frames for e in real.episodes],
+        fps=FPS,
+        names=NAMES,
+        task=TASK,
+        robot_type="so101_follower",
+        image_key="observation.images.wrist",
+    )
+    write_lerobot_v3(
+        folder / FILES.sim_dataset,
+        [e.frames for e in sim.episodes],
+        fps=FPS,
+        names=NAMES,
+        task=TASK,
+        robot_type="so101_follower",
+        image_key="observation.images.wrist",
+    )
+    _manifest(
+        folder,
+        FILES.sim_manifest,
+        "sim",
+        states,
+        [e.result for e in sim.episodes],
+        seed,
+        policy_hash,
+        model_hash,
+    )
+    _manifest(
+        folder,
+        FILES.real_manifest,
+        "real",
+        states,
+        [e.result for e in real.episodes],
+        seed,
+        policy_hash,
+        model_hash,
+    )
     write_jsonl(folder / FILES.trace, real.trace)
     bench.write_frames(folder / FILES.frames, real)
     pushes = bench.push_logs(seed)
@@ -163,18 +225,27 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
 
     totals = np.array([sum(t["stages"].values()) for t in ticks])
     computed = {
-        "latency": {"total_p50_s": float(np.percentile(totals, 50)),
-                    "total_p95_s": float(np.percentile(totals, 95)),
-                    "overrun_fraction": float(np.mean(totals > dt)),
-                    "control_dt_s": dt},
+        "latency": {
+            "total_p50_s": float(np.percentile(totals, 50)),
+            "total_p95_s": float(np.percentile(totals, 95)),
+            "overrun_fraction": float(np.mean(totals > dt)),
+            "control_dt_s": dt,
+        },
         "camera": bench.camera_shift_px(),
         "exposure_gain": real.gains,
         "static_object_world_m": [float(x) for x in cube_world],
-        "success": {"sim": int(sum(e.result.success for e in sim.episodes)),
-                    "real": int(sum(e.result.success for e in real.episodes)),
-                    "trials": n_ep},
+        "success": {
+            "sim": int(sum(e.result.success for e in sim.episodes)),
+            "real": int(sum(e.result.success for e in real.episodes)),
+            "trials": n_ep,
+        },
     }
-    truth = {"planted": TRUTH.to_dict(), "computed": computed, "not_planted": list(NOT_PLANTED),
-             "seed": seed, "files": FILES.__dict__}
+    truth = {
+        "planted": TRUTH.to_dict(),
+        "computed": computed,
+        "not_planted": list(NOT_PLANTED),
+        "seed": seed,
+        "files": FILES.__dict__,
+    }
     atomic_write_json(folder / FILES.truth, truth)
     return truth

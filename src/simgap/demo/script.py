@@ -58,8 +58,16 @@ class Script:
         return int(round(sum(self.segments_s) / dt))
 
 
-PHASE_OF_SEGMENT = ("approach", "approach", "contact", "grasp", "lift_and_carry", "lift_and_carry",
-                    "place", "place")
+PHASE_OF_SEGMENT = (
+    "approach",
+    "approach",
+    "contact",
+    "grasp",
+    "lift_and_carry",
+    "lift_and_carry",
+    "place",
+    "place",
+)
 
 
 class Planner:
@@ -77,8 +85,10 @@ class Planner:
         self.data.qpos[self._qadr[:4]] = q4
         self.data.qpos[self._qadr[4]] = roll
         pose(self.model, self.data)
-        return (np.array(self.data.geom_xpos[self._pad]),
-                np.array(self.data.site_xmat[self._site]).reshape(3, 3)[:, 0])
+        return (
+            np.array(self.data.geom_xpos[self._pad]),
+            np.array(self.data.site_xmat[self._site]).reshape(3, 3)[:, 0],
+        )
 
     def ik(self, pad_target: np.ndarray, q_seed: np.ndarray, roll: float = 0.0) -> np.ndarray:
         """Joint angles (pan, lift, elbow, wrist_flex) [rad] that put the fixed pad at
@@ -91,16 +101,19 @@ class Planner:
             p, ax = self._fk(q4, roll)
             return np.concatenate([(p - pad_target) * 10.0, (ax - [0, 0, -1]) * 0.3])
 
-        sol = least_squares(resid, np.clip(q_seed, lo + 1e-6, hi - 1e-6), bounds=(lo, hi),
-                            xtol=1e-10, ftol=1e-10)
+        sol = least_squares(
+            resid, np.clip(q_seed, lo + 1e-6, hi - 1e-6), bounds=(lo, hi), xtol=1e-10, ftol=1e-10
+        )
         return np.asarray(sol.x)
 
     def pad_normal(self, q4: np.ndarray, roll: float, gripper: float) -> np.ndarray:
         """Horizontal unit normal of the fixed pad's inner face (towards the moving jaw)."""
         self.data.qpos[self._qadr[5]] = gripper
         self._fk(q4, roll)
-        d = self.data.geom_xpos[self.model.geom("moving_jaw_pad").id] - \
-            self.data.geom_xpos[self._pad]
+        d = (
+            self.data.geom_xpos[self.model.geom("moving_jaw_pad").id]
+            - self.data.geom_xpos[self._pad]
+        )
         d[2] = 0.0
         out: np.ndarray = d / np.linalg.norm(d)
         return out
@@ -122,9 +135,15 @@ class Planner:
         def full(q4: np.ndarray, grip: float) -> np.ndarray:
             return np.concatenate([q4, [0.0, grip]])
 
-        return [full(q_hover, s.open_rad), full(q_grasp, s.open_rad),
-                full(q_grasp, s.close_rad), full(q_lift, s.close_rad),
-                full(q_bin, s.close_rad), full(q_bin, s.open_rad), full(q_bin, s.open_rad)]
+        return [
+            full(q_hover, s.open_rad),
+            full(q_grasp, s.open_rad),
+            full(q_grasp, s.close_rad),
+            full(q_lift, s.close_rad),
+            full(q_bin, s.close_rad),
+            full(q_bin, s.open_rad),
+            full(q_bin, s.open_rad),
+        ]
 
     def commands(self, cube_xy: np.ndarray, dt: float) -> tuple[np.ndarray, list[str]]:
         """Per-tick joint commands [rad], shape (T, 6), and the scripted phase of each tick."""

@@ -43,9 +43,13 @@ class LoopTiming:
     sigma: float = 0.18
 
 
-def simulate_ticks(n_episodes: int = 20, steps: int = 150, seed: int = 0,
-                   timing: LoopTiming = LoopTiming(), control_dt_s: float = 1 / 15,
-                   ) -> list[dict[str, object]]:
+def simulate_ticks(
+    n_episodes: int = 20,
+    steps: int = 150,
+    seed: int = 0,
+    timing: LoopTiming = LoopTiming(),
+    control_dt_s: float = 1 / 15,
+) -> list[dict[str, object]]:
     """Timing-log records (one per tick) for a seeded simulated control loop."""
     rng = np.random.default_rng(seed)
     records: list[dict[str, object]] = []
@@ -60,8 +64,14 @@ def simulate_ticks(n_episodes: int = 20, steps: int = 150, seed: int = 0,
                 "network": timing.network_base_s + rng.exponential(1.0 / rate),
                 "command": timing.command_s * rng.lognormal(0.0, timing.sigma),
             }
-            records.append({"episode": ep, "step": step, "t": round(t, 6),
-                            "stages": {k: round(v, 7) for k, v in stages.items()}})
+            records.append(
+                {
+                    "episode": ep,
+                    "step": step,
+                    "t": round(t, 6),
+                    "stages": {k: round(v, 7) for k, v in stages.items()},
+                }
+            )
             t += max(control_dt_s, sum(stages.values()))
         t += 2.0  # reset between episodes
     return records

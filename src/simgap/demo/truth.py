@@ -86,7 +86,8 @@ class CameraFault:
     """
 
     exposure_target: dict[str, float] = field(
-        default_factory=lambda: {"session_a": 0.50, "session_b": 0.40})
+        default_factory=lambda: {"session_a": 0.50, "session_b": 0.40}
+    )
     max_gain: float = 8.0
     cloth_rgb: tuple[float, float, float] = (0.09, 0.018, 0.0)
     response_gamma: float = 2.2

@@ -20,8 +20,14 @@ from simgap.sim.model import load_spec
 from simgap.sim.scene import Model, Spec, lag_servos, offset_camera
 from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 
-JOINTS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
-                           "wrist_roll", "gripper")
+JOINTS: tuple[str, ...] = (
+    "shoulder_pan",
+    "shoulder_lift",
+    "elbow_flex",
+    "wrist_flex",
+    "wrist_roll",
+    "gripper",
+)
 """Model joint (and actuator) names, in recorded order."""
 GRIPPER_RANGE_RAD: tuple[float, float] = (-0.174533, 1.7453292)
 """The gripper's calibrated range: 0 % and 100 % [rad]."""
@@ -67,8 +73,9 @@ def twin_spec(truth: PlantedTruth = TRUTH) -> Spec:
         g.friction = fr
     cloth = truth.camera.cloth_rgb
     spec.geom("floor").rgba = np.array([cloth[0], cloth[1], cloth[2], 1.0])
-    offset_camera(spec, nominal, CAMERA, truth.camera.mount_offset_m,
-                  truth.camera.mount_offset_euler_deg)
+    offset_camera(
+        spec, nominal, CAMERA, truth.camera.mount_offset_m, truth.camera.mount_offset_euler_deg
+    )
     return spec
 
 
@@ -111,8 +118,9 @@ class Readout:
         return np.asarray(cmd_rad, dtype=float) - self.offset_rad
 
 
-def auto_exposure(linear: np.ndarray, target: float, max_gain: float, gamma: float
-                  ) -> tuple[np.ndarray, float]:
+def auto_exposure(
+    linear: np.ndarray, target: float, max_gain: float, gamma: float
+) -> tuple[np.ndarray, float]:
     """What a camera left on auto exposure makes of a scene.
 
     The gain is chosen so that the median luma of
@@ -132,7 +140,7 @@ def auto_exposure(linear: np.ndarray, target: float, max_gain: float, gamma: flo
     # the tone curve is monotonic, so the metered median is the curve of the median luma
     # (below clipping): the gain has a closed form
     med = float(np.median(lin @ np.array([0.299, 0.587, 0.114])))
-    gain = max_gain if med <= 0.0 else float(np.clip(target ** gamma / med, 0.05, max_gain))
+    gain = max_gain if med <= 0.0 else float(np.clip(target**gamma / med, 0.05, max_gain))
     exposed = np.clip(gain * lin, 0.0, 1.0) ** (1.0 / gamma)
     img = np.round(exposed * 255.0).astype(np.uint8)
     return img, gain

@@ -55,10 +55,14 @@ class Shaping:
 def shaping_of(rig: Rig) -> Shaping:
     """The rig's ``[deploy]`` command shaping (``max_relative_target``, ``goal_speed_rad_s``)."""
     bounds = rig.deploy.max_relative_target
-    rad = None if bounds is None else tuple(
-        float(b) * j.unit.rad_per_unit() for b, j in zip(bounds, rig.joints, strict=True))
-    return Shaping(bound_rad=rad, speed_rad_s=rig.deploy.goal_speed_rad_s,
-                   bound_recorded=bounds)
+    rad = (
+        None
+        if bounds is None
+        else tuple(
+            float(b) * j.unit.rad_per_unit() for b, j in zip(bounds, rig.joints, strict=True)
+        )
+    )
+    return Shaping(bound_rad=rad, speed_rad_s=rig.deploy.goal_speed_rad_s, bound_recorded=bounds)
 
 
 def clip_relative(commands: np.ndarray, present: np.ndarray, bound: np.ndarray) -> np.ndarray:
@@ -82,8 +86,9 @@ def rate_limit(goals: np.ndarray, dt_s: float, speed_rad_s: float) -> np.ndarray
     return out
 
 
-def shape_commands(commands: np.ndarray, present: np.ndarray, dt_s: float,
-                   shaping: Shaping) -> tuple[np.ndarray, np.ndarray]:
+def shape_commands(
+    commands: np.ndarray, present: np.ndarray, dt_s: float, shaping: Shaping
+) -> tuple[np.ndarray, np.ndarray]:
     """(the goals as sent (T, J) [rad], fraction of frames each joint's goal was changed
     (J,)): the clip against the present position, then the rate limit."""
     c = np.asarray(commands, dtype=float)

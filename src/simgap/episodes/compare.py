@@ -38,9 +38,14 @@ class PhaseCounts:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
-        return {"n": self.n, "successes": self.successes, "failures": self.n - self.successes,
-                "unknown": self.unknown, "by_phase": dict(self.by_phase),
-                "by_signature": dict(self.by_signature)}
+        return {
+            "n": self.n,
+            "successes": self.successes,
+            "failures": self.n - self.successes,
+            "unknown": self.unknown,
+            "by_phase": dict(self.by_phase),
+            "by_signature": dict(self.by_signature),
+        }
 
 
 def count_phases(results: Sequence[EpisodeResult]) -> PhaseCounts:
@@ -53,9 +58,13 @@ def count_phases(results: Sequence[EpisodeResult]) -> PhaseCounts:
             by_phase[r.failure_phase] += 1
             key = r.signature or "unclassified"
             by_sig[key] = by_sig.get(key, 0) + 1
-    return PhaseCounts(n=len(known), successes=sum(1 for r in known if r.success),
-                       unknown=len(results) - len(known), by_phase=by_phase,
-                       by_signature=by_sig)
+    return PhaseCounts(
+        n=len(known),
+        successes=sum(1 for r in known if r.success),
+        unknown=len(results) - len(known),
+        by_phase=by_phase,
+        by_signature=by_sig,
+    )
 
 
 @dataclass(frozen=True)
@@ -78,14 +87,18 @@ class PhaseComparison:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
-        return {"sim": self.sim.to_dict() if self.sim else None,
-                "real": self.real.to_dict() if self.real else None,
-                "p_values": dict(self.p_values), "departs": list(self.departs),
-                "alpha": self.alpha}
+        return {
+            "sim": self.sim.to_dict() if self.sim else None,
+            "real": self.real.to_dict() if self.real else None,
+            "p_values": dict(self.p_values),
+            "departs": list(self.departs),
+            "alpha": self.alpha,
+        }
 
 
-def compare_phases(sim: Sequence[EpisodeResult] | None, real: Sequence[EpisodeResult] | None,
-                   alpha: float = 0.05) -> PhaseComparison:
+def compare_phases(
+    sim: Sequence[EpisodeResult] | None, real: Sequence[EpisodeResult] | None, alpha: float = 0.05
+) -> PhaseComparison:
     """Compare the failure-phase distributions of a simulated and a real evaluation."""
     cs = count_phases(sim) if sim is not None else None
     cr = count_phases(real) if real is not None else None
@@ -101,5 +114,4 @@ def compare_phases(sim: Sequence[EpisodeResult] | None, real: Sequence[EpisodeRe
             p_values[ph] = p
             if p < alpha and a / cr.n > b / cs.n:
                 departs.append(ph)
-    return PhaseComparison(sim=cs, real=cr, p_values=p_values, departs=tuple(departs),
-                           alpha=alpha)
+    return PhaseComparison(sim=cs, real=cr, p_values=p_values, departs=tuple(departs), alpha=alpha)

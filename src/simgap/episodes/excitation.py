@@ -104,16 +104,28 @@ class Excitation:
     def figures(self) -> dict[str, Any]:
         """JSON figures: the data's amounts and thresholds, and per joint its checks."""
         return {
-            "fitted_s": self.fitted_s, "proof_s": self.proof_s,
-            "fitted_episodes": self.fitted_episodes, "fitted_frames": self.frames,
-            "min_fit_s": MIN_FIT_S, "min_proof_s": MIN_PROOF_S, "thin": self.thin,
-            "min_span_counts": MIN_SPAN_COUNTS, "min_reversals": MIN_REVERSALS,
+            "fitted_s": self.fitted_s,
+            "proof_s": self.proof_s,
+            "fitted_episodes": self.fitted_episodes,
+            "fitted_frames": self.frames,
+            "min_fit_s": MIN_FIT_S,
+            "min_proof_s": MIN_PROOF_S,
+            "thin": self.thin,
+            "min_span_counts": MIN_SPAN_COUNTS,
+            "min_reversals": MIN_REVERSALS,
             "min_band_hz": MIN_BAND_HZ,
-            "joints": {j.name: {"span_counts": j.span_counts,
-                                "rms_speed_rad_s": j.rms_speed_rad_s,
-                                "reversals": j.reversals, "band_hz": j.band_hz,
-                                "excited": j.excited, "unseen": dict(j.unseen)}
-                       for j in self.joints}}
+            "joints": {
+                j.name: {
+                    "span_counts": j.span_counts,
+                    "rms_speed_rad_s": j.rms_speed_rad_s,
+                    "reversals": j.reversals,
+                    "band_hz": j.band_hz,
+                    "excited": j.excited,
+                    "unseen": dict(j.unseen),
+                }
+                for j in self.joints
+            },
+        }
 
 
 def _reversals(v: np.ndarray, tol: float) -> int:
@@ -136,10 +148,10 @@ def _band_hz(qs: Sequence[np.ndarray], fps: float, encoder_rad: float) -> float:
         x = np.arange(q.size, dtype=float)
         line = np.polyval(np.polyfit(x, q, 1), x) if q.size > 1 else q
         r = q - line
-        if np.sqrt(np.mean(r ** 2)) < QUANT_RMS_COUNTS * encoder_rad:
+        if np.sqrt(np.mean(r**2)) < QUANT_RMS_COUNTS * encoder_rad:
             continue
         p = np.abs(np.fft.rfft(r, n=n)) ** 2
-        power += np.where(p > QUANT_BIN_FACTOR * q.size * encoder_rad ** 2 / 12.0, p, 0.0)
+        power += np.where(p > QUANT_BIN_FACTOR * q.size * encoder_rad**2 / 12.0, p, 0.0)
     freqs = np.fft.rfftfreq(n, 1.0 / fps)
     total = float(power.sum())
     if total <= 0:
@@ -147,8 +159,9 @@ def _band_hz(qs: Sequence[np.ndarray], fps: float, encoder_rad: float) -> float:
     return float(freqs[int(np.searchsorted(np.cumsum(power) / total, 0.95))])
 
 
-def joint_excitation(name: str, commands: Sequence[np.ndarray], fps: float,
-                     encoder_rad: float) -> JointExcitation:
+def joint_excitation(
+    name: str, commands: Sequence[np.ndarray], fps: float, encoder_rad: float
+) -> JointExcitation:
     """The checks of one joint from its commands [rad] of each fitted episode."""
     cs = [np.asarray(c, dtype=float) for c in commands if len(c) > 1]
     if not cs:
@@ -161,21 +174,32 @@ def joint_excitation(name: str, commands: Sequence[np.ndarray], fps: float,
     band = _band_hz(cs, fps, encoder_rad)
     unseen: dict[str, str] = {}
     if span < MIN_SPAN_COUNTS:
-        unseen["all"] = (f"the command spans {span:.0f} encoder counts, fewer than the "
-                         f"{MIN_SPAN_COUNTS} the fit needs to see the joint move")
+        unseen["all"] = (
+            f"the command spans {span:.0f} encoder counts, fewer than the "
+            f"{MIN_SPAN_COUNTS} the fit needs to see the joint move"
+        )
     else:
         if rev < MIN_REVERSALS:
-            unseen["frictionloss"] = (f"{rev} reversal(s) of the commanded direction, fewer "
-                                      f"than the {MIN_REVERSALS} where Coulomb friction shows")
+            unseen["frictionloss"] = (
+                f"{rev} reversal(s) of the commanded direction, fewer "
+                f"than the {MIN_REVERSALS} where Coulomb friction shows"
+            )
         if band < MIN_BAND_HZ:
             for k in SPEED_KINDS:
-                unseen[k] = (f"95 % of the command's power lies below {band:.2g} Hz, "
-                             f"slower than the {MIN_BAND_HZ:g} Hz where {k} shows")
+                unseen[k] = (
+                    f"95 % of the command's power lies below {band:.2g} Hz, "
+                    f"slower than the {MIN_BAND_HZ:g} Hz where {k} shows"
+                )
     return JointExcitation(name, float(span), rms, int(rev), band, unseen)
 
 
-def assess_excitation(commands: Sequence[np.ndarray], joint_names: Sequence[str], fps: float,
-                      encoder_rad: float, proof_s: float) -> Excitation:
+def assess_excitation(
+    commands: Sequence[np.ndarray],
+    joint_names: Sequence[str],
+    fps: float,
+    encoder_rad: float,
+    proof_s: float,
+) -> Excitation:
     """The excitation and data checks of a fit.
 
     Args:
@@ -186,16 +210,28 @@ def assess_excitation(commands: Sequence[np.ndarray], joint_names: Sequence[str]
         proof_s: seconds the fit never saw that a patch would be proven on [s].
     """
     cs = [np.asarray(c, dtype=float) for c in commands]
-    joints = tuple(joint_excitation(j, [c[:, i] for c in cs], fps, encoder_rad)
-                   for i, j in enumerate(joint_names))
+    joints = tuple(
+        joint_excitation(j, [c[:, i] for c in cs], fps, encoder_rad)
+        for i, j in enumerate(joint_names)
+    )
     frames = int(sum(c.shape[0] for c in cs))
     fitted_s = float(sum(max(0, c.shape[0] - 1) for c in cs) / fps)
     why = []
     if fitted_s < MIN_FIT_S:
-        why.append(f"the fit replays {fitted_s:.1f} s of motion ({len(cs)} episode(s), "
-                   f"{frames} frames), less than the {MIN_FIT_S:g} s a joint finding needs")
+        why.append(
+            f"the fit replays {fitted_s:.1f} s of motion ({len(cs)} episode(s), "
+            f"{frames} frames), less than the {MIN_FIT_S:g} s a joint finding needs"
+        )
     if proof_s < MIN_PROOF_S:
-        why.append(f"{proof_s:.1f} s are left that the fit never saw, less than the "
-                   f"{MIN_PROOF_S:g} s a patch is proven on")
-    return Excitation(joints=joints, fitted_s=fitted_s, proof_s=float(proof_s),
-                      fitted_episodes=len(cs), frames=frames, thin="; ".join(why))
+        why.append(
+            f"{proof_s:.1f} s are left that the fit never saw, less than the "
+            f"{MIN_PROOF_S:g} s a patch is proven on"
+        )
+    return Excitation(
+        joints=joints,
+        fitted_s=fitted_s,
+        proof_s=float(proof_s),
+        fitted_episodes=len(cs),
+        frames=frames,
+        thin="; ".join(why),
+    )

@@ -27,8 +27,13 @@ from simgap.values.episode import PHASES, EpisodeRecord
 def check_phase(name: object, *, file: str | None = None, field: str | None = None) -> str:
     """Return ``name`` when it is a known phase; otherwise an InputError listing them."""
     if not isinstance(name, str) or name not in PHASES:
-        raise InputError(file=file, field=field, expected="a known phase name", got=name,
-                         fix=f"use one of: {', '.join(PHASES)}")
+        raise InputError(
+            file=file,
+            field=field,
+            expected="a known phase name",
+            got=name,
+            fix=f"use one of: {', '.join(PHASES)}",
+        )
     return name
 
 
@@ -139,8 +144,9 @@ def _transitions(closed: np.ndarray) -> list[tuple[int, int | None]]:
     return out
 
 
-def _attempt(rec: EpisodeRecord, close: int, release: int | None, p: SegmentParams,
-             n_settle: int) -> Attempt:
+def _attempt(
+    rec: EpisodeRecord, close: int, release: int | None, p: SegmentParams, n_settle: int
+) -> Attempt:
     lo, hi = rec.gripper_range
     end = release if release is not None else len(rec.t)
     held = slice(min(close + n_settle, end - 1), end)
@@ -158,7 +164,7 @@ def _attempt(rec: EpisodeRecord, close: int, release: int | None, p: SegmentPara
         up = np.nonzero(rise > p.lift_m)[0]
         if up.size and between is not False:
             lift = int(idx[up[0]])
-            down = np.nonzero(rise[up[0]:] < 0.5 * p.lift_m)[0]
+            down = np.nonzero(rise[up[0] :] < 0.5 * p.lift_m)[0]
             if down.size:
                 drop = int(idx[up[0] + down[0]])
     elif rec.ee is not None and between:
@@ -171,8 +177,16 @@ def _attempt(rec: EpisodeRecord, close: int, release: int | None, p: SegmentPara
         src = rec.obj if rec.obj is not None else rec.ee
         if src is not None:
             point = (float(src[release, 0]), float(src[release, 1]), float(src[release, 2]))
-    return Attempt(close=close, release=release, opening_frac=opening_frac, gap_rad=gap,
-                   between=between, lift=lift, drop=drop, release_point=point)
+    return Attempt(
+        close=close,
+        release=release,
+        opening_frac=opening_frac,
+        gap_rad=gap,
+        between=between,
+        lift=lift,
+        drop=drop,
+        release_point=point,
+    )
 
 
 def _progress(a: Attempt) -> tuple[int, int]:
@@ -186,8 +200,9 @@ def _progress(a: Attempt) -> tuple[int, int]:
     return (0, a.close)
 
 
-def segment(rec: EpisodeRecord, params: SegmentParams | None = None,
-            success_at: int | None = None) -> Segmentation:
+def segment(
+    rec: EpisodeRecord, params: SegmentParams | None = None, success_at: int | None = None
+) -> Segmentation:
     """Cut one episode into phases.
 
     Args:
@@ -203,8 +218,11 @@ def segment(rec: EpisodeRecord, params: SegmentParams | None = None,
     lo, hi = rec.gripper_range
     cmd = (rec.gripper_cmd - lo) / (hi - lo)
     span = float(cmd.max() - cmd.min()) if n else 0.0
-    closed = cmd < 0.5 * (cmd.max() + cmd.min()) if span >= p.min_cmd_span_frac \
+    closed = (
+        cmd < 0.5 * (cmd.max() + cmd.min())
+        if span >= p.min_cmd_span_frac
         else np.zeros(n, dtype=bool)
+    )
     dt = float(np.median(np.diff(rec.t))) if n > 1 else 1.0
     n_settle = max(1, int(round(p.settle_s / dt)))
     attempts = tuple(_attempt(rec, c, r, p, n_settle) for c, r in _transitions(closed))
@@ -213,8 +231,11 @@ def segment(rec: EpisodeRecord, params: SegmentParams | None = None,
     contact: int | None = None
     if rec.obj is not None:
         moved = np.linalg.norm(rec.obj - rec.obj[0], axis=1) > p.moved_m
-        near = np.linalg.norm(rec.ee - rec.obj, axis=1) <= p.contact_radius_m \
-            if rec.ee is not None else np.zeros(n, dtype=bool)
+        near = (
+            np.linalg.norm(rec.ee - rec.obj, axis=1) <= p.contact_radius_m
+            if rec.ee is not None
+            else np.zeros(n, dtype=bool)
+        )
         hits = np.nonzero(moved | near)[0]
         contact = int(hits[0]) if hits.size else None
     elif attempts:
@@ -229,11 +250,12 @@ def segment(rec: EpisodeRecord, params: SegmentParams | None = None,
         marks.append(("grasp", a.close))
         end = a.release if a.release is not None else n
         if not a.empty:
-            holding[min(a.close + n_settle, end - 1):end] = True
+            holding[min(a.close + n_settle, end - 1) : end] = True
         if a.lift is not None:
             marks.append(("lift_and_carry", a.lift))
-        if a.release is not None and (a.lift is not None or
-                                      (rec.obj is None and rec.ee is None and not a.empty)):
+        if a.release is not None and (
+            a.lift is not None or (rec.obj is None and rec.ee is None and not a.empty)
+        ):
             marks.append(("place", a.release))
     if success_at is not None:
         marks.append(("after_success", int(success_at)))
@@ -253,8 +275,17 @@ def segment(rec: EpisodeRecord, params: SegmentParams | None = None,
     def _time(i: int) -> float:
         return float(t[min(i, n - 1)]) if n else 0.0
 
-    times = {k: (_time(a0), _time(b0 - 1) if b0 > a0 else _time(a0))
-             for k, (a0, b0) in bounds.items()}
-    return Segmentation(episode=rec.episode, bounds=bounds, times=times, attempts=attempts,
-                        best=best, contact=contact, holding=holding,
-                        has_object=rec.obj is not None, has_ee=rec.ee is not None)
+    times = {
+        k: (_time(a0), _time(b0 - 1) if b0 > a0 else _time(a0)) for k, (a0, b0) in bounds.items()
+    }
+    return Segmentation(
+        episode=rec.episode,
+        bounds=bounds,
+        times=times,
+        attempts=attempts,
+        best=best,
+        contact=contact,
+        holding=holding,
+        has_object=rec.obj is not None,
+        has_ee=rec.ee is not None,
+    )

@@ -23,32 +23,38 @@ PHASE_BRANCHES: dict[str, dict[str, Any]] = {
         "points_at": ("appearance", "latency"),
         "eliminates": (),
         "why": "it failed before any contact: the policy did not find or reach the object, "
-               "which points at what it sees (appearance) or how stale its view is (latency)"},
+        "which points at what it sees (appearance) or how stale its view is (latency)",
+    },
     "contact": {
         "points_at": ("contact", "controller", "body"),
         "eliminates": ("appearance",),
         "why": "it reached the object and failed at contact, so it saw the object: appearance "
-               "is eliminated"},
+        "is eliminated",
+    },
     "grasp": {
         "points_at": ("contact", "actuator"),
         "eliminates": ("appearance",),
         "why": "it reached the object and the grasp failed: friction, mass, squeeze and the "
-               "gripper's torque (contact, actuator); appearance is eliminated"},
+        "gripper's torque (contact, actuator); appearance is eliminated",
+    },
     "lift_and_carry": {
         "points_at": ("contact", "actuator"),
         "eliminates": ("appearance",),
         "why": "it held and lifted the object and lost it in the carry: grip under load "
-               "(contact, actuator); appearance is eliminated"},
+        "(contact, actuator); appearance is eliminated",
+    },
     "place": {
         "points_at": ("body", "controller"),
         "eliminates": ("contact",),
         "why": "it carried the object and released it in the wrong place: where the arm "
-               "believes it is (body kinematics, joint zeros) or how it tracks (controller)"},
+        "believes it is (body kinematics, joint zeros) or how it tracks (controller)",
+    },
     "after_success": {
         "points_at": (),
         "eliminates": ("appearance", "contact", "actuator", "latency"),
         "why": "the task was done and then undone: the policy has no clock; stop the "
-               "episode at success or shorten the deployed episode"},
+        "episode at success or shorten the deployed episode",
+    },
 }
 """phase -> branches it points at, branches it eliminates, and why."""
 
@@ -100,16 +106,23 @@ class EpisodeResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able summary (phase bounds as times)."""
         seg = self.segmentation
-        return {"episode": self.episode, "success": self.success,
-                "success_source": self.success_source, "reached": self.reached,
-                "failure_phase": self.failure_phase, "signature": self.signature,
-                "before": self.before, "evidence": dict(self.evidence),
-                "annotated": self.annotated,
-                "phases_s": {k: list(v) for k, v in seg.times.items()} if seg else {}}
+        return {
+            "episode": self.episode,
+            "success": self.success,
+            "success_source": self.success_source,
+            "reached": self.reached,
+            "failure_phase": self.failure_phase,
+            "signature": self.signature,
+            "before": self.before,
+            "evidence": dict(self.evidence),
+            "annotated": self.annotated,
+            "phases_s": {k: list(v) for k, v in seg.times.items()} if seg else {},
+        }
 
 
-def place_target(segs: Sequence[Segmentation],
-                 successes: Sequence[bool | None]) -> np.ndarray | None:
+def place_target(
+    segs: Sequence[Segmentation], successes: Sequence[bool | None]
+) -> np.ndarray | None:
     """The place target [m], shape (3,): the median release point of successful episodes.
 
     None when no successful episode released anything it recorded a position for.
@@ -135,27 +148,39 @@ def _approach(rec: EpisodeRecord, seg: Segmentation) -> tuple[str, str, dict[str
         d = np.linalg.norm(rec.ee - rec.obj, axis=1)
         path = float(np.sum(np.linalg.norm(np.diff(rec.ee, axis=0), axis=1)))
         net = float(np.linalg.norm(rec.ee[-1] - rec.ee[0]))
-        ev = {"start_distance_m": float(d[0]), "min_distance_m": float(d.min()),
-              "final_distance_m": float(d[-1]),
-              "progress_fraction": float(1.0 - d.min() / d[0]) if d[0] > 0 else 0.0,
-              "path_ratio": path / max(net, 1e-6)}
+        ev = {
+            "start_distance_m": float(d[0]),
+            "min_distance_m": float(d.min()),
+            "final_distance_m": float(d[-1]),
+            "progress_fraction": float(1.0 - d.min() / d[0]) if d[0] > 0 else 0.0,
+            "path_ratio": path / max(net, 1e-6),
+        }
     if seg.attempts:
         a = seg.attempts[seg.best if seg.best is not None else 0]
         ev.update({"opening_fraction": a.opening_frac, "gap_deg": float(np.rad2deg(a.gap_rad))})
-        return ("closed_away_from_object",
-                "the gripper closed on something that was not the object (it never reached "
-                "the object)", ev)
+        return (
+            "closed_away_from_object",
+            "the gripper closed on something that was not the object (it never reached the object)",
+            ev,
+        )
     if ev:
-        return ("search_never_found_object",
-                f"the end effector came no closer than {ev['min_distance_m']:.3f} m to the "
-                f"object (progress {ev['progress_fraction']:.0%}, path {ev['path_ratio']:.1f}x "
-                "its net displacement): the search never found it", ev)
+        return (
+            "search_never_found_object",
+            f"the end effector came no closer than {ev['min_distance_m']:.3f} m to the "
+            f"object (progress {ev['progress_fraction']:.0%}, path {ev['path_ratio']:.1f}x "
+            "its net displacement): the search never found it",
+            ev,
+        )
     return ("never_closed", "the gripper never closed", ev)
 
 
-def classify(rec: EpisodeRecord, seg: Segmentation, success: bool | None,
-             target: np.ndarray | None, params: SegmentParams) -> tuple[
-                 str | None, str | None, str, dict[str, Any]]:
+def classify(
+    rec: EpisodeRecord,
+    seg: Segmentation,
+    success: bool | None,
+    target: np.ndarray | None,
+    params: SegmentParams,
+) -> tuple[str | None, str | None, str, dict[str, Any]]:
     """The failure phase, signature, what happened just before, and the evidence.
 
     Returns (None, None, "", {}) for a success or an unknown outcome.
@@ -163,48 +188,87 @@ def classify(rec: EpisodeRecord, seg: Segmentation, success: bool | None,
     if success is not False:
         return None, None, "", {}
     if "after_success" in seg.bounds:
-        ev = {"final_distance_to_target_m": _dist(rec.obj[-1], target)
-              if rec.obj is not None else None}
-        return ("after_success", "drift_after_success",
-                "the object was placed at the target and then drifted away", ev)
+        ev = {
+            "final_distance_to_target_m": _dist(rec.obj[-1], target)
+            if rec.obj is not None
+            else None
+        }
+        return (
+            "after_success",
+            "drift_after_success",
+            "the object was placed at the target and then drifted away",
+            ev,
+        )
     reached = seg.reached
     if reached == "approach":
         sig, before, ev = _approach(rec, seg)
         return "approach", sig, before, ev
     if reached == "contact":
-        return ("contact", "touched_without_grasp",
-                "it reached the object and touched it but never closed the gripper on it",
-                {"contact_s": float(rec.t[seg.contact]) if seg.contact is not None else None})
+        return (
+            "contact",
+            "touched_without_grasp",
+            "it reached the object and touched it but never closed the gripper on it",
+            {"contact_s": float(rec.t[seg.contact]) if seg.contact is not None else None},
+        )
     assert seg.best is not None
     a = seg.attempts[seg.best]
-    ev = {"opening_fraction": a.opening_frac, "gap_deg": float(np.rad2deg(a.gap_rad)),
-          "close_s": float(rec.t[a.close]), "attempts": len(seg.attempts)}
+    ev = {
+        "opening_fraction": a.opening_frac,
+        "gap_deg": float(np.rad2deg(a.gap_rad)),
+        "close_s": float(rec.t[a.close]),
+        "attempts": len(seg.attempts),
+    }
     if reached == "grasp":
         if a.empty:
-            return ("grasp", "closed_on_nothing",
-                    f"the gripper closed to within {abs(np.rad2deg(a.gap_rad)):.1f} deg of its "
-                    f"command (opening {a.opening_frac:.0%} of its range): nothing between "
-                    "the jaws", ev)
-        return ("grasp", "grasp_did_not_lift",
-                "the gripper closed on the object but the object never rose", ev)
+            return (
+                "grasp",
+                "closed_on_nothing",
+                f"the gripper closed to within {abs(np.rad2deg(a.gap_rad)):.1f} deg of its "
+                f"command (opening {a.opening_frac:.0%} of its range): nothing between "
+                "the jaws",
+                ev,
+            )
+        return (
+            "grasp",
+            "grasp_did_not_lift",
+            "the gripper closed on the object but the object never rose",
+            ev,
+        )
     if reached == "lift_and_carry":
         if a.drop is not None:
             ev["drop_s"] = float(rec.t[a.drop])
-            return ("lift_and_carry", "dropped_in_carry",
-                    "the object was lifted and fell while the gripper was still closed", ev)
-        return ("lift_and_carry", "carried_never_released",
-                "the object was lifted and carried but never released before the end", ev)
+            return (
+                "lift_and_carry",
+                "dropped_in_carry",
+                "the object was lifted and fell while the gripper was still closed",
+                ev,
+            )
+        return (
+            "lift_and_carry",
+            "carried_never_released",
+            "the object was lifted and carried but never released before the end",
+            ev,
+        )
     d = _dist(a.release_point, target)
     ev["release_distance_to_target_m"] = d
     if d is not None and d > params.place_tol_m:
-        return ("place", "early_release_short_of_target",
-                f"the gripper opened {d:.3f} m from the place target", ev)
-    return ("place", "released_at_target_but_failed",
-            "the gripper opened at the target but the trial was judged a failure", ev)
+        return (
+            "place",
+            "early_release_short_of_target",
+            f"the gripper opened {d:.3f} m from the place target",
+            ev,
+        )
+    return (
+        "place",
+        "released_at_target_but_failed",
+        "the gripper opened at the target but the trial was judged a failure",
+        ev,
+    )
 
 
-def _success_at(rec: EpisodeRecord, seg: Segmentation, target: np.ndarray | None,
-                params: SegmentParams) -> int | None:
+def _success_at(
+    rec: EpisodeRecord, seg: Segmentation, target: np.ndarray | None, params: SegmentParams
+) -> int | None:
     """Index where a placement at the target was complete, or None."""
     if seg.best is None or target is None or rec.obj is None:
         return None
@@ -217,10 +281,13 @@ def _success_at(rec: EpisodeRecord, seg: Segmentation, target: np.ndarray | None
     return i if d is not None and d <= params.place_tol_m else None
 
 
-def analyse(records: Sequence[EpisodeRecord], labels: Sequence[bool | None] | None = None,
-            annotations: Sequence[str | None] | None = None,
-            target: np.ndarray | None = None,
-            params: SegmentParams | None = None) -> list[EpisodeResult]:
+def analyse(
+    records: Sequence[EpisodeRecord],
+    labels: Sequence[bool | None] | None = None,
+    annotations: Sequence[str | None] | None = None,
+    target: np.ndarray | None = None,
+    params: SegmentParams | None = None,
+) -> list[EpisodeResult]:
     """Segment every episode and classify the failed ones.
 
     Args:
@@ -248,8 +315,10 @@ def analyse(records: Sequence[EpisodeRecord], labels: Sequence[bool | None] | No
         if ok is None:
             source = "unknown"
             if target is not None and rec.obj is not None:
-                ok = _dist(rec.obj[-1], target) is not None and \
-                    float(_dist(rec.obj[-1], target) or 0.0) <= p.place_tol_m
+                ok = (
+                    _dist(rec.obj[-1], target) is not None
+                    and float(_dist(rec.obj[-1], target) or 0.0) <= p.place_tol_m
+                )
                 source = "inferred"
         seg = segment(rec, p, success_at=done) if done is not None else seg0
         phase, sig, before, ev = classify(rec, seg, ok, target, p)
@@ -258,15 +327,30 @@ def analyse(records: Sequence[EpisodeRecord], labels: Sequence[bool | None] | No
             phase, annotated = check_phase(note), True
             if sig is None or SIGNATURES.get(sig) != phase:
                 sig, before = "annotated", f"a person marked the failure phase '{phase}'"
-        out.append(EpisodeResult(episode=rec.episode, success=ok, success_source=source,
-                                 reached=seg.reached, failure_phase=phase, signature=sig,
-                                 before=before, evidence=ev, annotated=annotated,
-                                 segmentation=seg))
+        out.append(
+            EpisodeResult(
+                episode=rec.episode,
+                success=ok,
+                success_source=source,
+                reached=seg.reached,
+                failure_phase=phase,
+                signature=sig,
+                before=before,
+                evidence=ev,
+                annotated=annotated,
+                segmentation=seg,
+            )
+        )
     return out
 
 
 def branch_map() -> dict[str, dict[str, Any]]:
     """The phase -> branch mapping, JSON-able, in phase order."""
-    return {ph: {"points_at": list(PHASE_BRANCHES[ph]["points_at"]),
-                 "eliminates": list(PHASE_BRANCHES[ph]["eliminates"]),
-                 "why": PHASE_BRANCHES[ph]["why"]} for ph in PHASES}
+    return {
+        ph: {
+            "points_at": list(PHASE_BRANCHES[ph]["points_at"]),
+            "eliminates": list(PHASE_BRANCHES[ph]["eliminates"]),
+            "why": PHASE_BRANCHES[ph]["why"],
+        }
+        for ph in PHASES
+    }

@@ -47,8 +47,7 @@ RESOLUTION_MAX = 0.1
 DETECT_MAX = 20.0
 """A recording whose fastest step shows only a loop more than this many times slower than its
 label is too slow-moving to vouch for its time base (inconclusive, not passed)."""
-REFUSAL_FIX = ("the loop ran slower than its fps label; record with fewer cameras or a "
-               "lower fps")
+REFUSAL_FIX = "the loop ran slower than its fps label; record with fewer cameras or a lower fps"
 """The fix of a recording whose motion is impossible at its labelled rate."""
 
 
@@ -142,22 +141,30 @@ class TimeBase:
         body = [j for j in self.joints if not j.gripper]
         peak = max(body or self.joints, key=lambda j: j.peak_rad_s / j.limit_rad_s)
         return {
-            "refused": self.refused, "labelled_fps": self.fps,
-            "labelled_period_s": self.period_s, "episodes": self.episodes,
-            "frames": self.frames, "peak_speed_rad_s": peak.peak_rad_s,
-            "peak_speed_joint": peak.joint, "peak_speed_episode": peak.episode,
-            "peak_speed_frame": peak.frame, "speed_limit_rad_s": peak.limit_rad_s,
-            "speed_limit_from": self.limit_from, "speed_margin": SPEED_MARGIN,
+            "refused": self.refused,
+            "labelled_fps": self.fps,
+            "labelled_period_s": self.period_s,
+            "episodes": self.episodes,
+            "frames": self.frames,
+            "peak_speed_rad_s": peak.peak_rad_s,
+            "peak_speed_joint": peak.joint,
+            "peak_speed_episode": peak.episode,
+            "peak_speed_frame": peak.frame,
+            "speed_limit_rad_s": peak.limit_rad_s,
+            "speed_limit_from": self.limit_from,
+            "speed_margin": SPEED_MARGIN,
             "peak_to_limit_ratio": peak.peak_rad_s / peak.limit_rad_s,
             "impossible_frames": self.impossible_frames,
             "detectable_slowdown_ratio": self.detectable_slowdown,
             "min_real_period_s": self.min_real_period_s,
             "peak_speed_per_joint_rad_s": {j.joint: j.peak_rad_s for j in self.joints},
-            "peak_command_speed_per_joint_rad_s": {j.joint: j.peak_cmd_rad_s
-                                                   for j in self.joints},
-            "stale_fraction": self.stale_fraction, "stale_frames": self.stale_frames,
-            "moving_frames": self.moving_frames, "gaps": self.gaps,
-            "largest_step_s": self.largest_step_s, "stamp_resolution_s": self.resolution_s,
+            "peak_command_speed_per_joint_rad_s": {j.joint: j.peak_cmd_rad_s for j in self.joints},
+            "stale_fraction": self.stale_fraction,
+            "stale_frames": self.stale_frames,
+            "moving_frames": self.moving_frames,
+            "gaps": self.gaps,
+            "largest_step_s": self.largest_step_s,
+            "stamp_resolution_s": self.resolution_s,
             "stamp_resolution_fraction": self.resolution_s / self.period_s,
             "longest_episode_s": self.longest_episode_s,
         }
@@ -189,11 +196,18 @@ def stale_counts(q: np.ndarray, joints: Sequence[int]) -> tuple[int, int]:
     return int((same & mid).sum()), int(mid.sum())
 
 
-def assess_time_base(times: Sequence[np.ndarray], readings: Sequence[np.ndarray],
-                     commands: Sequence[np.ndarray | None], joint_names: Sequence[str],
-                     limits_rad_s: Sequence[float], *, fps: float,
-                     gripper: int | None = None, episodes: Sequence[int] | None = None,
-                     limit_from: str = "") -> TimeBase:
+def assess_time_base(
+    times: Sequence[np.ndarray],
+    readings: Sequence[np.ndarray],
+    commands: Sequence[np.ndarray | None],
+    joint_names: Sequence[str],
+    limits_rad_s: Sequence[float],
+    *,
+    fps: float,
+    gripper: int | None = None,
+    episodes: Sequence[int] | None = None,
+    limit_from: str = "",
+) -> TimeBase:
     """The time-base checks of one recording.
 
     Args:
@@ -251,29 +265,56 @@ def assess_time_base(times: Sequence[np.ndarray], readings: Sequence[np.ndarray]
         stale, moving = stale + s, moving + m
     resolution = float(np.spacing(np.float32(max(longest, period))))
     stale_frac = stale / moving if moving else 0.0
-    joints = tuple(JointSpeed(str(joint_names[j]), float(peak[j]),
-                              None if np.isnan(peak_cmd[j]) else float(peak_cmd[j]),
-                              float(limits[j]), int(impossible_j[j]), int(where[j][0]),
-                              int(where[j][1]), gripper == j) for j in range(n_j))
+    joints = tuple(
+        JointSpeed(
+            str(joint_names[j]),
+            float(peak[j]),
+            None if np.isnan(peak_cmd[j]) else float(peak_cmd[j]),
+            float(limits[j]),
+            int(impossible_j[j]),
+            int(where[j][0]),
+            int(where[j][1]),
+            gripper == j,
+        )
+        for j in range(n_j)
+    )
     reasons: list[str] = []
     if impossible >= MIN_IMPOSSIBLE_FRAMES:
-        worst = max((j for j in joints if not j.gripper),
-                    key=lambda j: j.peak_rad_s / j.limit_rad_s)
+        worst = max(
+            (j for j in joints if not j.gripper), key=lambda j: j.peak_rad_s / j.limit_rad_s
+        )
         reasons.append(
             f"on {impossible} frames a joint moved faster than {SPEED_MARGIN:g} x its servo's "
             f"limit at the labelled {fps:g} fps: {worst.joint} turned "
             f"{np.rad2deg(worst.peak_rad_s * period):.0f} deg in one {period * 1e3:.0f} ms "
             f"frame (episode {worst.episode}, frame {worst.frame}), "
-            f"{worst.peak_rad_s:.3g} rad/s against {worst.limit_rad_s:.3g} rad/s")
+            f"{worst.peak_rad_s:.3g} rad/s against {worst.limit_rad_s:.3g} rad/s"
+        )
     if moving and stale_frac > STALE_MAX:
-        reasons.append(f"{stale} of {moving} frames in mid-motion ({stale_frac:.0%}) repeat the "
-                       "previous observation exactly: observations were read twice")
+        reasons.append(
+            f"{stale} of {moving} frames in mid-motion ({stale_frac:.0%}) repeat the "
+            "previous observation exactly: observations were read twice"
+        )
     if resolution > RESOLUTION_MAX * period:
-        reasons.append(f"float32 stamps at {longest:.4g} s are {resolution * 1e3:.3g} ms apart, "
-                       f"{resolution / period:.0%} of the {period * 1e3:.3g} ms period")
-    return TimeBase(fps=float(fps), period_s=period, episodes=len(times), frames=frames,
-                    joints=joints, limit_from=limit_from, impossible_frames=impossible,
-                    min_real_period_s=max_step_over if max_step_over > period else period,
-                    stale_fraction=stale_frac, stale_frames=stale, moving_frames=moving,
-                    gaps=gaps, largest_step_s=largest_step, resolution_s=resolution,
-                    longest_episode_s=longest, reasons=tuple(reasons))
+        reasons.append(
+            f"float32 stamps at {longest:.4g} s are {resolution * 1e3:.3g} ms apart, "
+            f"{resolution / period:.0%} of the {period * 1e3:.3g} ms period"
+        )
+    return TimeBase(
+        fps=float(fps),
+        period_s=period,
+        episodes=len(times),
+        frames=frames,
+        joints=joints,
+        limit_from=limit_from,
+        impossible_frames=impossible,
+        min_real_period_s=max_step_over if max_step_over > period else period,
+        stale_fraction=stale_frac,
+        stale_frames=stale,
+        moving_frames=moving,
+        gaps=gaps,
+        largest_step_s=largest_step,
+        resolution_s=resolution,
+        longest_episode_s=longest,
+        reasons=tuple(reasons),
+    )

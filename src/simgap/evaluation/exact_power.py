@@ -105,8 +105,12 @@ def _tail_counts(w: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
     return mask.sum(axis=1), mask.sum(axis=0)
 
 
-def _tail_prob(pmf1: np.ndarray, cum2: np.ndarray, hi: np.ndarray, lo: np.ndarray,
-               ) -> np.ndarray:
+def _tail_prob(
+    pmf1: np.ndarray,
+    cum2: np.ndarray,
+    hi: np.ndarray,
+    lo: np.ndarray,
+) -> np.ndarray:
     """P(region) where x1 ~ pmf1 (n + 1, G) and x2 has cumulative cum2 (n + 2, G)."""
     n1 = cum2.shape[0] - 1
     inner = cum2[hi] + cum2[n1] - cum2[n1 - lo]
@@ -163,9 +167,12 @@ def _barnard_tails(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
             m = _binom_pmf_matrix(n, np.array([q]))
             return -float(_tail_prob(m, _cum(m), hi, lo)[0])
 
-        res = optimize.minimize_scalar(neg, bounds=(pis[max(0, i - 1)] if i else 1e-9,
-                                                    pis[min(len(pis) - 1, i + 1)]),
-                                       method="bounded", options={"xatol": 1e-7})
+        res = optimize.minimize_scalar(
+            neg,
+            bounds=(pis[max(0, i - 1)] if i else 1e-9, pis[min(len(pis) - 1, i + 1)]),
+            method="bounded",
+            options={"xatol": 1e-7},
+        )
         return max(float(g.max()), -float(res.fun))
 
     # Candidate thresholds t*, largest first: first those in a band around the normal

@@ -19,8 +19,13 @@ from simgap.evaluation import stats
 from simgap.evaluation.sequential import sequential_test
 from simgap.values.manifest import Manifest
 
-MUST_MATCH = ("initial_states", "success.predicate", "success.threshold", "success.judge",
-              "policy.sha256")
+MUST_MATCH = (
+    "initial_states",
+    "success.predicate",
+    "success.threshold",
+    "success.judge",
+    "policy.sha256",
+)
 DIFFERENT_TASK = "different task, not a gap"
 
 
@@ -64,17 +69,21 @@ def differences(a: Manifest, b: Manifest) -> list[dict[str, Any]]:
 
     if not _states_equal(a, b):
         add("initial_states", _show_states(a), _show_states(b), True)
-    for item, va, vb in (("success.predicate", a.predicate, b.predicate),
-                         ("success.threshold", a.threshold, b.threshold),
-                         ("success.judge", a.judge, b.judge),
-                         ("policy.sha256", a.sha256, b.sha256)):
+    for item, va, vb in (
+        ("success.predicate", a.predicate, b.predicate),
+        ("success.threshold", a.threshold, b.threshold),
+        ("success.judge", a.judge, b.judge),
+        ("policy.sha256", a.sha256, b.sha256),
+    ):
         if va != vb:
             add(item, va, vb, True)
-    for item, va, vb in (("policy.checkpoint", a.checkpoint, b.checkpoint),
-                         ("environment.kind", a.kind, b.kind),
-                         ("environment.model", a.model, b.model),
-                         ("environment.commit", a.commit, b.commit),
-                         ("environment.rig", a.rig, b.rig)):
+    for item, va, vb in (
+        ("policy.checkpoint", a.checkpoint, b.checkpoint),
+        ("environment.kind", a.kind, b.kind),
+        ("environment.model", a.model, b.model),
+        ("environment.commit", a.commit, b.commit),
+        ("environment.rig", a.rig, b.rig),
+    ):
         if va != vb:
             add(item, va, vb, False)
     for key in sorted(set(a.conditions) | set(b.conditions)):
@@ -104,15 +113,22 @@ def _paired(a: Manifest, b: Manifest) -> tuple[list[bool], list[bool]] | None:
     """Outcomes paired by initial state, when each state was run once in both runs."""
     ia = [t.initial_state for t in a.trials]
     ib = [t.initial_state for t in b.trials]
-    if not ia or None in ia or None in ib or len(set(ia)) != len(ia) or set(ia) != set(ib) \
-            or len(set(ib)) != len(ib):
+    if (
+        not ia
+        or None in ia
+        or None in ib
+        or len(set(ia)) != len(ia)
+        or set(ia) != set(ib)
+        or len(set(ib)) != len(ib)
+    ):
         return None
     ob = {t.initial_state: t.success for t in b.trials}
     return [t.success for t in a.trials], [ob[t.initial_state] for t in a.trials]
 
 
-def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
-            conf: float = 0.95) -> dict[str, Any]:
+def compare(
+    a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"), conf: float = 0.95
+) -> dict[str, Any]:
     """The comparability check and the statistics, as the ``simgap compare`` JSON dict.
 
     Keys: ``comparable``, ``verdict``, ``mismatches``, ``changed_variables``,
@@ -126,14 +142,22 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
     comparable = not must
     msgs = []
     if must:
-        msgs.append(f"{DIFFERENT_TASK}: the runs differ in " + ", ".join(m["item"] for m in must)
-                    + "; the difference in success rate is not a sim-to-real gap")
+        msgs.append(
+            f"{DIFFERENT_TASK}: the runs differ in "
+            + ", ".join(m["item"] for m in must)
+            + "; the difference in success rate is not a sim-to-real gap"
+        )
     if len(variables) > 1:
-        msgs.append("more than one variable changed (" + ", ".join(variables)
-                    + "); the difference cannot be put on any one of them")
+        msgs.append(
+            "more than one variable changed ("
+            + ", ".join(variables)
+            + "); the difference cannot be put on any one of them"
+        )
     if comparable and len(variables) <= 1:
-        msgs.append("comparable: initial states, success predicate, judge and checkpoint "
-                    "match" + (f"; one variable changed ({variables[0]})" if variables else ""))
+        msgs.append(
+            "comparable: initial states, success predicate, judge and checkpoint "
+            "match" + (f"; one variable changed ({variables[0]})" if variables else "")
+        )
     sa, na, sb, nb = a.successes, a.n_trials, b.successes, b.n_trials
     paired = _paired(a, b)
     mc = stats.mcnemar(*paired) if paired else None
@@ -141,10 +165,16 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
     if rounds is None and a.trials and len(a.trials) == len(b.trials):
         rounds = ([t.success for t in a.trials], [t.success for t in b.trials])
     seq = sequential_test(*rounds) if rounds else None
-    unpaired_why = None if paired else (
-        a.pairing_note or b.pairing_note
-        or "the runs do not share initial states trial by trial: paired tests (McNemar) are "
-           "not available")
+    unpaired_why = (
+        None
+        if paired
+        else (
+            a.pairing_note
+            or b.pairing_note
+            or "the runs do not share initial states trial by trial: paired tests (McNemar) are "
+            "not available"
+        )
+    )
     tests: dict[str, Any] = {
         "fisher_p": stats.fisher_p(sa, na, sb, nb),
         "barnard_p": stats.barnard_p(sa, na, sb, nb),
@@ -153,8 +183,9 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
         "difference": sa / na - sb / nb,
         "newcombe": list(stats.newcombe(sa, na, sb, nb, conf)),
         "mcnemar_p": None if mc is None else mc.p_value,
-        "mcnemar": None if mc is None else {"pairs": mc.pairs, "a_only": mc.a_only,
-                                            "b_only": mc.b_only},
+        "mcnemar": None
+        if mc is None
+        else {"pairs": mc.pairs, "a_only": mc.a_only, "b_only": mc.b_only},
         "sequential": None if seq is None else seq.to_dict(),
     }
     return {
@@ -164,19 +195,25 @@ def compare(a: Manifest, b: Manifest, names: tuple[str, str] = ("a", "b"),
         "changed_variables": variables,
         "more_than_one_variable": len(variables) > 1,
         "message": "; ".join(msgs),
-        "runs": {names[0]: str(a.source) if a.source else a.name,
-                 names[1]: str(b.source) if b.source else b.name},
-        "rates": {names[0]: stats.rate_summary(sa, na, conf),
-                  names[1]: stats.rate_summary(sb, nb, conf)},
+        "runs": {
+            names[0]: str(a.source) if a.source else a.name,
+            names[1]: str(b.source) if b.source else b.name,
+        },
+        "rates": {
+            names[0]: stats.rate_summary(sa, na, conf),
+            names[1]: stats.rate_summary(sb, nb, conf),
+        },
         "tests": tests,
         "paired": {"available": paired is not None, "reason": unpaired_why},
-        "conventions": {"difference": f"{names[0]} - {names[1]}",
-                        "p_a_better": f"P(rate {names[0]} > rate {names[1]}) under "
-                                      "independent uniform Beta(1, 1) priors",
-                        "tests": "two-sided; Barnard with the pooled Wald statistic",
-                        "mcnemar": "exact, on trials paired by initial state; null when the "
-                                   "runs do not share initial states trial by trial",
-                        "sequential": "anytime-valid e-process over rounds (paired by initial "
-                                      "state, else in recorded order when the runs have "
-                                      "equally many trials); null otherwise"},
+        "conventions": {
+            "difference": f"{names[0]} - {names[1]}",
+            "p_a_better": f"P(rate {names[0]} > rate {names[1]}) under "
+            "independent uniform Beta(1, 1) priors",
+            "tests": "two-sided; Barnard with the pooled Wald statistic",
+            "mcnemar": "exact, on trials paired by initial state; null when the "
+            "runs do not share initial states trial by trial",
+            "sequential": "anytime-valid e-process over rounds (paired by initial "
+            "state, else in recorded order when the runs have "
+            "equally many trials); null otherwise",
+        },
     }

@@ -38,13 +38,13 @@ Vector = Sequence[float] | npt.NDArray[np.float64]
 
 CONVENTIONS = {
     "mmrv": "SIMPLER: mean over checkpoints of the largest real-side gap |R_i - R_j| among "
-            "pairs ordered differently in sim and real; gap taken on the real side; strict "
-            "'>' so a sim tie with a real difference counts, a real tie costs 0",
+    "pairs ordered differently in sim and real; gap taken on the real side; strict "
+    "'>' so a sim tie with a real difference counts, a real tie costs 0",
     "pearson": "plain sample Pearson r; 0.0 when either side is constant",
     "kendall": "scipy kendalltau (tau-b); 0.0 when either side is constant",
     "spearman": "scipy spearmanr; 0.0 when either side is constant",
     "offline_baseline": "the same metrics with the negated offline metric as the screen "
-                        "(lower metric = predicted better)",
+    "(lower metric = predicted better)",
 }
 
 
@@ -52,8 +52,11 @@ def _pair(sim: Vector, real: Vector) -> tuple[np.ndarray, np.ndarray]:
     s = np.asarray(sim, dtype=float)
     r = np.asarray(real, dtype=float)
     if s.shape != r.shape or s.ndim != 1:
-        raise InputError(field="real_success", expected="as many real rates as sim rates",
-                         got=f"{s.shape} and {r.shape}")
+        raise InputError(
+            field="real_success",
+            expected="as many real rates as sim rates",
+            got=f"{s.shape} and {r.shape}",
+        )
     return s, r
 
 
@@ -71,10 +74,10 @@ def _mmrv_batch(s: np.ndarray, r: np.ndarray) -> np.ndarray:
     step = max(1, 4_000_000 // max(1, n * n))
     out = np.empty(b)
     for i in range(0, b, step):
-        sc, rc = s[i:i + step], r[i:i + step]
+        sc, rc = s[i : i + step], r[i : i + step]
         viol = (sc[:, :, None] > sc[:, None, :]) != (rc[:, :, None] > rc[:, None, :])
         gap = np.abs(rc[:, :, None] - rc[:, None, :])
-        out[i:i + step] = np.where(viol, gap, 0.0).max(axis=2).mean(axis=1)
+        out[i : i + step] = np.where(viol, gap, 0.0).max(axis=2).mean(axis=1)
     return out
 
 
@@ -116,12 +119,17 @@ def spearman(sim: Vector, real: Vector) -> float:
 
 def metrics(sim: Vector, real: Vector) -> dict[str, float]:
     """``{"mmrv", "pearson", "kendall", "spearman"}`` of a screen against real rates."""
-    return {"mmrv": mmrv(sim, real), "pearson": pearson(sim, real),
-            "kendall": kendall(sim, real), "spearman": spearman(sim, real)}
+    return {
+        "mmrv": mmrv(sim, real),
+        "pearson": pearson(sim, real),
+        "kendall": kendall(sim, real),
+        "spearman": spearman(sim, real),
+    }
 
 
-def _draw(rates: np.ndarray, trials: Sequence[int] | None, rng: np.random.Generator,
-          n_boot: int) -> np.ndarray:
+def _draw(
+    rates: np.ndarray, trials: Sequence[int] | None, rng: np.random.Generator, n_boot: int
+) -> np.ndarray:
     if trials is None:
         return np.broadcast_to(rates, (n_boot, rates.size))
     n = np.asarray(trials, dtype=np.int64)
@@ -129,8 +137,9 @@ def _draw(rates: np.ndarray, trials: Sequence[int] | None, rng: np.random.Genera
     return rng.binomial(n, k / n, size=(n_boot, rates.size)) / n
 
 
-def rank_report(table: CheckpointTable, n_boot: int = 2000, seed: int = 0,
-                conf: float = 0.95) -> dict[str, Any]:
+def rank_report(
+    table: CheckpointTable, n_boot: int = 2000, seed: int = 0, conf: float = 0.95
+) -> dict[str, Any]:
     """Everything ``simgap rank`` reports, as the JSON dict.
 
     Keys: ``mmrv``, ``pearson``, ``kendall``, ``spearman``, ``n_checkpoints``,
@@ -143,16 +152,30 @@ def rank_report(table: CheckpointTable, n_boot: int = 2000, seed: int = 0,
     """
     n = len(table.checkpoints)
     if n < 2:
-        raise InputError(file=table.source, field="checkpoint", expected="at least two "
-                         "checkpoints to rank", got=n, fix="add rows for more checkpoints")
+        raise InputError(
+            file=table.source,
+            field="checkpoint",
+            expected="at least two checkpoints to rank",
+            got=n,
+            fix="add rows for more checkpoints",
+        )
     sim = np.asarray(table.sim)
     real = np.asarray(table.real)
     out: dict[str, Any] = {**metrics(sim, real), "n_checkpoints": n}
-    resampled = [side for side, t in (("sim", table.sim_trials), ("real", table.real_trials))
-                 if t is not None]
+    resampled = [
+        side
+        for side, t in (("sim", table.sim_trials), ("real", table.real_trials))
+        if t is not None
+    ]
     lo_q, hi_q = (1 - conf) / 2, 1 - (1 - conf) / 2
-    intervals: dict[str, Any] = {"level": conf, "n_boot": n_boot, "seed": seed,
-                                 "resampled": resampled, "mmrv": None, "pearson": None}
+    intervals: dict[str, Any] = {
+        "level": conf,
+        "n_boot": n_boot,
+        "seed": seed,
+        "resampled": resampled,
+        "mmrv": None,
+        "pearson": None,
+    }
     noise: dict[str, Any] | None = None
     if resampled:
         rng = np.random.default_rng(seed)
@@ -165,12 +188,14 @@ def rank_report(table: CheckpointTable, n_boot: int = 2000, seed: int = 0,
         if table.real_trials is not None:
             truth = np.broadcast_to(real, br.shape)
             nm = _mmrv_batch(truth, _draw(real, table.real_trials, rng, n_boot))
-            noise = {"mmrv_median": float(np.median(nm)),
-                     "mmrv_upper": float(np.quantile(nm, hi_q)),
-                     "p_value": float(np.mean(nm >= out["mmrv"] - 1e-12)),
-                     "meaning": "MMRV a perfect screen would show from real-side sampling "
-                                "noise alone; p_value = share of noise-only draws at or above "
-                                "the observed MMRV"}
+            noise = {
+                "mmrv_median": float(np.median(nm)),
+                "mmrv_upper": float(np.quantile(nm, hi_q)),
+                "p_value": float(np.mean(nm >= out["mmrv"] - 1e-12)),
+                "meaning": "MMRV a perfect screen would show from real-side sampling "
+                "noise alone; p_value = share of noise-only draws at or above "
+                "the observed MMRV",
+            }
     out["intervals"] = intervals
     out["noise_only"] = noise
     if table.offline_metric is not None:
@@ -179,7 +204,9 @@ def rank_report(table: CheckpointTable, n_boot: int = 2000, seed: int = 0,
         out["offline_baseline"] = {**base, "sim_ranks_better": out["mmrv"] < base["mmrv"]}
     else:
         out["offline_baseline"] = None
-    out["checkpoints"] = [{"checkpoint": c, "sim_success": float(s), "real_success": float(x)}
-                          for c, s, x in zip(table.checkpoints, sim, real, strict=True)]
+    out["checkpoints"] = [
+        {"checkpoint": c, "sim_success": float(s), "real_success": float(x)}
+        for c, s, x in zip(table.checkpoints, sim, real, strict=True)
+    ]
     out["conventions"] = CONVENTIONS
     return out

@@ -34,14 +34,16 @@ from simgap.errors import InputError
 from simgap.evaluation.stats import check_probability
 
 
-def log_e_value(u: np.ndarray | int, v: np.ndarray | int,
-                prior: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+def log_e_value(
+    u: np.ndarray | int, v: np.ndarray | int, prior: tuple[float, float] = (1.0, 1.0)
+) -> np.ndarray:
     """log E after u discordant rounds won by A and v won by B (any shape)."""
     a, b = prior
     uu = np.asarray(u, dtype=float)
     vv = np.asarray(v, dtype=float)
-    return np.asarray((uu + vv) * math.log(2.0) + special.betaln(a + uu, b + vv)
-                      - special.betaln(a, b))
+    return np.asarray(
+        (uu + vv) * math.log(2.0) + special.betaln(a + uu, b + vv) - special.betaln(a, b)
+    )
 
 
 @dataclass(frozen=True)
@@ -68,13 +70,24 @@ class SequentialResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
-        return {"decision": self.decision, "stopped_at": self.stopped_at,
-                "rounds": self.rounds, "a_wins": self.a_wins, "b_wins": self.b_wins,
-                "e_value": self.e_value, "alpha": self.alpha, "threshold": 1 / self.alpha}
+        return {
+            "decision": self.decision,
+            "stopped_at": self.stopped_at,
+            "rounds": self.rounds,
+            "a_wins": self.a_wins,
+            "b_wins": self.b_wins,
+            "e_value": self.e_value,
+            "alpha": self.alpha,
+            "threshold": 1 / self.alpha,
+        }
 
 
-def sequential_test(a: Sequence[bool], b: Sequence[bool], alpha: float = 0.05,
-                    prior: tuple[float, float] = (1.0, 1.0)) -> SequentialResult:
+def sequential_test(
+    a: Sequence[bool],
+    b: Sequence[bool],
+    alpha: float = 0.05,
+    prior: tuple[float, float] = (1.0, 1.0),
+) -> SequentialResult:
     """Run the test over paired rounds (a[i], b[i]) in order and stop at the first crossing.
 
     Args:
@@ -85,8 +98,12 @@ def sequential_test(a: Sequence[bool], b: Sequence[bool], alpha: float = 0.05,
     """
     check_probability(alpha, "alpha", open_interval=True)
     if len(a) != len(b):
-        raise InputError(field="trials", expected="as many rounds for A as for B",
-                         got=f"{len(a)} and {len(b)}", fix="run the arms in pairs of rounds")
+        raise InputError(
+            field="trials",
+            expected="as many rounds for A as for B",
+            got=f"{len(a)} and {len(b)}",
+            fix="run the arms in pairs of rounds",
+        )
     xa = np.asarray(a, dtype=bool)
     xb = np.asarray(b, dtype=bool)
     u = np.cumsum(xa & ~xb)
@@ -95,17 +112,36 @@ def sequential_test(a: Sequence[bool], b: Sequence[bool], alpha: float = 0.05,
     hit = np.flatnonzero(le >= math.log(1 / alpha))
     if hit.size:
         k = int(hit[0])
-        return SequentialResult("a_better" if u[k] > v[k] else "b_better", k + 1, len(xa),
-                                int(u[k]), int(v[k]), float(np.exp(le[k])), alpha)
+        return SequentialResult(
+            "a_better" if u[k] > v[k] else "b_better",
+            k + 1,
+            len(xa),
+            int(u[k]),
+            int(v[k]),
+            float(np.exp(le[k])),
+            alpha,
+        )
     last = len(xa) - 1
-    return SequentialResult("undecided", None, len(xa), int(u[last]) if len(xa) else 0,
-                            int(v[last]) if len(xa) else 0,
-                            float(np.exp(le[last])) if len(xa) else 1.0, alpha)
+    return SequentialResult(
+        "undecided",
+        None,
+        len(xa),
+        int(u[last]) if len(xa) else 0,
+        int(v[last]) if len(xa) else 0,
+        float(np.exp(le[last])) if len(xa) else 1.0,
+        alpha,
+    )
 
 
-def simulate(p_a: float, p_b: float, alpha: float = 0.05, n_max: int = 200,
-             n_sims: int = 2000, seed: int = 0, prior: tuple[float, float] = (1.0, 1.0),
-             ) -> dict[str, Any]:
+def simulate(
+    p_a: float,
+    p_b: float,
+    alpha: float = 0.05,
+    n_max: int = 200,
+    n_sims: int = 2000,
+    seed: int = 0,
+    prior: tuple[float, float] = (1.0, 1.0),
+) -> dict[str, Any]:
     """Monte Carlo operating characteristics at (p_a, p_b), independent arms.
 
     Returns ``{"p_a", "p_b", "decide_rate", "a_better_rate", "b_better_rate",
@@ -116,8 +152,7 @@ def simulate(p_a: float, p_b: float, alpha: float = 0.05, n_max: int = 200,
     check_probability(p_b, "p2")
     check_probability(alpha, "alpha", open_interval=True)
     if n_max < 1 or n_sims < 1:
-        raise InputError(field="n_max", expected="positive n_max and n_sims",
-                         got=(n_max, n_sims))
+        raise InputError(field="n_max", expected="positive n_max and n_sims", got=(n_max, n_sims))
     rng = np.random.default_rng(seed)
     thr = math.log(1 / alpha)
     stop = np.full(n_sims, n_max)
@@ -133,22 +168,33 @@ def simulate(p_a: float, p_b: float, alpha: float = 0.05, n_max: int = 200,
         any_hit = hit.any(axis=1)
         first = np.argmax(hit, axis=1)
         rows = np.arange(m)
-        stop[i:i + m] = np.where(any_hit, first + 1, n_max)
+        stop[i : i + m] = np.where(any_hit, first + 1, n_max)
         d = np.sign(u[rows, first] - v[rows, first])
-        sign[i:i + m] = np.where(any_hit, d, 0)
-    return {"p_a": p_a, "p_b": p_b, "decide_rate": float(np.mean(sign != 0)),
-            "a_better_rate": float(np.mean(sign > 0)),
-            "b_better_rate": float(np.mean(sign < 0)),
-            "mean_rounds": float(stop.mean()), "median_rounds": float(np.median(stop)),
-            "p90_rounds": float(np.quantile(stop, 0.9)), "n_max": n_max, "n_sims": n_sims,
-            "seed": seed}
+        sign[i : i + m] = np.where(any_hit, d, 0)
+    return {
+        "p_a": p_a,
+        "p_b": p_b,
+        "decide_rate": float(np.mean(sign != 0)),
+        "a_better_rate": float(np.mean(sign > 0)),
+        "b_better_rate": float(np.mean(sign < 0)),
+        "mean_rounds": float(stop.mean()),
+        "median_rounds": float(np.median(stop)),
+        "p90_rounds": float(np.quantile(stop, 0.9)),
+        "n_max": n_max,
+        "n_sims": n_sims,
+        "seed": seed,
+    }
 
 
-def plan_sequential(p1: float, p2: float, alpha: float = 0.05, n_max: int = 200,
-                    n_sims: int = 2000, seed: int = 0) -> dict[str, Any]:
+def plan_sequential(
+    p1: float, p2: float, alpha: float = 0.05, n_max: int = 200, n_sims: int = 2000, seed: int = 0
+) -> dict[str, Any]:
     """The ``sequential`` block of ``simgap trials``: behaviour at (p1, p2) and at the null."""
-    return {"method": "mixture likelihood-ratio e-process on discordant rounds "
-                      "(Beta(1, 1) mixture; Ville's inequality); stop when E >= 1/alpha",
-            "alpha": alpha, "n_max": n_max,
-            "alternative": simulate(p1, p2, alpha, n_max, n_sims, seed),
-            "null": simulate(p1, p1, alpha, n_max, n_sims, seed + 1)}
+    return {
+        "method": "mixture likelihood-ratio e-process on discordant rounds "
+        "(Beta(1, 1) mixture; Ville's inequality); stop when E >= 1/alpha",
+        "alpha": alpha,
+        "n_max": n_max,
+        "alternative": simulate(p1, p2, alpha, n_max, n_sims, seed),
+        "null": simulate(p1, p1, alpha, n_max, n_sims, seed + 1),
+    }

@@ -43,8 +43,12 @@ def _check(p1: float, p2: float, alpha: float, power: float) -> tuple[float, flo
     check_probability(alpha, "alpha", open_interval=True)
     check_probability(power, "power", open_interval=True)
     if p1 == p2:
-        raise InputError(field="p2", expected="a success rate different from p1", got=p2,
-                         fix="no number of trials separates two equal rates")
+        raise InputError(
+            field="p2",
+            expected="a success rate different from p1",
+            got=p2,
+            fix="no number of trials separates two equal rates",
+        )
     return p1, p2
 
 
@@ -52,22 +56,26 @@ def _za(alpha: float) -> float:
     return float(stats.norm.isf(alpha / 2))
 
 
-def fleiss_n_float(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
-                   cc: bool = False) -> float:
+def fleiss_n_float(
+    p1: float, p2: float, alpha: float = 0.05, power: float = 0.8, cc: bool = False
+) -> float:
     """The Fleiss per-arm size before rounding up."""
     p1, p2 = _check(p1, p2, alpha, power)
     d = abs(p1 - p2)
     pbar = (p1 + p2) / 2
     zb = float(stats.norm.ppf(power))
-    n = (_za(alpha) * math.sqrt(2 * pbar * (1 - pbar))
-         + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))) ** 2 / d ** 2
+    n = (
+        _za(alpha) * math.sqrt(2 * pbar * (1 - pbar))
+        + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
+    ) ** 2 / d**2
     if cc:
         n = n / 4 * (1 + math.sqrt(1 + 4 / (n * d))) ** 2
     return n
 
 
-def fleiss_n(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
-             cc: bool = False) -> int:
+def fleiss_n(
+    p1: float, p2: float, alpha: float = 0.05, power: float = 0.8, cc: bool = False
+) -> int:
     """Per-arm size by Fleiss' normal approximation, with or without continuity correction."""
     return math.ceil(fleiss_n_float(p1, p2, alpha, power, cc) - 1e-9)
 
@@ -99,8 +107,14 @@ class ExactSize:
     n_max: int
 
 
-def exact_n(test: str, p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
-            n_max: int | None = None) -> ExactSize:
+def exact_n(
+    test: str,
+    p1: float,
+    p2: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_max: int | None = None,
+) -> ExactSize:
     """Smallest per-arm n at which the exact power reaches ``power`` and stays there to n_max.
 
     Scans n downward from ``n_max`` (default: ``default_n_max``) until the power first
@@ -116,9 +130,13 @@ def exact_n(test: str, p1: float, p2: float, alpha: float = 0.05, power: float =
     if n_max is None:
         n_max = default_n_max(p1, p2, alpha, power)
     if not 1 <= n_max <= EXACT_MAX_N:
-        raise InputError(field="n_max", expected=f"a number of trials in 1..{EXACT_MAX_N} "
-                         "(exact power enumerates an (n + 1) x (n + 1) grid)", got=n_max,
-                         fix="use the normal approximations for larger sizes")
+        raise InputError(
+            field="n_max",
+            expected=f"a number of trials in 1..{EXACT_MAX_N} "
+            "(exact power enumerates an (n + 1) x (n + 1) grid)",
+            got=n_max,
+            fix="use the normal approximations for larger sizes",
+        )
     n: int | None = None
     pw_n: float | None = None
     m = n_max
@@ -147,8 +165,9 @@ def fleiss_power(n: int, p1: float, p2: float, alpha: float = 0.05) -> float:
     return float(stats.norm.cdf(zb))
 
 
-def min_detectable(n: int, p1: float, alpha: float = 0.05, power: float = 0.8,
-                   test: str = "normal") -> dict[str, float | None]:
+def min_detectable(
+    n: int, p1: float, alpha: float = 0.05, power: float = 0.8, test: str = "normal"
+) -> dict[str, float | None]:
     """The smallest p2 - p1 (upward) and p1 - p2 (downward) detectable with n per arm.
 
     ``test`` is "normal" (Fleiss without cc) or an exact test ("fisher", "barnard").
@@ -170,8 +189,7 @@ def min_detectable(n: int, p1: float, alpha: float = 0.05, power: float = 0.8,
         if abs(edge - p1) < 1e-12 or pw(edge) < power:
             out[name] = None
             continue
-        root = optimize.brentq(lambda p2: pw(p2) - power, p1 + (edge - p1) * 1e-9, edge,
-                               xtol=1e-10)
+        root = optimize.brentq(lambda p2: pw(p2) - power, p1 + (edge - p1) * 1e-9, edge, xtol=1e-10)
         out[name] = abs(root - p1)
     return out
 
@@ -188,12 +206,21 @@ def half_width(n: int, p: float, conf: float = 0.95) -> dict[str, float]:
         raise InputError(field="n", expected="a positive number of trials per arm", got=n)
     z = float(stats.norm.isf((1 - conf) / 2))
     wilson = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return {"wald": z * math.sqrt(p * (1 - p) / n), "wilson": wilson,
-            "difference": z * math.sqrt(2 * p * (1 - p) / n)}
+    return {
+        "wald": z * math.sqrt(p * (1 - p) / n),
+        "wilson": wilson,
+        "difference": z * math.sqrt(2 * p * (1 - p) / n),
+    }
 
 
-def plan(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
-         n: int | None = None, n_max: int | None = None) -> dict[str, Any]:
+def plan(
+    p1: float,
+    p2: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n: int | None = None,
+    n_max: int | None = None,
+) -> dict[str, Any]:
     """Everything ``simgap trials`` reports, as the JSON dict.
 
     Keys: ``n_per_arm`` {fleiss, fleiss_cc, arcsine, fisher_exact, barnard_exact},
@@ -218,30 +245,43 @@ def plan(p1: float, p2: float, alpha: float = 0.05, power: float = 0.8,
             "fisher_exact": fisher.n,
             "barnard_exact": barnard.n,
         },
-        "exact": {e.test: {"n": e.n, "first_reached": e.first_reached,
-                           "power_at_n": e.power_at_n, "n_max": e.n_max}
-                  for e in (fisher, barnard)},
+        "exact": {
+            e.test: {
+                "n": e.n,
+                "first_reached": e.first_reached,
+                "power_at_n": e.power_at_n,
+                "n_max": e.n_max,
+            }
+            for e in (fisher, barnard)
+        },
         "definition": "exact sizes: the smallest n per arm whose exact power reaches the "
-                      "target and stays there for every n up to n_max",
+        "target and stays there for every n up to n_max",
     }
     if skipped:
-        out["exact"]["skipped"] = (f"the exact search would need n_max = {horizon} > "
-                                   f"{EXACT_DEFAULT_LIMIT}; the normal approximations are "
-                                   "accurate at these sizes (pass --n-max to force it)")
+        out["exact"]["skipped"] = (
+            f"the exact search would need n_max = {horizon} > "
+            f"{EXACT_DEFAULT_LIMIT}; the normal approximations are "
+            "accurate at these sizes (pass --n-max to force it)"
+        )
     if n is not None:
         if n < 1:
             raise InputError(field="n", expected="a positive number of trials per arm", got=n)
         exact_ok = n <= EXACT_MAX_N
         out["for_n"] = {
             "n": n,
-            "min_detectable": {"normal": min_detectable(n, p1, alpha, power, "normal"),
-                               "barnard_exact": min_detectable(n, p1, alpha, power, "barnard")
-                               if exact_ok else None},
+            "min_detectable": {
+                "normal": min_detectable(n, p1, alpha, power, "normal"),
+                "barnard_exact": min_detectable(n, p1, alpha, power, "barnard")
+                if exact_ok
+                else None,
+            },
             "half_width": half_width(n, p1, 1 - alpha),
-            "power": {"fleiss": fleiss_power(n, p1, p2, alpha),
-                      "fisher_exact": exact_power.power("fisher", n, p1, p2, alpha)
-                      if exact_ok else None,
-                      "barnard_exact": exact_power.power("barnard", n, p1, p2, alpha)
-                      if exact_ok else None},
+            "power": {
+                "fleiss": fleiss_power(n, p1, p2, alpha),
+                "fisher_exact": exact_power.power("fisher", n, p1, p2, alpha) if exact_ok else None,
+                "barnard_exact": exact_power.power("barnard", n, p1, p2, alpha)
+                if exact_ok
+                else None,
+            },
         }
     return out

@@ -19,8 +19,9 @@ from scipy import integrate, special, stats
 from simgap.errors import InputError
 
 
-def check_counts(successes: int, trials: int, *, field: str = "successes",
-                 file: str | None = None) -> tuple[int, int]:
+def check_counts(
+    successes: int, trials: int, *, field: str = "successes", file: str | None = None
+) -> tuple[int, int]:
     """Validate a ``(successes, trials)`` pair.
 
     Raises:
@@ -29,20 +30,28 @@ def check_counts(successes: int, trials: int, *, field: str = "successes",
     """
     for name, v in ((field, successes), (field.replace("successes", "trials"), trials)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise InputError(file=file, field=name, expected="a non-negative integer count",
-                             got=v)
+            raise InputError(file=file, field=name, expected="a non-negative integer count", got=v)
     if trials < 1:
-        raise InputError(file=file, field=field.replace("successes", "trials"),
-                         expected="at least one trial", got=trials)
+        raise InputError(
+            file=file,
+            field=field.replace("successes", "trials"),
+            expected="at least one trial",
+            got=trials,
+        )
     if successes > trials:
-        raise InputError(file=file, field=field, expected=f"at most {trials} successes "
-                         "(trials fewer than successes)", got=successes,
-                         fix="successes count trials that succeeded; they cannot exceed trials")
+        raise InputError(
+            file=file,
+            field=field,
+            expected=f"at most {trials} successes (trials fewer than successes)",
+            got=successes,
+            fix="successes count trials that succeeded; they cannot exceed trials",
+        )
     return int(successes), int(trials)
 
 
-def check_probability(value: float, field: str, *, open_interval: bool = False,
-                      file: str | None = None) -> float:
+def check_probability(
+    value: float, field: str, *, open_interval: bool = False, file: str | None = None
+) -> float:
     """Validate a probability (closed [0, 1], or open (0, 1) when ``open_interval``)."""
     ok = isinstance(value, (int, float, np.floating)) and math.isfinite(float(value))
     v = float(value) if ok else float("nan")
@@ -52,8 +61,13 @@ def check_probability(value: float, field: str, *, open_interval: bool = False,
         ok = ok and 0.0 <= v <= 1.0
     if not ok:
         rng = "(0, 1)" if open_interval else "[0, 1]"
-        raise InputError(file=file, field=field, expected=f"a number in {rng}", got=value,
-                         fix="give a fraction, e.g. 0.8 for 80 %")
+        raise InputError(
+            file=file,
+            field=field,
+            expected=f"a number in {rng}",
+            got=value,
+            fix="give a fraction, e.g. 0.8 for 80 %",
+        )
     return v
 
 
@@ -91,24 +105,24 @@ def arm_table(s_a: int, n_a: int, s_b: int, n_b: int) -> np.ndarray:
 
 def fisher_p(s_a: int, n_a: int, s_b: int, n_b: int) -> float:
     """Two-sided Fisher exact p-value."""
-    return float(stats.fisher_exact(arm_table(s_a, n_a, s_b, n_b),
-                                    alternative="two-sided").pvalue)
+    return float(stats.fisher_exact(arm_table(s_a, n_a, s_b, n_b), alternative="two-sided").pvalue)
 
 
 def barnard_p(s_a: int, n_a: int, s_b: int, n_b: int) -> float:
     """Two-sided Barnard exact p-value (pooled Wald statistic, scipy's default)."""
-    return float(stats.barnard_exact(arm_table(s_a, n_a, s_b, n_b),
-                                     alternative="two-sided").pvalue)
+    return float(stats.barnard_exact(arm_table(s_a, n_a, s_b, n_b), alternative="two-sided").pvalue)
 
 
 def boschloo_p(s_a: int, n_a: int, s_b: int, n_b: int) -> float:
     """Two-sided Boschloo exact p-value."""
-    return float(stats.boschloo_exact(arm_table(s_a, n_a, s_b, n_b),
-                                      alternative="two-sided").pvalue)
+    return float(
+        stats.boschloo_exact(arm_table(s_a, n_a, s_b, n_b), alternative="two-sided").pvalue
+    )
 
 
-def p_a_better(s_a: int, n_a: int, s_b: int, n_b: int,
-               prior: tuple[float, float] = (1.0, 1.0)) -> float:
+def p_a_better(
+    s_a: int, n_a: int, s_b: int, n_b: int, prior: tuple[float, float] = (1.0, 1.0)
+) -> float:
     """P(p_A > p_B | data) with independent Beta(prior) priors, by numerical integration.
 
     The posteriors are Beta(s + a0, n - s + b0); the probability is
@@ -127,14 +141,20 @@ def p_a_better(s_a: int, n_a: int, s_b: int, n_b: int,
     mid = float(np.clip(post_a.mean(), lo, hi))
     total = 0.0
     for x0, x1 in ((lo, mid), (mid, hi)):
-        val, _ = integrate.quad(lambda x: post_a.pdf(x) * post_b.cdf(x), x0, x1,
-                                epsabs=1e-13, epsrel=1e-11, limit=200)
+        val, _ = integrate.quad(
+            lambda x: post_a.pdf(x) * post_b.cdf(x), x0, x1, epsabs=1e-13, epsrel=1e-11, limit=200
+        )
         total += val
     return float(min(1.0, max(0.0, total)))
 
 
-def newcombe(s_a: int, n_a: int, s_b: int, n_b: int, conf: float = 0.95,
-             ) -> tuple[float, float]:
+def newcombe(
+    s_a: int,
+    n_a: int,
+    s_b: int,
+    n_b: int,
+    conf: float = 0.95,
+) -> tuple[float, float]:
     """Newcombe's hybrid score interval on p_A - p_B (his method 10, from Wilson limits)."""
     l1, u1 = wilson(s_a, n_a, conf)
     l2, u2 = wilson(s_b, n_b, conf)
@@ -170,8 +190,11 @@ def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> McNemar:
         b: outcomes of B for the same initial states in the same order, shape (P,).
     """
     if len(a) != len(b) or len(a) == 0:
-        raise InputError(field="trials", expected="two equally long, non-empty paired "
-                         "outcome lists", got=f"{len(a)} and {len(b)}")
+        raise InputError(
+            field="trials",
+            expected="two equally long, non-empty paired outcome lists",
+            got=f"{len(a)} and {len(b)}",
+        )
     xa = np.asarray(a, dtype=bool)
     xb = np.asarray(b, dtype=bool)
     a_only = int(np.sum(xa & ~xb))
@@ -184,24 +207,30 @@ def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> McNemar:
 def rate_summary(successes: int, trials: int, conf: float = 0.95) -> dict[str, object]:
     """``{"successes", "trials", "rate", "wilson", "clopper_pearson", "posterior"}``."""
     s, n = check_counts(successes, trials)
-    return {"successes": s, "trials": n, "rate": s / n, "wilson": list(wilson(s, n, conf)),
-            "clopper_pearson": list(clopper_pearson(s, n, conf)),
-            "posterior": {"alpha": s + 1, "beta": n - s + 1, "prior": "Beta(1, 1)"},
-            "conf": conf}
+    return {
+        "successes": s,
+        "trials": n,
+        "rate": s / n,
+        "wilson": list(wilson(s, n, conf)),
+        "clopper_pearson": list(clopper_pearson(s, n, conf)),
+        "posterior": {"alpha": s + 1, "beta": n - s + 1, "prior": "Beta(1, 1)"},
+        "conf": conf,
+    }
 
 
 @lru_cache(maxsize=8192)
 def log_binom_coeff(n: int) -> np.ndarray:
     """log C(n, k) for k = 0..n, shape (n + 1,) (cached; read-only)."""
     k = np.arange(n + 1)
-    out = np.asarray(special.gammaln(n + 1) - special.gammaln(k + 1)
-                     - special.gammaln(n - k + 1))
+    out = np.asarray(special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1))
     out.flags.writeable = False
     return out
 
 
-def median_interval(values: Sequence[float], conf: float = 0.95,
-                    ) -> tuple[float, float, float] | None:
+def median_interval(
+    values: Sequence[float],
+    conf: float = 0.95,
+) -> tuple[float, float, float] | None:
     """Distribution-free interval of a median: (lo, hi, coverage).
 
     ``scipy.stats.quantile_test``'s order-statistic interval, whose coverage is at least
@@ -212,5 +241,5 @@ def median_interval(values: Sequence[float], conf: float = 0.95,
         return None
     ci = stats.quantile_test(x, q=float(np.median(x)), p=0.5).confidence_interval(conf)
     if not (np.isfinite(ci.low) and np.isfinite(ci.high)):
-        return float(x.min()), float(x.max()), float(1.0 - 2.0 * 0.5 ** x.size)
+        return float(x.min()), float(x.max()), float(1.0 - 2.0 * 0.5**x.size)
     return float(ci.low), float(ci.high), float(conf)

@@ -13,8 +13,11 @@ from simgap.values.actuator_log import MIN_DURATION_S, ActuatorLog, from_traject
 FORMATS = ("bam", "csv", "lerobot")
 
 
-def load_actuator_logs(paths: Sequence[str | Path], fmt: str, rig: Rig | None = None,
-                       ) -> list[ActuatorLog]:
+def load_actuator_logs(
+    paths: Sequence[str | Path],
+    fmt: str,
+    rig: Rig | None = None,
+) -> list[ActuatorLog]:
     """Read every log; a LeRobot dataset yields one log per episode.
 
     Raises:
@@ -36,16 +39,23 @@ def load_actuator_logs(paths: Sequence[str | Path], fmt: str, rig: Rig | None = 
             logs.append(read_servo_csv(p, rig))
         else:
             if rig is None:
-                raise InputError(file=p, field="rig", expected="a rig (its joint map and units) "
-                                 "to read a LeRobot dataset", got="none",
-                                 fix="pass --rig rig.toml")
+                raise InputError(
+                    file=p,
+                    field="rig",
+                    expected="a rig (its joint map and units) to read a LeRobot dataset",
+                    got="none",
+                    fix="pass --rig rig.toml",
+                )
             from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 
             ds = read_lerobot_dataset(p)
             # LeRobot episodes differ in length; one shorter than a fit needs is left out,
             # not a reason to refuse the dataset.
-            logs.extend(from_trajectory(tr) for tr in dataset_trajectories(ds, rig)
-                        if tr.t[-1] - tr.t[0] >= MIN_DURATION_S)
+            logs.extend(
+                from_trajectory(tr)
+                for tr in dataset_trajectories(ds, rig)
+                if tr.t[-1] - tr.t[0] >= MIN_DURATION_S
+            )
     return logs
 
 
@@ -87,13 +97,18 @@ def check_distinct_logs(train: Sequence[Path], held: Sequence[Path]) -> None:
             key = _identity(p)
             if key in seen:
                 first = seen[key]
-                where = ("named both as training and as validation"
-                         if group == "--validate" and first in train else "named twice")
+                where = (
+                    "named both as training and as validation"
+                    if group == "--validate" and first in train
+                    else "named twice"
+                )
                 same = "" if str(first) == str(p) else f" ({first} and {p} hold the same data)"
-                raise InputError(file=p, field="--validate" if group == "--validate" else "logs",
-                                 expected="each log once, so that no held-out score is "
-                                          "computed on data the fit saw",
-                                 got=f"{p} {where}{same}",
-                                 fix="name each log once: as a training log or after "
-                                     "--validate")
+                raise InputError(
+                    file=p,
+                    field="--validate" if group == "--validate" else "logs",
+                    expected="each log once, so that no held-out score is "
+                    "computed on data the fit saw",
+                    got=f"{p} {where}{same}",
+                    fix="name each log once: as a training log or after --validate",
+                )
             seen[key] = p

@@ -52,8 +52,11 @@ def pwm_register_to_duty(raw: np.ndarray, motor: str) -> np.ndarray:
     return signed.astype(float) / XL330_PWM_FULL_SCALE
 
 
-def bam_resample(t: np.ndarray, channels: dict[str, np.ndarray | None], dt: float,
-                 ) -> tuple[np.ndarray, dict[str, np.ndarray | None], dict[str, Any]]:
+def bam_resample(
+    t: np.ndarray,
+    channels: dict[str, np.ndarray | None],
+    dt: float,
+) -> tuple[np.ndarray, dict[str, np.ndarray | None], dict[str, Any]]:
     """Resample as BAM's own processing does (``bam/process.py`` of BAM 1.0.2), so that
     simgap and BAM simulate the same samples: the grid is ``arange(0, t_last, dt)`` on the
     log's own clock (BAM logs count from the trajectory's start), each value linearly
@@ -71,10 +74,16 @@ def bam_resample(t: np.ndarray, channels: dict[str, np.ndarray | None], dt: floa
     if grid.size < 2:
         grid = np.array([origin, origin + dt])
     out = interp_channels(grid, t, channels)
-    report: dict[str, Any] = {"raw_samples": int(t.size), "raw_median_dt_s": float(
-        np.median(steps)), "raw_max_dt_s": float(steps.max()), "dt_s": float(dt),
-        "resampled": True, "grid": "BAM's (bam/process.py): arange(0, last timestamp, dt)"
-        if origin == 0.0 else "from the first sample (the clock does not start at 0)"}
+    report: dict[str, Any] = {
+        "raw_samples": int(t.size),
+        "raw_median_dt_s": float(np.median(steps)),
+        "raw_max_dt_s": float(steps.max()),
+        "dt_s": float(dt),
+        "resampled": True,
+        "grid": "BAM's (bam/process.py): arange(0, last timestamp, dt)"
+        if origin == 0.0
+        else "from the first sample (the clock does not start at 0)",
+    }
     return grid - origin, out, report
 
 
@@ -100,28 +109,46 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     if not path.exists():
         raise InputError(file=path, expected="a BAM JSON log", got="no such file")
     if path.suffix.lower() in (".csv", ".tsv", ".txt"):
-        raise InputError(file=path, field="--format", expected="a BAM JSON log with --format "
-                         "bam", got=f"a {path.suffix} file",
-                         fix="a CSV log (t, cmd_<joint>, q_<joint>) takes --format csv")
+        raise InputError(
+            file=path,
+            field="--format",
+            expected="a BAM JSON log with --format bam",
+            got=f"a {path.suffix} file",
+            fix="a CSV log (t, cmd_<joint>, q_<joint>) takes --format csv",
+        )
     raw: Any = read_json(path, "a BAM JSON log")
     if not isinstance(raw, dict):
-        raise InputError(file=path, expected="a JSON object with a header and 'entries'",
-                         got=type(raw).__name__)
+        raise InputError(
+            file=path, expected="a JSON object with a header and 'entries'", got=type(raw).__name__
+        )
     for key in (*HEADER_KEYS, "entries"):
         if key not in raw:
-            raise InputError(file=path, field=key, expected="this BAM header key", got="nothing",
-                             fix="record with BAM's recorder, which writes mass, length, kp, "
-                                 "vin, motor, trajectory and entries")
+            raise InputError(
+                file=path,
+                field=key,
+                expected="this BAM header key",
+                got="nothing",
+                fix="record with BAM's recorder, which writes mass, length, kp, "
+                "vin, motor, trajectory and entries",
+            )
     entries = raw["entries"]
     if not isinstance(entries, list) or not entries:
-        raise InputError(file=path, field="entries", expected="a non-empty list of samples",
-                         got=type(entries).__name__)
+        raise InputError(
+            file=path,
+            field="entries",
+            expected="a non-empty list of samples",
+            got=type(entries).__name__,
+        )
     check_bam(raw, path)
     for i, entry in enumerate(entries):
         missing = [k for k in ENTRY_KEYS if k not in entry]
         if missing:
-            raise InputError(file=path, field=f"entries[{i}].{missing[0]}",
-                             expected="this key in every entry", got="nothing")
+            raise InputError(
+                file=path,
+                field=f"entries[{i}].{missing[0]}",
+                expected="this key in every entry",
+                got="nothing",
+            )
 
     def col(key: str) -> np.ndarray:
         vals = [e.get(key) for e in entries]
@@ -143,20 +170,33 @@ def read_bam_log(path: str | Path, *, dt: float | None = BAM_DT_S) -> ActuatorLo
     volts = col("input_volts") if all("input_volts" in e for e in entries) else None
     if volts is not None and not np.all(np.isfinite(volts) & (volts > 0)):
         volts = None  # a broken voltage channel: fall back on the header's vin
-    channels = {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable,
-                "vin": volts}
-    tt, ch, report = (resample_uniform(t, channels, dt) if dt is None
-                      else bam_resample(t, channels, dt))
-    meta = {"mass": float(raw["mass"]), "arm_mass": float(raw.get("arm_mass", 0.0)),
-            "length": float(raw["length"]), "kp": float(raw["kp"]), "vin": float(raw["vin"]),
-            "motor": motor, "trajectory": str(raw["trajectory"]), "format": "bam"}
+    channels = {"q": q, "q_cmd": q_cmd, "qd": qd, "duty": duty, "enable": enable, "vin": volts}
+    tt, ch, report = (
+        resample_uniform(t, channels, dt) if dt is None else bam_resample(t, channels, dt)
+    )
+    meta = {
+        "mass": float(raw["mass"]),
+        "arm_mass": float(raw.get("arm_mass", 0.0)),
+        "length": float(raw["length"]),
+        "kp": float(raw["kp"]),
+        "vin": float(raw["vin"]),
+        "motor": motor,
+        "trajectory": str(raw["trajectory"]),
+        "format": "bam",
+    }
     q_r, cmd_r = ch["q"], ch["q_cmd"]
     assert q_r is not None and cmd_r is not None
-    traj = Trajectory(t=tt, q_cmd=cmd_r, q=q_r, qd=ch["qd"], joint_names=(motor,),
-                      source=src, meta=meta)
+    traj = Trajectory(
+        t=tt, q_cmd=cmd_r, q=q_r, qd=ch["qd"], joint_names=(motor,), source=src, meta=meta
+    )
     en = ch["enable"]
     assert en is not None
     d = ch["duty"]
-    return ActuatorLog(traj=traj, torque_enable=(en > 0.5).reshape(-1, 1),
-                       dt=float(report["dt_s"]), duty=None if d is None else d.reshape(-1, 1),
-                       vin=ch["vin"], resampling=report)
+    return ActuatorLog(
+        traj=traj,
+        torque_enable=(en > 0.5).reshape(-1, 1),
+        dt=float(report["dt_s"]),
+        duty=None if d is None else d.reshape(-1, 1),
+        vin=ch["vin"],
+        resampling=report,
+    )

@@ -43,26 +43,41 @@ def read_checkpoint_table(path: str | Path) -> CheckpointTable:
     cols, rows = read_csv_table(path, what="a checkpoint CSV", fix="pass the rank table")
     missing = [c for c in REQUIRED if c not in cols]
     if missing:
-        raise InputError(file=path, field=missing[0], expected="a CSV with columns "
-                         + ",".join(REQUIRED) + "[," + ",".join(OPTIONAL) + "]",
-                         got="columns: " + ",".join(cols) if cols else "an empty file")
+        raise InputError(
+            file=path,
+            field=missing[0],
+            expected="a CSV with columns " + ",".join(REQUIRED) + "[," + ",".join(OPTIONAL) + "]",
+            got="columns: " + ",".join(cols) if cols else "an empty file",
+        )
     unknown = [c for c in cols if c not in REQUIRED + OPTIONAL]
     if unknown:
-        raise InputError(file=path, field=unknown[0], expected="a known column",
-                         got=unknown[0], fix="use: " + ", ".join(REQUIRED + OPTIONAL))
+        raise InputError(
+            file=path,
+            field=unknown[0],
+            expected="a known column",
+            got=unknown[0],
+            fix="use: " + ", ".join(REQUIRED + OPTIONAL),
+        )
     names: list[str] = []
     data: dict[str, list[float]] = {c: [] for c in REQUIRED[1:] + OPTIONAL}
     for i, r in enumerate(rows):
         row = i + 2  # 1-based, after the header
         name = r["checkpoint"]
         if not name:
-            raise InputError(file=path, field=f"checkpoint (row {row})",
-                             expected="a checkpoint name", got="an empty cell")
+            raise InputError(
+                file=path,
+                field=f"checkpoint (row {row})",
+                expected="a checkpoint name",
+                got="an empty cell",
+            )
         if name in names:
-            raise InputError(file=path, field=f"checkpoint (row {row})",
-                             expected="each checkpoint listed once",
-                             got=f"{name!r} listed twice (rows {names.index(name) + 2} and "
-                                 f"{row})", fix="remove or merge the duplicate row")
+            raise InputError(
+                file=path,
+                field=f"checkpoint (row {row})",
+                expected="each checkpoint listed once",
+                got=f"{name!r} listed twice (rows {names.index(name) + 2} and {row})",
+                fix="remove or merge the duplicate row",
+            )
         names.append(name)
         for c in REQUIRED[1:] + OPTIONAL:
             if c not in cols:
@@ -73,30 +88,41 @@ def read_checkpoint_table(path: str | Path) -> CheckpointTable:
                 raise InputError(file=path, field=f, expected="a value", got="an empty cell")
             v = _number(cell, path, f)
             if c.endswith("_success") and not 0.0 <= v <= 1.0:
-                raise InputError(file=path, field=f, expected="a success rate in [0, 1]",
-                                 got=cell, fix="give a fraction (e.g. 0.8), not a percentage "
-                                 "or a count; counts go in sim_trials/real_trials")
+                raise InputError(
+                    file=path,
+                    field=f,
+                    expected="a success rate in [0, 1]",
+                    got=cell,
+                    fix="give a fraction (e.g. 0.8), not a percentage "
+                    "or a count; counts go in sim_trials/real_trials",
+                )
             if c.endswith("_trials") and (v != int(v) or v < 1):
-                raise InputError(file=path, field=f, expected="a positive whole number of "
-                                 "trials", got=cell)
+                raise InputError(
+                    file=path, field=f, expected="a positive whole number of trials", got=cell
+                )
             data[c].append(v)
     for side in ("sim", "real"):
         if f"{side}_trials" not in cols:
             continue
-        for i, (rate, n) in enumerate(zip(data[f"{side}_success"], data[f"{side}_trials"],
-                                          strict=True)):
+        for i, (rate, n) in enumerate(
+            zip(data[f"{side}_success"], data[f"{side}_trials"], strict=True)
+        ):
             k = rate * n
             if abs(rate - round(k) / n) > 0.005 + 1e-9:  # rates may be rounded to 2 places
                 f = f"{side}_success (row {i + 2}, checkpoint {names[i]})"
-                raise InputError(file=path, field=f, expected=f"a whole number of successes "
-                                 f"out of {side}_trials = {int(n)}",
-                                 got=f"{rate} x {int(n)} = {k:g}",
-                                 fix="give the rate as successes / trials to full precision")
+                raise InputError(
+                    file=path,
+                    field=f,
+                    expected=f"a whole number of successes out of {side}_trials = {int(n)}",
+                    got=f"{rate} x {int(n)} = {k:g}",
+                    fix="give the rate as successes / trials to full precision",
+                )
     return CheckpointTable(
-        checkpoints=tuple(names), sim=tuple(data["sim_success"]),
+        checkpoints=tuple(names),
+        sim=tuple(data["sim_success"]),
         real=tuple(data["real_success"]),
         sim_trials=tuple(int(v) for v in data["sim_trials"]) if "sim_trials" in cols else None,
-        real_trials=tuple(int(v) for v in data["real_trials"]) if "real_trials" in cols
-        else None,
+        real_trials=tuple(int(v) for v in data["real_trials"]) if "real_trials" in cols else None,
         offline_metric=tuple(data["offline_metric"]) if "offline_metric" in cols else None,
-        source=path)
+        source=path,
+    )

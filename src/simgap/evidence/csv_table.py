@@ -8,8 +8,12 @@ from simgap.errors import InputError
 from simgap.validate import csv_header, csv_records, read_csv_rows
 
 
-def read_csv_table(path: str | Path, *, what: str, fix: str,
-                   ) -> tuple[list[str], list[dict[str, str]]]:
+def read_csv_table(
+    path: str | Path,
+    *,
+    what: str,
+    fix: str,
+) -> tuple[list[str], list[dict[str, str]]]:
     """The header's column names and the rows (as dicts) of a CSV file.
 
     Args:

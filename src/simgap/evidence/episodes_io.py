@@ -52,11 +52,20 @@ def read_manifest_trials(path: str | Path) -> ManifestTrials:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(file=path, expected="a protocol manifest (TOML or JSON)",
-                         got="no such file", fix="correct the manifest path in rig.toml")
+        raise InputError(
+            file=path,
+            expected="a protocol manifest (TOML or JSON)",
+            got="no such file",
+            fix="correct the manifest path in rig.toml",
+        )
     m = read_manifest(path)
-    return ManifestTrials(path=path, kind=m.kind, initial_states=m.states,
-                          success_threshold=m.threshold, trials=m.trials)
+    return ManifestTrials(
+        path=path,
+        kind=m.kind,
+        initial_states=m.states,
+        success_threshold=m.threshold,
+        trials=m.trials,
+    )
 
 
 @dataclass(frozen=True)
@@ -89,36 +98,57 @@ def read_episodes(path: str | Path, rig: Rig) -> RecordedEpisodes:
     path = Path(path)
     gripper = rig.gripper
     if gripper is None:
-        raise InputError(file=rig.source, field="joints.<gripper>.gripper",
-                         expected="one joint marked gripper = true", got="none",
-                         fix=f"mark the gripper joint in rig.toml; {NO_GRIPPER_MESSAGE}")
+        raise InputError(
+            file=rig.source,
+            field="joints.<gripper>.gripper",
+            expected="one joint marked gripper = true",
+            got="none",
+            fix=f"mark the gripper joint in rig.toml; {NO_GRIPPER_MESSAGE}",
+        )
     ds = read_lerobot_dataset(path)
     for key in ("action", "observation.state"):
         names = ds.names(key)
         if gripper.recorded not in names:
-            raise InputError(file=path / INFO_PATH, field=f"features.{key}.names",
-                             expected=f"the gripper channel '{gripper.recorded}'", got=names,
-                             fix=f"if '{gripper.recorded}' is a typo, set "
-                                 f"joints.{gripper.name}.recorded in {rig.source} to one of "
-                                 f"the names above; otherwise record the gripper's command "
-                                 f"and measured opening; {NO_GRIPPER_MESSAGE}")
+            raise InputError(
+                file=path / INFO_PATH,
+                field=f"features.{key}.names",
+                expected=f"the gripper channel '{gripper.recorded}'",
+                got=names,
+                fix=f"if '{gripper.recorded}' is a typo, set "
+                f"joints.{gripper.name}.recorded in {rig.source} to one of "
+                f"the names above; otherwise record the gripper's command "
+                f"and measured opening; {NO_GRIPPER_MESSAGE}",
+            )
     trajs = tuple(tr for tr in dataset_trajectories(ds, rig) if tr.n_samples >= 2)
     if not trajs:
-        raise InputError(file=path, field="episode_index",
-                         expected="at least one episode of two or more frames", got="none",
-                         fix="point at a dataset with recorded episodes")
+        raise InputError(
+            file=path,
+            field="episode_index",
+            expected="at least one episode of two or more frames",
+            got="none",
+            fix="point at a dataset with recorded episodes",
+        )
     objs: list[np.ndarray | None] = []
     for tr in trajs:
         if OBJECT_KEY in ds.features:
             obj = ds.vector(OBJECT_KEY, tr.episode)
             if obj.shape[1] != 3:
-                raise InputError(file=path / INFO_PATH, field=f"features.{OBJECT_KEY}",
-                                 expected="3 values (x, y, z) [m]", got=f"{obj.shape[1]}")
+                raise InputError(
+                    file=path / INFO_PATH,
+                    field=f"features.{OBJECT_KEY}",
+                    expected="3 values (x, y, z) [m]",
+                    got=f"{obj.shape[1]}",
+                )
             objs.append(obj)
         else:
             objs.append(None)
-    return RecordedEpisodes(source=path, fps=ds.fps, trajectories=trajs, object_pos=tuple(objs),
-                            gripper_index=rig.joint_names.index(gripper.name))
+    return RecordedEpisodes(
+        source=path,
+        fps=ds.fps,
+        trajectories=trajs,
+        object_pos=tuple(objs),
+        gripper_index=rig.joint_names.index(gripper.name),
+    )
 
 
 def load_real_episodes(rig: Rig) -> RecordedEpisodes | None:

@@ -30,9 +30,11 @@ from typing import Any
 from simgap.errors import InputError
 from simgap.validate import read_json
 
-NO_SEEDS = ("{layout} layout of lerobot-eval's eval_info.json records no environment seeds, "
-            "so its trials cannot be paired by initial state: paired tests (McNemar) are not "
-            "available and the runs are compared as independent samples")
+NO_SEEDS = (
+    "{layout} layout of lerobot-eval's eval_info.json records no environment seeds, "
+    "so its trials cannot be paired by initial state: paired tests (McNemar) are not "
+    "available and the runs are compared as independent samples"
+)
 
 
 @dataclass(frozen=True)
@@ -84,13 +86,22 @@ def read_eval_info(path: str | Path) -> EvalInfo:
         return _per_task(path, data["per_task"], data.get("overall"))
     if isinstance(data.get("overall"), Mapping):
         s, n = _counts(path, "overall", data["overall"])
-        return EvalInfo(source=path, layout="overall", outcomes=(), successes=s, n_trials=n,
-                        pairing_note=NO_SEEDS.format(layout="the overall-only"))
-    raise InputError(file=path, field="per_task",
-                     expected="lerobot-eval's layout: per_task/per_group/overall (LeRobot "
-                              "0.4-0.6) or per_episode (older)",
-                     got="keys " + ", ".join(sorted(map(str, data))) if data else "{}",
-                     fix="pass the eval_info.json lerobot-eval wrote in its output_dir")
+        return EvalInfo(
+            source=path,
+            layout="overall",
+            outcomes=(),
+            successes=s,
+            n_trials=n,
+            pairing_note=NO_SEEDS.format(layout="the overall-only"),
+        )
+    raise InputError(
+        file=path,
+        field="per_task",
+        expected="lerobot-eval's layout: per_task/per_group/overall (LeRobot "
+        "0.4-0.6) or per_episode (older)",
+        got="keys " + ", ".join(sorted(map(str, data))) if data else "{}",
+        fix="pass the eval_info.json lerobot-eval wrote in its output_dir",
+    )
 
 
 def _success(path: Path, field: str, v: Any) -> bool:
@@ -109,18 +120,26 @@ def _per_episode(path: Path, rows: list[Any]) -> EvalInfo:
         ok = _success(path, f"per_episode[{i}].success", r.get("success"))
         seed = r.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InputError(file=path, field=f"per_episode[{i}].seed",
-                             expected="an integer or null", got=seed)
+            raise InputError(
+                file=path, field=f"per_episode[{i}].seed", expected="an integer or null", got=seed
+            )
         out.append(EvalOutcome(success=ok, seed=seed))
     note = None
     if any(o.seed is None for o in out):
         missing = sum(o.seed is None for o in out)
-        note = (f"{missing} of {len(out)} per_episode rows of the eval_info.json have no seed, "
-                "so the trials cannot be paired by initial state: paired tests (McNemar) are "
-                "not available and the runs are compared as independent samples")
-    return EvalInfo(source=path, layout="per_episode", outcomes=tuple(out),
-                    successes=sum(o.success for o in out), n_trials=len(out),
-                    pairing_note=note)
+        note = (
+            f"{missing} of {len(out)} per_episode rows of the eval_info.json have no seed, "
+            "so the trials cannot be paired by initial state: paired tests (McNemar) are "
+            "not available and the runs are compared as independent samples"
+        )
+    return EvalInfo(
+        source=path,
+        layout="per_episode",
+        outcomes=tuple(out),
+        successes=sum(o.success for o in out),
+        n_trials=len(out),
+        pairing_note=note,
+    )
 
 
 def _per_task(path: Path, rows: list[Any], overall: Any) -> EvalInfo:
@@ -130,34 +149,55 @@ def _per_task(path: Path, rows: list[Any], overall: Any) -> EvalInfo:
         f = f"per_task[{i}]"
         metrics = r.get("metrics") if isinstance(r, Mapping) else None
         if not isinstance(metrics, Mapping) or "successes" not in metrics:
-            raise InputError(file=path, field=f"{f}.metrics.successes",
-                             expected="the task's per-episode successes", got=r)
+            raise InputError(
+                file=path,
+                field=f"{f}.metrics.successes",
+                expected="the task's per-episode successes",
+                got=r,
+            )
         succ = metrics["successes"]
         items = succ if isinstance(succ, list) else [succ]
-        out.extend(EvalOutcome(success=_success(path, f"{f}.metrics.successes[{j}]", v))
-                   for j, v in enumerate(items))
+        out.extend(
+            EvalOutcome(success=_success(path, f"{f}.metrics.successes[{j}]", v))
+            for j, v in enumerate(items)
+        )
         tasks.append(f"{r.get('task_group', '?')}/{r.get('task_id', '?')}")
     if isinstance(overall, Mapping) and "n_episodes" in overall:
         n = overall["n_episodes"]
         if n != len(out):
-            raise InputError(file=path, field="overall.n_episodes",
-                             expected=f"{len(out)} (the per_task successes)", got=n)
-    return EvalInfo(source=path, layout="per_task", outcomes=tuple(out),
-                    successes=sum(o.success for o in out), n_trials=len(out),
-                    tasks=tuple(tasks), pairing_note=NO_SEEDS.format(layout="the per_task"))
+            raise InputError(
+                file=path,
+                field="overall.n_episodes",
+                expected=f"{len(out)} (the per_task successes)",
+                got=n,
+            )
+    return EvalInfo(
+        source=path,
+        layout="per_task",
+        outcomes=tuple(out),
+        successes=sum(o.success for o in out),
+        n_trials=len(out),
+        tasks=tuple(tasks),
+        pairing_note=NO_SEEDS.format(layout="the per_task"),
+    )
 
 
 def _counts(path: Path, field: str, block: Mapping[str, Any]) -> tuple[int, int]:
     n, pc = block.get("n_episodes"), block.get("pc_success")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(file=path, field=f"{field}.n_episodes", expected="a positive integer",
-                         got=n)
+        raise InputError(
+            file=path, field=f"{field}.n_episodes", expected="a positive integer", got=n
+        )
     if isinstance(pc, bool) or not isinstance(pc, (int, float)) or not 0 <= pc <= 100:
-        raise InputError(file=path, field=f"{field}.pc_success", expected="a percentage 0..100",
-                         got=pc)
+        raise InputError(
+            file=path, field=f"{field}.pc_success", expected="a percentage 0..100", got=pc
+        )
     s = round(pc / 100 * n)
     if abs(s / n * 100 - pc) > 1e-6 * max(1.0, pc):
-        raise InputError(file=path, field=f"{field}.pc_success",
-                         expected=f"a multiple of 100/{n} (successes out of {n} episodes)",
-                         got=pc)
+        raise InputError(
+            file=path,
+            field=f"{field}.pc_success",
+            expected=f"a multiple of 100/{n} (successes out of {n} episodes)",
+            got=pc,
+        )
     return int(s), n

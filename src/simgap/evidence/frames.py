@@ -51,12 +51,14 @@ def _check_sizes(images: Sequence[np.ndarray], names: Sequence[str], rig: Rig) -
     for img, name in zip(images, names, strict=True):
         if tuple(img.shape[:2]) != tuple(want):
             raise InputError(
-                file=name, field="image size",
+                file=name,
+                field="image size",
                 expected=f"{want[0]} x {want[1]} px (height x width, camera.render_resolution"
-                         f"{' of ' + rig.camera.name if rig.camera else ''})",
+                f"{' of ' + rig.camera.name if rig.camera else ''})",
                 got=f"{img.shape[0]} x {img.shape[1]} px",
                 fix="record at the declared size or set camera.render_resolution = "
-                    f"[{img.shape[0]}, {img.shape[1]}] in rig.toml")
+                f"[{img.shape[0]}, {img.shape[1]}] in rig.toml",
+            )
 
 
 def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
@@ -69,8 +71,11 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
     """
     folder = Path(folder)
     index = folder / "index.csv"
-    cols, rows = read_csv_table(index, what="a frames index (index.csv)",
-                                fix="point evidence.frames at the folder holding index.csv")
+    cols, rows = read_csv_table(
+        index,
+        what="a frames index (index.csv)",
+        fix="point evidence.frames at the folder holding index.csv",
+    )
     for c in list(INDEX_COLUMNS) + [j.recorded for j in rig.joints]:
         if c not in cols:
             raise NameNotFoundError("column", c, cols, file=index)
@@ -79,9 +84,13 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
     named: dict[str, int] = {}
     for i, r in enumerate(rows):
         if r["file"] in named:
-            raise InputError(file=index, field="file", expected="each PNG named once",
-                             got=f"{r['file']!r} in rows {named[r['file']] + 1} and {i + 1}",
-                             fix="list every frame exactly once in index.csv")
+            raise InputError(
+                file=index,
+                field="file",
+                expected="each PNG named once",
+                got=f"{r['file']!r} in rows {named[r['file']] + 1} and {i + 1}",
+                fix="list every frame exactly once in index.csv",
+            )
         named[r["file"]] = i
     if not rows:
         raise InputError(file=index, expected="at least one frame", got="no rows")
@@ -91,8 +100,12 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
     for i, r in enumerate(rows):
         path = folder / r["file"]
         if not path.is_file():
-            raise InputError(file=index, field="file", expected="a PNG file in the folder",
-                             got=f"{r['file']!r} (row {i + 1}) does not exist")
+            raise InputError(
+                file=index,
+                field="file",
+                expected="a PNG file in the folder",
+                got=f"{r['file']!r} (row {i + 1}) does not exist",
+            )
         images.append(_decode_png(path.read_bytes(), str(path)))
         names.append(str(path))
         try:
@@ -103,17 +116,28 @@ def read_frames_folder(folder: str | Path, rig: Rig) -> FrameSet:
             if not np.isfinite(q[i]).all():
                 raise ValueError(f"a joint angle that is not finite: {q[i].tolist()}")
         except (TypeError, ValueError, OverflowError) as e:
-            raise InputError(file=index, field=f"row {i + 1}", expected="numbers",
-                             got=str(e)) from None
+            raise InputError(
+                file=index, field=f"row {i + 1}", expected="numbers", got=str(e)
+            ) from None
         label = (r["pose_label"] or "").strip()
         if label not in POSE_LABELS:
-            raise InputError(file=index, field="pose_label", expected="rest, start or empty",
-                             got=f"{label!r} (row {i + 1})")
+            raise InputError(
+                file=index,
+                field="pose_label",
+                expected="rest, start or empty",
+                got=f"{label!r} (row {i + 1})",
+            )
         lab.append(label)
         rec.append((r["recording"] or "").strip())
     _check_sizes(images, names, rig)
-    frames = Frames(images=np.stack(images), q=q, joint_names=rig.joint_names,
-                    episode=np.array(ep), frame_index=np.array(fi), source=str(folder))
+    frames = Frames(
+        images=np.stack(images),
+        q=q,
+        joint_names=rig.joint_names,
+        episode=np.array(ep),
+        frame_index=np.array(fi),
+        source=str(folder),
+    )
     return FrameSet(frames=frames, recording=tuple(rec), pose_label=tuple(lab))
 
 
@@ -128,8 +152,12 @@ def _image_column(ds: LeRobotDataset, key: str, rows: np.ndarray) -> list[np.nda
             p = ds.root / str(cell["path"])
             out.append(_decode_png(p.read_bytes(), str(p)))
         else:
-            raise InputError(file=ds.root, field=key, expected="an image {bytes, path}",
-                             got=f"{cell!r:.60} on row {i}")
+            raise InputError(
+                file=ds.root,
+                field=key,
+                expected="an image {bytes, path}",
+                got=f"{cell!r:.60} on row {i}",
+            )
     return out
 
 
@@ -138,8 +166,10 @@ def _video_frames(ds: LeRobotDataset, key: str, rows: np.ndarray) -> list[np.nda
         import av
     except ImportError as exc:
         raise MissingExtraError("video", "av", "Decoding video frames") from exc
-    tmpl = str(ds.info.get("video_path") or
-               "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4")
+    tmpl = str(
+        ds.info.get("video_path")
+        or "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"
+    )
     eps = {int(e["episode_index"]): e for e in ds.episodes}
     ts = ds.table.column("timestamp").to_numpy().astype(float)
     epi = ds.table.column("episode_index").to_numpy()
@@ -150,17 +180,21 @@ def _video_frames(ds: LeRobotDataset, key: str, rows: np.ndarray) -> list[np.nda
         by_ep.setdefault(int(epi[int(i)]), []).append(int(i))
     for e, idx in by_ep.items():
         if e not in eps:
-            raise NameNotFoundError("episode in meta/episodes", str(e), [str(k) for k in eps],
-                                    file=ds.root)
+            raise NameNotFoundError(
+                "episode in meta/episodes", str(e), [str(k) for k in eps], file=ds.root
+            )
         meta = eps[e]
         try:
             chunk = int(meta[f"videos/{key}/chunk_index"])
             fidx = int(meta[f"videos/{key}/file_index"])
             from_ts = float(meta[f"videos/{key}/from_timestamp"])
         except KeyError as err:
-            raise InputError(file=ds.root / "meta/episodes", field=str(err.args[0]),
-                             expected="the video location of each episode", got="nothing"
-                             ) from None
+            raise InputError(
+                file=ds.root / "meta/episodes",
+                field=str(err.args[0]),
+                expected="the video location of each episode",
+                got="nothing",
+            ) from None
         path = ds.root / tmpl.format(video_key=key, chunk_index=chunk, file_index=fidx)
         if not path.is_file():
             raise InputError(file=path, expected="the episode's video file", got="no such file")
@@ -182,16 +216,24 @@ def _video_frames(ds: LeRobotDataset, key: str, rows: np.ndarray) -> list[np.nda
                     break
     missing = [int(r) for r in rows if int(r) not in out]
     if missing:
-        raise InputError(file=ds.root, field=key,
-                         expected=f"one video frame per joint-angle row ({len(rows)} rows)",
-                         got=f"{len(rows) - len(missing)} frames decoded; none at rows "
-                             f"{missing[:5]}",
-                         fix="check the episode's from_timestamp and the video's length")
+        raise InputError(
+            file=ds.root,
+            field=key,
+            expected=f"one video frame per joint-angle row ({len(rows)} rows)",
+            got=f"{len(rows) - len(missing)} frames decoded; none at rows {missing[:5]}",
+            fix="check the episode's from_timestamp and the video's length",
+        )
     return [out[int(r)] for r in rows]
 
 
-def read_dataset_frames(root: str | Path, rig: Rig, *, camera_key: str | None = None,
-                        state_key: str = "observation.state", every: int = 1) -> FrameSet:
+def read_dataset_frames(
+    root: str | Path,
+    rig: Rig,
+    *,
+    camera_key: str | None = None,
+    state_key: str = "observation.state",
+    every: int = 1,
+) -> FrameSet:
     """Frames of a LeRobot v3 dataset's camera with ``observation.state`` at each frame.
 
     Args:
@@ -206,37 +248,60 @@ def read_dataset_frames(root: str | Path, rig: Rig, *, camera_key: str | None = 
     if key is None:
         keys = [k for k, f in ds.features.items() if f.get("dtype") in ("image", "video")]
         if len(keys) != 1:
-            raise InputError(file=rig.source, field="camera.recorded",
-                             expected="the camera's feature key", got="nothing",
-                             fix=f"set camera.recorded to one of: {', '.join(keys) or 'none'}")
+            raise InputError(
+                file=rig.source,
+                field="camera.recorded",
+                expected="the camera's feature key",
+                got="nothing",
+                fix=f"set camera.recorded to one of: {', '.join(keys) or 'none'}",
+            )
         key = keys[0]
     if key not in ds.features:
-        raise NameNotFoundError("feature", key, ds.features, file=ds.root / INFO_PATH,
-                                field="camera.recorded")
+        raise NameNotFoundError(
+            "feature", key, ds.features, file=ds.root / INFO_PATH, field="camera.recorded"
+        )
     feat = ds.features[key]
     q = joint_columns(ds, state_key, rig)
     rows = np.arange(0, ds.table.num_rows, max(1, int(every)))
     dtype = feat.get("dtype")
     if dtype == "image":
         if key not in ds.table.column_names:
-            raise InputError(file=ds.root, field=key, expected="an image column in the data",
-                             got="no such column")
+            raise InputError(
+                file=ds.root,
+                field=key,
+                expected="an image column in the data",
+                got="no such column",
+            )
         images = _image_column(ds, key, rows)
     elif dtype == "video":
         images = _video_frames(ds, key, rows)
     else:
-        raise InputError(file=ds.root / INFO_PATH, field=f"features.{key}.dtype",
-                         expected="image or video", got=dtype)
+        raise InputError(
+            file=ds.root / INFO_PATH,
+            field=f"features.{key}.dtype",
+            expected="image or video",
+            got=dtype,
+        )
     if len(images) != len(rows):
-        raise InputError(file=ds.root, field=key, expected=f"{len(rows)} frames",
-                         got=f"{len(images)}")
+        raise InputError(
+            file=ds.root, field=key, expected=f"{len(rows)} frames", got=f"{len(images)}"
+        )
     _check_sizes(images, [f"{ds.root}:{key}[{r}]" for r in rows], rig)
     epi = ds.table.column("episode_index").to_numpy()[rows]
     fr = ds.table.column("frame_index").to_numpy()[rows]
-    frames = Frames(images=np.stack(images), q=q[rows], joint_names=rig.joint_names,
-                    episode=epi, frame_index=fr, source=str(ds.root))
-    return FrameSet(frames=frames, recording=tuple(f"episode {int(e)}" for e in epi),
-                    pose_label=tuple("" for _ in rows))
+    frames = Frames(
+        images=np.stack(images),
+        q=q[rows],
+        joint_names=rig.joint_names,
+        episode=epi,
+        frame_index=fr,
+        source=str(ds.root),
+    )
+    return FrameSet(
+        frames=frames,
+        recording=tuple(f"episode {int(e)}" for e in epi),
+        pose_label=tuple("" for _ in rows),
+    )
 
 
 def load_frames(rig: Rig) -> FrameSet:
@@ -245,5 +310,9 @@ def load_frames(rig: Rig) -> FrameSet:
         return read_frames_folder(rig.evidence.frames, rig)
     if rig.evidence.dataset is not None and rig.camera is not None and rig.camera.recorded:
         return read_dataset_frames(rig.evidence.dataset, rig, every=10)
-    raise InputError(file=rig.source, field="evidence.frames",
-                     expected="a frames folder or a dataset with camera.recorded", got="nothing")
+    raise InputError(
+        file=rig.source,
+        field="evidence.frames",
+        expected="a frames folder or a dataset with camera.recorded",
+        got="nothing",
+    )

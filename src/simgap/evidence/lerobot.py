@@ -86,8 +86,9 @@ class LeRobotDataset:
 
     def _feature(self, key: str) -> Mapping[str, Any]:
         if key not in self.features:
-            raise NameNotFoundError("feature", key, self.features,
-                                    file=self.root / INFO_PATH, field="features")
+            raise NameNotFoundError(
+                "feature", key, self.features, file=self.root / INFO_PATH, field="features"
+            )
         return self.features[key]
 
     def _rows(self, episode: int | None) -> pa.Table:
@@ -96,9 +97,9 @@ class LeRobotDataset:
         mask = pa.compute.equal(self.table.column("episode_index"), episode)
         rows = self.table.filter(mask)
         if rows.num_rows == 0:
-            raise NameNotFoundError("episode", str(episode), [str(e) for e in
-                                                              self.episode_indices],
-                                    file=self.root)
+            raise NameNotFoundError(
+                "episode", str(episode), [str(e) for e in self.episode_indices], file=self.root
+            )
         return rows
 
     def vector(self, key: str, episode: int | None = None) -> np.ndarray:
@@ -106,18 +107,28 @@ class LeRobotDataset:
         self._feature(key)
         rows = self._rows(episode)
         if key not in rows.column_names:
-            raise InputError(file=self.root, field=key,
-                             expected="a data column for this feature",
-                             got="no such column in data/*.parquet",
-                             fix="video features are read with simgap's frame readers")
+            raise InputError(
+                file=self.root,
+                field=key,
+                expected="a data column for this feature",
+                got="no such column in data/*.parquet",
+                fix="video features are read with simgap's frame readers",
+            )
         col = rows.column(key).combine_chunks()
         n = rows.num_rows
-        if pa.types.is_list(col.type) or pa.types.is_fixed_size_list(col.type) or \
-                pa.types.is_large_list(col.type):
+        if (
+            pa.types.is_list(col.type)
+            or pa.types.is_fixed_size_list(col.type)
+            or pa.types.is_large_list(col.type)
+        ):
             flat = col.flatten().to_numpy(zero_copy_only=False).astype(float)
             if n and flat.size % n:
-                raise InputError(file=self.root, field=key, expected="equal-length vectors",
-                                 got=f"{flat.size} values over {n} rows")
+                raise InputError(
+                    file=self.root,
+                    field=key,
+                    expected="equal-length vectors",
+                    got=f"{flat.size} values over {n} rows",
+                )
             return flat.reshape(n, -1 if n else 0)
         return col.to_numpy(zero_copy_only=False).astype(float).reshape(n, 1)
 
@@ -133,23 +144,34 @@ class LeRobotDataset:
         arr = self.vector(key, episode)
         names = self.names(key)
         if arr.shape[1] != len(names):
-            raise InputError(file=self.root / INFO_PATH, field=f"features.{key}.names",
-                             expected=f"{arr.shape[1]} names (one per element)",
-                             got=f"{len(names)} names")
+            raise InputError(
+                file=self.root / INFO_PATH,
+                field=f"features.{key}.names",
+                expected=f"{arr.shape[1]} names (one per element)",
+                got=f"{len(names)} names",
+            )
         return {n: arr[:, i] for i, n in enumerate(names)}
 
 
 def _read_parquets(root: Path, pattern: str, what: str) -> pa.Table:
     files = sorted(root.glob(pattern))
     if not files:
-        raise InputError(file=root, field=pattern, expected=f"{what} parquet files",
-                         got="none", fix="point at the dataset root (the folder with meta/)")
+        raise InputError(
+            file=root,
+            field=pattern,
+            expected=f"{what} parquet files",
+            got="none",
+            fix="point at the dataset root (the folder with meta/)",
+        )
     try:
         tables = [pq.read_table(f) for f in files]
         return pa.concat_tables(tables, promote_options="default")
     except (pa.ArrowException, OSError, UnicodeDecodeError) as e:  # unreadable, 2 schemas
-        raise InputError(file=files[0].parent, expected=f"readable {what} parquet files of one "
-                         "schema", got=str(e)[:300]) from e
+        raise InputError(
+            file=files[0].parent,
+            expected=f"readable {what} parquet files of one schema",
+            got=str(e)[:300],
+        ) from e
 
 
 def dataset_fps(root: Path | None) -> float | None:
@@ -178,17 +200,24 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
     root = Path(root)
     info_path = root / INFO_PATH
     if not info_path.is_file():
-        raise InputError(file=info_path, expected="a LeRobot dataset's meta/info.json",
-                         got="no such file", fix="point at the dataset root folder")
+        raise InputError(
+            file=info_path,
+            expected="a LeRobot dataset's meta/info.json",
+            got="no such file",
+            fix="point at the dataset root folder",
+        )
     info = read_json(info_path, "a LeRobot dataset's meta/info.json")
     check_lerobot_info(info, info_path)
     version = str(info.get("codebase_version", ""))
     if not version.startswith("v3"):
         raise InputError(
-            file=info_path, field="codebase_version", expected="v3.x (LeRobot dataset v3)",
+            file=info_path,
+            field="codebase_version",
+            expected="v3.x (LeRobot dataset v3)",
             got=version or "nothing",
             fix="convert the dataset with LeRobot's v2.1-to-v3.0 conversion script "
-                "(lerobot.datasets.v30.convert_dataset_v21_to_v30)")
+            "(lerobot.datasets.v30.convert_dataset_v21_to_v30)",
+        )
     fps = lerobot_fps(info, info_path)
     features = info.get("features")
     if not isinstance(features, Mapping) or not features:
@@ -196,25 +225,37 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
     table = _read_parquets(root, DATA_GLOB, "data")
     for col in ("episode_index", "index"):
         if col not in table.column_names:
-            raise InputError(file=root / "data", field=col, expected="this column in the data",
-                             got=f"columns {table.column_names}")
+            raise InputError(
+                file=root / "data",
+                field=col,
+                expected="this column in the data",
+                got=f"columns {table.column_names}",
+            )
     check_lerobot_table(table, root)
     table = table.sort_by("index")
     episodes: tuple[Mapping[str, Any], ...] = ()
     if list(root.glob(EPISODES_GLOB)):
         ep = _read_parquets(root, EPISODES_GLOB, "episode metadata")
         if "episode_index" not in ep.column_names:
-            raise InputError(file=root / "meta" / "episodes", field="episode_index",
-                             expected="this column in the episode metadata",
-                             got=f"columns {ep.column_names}")
+            raise InputError(
+                file=root / "meta" / "episodes",
+                field="episode_index",
+                expected="this column in the episode metadata",
+                got=f"columns {ep.column_names}",
+            )
         ep = ep.sort_by("episode_index")
         episodes = tuple(ep.to_pylist())
-    return LeRobotDataset(root=root, info=info, fps=float(fps), features=features, table=table,
-                          episodes=episodes)
+    return LeRobotDataset(
+        root=root, info=info, fps=float(fps), features=features, table=table, episodes=episodes
+    )
 
 
-def joint_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int | None = None,
-                  ) -> np.ndarray:
+def joint_columns(
+    ds: LeRobotDataset,
+    key: str,
+    rig: Rig,
+    episode: int | None = None,
+) -> np.ndarray:
     """A vector feature's joint channels in model radians, in the rig's joint order,
     shape (T, J); ``episode=None`` takes every row. A joint the feature lacks is named with
     the feature's element names."""
@@ -222,10 +263,14 @@ def joint_columns(ds: LeRobotDataset, key: str, rig: Rig, episode: int | None = 
     out = np.empty((len(next(iter(named.values()))), len(rig.joints)))
     for i, jm in enumerate(rig.joints):
         if jm.recorded not in named:
-            raise NameNotFoundError("recorded joint", jm.recorded, named,
-                                    file=ds.root / INFO_PATH, field=f"features.{key}.names",
-                                    where=f"joints.{jm.name}.recorded of "
-                                          f"{rig.source or 'the rig'}")
+            raise NameNotFoundError(
+                "recorded joint",
+                jm.recorded,
+                named,
+                file=ds.root / INFO_PATH,
+                field=f"features.{key}.names",
+                where=f"joints.{jm.name}.recorded of {rig.source or 'the rig'}",
+            )
         out[:, i] = jm.unit.to_rad(named[jm.recorded])
     return out
 
@@ -238,14 +283,21 @@ def _numbers(ds: LeRobotDataset, name: str, episode: int) -> np.ndarray | None:
     try:
         out = np.asarray(col, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(file=ds.root / "data", field=name, expected="numbers",
-                         got=f"values of type {np.asarray(col).dtype}",
-                         fix="pass the dataset as LeRobot wrote it") from None
+        raise InputError(
+            file=ds.root / "data",
+            field=name,
+            expected="numbers",
+            got=f"values of type {np.asarray(col).dtype}",
+            fix="pass the dataset as LeRobot wrote it",
+        ) from None
     if out.ndim != 1 or not np.all(np.isfinite(out)):
-        raise InputError(file=ds.root / "data", field=name,
-                         expected="one finite number per frame",
-                         got="non-finite values" if out.ndim == 1 else f"shape {out.shape}",
-                         fix="pass the dataset as LeRobot wrote it")
+        raise InputError(
+            file=ds.root / "data",
+            field=name,
+            expected="one finite number per frame",
+            got="non-finite values" if out.ndim == 1 else f"shape {out.shape}",
+            fix="pass the dataset as LeRobot wrote it",
+        )
     return out
 
 
@@ -265,8 +317,12 @@ def episode_times(ds: LeRobotDataset, episode: int) -> np.ndarray:
     stamps = _numbers(ds, "timestamp", episode)
     if frames is None:
         if stamps is None:
-            raise InputError(file=ds.root / "data", field="frame_index",
-                             expected="a frame_index or timestamp column", got="neither")
+            raise InputError(
+                file=ds.root / "data",
+                field="frame_index",
+                expected="a frame_index or timestamp column",
+                got="neither",
+            )
         frames = np.round((stamps - stamps[0]) * ds.fps)
     t = frames / ds.fps
     if stamps is not None and stamps.size:
@@ -275,11 +331,13 @@ def episode_times(ds: LeRobotDataset, episode: int) -> np.ndarray:
         if float(err.max()) > tol:
             i = int(np.argmax(err))
             raise InputError(
-                file=ds.root / "data", field=f"timestamp (episode {episode}, frame {i})",
+                file=ds.root / "data",
+                field=f"timestamp (episode {episode}, frame {i})",
                 expected=f"frame_index / fps = {t[i]:.6f} s within {tol:.1e} s "
-                         f"(fps {ds.fps:g} from meta/info.json)",
+                f"(fps {ds.fps:g} from meta/info.json)",
                 got=f"{stamps[i]:.6f} s",
-                fix="check meta/info.json's fps: LeRobot writes timestamp = frame_index / fps")
+                fix="check meta/info.json's fps: LeRobot writes timestamp = frame_index / fps",
+            )
     return t
 
 
@@ -289,8 +347,13 @@ def timestamp_tolerance_s(t_max_s: float) -> float:
     return max(LEROBOT_TOLERANCE_S, 4.0 * float(np.spacing(np.float32(max(t_max_s, 1.0)))))
 
 
-def dataset_trajectories(ds: LeRobotDataset, rig: Rig, *, command_key: str = "action",
-                         state_key: str = "observation.state") -> list[Trajectory]:
+def dataset_trajectories(
+    ds: LeRobotDataset,
+    rig: Rig,
+    *,
+    command_key: str = "action",
+    state_key: str = "observation.state",
+) -> list[Trajectory]:
     """One Trajectory per episode: action = command, observation.state = measured.
 
     Values are converted to model radians through the rig's joint map; joints are in the
@@ -299,8 +362,15 @@ def dataset_trajectories(ds: LeRobotDataset, rig: Rig, *, command_key: str = "ac
     """
     trajs = []
     for e in ds.episode_indices:
-        trajs.append(Trajectory(
-            t=episode_times(ds, e), q_cmd=joint_columns(ds, command_key, rig, e),
-            q=joint_columns(ds, state_key, rig, e), joint_names=rig.joint_names, episode=e,
-            source=str(ds.root), meta={"fps": ds.fps, "dt_s": 1.0 / ds.fps}))
+        trajs.append(
+            Trajectory(
+                t=episode_times(ds, e),
+                q_cmd=joint_columns(ds, command_key, rig, e),
+                q=joint_columns(ds, state_key, rig, e),
+                joint_names=rig.joint_names,
+                episode=e,
+                source=str(ds.root),
+                meta={"fps": ds.fps, "dt_s": 1.0 / ds.fps},
+            )
+        )
     return trajs

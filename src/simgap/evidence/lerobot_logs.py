@@ -42,14 +42,28 @@ from simgap.series import StageTimes
 from simgap.validate import check_input_file
 
 _F = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
-_LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
-                   r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s+(\S+)\s(.*)$")
+_LINE = re.compile(
+    r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+"
+    r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s+(\S+)\s(.*)$"
+)
 _STAGES = re.compile(
-    r"Observation #?(\d+) \| Prepare time: " + _F + r"\s*ms \| Preprocessing time: " + _F
-    + r"\s*ms \| Inference time: " + _F + r"\s*ms \| Postprocessing time: " + _F
-    + r"\s*ms \| Total time: " + _F + r"\s*ms")
-_PRED = re.compile(r"Preprocessing and inference took " + _F
-                   + r"\s*s(?:, action shape: torch\.Size\(\[([\d,\s]*)\]\))?")
+    r"Observation #?(\d+) \| Prepare time: "
+    + _F
+    + r"\s*ms \| Preprocessing time: "
+    + _F
+    + r"\s*ms \| Inference time: "
+    + _F
+    + r"\s*ms \| Postprocessing time: "
+    + _F
+    + r"\s*ms \| Total time: "
+    + _F
+    + r"\s*ms"
+)
+_PRED = re.compile(
+    r"Preprocessing and inference took "
+    + _F
+    + r"\s*s(?:, action shape: torch\.Size\(\[([\d,\s]*)\]\))?"
+)
 _RUN = re.compile(r"Running inference for observation #(\d+) \(must_go: (True|False)\)")
 _OBS_TOTAL = re.compile(r"^Observation #?(\d+) \| Total time: " + _F + r"\s*ms\s*$")
 _CHUNK = re.compile(r"Action chunk #(\d+) generated \| Total time: " + _F + r"\s*ms")
@@ -67,15 +81,19 @@ _NET = re.compile(r"Network latency \(server->client\): " + _F + r"\s*ms")
 _POP = re.compile(r"Action #\d+ performed \| Queue size: (\d+)")
 
 SERVER_STAGES = ("prepare", "preprocessing", "inference", "postprocessing")
-DEBUG_FIX = ("LeRobot writes its DEBUG timing lines only to the log file, logs/"
-             "policy_server_<unix time>.log and logs/robot_client_<unix time>.log in the folder "
-             "the server and client were started from; pass those files, not the console output "
-             "(the console shows INFO only). If your setup lowered the level, set it back to "
-             "DEBUG before starting, e.g. logging.getLogger().setLevel(logging.DEBUG)")
+DEBUG_FIX = (
+    "LeRobot writes its DEBUG timing lines only to the log file, logs/"
+    "policy_server_<unix time>.log and logs/robot_client_<unix time>.log in the folder "
+    "the server and client were started from; pass those files, not the console output "
+    "(the console shows INFO only). If your setup lowered the level, set it back to "
+    "DEBUG before starting, e.g. logging.getLogger().setLevel(logging.DEBUG)"
+)
 
 
-def _arr(values: Sequence[float] | Sequence[int] | Sequence[bool], dtype: type = float,
-         ) -> np.ndarray:
+def _arr(
+    values: Sequence[float] | Sequence[int] | Sequence[bool],
+    dtype: type = float,
+) -> np.ndarray:
     a: np.ndarray = np.asarray(values, dtype=dtype)
     a.setflags(write=False)
     return a
@@ -152,9 +170,13 @@ class LeRobotLog:
         if not self.control_loop_s.size:
             return None
         n = self.control_loop_s.size
-        return StageTimes(t=self.control_loop_t, episode=np.zeros(n, np.int64),
-                          step=np.arange(n), stages={"control_loop": self.control_loop_s},
-                          source=self.source)
+        return StageTimes(
+            t=self.control_loop_t,
+            episode=np.zeros(n, np.int64),
+            step=np.arange(n),
+            stages={"control_loop": self.control_loop_s},
+            source=self.source,
+        )
 
 
 class _Sessions:
@@ -196,8 +218,11 @@ class _Sessions:
             self.filtered[self.current] += 1
 
     def peers(self) -> tuple[str, ...]:
-        return tuple(self._peers) if self._peers else (("(one session)",) if any(
-            self.filtered) or self._events else ())
+        return (
+            tuple(self._peers)
+            if self._peers
+            else (("(one session)",) if any(self.filtered) or self._events else ())
+        )
 
 
 def _steps(session: list[float] | list[int]) -> np.ndarray:
@@ -215,10 +240,13 @@ def _epoch(stamp: str, path: Path, line: int) -> float:
     try:
         return datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").timestamp()
     except ValueError:
-        raise InputError(file=path, field=f"line {line}: time stamp",
-                         expected="a date and time YYYY-MM-DD HH:MM:SS", got=stamp,
-                         fix="the line is damaged: restore it from the original log, or "
-                             "delete it") from None
+        raise InputError(
+            file=path,
+            field=f"line {line}: time stamp",
+            expected="a date and time YYYY-MM-DD HH:MM:SS",
+            got=stamp,
+            fix="the line is damaged: restore it from the original log, or delete it",
+        ) from None
 
 
 def read_lerobot_log(path: str | Path) -> LeRobotLog:
@@ -230,11 +258,14 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
     """
     path = Path(path)
     if not path.exists():
-        raise InputError(file=path, expected="a LeRobot log file", got="no such file",
-                         fix="pass logs/policy_server_*.log or logs/robot_client_*.log")
+        raise InputError(
+            file=path,
+            expected="a LeRobot log file",
+            got="no such file",
+            fix="pass logs/policy_server_*.log or logs/robot_client_*.log",
+        )
     check_input_file(path, "a LeRobot log file")
-    st: dict[str, list[float]] = {k: [] for k in (*SERVER_STAGES, "unaccounted", "t",
-                                                  "session")}
+    st: dict[str, list[float]] = {k: [] for k in (*SERVER_STAGES, "unaccounted", "t", "session")}
     pred: list[float] = []
     pred_t: list[float] = []
     pred_session: list[int] = []
@@ -324,50 +355,83 @@ def read_lerobot_log(path: str | Path) -> LeRobotLog:
         stages = {k: np.asarray(st[k]) for k in SERVER_STAGES}
         if any(st["unaccounted"]):
             stages["unaccounted"] = np.asarray(st["unaccounted"])
-        server = StageTimes(t=np.asarray(st["t"]), episode=np.asarray(st["session"], np.int64),
-                            step=_steps(st["session"]), stages=stages, source=str(path))
+        server = StageTimes(
+            t=np.asarray(st["t"]),
+            episode=np.asarray(st["session"], np.int64),
+            step=_steps(st["session"]),
+            stages=stages,
+            source=str(path),
+        )
     elif pred:
         n = len(pred)
-        server = StageTimes(t=np.asarray(pred_t), episode=np.asarray(pred_session, np.int64),
-                            step=_steps(pred_session), stages={"inference": np.asarray(pred)},
-                            source=str(path))
-        notes.append(f"{path.name}: only the INFO line 'Preprocessing and inference took' "
-                     f"({n} inferences); the per-stage breakdown needs the DEBUG lines. "
-                     + DEBUG_FIX)
+        server = StageTimes(
+            t=np.asarray(pred_t),
+            episode=np.asarray(pred_session, np.int64),
+            step=_steps(pred_session),
+            stages={"inference": np.asarray(pred)},
+            source=str(path),
+        )
+        notes.append(
+            f"{path.name}: only the INFO line 'Preprocessing and inference took' "
+            f"({n} inferences); the per-stage breakdown needs the DEBUG lines. " + DEBUG_FIX
+        )
     if server is not None:
         check_durations(server.stages, path, "log line with the stage")
     has_client = bool(qs or loop)
     if server is None and not has_client:
-        what = (f"{matched_prefix} LeRobot log lines, none with timing" if matched_prefix
-                else f"{lines} lines, none in LeRobot's log format")
+        what = (
+            f"{matched_prefix} LeRobot log lines, none with timing"
+            if matched_prefix
+            else f"{lines} lines, none in LeRobot's log format"
+        )
         raise InputError(
-            file=path, field="timing lines",
+            file=path,
+            field="timing lines",
             expected="LeRobot's DEBUG timing lines (server: 'Observation N | Prepare time: ... "
-                     "| Total time: ...ms'; client: 'QUEUE SIZE: n (Must go: b)' and 'Control "
-                     "loop (ms): x'); DEBUG logging must be on",
-            got=what, fix=DEBUG_FIX)
+            "| Total time: ...ms'; client: 'QUEUE SIZE: n (Must go: b)' and 'Control "
+            "loop (ms): x'); DEBUG logging must be on",
+            got=what,
+            fix=DEBUG_FIX,
+        )
     for vals, name in ((loop, "Control loop (ms)"), (one_way, "One-way latency")):
         neg = sum(1 for v in vals if v < 0)
         if neg:
-            notes.append(f"{path.name}: {neg} negative '{name}' values (client and server "
-                         "clocks differ); left out")
+            notes.append(
+                f"{path.name}: {neg} negative '{name}' values (client and server "
+                "clocks differ); left out"
+            )
     peers = sessions.peers()
     if len(peers) > 1:
-        notes.append(f"{path.name}: {len(peers)} client sessions (the server reset at each "
-                     "'connected and ready': " + ", ".join(peers) + "); each is its own episode")
+        notes.append(
+            f"{path.name}: {len(peers)} client sessions (the server reset at each "
+            "'connected and ready': " + ", ".join(peers) + "); each is its own episode"
+        )
     apc = int(cfg["actions_per_chunk"]) if "actions_per_chunk" in cfg else apc_server
     return LeRobotLog(
-        source=str(path), server_stages=server, must_go=_arr(must_go, bool),
-        filtered=sum(sessions.filtered), sessions=peers,
-        filtered_per_session=tuple(sessions.filtered), actions_per_chunk=apc,
-        chunk_size_threshold=cfg.get("chunk_size_threshold"), client_fps=cfg.get("fps"),
+        source=str(path),
+        server_stages=server,
+        must_go=_arr(must_go, bool),
+        filtered=sum(sessions.filtered),
+        sessions=peers,
+        filtered_per_session=tuple(sessions.filtered),
+        actions_per_chunk=apc,
+        chunk_size_threshold=cfg.get("chunk_size_threshold"),
+        client_fps=cfg.get("fps"),
         one_way_latency_s=_arr([v for v in one_way if v >= 0]),
-        chunk_total_s=_arr(chunk), action_shape=shape, device=device,
-        queue_size=_arr(qs, int), queue_must_go=_arr(qmg, bool), queue_t=_arr(qt),
+        chunk_total_s=_arr(chunk),
+        action_shape=shape,
+        device=device,
+        queue_size=_arr(qs, int),
+        queue_must_go=_arr(qmg, bool),
+        queue_t=_arr(qt),
         control_loop_s=_arr([v for v in loop if v >= 0]),
         control_loop_t=_arr([t for v, t in zip(loop, loop_t, strict=True) if v >= 0]),
-        serialization_s=_arr(ser), network_s=_arr(net), pop_queue_size=_arr(pop, int),
-        debug_lines=debug, warnings=tuple(notes))
+        serialization_s=_arr(ser),
+        network_s=_arr(net),
+        pop_queue_size=_arr(pop, int),
+        debug_lines=debug,
+        warnings=tuple(notes),
+    )
 
 
 def read_lerobot_logs(paths: Sequence[str | Path]) -> tuple[LeRobotLog, ...]:

@@ -64,10 +64,15 @@ class TransportLatency:
     def to_dict(self) -> dict[str, Any]:
         """Median, 95th percentile, extremes [s] and the message count."""
         x = self.latency_s
-        return {"topic": self.topic, "messages": int(x.size),
-                "p50_s": float(np.median(x)), "p95_s": float(np.percentile(x, 95)),
-                "min_s": float(x.min()), "max_s": float(x.max()),
-                "clocks_disagree": bool(x.min() < 0)}
+        return {
+            "topic": self.topic,
+            "messages": int(x.size),
+            "p50_s": float(np.median(x)),
+            "p95_s": float(np.percentile(x, 95)),
+            "min_s": float(x.min()),
+            "max_s": float(x.max()),
+            "clocks_disagree": bool(x.min() < 0),
+        }
 
 
 @dataclass(frozen=True)
@@ -100,13 +105,17 @@ class BagEpisode:
 
     def summary(self) -> dict[str, Any]:
         """What ``info["ros2"]`` says of this bag."""
-        return {"bag": str(self.path), "frames": int(self.frame_index.size),
-                "period_s": self.period_s,
-                "gaps": int(np.count_nonzero(np.diff(self.frame_index) > 1)),
-                "stamp_jitter_p95_s": float(np.percentile(np.abs(self.stamp_jitter_s), 95)),
-                "dropped_leading_states": self.dropped_leading, "stamps": self.stamps,
-                "types": dict(self.types),
-                "transport_latency": [lt.to_dict() for lt in self.latency]}
+        return {
+            "bag": str(self.path),
+            "frames": int(self.frame_index.size),
+            "period_s": self.period_s,
+            "gaps": int(np.count_nonzero(np.diff(self.frame_index) > 1)),
+            "stamp_jitter_p95_s": float(np.percentile(np.abs(self.stamp_jitter_s), 95)),
+            "dropped_leading_states": self.dropped_leading,
+            "stamps": self.stamps,
+            "types": dict(self.types),
+            "transport_latency": [lt.to_dict() for lt in self.latency],
+        }
 
 
 def _mcap() -> Any:
@@ -114,8 +123,9 @@ def _mcap() -> Any:
         from mcap.reader import make_reader
         from mcap_ros2.decoder import DecoderFactory
     except ImportError as e:  # the optional extra
-        raise MissingExtraError("ros2", "mcap-ros2-support",
-                                "Reading ROS 2 bags (evidence.ros2_bags)") from e
+        raise MissingExtraError(
+            "ros2", "mcap-ros2-support", "Reading ROS 2 bags (evidence.ros2_bags)"
+        ) from e
     return make_reader, DecoderFactory
 
 
@@ -127,11 +137,16 @@ def bag_files(path: Path) -> list[Path]:
     if files:
         return files
     db3 = sorted(path.glob("*.db3"))
-    raise InputError(file=path, field="evidence.ros2_bags", expected="an MCAP bag (.mcap)",
-                     got="a sqlite3 bag (.db3)" if db3 else "no .mcap file in the folder",
-                     fix="convert it with 'ros2 bag convert' to the mcap storage, or record "
-                         "with 'ros2 bag record -s mcap'" if db3 else
-                         "point at the bag folder ros2 bag record wrote, or its .mcap file")
+    raise InputError(
+        file=path,
+        field="evidence.ros2_bags",
+        expected="an MCAP bag (.mcap)",
+        got="a sqlite3 bag (.db3)" if db3 else "no .mcap file in the folder",
+        fix="convert it with 'ros2 bag convert' to the mcap storage, or record "
+        "with 'ros2 bag record -s mcap'"
+        if db3
+        else "point at the bag folder ros2 bag record wrote, or its .mcap file",
+    )
 
 
 def _messages(files: Sequence[Path], topics: Sequence[str]) -> Iterator[tuple[str, str, int, Any]]:
@@ -146,9 +161,12 @@ def _messages(files: Sequence[Path], topics: Sequence[str]) -> Iterator[tuple[st
                 for schema, channel, msg, decoded in reader.iter_decoded_messages(topics):
                     yield channel.topic, schema.name if schema else "", msg.log_time, decoded
         except (McapError, ValueError, KeyError, EOFError, OSError) as e:
-            raise InputError(file=f, expected="a readable MCAP bag with ROS 2 (CDR) messages",
-                             got=f"{type(e).__name__}: {str(e)[:200]}",
-                             fix="re-record or check the bag with 'mcap doctor'") from e
+            raise InputError(
+                file=f,
+                expected="a readable MCAP bag with ROS 2 (CDR) messages",
+                got=f"{type(e).__name__}: {str(e)[:200]}",
+                fix="re-record or check the bag with 'mcap doctor'",
+            ) from e
 
 
 def bag_topics(files: Sequence[Path]) -> dict[str, str]:
@@ -170,41 +188,58 @@ def bag_topics(files: Sequence[Path]) -> dict[str, str]:
                 for schema, channel, _msg in reader.iter_messages():  # no summary: a scan
                     out.setdefault(channel.topic, schema.name if schema else "")
         except (McapError, ValueError, EOFError, OSError) as e:
-            raise InputError(file=f, expected="a readable MCAP bag",
-                             got=f"{type(e).__name__}: {str(e)[:200]}",
-                             fix="re-record or check the bag with 'mcap doctor'") from e
+            raise InputError(
+                file=f,
+                expected="a readable MCAP bag",
+                got=f"{type(e).__name__}: {str(e)[:200]}",
+                fix="re-record or check the bag with 'mcap doctor'",
+            ) from e
     return out
 
 
-def _check_topic(path: Path, topics: dict[str, str], topic: str, key: str,
-                 allowed: tuple[str, ...]) -> str:
+def _check_topic(
+    path: Path, topics: dict[str, str], topic: str, key: str, allowed: tuple[str, ...]
+) -> str:
     fitting = sorted(t for t, ty in topics.items() if ty in allowed)
     listed = ", ".join(f"{t} ({ty})" for t, ty in sorted(topics.items())) or "none"
     if topic not in topics:
-        raise InputError(file=path, field=f"evidence.{key}",
-                         expected=f"a topic of the bag carrying {' or '.join(allowed)}",
-                         got=f"no topic {topic} (the bag's topics: {listed})",
-                         fix=f"set evidence.{key} to one of: {', '.join(fitting)}" if fitting
-                         else f"record {topic} into the bag")
+        raise InputError(
+            file=path,
+            field=f"evidence.{key}",
+            expected=f"a topic of the bag carrying {' or '.join(allowed)}",
+            got=f"no topic {topic} (the bag's topics: {listed})",
+            fix=f"set evidence.{key} to one of: {', '.join(fitting)}"
+            if fitting
+            else f"record {topic} into the bag",
+        )
     if topics[topic] not in allowed:
-        raise InputError(file=path, field=f"evidence.{key} ({topic})",
-                         expected=f"a message type simgap reads: {' or '.join(allowed)}",
-                         got=f"{topics[topic] or 'an untyped channel'}",
-                         fix=(f"set evidence.{key} to one of: {', '.join(fitting)}" if fitting
-                              else f"publish {' or '.join(allowed)} on it and re-record"))
+        raise InputError(
+            file=path,
+            field=f"evidence.{key} ({topic})",
+            expected=f"a message type simgap reads: {' or '.join(allowed)}",
+            got=f"{topics[topic] or 'an untyped channel'}",
+            fix=(
+                f"set evidence.{key} to one of: {', '.join(fitting)}"
+                if fitting
+                else f"publish {' or '.join(allowed)} on it and re-record"
+            ),
+        )
     return topics[topic]
 
 
-def _columns(path: Path, topic: str, names: Sequence[str], wanted: Sequence[str],
-             key: str) -> list[int]:
+def _columns(
+    path: Path, topic: str, names: Sequence[str], wanted: Sequence[str], key: str
+) -> list[int]:
     index = {n: i for i, n in enumerate(names)}
     missing = [w for w in wanted if w not in index]
     if missing:
-        raise InputError(file=path, field=f"{key} ({topic})",
-                         expected=f"the rig's recorded joint names {list(wanted)}",
-                         got=f"joint names {list(names)}, without {missing}",
-                         fix="map each model joint to the bag's name with "
-                             "joints.<name>.recorded in rig.toml")
+        raise InputError(
+            file=path,
+            field=f"{key} ({topic})",
+            expected=f"the rig's recorded joint names {list(wanted)}",
+            got=f"joint names {list(names)}, without {missing}",
+            fix="map each model joint to the bag's name with joints.<name>.recorded in rig.toml",
+        )
     return [index[w] for w in wanted]
 
 
@@ -225,9 +260,10 @@ def read_bag(path: Path, rig: Rig) -> BagEpisode:
     files = bag_files(path)
     topics = bag_topics(files)
     st_topic, cmd_topic = ev.ros2_state_topic, str(ev.ros2_command_topic)
-    types = {st_topic: _check_topic(path, topics, st_topic, "ros2_state_topic", STATE_TYPES),
-             cmd_topic: _check_topic(path, topics, cmd_topic, "ros2_command_topic",
-                                     COMMAND_TYPES)}
+    types = {
+        st_topic: _check_topic(path, topics, st_topic, "ros2_state_topic", STATE_TYPES),
+        cmd_topic: _check_topic(path, topics, cmd_topic, "ros2_command_topic", COMMAND_TYPES),
+    }
     wanted = [j.recorded for j in rig.joints]
     cmd_names = list(ev.ros2_command_joints) or wanted
     st_stamp, st_log, st_pos, cmd_stamp, cmd_log, cmd_pos = [], [], [], [], [], []
@@ -245,12 +281,15 @@ def read_bag(path: Path, rig: Rig) -> BagEpisode:
         if names not in cols:
             cols[names] = _columns(path, topic, names, wanted, field_)
         if len(values) != len(names):
-            raise InputError(file=path, field=f"{field_} ({topic})",
-                             expected=f"{len(names)} positions, one per joint name",
-                             got=f"{len(values)} in a message logged at {log_ns} ns",
-                             fix="list the command's joints in order in "
-                                 "evidence.ros2_command_joints" if ty == FLOAT64_ARRAY
-                             else "re-record: the message is malformed")
+            raise InputError(
+                file=path,
+                field=f"{field_} ({topic})",
+                expected=f"{len(names)} positions, one per joint name",
+                got=f"{len(values)} in a message logged at {log_ns} ns",
+                fix="list the command's joints in order in evidence.ros2_command_joints"
+                if ty == FLOAT64_ARRAY
+                else "re-record: the message is malformed",
+            )
         row = [float(values[i]) for i in cols[names]]
         if topic == st_topic:
             st_stamp.append(_stamp_ns(msg))
@@ -262,15 +301,37 @@ def read_bag(path: Path, rig: Rig) -> BagEpisode:
             cmd_pos.append(row)
     for topic, rows in ((st_topic, st_pos), (cmd_topic, cmd_pos)):
         if len(rows) < 2:
-            raise InputError(file=path, field=f"topic {topic}", expected="at least two messages",
-                             got=f"{len(rows)}", fix="record the topic for the whole episode")
-    return _on_grid(path, rig, types, np.array(st_stamp), np.array(st_log), np.array(st_pos),
-                    np.array(cmd_stamp), np.array(cmd_log), np.array(cmd_pos))
+            raise InputError(
+                file=path,
+                field=f"topic {topic}",
+                expected="at least two messages",
+                got=f"{len(rows)}",
+                fix="record the topic for the whole episode",
+            )
+    return _on_grid(
+        path,
+        rig,
+        types,
+        np.array(st_stamp),
+        np.array(st_log),
+        np.array(st_pos),
+        np.array(cmd_stamp),
+        np.array(cmd_log),
+        np.array(cmd_pos),
+    )
 
 
-def _on_grid(path: Path, rig: Rig, types: dict[str, str], st_stamp: np.ndarray,
-             st_log: np.ndarray, st_pos: np.ndarray, cmd_stamp: np.ndarray,
-             cmd_log: np.ndarray, cmd_pos: np.ndarray) -> BagEpisode:
+def _on_grid(
+    path: Path,
+    rig: Rig,
+    types: dict[str, str],
+    st_stamp: np.ndarray,
+    st_log: np.ndarray,
+    st_pos: np.ndarray,
+    cmd_stamp: np.ndarray,
+    cmd_log: np.ndarray,
+    cmd_pos: np.ndarray,
+) -> BagEpisode:
     ev = rig.evidence
     stamped = bool(np.all(st_stamp > 0))
     clock = st_stamp if stamped else st_log
@@ -285,10 +346,13 @@ def _on_grid(path: Path, rig: Rig, types: dict[str, str], st_stamp: np.ndarray,
     which = np.searchsorted(cmd_log, nxt, side="right") - 1
     first = int(np.argmax(which >= 0)) if np.any(which >= 0) else clock.size
     if clock.size - first < 2:
-        raise InputError(file=path, field=f"topic {ev.ros2_command_topic}",
-                         expected="commands logged while the joint states were",
-                         got="no command before the last state",
-                         fix="record the command and state topics in the same bag")
+        raise InputError(
+            file=path,
+            field=f"topic {ev.ros2_command_topic}",
+            expected="commands logged while the joint states were",
+            got="no command before the last state",
+            fix="record the command and state topics in the same bag",
+        )
     clock, st_log, st_pos, which = clock[first:], st_log[first:], st_pos[first:], which[first:]
     rel = (clock - clock[0]).astype(float) * 1e-9
     step = np.diff(rel)
@@ -299,21 +363,37 @@ def _on_grid(path: Path, rig: Rig, types: dict[str, str], st_stamp: np.ndarray,
     jitter = rel - idx * period
     if np.any(np.diff(idx) < 1) or float(np.max(np.abs(jitter))) > MAX_JITTER_PERIODS * period:
         k = int(np.argmax(np.abs(jitter)))
-        raise InputError(file=path, field=f"topic {ev.ros2_state_topic}",
-                         expected=f"joint states on a regular period (median {dt0 * 1e3:.3g} "
-                                  f"ms), each within {MAX_JITTER_PERIODS:g} of a period of its "
-                                  "slot", got=f"state {k} {jitter[k] * 1e3:.3g} ms off its slot",
-                         fix="publish the joint states at a fixed rate (the driver's read "
-                             "loop), stamped when they were read")
-    lat = [TransportLatency(ev.ros2_state_topic, (st_log - clock).astype(float) * 1e-9)] \
-        if stamped else []
+        raise InputError(
+            file=path,
+            field=f"topic {ev.ros2_state_topic}",
+            expected=f"joint states on a regular period (median {dt0 * 1e3:.3g} "
+            f"ms), each within {MAX_JITTER_PERIODS:g} of a period of its "
+            "slot",
+            got=f"state {k} {jitter[k] * 1e3:.3g} ms off its slot",
+            fix="publish the joint states at a fixed rate (the driver's read "
+            "loop), stamped when they were read",
+        )
+    lat = (
+        [TransportLatency(ev.ros2_state_topic, (st_log - clock).astype(float) * 1e-9)]
+        if stamped
+        else []
+    )
     if np.all(cmd_stamp > 0):
-        lat.append(TransportLatency(str(ev.ros2_command_topic),
-                                    (cmd_log - cmd_stamp).astype(float) * 1e-9))
-    return BagEpisode(path=path, frame_index=idx.astype(np.int64), period_s=period,
-                      state=st_pos, action=cmd_pos[which], stamp_jitter_s=jitter,
-                      latency=tuple(lat), dropped_leading=first,
-                      stamps="header" if stamped else "log", types=types)
+        lat.append(
+            TransportLatency(str(ev.ros2_command_topic), (cmd_log - cmd_stamp).astype(float) * 1e-9)
+        )
+    return BagEpisode(
+        path=path,
+        frame_index=idx.astype(np.int64),
+        period_s=period,
+        state=st_pos,
+        action=cmd_pos[which],
+        stamp_jitter_s=jitter,
+        latency=tuple(lat),
+        dropped_leading=first,
+        stamps="header" if stamped else "log",
+        types=types,
+    )
 
 
 def read_ros2_bags(rig: Rig) -> LeRobotDataset:
@@ -326,20 +406,23 @@ def read_ros2_bags(rig: Rig) -> LeRobotDataset:
     """
     bags = [read_bag(p, rig) for p in rig.evidence.ros2_bags]
     if not bags:
-        raise InputError(file=rig.source, field="evidence.ros2_bags", expected="a bag",
-                         got="none")
+        raise InputError(file=rig.source, field="evidence.ros2_bags", expected="a bag", got="none")
     period = float(np.median([b.period_s for b in bags]))
     for b in bags:
         if abs(b.period_s - period) > 0.01 * period:
-            raise InputError(file=b.path, field=f"topic {rig.evidence.ros2_state_topic}",
-                             expected=f"the period of the other bags ({period * 1e3:.4g} ms)",
-                             got=f"{b.period_s * 1e3:.4g} ms",
-                             fix="diagnose bags recorded at one rate together")
+            raise InputError(
+                file=b.path,
+                field=f"topic {rig.evidence.ros2_state_topic}",
+                expected=f"the period of the other bags ({period * 1e3:.4g} ms)",
+                got=f"{b.period_s * 1e3:.4g} ms",
+                fix="diagnose bags recorded at one rate together",
+            )
     fps = 1.0 / period
     if round(fps) > 0 and abs(fps - round(fps)) <= RATE_LABEL_PPM * 1e-6 * fps:
         fps = float(round(fps))
-    cols: dict[str, list[Any]] = {k: [] for k in ("timestamp", "frame_index", "episode_index",
-                                                  "index", "task_index")}
+    cols: dict[str, list[Any]] = {
+        k: [] for k in ("timestamp", "frame_index", "episode_index", "index", "task_index")
+    }
     state, action = [], []
     gi = 0
     for e, b in enumerate(bags):
@@ -360,21 +443,36 @@ def read_ros2_bags(rig: Rig) -> LeRobotDataset:
         arrays[key] = pa.FixedSizeListArray.from_arrays(flat, width)
     vec = {"dtype": "float64", "shape": [width], "names": names}
     scalar = {"shape": [1], "names": None}
-    features = {"timestamp": {"dtype": "float32", **scalar},
-                **{k: {"dtype": "int64", **scalar}
-                   for k in ("frame_index", "episode_index", "index", "task_index")},
-                "action": vec, "observation.state": vec}
-    info = {"codebase_version": CODEBASE_VERSION, "fps": fps, "features": features,
-            "total_episodes": len(bags), "total_frames": gi,
-            "ros2": {"state_topic": rig.evidence.ros2_state_topic,
-                     "fps_from_stamps": 1.0 / period,
-                     "command_topic": rig.evidence.ros2_command_topic,
-                     "bags": [b.summary() for b in bags]}}
-    episodes = tuple({"episode_index": e, "length": int(b.frame_index.size),
-                      "source": str(b.path)} for e, b in enumerate(bags))
+    features = {
+        "timestamp": {"dtype": "float32", **scalar},
+        **{
+            k: {"dtype": "int64", **scalar}
+            for k in ("frame_index", "episode_index", "index", "task_index")
+        },
+        "action": vec,
+        "observation.state": vec,
+    }
+    info = {
+        "codebase_version": CODEBASE_VERSION,
+        "fps": fps,
+        "features": features,
+        "total_episodes": len(bags),
+        "total_frames": gi,
+        "ros2": {
+            "state_topic": rig.evidence.ros2_state_topic,
+            "fps_from_stamps": 1.0 / period,
+            "command_topic": rig.evidence.ros2_command_topic,
+            "bags": [b.summary() for b in bags],
+        },
+    }
+    episodes = tuple(
+        {"episode_index": e, "length": int(b.frame_index.size), "source": str(b.path)}
+        for e, b in enumerate(bags)
+    )
     root = bags[0].path if len(bags) == 1 else bags[0].path.parent
-    return LeRobotDataset(root=root, info=info, fps=fps, features=features,
-                          table=pa.table(arrays), episodes=episodes)
+    return LeRobotDataset(
+        root=root, info=info, fps=fps, features=features, table=pa.table(arrays), episodes=episodes
+    )
 
 
 def rig_recording(rig: Rig) -> LeRobotDataset:
@@ -384,6 +482,10 @@ def rig_recording(rig: Rig) -> LeRobotDataset:
         return read_lerobot_dataset(rig.evidence.dataset)
     if rig.evidence.ros2_bags:
         return read_ros2_bags(rig)
-    raise InputError(file=rig.source, field="evidence.dataset",
-                     expected="a recording: evidence.dataset or evidence.ros2_bags",
-                     got="neither", fix="name the LeRobot dataset or the ROS 2 bags in rig.toml")
+    raise InputError(
+        file=rig.source,
+        field="evidence.dataset",
+        expected="a recording: evidence.dataset or evidence.ros2_bags",
+        got="neither",
+        fix="name the LeRobot dataset or the ROS 2 bags in rig.toml",
+    )

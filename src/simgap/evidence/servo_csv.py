@@ -19,8 +19,12 @@ from simgap.validate import csv_header, numeric_rows, read_csv_rows
 from simgap.values.actuator_log import ActuatorLog, from_trajectory
 
 
-def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None = None,
-                   ) -> ActuatorLog:
+def read_servo_csv(
+    path: str | Path,
+    rig: Rig | None = None,
+    *,
+    dt: float | None = None,
+) -> ActuatorLog:
     """Read one actuator CSV.
 
     Raises:
@@ -30,28 +34,46 @@ def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None
     """
     path = Path(path)
     if not path.exists():
-        raise InputError(file=path, expected="an actuator CSV", got="no such file",
-                         fix="check the path")
+        raise InputError(
+            file=path, expected="an actuator CSV", got="no such file", fix="check the path"
+        )
     if path.suffix.lower() == ".json":
-        raise InputError(file=path, field="--format", expected="a CSV log with --format csv",
-                         got="a .json file", fix="a BAM log (JSON) takes --format bam")
+        raise InputError(
+            file=path,
+            field="--format",
+            expected="a CSV log with --format csv",
+            got="a .json file",
+            fix="a BAM log (JSON) takes --format bam",
+        )
     rows = read_csv_rows(path, "a UTF-8 actuator CSV")
     if len(rows) < 2:
-        raise InputError(file=path, expected="a header and data rows", got=f"{len(rows)} rows",
-                         fix="write the header (t, cmd_<joint>, q_<joint>) and at least one "
-                             "row per sample")
+        raise InputError(
+            file=path,
+            expected="a header and data rows",
+            got=f"{len(rows)} rows",
+            fix="write the header (t, cmd_<joint>, q_<joint>) and at least one row per sample",
+        )
     header = csv_header(rows[0], path, "an actuator CSV")
     if "t" not in header:
-        raise InputError(file=path, field="t", expected="a 't' column (time [s])",
-                         got=f"columns {header}")
+        raise InputError(
+            file=path, field="t", expected="a 't' column (time [s])", got=f"columns {header}"
+        )
     joints = [h[4:] for h in header if h.startswith("cmd_")]
     if not joints:
-        raise InputError(file=path, field="cmd_<joint>", expected="at least one cmd_<joint> "
-                         "column", got=f"columns {header}")
+        raise InputError(
+            file=path,
+            field="cmd_<joint>",
+            expected="at least one cmd_<joint> column",
+            got=f"columns {header}",
+        )
     for j in joints:
         if f"q_{j}" not in header:
-            raise InputError(file=path, field=f"q_{j}", expected="a measured column for every "
-                             "commanded joint", got="nothing")
+            raise InputError(
+                file=path,
+                field=f"q_{j}",
+                expected="a measured column for every commanded joint",
+                got="nothing",
+            )
     data = numeric_rows(rows[1:], header, path, empty_nan=True)
     col = {h: i for i, h in enumerate(header)}
     names = []
@@ -68,6 +90,14 @@ def read_servo_csv(path: str | Path, rig: Rig | None = None, *, dt: float | None
 
     q_cmd, q = block("cmd_"), block("q_")
     assert q_cmd is not None and q is not None
-    traj = Trajectory(t=data[:, col["t"]], q_cmd=q_cmd, q=q, qd=block("qd_"), tau=block("tau_"),
-                      joint_names=tuple(names), source=str(path), meta={"format": "csv"})
+    traj = Trajectory(
+        t=data[:, col["t"]],
+        q_cmd=q_cmd,
+        q=q,
+        qd=block("qd_"),
+        tau=block("tau_"),
+        joint_names=tuple(names),
+        source=str(path),
+        meta={"format": "csv"},
+    )
     return from_trajectory(traj, dt=dt)

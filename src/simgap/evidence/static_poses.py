@@ -49,8 +49,11 @@ def read_static_poses(path: str | Path, rig: Rig) -> StaticPoses:
         InputError: missing file or column, a non-number, fewer than 3 rows.
     """
     path = Path(path)
-    cols, rows = read_csv_table(path, what="a static-object poses CSV",
-                                fix="set evidence.static_object_poses in rig.toml to the CSV")
+    cols, rows = read_csv_table(
+        path,
+        what="a static-object poses CSV",
+        fix="set evidence.static_object_poses in rig.toml to the CSV",
+    )
     need = [j.recorded for j in rig.joints] + list(OBJ_COLUMNS)
     for c in need:
         if c not in cols:
@@ -58,8 +61,12 @@ def read_static_poses(path: str | Path, rig: Rig) -> StaticPoses:
             if alt is None:
                 raise NameNotFoundError("column", c, cols, file=path)
     if len(rows) < 3:
-        raise InputError(file=path, expected="at least 3 poses (rows)", got=f"{len(rows)} rows",
-                         fix="record the static object from more arm poses")
+        raise InputError(
+            file=path,
+            expected="at least 3 poses (rows)",
+            got=f"{len(rows)} rows",
+            fix="record the static object from more arm poses",
+        )
 
     def num(row: dict[str, str], col: str, i: int) -> float:
         try:
@@ -67,8 +74,12 @@ def read_static_poses(path: str | Path, rig: Rig) -> StaticPoses:
         except (TypeError, ValueError):
             v = math.nan
         if not math.isfinite(v):
-            raise InputError(file=path, field=col, expected="a finite number",
-                             got=f"{row.get(col)!r} on data row {i + 1}")
+            raise InputError(
+                file=path,
+                field=col,
+                expected="a finite number",
+                got=f"{row.get(col)!r} on data row {i + 1}",
+            )
         return v
 
     q = np.empty((len(rows), len(rig.joints)))
@@ -82,6 +93,10 @@ def read_static_poses(path: str | Path, rig: Rig) -> StaticPoses:
 def load_static_poses(rig: Rig) -> StaticPoses:
     """Loader for ``EvidenceBundle.get``: the rig's ``evidence.static_object_poses``."""
     if rig.evidence.static_object_poses is None:
-        raise InputError(file=rig.source, field="evidence.static_object_poses",
-                         expected="a path to a static-object poses CSV", got="nothing")
+        raise InputError(
+            file=rig.source,
+            field="evidence.static_object_poses",
+            expected="a path to a static-object poses CSV",
+            got="nothing",
+        )
     return read_static_poses(rig.evidence.static_object_poses, rig)

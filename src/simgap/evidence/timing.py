@@ -31,8 +31,10 @@ from simgap.validate import check_input_file, read_text
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 PARQUET_SUFFIXES = (".parquet", ".pq")
-_FIX_FORMAT = ('write one object per tick: {"episode": int, "step": int, "t": seconds, '
-               '"stages": {name: seconds}} (see docs/latency.md)')
+_FIX_FORMAT = (
+    'write one object per tick: {"episode": int, "step": int, "t": seconds, '
+    '"stages": {name: seconds}} (see docs/latency.md)'
+)
 
 
 class TimingLogWarning(UserWarning):
@@ -54,13 +56,21 @@ class TimingLog:
     files: tuple[str, ...] = ()
 
 
-def _bad(path: Path, where: str, expected: str, got: object, fix: str = _FIX_FORMAT,
-         ) -> InputError:
+def _bad(
+    path: Path,
+    where: str,
+    expected: str,
+    got: object,
+    fix: str = _FIX_FORMAT,
+) -> InputError:
     return InputError(file=path, field=where, expected=expected, got=got, fix=fix)
 
 
-def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: bool = False,
-                 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+def _parse_jsonl(
+    path: Path,
+    notes: list[str] | None = None,
+    skip_bad_lines: bool = False,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
     """Columns of a JSON Lines log: (episode/step/t, stages with NaN where absent, line no).
 
     A last line that is not JSON and has no newline after it is what a logger killed
@@ -88,11 +98,14 @@ def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: boo
                 skipped.append(lineno)
                 continue
             shown = text if len(text) <= 60 else text[:57] + "..."
-            raise _bad(path, f"line {lineno}", "one JSON object per line",
-                       f"text that is not JSON ({getattr(e, 'msg', type(e).__name__)}): "
-                       f"{shown!r}",
-                       fix="repair or delete the line, or pass --skip-bad-lines to drop "
-                           "every line that is not JSON (they are counted)") from None
+            raise _bad(
+                path,
+                f"line {lineno}",
+                "one JSON object per line",
+                f"text that is not JSON ({getattr(e, 'msg', type(e).__name__)}): {shown!r}",
+                fix="repair or delete the line, or pass --skip-bad-lines to drop "
+                "every line that is not JSON (they are counted)",
+            ) from None
         if not isinstance(rec, dict):
             if skip_bad_lines:
                 skipped.append(lineno)
@@ -102,37 +115,50 @@ def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: boo
         for key, dst in (("episode", eps), ("step", steps)):
             v = rec.get(key)
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < MAX_INDEX:
-                raise _bad(path, f"line {lineno}: {key}", "an integer",
-                           "nothing" if v is None else repr(v))
+                raise _bad(
+                    path, f"line {lineno}: {key}", "an integer", "nothing" if v is None else repr(v)
+                )
             dst.append(v)
         t = rec.get("t")
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-            raise _bad(path, f"line {lineno}: t", "the tick start in seconds (a finite "
-                       "number)", "nothing" if t is None else repr(t))
+            raise _bad(
+                path,
+                f"line {lineno}: t",
+                "the tick start in seconds (a finite number)",
+                "nothing" if t is None else repr(t),
+            )
         ts.append(float(t))
         lines.append(lineno)
         stages = rec.get("stages")
         if not isinstance(stages, dict):
-            raise _bad(path, f"line {lineno}: stages", "an object of stage durations",
-                       "nothing" if stages is None else repr(stages)[:60])
+            raise _bad(
+                path,
+                f"line {lineno}: stages",
+                "an object of stage durations",
+                "nothing" if stages is None else repr(stages)[:60],
+            )
         for name, v in stages.items():
             if v is None:
                 continue  # an explicit null counts as a missing stage
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise _bad(path, f"line {lineno}: stages.{name}", "a duration in seconds",
-                           repr(v)[:60])
+                raise _bad(
+                    path, f"line {lineno}: stages.{name}", "a duration in seconds", repr(v)[:60]
+                )
             if name not in stage_rows:
                 stage_rows[name], stage_vals[name] = [], []
             stage_rows[name].append(row)
             stage_vals[name].append(float(v))
     notes = notes if notes is not None else []
     if skipped == [last]:
-        notes.append(f"{path.name}: the last line ({last}) is cut off, as a logger stopped "
-                     "mid-write leaves it; dropped 1 line")
+        notes.append(
+            f"{path.name}: the last line ({last}) is cut off, as a logger stopped "
+            "mid-write leaves it; dropped 1 line"
+        )
     elif skipped:
         shown = ", ".join(map(str, skipped[:5])) + (", ..." if len(skipped) > 5 else "")
-        notes.append(f"{path.name}: dropped {len(skipped)} line(s) that are not JSON objects "
-                     f"(lines {shown})")
+        notes.append(
+            f"{path.name}: dropped {len(skipped)} line(s) that are not JSON objects (lines {shown})"
+        )
     n = len(ts)
     cols: dict[str, np.ndarray] = {}
     for name, rows in stage_rows.items():
@@ -141,18 +167,29 @@ def _parse_jsonl(path: Path, notes: list[str] | None = None, skip_bad_lines: boo
         nan = np.isnan(vals)
         if nan.any():
             first = lines[rows[int(np.argmax(nan))]]
-            raise _bad(path, f"line {first}: stages.{name}", "a duration in seconds",
-                       f"NaN ({int(nan.sum())} NaN durations of '{name}' in all)",
-                       fix="log a number, or leave the stage out of ticks that lack it")
+            raise _bad(
+                path,
+                f"line {first}: stages.{name}",
+                "a duration in seconds",
+                f"NaN ({int(nan.sum())} NaN durations of '{name}' in all)",
+                fix="log a number, or leave the stage out of ticks that lack it",
+            )
         arr[np.asarray(rows, dtype=np.int64)] = vals
         cols[name] = arr
-    base = {"episode": np.asarray(eps, dtype=np.int64), "step": np.asarray(steps, np.int64),
-            "t": np.asarray(ts, dtype=float)}
+    base = {
+        "episode": np.asarray(eps, dtype=np.int64),
+        "step": np.asarray(steps, np.int64),
+        "t": np.asarray(ts, dtype=float),
+    }
     return base, cols, np.asarray(lines, dtype=np.int64)
 
 
-def _table_columns(table: Any, path: Path, *, from_json: bool = False,
-                   ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+def _table_columns(
+    table: Any,
+    path: Path,
+    *,
+    from_json: bool = False,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
     """Columns of an Arrow table with the timing-log fields (Parquet, or JSON read by Arrow).
 
     ``from_json`` also refuses a null ``stages`` object, as the line-by-line reader does.
@@ -163,8 +200,13 @@ def _table_columns(table: Any, path: Path, *, from_json: bool = False,
     base: dict[str, np.ndarray] = {}
     for key in ("episode", "step", "t"):
         if key not in names:
-            raise _bad(path, key, "this column", "nothing",
-                       fix=f"add a '{key}' column; columns present: {', '.join(names)}")
+            raise _bad(
+                path,
+                key,
+                "this column",
+                "nothing",
+                fix=f"add a '{key}' column; columns present: {', '.join(names)}",
+            )
         col = table.column(key)
         typ = col.type
         ok = pa.types.is_integer(typ) or (key == "t" and pa.types.is_floating(typ))
@@ -181,30 +223,43 @@ def _table_columns(table: Any, path: Path, *, from_json: bool = False,
         struct = table.column("stages").combine_chunks()
         if not pa.types.is_struct(struct.type):
             raise _bad(path, "stages", "a struct column of stage durations", str(struct.type))
-        parts = [(struct.type.field(i).name, struct.field(i)) for i in
-                 range(struct.type.num_fields)]
+        parts = [
+            (struct.type.field(i).name, struct.field(i)) for i in range(struct.type.num_fields)
+        ]
         outer_null = np.asarray(struct.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         if from_json and outer_null.any():
             raise _bad(path, "stages", "an object of stage durations in every line", "null")
     else:
-        parts = [(c[len("stages."):], table.column(c).combine_chunks()) for c in names
-                 if c.startswith("stages.")]
+        parts = [
+            (c[len("stages.") :], table.column(c).combine_chunks())
+            for c in names
+            if c.startswith("stages.")
+        ]
         outer_null = np.zeros(table.num_rows, dtype=bool)
     if not parts and not from_json:
-        raise _bad(path, "stages", "a 'stages' struct column or 'stages.<name>' columns",
-                   f"columns {', '.join(names)}")
+        raise _bad(
+            path,
+            "stages",
+            "a 'stages' struct column or 'stages.<name>' columns",
+            f"columns {', '.join(names)}",
+        )
     for name, arr in parts:
         typ = arr.type
         if not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_null(typ)):
             raise _bad(path, f"stages.{name}", "durations in seconds (numbers)", str(typ))
         null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool) | outer_null
-        vals = np.array(arr.cast(pa.float64()).to_numpy(zero_copy_only=False),
-                        dtype=float)  # a writable copy
+        vals = np.array(
+            arr.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=float
+        )  # a writable copy
         nan = np.isnan(vals) & ~null
         if nan.any():
-            raise _bad(path, f"row {int(np.argmax(nan))}: stages.{name}",
-                       "a duration in seconds", f"NaN ({int(nan.sum())} NaN durations in all)",
-                       fix="log a number, or a null where the tick lacks the stage")
+            raise _bad(
+                path,
+                f"row {int(np.argmax(nan))}: stages.{name}",
+                "a duration in seconds",
+                f"NaN ({int(nan.sum())} NaN durations in all)",
+                fix="log a number, or a null where the tick lacks the stage",
+            )
         vals[null] = np.nan
         if np.isnan(vals).all():
             continue  # a stage that is null everywhere was never measured
@@ -212,8 +267,7 @@ def _table_columns(table: Any, path: Path, *, from_json: bool = False,
     return base, cols, np.arange(table.num_rows, dtype=np.int64)
 
 
-def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
-                                        np.ndarray]:
+def _parse_parquet(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -243,56 +297,83 @@ def _read_jsonl_fast(path: Path) -> tuple[StageTimes, list[str]] | None:
         return None
 
 
-def _check(path: Path, base: dict[str, np.ndarray], cols: dict[str, np.ndarray],
-           rows: np.ndarray, unit: str) -> tuple[StageTimes, list[str]]:
+def _check(
+    path: Path,
+    base: dict[str, np.ndarray],
+    cols: dict[str, np.ndarray],
+    rows: np.ndarray,
+    unit: str,
+) -> tuple[StageTimes, list[str]]:
     """Refuse negative durations and repeated ticks; sort and count the oddities."""
     n = base["t"].shape[0]
     if n == 0:
-        raise InputError(file=path, expected="at least one tick", got="an empty log",
-                         fix="run the instrumented loop (simgap.LoopTimer) and pass the log "
-                             "it wrote")
+        raise InputError(
+            file=path,
+            expected="at least one tick",
+            got="an empty log",
+            fix="run the instrumented loop (simgap.LoopTimer) and pass the log it wrote",
+        )
     if not cols:
-        raise InputError(file=path, field="stages", expected="at least one stage duration",
-                         got=f"{n} ticks without any", fix=_FIX_FORMAT)
+        raise InputError(
+            file=path,
+            field="stages",
+            expected="at least one stage duration",
+            got=f"{n} ticks without any",
+            fix=_FIX_FORMAT,
+        )
     check_stage_values(path, base, cols, rows, unit)
     for name, arr in cols.items():
         neg = arr < 0
         if neg.any():
             i = int(np.argmax(neg))
-            raise _bad(path, f"{unit} {rows[i]}: stages.{name}", "a duration >= 0 s",
-                       f"{arr[i]!r} ({int(neg.sum())} negative durations of '{name}' in all)",
-                       fix="durations are end minus start on a monotonic clock "
-                           "(time.perf_counter), never a wall clock")
+            raise _bad(
+                path,
+                f"{unit} {rows[i]}: stages.{name}",
+                "a duration >= 0 s",
+                f"{arr[i]!r} ({int(neg.sum())} negative durations of '{name}' in all)",
+                fix="durations are end minus start on a monotonic clock "
+                "(time.perf_counter), never a wall clock",
+            )
     notes: list[str] = []
     key = base["episode"] * (int(base["step"].max()) + 1) + base["step"]
     order = np.lexsort((base["step"], base["episode"]))
     unsorted = int(np.count_nonzero(np.diff(key) < 0))
     if unsorted:
-        notes.append(f"{path.name}: {unsorted} of {n} ticks out of order by (episode, step); "
-                     "sorted before analysis")
+        notes.append(
+            f"{path.name}: {unsorted} of {n} ticks out of order by (episode, step); "
+            "sorted before analysis"
+        )
     skey = key[order]
     dup = np.flatnonzero(np.diff(skey) == 0)
     if dup.size:
         a, b = rows[order[dup[0]]], rows[order[dup[0] + 1]]
-        raise _bad(path, f"{unit}s {a} and {b}", "each (episode, step) once",
-                   f"{dup.size} repeated ticks, first episode {base['episode'][order[dup[0]]]} "
-                   f"step {base['step'][order[dup[0]]]}",
-                   fix="write each run to its own file (LoopTimer overwrites unless "
-                       "append=True) and pass the files together")
+        raise _bad(
+            path,
+            f"{unit}s {a} and {b}",
+            "each (episode, step) once",
+            f"{dup.size} repeated ticks, first episode {base['episode'][order[dup[0]]]} "
+            f"step {base['step'][order[dup[0]]]}",
+            fix="write each run to its own file (LoopTimer overwrites unless "
+            "append=True) and pass the files together",
+        )
     t_sorted = base["t"][order]
     ep_sorted = base["episode"][order]
     back = int(np.count_nonzero((np.diff(t_sorted) < 0) & (np.diff(ep_sorted) == 0)))
     if back:
-        notes.append(f"{path.name}: t runs backwards at {back} ticks within an episode; "
-                     "tick intervals there are not used")
+        notes.append(
+            f"{path.name}: t runs backwards at {back} ticks within an episode; "
+            "tick intervals there are not used"
+        )
     stages = {k: v[order] for k, v in cols.items()}
     for name, arr in stages.items():
         miss = int(np.count_nonzero(np.isnan(arr)))
         if miss:
-            notes.append(f"{path.name}: stage '{name}' missing in {miss} of {n} ticks; "
-                         "their totals omit it")
-    times = StageTimes(t=t_sorted, episode=ep_sorted, step=base["step"][order], stages=stages,
-                       source=str(path))
+            notes.append(
+                f"{path.name}: stage '{name}' missing in {miss} of {n} ticks; their totals omit it"
+            )
+    times = StageTimes(
+        t=t_sorted, episode=ep_sorted, step=base["step"][order], stages=stages, source=str(path)
+    )
     return times, notes
 
 
@@ -311,8 +392,12 @@ def read_timing_log(path: str | Path, *, skip_bad_lines: bool = False) -> Timing
     """
     path = Path(path)
     if not path.exists():
-        raise InputError(file=path, expected="a timing log", got="no such file",
-                         fix="pass the JSON Lines or Parquet file your loop wrote")
+        raise InputError(
+            file=path,
+            expected="a timing log",
+            got="no such file",
+            fix="pass the JSON Lines or Parquet file your loop wrote",
+        )
     check_input_file(path, "a timing log")
     suffix = path.suffix.lower()
     dropped: list[str] = []
@@ -330,8 +415,13 @@ def read_timing_log(path: str | Path, *, skip_bad_lines: bool = False) -> Timing
         base, cols, rows = _parse_jsonl(path, dropped, skip_bad_lines)
         unit = "line"
     else:
-        raise _bad(path, "suffix", f"one of {', '.join(JSONL_SUFFIXES + PARQUET_SUFFIXES)}",
-                   suffix or "no suffix", fix="name the log .jsonl (JSON Lines) or .parquet")
+        raise _bad(
+            path,
+            "suffix",
+            f"one of {', '.join(JSONL_SUFFIXES + PARQUET_SUFFIXES)}",
+            suffix or "no suffix",
+            fix="name the log .jsonl (JSON Lines) or .parquet",
+        )
     times, notes = _check(path, base, cols, rows, unit)
     notes = [*dropped, *notes]
     for note in notes:
@@ -352,15 +442,28 @@ def concat_stage_times(parts: Sequence[StageTimes], source: str = "") -> StageTi
         eps.append(ep + shift)
         offset_next = int(eps[-1].max()) + 1 if ep.size else offset_next
     stages: dict[str, Any] = {
-        n: np.concatenate([np.asarray(p.stages[n]) if n in p.stages else
-                           np.full(p.n_ticks, np.nan) for p in parts]) for n in names}
-    return StageTimes(t=np.concatenate([p.t for p in parts]), episode=np.concatenate(eps),
-                      step=np.concatenate([p.step for p in parts]), stages=stages,
-                      source=source or ", ".join(p.source for p in parts))
+        n: np.concatenate(
+            [
+                np.asarray(p.stages[n]) if n in p.stages else np.full(p.n_ticks, np.nan)
+                for p in parts
+            ]
+        )
+        for n in names
+    }
+    return StageTimes(
+        t=np.concatenate([p.t for p in parts]),
+        episode=np.concatenate(eps),
+        step=np.concatenate([p.step for p in parts]),
+        stages=stages,
+        source=source or ", ".join(p.source for p in parts),
+    )
 
 
-def read_timing_logs(paths: Sequence[str | Path], *, skip_bad_lines: bool = False,
-                     ) -> TimingLog:
+def read_timing_logs(
+    paths: Sequence[str | Path],
+    *,
+    skip_bad_lines: bool = False,
+) -> TimingLog:
     """Read several timing logs as one (episodes of later files renumbered when they clash)."""
     if not paths:
         raise InputError(field="timing_logs", expected="at least one timing log", got="none")
@@ -368,8 +471,11 @@ def read_timing_logs(paths: Sequence[str | Path], *, skip_bad_lines: bool = Fals
     if len(logs) == 1:
         return logs[0]
     times = concat_stage_times([lg.times for lg in logs])
-    return TimingLog(times=times, warnings=tuple(w for lg in logs for w in lg.warnings),
-                     files=tuple(f for lg in logs for f in lg.files))
+    return TimingLog(
+        times=times,
+        warnings=tuple(w for lg in logs for w in lg.warnings),
+        files=tuple(f for lg in logs for f in lg.files),
+    )
 
 
 def load_timing_logs(rig: Rig) -> TimingLog | None:
@@ -384,8 +490,11 @@ def load_timing_logs(rig: Rig) -> TimingLog | None:
 LOG_SUFFIXES = (".log", ".txt")
 
 
-def read_latency_files(paths: Sequence[str | Path], *, skip_bad_lines: bool = False,
-                       ) -> tuple[TimingLog | None, tuple[Any, ...]]:
+def read_latency_files(
+    paths: Sequence[str | Path],
+    *,
+    skip_bad_lines: bool = False,
+) -> tuple[TimingLog | None, tuple[Any, ...]]:
     """Read timing logs (``.jsonl``/``.parquet``) and LeRobot async logs (``.log``) together.
 
     Returns:
@@ -394,8 +503,12 @@ def read_latency_files(paths: Sequence[str | Path], *, skip_bad_lines: bool = Fa
     from simgap.evidence.lerobot_logs import read_lerobot_log
 
     if not paths:
-        raise InputError(field="LOG", expected="at least one log file", got="none",
-                         fix="pass timing logs (.jsonl, .parquet) or LeRobot logs (.log)")
+        raise InputError(
+            field="LOG",
+            expected="at least one log file",
+            got="none",
+            fix="pass timing logs (.jsonl, .parquet) or LeRobot logs (.log)",
+        )
     timing_paths, lerobot = [], []
     for p in map(Path, paths):
         suffix = p.suffix.lower()
@@ -404,9 +517,12 @@ def read_latency_files(paths: Sequence[str | Path], *, skip_bad_lines: bool = Fa
         elif suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES:
             timing_paths.append(p)
         else:
-            raise _bad(p, "suffix", "a timing log (.jsonl, .parquet) or a LeRobot log (.log)",
-                       suffix or "no suffix",
-                       fix="rename the file with the suffix of its format")
-    timing = read_timing_logs(timing_paths, skip_bad_lines=skip_bad_lines) \
-        if timing_paths else None
+            raise _bad(
+                p,
+                "suffix",
+                "a timing log (.jsonl, .parquet) or a LeRobot log (.log)",
+                suffix or "no suffix",
+                fix="rename the file with the suffix of its format",
+            )
+    timing = read_timing_logs(timing_paths, skip_bad_lines=skip_bad_lines) if timing_paths else None
     return timing, tuple(lerobot)

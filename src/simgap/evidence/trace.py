@@ -41,16 +41,28 @@ FEATURE_UNITS: tuple[str, ...] = ("deg", "m100", "pct", "rad", "ticks")
 
 
 def _num(v: Any, path: Path, line: int, key: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-            or abs(v) > 1e15:
-        raise InputError(file=path, field=f"line {line}: {key}",
-                         expected="a finite number (leave the key out when there is no value)",
-                         got="null" if v is None else v)
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or abs(v) > 1e15
+    ):
+        raise InputError(
+            file=path,
+            field=f"line {line}: {key}",
+            expected="a finite number (leave the key out when there is no value)",
+            got="null" if v is None else v,
+        )
     return float(v)
 
 
-def _field(rec: Mapping[str, Any], key: str, kind: type, path: Path, line: int | str,
-           ) -> Any:
+def _field(
+    rec: Mapping[str, Any],
+    key: str,
+    kind: type,
+    path: Path,
+    line: int | str,
+) -> Any:
     """``rec[key]`` when it has the JSON type ``kind`` (list or dict), an empty one when
     absent or null; any other type is an InputError naming the line."""
     v = rec.get(key)
@@ -63,15 +75,26 @@ def _field(rec: Mapping[str, Any], key: str, kind: type, path: Path, line: int |
     return v
 
 
-def _entries(rec: Mapping[str, Any], key: str, row: int, path: Path, line: int
-             ) -> list[RegisterEntry]:
+def _entries(
+    rec: Mapping[str, Any], key: str, row: int, path: Path, line: int
+) -> list[RegisterEntry]:
     out = []
     for e in _field(rec, key, list, path, line):
         if not (isinstance(e, Mapping) and {"motor", "register", "value"} <= set(e)):
-            raise InputError(file=path, field=f"line {line}: {key}",
-                             expected="objects with motor, register and value", got=e)
-        out.append(RegisterEntry(row, str(e["motor"]), str(e["register"]),
-                                 _num(e["value"], path, line, f"{key}.value")))
+            raise InputError(
+                file=path,
+                field=f"line {line}: {key}",
+                expected="objects with motor, register and value",
+                got=e,
+            )
+        out.append(
+            RegisterEntry(
+                row,
+                str(e["motor"]),
+                str(e["register"]),
+                _num(e["value"], path, line, f"{key}.value"),
+            )
+        )
     return out
 
 
@@ -91,23 +114,36 @@ def read_trace(path: str | Path) -> Trace:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(file=path, expected="a deployment trace (JSON Lines)",
-                         got="no such file", fix="record one with the fake arm or your rig "
-                         "(docs/plumbing.md)")
+        raise InputError(
+            file=path,
+            expected="a deployment trace (JSON Lines)",
+            got="no such file",
+            fix="record one with the fake arm or your rig (docs/plumbing.md)",
+        )
     recs: list[tuple[int, dict[str, Any]]] = []
-    for i, text in enumerate(read_text(path, "a deployment trace (JSON Lines)").splitlines(),
-                             start=1):
+    for i, text in enumerate(
+        read_text(path, "a deployment trace (JSON Lines)").splitlines(), start=1
+    ):
         if not text.strip():
             continue
-        rec = parse_json(text, f"{path}: line {i}", "one JSON object per line (finite "
-                         "numbers; NaN and Infinity are not JSON)", allow_nan=False)
+        rec = parse_json(
+            text,
+            f"{path}: line {i}",
+            "one JSON object per line (finite numbers; NaN and Infinity are not JSON)",
+            allow_nan=False,
+        )
         if not isinstance(rec, dict):
-            raise InputError(file=path, field=f"line {i}", expected="a JSON object",
-                             got=type(rec).__name__)
+            raise InputError(
+                file=path, field=f"line {i}", expected="a JSON object", got=type(rec).__name__
+            )
         for key in ("tick", "episode", "t"):
             if key not in rec:
-                raise InputError(file=path, field=f"line {i}: {key}",
-                                 expected="tick, episode and t in every record", got="nothing")
+                raise InputError(
+                    file=path,
+                    field=f"line {i}: {key}",
+                    expected="tick, episode and t in every record",
+                    got="nothing",
+                )
         recs.append((i, rec))
     if not recs:
         raise InputError(file=path, expected="at least one tick record", got="an empty file")
@@ -121,12 +157,17 @@ def read_trace(path: str | Path) -> Trace:
         a, b = int(ticks[k]), int(ticks[k + 1])
         missing = list(range(a + 1, b))
         raise InputError(
-            file=path, field=f"line {recs[k + 1][0]}: tick",
+            file=path,
+            field=f"line {recs[k + 1][0]}: tick",
             expected=f"consecutive ticks (tick {a} then {a + 1})",
-            got=f"tick {b}" + (f"; missing ticks {missing[:10]}"
-                               + (" ..." if len(missing) > 10 else "") if missing else
-                               " (repeated or out of order)"),
-            fix="record every control tick; a dropped tick hides what was sent")
+            got=f"tick {b}"
+            + (
+                f"; missing ticks {missing[:10]}" + (" ..." if len(missing) > 10 else "")
+                if missing
+                else " (repeated or out of order)"
+            ),
+            fix="record every control tick; a dropped tick hides what was sent",
+        )
     n = len(recs)
     known_obs = set(JOINT_FEATURES) | set(TEMPERATURE_FEATURES) | set(IMAGE_STAMPS)
     obs: dict[str, np.ndarray] = {}
@@ -142,17 +183,24 @@ def read_trace(path: str | Path) -> Trace:
     events: list[TraceEvent] = []
     for row, (line, rec) in enumerate(recs):
         units = {**meta_units, **_field(rec, "units", dict, path, line)}
-        for section, store, known in (("observation", obs, known_obs),
-                                      ("action", act, set(JOINT_FEATURES)),
-                                      ("sent", sent, set(JOINT_FEATURES))):
+        for section, store, known in (
+            ("observation", obs, known_obs),
+            ("action", act, set(JOINT_FEATURES)),
+            ("sent", sent, set(JOINT_FEATURES)),
+        ):
             d = rec.get(section) or {}
             if not isinstance(d, Mapping):
-                raise InputError(file=path, field=f"line {line}: {section}",
-                                 expected="an object of feature values", got=d)
+                raise InputError(
+                    file=path,
+                    field=f"line {line}: {section}",
+                    expected="an object of feature values",
+                    got=d,
+                )
             for key, value in d.items():
                 if key not in known:
-                    raise NameNotFoundError(f"{section} feature", key, known, file=path,
-                                            field=f"line {line}: {section}")
+                    raise NameNotFoundError(
+                        f"{section} feature", key, known, file=path, field=f"line {line}: {section}"
+                    )
                 if key == "image_sha1":
                     sha[row] = None if value is None else str(value)
                     continue
@@ -166,9 +214,12 @@ def read_trace(path: str | Path) -> Trace:
                     if key in JOINT_FEATURES:
                         unit = str(units.get(key, _default_unit(key, meta)))
                         if unit not in FEATURE_UNITS:
-                            raise InputError(file=path, field=f"line {line}: units.{key}",
-                                             expected=f"one of {', '.join(FEATURE_UNITS)}",
-                                             got=unit)
+                            raise InputError(
+                                file=path,
+                                field=f"line {line}: units.{key}",
+                                expected=f"one of {', '.join(FEATURE_UNITS)}",
+                                got=unit,
+                            )
                         declared.setdefault(key, {}).setdefault(unit, int(ticks[row]))
         writes += _entries(rec, "writes", row, path, line)
         reads += _entries(rec, "reads", row, path, line)
@@ -176,27 +227,46 @@ def read_trace(path: str | Path) -> Trace:
             if isinstance(ev, str):
                 events.append(TraceEvent(row, ev, math.nan))  # a name without a time
             elif isinstance(ev, Mapping) and "name" in ev:
-                events.append(TraceEvent(row, str(ev["name"]),
-                                         _num(ev.get("t", rec["t"]), path, line, "events.t")))
+                events.append(
+                    TraceEvent(
+                        row, str(ev["name"]), _num(ev.get("t", rec["t"]), path, line, "events.t")
+                    )
+                )
             else:
-                raise InputError(file=path, field=f"line {line}: events",
-                                 expected='strings or {"name": str, "t": float}', got=ev)
+                raise InputError(
+                    file=path,
+                    field=f"line {line}: events",
+                    expected='strings or {"name": str, "t": float}',
+                    got=ev,
+                )
     for key, seen in declared.items():
         if len(seen) > 1:
             where = ", ".join(f"{u} from tick {t}" for u, t in seen.items())
-            raise InputError(file=path, field=f"units.{key}",
-                             expected="one unit per feature for the whole trace",
-                             got=f"mixed units: {where}",
-                             fix="convert every value of the feature to one unit before "
-                                 "writing the trace")
+            raise InputError(
+                file=path,
+                field=f"units.{key}",
+                expected="one unit per feature for the whole trace",
+                got=f"mixed units: {where}",
+                fix="convert every value of the feature to one unit before writing the trace",
+            )
     unit_map = {k: next(iter(v)) for k, v in declared.items()}
     return Trace(
-        source=path, meta=dict(meta), tick=ticks,
+        source=path,
+        meta=dict(meta),
+        tick=ticks,
         episode=np.array([int(_num(r["episode"], path, i, "episode")) for i, r in recs]),
         t=np.array([_num(r["t"], path, i, "t") for i, r in recs]),
-        observation=obs, action=act, sent=sent, units=unit_map, image_t=img_t,
-        image_age_s=img_age, image_sha1=tuple(sha), writes=tuple(writes), reads=tuple(reads),
-        events=tuple(events))
+        observation=obs,
+        action=act,
+        sent=sent,
+        units=unit_map,
+        image_t=img_t,
+        image_age_s=img_age,
+        image_sha1=tuple(sha),
+        writes=tuple(writes),
+        reads=tuple(reads),
+        events=tuple(events),
+    )
 
 
 def trace_from_rig(rig: Rig) -> Trace | None:
@@ -232,9 +302,14 @@ def probe_checkpoint(path: str | Path) -> CheckpointProbe:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(file=path, field="meta.checkpoint", expected="a checkpoint file",
-                         got="no such file", fix="point meta.checkpoint at the file the "
-                         "deployment loads (relative paths are against the trace's folder)")
+        raise InputError(
+            file=path,
+            field="meta.checkpoint",
+            expected="a checkpoint file",
+            got="no such file",
+            fix="point meta.checkpoint at the file the "
+            "deployment loads (relative paths are against the trace's folder)",
+        )
     try:
         import torch
     except ImportError:
@@ -255,21 +330,38 @@ def probe_checkpoint(path: str | Path) -> CheckpointProbe:
     check_input_file(path, "a checkpoint file")
     if not _looks_like_checkpoint(path):
         err = "neither a torch zip archive nor a pickle"
-        return CheckpointProbe(path=path, locations=(), loads_plain=False, plain_error=err,
-                               loads_cpu=False, cpu_error=err, kind="not_a_checkpoint",
-                               cuda_available=bool(torch.cuda.is_available()))
+        return CheckpointProbe(
+            path=path,
+            locations=(),
+            loads_plain=False,
+            plain_error=err,
+            loads_cpu=False,
+            cpu_error=err,
+            kind="not_a_checkpoint",
+            cuda_available=bool(torch.cuda.is_available()),
+        )
     plain = attempt()
     cpu = attempt(map_location="cpu")
     attempt(map_location=spy)
     locations = tuple(sorted(set(seen)))
-    return CheckpointProbe(path=path, locations=locations,
-                           loads_plain=plain is None, plain_error=plain, loads_cpu=cpu is None,
-                           cpu_error=cpu, cuda_available=bool(torch.cuda.is_available()),
-                           kind=_probe_kind(locations, plain, cpu))
+    return CheckpointProbe(
+        path=path,
+        locations=locations,
+        loads_plain=plain is None,
+        plain_error=plain,
+        loads_cpu=cpu is None,
+        cpu_error=cpu,
+        cuda_available=bool(torch.cuda.is_available()),
+        kind=_probe_kind(locations, plain, cpu),
+    )
 
 
-_UNSAFE = ("weights only load failed", "unsupported global", "unpicklingerror",
-           "unsupported operand")
+_UNSAFE = (
+    "weights only load failed",
+    "unsupported global",
+    "unpicklingerror",
+    "unsupported operand",
+)
 
 
 def _looks_like_checkpoint(path: Path) -> bool:
@@ -282,7 +374,8 @@ def _looks_like_checkpoint(path: Path) -> bool:
 def _probe_kind(locations: tuple[str, ...], plain: str | None, cpu: str | None) -> str:
     errors = " ".join(e.lower() for e in (plain, cpu) if e)
     if any(loc.startswith("cuda") for loc in locations) or (
-            plain is not None and cpu is None and "cuda" in plain.lower()):
+        plain is not None and cpu is None and "cuda" in plain.lower()
+    ):
         return "cuda"
     if any(u in errors for u in _UNSAFE):
         return "unsafe_pickle"

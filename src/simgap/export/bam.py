@@ -35,8 +35,13 @@ DELAY_KEY = "command_delay"
 """simgap's key for the transport delay [s] in a BAM file (BAM 1.0.2 has none: it ignores
 the key, and simulates without the delay)."""
 
-def bam_params_json(family: str, servo: str, params: Mapping[str, float],
-                    provenance: Mapping[str, Any] | None = None) -> dict[str, Any]:
+
+def bam_params_json(
+    family: str,
+    servo: str,
+    params: Mapping[str, float],
+    provenance: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The BAM parameter object of one fit.
 
     Args:
@@ -46,14 +51,20 @@ def bam_params_json(family: str, servo: str, params: Mapping[str, float],
             ``command_delay``).
         provenance: what to keep under ``simgap`` (fit, held-out scores...).
     """
-    space = PhysicalSpace(friction_family(family), servo_family(servo),
-                          fit_max_velocity="max_velocity" in params,
-                          fit_delay="delay_s" in params)
+    space = PhysicalSpace(
+        friction_family(family),
+        servo_family(servo),
+        fit_max_velocity="max_velocity" in params,
+        fit_delay="delay_s" in params,
+    )
     out: dict[str, Any] = {}
     for name in space.names:
         if name not in params:
-            raise InputError(field=name, expected=f"a value for every {family} parameter",
-                             got=f"keys {sorted(params)}")
+            raise InputError(
+                field=name,
+                expected=f"a value for every {family} parameter",
+                got=f"keys {sorted(params)}",
+            )
         out[DELAY_KEY if name == "delay_s" else name] = float(params[name])
     if space.servo.name == "sts3215":
         out.setdefault("max_velocity", space.servo.max_velocity_rad_s)
@@ -65,8 +76,13 @@ def bam_params_json(family: str, servo: str, params: Mapping[str, float],
     return out
 
 
-def write_bam_params(path: str | Path, family: str, servo: str, params: Mapping[str, float],
-                     provenance: Mapping[str, Any] | None = None) -> Path:
+def write_bam_params(
+    path: str | Path,
+    family: str,
+    servo: str,
+    params: Mapping[str, float],
+    provenance: Mapping[str, Any] | None = None,
+) -> Path:
     """Write the BAM parameter file of one fit (atomically)."""
     return atomic_write_json(Path(path), bam_params_json(family, servo, params, provenance))
 
@@ -83,20 +99,28 @@ def load_bam_params(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise InputError(file=p, expected="a BAM parameter JSON", got="no such file") \
-                from None
+            raise InputError(file=p, expected="a BAM parameter JSON", got="no such file") from None
         except json.JSONDecodeError as e:
             raise InputError(file=p, expected="a BAM parameter JSON", got=str(e)) from e
     for key in ("model", "actuator"):
         if key not in data:
-            raise InputError(file=where, field=key, expected="BAM's model and actuator keys",
-                             got="nothing", fix="write the file with bam.fit or simgap")
+            raise InputError(
+                file=where,
+                field=key,
+                expected="BAM's model and actuator keys",
+                got="nothing",
+                fix="write the file with bam.fit or simgap",
+            )
     fam = friction_family(str(data["model"]))
     servo = servo_family(str(data["actuator"]))
     missing = [n for n in fam.free if n != "delay_s" and n not in data]
     if missing:
-        raise InputError(file=where, field=missing[0], expected=f"every {fam.name} parameter",
-                         got=f"missing {missing}")
+        raise InputError(
+            file=where,
+            field=missing[0],
+            expected=f"every {fam.name} parameter",
+            got=f"missing {missing}",
+        )
     data.setdefault(DELAY_KEY, 0.0)
     data["_family"], data["_servo"] = fam.name, servo.name
     return data
@@ -106,8 +130,9 @@ def space_and_values(data: Mapping[str, Any]) -> tuple[PhysicalSpace, np.ndarray
     """The PhysicalSpace and parameter vector of a loaded BAM parameter object."""
     fam = friction_family(str(data["model"]))
     servo = servo_family(str(data["actuator"]))
-    space = PhysicalSpace(fam, servo, fit_max_velocity="max_velocity" in data
-                          and servo.max_velocity_box is not None)
+    space = PhysicalSpace(
+        fam, servo, fit_max_velocity="max_velocity" in data and servo.max_velocity_box is not None
+    )
     x = np.array([float(data[DELAY_KEY if n == "delay_s" else n]) for n in space.names])
     return space, x
 
@@ -118,9 +143,13 @@ def joint_bam_json(res: Any) -> dict[str, Any] | None:
     if res.bam_params is None or res.friction_family is None or res.servo_family is None:
         return None
     servo = res.rung("servo")
-    prov = {"joint": res.joint, "selected_rung": res.selected, "held_out": res.held_out,
-            "validation_mae_rad": servo.validation_mae_rad,
-            "train_mae_rad": servo.train_mae_rad}
+    prov = {
+        "joint": res.joint,
+        "selected_rung": res.selected,
+        "held_out": res.held_out,
+        "validation_mae_rad": servo.validation_mae_rad,
+        "train_mae_rad": servo.train_mae_rad,
+    }
     if "test_mae_rad" in servo.diagnostics:  # the --validate logs, left out of the selection
         prov["test_mae_rad"] = servo.diagnostics["test_mae_rad"]
         prov["test_logs"] = [str(x) for x in res.test_logs]

@@ -28,20 +28,35 @@ from simgap.outputs import atomic_write_text
 from simgap.safe_names import checked_python, py_literal
 
 ISAACLAB_RELEASE = "isaaclab 2.3.2.post1"
-RUNG_CLASS: Mapping[str, str] = {"delay": "DelayedPDActuatorCfg",
-                                 "delay_lag": "DelayedPDActuatorCfg",
-                                 "servo": "DCMotorCfg", "net": "ActuatorNetMLPCfg"}
+RUNG_CLASS: Mapping[str, str] = {
+    "delay": "DelayedPDActuatorCfg",
+    "delay_lag": "DelayedPDActuatorCfg",
+    "servo": "DCMotorCfg",
+    "net": "ActuatorNetMLPCfg",
+}
 REQUIRED: Mapping[str, tuple[str, ...]] = {
     "DelayedPDActuatorCfg": ("stiffness", "damping"),
     "DCMotorCfg": ("stiffness", "damping", "saturation_effort"),
-    "ActuatorNetMLPCfg": ("network_file", "pos_scale", "vel_scale", "torque_scale",
-                          "input_idx", "saturation_effort")}
+    "ActuatorNetMLPCfg": (
+        "network_file",
+        "pos_scale",
+        "vel_scale",
+        "torque_scale",
+        "input_idx",
+        "saturation_effort",
+    ),
+}
 OPTIONAL: Mapping[str, tuple[str, ...]] = {
-    "DelayedPDActuatorCfg": ("effort_limit", "velocity_limit", "armature", "friction",
-                             "viscous_friction"),
-    "DCMotorCfg": ("effort_limit", "velocity_limit", "armature", "friction",
-                   "viscous_friction"),
-    "ActuatorNetMLPCfg": ("effort_limit", "velocity_limit", "armature")}
+    "DelayedPDActuatorCfg": (
+        "effort_limit",
+        "velocity_limit",
+        "armature",
+        "friction",
+        "viscous_friction",
+    ),
+    "DCMotorCfg": ("effort_limit", "velocity_limit", "armature", "friction", "viscous_friction"),
+    "ActuatorNetMLPCfg": ("effort_limit", "velocity_limit", "armature"),
+}
 _GROUP_SCALARS = ("network_file", "pos_scale", "vel_scale", "torque_scale", "input_idx")
 
 
@@ -179,12 +194,17 @@ def _field_value(drives: Sequence[JointDrive], name: str) -> str | None:
         return None
     if len(have) == len(drives) and all(v == have[0][1] for _, v in have):
         return _literal(have[0][1])
-    return "{" + ", ".join(f"{py_literal(re.escape(d.joint))}: {_literal(v)}"
-                           for d, v in have) + "}"
+    return (
+        "{" + ", ".join(f"{py_literal(re.escape(d.joint))}: {_literal(v)}" for d, v in have) + "}"
+    )
 
 
-def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
-                    groups: Mapping[str, Sequence[str]] | None = None) -> IsaacLabExport:
+def isaaclab_export(
+    drives: Sequence[JointDrive],
+    physics_dt_s: float,
+    *,
+    groups: Mapping[str, Sequence[str]] | None = None,
+) -> IsaacLabExport:
     """Build the Isaac Lab module for ``drives`` (see the module docstring).
 
     Args:
@@ -205,9 +225,14 @@ def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
     owner = {j: g for g, js in (groups or {}).items() for j in js}
     for d in drives:
         if d.rung not in RUNG_CLASS:
-            not_offered.append((d.joint, f"rung {d.rung!r} has no Isaac Lab class (nothing to "
-                                         "change from the model)" if d.rung == "ideal" else
-                                f"unknown rung {d.rung!r}"))
+            not_offered.append(
+                (
+                    d.joint,
+                    f"rung {d.rung!r} has no Isaac Lab class (nothing to change from the model)"
+                    if d.rung == "ideal"
+                    else f"unknown rung {d.rung!r}",
+                )
+            )
             continue
         cls = RUNG_CLASS[d.rung]
         missing = [f for f in REQUIRED[cls] if not _ok(getattr(d, f))]
@@ -215,13 +240,21 @@ def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
             why = d.reason or "not identified"
             not_offered.append((d.joint, f"{cls} needs {', '.join(missing)}: {why}"))
             continue
-        left_out += [(d.joint, f) for f in OPTIONAL[cls]
-                     if getattr(d, f) is not None and not _ok(getattr(d, f))]
+        left_out += [
+            (d.joint, f)
+            for f in OPTIONAL[cls]
+            if getattr(d, f) is not None and not _ok(getattr(d, f))
+        ]
         span = delay_steps_span(d, physics_dt_s) if cls == "DelayedPDActuatorCfg" else ()
-        scal = tuple(getattr(d, f) for f in _GROUP_SCALARS) if cls == "ActuatorNetMLPCfg" \
-            else ()
-        base = owner.get(d.joint) or {"DelayedPDActuatorCfg": "delayed_pd", "DCMotorCfg":
-                                      "dc_motor", "ActuatorNetMLPCfg": "actuator_net"}[cls]
+        scal = tuple(getattr(d, f) for f in _GROUP_SCALARS) if cls == "ActuatorNetMLPCfg" else ()
+        base = (
+            owner.get(d.joint)
+            or {
+                "DelayedPDActuatorCfg": "delayed_pd",
+                "DCMotorCfg": "dc_motor",
+                "ActuatorNetMLPCfg": "actuator_net",
+            }[cls]
+        )
         keyed.setdefault((base, cls, span + scal), []).append(d)
     out_groups: list[IsaacGroup] = []
     counts: dict[str, int] = {}
@@ -232,8 +265,8 @@ def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
         seen[base] = seen.get(base, 0) + 1
         name = base if counts[base] == 1 else f"{base}_{seen[base]}"
         fl: list[tuple[str, Any]] = [
-            ("joint_names_expr",
-             "[" + ", ".join(py_literal(re.escape(d.joint)) for d in ds) + "]")]
+            ("joint_names_expr", "[" + ", ".join(py_literal(re.escape(d.joint)) for d in ds) + "]")
+        ]
         for f in REQUIRED[cls] + OPTIONAL[cls]:
             if f in _GROUP_SCALARS:
                 fl.append((f, _literal(getattr(ds[0], f))))
@@ -246,52 +279,85 @@ def isaaclab_export(drives: Sequence[JointDrive], physics_dt_s: float, *,
         var = _identifier(name) + "_CFG"
         while var in {g.variable for g in out_groups}:  # 'arm-1' and 'arm_1': one name
             var = var[:-4] + "_X_CFG"
-        out_groups.append(IsaacGroup(name=name, variable=var,
-                                     class_name=cls, joints=tuple(d.joint for d in ds),
-                                     fields=tuple(fl)))
-    return IsaacLabExport(source=_source(out_groups, not_offered, left_out, physics_dt_s),
-                          groups=tuple(out_groups), not_offered=tuple(not_offered),
-                          left_out=tuple(left_out))
+        out_groups.append(
+            IsaacGroup(
+                name=name,
+                variable=var,
+                class_name=cls,
+                joints=tuple(d.joint for d in ds),
+                fields=tuple(fl),
+            )
+        )
+    return IsaacLabExport(
+        source=_source(out_groups, not_offered, left_out, physics_dt_s),
+        groups=tuple(out_groups),
+        not_offered=tuple(not_offered),
+        left_out=tuple(left_out),
+    )
 
 
-def _source(groups: Sequence[IsaacGroup], not_offered: Sequence[tuple[str, str]],
-            left_out: Sequence[tuple[str, str]], physics_dt_s: float) -> str:
+def _source(
+    groups: Sequence[IsaacGroup],
+    not_offered: Sequence[tuple[str, str]],
+    left_out: Sequence[tuple[str, str]],
+    physics_dt_s: float,
+) -> str:
     classes = sorted({g.class_name for g in groups})
-    lines = ['"""Isaac Lab actuator configurations identified by simgap.',
-             "",
-             f"Written against {ISAACLAB_RELEASE} (isaaclab.actuators). Physics step "
-             f"{physics_dt_s:g} s: min_delay/max_delay count physics steps.",
-             "Use: ArticulationCfg(..., actuators=ACTUATORS).",
-             '"""', ""]
+    lines = [
+        '"""Isaac Lab actuator configurations identified by simgap.',
+        "",
+        f"Written against {ISAACLAB_RELEASE} (isaaclab.actuators). Physics step "
+        f"{physics_dt_s:g} s: min_delay/max_delay count physics steps.",
+        "Use: ArticulationCfg(..., actuators=ACTUATORS).",
+        '"""',
+        "",
+    ]
     if classes:
         lines += [f"from isaaclab.actuators import {', '.join(classes)}", ""]
     for g in groups:
         lines.append(f"{g.variable} = {g.class_name}(")
         lines += [f"    {f}={v}," for f, v in g.fields]
         lines += [")", ""]
-    lines.append("ACTUATORS = {" + ", ".join(f"{py_literal(g.name)}: {g.variable}"
-                                             for g in groups) + "}")
-    lines.append("NOT_OFFERED = {" + ", ".join(f"{py_literal(j)}: {py_literal(r)}"
-                                               for j, r in not_offered) + "}")
+    lines.append(
+        "ACTUATORS = {" + ", ".join(f"{py_literal(g.name)}: {g.variable}" for g in groups) + "}"
+    )
+    lines.append(
+        "NOT_OFFERED = {"
+        + ", ".join(f"{py_literal(j)}: {py_literal(r)}" for j, r in not_offered)
+        + "}"
+    )
     lo: dict[str, list[str]] = {}
     for j, f in left_out:
         lo.setdefault(j, []).append(f)
-    lines.append("LEFT_OUT = {" + ", ".join(f"{py_literal(j)}: {v!r}" for j, v in lo.items())
-                 + "}")
+    lines.append("LEFT_OUT = {" + ", ".join(f"{py_literal(j)}: {v!r}" for j, v in lo.items()) + "}")
     return checked_python("\n".join(lines) + "\n", "Isaac Lab module")
 
 
-def drive_from_params(joint: str, rung: str, params: Mapping[str, float], *,
-                      delay_s: float | None = None,
-                      delay_interval_s: tuple[float, float] | None = None,
-                      effort_limit: float | None = None, reason: str = "") -> JointDrive:
+def drive_from_params(
+    joint: str,
+    rung: str,
+    params: Mapping[str, float],
+    *,
+    delay_s: float | None = None,
+    delay_interval_s: tuple[float, float] | None = None,
+    effort_limit: float | None = None,
+    reason: str = "",
+) -> JointDrive:
     """A ``JointDrive`` from MuJoCo-style joint parameters (the identification's ``params``:
     ``kp kv damping frictionloss armature``): stiffness = kp, damping = kv, armature,
     friction = frictionloss, viscous_friction = the joint's damping. For a ``servo`` rung the
     torque limit is the DC motor's saturation effort."""
-    return JointDrive(joint=joint, rung=rung, stiffness=params.get("kp"),
-                      damping=params.get("kv"), armature=params.get("armature"),
-                      friction=params.get("frictionloss"),
-                      viscous_friction=params.get("damping"), effort_limit=effort_limit,
-                      saturation_effort=effort_limit if rung == "servo" else None,
-                      delay_s=delay_s, delay_interval_s=delay_interval_s, reason=reason)
+    return JointDrive(
+        joint=joint,
+        rung=rung,
+        stiffness=params.get("kp"),
+        damping=params.get("kv"),
+        armature=params.get("armature"),
+        friction=params.get("frictionloss"),
+        viscous_friction=params.get("damping"),
+        effort_limit=effort_limit,
+        saturation_effort=effort_limit if rung == "servo" else None,
+        delay_s=delay_s,
+        delay_interval_s=delay_interval_s,
+        reason=reason,
+    )

@@ -53,20 +53,40 @@ def servo_equivalent(res: JointResult, gain: float = 1.0, vin: float = 1.0) -> d
     if res.servo_params is None:
         return {}
     p = dict(zip(PARAM_NAMES, res.servo_params, strict=True))
-    return {"stiffness": p["km"] * gain * vin, "damping": p["dm"] + p["friction_viscous"],
-            "back_emf_damping": p["dm"], "friction_viscous": p["friction_viscous"],
-            "friction": p["friction_base"], "armature": p["armature"], "lag_s": p["lag_s"]}
+    return {
+        "stiffness": p["km"] * gain * vin,
+        "damping": p["dm"] + p["friction_viscous"],
+        "back_emf_damping": p["dm"],
+        "friction_viscous": p["friction_viscous"],
+        "friction": p["friction_base"],
+        "armature": p["armature"],
+        "lag_s": p["lag_s"],
+    }
 
 
-M1_TERMS = ("kt", "R", "armature", "friction_base", "friction_viscous", "q_offset",
-            "delay_s", "max_velocity")
+M1_TERMS = (
+    "kt",
+    "R",
+    "armature",
+    "friction_base",
+    "friction_viscous",
+    "q_offset",
+    "delay_s",
+    "max_velocity",
+)
 """BAM parameters a PD drive with armature, friction and delay carries (or that are the
 joint's zero): the rest (load-dependent and Stribeck friction) it cannot."""
 
 
-def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
-                   delays_s: Sequence[float] | None = None, gain: float = 1.0,
-                   vin: float = 1.0, effort_limit: float | None = None) -> str:
+def delayed_pd_cfg(
+    joint_expr: str,
+    res: JointResult,
+    physics_dt_s: float,
+    delays_s: Sequence[float] | None = None,
+    gain: float = 1.0,
+    vin: float = 1.0,
+    effort_limit: float | None = None,
+) -> str:
     """An Isaac Lab ``DelayedPDActuatorCfg`` snippet (Python source).
 
     Args:
@@ -84,9 +104,12 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
     stiff = eq.get("stiffness", float("nan"))
     damp = eq.get("damping", float("nan"))
     if not (math.isfinite(stiff) and math.isfinite(damp)):
-        return checked_python(f"# {py_literal(res.joint)}: no DelayedPDActuatorCfg offered: "
-                              "stiffness and damping not identified (rung "
-                              f"{py_literal(res.selected)})\n", "Isaac Lab snippet")
+        return checked_python(
+            f"# {py_literal(res.joint)}: no DelayedPDActuatorCfg offered: "
+            "stiffness and damping not identified (rung "
+            f"{py_literal(res.selected)})\n",
+            "Isaac Lab snippet",
+        )
     lines = [
         "from isaaclab.actuators import DelayedPDActuatorCfg",
         "",
@@ -95,15 +118,22 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
         f"{physics_dt_s:g} s",
     ]
     if gain != 1.0 or vin != 1.0:
-        lines.append(f"# stiffness at the drive gain {gain:.6g} duty/rad and {vin:g} V (the "
-                     "firmware P gain it is exported for; it scales with that gain); damping "
-                     f"= back-EMF {eq['back_emf_damping']:.6g} + viscous "
-                     f"{eq['friction_viscous']:.6g} N m s/rad")
-    extra = sorted(k for k, v in (res.bam_params or {}).items()
-                   if k not in M1_TERMS and isinstance(v, (int, float)) and v != 0.0)
+        lines.append(
+            f"# stiffness at the drive gain {gain:.6g} duty/rad and {vin:g} V (the "
+            "firmware P gain it is exported for; it scales with that gain); damping "
+            f"= back-EMF {eq['back_emf_damping']:.6g} + viscous "
+            f"{eq['friction_viscous']:.6g} N m s/rad"
+        )
+    extra = sorted(
+        k
+        for k, v in (res.bam_params or {}).items()
+        if k not in M1_TERMS and isinstance(v, (int, float)) and v != 0.0
+    )
     if extra:
-        lines.append(f"# not representable in DelayedPDActuatorCfg (the BAM export keeps "
-                     f"them): {', '.join(py_comment(k) for k in extra)}")
+        lines.append(
+            f"# not representable in DelayedPDActuatorCfg (the BAM export keeps "
+            f"them): {', '.join(py_comment(k) for k in extra)}"
+        )
     lines += [
         f"{config_name(res.joint)} = DelayedPDActuatorCfg(",
         f"    joint_names_expr=[{py_literal(joint_expr)}],",
@@ -115,8 +145,7 @@ def delayed_pd_cfg(joint_expr: str, res: JointResult, physics_dt_s: float,
             lines.append(f"    {key}={eq[key]:.6g},")
     if effort_limit is not None and math.isfinite(effort_limit):
         lines.append(f"    effort_limit={effort_limit:.6g},")
-    lines += [f"    min_delay={lo},  # physics steps", f"    max_delay={hi},  # physics steps",
-              ")"]
+    lines += [f"    min_delay={lo},  # physics steps", f"    max_delay={hi},  # physics steps", ")"]
     return checked_python("\n".join(lines) + "\n", "Isaac Lab snippet")
 
 
@@ -126,11 +155,18 @@ def net_input_idx(history_spacing_s: float, physics_dt_s: float) -> list[int]:
     return [0, k, 2 * k]
 
 
-def actuator_net_cfg(joint_expr: str, network_file: str, physics_dt_s: float,
-                     history_spacing_s: float, *, pos_scale: float = 1.0,
-                     vel_scale: float = 1.0, torque_scale: float = 1.0,
-                     effort_limit: float | None = None,
-                     velocity_limit: float | None = None) -> str:
+def actuator_net_cfg(
+    joint_expr: str,
+    network_file: str,
+    physics_dt_s: float,
+    history_spacing_s: float,
+    *,
+    pos_scale: float = 1.0,
+    vel_scale: float = 1.0,
+    torque_scale: float = 1.0,
+    effort_limit: float | None = None,
+    velocity_limit: float | None = None,
+) -> str:
     """An Isaac Lab ``ActuatorNetMLPCfg`` snippet (Python source)."""
     idx = net_input_idx(history_spacing_s, physics_dt_s)
     lines = [
@@ -148,8 +184,10 @@ def actuator_net_cfg(joint_expr: str, network_file: str, physics_dt_s: float,
         f"    input_idx={idx},",
     ]
     if effort_limit is not None and math.isfinite(effort_limit):
-        lines += [f"    effort_limit={effort_limit:.6g},",
-                  f"    saturation_effort={effort_limit:.6g},"]
+        lines += [
+            f"    effort_limit={effort_limit:.6g},",
+            f"    saturation_effort={effort_limit:.6g},",
+        ]
     if velocity_limit is not None and math.isfinite(velocity_limit):
         lines.append(f"    velocity_limit={velocity_limit:.6g},")
     lines.append(")")
@@ -167,9 +205,16 @@ def bam_params(res: JointResult, actuator: str = "") -> dict[str, Any]:
         out.update({"kt": kt, "R": kt / p["km"]})
     else:
         out["stiffness"] = p["km"]
-    out.update({"armature": p["armature"], "friction_base": p["friction_base"],
-                "friction_viscous": p["friction_viscous"], "model": "m1",
-                "actuator": actuator or res.joint, "delay_s": res.servo_delay_s})
+    out.update(
+        {
+            "armature": p["armature"],
+            "friction_base": p["friction_base"],
+            "friction_viscous": p["friction_viscous"],
+            "model": "m1",
+            "actuator": actuator or res.joint,
+            "delay_s": res.servo_delay_s,
+        }
+    )
     return out
 
 
@@ -182,20 +227,25 @@ def randomisation(results: Mapping[str, JointResult]) -> dict[str, Any]:
     """
     delays = [r.delay_s for r in results.values()]
     out: dict[str, Any] = {
-        "delay_s": {"min": float(min(delays)), "max": float(max(delays)),
-                    "source": "spread of the identified delay across joints/units"},
+        "delay_s": {
+            "min": float(min(delays)),
+            "max": float(max(delays)),
+            "source": "spread of the identified delay across joints/units",
+        },
         "joints": {},
     }
     for name, r in results.items():
         sel = r.rung(r.selected)
-        entry: dict[str, Any] = {"selected": r.selected,
-                                 "residual_rad": sel.validation_mae_rad}
+        entry: dict[str, Any] = {"selected": r.selected, "residual_rad": sel.validation_mae_rad}
         if r.servo_params is not None:
             p = dict(zip(PARAM_NAMES, r.servo_params, strict=True))
             per = np.asarray(sel.validation_per_log_rad, dtype=float)
             fold_spread = float(per.std() / max(float(per.mean()), 1e-12)) if per.size else 0.1
             scale = max(0.1, min(0.5, fold_spread))
-            entry["scale"] = {k: [1.0 - scale, 1.0 + scale] for k in
-                              ("km", "friction_base", "friction_viscous") if p[k] > 0}
+            entry["scale"] = {
+                k: [1.0 - scale, 1.0 + scale]
+                for k in ("km", "friction_base", "friction_viscous")
+                if p[k] > 0
+            }
         out["joints"][name] = entry
     return out

@@ -39,14 +39,26 @@ from simgap.safe_names import checked_python, py_comment, py_literal
 MJLAB_RELEASE = "1.6.0"
 """The mjlab release whose field names these snippets use."""
 
-UNMAPPED = ("friction_stribeck", "load_friction_base", "load_friction_motor",
-            "load_friction_external", "load_friction_stribeck",
-            "load_friction_motor_stribeck", "load_friction_external_stribeck",
-            "load_friction_motor_quad", "load_friction_external_quad")
+UNMAPPED = (
+    "friction_stribeck",
+    "load_friction_base",
+    "load_friction_motor",
+    "load_friction_external",
+    "load_friction_stribeck",
+    "load_friction_motor_stribeck",
+    "load_friction_external_stribeck",
+    "load_friction_motor_quad",
+    "load_friction_external_quad",
+)
 
 
-def servo_gains(params: Mapping[str, float], gain: float, vin: float, max_pwm: float,
-                current_limit_a: float | None = None) -> dict[str, float]:
+def servo_gains(
+    params: Mapping[str, float],
+    gain: float,
+    vin: float,
+    max_pwm: float,
+    current_limit_a: float | None = None,
+) -> dict[str, float]:
     """PD gains and limits of a BAM-named servo: stiffness [N m/rad], damping
     [N m s/rad], stall torque at the duty limit (``saturation_effort``) [N m], effort
     limit [N m] (the stall torque, or the current limit's ``kt i_max`` where lower), no-load
@@ -54,29 +66,40 @@ def servo_gains(params: Mapping[str, float], gain: float, vin: float, max_pwm: f
     kt, r = float(params["kt"]), float(params["R"])
     stall = kt / r * vin * max_pwm
     cap = stall if current_limit_a is None else min(stall, kt * current_limit_a)
-    return {"stiffness": kt / r * vin * gain, "damping": kt * kt / r,
-            "saturation_effort": stall, "effort_limit": cap,
-            "no_load_speed": vin * max_pwm / kt}
+    return {
+        "stiffness": kt / r * vin * gain,
+        "damping": kt * kt / r,
+        "saturation_effort": stall,
+        "effort_limit": cap,
+        "no_load_speed": vin * max_pwm / kt,
+    }
 
 
-def _common(params: Mapping[str, float], physics_dt_s: float,
-            delays_s: Sequence[float] | None) -> list[str]:
+def _common(
+    params: Mapping[str, float], physics_dt_s: float, delays_s: Sequence[float] | None
+) -> list[str]:
     ds = list(delays_s) if delays_s else [float(params.get("delay_s", 0.0))]
-    lines = [f"    armature={float(params['armature']):.6g},",
-             f"    frictionloss={float(params['friction_base']):.6g},",
-             f"    viscous_damping={float(params['friction_viscous']):.6g},",
-             f"    delay_min_lag={delay_steps(min(ds), physics_dt_s)},  # physics steps",
-             f"    delay_max_lag={delay_steps(max(ds), physics_dt_s)},  # physics steps"]
+    lines = [
+        f"    armature={float(params['armature']):.6g},",
+        f"    frictionloss={float(params['friction_base']):.6g},",
+        f"    viscous_damping={float(params['friction_viscous']):.6g},",
+        f"    delay_min_lag={delay_steps(min(ds), physics_dt_s)},  # physics steps",
+        f"    delay_max_lag={delay_steps(max(ds), physics_dt_s)},  # physics steps",
+    ]
     return lines
 
 
-def _header(cls: str, joint: str, params: Mapping[str, float], physics_dt_s: float,
-            family: str | None) -> list[str]:
+def _header(
+    cls: str, joint: str, params: Mapping[str, float], physics_dt_s: float, family: str | None
+) -> list[str]:
     lost = [k for k in UNMAPPED if float(params.get(k, 0.0)) > 0]
-    out = [f"from mjlab.actuator import {cls}  # mjlab {MJLAB_RELEASE}", "",
-           f"# simgap fit of {py_comment(joint)}"
-           + (f" (friction family {py_comment(family)})" if family else "")
-           + f", physics dt {physics_dt_s:g} s"]
+    out = [
+        f"from mjlab.actuator import {cls}  # mjlab {MJLAB_RELEASE}",
+        "",
+        f"# simgap fit of {py_comment(joint)}"
+        + (f" (friction family {py_comment(family)})" if family else "")
+        + f", physics dt {physics_dt_s:g} s",
+    ]
     if lost:
         out.append(f"# not representable in mjlab, randomise instead: {', '.join(lost)}")
     return out
@@ -88,77 +111,123 @@ def _variable(variable: str) -> str:
     return variable
 
 
-def _pd_open(cls: str, joint_expr: str, params: Mapping[str, float], physics_dt_s: float,
-             family: str | None, g: Mapping[str, float], variable: str,
-             joint: str | None) -> list[str]:
+def _pd_open(
+    cls: str,
+    joint_expr: str,
+    params: Mapping[str, float],
+    physics_dt_s: float,
+    family: str | None,
+    g: Mapping[str, float],
+    variable: str,
+    joint: str | None,
+) -> list[str]:
     """The header comments and the opening lines of a PD config ``cls``: the joints, the
     stiffness and the damping."""
-    return _header(cls, joint_expr if joint is None else joint, params, physics_dt_s,
-                   family) + [
+    return _header(cls, joint_expr if joint is None else joint, params, physics_dt_s, family) + [
         f"{_variable(variable)} = {cls}(",
         f"    target_names_expr=({py_literal(joint_expr)},),",
         f"    stiffness={g['stiffness']:.6g},",
-        f"    damping={g['damping']:.6g},"]
+        f"    damping={g['damping']:.6g},",
+    ]
 
 
-def builtin_position_cfg(joint_expr: str, params: Mapping[str, float], gain: float,
-                         vin: float, max_pwm: float, physics_dt_s: float,
-                         delays_s: Sequence[float] | None = None,
-                         family: str | None = None,
-                         current_limit_a: float | None = None, *,
-                         variable: str = "ACTUATOR_CFG", joint: str | None = None) -> str:
+def builtin_position_cfg(
+    joint_expr: str,
+    params: Mapping[str, float],
+    gain: float,
+    vin: float,
+    max_pwm: float,
+    physics_dt_s: float,
+    delays_s: Sequence[float] | None = None,
+    family: str | None = None,
+    current_limit_a: float | None = None,
+    *,
+    variable: str = "ACTUATOR_CFG",
+    joint: str | None = None,
+) -> str:
     """A ``BuiltinPositionActuatorCfg`` snippet (MuJoCo's <position> actuator), assigned to
     ``variable``; ``joint`` (default ``joint_expr``) is the name its comment gives. Names
     reach the source only as ``repr`` literals and escaped comments; the snippet is
     compiled before it is returned."""
     g = servo_gains(params, gain, vin, max_pwm, current_limit_a)
-    lines = _pd_open("BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family, g,
-                     variable, joint)
+    lines = _pd_open(
+        "BuiltinPositionActuatorCfg", joint_expr, params, physics_dt_s, family, g, variable, joint
+    )
     if math.isfinite(g["effort_limit"]):
         lines.append(f"    effort_limit={g['effort_limit']:.6g},")
     lines += _common(params, physics_dt_s, delays_s) + [")"]
     return checked_python("\n".join(lines) + "\n", "mjlab snippet")
 
 
-def dc_motor_cfg(joint_expr: str, params: Mapping[str, float], gain: float, vin: float,
-                 max_pwm: float, physics_dt_s: float, delays_s: Sequence[float] | None = None,
-                 family: str | None = None, current_limit_a: float | None = None, *,
-                 variable: str = "ACTUATOR_CFG", joint: str | None = None) -> str:
+def dc_motor_cfg(
+    joint_expr: str,
+    params: Mapping[str, float],
+    gain: float,
+    vin: float,
+    max_pwm: float,
+    physics_dt_s: float,
+    delays_s: Sequence[float] | None = None,
+    family: str | None = None,
+    current_limit_a: float | None = None,
+    *,
+    variable: str = "ACTUATOR_CFG",
+    joint: str | None = None,
+) -> str:
     """A ``DcMotorActuatorCfg`` snippet: PD with the motor's torque-speed line, capped at
     the firmware's current limit where it has one (``variable`` and ``joint`` as in
     ``builtin_position_cfg``; compiled before it is returned)."""
     g = servo_gains(params, gain, vin, max_pwm, current_limit_a)
-    lines = _pd_open("DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family, g,
-                     variable, joint)
-    lines += [f"    effort_limit={g['effort_limit']:.6g},",
-              f"    saturation_effort={g['saturation_effort']:.6g},",
-              f"    velocity_limit={g['no_load_speed']:.6g},"]
+    lines = _pd_open(
+        "DcMotorActuatorCfg", joint_expr, params, physics_dt_s, family, g, variable, joint
+    )
+    lines += [
+        f"    effort_limit={g['effort_limit']:.6g},",
+        f"    saturation_effort={g['saturation_effort']:.6g},",
+        f"    velocity_limit={g['no_load_speed']:.6g},",
+    ]
     lines += _common(params, physics_dt_s, delays_s) + [")"]
     return checked_python("\n".join(lines) + "\n", "mjlab snippet")
 
 
-def learned_mlp_cfg(joint_expr: str, network_file: str, history_length: int,
-                    effort_limit: float, velocity_limit: float,
-                    physics_dt_s: float, *, variable: str = "ACTUATOR_CFG",
-                    joint: str | None = None) -> str:
+def learned_mlp_cfg(
+    joint_expr: str,
+    network_file: str,
+    history_length: int,
+    effort_limit: float,
+    velocity_limit: float,
+    physics_dt_s: float,
+    *,
+    variable: str = "ACTUATOR_CFG",
+    joint: str | None = None,
+) -> str:
     """A ``LearnedMlpActuatorCfg`` snippet for a network taking ``history_length``
     consecutive physics steps (``history_wrapper``'s output); scales are 1 because the
     normalisation is folded into the network (``variable`` and ``joint`` as in
     ``builtin_position_cfg``; compiled before it is returned)."""
     who = joint_expr if joint is None else joint
-    return checked_python("\n".join([
-        f"from mjlab.actuator import LearnedMlpActuatorCfg  # mjlab {MJLAB_RELEASE}", "",
-        f"# simgap actuator network of {py_comment(who)}, physics dt {physics_dt_s:g} s",
-        f"{_variable(variable)} = LearnedMlpActuatorCfg(",
-        f"    target_names_expr=({py_literal(joint_expr)},),",
-        f"    network_file={py_literal(network_file)},",
-        "    pos_scale=1.0,", "    vel_scale=1.0,", "    torque_scale=1.0,",
-        "    input_order='pos_vel',",
-        f"    history_length={history_length},",
-        f"    effort_limit={effort_limit:.6g},",
-        f"    saturation_effort={effort_limit:.6g},",
-        f"    velocity_limit={velocity_limit:.6g},",
-        ")"]) + "\n", "mjlab snippet")
+    return checked_python(
+        "\n".join(
+            [
+                f"from mjlab.actuator import LearnedMlpActuatorCfg  # mjlab {MJLAB_RELEASE}",
+                "",
+                f"# simgap actuator network of {py_comment(who)}, physics dt {physics_dt_s:g} s",
+                f"{_variable(variable)} = LearnedMlpActuatorCfg(",
+                f"    target_names_expr=({py_literal(joint_expr)},),",
+                f"    network_file={py_literal(network_file)},",
+                "    pos_scale=1.0,",
+                "    vel_scale=1.0,",
+                "    torque_scale=1.0,",
+                "    input_order='pos_vel',",
+                f"    history_length={history_length},",
+                f"    effort_limit={effort_limit:.6g},",
+                f"    saturation_effort={effort_limit:.6g},",
+                f"    velocity_limit={velocity_limit:.6g},",
+                ")",
+            ]
+        )
+        + "\n",
+        "mjlab snippet",
+    )
 
 
 def history_wrapper(module: Any, stride: int) -> tuple[Any, int]:

@@ -72,45 +72,91 @@ def to_isaaclab(spec: RandomizationSpec, physics_dt_s: float = 0.005) -> str:
     damp = by["joint_damping_scale"]
     link = by["link_mass_scale"]
     terms = {
-        "object_mass": (mass, "mdp.randomize_rigid_body_mass", "reset",
-                        {"asset_cfg": 'SceneEntityCfg("object")',
-                         "mass_distribution_params": repr(_rng(mass)),
-                         "operation": '"abs"', "distribution": py_literal(mass.distribution)}),
-        "pad_friction": (fr, "mdp.randomize_rigid_body_material", "startup",
-                         {"asset_cfg": 'SceneEntityCfg("robot", body_names=[".*jaw.*"])',
-                          "static_friction_range": repr(_rng(fr)),
-                          "dynamic_friction_range": repr(_rng(fr)),
-                          "restitution_range": "(0.0, 0.0)", "num_buckets": "16"}),
+        "object_mass": (
+            mass,
+            "mdp.randomize_rigid_body_mass",
+            "reset",
+            {
+                "asset_cfg": 'SceneEntityCfg("object")',
+                "mass_distribution_params": repr(_rng(mass)),
+                "operation": '"abs"',
+                "distribution": py_literal(mass.distribution),
+            },
+        ),
+        "pad_friction": (
+            fr,
+            "mdp.randomize_rigid_body_material",
+            "startup",
+            {
+                "asset_cfg": 'SceneEntityCfg("robot", body_names=[".*jaw.*"])',
+                "static_friction_range": repr(_rng(fr)),
+                "dynamic_friction_range": repr(_rng(fr)),
+                "restitution_range": "(0.0, 0.0)",
+                "num_buckets": "16",
+            },
+        ),
         # Peng et al.'s "controller gains" scale the stiffness; their "joint damping" is
         # the joint's damping, which an Isaac Lab PD actuator carries as its damping gain
-        "unit_gains": (gain, "mdp.randomize_actuator_gains", "reset",
-                       {"asset_cfg": 'SceneEntityCfg("robot", joint_names=[".*"])',
-                        "stiffness_distribution_params": repr(_rng(gain)),
-                        "operation": '"scale"', "distribution": '"log_uniform"'}),
-        "unit_joint_damping": (damp, "mdp.randomize_actuator_gains", "reset",
-                               {"asset_cfg": 'SceneEntityCfg("robot", joint_names=[".*"])',
-                                "damping_distribution_params": repr(_rng(damp)),
-                                "operation": '"scale"', "distribution": '"log_uniform"'}),
-        "unit_link_mass": (link, "mdp.randomize_rigid_body_mass", "startup",
-                           {"asset_cfg": 'SceneEntityCfg("robot", body_names=[".*"])',
-                            "mass_distribution_params": repr(_rng(link)),
-                            "operation": '"scale"', "distribution": '"log_uniform"'}),
+        "unit_gains": (
+            gain,
+            "mdp.randomize_actuator_gains",
+            "reset",
+            {
+                "asset_cfg": 'SceneEntityCfg("robot", joint_names=[".*"])',
+                "stiffness_distribution_params": repr(_rng(gain)),
+                "operation": '"scale"',
+                "distribution": '"log_uniform"',
+            },
+        ),
+        "unit_joint_damping": (
+            damp,
+            "mdp.randomize_actuator_gains",
+            "reset",
+            {
+                "asset_cfg": 'SceneEntityCfg("robot", joint_names=[".*"])',
+                "damping_distribution_params": repr(_rng(damp)),
+                "operation": '"scale"',
+                "distribution": '"log_uniform"',
+            },
+        ),
+        "unit_link_mass": (
+            link,
+            "mdp.randomize_rigid_body_mass",
+            "startup",
+            {
+                "asset_cfg": 'SceneEntityCfg("robot", body_names=[".*"])',
+                "mass_distribution_params": repr(_rng(link)),
+                "operation": '"scale"',
+                "distribution": '"log_uniform"',
+            },
+        ),
     }
     lines += ["", "EVENT_TERMS = {}"]
     for name, (entry, func, mode, params) in terms.items():
         body = ", ".join(f"{py_literal(k)}: {v}" for k, v in params.items())
-        lines += [f"# {name}: {py_comment(f'{entry.source}. {entry.note}')}",
-                  f"EVENT_TERMS[{py_literal(name)}] = EventTermCfg(func={func}, "
-                  f"mode={py_literal(mode)},",
-                  f"    params={{{body}}})"]
-    lines += ["", "# the latency is redrawn every step in the spec; as an interval term it would",
-              "# be resampled within interval_range_s (seconds):",
-              f"ACTION_DELAY_INTERVAL_RANGE_S = ({1.0 / hi_r!r}, {1.0 / lo_r!r})", ""]
+        lines += [
+            f"# {name}: {py_comment(f'{entry.source}. {entry.note}')}",
+            f"EVENT_TERMS[{py_literal(name)}] = EventTermCfg(func={func}, mode={py_literal(mode)},",
+            f"    params={{{body}}})",
+        ]
+    lines += [
+        "",
+        "# the latency is redrawn every step in the spec; as an interval term it would",
+        "# be resampled within interval_range_s (seconds):",
+        f"ACTION_DELAY_INTERVAL_RANGE_S = ({1.0 / hi_r!r}, {1.0 / lo_r!r})",
+        "",
+    ]
     return checked_python("\n".join(lines), "Isaac Lab randomisation snippet")
 
 
-def export(spec: RandomizationSpec, fmt: str, out: Path, *, model_path: Path | None = None,
-           n_variants: int = 8) -> list[Path]:
+def export(
+    spec: RandomizationSpec,
+    fmt: str,
+    out: Path,
+    *,
+    model_path: Path | None = None,
+    n_variants: int = 8,
+) -> list[Path]:
     """Write the spec in ``fmt`` to ``out`` (a file; a folder for ``mujoco``)."""
     if fmt not in FORMATS:
         raise InputError(field="--format", expected=f"one of {', '.join(FORMATS)}", got=fmt)
@@ -119,8 +165,12 @@ def export(spec: RandomizationSpec, fmt: str, out: Path, *, model_path: Path | N
     if fmt == "isaaclab":
         return [atomic_write_text(out, to_isaaclab(spec))]
     if model_path is None:
-        raise InputError(field="--rig", expected="a rig (its model) for MuJoCo variants",
-                         got="nothing", fix="pass --rig RIG.toml")
+        raise InputError(
+            field="--rig",
+            expected="a rig (its model) for MuJoCo variants",
+            got="nothing",
+            fix="pass --rig RIG.toml",
+        )
     from simgap.sim.variants import write_variants
 
     return write_variants(spec, model_path, out, n=n_variants, seed=spec.seed)

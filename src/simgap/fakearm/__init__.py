@@ -11,6 +11,15 @@ from simgap.fakearm.clock import RealClock, VirtualClock
 from simgap.fakearm.recorder import TraceRecorder
 from simgap.fakearm.robot import FakeCameraConfig, FakeSO101, FakeSO101Config
 
-__all__ = ["MOTORS", "FakeBus", "FakeCameraConfig", "FakeSO101", "FakeSO101Config",
-           "MotorCalibration", "RealClock", "TraceRecorder", "VirtualClock",
-           "load_calibration"]
+__all__ = [
+    "MOTORS",
+    "FakeBus",
+    "FakeCameraConfig",
+    "FakeSO101",
+    "FakeSO101Config",
+    "MotorCalibration",
+    "RealClock",
+    "TraceRecorder",
+    "VirtualClock",
+    "load_calibration",
+]

@@ -21,8 +21,12 @@ import numpy as np
 
 from simgap.errors import NameNotFoundError
 
-REGISTERS: tuple[str, ...] = ("Torque_Enable", "Goal_Position", "Present_Position",
-                              "Present_Temperature")
+REGISTERS: tuple[str, ...] = (
+    "Torque_Enable",
+    "Goal_Position",
+    "Present_Position",
+    "Present_Temperature",
+)
 AMBIENT_C = 25.0
 """Ambient (and power-up) motor temperature [deg C]."""
 HEAT_RATE_C_S = 16.0
@@ -57,10 +61,15 @@ class FakeBus:
         before: called before every access (the robot advances physics to the clock's time).
     """
 
-    def __init__(self, motors: Sequence[str], present: Callable[[], np.ndarray],
-                 on_goal: Callable[[int, float], None], on_torque: Callable[[int, bool], None],
-                 listener: Listener | None = None,
-                 before: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        motors: Sequence[str],
+        present: Callable[[], np.ndarray],
+        on_goal: Callable[[int, float], None],
+        on_torque: Callable[[int, bool], None],
+        listener: Listener | None = None,
+        before: Callable[[], None] | None = None,
+    ) -> None:
         self.motors = tuple(motors)
         self._present = present
         self._on_goal = on_goal
@@ -97,8 +106,9 @@ class FakeBus:
             if self.torque[i]:
                 self._on_goal(i, float(value))
         else:
-            raise NameNotFoundError("writable register", register,
-                                    ("Torque_Enable", "Goal_Position"))
+            raise NameNotFoundError(
+                "writable register", register, ("Torque_Enable", "Goal_Position")
+            )
         self._note(motor, register, value, True)
 
     def read(self, register: str, motor: str) -> float:

@@ -25,8 +25,14 @@ from simgap.values.calibration import RESOLUTION, MotorCalibration, NormMode
 from simgap.values.calibration import normalize as normalize_ticks
 from simgap.values.calibration import unnormalize as unnormalize_values
 
-MOTORS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
-                           "wrist_roll", "gripper")
+MOTORS: tuple[str, ...] = (
+    "shoulder_pan",
+    "shoulder_lift",
+    "elbow_flex",
+    "wrist_flex",
+    "wrist_roll",
+    "gripper",
+)
 """The SO-101 follower's motors, in bus id order (ids 1..6)."""
 TICKS_PER_REV = RESOLUTION
 
@@ -61,8 +67,9 @@ def bounds(cal: MotorCalibration, mode: NormMode) -> tuple[float, float]:
     return normalize(cal.range_min, cal, mode), normalize(cal.range_max, cal, mode)
 
 
-def default_calibration(ranges_rad: Mapping[str, tuple[float, float]],
-                        zero_ticks: int = 2048) -> dict[str, MotorCalibration]:
+def default_calibration(
+    ranges_rad: Mapping[str, tuple[float, float]], zero_ticks: int = 2048
+) -> dict[str, MotorCalibration]:
     """A calibration whose range spans each joint's model range, centred on ``zero_ticks``.
 
     Args:
@@ -72,16 +79,29 @@ def default_calibration(ranges_rad: Mapping[str, tuple[float, float]],
     out = {}
     for i, (motor, (lo, hi)) in enumerate(ranges_rad.items()):
         half = int(round((hi - lo) / 2.0 * TICKS_PER_REV / (2.0 * math.pi)))
-        out[motor] = MotorCalibration(id=i + 1, drive_mode=0, homing_offset=zero_ticks - 4095,
-                                      range_min=zero_ticks - half, range_max=zero_ticks + half)
+        out[motor] = MotorCalibration(
+            id=i + 1,
+            drive_mode=0,
+            homing_offset=zero_ticks - 4095,
+            range_min=zero_ticks - half,
+            range_max=zero_ticks + half,
+        )
     return out
 
 
 def save_calibration(path: str | Path, cal: Mapping[str, MotorCalibration]) -> Path:
     """Write LeRobot's calibration JSON."""
     path = Path(path)
-    data = {m: {"id": c.id, "drive_mode": c.drive_mode, "homing_offset": c.homing_offset,
-                "range_min": c.range_min, "range_max": c.range_max} for m, c in cal.items()}
+    data = {
+        m: {
+            "id": c.id,
+            "drive_mode": c.drive_mode,
+            "homing_offset": c.homing_offset,
+            "range_min": c.range_min,
+            "range_max": c.range_max,
+        }
+        for m, c in cal.items()
+    }
     path.write_text(json.dumps(data, indent=4) + "\n", encoding="utf-8")
     return path
 
@@ -92,8 +112,9 @@ def load_calibration(path: str | Path) -> dict[str, MotorCalibration]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(file=path, expected="a LeRobot calibration JSON file",
-                         got="no such file") from None
+        raise InputError(
+            file=path, expected="a LeRobot calibration JSON file", got="no such file"
+        ) from None
     except json.JSONDecodeError as e:
         raise InputError(file=path, expected="JSON", got=str(e)) from e
     if not isinstance(raw, dict):
@@ -101,19 +122,34 @@ def load_calibration(path: str | Path) -> dict[str, MotorCalibration]:
     out = {}
     for motor in MOTORS:
         if motor not in raw:
-            raise InputError(file=path, field=motor, expected="a calibration for every motor",
-                             got="nothing", fix=f"calibrate; motors are {', '.join(MOTORS)}")
+            raise InputError(
+                file=path,
+                field=motor,
+                expected="a calibration for every motor",
+                got="nothing",
+                fix=f"calibrate; motors are {', '.join(MOTORS)}",
+            )
         c = raw[motor]
         try:
-            mc = MotorCalibration(**{k: int(c[k]) for k in
-                                     ("id", "drive_mode", "homing_offset", "range_min",
-                                      "range_max")})
+            mc = MotorCalibration(
+                **{
+                    k: int(c[k])
+                    for k in ("id", "drive_mode", "homing_offset", "range_min", "range_max")
+                }
+            )
         except (KeyError, TypeError, ValueError) as e:
-            raise InputError(file=path, field=motor,
-                             expected="id, drive_mode, homing_offset, range_min, range_max",
-                             got=c) from e
+            raise InputError(
+                file=path,
+                field=motor,
+                expected="id, drive_mode, homing_offset, range_min, range_max",
+                got=c,
+            ) from e
         if mc.range_max <= mc.range_min:
-            raise InputError(file=path, field=f"{motor}.range_max",
-                             expected="range_max > range_min", got=mc.range_max)
+            raise InputError(
+                file=path,
+                field=f"{motor}.range_max",
+                expected="range_max > range_min",
+                got=mc.range_max,
+            )
         out[motor] = mc
     return out

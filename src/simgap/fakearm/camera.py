@@ -55,9 +55,18 @@ class CameraStream:
         realtime: whether the clock is the wall clock (only then can a rate be missed).
     """
 
-    def __init__(self, key: str, fps: float, size: tuple[int, int], now: Callable[[], float],
-                 sim: Any, sync: Callable[[], None], lock: threading.RLock,
-                 background: bool, realtime: bool) -> None:
+    def __init__(
+        self,
+        key: str,
+        fps: float,
+        size: tuple[int, int],
+        now: Callable[[], float],
+        sim: Any,
+        sync: Callable[[], None],
+        lock: threading.RLock,
+        background: bool,
+        realtime: bool,
+    ) -> None:
         self.key = key
         self.fps = float(fps)
         self.size = size
@@ -88,20 +97,25 @@ class CameraStream:
         if not self.background:
             self.latest()
             return
-        self._thread = threading.Thread(target=self._run, name=f"simgap-camera-{self.key}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"simgap-camera-{self.key}", daemon=True
+        )
         self._thread.start()
         atexit.register(self.stop)  # a render thread must not outlive the interpreter's GL
         with self._new_frame:
-            self._new_frame.wait_for(lambda: self._frame is not None or self._error is not None,
-                                     timeout=FIRST_FRAME_TIMEOUT_S)
+            self._new_frame.wait_for(
+                lambda: self._frame is not None or self._error is not None,
+                timeout=FIRST_FRAME_TIMEOUT_S,
+            )
         if self._error is not None:
             self.stop()
             raise self._error
         if self._frame is None:
             self.stop()
-            raise TimeoutError(f"the simulated camera {self.key!r} rendered no frame in "
-                               f"{FIRST_FRAME_TIMEOUT_S:.0f} s")
+            raise TimeoutError(
+                f"the simulated camera {self.key!r} rendered no frame in "
+                f"{FIRST_FRAME_TIMEOUT_S:.0f} s"
+            )
 
     def stop(self) -> None:
         """Stop the thread (its renderer is closed on it); idempotent."""
@@ -146,8 +160,12 @@ class CameraStream:
             return f if t is None or f[0] > t else None
         with self._new_frame:
             self._new_frame.wait_for(
-                lambda: self._error is not None or (self._frame is not None and (
-                    t is None or self._frame[0] > t)), timeout=timeout_s)
+                lambda: (
+                    self._error is not None
+                    or (self._frame is not None and (t is None or self._frame[0] > t))
+                ),
+                timeout=timeout_s,
+            )
         f = self.latest()
         return f if t is None or f[0] > t else None
 
@@ -189,8 +207,12 @@ class CameraStream:
         if self.n_renders == 1:
             return  # the first render compiles shaders and uploads meshes
         self.render_s.append(seconds)
-        if (self.warned is None and self.realtime and len(self.render_s) >= RATE_MIN_RENDERS
-                and float(np.median(self.render_s)) > 1.0 / self.fps):
+        if (
+            self.warned is None
+            and self.realtime
+            and len(self.render_s) >= RATE_MIN_RENDERS
+            and float(np.median(self.render_s)) > 1.0 / self.fps
+        ):
             self._warn(float(np.median(self.render_s)))
 
     def _warn(self, per_frame_s: float) -> None:
@@ -202,5 +224,6 @@ class CameraStream:
             f"({per_frame_s * 1e3:.0f} ms a {w}x{h} frame), below its configured {self.fps:g} "
             f"fps, so frames repeat and a loop that waits for them runs slower. Lower its fps "
             f"(fps: {slower}) or its size (width/height), render on a GPU (MUJOCO_GL=egl with a "
-            "GPU driver), or leave the CPU to the camera (busy processes slow software GL).")
+            "GPU driver), or leave the CPU to the camera (busy processes slow software GL)."
+        )
         warnings.warn(self.warned, CameraRateWarning, stacklevel=2)

@@ -32,7 +32,9 @@ def register() -> tuple[type, type]:
         plugin = importlib.import_module(PLUGIN)
     except ImportError:
         raise MissingExtraError(
-            "lerobot", "lerobot",
+            "lerobot",
+            "lerobot",
             "Running LeRobot scripts against the fake arm (also install the plugin: "
-            "pip install -e plugins/lerobot_robot_simgap)") from None
+            "pip install -e plugins/lerobot_robot_simgap)",
+        ) from None
     return plugin.SimgapFakeSO101Config, plugin.SimgapFakeSO101

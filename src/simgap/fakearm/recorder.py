@@ -61,9 +61,16 @@ class TraceRecorder:
     def tick(self, t: float, action: Mapping[str, float], sent: Mapping[str, float]) -> None:
         """Close the tick: one record with everything since the previous tick."""
         rec: dict[str, Any] = {
-            "tick": len(self.records), "episode": self.episode, "t": float(t),
-            "observation": self._observation or {}, "action": dict(action), "sent": dict(sent),
-            "writes": self._writes, "reads": self._reads, "events": self._events}
+            "tick": len(self.records),
+            "episode": self.episode,
+            "t": float(t),
+            "observation": self._observation or {},
+            "action": dict(action),
+            "sent": dict(sent),
+            "writes": self._writes,
+            "reads": self._reads,
+            "events": self._events,
+        }
         if not self.records:
             rec["meta"] = self.meta
         self.records.append(rec)

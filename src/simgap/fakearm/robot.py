@@ -126,9 +126,12 @@ class FakeSO101Config:
     def __post_init__(self) -> None:
         d = self.observation_delay_s
         if not (isinstance(d, (int, float)) and math.isfinite(d) and 0.0 <= d < 60.0):
-            raise InputError(field="observation_delay_s",
-                             expected="seconds each observation takes, >= 0 and below 60",
-                             got=d, fix="e.g. observation_delay_s=0.45 for a ~2 Hz loop")
+            raise InputError(
+                field="observation_delay_s",
+                expected="seconds each observation takes, >= 0 and below 60",
+                got=d,
+                fix="e.g. observation_delay_s=0.45 for a ~2 Hz loop",
+            )
 
 
 class FakeSO101:
@@ -139,8 +142,11 @@ class FakeSO101:
     def __init__(self, config: FakeSO101Config | None = None) -> None:
         self.config = config or FakeSO101Config()
         if len(self.config.cameras) > 1:
-            raise InputError(field="cameras", expected="at most one camera (the wrist camera)",
-                             got=sorted(self.config.cameras))
+            raise InputError(
+                field="cameras",
+                expected="at most one camera (the wrist camera)",
+                got=sorted(self.config.cameras),
+            )
         self.robot_type = self.name
         self.id = self.config.id
         self.clock: Clock = RealClock() if self.config.realtime else VirtualClock()
@@ -185,30 +191,49 @@ class FakeSO101:
     def connect(self, calibrate: bool = True) -> None:
         """Power up the simulated arm, load the calibration and configure like LeRobot."""
         if self._connected:
-            raise InputError(field="connect", expected="a robot that is not connected yet",
-                             got="already connected", fix="call disconnect() first")
+            raise InputError(
+                field="connect",
+                expected="a robot that is not connected yet",
+                got="already connected",
+                fix="call disconnect() first",
+            )
         from simgap.sim.fake_arm import ArmSim, SimCamera
 
         cam = None
         if self.config.cameras:
             c = next(iter(self.config.cameras.values()))
-            cam = SimCamera(name=c.sim_camera, height=c.height, width=c.width,
-                            mesh_cell_m=c.mesh_cell_m)
+            cam = SimCamera(
+                name=c.sim_camera, height=c.height, width=c.width, mesh_cell_m=c.mesh_cell_m
+            )
         if self.config.model_path is None:
             from simgap.demo import demo_model_path
+
             model_path: str | Path = demo_model_path()
         else:
             model_path = self.config.model_path
-        self._sim = ArmSim(model_path, camera=cam, keyframe=self.config.keyframe,
-                           object_body=self.config.object_body)
+        self._sim = ArmSim(
+            model_path,
+            camera=cam,
+            keyframe=self.config.keyframe,
+            object_body=self.config.object_body,
+        )
         if tuple(self._sim.joint_names) != MOTORS:
-            raise InputError(file=model_path, field="actuators",
-                             expected=f"position actuators on {', '.join(MOTORS)} in this order",
-                             got=self._sim.joint_names)
+            raise InputError(
+                file=model_path,
+                field="actuators",
+                expected=f"position actuators on {', '.join(MOTORS)} in this order",
+                got=self._sim.joint_names,
+            )
         ranges = {m: self._sim.joint_range(i) for i, m in enumerate(MOTORS)}
         self._center = np.array([(lo + hi) / 2.0 for lo, hi in ranges.values()])
-        self.bus = FakeBus(MOTORS, self._present_ticks, self._on_goal, self._sim_torque,
-                           listener=self.recorder.access, before=self._sync)
+        self.bus = FakeBus(
+            MOTORS,
+            self._present_ticks,
+            self._on_goal,
+            self._sim_torque,
+            listener=self.recorder.access,
+            before=self._sync,
+        )
         self._connected = True
         home = default_calibration(ranges)
         self._home_ticks = np.array([home[m].mid for m in MOTORS])
@@ -257,8 +282,9 @@ class FakeSO101:
         raw = bus.sync_read("Present_Position")
         obs: dict[str, Any] = {}
         for m in MOTORS:
-            obs[f"{m}.pos"] = normalize(raw[m], self.calibration[m],
-                                        norm_mode(m, self.config.use_degrees))
+            obs[f"{m}.pos"] = normalize(
+                raw[m], self.calibration[m], norm_mode(m, self.config.use_degrees)
+            )
         if self.config.log_temperature:
             bus.sync_read("Present_Temperature")
         self.clock.spend(BUS_READ_S)
@@ -267,11 +293,9 @@ class FakeSO101:
             key = next(iter(self.config.cameras))
             t_img, image, sha = self._latest_frame()
             obs[key] = image.copy()
-            stamp = {"image_t": t_img, "image_age_s": self.clock.now() - t_img,
-                     "image_sha1": sha}
+            stamp = {"image_t": t_img, "image_age_s": self.clock.now() - t_img, "image_sha1": sha}
             self.frame_age_s = stamp["image_age_s"]
-        self.recorder.observation({**{k: v for k, v in obs.items() if k.endswith(".pos")},
-                                   **stamp})
+        self.recorder.observation({**{k: v for k, v in obs.items() if k.endswith(".pos")}, **stamp})
         return obs
 
     def send_action(self, action: Mapping[str, float]) -> dict[str, float]:
@@ -337,8 +361,10 @@ class FakeSO101:
 
     def joint_limits(self) -> dict[str, tuple[float, float]]:
         """Each feature's calibrated range in its own unit."""
-        return {f"{m}.pos": bounds(self.calibration[m], norm_mode(m, self.config.use_degrees))
-                for m in MOTORS}
+        return {
+            f"{m}.pos": bounds(self.calibration[m], norm_mode(m, self.config.use_degrees))
+            for m in MOTORS
+        }
 
     def temperatures(self) -> dict[str, float]:
         """Motor temperatures [deg C] (not recorded; use ``log_temperature`` for that)."""
@@ -352,21 +378,31 @@ class FakeSO101:
     # ---- internals -------------------------------------------------------------------------
     def _bus(self) -> FakeBus:
         if not self._connected or self.bus is None:
-            raise InputError(field="robot", expected="a connected robot", got="not connected",
-                             fix="call robot.connect() first")
+            raise InputError(
+                field="robot",
+                expected="a connected robot",
+                got="not connected",
+                fix="call robot.connect() first",
+            )
         return self.bus
 
     def _write_meta(self) -> None:
-        units = {f"{m}.pos": {"degrees": "deg", "range_m100_100": "m100",
-                              "range_0_100": "pct"}[norm_mode(m, self.config.use_degrees)]
-                 for m in MOTORS}
+        units = {
+            f"{m}.pos": {"degrees": "deg", "range_m100_100": "m100", "range_0_100": "pct"}[
+                norm_mode(m, self.config.use_degrees)
+            ]
+            for m in MOTORS
+        }
         meta: dict[str, Any] = {
-            "robot_type": self.name, "robot_class": "simgap.fakearm.FakeSO101",
-            "use_degrees": self.config.use_degrees, "units": units,
+            "robot_type": self.name,
+            "robot_class": "simgap.fakearm.FakeSO101",
+            "use_degrees": self.config.use_degrees,
+            "units": units,
             "joint_limits": {k: list(v) for k, v in self.joint_limits().items()},
             "calibration": {m: vars(c) for m, c in self.calibration.items()},
-            "power_up_goal_ticks": 0, "clock": "monotonic" if self.config.realtime
-            else "virtual"}
+            "power_up_goal_ticks": 0,
+            "clock": "monotonic" if self.config.realtime else "virtual",
+        }
         if self.config.control_dt_s is not None:
             meta["control_dt_s"] = self.config.control_dt_s
         if self.config.cameras:
@@ -401,13 +437,24 @@ class FakeSO101:
         realtime = isinstance(self.clock, RealClock)
         background = realtime if c.background is None else c.background
         if background and not realtime:
-            raise InputError(field=f"cameras.{key}.background",
-                             expected="False on the virtual clock (frames are rendered when "
-                                      "asked for, in simulated time)", got=True,
-                             fix="set realtime=True, or leave background unset")
-        self.camera = CameraStream(key, c.fps, (c.height, c.width), self.clock.now, self._sim,
-                                   self._sync, self._lock, background=background,
-                                   realtime=realtime)
+            raise InputError(
+                field=f"cameras.{key}.background",
+                expected="False on the virtual clock (frames are rendered when "
+                "asked for, in simulated time)",
+                got=True,
+                fix="set realtime=True, or leave background unset",
+            )
+        self.camera = CameraStream(
+            key,
+            c.fps,
+            (c.height, c.width),
+            self.clock.now,
+            self._sim,
+            self._sync,
+            self._lock,
+            background=background,
+            realtime=realtime,
+        )
         self.camera.start()
 
     def camera_frame(self) -> tuple[float, np.ndarray]:
@@ -420,15 +467,22 @@ class FakeSO101:
             InputError: the arm is not connected, or has no camera.
         """
         if not self._connected or not self.config.cameras:
-            raise InputError(field="cameras", expected="a connected arm with a camera",
-                             got="not connected" if not self._connected else "no camera",
-                             fix="configure a camera and call connect() first")
+            raise InputError(
+                field="cameras",
+                expected="a connected arm with a camera",
+                got="not connected" if not self._connected else "no camera",
+                fix="configure a camera and call connect() first",
+            )
         t_img, image, _ = self._latest_frame()
         return t_img, image.copy()
 
     def _latest_frame(self) -> tuple[float, np.ndarray, str]:
         """The frame of the latest capture instant (see ``simgap.fakearm.camera``)."""
         if self.camera is None:
-            raise InputError(field="cameras", expected="a connected arm with a camera",
-                             got="not connected", fix="call connect() first")
+            raise InputError(
+                field="cameras",
+                expected="a connected arm with a camera",
+                got="not connected",
+                fix="call connect() first",
+            )
         return self.camera.latest()

@@ -43,11 +43,11 @@ class ScriptError(Exception):
 
     def __init__(self, script: Path, exc: BaseException, trace_written: bool) -> None:
         self.script = script
-        self.report = "".join(traceback.format_exception(type(exc), exc,
-                                                         _user_frames(exc.__traceback__)))
+        self.report = "".join(
+            traceback.format_exception(type(exc), exc, _user_frames(exc.__traceback__))
+        )
         self.trace_written = trace_written
-        super().__init__(f"{script}: the deployment script raised "
-                         f"{type(exc).__name__}: {exc}")
+        super().__init__(f"{script}: the deployment script raised {type(exc).__name__}: {exc}")
 
 
 class ScriptExit(Exception):  # noqa: N818  (it is an exit, not an error of simgap's)
@@ -66,8 +66,10 @@ class ScriptExit(Exception):  # noqa: N818  (it is an exit, not an error of simg
         self.code = exc.code
         self.where = _where(exc.__traceback__)
         self.trace_written = trace_written
-        super().__init__(f"{script}: the deployment script called sys.exit({self.code!r}) at "
-                         f"{self.where}, before run(robot) returned")
+        super().__init__(
+            f"{script}: the deployment script called sys.exit({self.code!r}) at "
+            f"{self.where}, before run(robot) returned"
+        )
 
     @property
     def clean(self) -> bool:
@@ -77,8 +79,10 @@ class ScriptExit(Exception):  # noqa: N818  (it is an exit, not an error of simg
 
 def _user_frames(tb: TracebackType | None) -> TracebackType | None:
     """``tb`` from the first frame that is not this module's or the import machinery's."""
-    while tb is not None and (tb.tb_frame.f_code.co_filename == __file__
-                              or tb.tb_frame.f_code.co_filename.startswith("<frozen ")):
+    while tb is not None and (
+        tb.tb_frame.f_code.co_filename == __file__
+        or tb.tb_frame.f_code.co_filename.startswith("<frozen ")
+    ):
         tb = tb.tb_next
     return tb
 
@@ -100,33 +104,53 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_ino, st.st_mtime_ns
 
 
-def make_config(overrides: Mapping[str, Any], *, trace_path: str | Path,
-                use_degrees: bool = True, camera: bool = False, realtime: bool = False,
-                model_path: str | Path | None = None,
-                source: Path | None = None) -> FakeSO101Config:
+def make_config(
+    overrides: Mapping[str, Any],
+    *,
+    trace_path: str | Path,
+    use_degrees: bool = True,
+    camera: bool = False,
+    realtime: bool = False,
+    model_path: str | Path | None = None,
+    source: Path | None = None,
+) -> FakeSO101Config:
     """A ``FakeSO101Config`` from command-line choices and a script's ``FAKE_ARM`` dict."""
     fields = {f.name for f in dataclasses.fields(FakeSO101Config)}
     for key in overrides:
         if key not in fields:
-            raise InputError(file=source, field=f"FAKE_ARM.{key}",
-                             expected="a FakeSO101Config field", got=key,
-                             fix=f"use one of: {', '.join(sorted(fields))}")
-    base: dict[str, Any] = {"use_degrees": use_degrees, "realtime": realtime,
-                            "trace_path": trace_path}
+            raise InputError(
+                file=source,
+                field=f"FAKE_ARM.{key}",
+                expected="a FakeSO101Config field",
+                got=key,
+                fix=f"use one of: {', '.join(sorted(fields))}",
+            )
+    base: dict[str, Any] = {
+        "use_degrees": use_degrees,
+        "realtime": realtime,
+        "trace_path": trace_path,
+    }
     if model_path is not None:
         base["model_path"] = model_path
     if camera:
         base["cameras"] = {"wrist": FakeCameraConfig()}
     base.update(overrides)
     cams = base.get("cameras") or {}
-    base["cameras"] = {k: v if isinstance(v, FakeCameraConfig) else FakeCameraConfig(**v)
-                       for k, v in cams.items()}
+    base["cameras"] = {
+        k: v if isinstance(v, FakeCameraConfig) else FakeCameraConfig(**v) for k, v in cams.items()
+    }
     return FakeSO101Config(**base)
 
 
-def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool = True,
-               camera: bool = False, realtime: bool = False,
-               model_path: str | Path | None = None) -> FakeSO101:
+def run_script(
+    script: str | Path,
+    trace_path: str | Path,
+    *,
+    use_degrees: bool = True,
+    camera: bool = False,
+    realtime: bool = False,
+    model_path: str | Path | None = None,
+) -> FakeSO101:
     """Import ``script``, build the fake arm, call ``run(robot)``; the trace is written on
     disconnect (done here if the script forgot, and when the script fails or exits early).
     Returns the robot.
@@ -147,9 +171,13 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
         note_input(p)
     clash = input_clash(trace_path, inputs)
     if clash is not None:
-        raise InputError(file=trace_path, field="--trace", expected="a trace file apart from "
-                         "the script and the model", got=f"the trace {clash[0]} {clash[1]}",
-                         fix="name a new file for the trace, e.g. --trace trace.jsonl")
+        raise InputError(
+            file=trace_path,
+            field="--trace",
+            expected="a trace file apart from the script and the model",
+            got=f"the trace {clash[0]} {clash[1]}",
+            fix="name a new file for the trace, e.g. --trace trace.jsonl",
+        )
     name = f"_simgap_deploy_{script.stem}"
     spec = importlib.util.spec_from_file_location(name, script)
     if spec is None or spec.loader is None:
@@ -170,11 +198,22 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
             raise ScriptError(script, e, False) from None
         run = getattr(module, "run", None)
         if not callable(run):
-            raise InputError(file=script, field="run", expected="a function run(robot)",
-                             got="nothing", fix="define def run(robot): ... in the script")
-        config = make_config(getattr(module, "FAKE_ARM", {}), trace_path=trace_path,
-                             use_degrees=use_degrees, camera=camera, realtime=realtime,
-                             model_path=model_path, source=script)
+            raise InputError(
+                file=script,
+                field="run",
+                expected="a function run(robot)",
+                got="nothing",
+                fix="define def run(robot): ... in the script",
+            )
+        config = make_config(
+            getattr(module, "FAKE_ARM", {}),
+            trace_path=trace_path,
+            use_degrees=use_degrees,
+            camera=camera,
+            realtime=realtime,
+            model_path=model_path,
+            source=script,
+        )
         robot = FakeSO101(config)
         try:
             run(robot)
@@ -189,11 +228,13 @@ def run_script(script: str | Path, trace_path: str | Path, *, use_degrees: bool 
             raise ScriptError(script, e, _stamp(Path(trace_path)) != before) from None
         _save(robot)
         if _stamp(Path(trace_path)) == before:
-            raise InputError(file=script, field="run", expected="a run(robot) that connects "
-                             "the arm and drives it", got="it returned with nothing recorded "
-                             f"(no trace was written to {trace_path})",
-                             fix="call robot.connect() first, then get_observation / "
-                                 "send_action, in run(robot)")
+            raise InputError(
+                file=script,
+                field="run",
+                expected="a run(robot) that connects the arm and drives it",
+                got=f"it returned with nothing recorded (no trace was written to {trace_path})",
+                fix="call robot.connect() first, then get_observation / send_action, in run(robot)",
+            )
     finally:
         if folder in sys.path:
             sys.path.remove(folder)

@@ -29,6 +29,7 @@ _Interval = tuple[float, float]
 
 # -- shared by both kinds --------------------------------------------------------------------
 
+
 @dataclass(frozen=True, kw_only=True)
 class PatchProof(Record):
     """The replay of held-out episodes on the rig's model and on the patched one."""
@@ -36,10 +37,12 @@ class PatchProof(Record):
     passed: bool = figure(TEXT, "stable and better: only then is the patch offered")
     stable: bool = figure(TEXT, "the patched replay did not diverge")
     better: bool = figure(TEXT, "the patched replay is closer to the recording")
-    nominal_rms_rad: Mapping[str, float] = figure("rad", "per joint: the rig's model's RMS "
-                                                  "error on the held-out stretches")
-    patched_rms_rad: Mapping[str, float] = figure("rad", "per joint: the patched model's RMS "
-                                                  "error on the same stretches")
+    nominal_rms_rad: Mapping[str, float] = figure(
+        "rad", "per joint: the rig's model's RMS error on the held-out stretches"
+    )
+    patched_rms_rad: Mapping[str, float] = figure(
+        "rad", "per joint: the patched model's RMS error on the same stretches"
+    )
     nominal_total_rad: float = figure("rad", "the rig's model's RMS error over every joint")
     patched_total_rad: float = figure("rad", "the patched model's RMS error over every joint")
     diverged_at_s: float | None = figure("s", "when the patched replay diverged (None: never)")
@@ -58,19 +61,26 @@ class PatchOffer(Record):
 
 # -- ladder (servo bench logs) ---------------------------------------------------------------
 
+
 @dataclass(frozen=True, kw_only=True)
 class LadderJoint(Record):
     """One joint's climb of the ladder: the rung selected and its held-out error."""
 
-    delay: Delay | None = figure(TEXT, "the selected rung's command-to-motion delay (its best "
-                                       "fit: the ladder gives it no interval)", default=None)
+    delay: Delay | None = figure(
+        TEXT,
+        "the selected rung's command-to-motion delay (its best "
+        "fit: the ladder gives it no interval)",
+        default=None,
+    )
     selected: str = figure(TEXT, "the rung selected: ideal, delay_lag, servo or net")
     ideal_mae_rad: float = figure("rad", "held-out mean absolute error of the ideal actuator")
     selected_mae_rad: float = figure("rad", "held-out mean absolute error of the selected rung")
     params: Mapping[str, float] = figure(
-        TEXT, "the selected rung's numeric parameters by name, each in the unit its name "
-              "ends with (lag_s [s], stiffness_nm_per_rad [N m/rad], ...)",
-        default_factory=dict)
+        TEXT,
+        "the selected rung's numeric parameters by name, each in the unit its name "
+        "ends with (lag_s [s], stiffness_nm_per_rad [N m/rad], ...)",
+        default_factory=dict,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,12 +92,15 @@ class LadderFigures(Record):
     kind = "ladder"
 
     noise_floor_rad: float = figure("rad", "the encoder's noise floor the errors are held against")
-    joints: Mapping[str, LadderJoint] = figure(TEXT, "each joint fitted, by name",
-                                               default_factory=dict)
-    worst_ideal_mae_rad: float = figure("rad", "the largest held-out error of the ideal "
-                                               "actuator over the joints")
-    patch_proof: PatchOffer | None = figure(TEXT, "the MJCF patch's held-out proof (with a rig "
-                                                  "model)", default=None)
+    joints: Mapping[str, LadderJoint] = figure(
+        TEXT, "each joint fitted, by name", default_factory=dict
+    )
+    worst_ideal_mae_rad: float = figure(
+        "rad", "the largest held-out error of the ideal actuator over the joints"
+    )
+    patch_proof: PatchOffer | None = figure(
+        TEXT, "the MJCF patch's held-out proof (with a rig model)", default=None
+    )
 
     def headline(self) -> Headline | None:
         """Where a model other than the ideal actuator was selected, the joint it fits worst
@@ -95,31 +108,43 @@ class LadderFigures(Record):
         else the joint an ideal actuator misses most. The joint is named: the largest ideal
         error of all was, on the demo, the gripper's, not what the finding found."""
         floor = finite(self.noise_floor_rad)
-        joints = {j: v for j, v in self.joints.items()
-                  if finite(v.ideal_mae_rad) is not None
-                  and finite(v.selected_mae_rad) is not None}
+        joints = {
+            j: v
+            for j, v in self.joints.items()
+            if finite(v.ideal_mae_rad) is not None and finite(v.selected_mae_rad) is not None
+        }
         if floor is None:
             return None
         if not joints:
             worst = finite(self.worst_ideal_mae_rad)
             if worst is None:
                 return None
-            return Headline(f"an ideal actuator misses by {sig(worst)} rad (worst joint, held "
-                            f"out) against the encoder noise floor {sig(floor)} rad",
-                            worst, floor)
+            return Headline(
+                f"an ideal actuator misses by {sig(worst)} rad (worst joint, held "
+                f"out) against the encoder noise floor {sig(floor)} rad",
+                worst,
+                floor,
+            )
         fitted = {j: v for j, v in joints.items() if v.selected not in ("", "ideal")}
         if fitted:
             j = max(fitted, key=lambda k: fitted[k].selected_mae_rad)
             ideal, sel = fitted[j].ideal_mae_rad, fitted[j].selected_mae_rad
             more = f"worst of {len(fitted)} joints, held out" if len(fitted) > 1 else "held out"
-            return Headline(f"{j}: ideal actuator {sig(ideal)} -> {fitted[j].selected} "
-                            f"{sig(sel)} rad ({more}) against the encoder noise floor "
-                            f"{sig(floor)} rad", sel, floor)
+            return Headline(
+                f"{j}: ideal actuator {sig(ideal)} -> {fitted[j].selected} "
+                f"{sig(sel)} rad ({more}) against the encoder noise floor "
+                f"{sig(floor)} rad",
+                sel,
+                floor,
+            )
         j = max(joints, key=lambda k: joints[k].ideal_mae_rad)
         ideal = joints[j].ideal_mae_rad
-        return Headline(f"an ideal actuator misses by {sig(ideal)} rad ({j}, the worst joint, "
-                        f"held out) against the encoder noise floor {sig(floor)} rad",
-                        ideal, floor)
+        return Headline(
+            f"an ideal actuator misses by {sig(ideal)} rad ({j}, the worst joint, "
+            f"held out) against the encoder noise floor {sig(floor)} rad",
+            ideal,
+            floor,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,16 +155,24 @@ class Rung(Record):
     train_mae_rad: float = figure("rad", "mean absolute error on the training logs")
     validation_mae_rad: float = figure("rad", "held-out mean absolute error")
     params: Mapping[str, JSONValue] = figure(
-        TEXT, "the rung's parameters by name (units in their names; the servo's intervals "
-              "and families as the fit gives them)", default_factory=dict)
+        TEXT,
+        "the rung's parameters by name (units in their names; the servo's intervals "
+        "and families as the fit gives them)",
+        default_factory=dict,
+    )
     fit_time_s: float = figure("s", "wall time of the fit")
     validation_per_log_rad: tuple[float, ...] = figure(
-        "rad", "held-out mean absolute error per log", default=())
+        "rad", "held-out mean absolute error per log", default=()
+    )
     held_out_by_group_rad: Mapping[str, float] = figure(
-        "rad", "held-out mean absolute error per group of logs", default_factory=dict)
+        "rad", "held-out mean absolute error per group of logs", default_factory=dict
+    )
     extra: Mapping[str, JSONValue] = figure(
-        TEXT, "the rung's other diagnostics (the other held-out scheme, the friction "
-              "families compared, profiles...)", default_factory=dict)
+        TEXT,
+        "the rung's other diagnostics (the other held-out scheme, the friction "
+        "families compared, profiles...)",
+        default_factory=dict,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,19 +184,25 @@ class LadderJointDetails(Record):
     rungs: tuple[Rung, ...] = figure(TEXT, "every rung fitted, in ladder order", default=())
     verdict: str = figure(TEXT, "the joint's verdict")
     stop_reason: str = figure(TEXT, "why the climb stopped where it did")
-    rungs_skipped: Mapping[str, str] = figure(TEXT, "rungs not fitted, and why",
-                                              default_factory=dict)
-    xcorr_delay_s: float = figure("s", "the command-to-motion delay by cross-correlation "
-                                       "(a first guess, not the fit's)")
+    rungs_skipped: Mapping[str, str] = figure(
+        TEXT, "rungs not fitted, and why", default_factory=dict
+    )
+    xcorr_delay_s: float = figure(
+        "s", "the command-to-motion delay by cross-correlation (a first guess, not the fit's)"
+    )
     load: str = figure(TEXT, "where the joint's load came from")
     held_out: str = figure(TEXT, "how logs were held out")
-    held_out_logs: tuple[str, ...] = figure(TEXT, "the logs held out, when a single training "
-                                                  "log left the --validate logs as the fold",
-                                            default=())
-    test_logs: tuple[str, ...] = figure(TEXT, "the --validate logs left out of the selection",
-                                        default=())
-    test_mae_rad: float | None = figure("rad", "the selected fit's error on the test logs",
-                                        default=None)
+    held_out_logs: tuple[str, ...] = figure(
+        TEXT,
+        "the logs held out, when a single training log left the --validate logs as the fold",
+        default=(),
+    )
+    test_logs: tuple[str, ...] = figure(
+        TEXT, "the --validate logs left out of the selection", default=()
+    )
+    test_mae_rad: float | None = figure(
+        "rad", "the selected fit's error on the test logs", default=None
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,12 +224,15 @@ class LadderDetails(Record):
     noise_floor_rad: float = figure("rad", "the noise floor")
     noise_floor_source: str = figure(TEXT, "where the floor came from")
     seed: int | None = figure(UNITLESS, "seed of every random choice", default=None)
-    joints: Mapping[str, LadderJointDetails] = figure(TEXT, "each joint fitted",
-                                                      default_factory=dict)
-    unexcited_joints: Mapping[str, str] = figure(TEXT, "joints too still to fit, and why",
-                                                 default_factory=dict)
+    joints: Mapping[str, LadderJointDetails] = figure(
+        TEXT, "each joint fitted", default_factory=dict
+    )
+    unexcited_joints: Mapping[str, str] = figure(
+        TEXT, "joints too still to fit, and why", default_factory=dict
+    )
     resampling: tuple[Mapping[str, JSONValue], ...] = figure(
-        TEXT, "how each log was resampled to a uniform step", default=())
+        TEXT, "how each log was resampled to a uniform step", default=()
+    )
     selection_note: str = figure(TEXT, "what the --validate logs' error means", default="")
     artifacts: Mapping[str, str] = figure(TEXT, "files written, by name", default_factory=dict)
     patch_proof: LadderPatch | None = figure(TEXT, "the MJCF patch's proof", default=None)
@@ -202,9 +244,13 @@ class LadderDetails(Record):
         known = {f for f in Rung.__dataclass_fields__ if f != "extra"}
         joints = {}
         for j, jj in (out.get("joints") or {}).items():
-            rungs = [{**{k: v for k, v in r.items() if k in known},
-                      "extra": {k: v for k, v in r.items() if k not in known}}
-                     for r in jj.get("rungs") or []]
+            rungs = [
+                {
+                    **{k: v for k, v in r.items() if k in known},
+                    "extra": {k: v for k, v in r.items() if k not in known},
+                }
+                for r in jj.get("rungs") or []
+            ]
             joints[j] = {**jj, "rungs": rungs}
         data = {k: v for k, v in out.items() if k != "branch"}
         data["joints"] = joints
@@ -212,6 +258,7 @@ class LadderDetails(Record):
 
 
 # -- joint dynamics (a LeRobot dataset against the rig's MJCF) -------------------------------
+
 
 @dataclass(frozen=True, kw_only=True)
 class JointExcitation(Record):
@@ -222,8 +269,9 @@ class JointExcitation(Record):
     reversals: int = figure(UNITLESS, "reversals of the commanded motion")
     band_hz: float = figure("Hz", "frequency below which 95 % of the commands' power lies")
     excited: bool = figure(TEXT, "the joint is excited enough to identify")
-    unseen: Mapping[str, str] = figure(TEXT, "what the commands cannot show, and why",
-                                       default_factory=dict)
+    unseen: Mapping[str, str] = figure(
+        TEXT, "what the commands cannot show, and why", default_factory=dict
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -240,8 +288,9 @@ class Excitation(Record):
     min_span_counts: float = figure(UNITLESS, "least span that excites a joint [counts]")
     min_reversals: int = figure(UNITLESS, "fewest reversals that excite a joint")
     min_band_hz: float = figure("Hz", "least band that excites a joint")
-    joints: Mapping[str, JointExcitation] = figure(TEXT, "each joint's checks",
-                                                   default_factory=dict)
+    joints: Mapping[str, JointExcitation] = figure(
+        TEXT, "each joint's checks", default_factory=dict
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -250,12 +299,17 @@ class Clock(Record):
 
     chosen: str = figure(TEXT, "'exact' (at its stamp) or 'step' (on the model's step)")
     source: str = figure(TEXT, "'rig', 'identified' or 'default'")
-    delay_s: float = figure("s", "the command-to-motion delay of the fit the clock was "
-                                 "chosen at", default=math.nan)
-    rms_rad: Mapping[str, float] = figure("rad", "replay RMS error under each clock",
-                                          default_factory=dict)
-    gain_needed: float = figure(UNITLESS, "the fraction of squared error another clock must "
-                                          "remove to be chosen", default=math.nan)
+    delay_s: float = figure(
+        "s", "the command-to-motion delay of the fit the clock was chosen at", default=math.nan
+    )
+    rms_rad: Mapping[str, float] = figure(
+        "rad", "replay RMS error under each clock", default_factory=dict
+    )
+    gain_needed: float = figure(
+        UNITLESS,
+        "the fraction of squared error another clock must remove to be chosen",
+        default=math.nan,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,14 +317,22 @@ class DelayAccount(Record):
     """How much of each joint's command-to-motion delay the control loop explains, and what
     is left for the servo (the loop's share is the latency branch's median loop time)."""
 
-    loop_s: float | None = figure("s", "the control loop's median latency from the latency "
-                                       "finding (None: that branch did not measure it)")
+    loop_s: float | None = figure(
+        "s",
+        "the control loop's median latency from the latency "
+        "finding (None: that branch did not measure it)",
+    )
     delays: Mapping[str, Delay] = figure(
-        TEXT, "per joint: the whole delay with its interval, split into the loop's and the "
-              "servo's shares when the loop was measured", default_factory=dict)
+        TEXT,
+        "per joint: the whole delay with its interval, split into the loop's and the "
+        "servo's shares when the loop was measured",
+        default_factory=dict,
+    )
     servo_interval_s: Mapping[str, _Interval] = figure(
-        "s", "per joint: the servo share's 95 % interval (the whole delay's, less the loop)",
-        default_factory=dict)
+        "s",
+        "per joint: the servo share's 95 % interval (the whole delay's, less the loop)",
+        default_factory=dict,
+    )
     note: str = figure(TEXT, "the account in words")
 
 
@@ -283,53 +345,70 @@ class JointDynamicsFigures(Record):
     branch = "actuator"
     kind = "joint_dynamics"
 
-    delay_s: Mapping[str, float] = figure("s", "per joint: the command-to-motion delay (loop "
-                                               "+ servo), the profile's best point")
+    delay_s: Mapping[str, float] = figure(
+        "s", "per joint: the command-to-motion delay (loop + servo), the profile's best point"
+    )
     delay_interval_s: Mapping[str, _Interval] = figure("s", "per joint: its 95 % interval")
     params: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, "per joint, the identified parameters (kp [N m/rad], kv and damping "
-              "[N m s/rad], frictionloss [N m], armature [kg m^2], force_limit [N m])")
+        TEXT,
+        "per joint, the identified parameters (kp [N m/rad], kv and damping "
+        "[N m s/rad], frictionloss [N m], armature [kg m^2], force_limit [N m])",
+    )
     params_interval: Mapping[str, Mapping[str, _Interval]] = figure(
-        TEXT, "per joint, each identified parameter's 95 % interval (its unit)")
+        TEXT, "per joint, each identified parameter's 95 % interval (its unit)"
+    )
     not_identifiable: Mapping[str, Mapping[str, str]] = figure(
-        TEXT, "per joint, each parameter (or 'delay') the data do not identify, and why")
+        TEXT, "per joint, each parameter (or 'delay') the data do not identify, and why"
+    )
     shared_delay_s: float = figure("s", "the delay shared by every joint, best point")
     shared_delay_interval_s: _Interval | None = figure("s", "its 95 % interval", default=None)
     effective_delay_s: Mapping[str, float] = figure(
-        "s", "per joint: delay and servo lag taken as one delay (identified on a ridge)")
+        "s", "per joint: delay and servo lag taken as one delay (identified on a ridge)"
+    )
     effective_delay_interval_s: Mapping[str, _Interval] = figure("s", "its 95 % interval")
     delay_ridge: Mapping[str, str] = figure(
-        TEXT, "joints whose delay trades off with the servo's lag, and how")
-    nominal_rms_rad: Mapping[str, float] = figure("rad", "per joint: the rig's model's replay "
-                                                         "RMS error on the fitted episodes")
-    identified_rms_rad: Mapping[str, float] = figure("rad", "per joint: the identified "
-                                                            "model's replay RMS error")
+        TEXT, "joints whose delay trades off with the servo's lag, and how"
+    )
+    nominal_rms_rad: Mapping[str, float] = figure(
+        "rad", "per joint: the rig's model's replay RMS error on the fitted episodes"
+    )
+    identified_rms_rad: Mapping[str, float] = figure(
+        "rad", "per joint: the identified model's replay RMS error"
+    )
     noise_floor_rad: Mapping[str, Mapping[str, float | bool]] = figure(
-        "rad", "per joint, the noise floor's parts (total_rad and what it adds up from)")
+        "rad", "per joint, the noise floor's parts (total_rad and what it adds up from)"
+    )
     force_saturation: Mapping[str, float] = figure(
-        UNITLESS, "per joint: the fraction of samples the actuator's force saturates")
+        UNITLESS, "per joint: the fraction of samples the actuator's force saturates"
+    )
     params_nominal: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, "per joint, the rig model's value of each parameter fitted (as params)")
+        TEXT, "per joint, the rig model's value of each parameter fitted (as params)"
+    )
     bounds_x_nominal: Mapping[str, _Interval] = figure(
-        UNITLESS, "each parameter's search bounds as multiples of its nominal value")
+        UNITLESS, "each parameter's search bounds as multiples of its nominal value"
+    )
     joint_verdicts: Mapping[str, str] = figure(TEXT, "per joint: its verdict")
-    fitted_episodes: int | None = figure(UNITLESS, "episodes fitted (the rest held out)",
-                                         default=None)
+    fitted_episodes: int | None = figure(
+        UNITLESS, "episodes fitted (the rest held out)", default=None
+    )
     fit_seconds: float = figure("s", "seconds of each fitted episode replayed")
     clock: Clock | None = figure(TEXT, "the replay's clock", default=None)
     joint_held: Mapping[str, str] = figure(
-        TEXT, "joints the replay implicates held at inconclusive, and why", default_factory=dict)
+        TEXT, "joints the replay implicates held at inconclusive, and why", default_factory=dict
+    )
     excitation: Excitation | None = figure(TEXT, "the data's excitation checks", default=None)
-    delay_account: DelayAccount | None = figure(TEXT, "the delay split into the loop's and the "
-                                               "servo's shares", default=None)
-    worst_nominal_rms_rad: float = figure("rad", "the largest replay RMS error of the rig's "
-                                                 "model over the joints")
+    delay_account: DelayAccount | None = figure(
+        TEXT, "the delay split into the loop's and the servo's shares", default=None
+    )
+    worst_nominal_rms_rad: float = figure(
+        "rad", "the largest replay RMS error of the rig's model over the joints"
+    )
     estimate_of_record: str = figure(TEXT, "which fit is the estimate of record")
-    patch_proof: PatchOffer | None = figure(TEXT, "the MJCF patch's held-out proof",
-                                            default=None)
+    patch_proof: PatchOffer | None = figure(TEXT, "the MJCF patch's held-out proof", default=None)
     patch: str = figure(TEXT, "the patch's outcome in words")
     isaaclab_not_offered: Mapping[str, str] = figure(
-        TEXT, "joints left out of the Isaac Lab export, and why", default_factory=dict)
+        TEXT, "joints left out of the Isaac Lab export, and why", default_factory=dict
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,11 +416,11 @@ class DelayProfile(Record):
     """One joint's delay profile: the fit's squared error at each assumed delay."""
 
     delays_s: tuple[float, ...] = figure("s", "the assumed delays", default=())
-    ssr_rad2: tuple[float, ...] = figure("rad^2", "the fit's summed squared error at each",
-                                         default=())
+    ssr_rad2: tuple[float, ...] = figure(
+        "rad^2", "the fit's summed squared error at each", default=()
+    )
     threshold_rad2: float = figure("rad^2", "the 95 % threshold on it")
-    open_ends: tuple[str, ...] = figure(TEXT, "ends of the grid the interval runs into",
-                                        default=())
+    open_ends: tuple[str, ...] = figure(TEXT, "ends of the grid the interval runs into", default=())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -369,12 +448,14 @@ class GlobalStart(Record):
     draws: int = figure(UNITLESS, "random starts drawn")
     seed: int | None = figure(UNITLESS, "their seed", default=None)
     joints_from_draw: Mapping[str, float] = figure(
-        UNITLESS, "per joint: the share of grid points that started from a draw",
-        default_factory=dict)
-    ssr_model_rad2: float = figure("rad^2", "squared error from the model's values",
-                                   default=math.nan)
-    ssr_start_rad2: float = figure("rad^2", "squared error from the start chosen",
-                                   default=math.nan)
+        UNITLESS,
+        "per joint: the share of grid points that started from a draw",
+        default_factory=dict,
+    )
+    ssr_model_rad2: float = figure(
+        "rad^2", "squared error from the model's values", default=math.nan
+    )
+    ssr_start_rad2: float = figure("rad^2", "squared error from the start chosen", default=math.nan)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -398,7 +479,8 @@ class JointDynamicsDetails(Record):
     force_saturation: Mapping[str, float] = figure(UNITLESS, "as the figures")
     params_nominal: Mapping[str, Mapping[str, float]] = figure(TEXT, "as the figures")
     params_fitted: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, "per joint, every parameter's best fit, identified or not (as params)")
+        TEXT, "per joint, every parameter's best fit, identified or not (as params)"
+    )
     delay_profile: Mapping[str, DelayProfile] = figure(TEXT, "per joint: the delay profile")
     shared_delay_s: float = figure("s", "as the figures")
     shared_delay_interval_s: _Interval | None = figure("s", "as the figures", default=None)
@@ -413,9 +495,11 @@ class JointDynamicsDetails(Record):
     excitation: Excitation | None = figure(TEXT, "as the figures", default=None)
     seed: int | None = figure(UNITLESS, "seed of every random choice", default=None)
     fitted_episodes: int | None = figure(UNITLESS, "as the figures", default=None)
-    held_out_episodes: int | None = figure(UNITLESS, "episodes held out to prove a patch on",
-                                           default=None)
+    held_out_episodes: int | None = figure(
+        UNITLESS, "episodes held out to prove a patch on", default=None
+    )
     fit_seconds: float = figure("s", "as the figures")
     null_hypothesis: str = figure(TEXT, "the model the recording is held against")
-    joints: Mapping[str, TraceJoint] = figure(TEXT, "per joint, a held-out episode's traces",
-                                              default_factory=dict)
+    joints: Mapping[str, TraceJoint] = figure(
+        TEXT, "per joint, a held-out episode's traces", default_factory=dict
+    )

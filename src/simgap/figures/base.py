@@ -53,8 +53,11 @@ def sig(v: float, digits: int = 3) -> str:
 
 def finite(value: Any) -> float | None:
     """``value`` as a float when it is a finite number (not a truth value), else None."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) \
-            and math.isfinite(float(value)):
+    if (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    ):
         return float(value)
     return None
 
@@ -74,8 +77,13 @@ class Headline:
     threshold: float | None = None
 
 
-def figure(unit: str, doc: str, *, default: Any = dataclasses.MISSING,
-           default_factory: Any = dataclasses.MISSING) -> Any:
+def figure(
+    unit: str,
+    doc: str,
+    *,
+    default: Any = dataclasses.MISSING,
+    default_factory: Any = dataclasses.MISSING,
+) -> Any:
     """A dataclass field of a :class:`Record`, with its unit and meaning.
 
     Args:
@@ -107,8 +115,14 @@ class Record:
         return {f.name: _to_json(getattr(self, f.name)) for f in _fields(type(self))}
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], source: str | Path | None = None,
-                     where: str = "figures", *, strict: bool = True) -> Self:
+    def from_mapping(
+        cls,
+        data: Mapping[str, Any],
+        source: str | Path | None = None,
+        where: str = "figures",
+        *,
+        strict: bool = True,
+    ) -> Self:
         """Read the JSON form back; errors name ``source``, the field's path and valid names.
 
         A figure left out reads as not measured (NaN, None, empty). ``strict``: refuse a name
@@ -131,8 +145,12 @@ class Record:
         """The unit of one top-level field; an unknown name lists the valid ones."""
         fields = {f.name: f for f in _fields(cls)}
         if name not in fields:
-            raise InputError(field=name, expected=f"a figure of {cls.__name__}",
-                             got=name, fix=f"use one of: {', '.join(sorted(fields))}")
+            raise InputError(
+                field=name,
+                expected=f"a figure of {cls.__name__}",
+                got=name,
+                fix=f"use one of: {', '.join(sorted(fields))}",
+            )
         return str(fields[name].metadata.get("unit", TEXT))
 
     @classmethod
@@ -142,6 +160,7 @@ class Record:
 
 
 # -- reading ---------------------------------------------------------------------------------
+
 
 def _fields(cls: Any) -> tuple[dataclasses.Field[Any], ...]:
     if not dataclasses.is_dataclass(cls):
@@ -178,20 +197,29 @@ def _to_json(value: Any) -> Any:
     return value
 
 
-def _read_record(cls: type, data: Any, source: str | Path | None, where: str,
-                 strict: bool = True) -> Any:
+def _read_record(
+    cls: type, data: Any, source: str | Path | None, where: str, strict: bool = True
+) -> Any:
     if isinstance(data, cls):
         return data
     if not isinstance(data, Mapping):
-        raise InputError(file=source, field=where, expected=f"an object ({cls.__name__})",
-                         got=type(data).__name__)
+        raise InputError(
+            file=source,
+            field=where,
+            expected=f"an object ({cls.__name__})",
+            got=type(data).__name__,
+        )
     fields = _fields(cls)
     names = {f.name for f in fields}
     extra = sorted(set(map(str, data)) - names)
     if extra and strict:
-        raise InputError(file=source, field=f"{where}.{extra[0]}",
-                         expected=f"a figure of {cls.__name__}", got=extra,
-                         fix=f"use only: {', '.join(sorted(names))}")
+        raise InputError(
+            file=source,
+            field=f"{where}.{extra[0]}",
+            expected=f"a figure of {cls.__name__}",
+            got=extra,
+            fix=f"use only: {', '.join(sorted(names))}",
+        )
     hints = _hints(cls)
     kwargs: dict[str, Any] = {}
     for f in fields:
@@ -199,8 +227,7 @@ def _read_record(cls: type, data: Any, source: str | Path | None, where: str,
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 kwargs[f.name] = _absent(hints[f.name], source, f"{where}.{f.name}")
             continue
-        kwargs[f.name] = _read(hints[f.name], data[f.name], source, f"{where}.{f.name}",
-                               strict)
+        kwargs[f.name] = _read(hints[f.name], data[f.name], source, f"{where}.{f.name}", strict)
     return cls(**kwargs)
 
 
@@ -222,8 +249,7 @@ def _absent(tp: Any, source: str | Path | None, where: str) -> Any:
     return None
 
 
-def _read(tp: Any, value: Any, source: str | Path | None, where: str,
-          strict: bool = True) -> Any:
+def _read(tp: Any, value: Any, source: str | Path | None, where: str, strict: bool = True) -> Any:
     """One value of type ``tp`` from its JSON form (type-checked, not range-checked).
 
     NumPy scalars and arrays are taken as the Python numbers and lists they hold.
@@ -245,32 +271,41 @@ def _read(tp: Any, value: Any, source: str | Path | None, where: str,
                 return _read(arg, value, source, where, strict)
             except InputError as e:
                 errors.append(e)
-        raise errors[-1] if errors else InputError(file=source, field=where,
-                                                   expected=_describe(tp), got=value)
+        raise (
+            errors[-1]
+            if errors
+            else InputError(file=source, field=where, expected=_describe(tp), got=value)
+        )
     if origin is Literal:
         if value in args:
             return value
-        raise InputError(file=source, field=where,
-                         expected=f"one of {', '.join(map(repr, args))}", got=value)
+        raise InputError(
+            file=source, field=where, expected=f"one of {', '.join(map(repr, args))}", got=value
+        )
     if origin is tuple:
         if not isinstance(value, (list, tuple)):
-            raise InputError(file=source, field=where, expected=_describe(tp),
-                             got=type(value).__name__)
+            raise InputError(
+                file=source, field=where, expected=_describe(tp), got=type(value).__name__
+            )
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_read(args[0], v, source, f"{where}[{i}]", strict)
-                         for i, v in enumerate(value))
+            return tuple(
+                _read(args[0], v, source, f"{where}[{i}]", strict) for i, v in enumerate(value)
+            )
         if len(value) != len(args):
-            raise InputError(file=source, field=where, expected=_describe(tp),
-                             got=f"{len(value)} items")
-        return tuple(_read(a, v, source, f"{where}[{i}]", strict)
-                     for i, (a, v) in enumerate(zip(args, value, strict=True)))
+            raise InputError(
+                file=source, field=where, expected=_describe(tp), got=f"{len(value)} items"
+            )
+        return tuple(
+            _read(a, v, source, f"{where}[{i}]", strict)
+            for i, (a, v) in enumerate(zip(args, value, strict=True))
+        )
     if origin in (Mapping, dict, typing.Mapping) or tp in (dict, Mapping):
         if not isinstance(value, Mapping):
-            raise InputError(file=source, field=where, expected=_describe(tp),
-                             got=type(value).__name__)
+            raise InputError(
+                file=source, field=where, expected=_describe(tp), got=type(value).__name__
+            )
         inner = args[1] if len(args) == 2 else Any
-        return {str(k): _read(inner, v, source, f"{where}.{k}", strict)
-                for k, v in value.items()}
+        return {str(k): _read(inner, v, source, f"{where}.{k}", strict) for k, v in value.items()}
     if _is_record(tp):
         return _read_record(tp, value, source, where, strict)
     if tp is type(None):
@@ -292,8 +327,12 @@ def _read(tp: Any, value: Any, source: str | Path | None, where: str,
             return value
     else:
         raise TypeError(f"{where}: the type {tp!r} has no JSON form")
-    raise InputError(file=source, field=where, expected=_describe(tp),
-                     got=f"{type(value).__name__} {str(value)[:60]!r}")
+    raise InputError(
+        file=source,
+        field=where,
+        expected=_describe(tp),
+        got=f"{type(value).__name__} {str(value)[:60]!r}",
+    )
 
 
 def _describe(tp: Any) -> str:
@@ -312,11 +351,17 @@ def _describe(tp: Any) -> str:
         return f"one of {', '.join(map(repr, args))}"
     if _is_record(tp):
         return f"an object ({tp.__name__})"
-    return {float: "a number or null", int: "a whole number", bool: "true or false",
-            str: "a string", type(None): "null"}.get(tp, "a JSON value")
+    return {
+        float: "a number or null",
+        int: "a whole number",
+        bool: "true or false",
+        str: "a string",
+        type(None): "null",
+    }.get(tp, "a JSON value")
 
 
 # -- units and schema ------------------------------------------------------------------------
+
 
 def _units(cls: type, prefix: str = "") -> dict[str, str]:
     out: dict[str, str] = {}
@@ -360,10 +405,14 @@ def _record_schema(cls: type) -> dict[str, Any]:
         if unit:
             s["x-unit"] = unit
         props[f.name] = s
-    return {"type": "object", "title": cls.__name__,
-            "description": (cls.__doc__ or "").strip().split("\n")[0],
-            "properties": props, "required": [f.name for f in _fields(cls)],
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "title": cls.__name__,
+        "description": (cls.__doc__ or "").strip().split("\n")[0],
+        "properties": props,
+        "required": [f.name for f in _fields(cls)],
+        "additionalProperties": False,
+    }
 
 
 def _type_schema(tp: Any) -> dict[str, Any]:
@@ -378,14 +427,22 @@ def _type_schema(tp: Any) -> dict[str, Any]:
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             return {"type": "array", "items": _type_schema(args[0])}
-        return {"type": "array", "prefixItems": [_type_schema(a) for a in args],
-                "minItems": len(args), "maxItems": len(args)}
+        return {
+            "type": "array",
+            "prefixItems": [_type_schema(a) for a in args],
+            "minItems": len(args),
+            "maxItems": len(args),
+        }
     if origin in (Mapping, dict) or tp in (dict, Mapping):
         inner = args[1] if len(args) == 2 else Any
         return {"type": "object", "additionalProperties": _type_schema(inner)}
     if _is_record(tp):
         return _record_schema(tp)
     simple: dict[Any, dict[str, Any]] = {
-        float: {"type": ["number", "null"]}, int: {"type": "integer"},
-        bool: {"type": "boolean"}, str: {"type": "string"}, type(None): {"type": "null"}}
+        float: {"type": ["number", "null"]},
+        int: {"type": "integer"},
+        bool: {"type": "boolean"},
+        str: {"type": "string"},
+        type(None): {"type": "null"},
+    }
     return simple[tp]

@@ -19,26 +19,34 @@ class ZeroOffsetsFigures(Record):
     kind = "zero_offsets"
 
     joint_offsets_deg: Mapping[str, float] = figure(
-        "deg", "each identifiable joint's zero offset (add to its offset)", default_factory=dict)
+        "deg", "each identifiable joint's zero offset (add to its offset)", default_factory=dict
+    )
     joint_offsets_ci95_deg: Mapping[str, float] = figure(
-        "deg", "half-width of each offset's 95 % interval", default_factory=dict)
+        "deg", "half-width of each offset's 95 % interval", default_factory=dict
+    )
     joint_offsets_interval_deg: Mapping[str, tuple[float, float]] = figure(
-        "deg", "each offset's 95 % interval", default_factory=dict)
+        "deg", "each offset's 95 % interval", default_factory=dict
+    )
     largest_offset_deg: float | None = figure("deg", "the largest offset's size", default=None)
-    largest_offset_joint: str | None = figure(TEXT, "the joint with the largest offset",
-                                              default=None)
+    largest_offset_joint: str | None = figure(
+        TEXT, "the joint with the largest offset", default=None
+    )
     not_identifiable: tuple[str, ...] = figure(
-        TEXT, "chain joints whose offset one static object cannot separate", default=())
-    object_world_m: tuple[float, ...] = figure("m", "the object's fitted world position",
-                                               default=())
+        TEXT, "chain joints whose offset one static object cannot separate", default=()
+    )
+    object_world_m: tuple[float, ...] = figure(
+        "m", "the object's fitted world position", default=()
+    )
     camera_mount_offset_m: tuple[float, ...] | None = figure(
-        "m", "the camera mount's fitted position error (null: not fitted)", default=None)
+        "m", "the camera mount's fitted position error (null: not fitted)", default=None
+    )
     camera_mount_rotation_deg: tuple[float, ...] | None = figure(
-        "deg", "the camera mount's fitted rotation error (null: not fitted)", default=None)
-    residual_rms_m: float = figure("m", "RMS camera-frame residual after the fit",
-                                   default=math.nan)
-    residual_rms_before_m: float = figure("m", "RMS residual with no offsets and no mount "
-                                          "error", default=math.nan)
+        "deg", "the camera mount's fitted rotation error (null: not fitted)", default=None
+    )
+    residual_rms_m: float = figure("m", "RMS camera-frame residual after the fit", default=math.nan)
+    residual_rms_before_m: float = figure(
+        "m", "RMS residual with no offsets and no mount error", default=math.nan
+    )
     n_poses: int | None = figure(UNITLESS, "poses used", default=None)
 
     def headline(self) -> Headline | None:
@@ -48,8 +56,11 @@ class ZeroOffsetsFigures(Record):
             return None
         ci = finite(self.joint_offsets_ci95_deg.get(joint)) if joint else None
         half = f" +- {sig(ci)}" if ci is not None else ""
-        return Headline(f"largest joint zero offset {sig(largest)}{half} deg"
-                        f"{f' ({joint})' if joint else ''}", largest, None)
+        return Headline(
+            f"largest joint zero offset {sig(largest)}{half} deg{f' ({joint})' if joint else ''}",
+            largest,
+            None,
+        )
 
 
 @dataclass(frozen=True)
@@ -59,10 +70,12 @@ class ZeroOffsetsDetails(Record):
     branch = "body"
     kind = "zero_offsets"
 
-    offsets_deg: Mapping[str, float] = figure("deg", "each identifiable joint's zero offset",
-                                              default_factory=dict)
-    ci95_deg: Mapping[str, float] = figure("deg", "half-width of each offset's 95 % interval",
-                                           default_factory=dict)
+    offsets_deg: Mapping[str, float] = figure(
+        "deg", "each identifiable joint's zero offset", default_factory=dict
+    )
+    ci95_deg: Mapping[str, float] = figure(
+        "deg", "half-width of each offset's 95 % interval", default_factory=dict
+    )
 
 
 @dataclass(frozen=True)
@@ -81,13 +94,16 @@ class FrameOriginFigures(Record):
     branch = "body"
     kind = "frame_origin"
 
-    origin_offset_m: float = figure("m", "horizontal distance from the model's origin to the "
-                                    "reference")
+    origin_offset_m: float = figure(
+        "m", "horizontal distance from the model's origin to the reference"
+    )
     reference_m: tuple[float, ...] = figure("m", "the reference in model coordinates")
     reference_name: str = figure(TEXT, "the reference's label")
-    base_axis_m: tuple[float, ...] = figure("m", "the model's base rotation axis (its first "
-                                            "joint's anchor; null without a camera)")
+    base_axis_m: tuple[float, ...] = figure(
+        "m", "the model's base rotation axis (its first joint's anchor; null without a camera)"
+    )
     base_axis_joint: str = figure(TEXT, "that joint")
-    reference_to_base_axis_m: float = figure("m", "horizontal distance from the reference to "
-                                             "that axis")
+    reference_to_base_axis_m: float = figure(
+        "m", "horizontal distance from the reference to that axis"
+    )
     convert: Convert | None = figure(TEXT, "the conversion to apply", default=None)

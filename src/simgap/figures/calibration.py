@@ -18,8 +18,9 @@ class RigUnit(Record):
     unit: str = figure(TEXT, "the recorded unit (rad, deg, m100, pct, ticks)")
     sign: float = figure(UNITLESS, "+1, or -1 when the recorded axis runs opposite")
     offset_rad: float = figure("rad", "added after scaling")
-    range_rad: _Pair | None = figure("rad", "the model angles at a normalised range's ends",
-                                     default=None)
+    range_rad: _Pair | None = figure(
+        "rad", "the model angles at a normalised range's ends", default=None
+    )
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,12 @@ class JointCheck(Record):
     short_of_model_deg: float = figure("deg", "the model's span minus the calibrated span")
     reversed: bool = figure(TEXT, "drive mode 1 where LeRobot applies it")
     rig_error_deg: float | None = figure(
-        "deg", "the rig's mapping against the calibration's, worst over the range", default=None)
-    error_at_gripper_mm: float | None = figure("mm", "the zero offset at the gripper",
-                                               default=None)
+        "deg", "the rig's mapping against the calibration's, worst over the range", default=None
+    )
+    error_at_gripper_mm: float | None = figure("mm", "the zero offset at the gripper", default=None)
     reversed_error_at_gripper_mm: float | None = figure(
-        "mm", "a reversed joint read at its range ends, at the gripper", default=None)
+        "mm", "a reversed joint read at its range ends, at the gripper", default=None
+    )
     rig_unit: RigUnit | None = figure(TEXT, "the mapping to write in rig.toml", default=None)
     problems: tuple[str, ...] = figure(TEXT, "one sentence per problem", default=())
 
@@ -54,19 +56,19 @@ class CheckFigures(Record):
     kind = "check"
 
     joints: Mapping[str, JointCheck] = figure(TEXT, "each joint, rig order", default_factory=dict)
-    use_degrees: bool = figure(TEXT, "body joints read as degrees (else -100..100)",
-                               default=False)
-    ee_site: str | None = figure(TEXT, "the end-effector site the mm are measured at",
-                                 default=None)
+    use_degrees: bool = figure(TEXT, "body joints read as degrees (else -100..100)", default=False)
+    ee_site: str | None = figure(TEXT, "the end-effector site the mm are measured at", default=None)
     error_at_gripper_mm: float | None = figure(
-        "mm", "every zero offset at once at the gripper, at the homing pose", default=None)
+        "mm", "every zero offset at once at the gripper, at the homing pose", default=None
+    )
     largest_error_at_gripper_mm: float | None = figure(
-        "mm", "the largest error at the gripper of a joint with a problem", default=None)
-    largest_zero_offset_deg: float | None = figure("deg", "the largest zero offset's size",
-                                                   default=None)
+        "mm", "the largest error at the gripper of a joint with a problem", default=None
+    )
+    largest_zero_offset_deg: float | None = figure(
+        "deg", "the largest zero offset's size", default=None
+    )
     largest_zero_offset_joint: str | None = figure(TEXT, "its joint", default=None)
-    unmatched_motors: tuple[str, ...] = figure(TEXT, "motors no rig joint maps to",
-                                               default=())
+    unmatched_motors: tuple[str, ...] = figure(TEXT, "motors no rig joint maps to", default=())
     zero_tolerance_deg: float | None = figure("deg", "zero offset tolerated", default=None)
     limit_tolerance_deg: float | None = figure("deg", "range overrun tolerated", default=None)
 
@@ -86,12 +88,13 @@ class MotorShift(Record):
     """What moved for one motor between the two calibrations."""
 
     changed: tuple[str, ...] = figure(TEXT, "the keys whose values differ")
-    zero_shift_deg: float | None = figure("deg", "how far LeRobot's zero moved (b - a)",
-                                          default=None)
-    span_change_deg: float | None = figure("deg", "the calibrated span's change (b - a)",
-                                           default=None)
-    error_at_gripper_mm: float | None = figure("mm", "the zero shift at the gripper",
-                                               default=None)
+    zero_shift_deg: float | None = figure(
+        "deg", "how far LeRobot's zero moved (b - a)", default=None
+    )
+    span_change_deg: float | None = figure(
+        "deg", "the calibrated span's change (b - a)", default=None
+    )
+    error_at_gripper_mm: float | None = figure("mm", "the zero shift at the gripper", default=None)
     moved: bool = figure(TEXT, "beyond rounding", default=False)
 
 
@@ -104,8 +107,9 @@ class CompareFigures(Record):
 
     motors: Mapping[str, MotorShift] = figure(TEXT, "each motor", default_factory=dict)
     moved: tuple[str, ...] = figure(TEXT, "the motors that moved", default=())
-    largest_zero_shift_deg: float | None = figure("deg", "the largest zero shift's size",
-                                                  default=None)
+    largest_zero_shift_deg: float | None = figure(
+        "deg", "the largest zero shift's size", default=None
+    )
     a: str = figure(TEXT, "the first calibration's name", default="")
     b: str = figure(TEXT, "the second calibration's name", default="")
 
@@ -116,13 +120,16 @@ class JointDrift(Record):
 
     offset_deg: float = figure("deg", "the load-independent part")
     load_deg: float = figure("deg", "the gravity part at the median segment's torque")
-    offset_interval_deg: _Pair | None = figure("deg", "its 95 % interval (null: one segment)",
-                                               default=None)
-    compliance_deg_per_nm: float | None = figure("deg/(N m)", "the gravity part's slope",
-                                                 default=None)
+    offset_interval_deg: _Pair | None = figure(
+        "deg", "its 95 % interval (null: one segment)", default=None
+    )
+    compliance_deg_per_nm: float | None = figure(
+        "deg/(N m)", "the gravity part's slope", default=None
+    )
     n_segments: int = figure(UNITLESS, "still segments used", default=0)
-    offset_at_gripper_mm: float | None = figure("mm", "this offset alone at the gripper",
-                                                default=None)
+    offset_at_gripper_mm: float | None = figure(
+        "mm", "this offset alone at the gripper", default=None
+    )
 
 
 @dataclass(frozen=True)
@@ -135,7 +142,9 @@ class DriftFigures(Record):
     joints: Mapping[str, JointDrift] = figure(TEXT, "each joint, rig order", default_factory=dict)
     n_segments: int | None = figure(UNITLESS, "still segments found", default=None)
     offset_at_gripper_mm: float | None = figure(
-        "mm", "every offset at once at the median still pose", default=None)
-    load_at_gripper_mm: float | None = figure("mm", "every gravity part at once there",
-                                              default=None)
+        "mm", "every offset at once at the median still pose", default=None
+    )
+    load_at_gripper_mm: float | None = figure(
+        "mm", "every gravity part at once there", default=None
+    )
     tolerance_deg: float | None = figure("deg", "offset tolerated per joint", default=None)

@@ -39,155 +39,222 @@ class ContactFigures(Record):
 
     branch = "contact"
 
-    lint_problems: int | None = figure(UNITLESS, "contact problems the model lint found",
-                                       default=None)
+    lint_problems: int | None = figure(
+        UNITLESS, "contact problems the model lint found", default=None
+    )
     object_noise_m: float = figure("m", "the tracker's position noise", default=math.nan)
     pushes: int | None = figure(UNITLESS, "logged pushes replayed", default=None)
-    rms_nominal_m: float = figure("m", "RMS object position error with the model's values",
-                                  default=math.nan)
-    rms_fitted_m: float = figure("m", "RMS object position error with the fitted values",
-                                 default=math.nan)
-    object_noise_rad: float | None = figure("rad", "the tracker's orientation noise (null: "
-                                            "orientation not scored)", default=None)
+    rms_nominal_m: float = figure(
+        "m", "RMS object position error with the model's values", default=math.nan
+    )
+    rms_fitted_m: float = figure(
+        "m", "RMS object position error with the fitted values", default=math.nan
+    )
+    object_noise_rad: float | None = figure(
+        "rad", "the tracker's orientation noise (null: orientation not scored)", default=None
+    )
     # the grip pair's sliding friction
     friction_nominal: float | None = figure(UNITLESS, "friction: the model's value", default=None)
     friction_best: float | None = figure(
-        UNITLESS, "friction: the best fit (null: not identified)", default=None)
+        UNITLESS, "friction: the best fit (null: not identified)", default=None
+    )
     friction_interval: _Interval | None = figure(
-        UNITLESS, "friction: the 95 % interval (null end: open)", default=None)
+        UNITLESS, "friction: the 95 % interval (null end: open)", default=None
+    )
     friction_identifiable: bool | None = figure(
-        TEXT, "friction: the pushes pin it (a closed interval)", default=None)
+        TEXT, "friction: the pushes pin it (a closed interval)", default=None
+    )
     friction_rms_nominal_m: float | None = figure(
-        "m", "friction: RMS object error at the model's value", default=None)
+        "m", "friction: RMS object error at the model's value", default=None
+    )
     friction_rms_best_m: float | None = figure(
-        "m", "friction: RMS object error at the best fit", default=None)
+        "m", "friction: RMS object error at the best fit", default=None
+    )
     friction_rms_nominal_rad: float | None = figure(
-        "rad", "friction: RMS orientation error, model's value", default=None)
+        "rad", "friction: RMS orientation error, model's value", default=None
+    )
     friction_rms_best_rad: float | None = figure(
-        "rad", "friction: RMS orientation error, best fit", default=None)
+        "rad", "friction: RMS orientation error, best fit", default=None
+    )
     friction_status: str | None = figure(
-        TEXT, "friction: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "friction: 'fitted', 'not run: ...' or why not", default=None
+    )
     friction_interval_at_model_mass: _Interval | None = figure(
-        UNITLESS, "friction: the 95 % interval at the model's mass", default=None)
+        UNITLESS, "friction: the 95 % interval at the model's mass", default=None
+    )
     friction_best_at_model_mass: float | None = figure(
-        UNITLESS, "friction: the best fit at the model's mass", default=None)
+        UNITLESS, "friction: the best fit at the model's mass", default=None
+    )
     friction_over_mass: OverMass | None = figure(
-        TEXT, "friction: refitted at each object mass", default=None)
+        TEXT, "friction: refitted at each object mass", default=None
+    )
     # the support pair's sliding friction
     support_friction_nominal: float | None = figure(
-        UNITLESS, "support friction: the model's value", default=None)
+        UNITLESS, "support friction: the model's value", default=None
+    )
     support_friction_best: float | None = figure(
-        UNITLESS, "support friction: the best fit (null: not identified)", default=None)
+        UNITLESS, "support friction: the best fit (null: not identified)", default=None
+    )
     support_friction_interval: _Interval | None = figure(
-        UNITLESS, "support friction: the 95 % interval (null end: open)", default=None)
+        UNITLESS, "support friction: the 95 % interval (null end: open)", default=None
+    )
     support_friction_identifiable: bool | None = figure(
-        TEXT, "support friction: the pushes pin it (a closed interval)", default=None)
+        TEXT, "support friction: the pushes pin it (a closed interval)", default=None
+    )
     support_friction_rms_nominal_m: float | None = figure(
-        "m", "support friction: RMS object error at the model's value", default=None)
+        "m", "support friction: RMS object error at the model's value", default=None
+    )
     support_friction_rms_best_m: float | None = figure(
-        "m", "support friction: RMS object error at the best fit", default=None)
+        "m", "support friction: RMS object error at the best fit", default=None
+    )
     support_friction_rms_nominal_rad: float | None = figure(
-        "rad", "support friction: RMS orientation error, model's value", default=None)
+        "rad", "support friction: RMS orientation error, model's value", default=None
+    )
     support_friction_rms_best_rad: float | None = figure(
-        "rad", "support friction: RMS orientation error, best fit", default=None)
+        "rad", "support friction: RMS orientation error, best fit", default=None
+    )
     support_friction_status: str | None = figure(
-        TEXT, "support friction: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "support friction: 'fitted', 'not run: ...' or why not", default=None
+    )
     support_friction_interval_at_model_mass: _Interval | None = figure(
-        UNITLESS, "support friction: the 95 % interval at the model's mass", default=None)
+        UNITLESS, "support friction: the 95 % interval at the model's mass", default=None
+    )
     support_friction_best_at_model_mass: float | None = figure(
-        UNITLESS, "support friction: the best fit at the model's mass", default=None)
+        UNITLESS, "support friction: the best fit at the model's mass", default=None
+    )
     support_friction_over_mass: OverMass | None = figure(
-        TEXT, "support friction: refitted at each object mass", default=None)
+        TEXT, "support friction: refitted at each object mass", default=None
+    )
     # the grip pair's torsional friction
     torsional_nominal: float | None = figure("m", "torsional: the model's value", default=None)
     torsional_best: float | None = figure(
-        "m", "torsional: the best fit (null: not identified)", default=None)
+        "m", "torsional: the best fit (null: not identified)", default=None
+    )
     torsional_interval: _Interval | None = figure(
-        "m", "torsional: the 95 % interval (null end: open)", default=None)
+        "m", "torsional: the 95 % interval (null end: open)", default=None
+    )
     torsional_identifiable: bool | None = figure(
-        TEXT, "torsional: the pushes pin it (a closed interval)", default=None)
+        TEXT, "torsional: the pushes pin it (a closed interval)", default=None
+    )
     torsional_rms_nominal_m: float | None = figure(
-        "m", "torsional: RMS object error at the model's value", default=None)
+        "m", "torsional: RMS object error at the model's value", default=None
+    )
     torsional_rms_best_m: float | None = figure(
-        "m", "torsional: RMS object error at the best fit", default=None)
+        "m", "torsional: RMS object error at the best fit", default=None
+    )
     torsional_rms_nominal_rad: float | None = figure(
-        "rad", "torsional: RMS orientation error, model's value", default=None)
+        "rad", "torsional: RMS orientation error, model's value", default=None
+    )
     torsional_rms_best_rad: float | None = figure(
-        "rad", "torsional: RMS orientation error, best fit", default=None)
+        "rad", "torsional: RMS orientation error, best fit", default=None
+    )
     torsional_status: str | None = figure(
-        TEXT, "torsional: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "torsional: 'fitted', 'not run: ...' or why not", default=None
+    )
     # the grip pair's rolling friction
     rolling_nominal: float | None = figure("m", "rolling: the model's value", default=None)
     rolling_best: float | None = figure(
-        "m", "rolling: the best fit (null: not identified)", default=None)
+        "m", "rolling: the best fit (null: not identified)", default=None
+    )
     rolling_interval: _Interval | None = figure(
-        "m", "rolling: the 95 % interval (null end: open)", default=None)
+        "m", "rolling: the 95 % interval (null end: open)", default=None
+    )
     rolling_identifiable: bool | None = figure(
-        TEXT, "rolling: the pushes pin it (a closed interval)", default=None)
+        TEXT, "rolling: the pushes pin it (a closed interval)", default=None
+    )
     rolling_rms_nominal_m: float | None = figure(
-        "m", "rolling: RMS object error at the model's value", default=None)
+        "m", "rolling: RMS object error at the model's value", default=None
+    )
     rolling_rms_best_m: float | None = figure(
-        "m", "rolling: RMS object error at the best fit", default=None)
+        "m", "rolling: RMS object error at the best fit", default=None
+    )
     rolling_rms_nominal_rad: float | None = figure(
-        "rad", "rolling: RMS orientation error, model's value", default=None)
+        "rad", "rolling: RMS orientation error, model's value", default=None
+    )
     rolling_rms_best_rad: float | None = figure(
-        "rad", "rolling: RMS orientation error, best fit", default=None)
+        "rad", "rolling: RMS orientation error, best fit", default=None
+    )
     rolling_status: str | None = figure(
-        TEXT, "rolling: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "rolling: 'fitted', 'not run: ...' or why not", default=None
+    )
     # the grip pair's solref time constant
     solref_nominal: float | None = figure("s", "solref: the model's value", default=None)
     solref_best: float | None = figure(
-        "s", "solref: the best fit (null: not identified)", default=None)
+        "s", "solref: the best fit (null: not identified)", default=None
+    )
     solref_interval: _Interval | None = figure(
-        "s", "solref: the 95 % interval (null end: open)", default=None)
+        "s", "solref: the 95 % interval (null end: open)", default=None
+    )
     solref_identifiable: bool | None = figure(
-        TEXT, "solref: the pushes pin it (a closed interval)", default=None)
+        TEXT, "solref: the pushes pin it (a closed interval)", default=None
+    )
     solref_rms_nominal_m: float | None = figure(
-        "m", "solref: RMS object error at the model's value", default=None)
+        "m", "solref: RMS object error at the model's value", default=None
+    )
     solref_rms_best_m: float | None = figure(
-        "m", "solref: RMS object error at the best fit", default=None)
+        "m", "solref: RMS object error at the best fit", default=None
+    )
     solref_rms_nominal_rad: float | None = figure(
-        "rad", "solref: RMS orientation error, model's value", default=None)
+        "rad", "solref: RMS orientation error, model's value", default=None
+    )
     solref_rms_best_rad: float | None = figure(
-        "rad", "solref: RMS orientation error, best fit", default=None)
+        "rad", "solref: RMS orientation error, best fit", default=None
+    )
     solref_status: str | None = figure(
-        TEXT, "solref: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "solref: 'fitted', 'not run: ...' or why not", default=None
+    )
     # the grip pair's solimp dmax
     solimp_nominal: float | None = figure(UNITLESS, "solimp: the model's value", default=None)
     solimp_best: float | None = figure(
-        UNITLESS, "solimp: the best fit (null: not identified)", default=None)
+        UNITLESS, "solimp: the best fit (null: not identified)", default=None
+    )
     solimp_interval: _Interval | None = figure(
-        UNITLESS, "solimp: the 95 % interval (null end: open)", default=None)
+        UNITLESS, "solimp: the 95 % interval (null end: open)", default=None
+    )
     solimp_identifiable: bool | None = figure(
-        TEXT, "solimp: the pushes pin it (a closed interval)", default=None)
+        TEXT, "solimp: the pushes pin it (a closed interval)", default=None
+    )
     solimp_rms_nominal_m: float | None = figure(
-        "m", "solimp: RMS object error at the model's value", default=None)
+        "m", "solimp: RMS object error at the model's value", default=None
+    )
     solimp_rms_best_m: float | None = figure(
-        "m", "solimp: RMS object error at the best fit", default=None)
+        "m", "solimp: RMS object error at the best fit", default=None
+    )
     solimp_rms_nominal_rad: float | None = figure(
-        "rad", "solimp: RMS orientation error, model's value", default=None)
+        "rad", "solimp: RMS orientation error, model's value", default=None
+    )
     solimp_rms_best_rad: float | None = figure(
-        "rad", "solimp: RMS orientation error, best fit", default=None)
+        "rad", "solimp: RMS orientation error, best fit", default=None
+    )
     solimp_status: str | None = figure(
-        TEXT, "solimp: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "solimp: 'fitted', 'not run: ...' or why not", default=None
+    )
     # the object's mass
     mass_nominal: float | None = figure("kg", "mass: the model's value", default=None)
     mass_best: float | None = figure(
-        "kg", "mass: the best fit (null: not identified)", default=None)
+        "kg", "mass: the best fit (null: not identified)", default=None
+    )
     mass_interval: _Interval | None = figure(
-        "kg", "mass: the 95 % interval (null end: open)", default=None)
+        "kg", "mass: the 95 % interval (null end: open)", default=None
+    )
     mass_identifiable: bool | None = figure(
-        TEXT, "mass: the pushes pin it (a closed interval)", default=None)
+        TEXT, "mass: the pushes pin it (a closed interval)", default=None
+    )
     mass_rms_nominal_m: float | None = figure(
-        "m", "mass: RMS object error at the model's value", default=None)
+        "m", "mass: RMS object error at the model's value", default=None
+    )
     mass_rms_best_m: float | None = figure(
-        "m", "mass: RMS object error at the best fit", default=None)
+        "m", "mass: RMS object error at the best fit", default=None
+    )
     mass_rms_nominal_rad: float | None = figure(
-        "rad", "mass: RMS orientation error, model's value", default=None)
+        "rad", "mass: RMS orientation error, model's value", default=None
+    )
     mass_rms_best_rad: float | None = figure(
-        "rad", "mass: RMS orientation error, best fit", default=None)
+        "rad", "mass: RMS orientation error, best fit", default=None
+    )
     mass_status: str | None = figure(
-        TEXT, "mass: 'fitted', 'not run: ...' or why not", default=None)
+        TEXT, "mass: 'fitted', 'not run: ...' or why not", default=None
+    )
 
     def headline(self) -> Headline | None:
         """The identified friction change ("friction 2 -> 0.371 ..."): the summary leads with
@@ -203,8 +270,11 @@ class ContactFigures(Record):
             where = " at the model's mass" + (f" {sig(mass)} kg" if mass is not None else "")
         if (self.friction_status or "fitted") != "fitted" or nominal is None or best is None:
             return None
-        return Headline(f"friction {sig(nominal)} -> {sig(best)}{where} (95 % "
-                        f"{interval_text(iv)})", best, nominal)
+        return Headline(
+            f"friction {sig(nominal)} -> {sig(best)}{where} (95 % {interval_text(iv)})",
+            best,
+            nominal,
+        )
 
     def pad_friction(self) -> tuple[float, _Interval | None, bool] | None:
         """The identified primary sliding friction: (value, its 95 % interval, whether it is
@@ -258,7 +328,8 @@ class PairValues(Record):
 
     condim: int = figure(UNITLESS, "contact dimensionality (1, 3, 4 or 6)")
     friction: tuple[float, ...] = figure(
-        TEXT, "sliding, sliding (1), torsional (m), rolling, rolling (m)")
+        TEXT, "sliding, sliding (1), torsional (m), rolling, rolling (m)"
+    )
     solref: tuple[float, ...] = figure(TEXT, "time constant (s) and damping ratio (1)")
     solimp: tuple[float, ...] = figure(TEXT, "dmin, dmax (1), width (m), midpoint, power (1)")
     rule: str = figure(TEXT, "how MuJoCo arrived at them")
@@ -286,8 +357,7 @@ class Holdout(Record):
     chi2_model: tuple[float, ...] = figure(UNITLESS, "each push's chi-square with the model")
     rms_fitted_m: tuple[float, ...] = figure("m", "each held-out push's RMS error, refitted")
     rms_model_m: tuple[float, ...] = figure("m", "each push's RMS error with the model")
-    values: tuple[Mapping[str, float], ...] = figure(TEXT, "each refit: '<group>.<field>' -> "
-                                                     "value")
+    values: tuple[Mapping[str, float], ...] = figure(TEXT, "each refit: '<group>.<field>' -> value")
     better: bool = figure(TEXT, "the refits beat the model over all pushes")
     better_each: tuple[bool, ...] = figure(TEXT, "the refit beats the model on each push")
 
@@ -300,10 +370,12 @@ class PatchInfo(Record):
     holdout: Holdout | None = figure(TEXT, "the leave-one-push-out check", default=None)
     offered: bool | None = figure(TEXT, "the patch was written and offered", default=None)
     why: str | None = figure(TEXT, "why it was not offered", default=None)
-    replayed_rms_m: float | None = figure("m", "RMS position error replaying the patch",
-                                          default=None)
-    replayed_rms_rad: float | None = figure("rad", "RMS orientation error replaying the patch",
-                                            default=None)
+    replayed_rms_m: float | None = figure(
+        "m", "RMS position error replaying the patch", default=None
+    )
+    replayed_rms_rad: float | None = figure(
+        "rad", "RMS orientation error replaying the patch", default=None
+    )
     model_rms_m: float | None = figure("m", "RMS position error with the model", default=None)
 
 
@@ -324,10 +396,12 @@ class ContactDetails(Record):
 
     branch = "contact"
 
-    sweeps: Mapping[str, Sweep] = figure(TEXT, "each run profile by '<group>.<field>'",
-                                         default_factory=dict)
+    sweeps: Mapping[str, Sweep] = figure(
+        TEXT, "each run profile by '<group>.<field>'", default_factory=dict
+    )
     mass: Sweep | None = figure(TEXT, "the object mass's profile", default=None)
-    mixing: Mapping[str, PairValues] = figure(TEXT, "each pair's model values by "
-                                              "'<group>:<geom1>|<geom2>'", default_factory=dict)
+    mixing: Mapping[str, PairValues] = figure(
+        TEXT, "each pair's model values by '<group>:<geom1>|<geom2>'", default_factory=dict
+    )
     patch: PatchInfo = figure(TEXT, "the pair patch", default_factory=PatchInfo)
     lint: tuple[LintProblem, ...] = figure(TEXT, "the first 50 lint problems", default=())

@@ -27,8 +27,10 @@ POSE_LOSS = UNITLESS
 """SIMPLER's pose loss: metres of translation error plus radians of half-angle rotation
 error, added as plain numbers (no SI unit; see the module docstring)."""
 
-_LOSS = ("SIMPLER's pose loss (mean translation error [m] + mean half geodesic rotation "
-         "angle [rad], added as plain numbers)")
+_LOSS = (
+    "SIMPLER's pose loss (mean translation error [m] + mean half geodesic rotation "
+    "angle [rad], added as plain numbers)"
+)
 
 GAINS_DOC = "kp [N m/rad], kv [N m s/rad]"
 
@@ -49,12 +51,12 @@ class Method(Record):
     """One search method's result."""
 
     loss_after: float = figure(POSE_LOSS, f"{_LOSS} at its best")
-    table: Mapping[str, ParamRow] = figure(TEXT, "per parameter ('joint.kind'), its row",
-                                           default_factory=dict)
+    table: Mapping[str, ParamRow] = figure(
+        TEXT, "per parameter ('joint.kind'), its row", default_factory=dict
+    )
     at_bounds: tuple[str, ...] = figure(TEXT, "parameters at a bound of the box", default=())
     cond: float = figure(UNITLESS, "cond(J^T J) at its best")
-    n_evals: int | None = figure(UNITLESS, "candidate evaluations (rollouts per log)",
-                                 default=None)
+    n_evals: int | None = figure(UNITLESS, "candidate evaluations (rollouts per log)", default=None)
     seed: int | None = figure(UNITLESS, "the seed (annealing)", default=None)
 
 
@@ -63,10 +65,10 @@ class Traces(Record):
     """The end-effector translation error over the first episode, before and after."""
 
     t: tuple[float, ...] = figure("s", "the episode's times", default=())
-    before_m: tuple[float, ...] = figure("m", "translation error with the nominal gains",
-                                         default=())
-    after_m: tuple[float, ...] = figure("m", "translation error with the fitted gains",
-                                        default=())
+    before_m: tuple[float, ...] = figure(
+        "m", "translation error with the nominal gains", default=()
+    )
+    after_m: tuple[float, ...] = figure("m", "translation error with the fitted gains", default=())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,17 +81,22 @@ class SimplerFigures(Record):
 
     loss_before: float = figure(POSE_LOSS, f"{_LOSS} with the model's gains")
     loss_after: float = figure(POSE_LOSS, f"{_LOSS} with the fitted gains")
-    noise_floor: float = figure(POSE_LOSS, f"{_LOSS} one encoder count per joint can cause",
-                                default=math.nan)
+    noise_floor: float = figure(
+        POSE_LOSS, f"{_LOSS} one encoder count per joint can cause", default=math.nan
+    )
     cond: float = figure(UNITLESS, "cond(J^T J) of the better method at its best")
     intervals: Mapping[str, Mapping[str, float | None]] = figure(
-        TEXT, f"per joint, each gain's 95 % half-width ({GAINS_DOC}; None: infinite)")
+        TEXT, f"per joint, each gain's 95 % half-width ({GAINS_DOC}; None: infinite)"
+    )
     params: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, f"per joint, the identified gains ({GAINS_DOC})")
+        TEXT, f"per joint, the identified gains ({GAINS_DOC})"
+    )
     params_interval: Mapping[str, Mapping[str, _Interval]] = figure(
-        TEXT, "per joint, each identified gain's 95 % interval (its unit)")
+        TEXT, "per joint, each identified gain's 95 % interval (its unit)"
+    )
     not_identifiable: Mapping[str, Mapping[str, str]] = figure(
-        TEXT, "per joint, each gain the logs do not identify, and why")
+        TEXT, "per joint, each gain the logs do not identify, and why"
+    )
 
     def headline(self) -> Headline | None:
         """SIMPLER's pose loss before -> after against its noise floor."""
@@ -98,8 +105,12 @@ class SimplerFigures(Record):
             return None
         floor = finite(self.noise_floor)
         thr = f" against its noise floor {sig(floor)}" if floor is not None else ""
-        return Headline(f"SIMPLER pose loss {sig(before)} -> {sig(after)}{thr} (m of "
-                        "translation + rad of half-angle rotation)", after, floor)
+        return Headline(
+            f"SIMPLER pose loss {sig(before)} -> {sig(after)}{thr} (m of "
+            "translation + rad of half-angle rotation)",
+            after,
+            floor,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,21 +122,25 @@ class SimplerDetails(Record):
 
     verdict: str = figure(TEXT, "the branch's verdict")
     params: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, f"per joint, the better method's gains, identified or not ({GAINS_DOC})")
+        TEXT, f"per joint, the better method's gains, identified or not ({GAINS_DOC})"
+    )
     loss_before: float = figure(POSE_LOSS, f"{_LOSS} with the model's gains")
     loss_after: float = figure(POSE_LOSS, f"{_LOSS} with the fitted gains")
     intervals: Mapping[str, Mapping[str, float | None]] = figure(
-        TEXT, "per joint, each gain's 95 % half-width (None: infinite)")
-    identified: Mapping[str, Mapping[str, bool]] = figure(TEXT, "per joint: which gains the "
-                                                                "logs pin")
-    methods: Mapping[str, Method] = figure(TEXT, "each search method's result",
-                                           default_factory=dict)
+        TEXT, "per joint, each gain's 95 % half-width (None: infinite)"
+    )
+    identified: Mapping[str, Mapping[str, bool]] = figure(
+        TEXT, "per joint: which gains the logs pin"
+    )
+    methods: Mapping[str, Method] = figure(
+        TEXT, "each search method's result", default_factory=dict
+    )
     best: str = figure(TEXT, "the better method")
-    at_bounds: tuple[str, ...] = figure(TEXT, "parameters at a bound (better method)",
-                                        default=())
+    at_bounds: tuple[str, ...] = figure(TEXT, "parameters at a bound (better method)", default=())
     cond: float = figure(UNITLESS, "cond(J^T J) (better method)")
-    why: Mapping[str, str] = figure(TEXT, "per parameter, why it is not identified",
-                                    default_factory=dict)
+    why: Mapping[str, str] = figure(
+        TEXT, "per parameter, why it is not identified", default_factory=dict
+    )
     noise_floor: float = figure(POSE_LOSS, f"{_LOSS} one encoder count per joint can cause")
     seed: int | None = figure(UNITLESS, "the fit's seed", default=None)
     loss_measure: str = figure(TEXT, "the pose loss in words")
@@ -136,13 +151,13 @@ class SimplerDetails(Record):
 class CrossCheck(Record):
     """SIMPLER's pose fit at the shared delay: a cross-check, not the estimate of record."""
 
-    delay_s: float = figure("s", "the command-to-motion delay the replay used (the joints' "
-                                 "median)")
+    delay_s: float = figure("s", "the command-to-motion delay the replay used (the joints' median)")
     loss_before: float = figure(POSE_LOSS, f"{_LOSS} with the model's gains")
     loss_after: float = figure(POSE_LOSS, f"{_LOSS} with SIMPLER's own gains")
     noise_floor: float = figure(POSE_LOSS, f"{_LOSS} one encoder count per joint can cause")
     simpler_params: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, f"per joint, SIMPLER's gains ({GAINS_DOC})")
+        TEXT, f"per joint, SIMPLER's gains ({GAINS_DOC})"
+    )
     role: str = figure(TEXT, "what the figure is for")
 
 
@@ -154,17 +169,22 @@ class GainsFigures(Record):
     kind = "joint_dynamics"
 
     params: Mapping[str, Mapping[str, float]] = figure(
-        TEXT, f"per joint, the identified gains ({GAINS_DOC})")
+        TEXT, f"per joint, the identified gains ({GAINS_DOC})"
+    )
     params_interval: Mapping[str, Mapping[str, _Interval]] = figure(
-        TEXT, "per joint, each identified gain's 95 % interval (its unit)")
+        TEXT, "per joint, each identified gain's 95 % interval (its unit)"
+    )
     not_identifiable: Mapping[str, Mapping[str, str]] = figure(
-        TEXT, "per joint, each gain the data do not identify, and why")
-    delay_s: Mapping[str, float] = figure("s", "per joint: the command-to-motion delay (loop "
-                                               "+ servo) of the same fit")
+        TEXT, "per joint, each gain the data do not identify, and why"
+    )
+    delay_s: Mapping[str, float] = figure(
+        "s", "per joint: the command-to-motion delay (loop + servo) of the same fit"
+    )
     delay_interval_s: Mapping[str, _Interval] = figure("s", "per joint: its 95 % interval")
     estimate_of_record: str = figure(TEXT, "which fit is the estimate of record")
-    simpler_cross_check: CrossCheck | None = figure(TEXT, "SIMPLER's pose fit as a cross-check",
-                                                    default=None)
+    simpler_cross_check: CrossCheck | None = figure(
+        TEXT, "SIMPLER's pose fit as a cross-check", default=None
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,4 +195,5 @@ class GainsDetails(Record):
     kind = "joint_dynamics"
 
     gains_changed: tuple[str, ...] = figure(
-        TEXT, "each gain whose interval excludes the nominal value, in words", default=())
+        TEXT, "each gain whose interval excludes the nominal value, in words", default=()
+    )

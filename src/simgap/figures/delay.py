@@ -20,15 +20,19 @@ class Delay(Record):
 
     total_s: float = figure("s", "the total delay, best estimate")
     interval_s: tuple[float, float] | None = figure(
-        "s", "the total's interval (None when withheld; see reason)", default=None)
-    loop_s: float = figure("s", "the control loop's share (NaN when not separated)",
-                           default=math.nan)
+        "s", "the total's interval (None when withheld; see reason)", default=None
+    )
+    loop_s: float = figure(
+        "s", "the control loop's share (NaN when not separated)", default=math.nan
+    )
     servo_s: float = figure("s", "the servo's share (NaN when not separated)", default=math.nan)
-    on_ridge: bool = figure(TEXT, "only the total is identified: loop and servo trade off",
-                            default=False)
+    on_ridge: bool = figure(
+        TEXT, "only the total is identified: loop and servo trade off", default=False
+    )
     reason: str = figure(TEXT, "why no interval is stated, when none is", default="")
-    source: str = figure(TEXT, "where the figure comes from (timing log, replay fit, ...)",
-                         default="")
+    source: str = figure(
+        TEXT, "where the figure comes from (timing log, replay fit, ...)", default=""
+    )
 
     @property
     def identified(self) -> bool:

@@ -33,12 +33,13 @@ class TimeBaseFigures(Record):
     peak_to_limit_ratio: float = figure(UNITLESS, "the fastest step over the speed limit")
     impossible_frames: int = figure(UNITLESS, "frames a body joint moved faster than possible")
     detectable_slowdown_ratio: float = figure(
-        UNITLESS, "how many times slower than its label the loop must run to show")
+        UNITLESS, "how many times slower than its label the loop must run to show"
+    )
     min_real_period_s: float = figure("s", "the shortest period the fastest step allows")
-    peak_speed_per_joint_rad_s: Mapping[str, float] = figure(
-        "rad/s", "each joint's fastest step")
+    peak_speed_per_joint_rad_s: Mapping[str, float] = figure("rad/s", "each joint's fastest step")
     peak_command_speed_per_joint_rad_s: Mapping[str, float | None] = figure(
-        "rad/s", "each joint's fastest commanded step (None: no commands)")
+        "rad/s", "each joint's fastest commanded step (None: no commands)"
+    )
     stale_fraction: float = figure(UNITLESS, "share of mid-motion frames repeating the last")
     stale_frames: int = figure(UNITLESS, "mid-motion frames repeating the previous reading")
     moving_frames: int = figure(UNITLESS, "mid-motion frames")
@@ -48,7 +49,8 @@ class TimeBaseFigures(Record):
     stamp_resolution_fraction: float = figure(UNITLESS, "that spacing over the period")
     longest_episode_s: float = figure("s", "the longest episode's last stamp")
     provenance: Mapping[str, str] = figure(
-        TEXT, "rig key -> given, guessed or default", default_factory=dict)
+        TEXT, "rig key -> given, guessed or default", default_factory=dict
+    )
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,8 @@ class JointExcitation(Record):
     band_hz: float = figure("Hz", "frequency below which 95 % of the command's power lies")
     excited: bool = figure(TEXT, "the joint moved enough to be fitted")
     unseen: Mapping[str, str] = figure(
-        TEXT, "parameter (or delay, all) -> why the commands cannot show it",
-        default_factory=dict)
+        TEXT, "parameter (or delay, all) -> why the commands cannot show it", default_factory=dict
+    )
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,7 @@ class ExcitationFigures(Record):
     min_span_counts: float = figure(UNITLESS, "span a joint must cover [encoder counts]")
     min_reversals: int = figure(UNITLESS, "reversals a joint must make")
     min_band_hz: float = figure("Hz", "band a joint's commands must reach")
-    joints: Mapping[str, JointExcitation] = figure(TEXT, "each fitted joint",
-                                                   default_factory=dict)
+    joints: Mapping[str, JointExcitation] = figure(TEXT, "each fitted joint", default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,12 @@ class ClipJoint(Record):
     """One joint of the clip search (bounds in the joint's recorded unit)."""
 
     unit: str = figure(TEXT, "the joint's recorded unit (the bounds')")
-    bound: float | None = figure(UNITLESS, "the bound the replay prefers [recorded unit], "
-                                           "None where no clip shows")
-    piled_bound: float | None = figure(UNITLESS, "the bound the recorded gap piles up at "
-                                                 "[recorded unit]")
+    bound: float | None = figure(
+        UNITLESS, "the bound the replay prefers [recorded unit], None where no clip shows"
+    )
+    piled_bound: float | None = figure(
+        UNITLESS, "the bound the recorded gap piles up at [recorded unit]"
+    )
     replay_rms_unclipped_rad: float = figure("rad", "replay RMS of the action as recorded")
     replay_rms_clipped_rad: float = figure("rad", "replay RMS with the action clipped")
     clipped_fraction: float = figure(UNITLESS, "share of goals the bound changes")
@@ -120,8 +123,7 @@ class ClipSearchFigures(Record):
     replayed_s: float = figure("s", "seconds replayed in all")
     min_gain_fraction: float = figure(UNITLESS, "replay RMS a clip must remove to show")
     min_clipped_fraction: float = figure(UNITLESS, "share of goals a clip must change")
-    bound_grid: tuple[float, ...] = figure(UNITLESS, "the bounds tried [recorded unit]",
-                                           default=())
+    bound_grid: tuple[float, ...] = figure(UNITLESS, "the bounds tried [recorded unit]", default=())
     delay_grid_s: tuple[float, ...] = figure("s", "the delays tried", default=())
 
 
@@ -142,29 +144,37 @@ class CommandShapingFigures(Record):
     kind = "command_shaping"
 
     clip_search: ClipSearchFigures = figure(TEXT, "the clip search")
-    provenance: Mapping[str, str] = figure(TEXT, "rig key -> given, guessed or default",
-                                           default_factory=dict)
+    provenance: Mapping[str, str] = figure(
+        TEXT, "rig key -> given, guessed or default", default_factory=dict
+    )
     stated_max_relative_target: tuple[float, ...] | None = figure(
-        UNITLESS, "the rig's max_relative_target per joint [recorded unit]", default=None)
-    stated_goal_speed_rad_s: float | None = figure("rad/s", "the rig's goal speed",
-                                                   default=None)
+        UNITLESS, "the rig's max_relative_target per joint [recorded unit]", default=None
+    )
+    stated_goal_speed_rad_s: float | None = figure("rad/s", "the rig's goal speed", default=None)
     best_clip_gain_fraction: float = figure(
-        UNITLESS, "the most replay RMS a clip removes from a joint (rig states none)",
-        default=math.nan)
+        UNITLESS,
+        "the most replay RMS a clip removes from a joint (rig states none)",
+        default=math.nan,
+    )
     bound_found: Mapping[str, float] = figure(
-        UNITLESS, "joint -> the clip found [recorded unit]", default_factory=dict)
+        UNITLESS, "joint -> the clip found [recorded unit]", default_factory=dict
+    )
     rig_line: str = figure(TEXT, "the [deploy] line to set", default="")
     replay_rms_unshaped_rad: Mapping[str, float] = figure(
-        "rad", "joint -> replay RMS of the action as recorded", default_factory=dict)
+        "rad", "joint -> replay RMS of the action as recorded", default_factory=dict
+    )
     replay_rms_shaped_rad: Mapping[str, float] = figure(
-        "rad", "joint -> replay RMS of the command as shaped", default_factory=dict)
+        "rad", "joint -> replay RMS of the command as shaped", default_factory=dict
+    )
     explained_fraction: Mapping[str, float] = figure(
-        UNITLESS, "joint -> share of the replay RMS the shaping explains",
-        default_factory=dict)
+        UNITLESS, "joint -> share of the replay RMS the shaping explains", default_factory=dict
+    )
     median_explained_fraction: float = figure(
-        UNITLESS, "the median of those shares (rig states a shaping)", default=math.nan)
+        UNITLESS, "the median of those shares (rig states a shaping)", default=math.nan
+    )
     disagree: Mapping[str, Disagreement] = figure(
-        TEXT, "joints whose data prefer another bound", default_factory=dict)
+        TEXT, "joints whose data prefer another bound", default_factory=dict
+    )
 
 
 @dataclass(frozen=True)
@@ -206,4 +216,5 @@ class ControllerNotRun(NotRunFigures):
 
 
 _NOT_RUN: dict[str, type[NotRunFigures]] = {
-    c.branch: c for c in (EvidenceNotRun, ActuatorNotRun, ControllerNotRun)}
+    c.branch: c for c in (EvidenceNotRun, ActuatorNotRun, ControllerNotRun)
+}

@@ -52,7 +52,8 @@ class Queue(Record):
     trend_to_empty: bool = figure(TEXT, "the size falls significantly toward empty")
     starved: bool = figure(TEXT, "the queue ran dry often enough to starve the arm")
     server_must_go_fraction: float = figure(
-        UNITLESS, "share of server inferences on a must-go observation (NaN without its log)")
+        UNITLESS, "share of server inferences on a must-go observation (NaN without its log)"
+    )
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,11 @@ class AddedDelay(Record):
 class Network(Record):
     """The network hop, where one was logged as a stage or as one-way latency."""
 
-    share_fraction: float | None = figure(UNITLESS, "the hop's share of the total",
-                                          default=None)
+    share_fraction: float | None = figure(UNITLESS, "the hop's share of the total", default=None)
     p50_s: float | None = figure("s", "median hop duration", default=None)
     p95_s: float | None = figure("s", "95th percentile hop duration", default=None)
     ticks: int | None = figure(UNITLESS, "ticks with the hop logged", default=None)
-    one_way_p50_s: float | None = figure("s", "median one-way latency (LeRobot logs)",
-                                         default=None)
+    one_way_p50_s: float | None = figure("s", "median one-way latency (LeRobot logs)", default=None)
     one_way_p95_s: float | None = figure("s", "95th percentile one-way latency", default=None)
 
 
@@ -107,10 +106,12 @@ class LatencyFigures(Record):
     control_dt_s: float = figure("s", "the simulated control period")
     source: str = figure(TEXT, "what was timed: timing log, policy-server log, client queue")
     tick_stamp_resolution_s: float | None = figure(
-        "s", "the log's stamp resolution when too coarse to time ticks", default=None)
+        "s", "the log's stamp resolution when too coarse to time ticks", default=None
+    )
     policy_server: str | None = figure(TEXT, "the policy server's host:port", default=None)
-    policy_server_remote: bool = figure(TEXT, "the policy server is not on this host",
-                                        default=False)
+    policy_server_remote: bool = figure(
+        TEXT, "the policy server is not on this host", default=False
+    )
     queue: Queue | None = figure(TEXT, "the async client's queue, when logged", default=None)
     budget: Budget | None = figure(TEXT, "the budget the total is held against", default=None)
     total_p50_s: float | None = figure("s", "median per-tick total", default=None)
@@ -123,15 +124,16 @@ class LatencyFigures(Record):
     total_p99_ci_s: _Interval | None = figure("s", "the p99's interval", default=None)
     margin_s: float | None = figure("s", "p95 minus the budget (positive: over)", default=None)
     margin_fraction: float | None = figure(UNITLESS, "margin over the budget", default=None)
-    overrun_fraction: float | None = figure(UNITLESS, "share of ticks over the budget",
-                                            default=None)
-    overrun_ci_fraction: _Interval | None = figure(UNITLESS, "that share's interval",
-                                                   default=None)
+    overrun_fraction: float | None = figure(
+        UNITLESS, "share of ticks over the budget", default=None
+    )
+    overrun_ci_fraction: _Interval | None = figure(UNITLESS, "that share's interval", default=None)
     jitter_s: float | None = figure("s", "standard deviation of the total", default=None)
     interval_p50_s: float | None = figure("s", "median tick interval", default=None)
     interval_p95_s: float | None = figure("s", "95th percentile tick interval", default=None)
-    interval_std_s: float | None = figure("s", "standard deviation of the tick interval",
-                                          default=None)
+    interval_std_s: float | None = figure(
+        "s", "standard deviation of the tick interval", default=None
+    )
     ticks: int | None = figure(UNITLESS, "ticks timed", default=None)
     episodes: int | None = figure(UNITLESS, "episodes timed", default=None)
     stages: Mapping[str, Stage] = figure(TEXT, "each logged stage", default_factory=dict)
@@ -139,7 +141,8 @@ class LatencyFigures(Record):
     network: Network | None = figure(TEXT, "the network hop", default=None)
     bootstrap: Bootstrap | None = figure(TEXT, "how the intervals were drawn", default=None)
     filtered_observations: int | None = figure(
-        UNITLESS, "observations the policy server filtered out", default=None)
+        UNITLESS, "observations the policy server filtered out", default=None
+    )
     sessions: int | None = figure(UNITLESS, "policy-server sessions logged", default=None)
 
     def headline(self) -> Headline | None:
@@ -149,8 +152,11 @@ class LatencyFigures(Record):
             return None
         over = finite(self.overrun_fraction)
         tail = f"; {sig(100 * over)}% of ticks overrun" if over is not None else ""
-        return Headline(f"loop p95 {sig(p95 * 1e3)} ms against the control period "
-                        f"{sig(dt * 1e3)} ms{tail}", p95 * 1e3, dt * 1e3)
+        return Headline(
+            f"loop p95 {sig(p95 * 1e3)} ms against the control period {sig(dt * 1e3)} ms{tail}",
+            p95 * 1e3,
+            dt * 1e3,
+        )
 
 
 @dataclass(frozen=True)
@@ -160,14 +166,11 @@ class LatencyDetails(Record):
     branch = "latency"
 
     warnings: tuple[str, ...] = figure(TEXT, "warnings about the logs", default=())
-    rates_per_s: tuple[float, ...] = figure("1/s", "each episode's added-delay rate",
-                                            default=())
+    rates_per_s: tuple[float, ...] = figure("1/s", "each episode's added-delay rate", default=())
     total_quantiles_s: tuple[float, ...] = figure(
-        "s", "the per-tick total (every tick, or evenly spaced quantiles)", default=())
-    queue_size: tuple[float, ...] = figure(UNITLESS, "the queue size at each send",
-                                           default=())
-
-
+        "s", "the per-tick total (every tick, or evenly spaced quantiles)", default=()
+    )
+    queue_size: tuple[float, ...] = figure(UNITLESS, "the queue size at each send", default=())
 
 
 @dataclass(frozen=True)

@@ -70,11 +70,13 @@ class EpisodeOutcome(Record):
     failure_phase: str | None = figure(TEXT, "the phase it broke in")
     signature: str | None = figure(TEXT, "the failure's signature")
     before: str = figure(TEXT, "what happened just before", default="")
-    evidence: Mapping[str, JSONValue] = figure(TEXT, "the classification's evidence",
-                                               default_factory=dict)
+    evidence: Mapping[str, JSONValue] = figure(
+        TEXT, "the classification's evidence", default_factory=dict
+    )
     annotated: bool = figure(TEXT, "the failure phase was annotated by hand", default=False)
     phases_s: Mapping[str, tuple[float, ...]] = figure(
-        "s", "phase -> (start, end) in the episode's time", default_factory=dict)
+        "s", "phase -> (start, end) in the episode's time", default_factory=dict
+    )
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class PhasesDetails(Record):
 
     phases: tuple[str, ...] = figure(TEXT, "the phases, in order", default=())
     real_episodes: tuple[EpisodeOutcome, ...] | None = figure(
-        TEXT, "the real episodes (None: not recorded)", default=None)
+        TEXT, "the real episodes (None: not recorded)", default=None
+    )
     sim_episodes: tuple[EpisodeOutcome, ...] | None = figure(
-        TEXT, "the simulated episodes (None: not recorded)", default=None)
+        TEXT, "the simulated episodes (None: not recorded)", default=None
+    )

@@ -68,8 +68,11 @@ class StaleFirstFrameFigures(Record):
         stale, checked = finite(self.stale_episodes), finite(self.episodes_checked)
         if stale is None or checked is None:
             return None
-        return Headline(f"{stale:.0f} of {checked:.0f} episodes start from a stale camera "
-                        "frame (0 expected)", stale, 0.0)
+        return Headline(
+            f"{stale:.0f} of {checked:.0f} episodes start from a stale camera frame (0 expected)",
+            stale,
+            0.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -100,10 +103,12 @@ class JointLimitRow(Record):
     """One body joint's actions against its limits (a count absent: not checked)."""
 
     ticks_outside: int | None = figure(UNITLESS, "actions past a limit", default=None)
-    max_excess: float | None = figure(UNITLESS, "the largest excess [the joint's unit]",
-                                      default=None)
-    ticks_clipped: int | None = figure(UNITLESS, "actions changed on the way to the motor",
-                                       default=None)
+    max_excess: float | None = figure(
+        UNITLESS, "the largest excess [the joint's unit]", default=None
+    )
+    ticks_clipped: int | None = figure(
+        UNITLESS, "actions changed on the way to the motor", default=None
+    )
 
 
 @dataclass(frozen=True)
@@ -149,8 +154,10 @@ class CheckpointFigures(Record):
     loads_without_map_location: bool = figure(TEXT, "torch.load works without map_location")
     loads_with_map_location_cpu: bool = figure(TEXT, "torch.load works with map_location=cpu")
     cuda_available_here: bool = figure(TEXT, "the probing machine has CUDA")
-    probe: str = figure(TEXT, "what the probe found: 'ok', 'cuda', 'not_a_checkpoint', "
-                              "'unsafe_pickle' or 'unreadable'")
+    probe: str = figure(
+        TEXT,
+        "what the probe found: 'ok', 'cuda', 'not_a_checkpoint', 'unsafe_pickle' or 'unreadable'",
+    )
 
 
 @dataclass(frozen=True)
@@ -160,8 +167,7 @@ class CheckpointDetails(Record):
     branch = "plumbing"
     kind = "checkpoint"
 
-    plain_error: str | None = figure(TEXT, "torch.load's error without map_location",
-                                     default=None)
+    plain_error: str | None = figure(TEXT, "torch.load's error without map_location", default=None)
     cpu_error: str | None = figure(TEXT, "its error with map_location=cpu", default=None)
 
 
@@ -177,7 +183,8 @@ class TemperatureDriftFigures(Record):
     drift_c: Mapping[str, float] = figure(DEG_C, "motor -> last - first episode mean")
     episodes: int = figure(UNITLESS, "episodes")
     episode_mean_c: Mapping[str, tuple[float | None, ...]] = figure(
-        DEG_C, "motor -> mean per episode (None: not read)")
+        DEG_C, "motor -> mean per episode (None: not read)"
+    )
 
 
 @dataclass(frozen=True)
@@ -195,8 +202,15 @@ class PolicyServerFigures(Record):
 
 
 PLUMBING_FIGURES: tuple[type[Record], ...] = (
-    TorqueJumpFigures, GripperUnitFigures, StaleFirstFrameFigures, JointLimitsFigures,
-    ControlRateFigures, CheckpointFigures, TemperatureDriftFigures, PolicyServerFigures)
+    TorqueJumpFigures,
+    GripperUnitFigures,
+    StaleFirstFrameFigures,
+    JointLimitsFigures,
+    ControlRateFigures,
+    CheckpointFigures,
+    TemperatureDriftFigures,
+    PolicyServerFigures,
+)
 """Every check's figures, in the audit's order."""
 PLUMBING_DETAILS: tuple[type[Record], ...] = (StaleFirstFrameDetails, CheckpointDetails)
 """The checks whose details are typed."""

@@ -22,33 +22,62 @@ _ABSOLUTE = r"^(/|\\\\|[A-Za-z]:[\\\\/])"
 def _finding_schema() -> dict[str, Any]:
     return {
         "type": "object",
-        "required": ["branch", "kind", "verdict", "figures", "units", "key_figure", "details",
-                     "artifacts", "needs"],
+        "required": [
+            "branch",
+            "kind",
+            "verdict",
+            "figures",
+            "units",
+            "key_figure",
+            "details",
+            "artifacts",
+            "needs",
+        ],
         "additionalProperties": False,
         "properties": {
             "branch": {"type": "string", "description": "the branch (latency, contact, ...)"},
-            "kind": {"type": "string",
-                     "description": "which of the branch's findings ('' for its only one)"},
+            "kind": {
+                "type": "string",
+                "description": "which of the branch's findings ('' for its only one)",
+            },
             "verdict": {"enum": list(VERDICTS)},
             "title": {"type": "string"},
             "summary": {"type": "string", "description": "what was found, with its key number"},
-            "figures": {"type": "object", "description": "the branch's figures; their schema "
-                        "is chosen by branch and kind (see allOf)"},
-            "units": {"type": "object", "additionalProperties": {"type": "string"},
-                      "description": "each figure's unit by dotted path; '*' stands for a "
-                      "mapping's keys; '1' a ratio, count or fraction"},
-            "key_figure": {"anyOf": [{"type": "null"}, {
-                "type": "object", "required": ["name", "value", "unit"],
-                "additionalProperties": False,
-                "properties": {"name": {"type": "string"}, "value": {},
-                               "unit": {"type": ["string", "null"]}}}],
-                "description": "the figure shown in summary tables, with its value and unit"},
+            "figures": {
+                "type": "object",
+                "description": "the branch's figures; their schema "
+                "is chosen by branch and kind (see allOf)",
+            },
+            "units": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "each figure's unit by dotted path; '*' stands for a "
+                "mapping's keys; '1' a ratio, count or fraction",
+            },
+            "key_figure": {
+                "anyOf": [
+                    {"type": "null"},
+                    {
+                        "type": "object",
+                        "required": ["name", "value", "unit"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "name": {"type": "string"},
+                            "value": {},
+                            "unit": {"type": ["string", "null"]},
+                        },
+                    },
+                ],
+                "description": "the figure shown in summary tables, with its value and unit",
+            },
             "residual": _NUMBER_OR_NULL,
             "noise_floor": _NUMBER_OR_NULL,
             "residual_unit": {"type": ["string", "null"]},
-            "artifacts": {"type": "object", "additionalProperties": {
-                "type": "string", "not": {"pattern": _ABSOLUTE}},
-                "description": "files written, relative to the folder holding findings.json"},
+            "artifacts": {
+                "type": "object",
+                "additionalProperties": {"type": "string", "not": {"pattern": _ABSOLUTE}},
+                "description": "files written, relative to the folder holding findings.json",
+            },
             "next_step": {"type": "string"},
             "details": {"type": "object", "description": "the data the report plots"},
             "needs": {"type": "array", "items": {"type": "string"}},
@@ -59,13 +88,26 @@ def _finding_schema() -> dict[str, Any]:
 
 
 def _branch_rule(record: type[Record], part: str) -> dict[str, Any]:
-    return {"if": {"properties": {"branch": {"const": record.branch},
-                                  "kind": {"const": record.kind}},
-                   "required": ["branch", "kind"]},
-            "then": {"properties": {part: {"anyOf": [
-                {"$ref": f"#/$defs/{record.__name__}"},
-                {"type": "object", "maxProperties": 0,
-                 "description": "empty where the branch could not run"}]}}}}
+    return {
+        "if": {
+            "properties": {"branch": {"const": record.branch}, "kind": {"const": record.kind}},
+            "required": ["branch", "kind"],
+        },
+        "then": {
+            "properties": {
+                part: {
+                    "anyOf": [
+                        {"$ref": f"#/$defs/{record.__name__}"},
+                        {
+                            "type": "object",
+                            "maxProperties": 0,
+                            "description": "empty where the branch could not run",
+                        },
+                    ]
+                }
+            }
+        },
+    }
 
 
 def findings_schema() -> dict[str, Any]:
@@ -78,8 +120,8 @@ def findings_schema() -> dict[str, Any]:
         "$id": SCHEMA_ID,
         "title": "simgap findings.json",
         "description": "A diagnosis: the comparability check, the findings in ladder order and "
-                       "why the ladder stopped. Numbers are SI unless a figure's unit says "
-                       "otherwise; null stands for a value that is not finite or not measured.",
+        "why the ladder stopped. Numbers are SI unless a figure's unit says "
+        "otherwise; null stands for a value that is not finite or not measured.",
         "type": "object",
         "required": ["schema_version", "simgap_version", "rig", "seed", "findings", "stop"],
         "additionalProperties": False,

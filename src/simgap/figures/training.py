@@ -23,11 +23,13 @@ class TrainingRateFigures(Record):
 
     check: str = figure(TEXT, "the check: 'control_rate'")
     training_hz: float = figure("Hz", "training's rate", default=math.nan)
-    deployed_hz: float | None = figure("Hz", "the rig's deployed rate (control.real_dt_s)",
-                                       default=None)
+    deployed_hz: float | None = figure(
+        "Hz", "the rig's deployed rate (control.real_dt_s)", default=None
+    )
     dataset_hz: float | None = figure("Hz", "the dataset's real frame rate", default=None)
-    rate_ratio: float = figure(UNITLESS, "training's rate over the farthest-off other rate",
-                               default=math.nan)
+    rate_ratio: float = figure(
+        UNITLESS, "training's rate over the farthest-off other rate", default=math.nan
+    )
 
 
 @dataclass(frozen=True)
@@ -38,17 +40,18 @@ class TopSpeedFigures(Record):
     kind = "top_speed"
 
     check: str = figure(TEXT, "the check: 'top_speed'")
-    training_top_speed_rad_s: float = figure("rad/s", "training's top joint speed",
-                                             default=math.nan)
-    deployed_top_speed_rad_s: float = figure("rad/s", "the deployed top joint speed",
-                                             default=math.nan)
+    training_top_speed_rad_s: float = figure(
+        "rad/s", "training's top joint speed", default=math.nan
+    )
+    deployed_top_speed_rad_s: float = figure(
+        "rad/s", "the deployed top joint speed", default=math.nan
+    )
     speed_ratio: float = figure(UNITLESS, "deployed over training", default=math.nan)
-    action_delta_limit_rad: float = figure("rad", "training's per-step limit at full action",
-                                           default=math.nan)
-    deploy_action_scale: float = figure(UNITLESS, "the deployed action scale",
-                                        default=math.nan)
-    training_action_scale: float = figure(UNITLESS, "training's action scale",
-                                          default=math.nan)
+    action_delta_limit_rad: float = figure(
+        "rad", "training's per-step limit at full action", default=math.nan
+    )
+    deploy_action_scale: float = figure(UNITLESS, "the deployed action scale", default=math.nan)
+    training_action_scale: float = figure(UNITLESS, "training's action scale", default=math.nan)
     deployed_dt_s: float = figure("s", "the deployed period", default=math.nan)
 
 
@@ -60,18 +63,21 @@ class DriveFigures(Record):
     kind = "pd_drive"
 
     check: str = figure(TEXT, "the check: 'pd_drive'")
-    training_stiffness_nm_rad: float = figure(NM_PER_RAD, "training's PD stiffness",
-                                              default=math.nan)
-    servo_stiffness_nm_rad: float = figure(NM_PER_RAD, "the servo loop's stiffness",
-                                           default=math.nan)
+    training_stiffness_nm_rad: float = figure(
+        NM_PER_RAD, "training's PD stiffness", default=math.nan
+    )
+    servo_stiffness_nm_rad: float = figure(
+        NM_PER_RAD, "the servo loop's stiffness", default=math.nan
+    )
     stiffness_ratio: float = figure(UNITLESS, "training's over the servo's", default=math.nan)
     servo_p_gain: float = figure(UNITLESS, "the servo's P coefficient", default=math.nan)
-    servo_torque_limit_nm: float = figure("N m", "the servo loop's torque limit",
-                                          default=math.nan)
-    training_force_limit_nm: float = figure("N m", "training's PD force limit (when stated)",
-                                            default=math.nan)
-    force_ratio: float = figure(UNITLESS, "training's force limit over the servo's",
-                                default=math.nan)
+    servo_torque_limit_nm: float = figure("N m", "the servo loop's torque limit", default=math.nan)
+    training_force_limit_nm: float = figure(
+        "N m", "training's PD force limit (when stated)", default=math.nan
+    )
+    force_ratio: float = figure(
+        UNITLESS, "training's force limit over the servo's", default=math.nan
+    )
 
 
 @dataclass(frozen=True)
@@ -82,8 +88,7 @@ class TrainingRatioFigures(Record):
 
     check: str = figure(TEXT, "the check")
     training: float = figure(UNITLESS, "training's value (the check's unit)", default=math.nan)
-    measured: float = figure(UNITLESS, "the rig's measured value (same unit)",
-                             default=math.nan)
+    measured: float = figure(UNITLESS, "the rig's measured value (same unit)", default=math.nan)
     ratio: float = figure(UNITLESS, "training over measured", default=math.nan)
 
 
@@ -113,12 +118,15 @@ class OriginFigures(Record):
     kind = "origin"
 
     check: str = figure(TEXT, "the check: 'origin'")
-    training_origin_from_axis_m: float = figure("m", "training's origin from the pan axis",
-                                                default=math.nan)
-    rig_reference_from_axis_m: float = figure("m", "the rig's reference from the pan axis",
-                                              default=math.nan)
-    offset_m: float = figure("m", "their difference: the least every placement is off by",
-                             default=math.nan)
+    training_origin_from_axis_m: float = figure(
+        "m", "training's origin from the pan axis", default=math.nan
+    )
+    rig_reference_from_axis_m: float = figure(
+        "m", "the rig's reference from the pan axis", default=math.nan
+    )
+    offset_m: float = figure(
+        "m", "their difference: the least every placement is off by", default=math.nan
+    )
 
 
 @dataclass(frozen=True)
@@ -129,8 +137,7 @@ class CameraFovFigures(Record):
     kind = "camera_fov"
 
     check: str = figure(TEXT, "the check: 'camera_fov'")
-    training_fov_deg: float = figure("deg", "training's vertical field of view",
-                                     default=math.nan)
+    training_fov_deg: float = figure("deg", "training's vertical field of view", default=math.nan)
     model_fov_deg: float = figure("deg", "the model camera's fovy", default=math.nan)
     difference_deg: float = figure("deg", "training's minus the model's", default=math.nan)
 
@@ -143,8 +150,7 @@ class CameraMountFigures(Record):
     kind = "camera_mount"
 
     check: str = figure(TEXT, "the check: 'camera_mount'")
-    mount_offset_m: float = figure("m", "distance between the two positions",
-                                   default=math.nan)
+    mount_offset_m: float = figure("m", "distance between the two positions", default=math.nan)
 
 
 @dataclass(frozen=True)
@@ -155,12 +161,14 @@ class NameGateFigures(Record):
     kind = "name_gate"
 
     check: str = figure(TEXT, "the check: 'name_gate'")
-    bridge: str | None = figure(TEXT, "the bridge driving the arm (when not the gated one)",
-                                default=None)
+    bridge: str | None = figure(
+        TEXT, "the bridge driving the arm (when not the gated one)", default=None
+    )
     robot_name: str | None = figure(TEXT, "the deployed robot's name", default=None)
     gated_name: str | None = figure(TEXT, "the name the corrections run for", default=None)
-    elbow_correction_deg: float = figure("deg", "the elbow correction skipped (0: none)",
-                                         default=math.nan)
+    elbow_correction_deg: float = figure(
+        "deg", "the elbow correction skipped (0: none)", default=math.nan
+    )
 
 
 @dataclass(frozen=True)
@@ -171,12 +179,21 @@ class TrainingDetails(Record):
 
     check: str = figure(TEXT, "the check")
     provenance: Mapping[str, str] = figure(
-        TEXT, "rig key -> given, from ManiSkill, guessed or default", default_factory=dict)
+        TEXT, "rig key -> given, from ManiSkill, guessed or default", default_factory=dict
+    )
 
 
 TRAINING_FIGURES: tuple[type[Record], ...] = (
-    TrainingRateFigures, TopSpeedFigures, DriveFigures, FingerFrictionFigures,
-    ObjectMassFigures, OriginFigures, CameraFovFigures, CameraMountFigures, NameGateFigures)
+    TrainingRateFigures,
+    TopSpeedFigures,
+    DriveFigures,
+    FingerFrictionFigures,
+    ObjectMassFigures,
+    OriginFigures,
+    CameraFovFigures,
+    CameraMountFigures,
+    NameGateFigures,
+)
 """Every check's figures, in the audit's order."""
 
 
@@ -244,8 +261,16 @@ class NameGateDetails(TrainingDetails):
 
 
 TRAINING_DETAILS: tuple[type[TrainingDetails], ...] = (
-    TrainingRateDetails, TopSpeedDetails, DriveDetails, FingerFrictionDetails,
-    ObjectMassDetails, OriginDetails, CameraFovDetails, CameraMountDetails, NameGateDetails)
+    TrainingRateDetails,
+    TopSpeedDetails,
+    DriveDetails,
+    FingerFrictionDetails,
+    ObjectMassDetails,
+    OriginDetails,
+    CameraFovDetails,
+    CameraMountDetails,
+    NameGateDetails,
+)
 """Every check's details, in the audit's order."""
 
 

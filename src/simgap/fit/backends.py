@@ -64,8 +64,9 @@ def quat_half_angle_vectors(q_ref: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def simpler_loss(pos: np.ndarray, quat: np.ndarray, pos_ref: np.ndarray,
-                 quat_ref: np.ndarray) -> float:
+def simpler_loss(
+    pos: np.ndarray, quat: np.ndarray, pos_ref: np.ndarray, quat_ref: np.ndarray
+) -> float:
     """SIMPLER's pose loss: mean translation error [m] + mean half-angle rotation error
     [rad] (weight 1), over samples. Shapes (T, 3) and (T, 4)."""
     trans = np.linalg.norm(pos - pos_ref, axis=-1)
@@ -112,14 +113,23 @@ class ReplayProblem:
 
     def __post_init__(self) -> None:
         if len(self.logs) != len(self.targets):
-            raise InputError(field="targets", expected=f"{len(self.logs)} target arrays",
-                             got=len(self.targets))
+            raise InputError(
+                field="targets", expected=f"{len(self.logs)} target arrays", got=len(self.targets)
+            )
         if self.score == "ee" and self.ee_site is None:
-            raise InputError(field="model.ee_site", expected="an end-effector site or body",
-                             got="nothing", fix="set model.ee_site in rig.toml")
+            raise InputError(
+                field="model.ee_site",
+                expected="an end-effector site or body",
+                got="nothing",
+                fix="set model.ee_site in rig.toml",
+            )
         if self.score == "object" and self.object_body is None:
-            raise InputError(field="model.object_body", expected="the pushed object's body",
-                             got="nothing", fix="set model.object_body in rig.toml")
+            raise InputError(
+                field="model.object_body",
+                expected="the pushed object's body",
+                got="nothing",
+                fix="set model.object_body in rig.toml",
+            )
 
     def residual(self, result: Any, target: np.ndarray) -> np.ndarray:
         """Residuals of a batch of replays against one target, shape (B, m)."""
@@ -127,9 +137,12 @@ class ReplayProblem:
             r = result.q - target[None]
         elif self.score == "ee":
             dp = result.ee_pos - target[None, :, :3]
-            dr = quat_half_angle_vectors(np.broadcast_to(target[None, :, 3:],
-                                                         result.ee_quat.shape),
-                                         result.ee_quat) * self.rot_weight
+            dr = (
+                quat_half_angle_vectors(
+                    np.broadcast_to(target[None, :, 3:], result.ee_quat.shape), result.ee_quat
+                )
+                * self.rot_weight
+            )
             r = np.concatenate([dp, dr], axis=-1)
         else:
             r = result.obj_pos - target[None, :, :3]
@@ -159,16 +172,21 @@ class LocalBackend:
         from simgap.sim.replay import Replayer
 
         self.problem = problem
-        spec = spec_from_xml(problem.model) if problem.model_is_xml else load_spec(
-            problem.model)
+        spec = spec_from_xml(problem.model) if problem.model_is_xml else load_spec(problem.model)
         if problem.strip:
             spec = strip_visuals(spec)
         source = None if problem.model_is_xml else Path(problem.model)
         self.replayer = Replayer.build(
-            spec, problem.joints, ee_site=problem.ee_site if problem.score == "ee" else None,
-            object_body=problem.object_body, interp=problem.interp,
-            delay_s=problem.delay_s, physics_dt=problem.physics_dt,
-            nthread=nthread or (os.cpu_count() or 1), source=source)
+            spec,
+            problem.joints,
+            ee_site=problem.ee_site if problem.score == "ee" else None,
+            object_body=problem.object_body,
+            interp=problem.interp,
+            delay_s=problem.delay_s,
+            physics_dt=problem.physics_dt,
+            nthread=nthread or (os.cpu_count() or 1),
+            source=source,
+        )
         self.n_evals = 0
 
     def models(self, x: np.ndarray) -> list[Any]:
@@ -187,8 +205,10 @@ class LocalBackend:
         """Residuals for each row of ``x``, shape (k, m)."""
         x = np.atleast_2d(np.asarray(x, dtype=float))
         self.n_evals += x.shape[0]
-        parts = [self.problem.residual(res, tgt)
-                 for res, tgt in zip(self.replays(x), self.problem.targets, strict=True)]
+        parts = [
+            self.problem.residual(res, tgt)
+            for res, tgt in zip(self.replays(x), self.problem.targets, strict=True)
+        ]
         out = np.concatenate(parts, axis=1)
         return np.where(np.isfinite(out), out, 1e3)
 
@@ -220,9 +240,15 @@ class RayBackend:
             CPU, so a fleet's rig tasks cannot starve their own actors).
     """
 
-    def __init__(self, problem: ReplayProblem, *, address: str | None = None,
-                 num_workers: int | None = None, num_cpus: int | None = None,
-                 actor_cpus: float = 1.0) -> None:
+    def __init__(
+        self,
+        problem: ReplayProblem,
+        *,
+        address: str | None = None,
+        num_workers: int | None = None,
+        num_cpus: int | None = None,
+        actor_cpus: float = 1.0,
+    ) -> None:
         ray, self._started = ray_init(address, num_cpus=num_cpus)
         self.problem = problem
         self._ray = ray
@@ -270,8 +296,7 @@ class Compute:
 
     def __post_init__(self) -> None:
         if self.kind not in ("local", "ray"):
-            raise InputError(field="compute.backend", expected="'local' or 'ray'",
-                             got=self.kind)
+            raise InputError(field="compute.backend", expected="'local' or 'ray'", got=self.kind)
         address = self.address
         if self.kind == "ray" and address is not None:
             address = parse_ray_address(address, need_extra=False)
@@ -282,9 +307,14 @@ LOCAL = Compute()
 """Local threads: the default of every fit."""
 
 
-def make_backend(problem: ReplayProblem, compute: Compute | str = LOCAL, *,
-                 address: str | None = None, nthread: int | None = None,
-                 num_cpus: int | None = None) -> Backend:
+def make_backend(
+    problem: ReplayProblem,
+    compute: Compute | str = LOCAL,
+    *,
+    address: str | None = None,
+    nthread: int | None = None,
+    num_cpus: int | None = None,
+) -> Backend:
     """The backend ``compute`` names (a ``Compute``, or ``local`` / ``ray`` with
     ``address``).
 
@@ -297,16 +327,23 @@ def make_backend(problem: ReplayProblem, compute: Compute | str = LOCAL, *,
         compute = Compute(compute, address=address)
     if compute.kind == "local":
         return LocalBackend(problem, nthread=nthread)
-    return RayBackend(problem, address=compute.address, num_cpus=num_cpus,
-                      num_workers=compute.num_workers, actor_cpus=compute.actor_cpus)
+    return RayBackend(
+        problem,
+        address=compute.address,
+        num_cpus=num_cpus,
+        num_workers=compute.num_workers,
+        actor_cpus=compute.actor_cpus,
+    )
 
 
 RAY_CONNECT_TIMEOUT_S = 20.0
 """How long joining a Ray cluster may take before it is an error [s]."""
 
-RAY_FORMS = ("'auto' (the cluster this machine belongs to), 'local' (start one here), "
-             "'HOST:PORT' (a cluster's head, e.g. 10.0.0.5:6379) or 'ray://HOST:PORT' "
-             "(Ray Client, e.g. ray://head:10001)")
+RAY_FORMS = (
+    "'auto' (the cluster this machine belongs to), 'local' (start one here), "
+    "'HOST:PORT' (a cluster's head, e.g. 10.0.0.5:6379) or 'ray://HOST:PORT' "
+    "(Ray Client, e.g. ray://head:10001)"
+)
 """The ``--ray`` address forms, as the messages name them."""
 
 _HOST = r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)"
@@ -326,15 +363,18 @@ def parse_ray_address(address: str, *, field: str = "--ray", need_extra: bool = 
     s = address.strip() if isinstance(address, str) else ""
     m = _ADDRESS.fullmatch(s)
     if s not in ("auto", "local") and (m is None or not 1 <= int(m["port"]) <= 65535):
-        raise InputError(field=field, expected=f"a Ray address: {RAY_FORMS}",
-                         got=repr(address), fix="name the cluster in one of these forms")
+        raise InputError(
+            field=field,
+            expected=f"a Ray address: {RAY_FORMS}",
+            got=repr(address),
+            fix="name the cluster in one of these forms",
+        )
     if not need_extra:
         return s
     if not _installed("ray"):
         raise MissingExtraError("ray", "ray", f"{field} {s}")
     if m is not None and m["client"] and not _installed("grpc"):
-        raise MissingExtraError("ray", "ray[client]", f"The Ray Client address {s} "
-                                "(ray://)")
+        raise MissingExtraError("ray", "ray[client]", f"The Ray Client address {s} (ray://)")
     return s
 
 
@@ -353,7 +393,8 @@ def _unreachable(address: str, why: str) -> SimgapError:
     return SimgapError(
         f"Ray: the cluster at {address} did not answer ({why}; waited at most "
         f"{RAY_CONNECT_TIMEOUT_S:g} s). Fix: check the address and that the cluster is "
-        "running ('ray status' on its head), or leave --ray out to run here.")
+        "running ('ray status' on its head), or leave --ray out to run here."
+    )
 
 
 _H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
@@ -410,8 +451,11 @@ def ray_init(address: str | None, *, num_cpus: int | None = None) -> tuple[Any, 
         raise MissingExtraError("ray", "ray", "Running on Ray") from e
     if ray.is_initialized():
         return ray, False
-    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                             "logging_level": logging.ERROR}
+    quiet: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.ERROR,
+    }
     if address in (None, "local"):
         ray.init(num_cpus=num_cpus or (os.cpu_count() or 1), **quiet)
         return ray, True
@@ -438,19 +482,25 @@ def mark_compute_noted(source: str | Path | None) -> None:
 
 def compute_ignored_note(rigs: Sequence[Any], *, command_line: str | None = None) -> str:
     """The sentence that says the rigs' ``[compute]`` sections were ignored, and why."""
-    names = ", ".join(f"{r.source or r.name} (address {r.compute_address or 'local'})"
-                      for r in rigs)
+    names = ", ".join(
+        f"{r.source or r.name} (address {r.compute_address or 'local'})" for r in rigs
+    )
     if command_line is not None:
-        return (f"note: the [compute] section of {names} was ignored: --ray "
-                f"{command_line} on the command line chooses where the fits run.")
-    return (f"note: the [compute] section of {names} was ignored: a rig file does not "
-            "choose a Ray cluster by itself, since the model and the logs would be sent "
-            "to it and what it returns run here. To use it: --ray ADDRESS, or "
-            "--allow-rig-compute.")
+        return (
+            f"note: the [compute] section of {names} was ignored: --ray "
+            f"{command_line} on the command line chooses where the fits run."
+        )
+    return (
+        f"note: the [compute] section of {names} was ignored: a rig file does not "
+        "choose a Ray cluster by itself, since the model and the logs would be sent "
+        "to it and what it returns run here. To use it: --ray ADDRESS, or "
+        "--allow-rig-compute."
+    )
 
 
-def compute_context(rig: Any, ray_address: str | None = None, *,
-                    allow_rig_compute: bool = False) -> Compute:
+def compute_context(
+    rig: Any, ray_address: str | None = None, *, allow_rig_compute: bool = False
+) -> Compute:
     """Where a rig's fits run: Ray at ``ray_address`` when the command line names one; the
     rig's ``[compute]`` Ray cluster only with ``allow_rig_compute`` (otherwise it is said,
     once per rig file, to be ignored); else local threads.
@@ -466,8 +516,9 @@ def compute_context(rig: Any, ray_address: str | None = None, *,
     if rig.compute_backend != "ray":
         return LOCAL
     if allow_rig_compute:
-        address = parse_ray_address(rig.compute_address or "local",
-                                    field=f"{rig.source}: compute.address")
+        address = parse_ray_address(
+            rig.compute_address or "local", field=f"{rig.source}: compute.address"
+        )
         check_reachable(address)
         return Compute("ray", address=address)
     key = os.path.realpath(rig.source) if rig.source is not None else rig.name

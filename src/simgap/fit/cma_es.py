@@ -52,12 +52,20 @@ class CmaResult:
 
 
 class _Run:
-    def __init__(self, n: int, x0: np.ndarray, sigma0: float, popsize: int, seed: int,
-                 tolfun: float) -> None:
+    def __init__(
+        self, n: int, x0: np.ndarray, sigma0: float, popsize: int, seed: int, tolfun: float
+    ) -> None:
         import cma
 
-        opts = {"bounds": [0.0, 1.0], "popsize": popsize, "seed": seed, "verbose": -9,
-                "tolfun": tolfun, "tolx": 1e-6, "CMA_elitist": False}
+        opts = {
+            "bounds": [0.0, 1.0],
+            "popsize": popsize,
+            "seed": seed,
+            "verbose": -9,
+            "tolfun": tolfun,
+            "tolx": 1e-6,
+            "CMA_elitist": False,
+        }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.es = cma.CMAEvolutionStrategy(np.clip(x0, 0.0, 1.0).tolist(), sigma0, opts)
@@ -79,9 +87,13 @@ class _Run:
         return bool(self.es.stop())
 
 
-def minimize(dims: Sequence[int], evaluate: Evaluate, seed: int,
-             settings: CmaSettings = CmaSettings(),
-             x0: Sequence[np.ndarray | None] | None = None) -> CmaResult:
+def minimize(
+    dims: Sequence[int],
+    evaluate: Evaluate,
+    seed: int,
+    settings: CmaSettings = CmaSettings(),
+    x0: Sequence[np.ndarray | None] | None = None,
+) -> CmaResult:
     """Minimise K problems in lockstep.
 
     Args:
@@ -99,11 +111,14 @@ def minimize(dims: Sequence[int], evaluate: Evaluate, seed: int,
     seeds = rng.integers(1, 2**31 - 1, size=(K, settings.max_restarts + 1))
     starts = [rng.random(n) for n in dims]
     if x0 is not None:
-        starts = [s if x is None else np.asarray(x, dtype=float) for s, x in zip(starts, x0,
-                                                                                 strict=True)]
+        starts = [
+            s if x is None else np.asarray(x, dtype=float) for s, x in zip(starts, x0, strict=True)
+        ]
     pops = [settings.popsize or 4 + int(3 * np.log(n)) for n in dims]
-    runs: list[_Run | None] = [_Run(n, starts[k], settings.sigma0, pops[k], int(seeds[k, 0]),
-                                    settings.tolfun) for k, n in enumerate(dims)]
+    runs: list[_Run | None] = [
+        _Run(n, starts[k], settings.sigma0, pops[k], int(seeds[k, 0]), settings.tolfun)
+        for k, n in enumerate(dims)
+    ]
     best_x = [np.full(n, 0.5) for n in dims]
     best_c = np.full(K, np.inf)
     spent = np.zeros(K, dtype=int)
@@ -113,8 +128,7 @@ def minimize(dims: Sequence[int], evaluate: Evaluate, seed: int,
         if not active:
             break
         asks = [runs[k].ask() for k in active]  # type: ignore[union-attr]
-        costs = evaluate(asks) if len(active) == K else _evaluate_some(evaluate, dims,
-                                                                        active, asks)
+        costs = evaluate(asks) if len(active) == K else _evaluate_some(evaluate, dims, active, asks)
         for k, xs, c in zip(active, asks, costs, strict=True):
             run = runs[k]
             assert run is not None
@@ -132,13 +146,20 @@ def minimize(dims: Sequence[int], evaluate: Evaluate, seed: int,
                     continue
                 restarts[k] += 1
                 start = np.random.default_rng(int(seeds[k, restarts[k]])).random(dims[k])
-                runs[k] = _Run(dims[k], start, settings.sigma0,
-                               run.popsize * 2, int(seeds[k, restarts[k]]), settings.tolfun)
+                runs[k] = _Run(
+                    dims[k],
+                    start,
+                    settings.sigma0,
+                    run.popsize * 2,
+                    int(seeds[k, restarts[k]]),
+                    settings.tolfun,
+                )
     return CmaResult(x=tuple(best_x), cost=best_c, evaluations=spent, restarts=restarts)
 
 
-def _evaluate_some(evaluate: Evaluate, dims: Sequence[int], active: list[int],
-                   asks: list[np.ndarray]) -> list[np.ndarray]:
+def _evaluate_some(
+    evaluate: Evaluate, dims: Sequence[int], active: list[int], asks: list[np.ndarray]
+) -> list[np.ndarray]:
     """Evaluate only the active problems: the others get empty candidate arrays."""
     full: list[np.ndarray] = [np.empty((0, n)) for n in dims]
     for k, a in zip(active, asks, strict=True):

@@ -24,8 +24,10 @@ def delay_step_span(lo_s: float, hi_s: float, physics_dt_s: float) -> tuple[int,
     """The whole physics steps [min, max] that cover the delays [``lo_s``, ``hi_s``] [s]: the
     low end floored, the high end ceiled (within 1e-9 of a step a ratio is on it: 0.02 /
     0.005 is 4 steps, not the 3 its float quotient would floor to), neither below 0."""
-    return (max(0, int(math.floor(lo_s / physics_dt_s + 1e-9))),
-            max(0, int(math.ceil(hi_s / physics_dt_s - 1e-9))))
+    return (
+        max(0, int(math.floor(lo_s / physics_dt_s + 1e-9))),
+        max(0, int(math.ceil(hi_s / physics_dt_s - 1e-9))),
+    )
 
 
 def shift(signal: np.ndarray, steps: float | np.ndarray) -> np.ndarray:
@@ -44,7 +46,7 @@ def shift(signal: np.ndarray, steps: float | np.ndarray) -> np.ndarray:
     if k.ndim == 0 and k == 0.0:
         return x.copy()
     T = x.shape[0]
-    pos = np.clip(np.arange(T) - k[..., None], 0.0, T - 1.0)      # (T,) or (N, T)
+    pos = np.clip(np.arange(T) - k[..., None], 0.0, T - 1.0)  # (T,) or (N, T)
     i0 = np.floor(pos).astype(int)
     i1 = np.minimum(i0 + 1, T - 1)
     f = (pos - i0).reshape(pos.shape + (1,) * (x.ndim - 1))

@@ -76,8 +76,16 @@ def pinv_solve(A: np.ndarray, g: np.ndarray) -> np.ndarray:
     return out
 
 
-def intervals(w: np.ndarray, v: np.ndarray, ssr: float, rows: int, *, s2_min: float = 0.0,
-              inflation: float = 1.0, level: float = 0.95) -> Intervals:
+def intervals(
+    w: np.ndarray,
+    v: np.ndarray,
+    ssr: float,
+    rows: int,
+    *,
+    s2_min: float = 0.0,
+    inflation: float = 1.0,
+    level: float = 0.95,
+) -> Intervals:
     """Student-t intervals from the eigendecomposition ``w, v`` of J^T J.
 
     Args:
@@ -96,21 +104,36 @@ def intervals(w: np.ndarray, v: np.ndarray, ssr: float, rows: int, *, s2_min: fl
     cov = s2 * (v * inv) @ v.T
     var = np.clip(np.diag(cov), 0.0, None)
     tq = t_quantile(dof, level)
-    touches = (np.abs(v[:, null]) > NULL_WEIGHT).any(axis=1) if null.any() else \
-        np.zeros(n, dtype=bool)
+    touches = (
+        (np.abs(v[:, null]) > NULL_WEIGHT).any(axis=1) if null.any() else np.zeros(n, dtype=bool)
+    )
     sd = np.where(touches, np.inf, np.sqrt(var))
     hw = tq * sd
     sd_safe = np.sqrt(np.where(var > 0, var, 1.0))
     corr = cov / np.outer(sd_safe, sd_safe)
     cond = float(w.max() / w.min()) if n and w.min() > 0 else float("inf")
-    return Intervals(half_width=hw, sd=sd, cov=cov, corr=corr, cond=cond, dof=dof, s2=s2,
-                     quantile=tq, withheld=tuple(NULL_REASON if t else "" for t in touches))
+    return Intervals(
+        half_width=hw,
+        sd=sd,
+        cov=cov,
+        corr=corr,
+        cond=cond,
+        dof=dof,
+        s2=s2,
+        quantile=tq,
+        withheld=tuple(NULL_REASON if t else "" for t in touches),
+    )
 
 
-def jacobian_intervals(jac: np.ndarray, r: np.ndarray, *, s2_min: float = 0.0,
-                       inflation: float = 1.0, level: float = 0.95) -> Intervals:
+def jacobian_intervals(
+    jac: np.ndarray,
+    r: np.ndarray,
+    *,
+    s2_min: float = 0.0,
+    inflation: float = 1.0,
+    level: float = 0.95,
+) -> Intervals:
     """``intervals`` of a Jacobian ``jac`` (m, n) and its residuals ``r`` (m,)."""
     r = np.asarray(r, dtype=float).reshape(-1)
     w, v = np.linalg.eigh(jac.T @ jac)
-    return intervals(w, v, float(r @ r), r.size, s2_min=s2_min, inflation=inflation,
-                     level=level)
+    return intervals(w, v, float(r @ r), r.size, s2_min=s2_min, inflation=inflation, level=level)

@@ -51,8 +51,12 @@ def damped_step(A: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return out
 
 
-def next_damping(lam: np.ndarray, better: np.ndarray, gain: np.ndarray, tol: float,
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def next_damping(
+    lam: np.ndarray,
+    better: np.ndarray,
+    gain: np.ndarray,
+    tol: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """(the next damping, which points are done) after a trial step: lambda / 3 where the
     step was accepted (``better``), x 4 where rejected; done where an accepted step gained
     (relative cost decrease ``gain``) less than ``tol`` or lambda passed ``LAMBDA_MAX``."""
@@ -84,9 +88,17 @@ def weighted_mae(res: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.sum(weights * np.abs(res), axis=1) / np.maximum(np.sum(weights, axis=1), 1e-300)
 
 
-def lm_fit(resid: ResidualFn, theta0: np.ndarray, weights: np.ndarray, lo: np.ndarray,
-           hi: np.ndarray, *, iters: int = 30, step: float = 1e-4, tol: float = 1e-5,
-           ) -> BatchFit:
+def lm_fit(
+    resid: ResidualFn,
+    theta0: np.ndarray,
+    weights: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    iters: int = 30,
+    step: float = 1e-4,
+    tol: float = 1e-5,
+) -> BatchFit:
     """Levenberg-Marquardt on the MAE, F folds at once, inside the box [lo, hi].
 
     Args:
@@ -110,12 +122,13 @@ def lm_fit(resid: ResidualFn, theta0: np.ndarray, weights: np.ndarray, lo: np.nd
             break
         th = theta[idx]
         pert = th[:, None, :] + step * np.eye(n)[None, :, :]
-        r_all = resid(np.concatenate([th[:, None, :], pert], axis=1).reshape(-1, n),
-                      np.repeat(idx, n + 1))
+        r_all = resid(
+            np.concatenate([th[:, None, :], pert], axis=1).reshape(-1, n), np.repeat(idx, n + 1)
+        )
         r_all = r_all.reshape(idx.size, n + 1, -1)
         r_all = finite_residual(r_all)
         base = r_all[:, 0]
-        jac = (r_all[:, 1:] - base[:, None, :]) / step              # (f, n, R)
+        jac = (r_all[:, 1:] - base[:, None, :]) / step  # (f, n, R)
         w = weights[idx] / np.maximum(np.abs(base), IRLS_EPS)
         A = np.einsum("fir,fr,fjr->fij", jac, w, jac)
         g = np.einsum("fir,fr,fr->fi", jac, w, base)

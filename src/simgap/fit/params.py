@@ -21,8 +21,14 @@ from simgap.errors import InputError
 Scale = Literal["multiplier", "box"]
 
 UNITS: Mapping[str, str] = {
-    "kp": "N m/rad", "kv": "N m s/rad", "force_limit": "N m", "damping": "N m s/rad",
-    "armature": "kg m^2", "frictionloss": "N m", "pair_friction": "1", "geom_friction": "1",
+    "kp": "N m/rad",
+    "kv": "N m s/rad",
+    "force_limit": "N m",
+    "damping": "N m s/rad",
+    "armature": "kg m^2",
+    "frictionloss": "N m",
+    "pair_friction": "1",
+    "geom_friction": "1",
     "mass": "kg",
 }
 
@@ -50,15 +56,18 @@ class Param:
 
     def __post_init__(self) -> None:
         if self.kind not in UNITS:
-            raise InputError(field="kind", expected=f"one of {', '.join(UNITS)}",
-                             got=self.kind)
+            raise InputError(field="kind", expected=f"one of {', '.join(UNITS)}", got=self.kind)
         if not self.lo < self.hi:
-            raise InputError(field=f"{self.name} bounds", expected="lo < hi",
-                             got=[self.lo, self.hi])
+            raise InputError(
+                field=f"{self.name} bounds", expected="lo < hi", got=[self.lo, self.hi]
+            )
         if self.scale == "multiplier" and self.nominal <= 0:
-            raise InputError(field=f"{self.name} nominal",
-                             expected="a positive nominal for a multiplier parameter",
-                             got=self.nominal, fix="use scale='box' with a stated range")
+            raise InputError(
+                field=f"{self.name} nominal",
+                expected="a positive nominal for a multiplier parameter",
+                got=self.nominal,
+                fix="use scale='box' with a stated range",
+            )
 
     @property
     def name(self) -> str:
@@ -103,8 +112,7 @@ class ParamSet:
         seen = [p.name for p in self.params]
         dup = {n for n in seen if seen.count(n) > 1}
         if dup:
-            raise InputError(field="params", expected="each parameter once",
-                             got=sorted(dup))
+            raise InputError(field="params", expected="each parameter once", got=sorted(dup))
         object.__setattr__(self, "params", tuple(self.params))
 
     def __len__(self) -> int:
@@ -132,8 +140,7 @@ class ParamSet:
 
     def values(self, x: Sequence[float] | np.ndarray) -> np.ndarray:
         """SI values of a normalised vector, shape (n,)."""
-        return np.array([float(p.to_value(float(v))) for p, v in zip(self.params, x,
-                                                                      strict=True)])
+        return np.array([float(p.to_value(float(v))) for p, v in zip(self.params, x, strict=True)])
 
     def to_x(self, values: Sequence[float] | np.ndarray) -> np.ndarray:
         """Normalised coordinates of SI values, shape (n,)."""
@@ -141,19 +148,27 @@ class ParamSet:
 
     def writes(self, x: Sequence[float] | np.ndarray) -> dict[tuple[str, str], float]:
         """``{(kind, target): SI value}`` for ``simgap.sim.model.with_params``."""
-        return {(p.kind, p.target): float(v) for p, v in zip(self.params, self.values(x),
-                                                             strict=True)}
+        return {
+            (p.kind, p.target): float(v) for p, v in zip(self.params, self.values(x), strict=True)
+        }
 
     def at_bounds(self, x: np.ndarray, tol: float = 1e-3) -> list[str]:
         """Names of parameters within ``tol`` of the range of a bound (in x)."""
         lo, hi = self.x_lower, self.x_upper
         span = hi - lo
-        return [p.name for p, v, a, b, s in zip(self.params, x, lo, hi, span, strict=True)
-                if v <= a + tol * s or v >= b - tol * s]
+        return [
+            p.name
+            for p, v, a, b, s in zip(self.params, x, lo, hi, span, strict=True)
+            if v <= a + tol * s or v >= b - tol * s
+        ]
 
 
-def multipliers(kinds_targets: Iterable[tuple[str, str]], nominal: Mapping[tuple[str, str],
-                float], lo: float = 0.25, hi: float = 4.0) -> ParamSet:
+def multipliers(
+    kinds_targets: Iterable[tuple[str, str]],
+    nominal: Mapping[tuple[str, str], float],
+    lo: float = 0.25,
+    hi: float = 4.0,
+) -> ParamSet:
     """Parameters as multipliers of their nominal in [lo, hi] x nominal."""
     out = []
     for kind, target in kinds_targets:
@@ -162,8 +177,11 @@ def multipliers(kinds_targets: Iterable[tuple[str, str]], nominal: Mapping[tuple
     return ParamSet(tuple(out))
 
 
-def box(kinds_targets: Iterable[tuple[str, str]], nominal: Mapping[tuple[str, str], float],
-        ranges: Mapping[tuple[str, str], tuple[float, float]]) -> ParamSet:
+def box(
+    kinds_targets: Iterable[tuple[str, str]],
+    nominal: Mapping[tuple[str, str], float],
+    ranges: Mapping[tuple[str, str], tuple[float, float]],
+) -> ParamSet:
     """Parameters as [0, 1] coordinates over stated SI ranges (SIMPLER's normalisation)."""
     out = []
     for key in kinds_targets:

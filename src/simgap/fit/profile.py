@@ -66,9 +66,17 @@ class GridFit:
     n_evals: int
 
 
-def block_jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.ndarray,
-                   h: float, lo: np.ndarray, hi: np.ndarray, central: bool = True,
-                   blocks: int = 0) -> tuple[np.ndarray, int]:
+def block_jacobian(
+    evaluate: EvalFn,
+    z: np.ndarray,
+    r: np.ndarray,
+    delays: np.ndarray,
+    h: float,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    central: bool = True,
+    blocks: int = 0,
+) -> tuple[np.ndarray, int]:
     """Finite-difference Jacobian (G, R, n) in one batched evaluation: central over +-h
     (one-sided at a bound), or forward by h. Wide differences average the small jumps of a
     piecewise-smooth replay instead of taking the slope of one side of a kink.
@@ -82,22 +90,21 @@ def block_jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.nd
     """
     G, n = z.shape
     K = n // blocks if blocks > 1 else n
-    group = np.arange(n) % K                                    # column -> its candidate
-    sel = group[None, :] == np.arange(K)[:, None]               # (K, n)
+    group = np.arange(n) % K  # column -> its candidate
+    sel = group[None, :] == np.arange(K)[:, None]  # (K, n)
     up = np.minimum(z + h, hi[None]) if central else np.where(z + h > hi[None], z - h, z + h)
     dn = np.maximum(z - h, lo[None]) if central else z
     rows_up = np.where(sel[None], up[:, None, :], z[:, None, :])  # (G, K, n)
     if central:
         rows_dn = np.where(sel[None], dn[:, None, :], z[:, None, :])
-        rows = np.concatenate([rows_up, rows_dn], axis=1)          # (G, 2K, n)
-        rp = evaluate(rows.reshape(G * 2 * K, n), np.repeat(delays, 2 * K)).reshape(
-            G, 2 * K, -1)
+        rows = np.concatenate([rows_up, rows_dn], axis=1)  # (G, 2K, n)
+        rp = evaluate(rows.reshape(G * 2 * K, n), np.repeat(delays, 2 * K)).reshape(G, 2 * K, -1)
         diff, ne = rp[:, :K] - rp[:, K:], G * 2 * K
-        width = np.maximum(up - dn, 1e-12)                          # (G, n)
+        width = np.maximum(up - dn, 1e-12)  # (G, n)
     else:
         rp = evaluate(rows_up.reshape(G * K, n), np.repeat(delays, K)).reshape(G, K, -1)
         diff, ne = rp - r[:, None, :], G * K
-        width = up - z                                              # signed: away from hi
+        width = up - z  # signed: away from hi
     jac = diff[:, group, :].transpose(0, 2, 1) / width[:, None, :]  # (G, R, n)
     if blocks > 1:
         rows_joint = np.repeat(np.arange(blocks), jac.shape[1] // blocks)
@@ -105,10 +112,22 @@ def block_jacobian(evaluate: EvalFn, z: np.ndarray, r: np.ndarray, delays: np.nd
     return jac, ne
 
 
-def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarray,
-             hi: np.ndarray, J: int, K: int, *, iters: int = 10, h: float = 0.1,
-             tol: float = 1e-4, central: bool = True, joint_blocks: bool = False,
-             final_jacobian: bool = True) -> GridFit:
+def grid_fit(
+    evaluate: EvalFn,
+    delays: np.ndarray,
+    z0: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    J: int,
+    K: int,
+    *,
+    iters: int = 10,
+    h: float = 0.1,
+    tol: float = 1e-4,
+    central: bool = True,
+    joint_blocks: bool = False,
+    final_jacobian: bool = True,
+) -> GridFit:
     """Levenberg-Marquardt at every grid delay at once (see the module docstring).
 
     Args:
@@ -148,9 +167,9 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
     r = r3.reshape(G, -1)
     n_evals = G
     it = 0
-    want_central = np.full(G, central)   # difference the next Jacobian centrally
-    jac_all: np.ndarray | None = None     # (G, R, n), the Jacobian each point holds
-    stale = np.ones(G, dtype=bool)        # it must be differenced before the next solve
+    want_central = np.full(G, central)  # difference the next Jacobian centrally
+    jac_all: np.ndarray | None = None  # (G, R, n), the Jacobian each point holds
+    stale = np.ones(G, dtype=bool)  # it must be differenced before the next solve
     was_central = np.zeros(G, dtype=bool)  # its Jacobian is a central one
 
     def flat(x: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -165,8 +184,17 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
             sub = need[want_central[need] == mode]
             if not sub.size:
                 continue
-            jn, ne = block_jacobian(flat, z[sub], r[sub], delays[sub], h, lo, hi, mode,
-                               blocks=J if joint_blocks and n == J * K else 0)
+            jn, ne = block_jacobian(
+                flat,
+                z[sub],
+                r[sub],
+                delays[sub],
+                h,
+                lo,
+                hi,
+                mode,
+                blocks=J if joint_blocks and n == J * K else 0,
+            )
             n_evals += ne
             if jac_all is None:
                 jac_all = np.zeros((G,) + jn.shape[1:])
@@ -181,15 +209,15 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
         # force-limited actuator drops its implicit damping when it saturates), so the
         # full step of the local model is often too long
         m = len(LINE_STEPS)
-        trials = np.clip(z[idx, None, :] + np.asarray(LINE_STEPS)[None, :, None]
-                         * delta[:, None, :], lo, hi)                # (f, m, n)
-        rts = evaluate(trials.reshape(-1, n), np.repeat(delays[idx], m)).reshape(
-            idx.size, m, -1)
+        trials = np.clip(
+            z[idx, None, :] + np.asarray(LINE_STEPS)[None, :, None] * delta[:, None, :], lo, hi
+        )  # (f, m, n)
+        rts = evaluate(trials.reshape(-1, n), np.repeat(delays[idx], m)).reshape(idx.size, m, -1)
         n_evals += idx.size * m
-        best = np.argmin(np.sum(rts ** 2, axis=2), axis=1)
+        best = np.argmin(np.sum(rts**2, axis=2), axis=1)
         trial = trials[np.arange(idx.size), best]
         rt = rts[np.arange(idx.size), best]
-        ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt ** 2, axis=1)
+        ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt**2, axis=1)
         better = ssr_t < ssr
         # a step rejected on a forward Jacobian: its slope may have misled (a kink), so
         # that point is differenced again centrally at the same z, and every point
@@ -210,8 +238,15 @@ def grid_fit(evaluate: EvalFn, delays: np.ndarray, z0: np.ndarray, lo: np.ndarra
     else:
         jac, ne = np.zeros((G, 0, n)), 0
     r3 = r.reshape((G,) + shape)
-    return GridFit(delays=delays, z=z, ssr=np.sum(r3 ** 2, axis=-1), jac=jac, resid=r3,
-                   iterations=it, n_evals=n_evals + ne)
+    return GridFit(
+        delays=delays,
+        z=z,
+        ssr=np.sum(r3**2, axis=-1),
+        jac=jac,
+        resid=r3,
+        iterations=it,
+        n_evals=n_evals + ne,
+    )
 
 
 def lag1_inflation(r: np.ndarray) -> float:
@@ -251,8 +286,14 @@ class DelayProfile:
     open_ends: tuple[str, ...]
 
 
-def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: float = 1.0,
-                  s2_min: float = 0.0, min_rise: float = 0.0) -> DelayProfile:
+def delay_profile(
+    delays: np.ndarray,
+    ssr: np.ndarray,
+    dof: int,
+    inflation: float = 1.0,
+    s2_min: float = 0.0,
+    min_rise: float = 0.0,
+) -> DelayProfile:
     """Best delay and 95 % profile-likelihood interval of one joint's profile; the residual
     variance is at least ``s2_min`` (the replay's own floor) [rad^2].
 
@@ -268,7 +309,7 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
     best = float(d[k])
     ymin = float(y[k])
     if 0 < k < d.size - 1:  # parabola through the minimum and its neighbours
-        x3, y3 = d[k - 1:k + 2], y[k - 1:k + 2]
+        x3, y3 = d[k - 1 : k + 2], y[k - 1 : k + 2]
         a, b, c = np.polyfit(x3, y3, 2)
         if a > 0:
             best = float(np.clip(-b / (2 * a), x3[0], x3[2]))
@@ -289,7 +330,7 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
         if i == k and 0 < k < d.size - 1:
             # the crossing lies between the refined minimum and the next grid point: the
             # parabola through the minimum's neighbours gives it
-            a, b, c = np.polyfit(d[k - 1:k + 2], y[k - 1:k + 2], 2)
+            a, b, c = np.polyfit(d[k - 1 : k + 2], y[k - 1 : k + 2], 2)
             if a > 0:
                 disc = b * b - 4 * a * (c - level)
                 if disc >= 0:
@@ -304,8 +345,16 @@ def delay_profile(delays: np.ndarray, ssr: np.ndarray, dof: int, inflation: floa
     lo = crossing(-1)
     hi = crossing(+1)
     lo, hi = min(lo, best), max(hi, best)
-    return DelayProfile(delays=d, ssr=y, best_s=best, interval_s=(lo, hi), threshold=thr,
-                        s2=s2, inflation=inflation, open_ends=tuple(open_ends))
+    return DelayProfile(
+        delays=d,
+        ssr=y,
+        best_s=best,
+        interval_s=(lo, hi),
+        threshold=thr,
+        s2=s2,
+        inflation=inflation,
+        open_ends=tuple(open_ends),
+    )
 
 
 @dataclass(frozen=True)
@@ -329,8 +378,9 @@ class LinearFit:
     blocks: np.ndarray
 
 
-def linear_fit(jac: np.ndarray, resid: np.ndarray,
-               blocks: list[np.ndarray] | None = None) -> LinearFit:
+def linear_fit(
+    jac: np.ndarray, resid: np.ndarray, blocks: list[np.ndarray] | None = None
+) -> LinearFit:
     """``LinearFit`` of the Jacobian ``jac`` (J*N, n), rows joint-major, and the residuals
     ``resid`` (J, N) [rad]; ``blocks``: sample indices (into N) of each time block."""
     resid = np.asarray(resid, dtype=float)
@@ -351,9 +401,14 @@ def linear_fit(jac: np.ndarray, resid: np.ndarray,
     return LinearFit(w=w, v=v, ssr=float(r @ r), rows=int(r.size), step=step, blocks=est)
 
 
-def block_intervals(jac: np.ndarray, r: np.ndarray, inflation: float = 1.0,
-                    cols: np.ndarray | None = None, s2_min: float = 0.0,
-                    lin: LinearFit | None = None) -> tuple[np.ndarray, np.ndarray]:
+def block_intervals(
+    jac: np.ndarray,
+    r: np.ndarray,
+    inflation: float = 1.0,
+    cols: np.ndarray | None = None,
+    s2_min: float = 0.0,
+    lin: LinearFit | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Newton 95 % half-widths and correlations from the full Jacobian (the one rule,
     ``simgap.fit.intervals``: Student-t on the residual's degrees of freedom).
 
@@ -385,9 +440,13 @@ def time_blocks(lengths: list[int], block: int) -> list[np.ndarray]:
     return out
 
 
-def jackknife_halfwidths(jac: np.ndarray, resid: np.ndarray, blocks: list[np.ndarray],
-                         cols: np.ndarray, lin: LinearFit | None = None,
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def jackknife_halfwidths(
+    jac: np.ndarray,
+    resid: np.ndarray,
+    blocks: list[np.ndarray],
+    cols: np.ndarray,
+    lin: LinearFit | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Delete-one-block jackknife of the linearised refit, and the fit's remaining step.
 
     Args:
@@ -424,7 +483,6 @@ def jackknife_delay(delays: np.ndarray, ssr_blocks: np.ndarray, dof: int) -> flo
     if B < 2:
         return float("inf")
     total = ssr_blocks.sum(axis=0)
-    best = np.array([delay_profile(delays, total - ssr_blocks[b], dof).best_s
-                     for b in range(B)])
+    best = np.array([delay_profile(delays, total - ssr_blocks[b], dof).best_s for b in range(B)])
     var = (B - 1) / B * float(np.sum((best - best.mean()) ** 2))
     return t_quantile(B - 1) * float(np.sqrt(var))

@@ -24,8 +24,9 @@ IDENTIFIED_REL_HALF_WIDTH = 0.05
 """A parameter counts as identified when its 95 % half-width is under 5 % of its value."""
 
 
-def jacobian(backend: Backend, x: np.ndarray, r0: np.ndarray, upper: np.ndarray,
-             eps: float = 1e-4) -> np.ndarray:
+def jacobian(
+    backend: Backend, x: np.ndarray, r0: np.ndarray, upper: np.ndarray, eps: float = 1e-4
+) -> np.ndarray:
     """Forward-difference Jacobian with all n columns in ONE batched evaluation.
 
     The step ``eps * max(1, |x|)`` is taken upwards, or downwards where that would cross
@@ -82,21 +83,44 @@ class FitResult:
 
     def table(self) -> dict[str, dict[str, Any]]:
         """JSON-able per-parameter rows: value, nominal, half_width, identified, why."""
-        return {n: {"value": float(v), "nominal": float(nom), "half_width": float(h),
-                    "identified": bool(i), "why": w}
-                for n, v, nom, h, i, w in zip(self.names, self.values, self.nominal,
-                                              self.half_width, self.identified, self.why,
-                                              strict=True)}
+        return {
+            n: {
+                "value": float(v),
+                "nominal": float(nom),
+                "half_width": float(h),
+                "identified": bool(i),
+                "why": w,
+            }
+            for n, v, nom, h, i, w in zip(
+                self.names,
+                self.values,
+                self.nominal,
+                self.half_width,
+                self.identified,
+                self.why,
+                strict=True,
+            )
+        }
 
 
 def _cost(r: np.ndarray) -> float:
     return 0.5 * float(r @ r)
 
 
-def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
-           cost_before: float, n_evals: int, seed: int | None = None,
-           extra: dict[str, Any] | None = None, cost_after: float | None = None,
-           eps: float = 1e-4, noise: float | None = None) -> FitResult:
+def assess(
+    backend: Backend,
+    params: ParamSet,
+    x: np.ndarray,
+    *,
+    method: str,
+    cost_before: float,
+    n_evals: int,
+    seed: int | None = None,
+    extra: dict[str, Any] | None = None,
+    cost_after: float | None = None,
+    eps: float = 1e-4,
+    noise: float | None = None,
+) -> FitResult:
     """Intervals, bounds and identifiability at ``x``; see ``FitResult``.
 
     With ``noise`` (the measurement noise, residual units), a fit whose residual RMS stays
@@ -127,17 +151,21 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
     rise = (backend.residuals(prof) ** 2).sum(axis=1) - ssr
     tq2 = t_quantile(iv.dof) ** 2 * iv.s2
     identified, why = [], []
-    rms = float(np.sqrt(np.mean(r ** 2))) if r.size else 0.0
+    rms = float(np.sqrt(np.mean(r**2))) if r.size else 0.0
     for k, p in enumerate(params.params):
         rel = hw[k] / max(abs(values[k]), 1e-300)
         if noise is not None and rms > 2 * noise:
             identified.append(False)
-            why.append(f"the fit did not reach the noise floor (residual RMS {rms:.3g} > "
-                       f"2 x noise {noise:.3g}): a local minimum or a model mismatch")
+            why.append(
+                f"the fit did not reach the noise floor (residual RMS {rms:.3g} > "
+                f"2 x noise {noise:.3g}): a local minimum or a model mismatch"
+            )
         elif col_norm[k] <= 1e-6 * max(col_max, 1e-300):
             identified.append(False)
-            why.append(f"Jacobian column ~0 ({col_norm[k]:.2g} vs max {col_max:.2g}): "
-                       "the data does not depend on it")
+            why.append(
+                f"Jacobian column ~0 ({col_norm[k]:.2g} vs max {col_max:.2g}): "
+                "the data does not depend on it"
+            )
         elif not np.isfinite(hw[k]):
             identified.append(False)
             why.append(iv.withheld[k])
@@ -149,24 +177,46 @@ def assess(backend: Backend, params: ParamSet, x: np.ndarray, *, method: str,
             why.append(f"95% half-width is {100 * rel:.0f}% of the value")
         elif min(rise[2 * k], rise[2 * k + 1]) <= tq2:
             identified.append(False)
-            why.append(f"flat profile: a {100 * IDENTIFIED_REL_HALF_WIDTH:.0f}% change "
-                       f"raises the squared residual by {min(rise[2 * k], rise[2 * k + 1]):.3g}"
-                       f" <= t^2 s^2 = {tq2:.3g} (non-smooth residual)")
+            why.append(
+                f"flat profile: a {100 * IDENTIFIED_REL_HALF_WIDTH:.0f}% change "
+                f"raises the squared residual by {min(rise[2 * k], rise[2 * k + 1]):.3g}"
+                f" <= t^2 s^2 = {tq2:.3g} (non-smooth residual)"
+            )
         else:
             identified.append(True)
             why.append("")
-    return FitResult(method=method, names=params.names, x=x, values=values,
-                     nominal=np.array([p.nominal for p in params.params]),
-                     cost_before=cost_before,
-                     cost_after=_cost(r) if cost_after is None else cost_after,
-                     half_width=hw, at_bounds=bounds, cond=iv.cond, col_norm=col_norm,
-                     identified=identified, why=why,
-                     n_evals=n_evals + 3 * x.size + 1, seed=seed, extra=extra or {})
+    return FitResult(
+        method=method,
+        names=params.names,
+        x=x,
+        values=values,
+        nominal=np.array([p.nominal for p in params.params]),
+        cost_before=cost_before,
+        cost_after=_cost(r) if cost_after is None else cost_after,
+        half_width=hw,
+        at_bounds=bounds,
+        cond=iv.cond,
+        col_norm=col_norm,
+        identified=identified,
+        why=why,
+        n_evals=n_evals + 3 * x.size + 1,
+        seed=seed,
+        extra=extra or {},
+    )
 
 
-def least_squares(backend: Backend, params: ParamSet, x0: np.ndarray | None = None, *,
-                  max_iter: int = 30, eps: float = 1e-6, noise: float | None = None,
-                  restarts: int = 2, n_starts: int = 1, seed: int = 0) -> FitResult:
+def least_squares(
+    backend: Backend,
+    params: ParamSet,
+    x0: np.ndarray | None = None,
+    *,
+    max_iter: int = 30,
+    eps: float = 1e-6,
+    noise: float | None = None,
+    restarts: int = 2,
+    n_starts: int = 1,
+    seed: int = 0,
+) -> FitResult:
     """Levenberg-Marquardt through ``mujoco.minimize`` with a batched residual.
 
     Args:
@@ -189,7 +239,7 @@ def least_squares(backend: Backend, params: ParamSet, x0: np.ndarray | None = No
 
     # mujoco.minimize's tolerances are absolute: scale residuals to unit RMS at the start
     # so that small physical residuals (metres, radians) do not stop it early
-    rs = float(np.sqrt(np.mean(start ** 2))) or 1.0
+    rs = float(np.sqrt(np.mean(start**2))) or 1.0
 
     def residual(xm: np.ndarray) -> np.ndarray:
         out: np.ndarray = backend.residuals(np.asarray(xm).T).T / rs
@@ -207,8 +257,10 @@ def least_squares(backend: Backend, params: ParamSet, x0: np.ndarray | None = No
 
     # multi-start: non-smooth residuals (friction, torque saturation) have local minima
     rng = np.random.default_rng(seed)
-    starts = [x0] + [np.clip(x0 * np.exp(rng.normal(0, 0.3, x0.size)), lo, hi)
-                     for _ in range(max(0, n_starts - 1))]
+    starts = [x0] + [
+        np.clip(x0 * np.exp(rng.normal(0, 0.3, x0.size)), lo, hi)
+        for _ in range(max(0, n_starts - 1))
+    ]
     best: tuple[float, np.ndarray, int] | None = None
     total = 0
     for st in starts:
@@ -220,13 +272,27 @@ def least_squares(backend: Backend, params: ParamSet, x0: np.ndarray | None = No
     assert best is not None
     x, iters = best[1], total
     n = getattr(backend, "n_evals", 0) - n0
-    return assess(backend, params, x, method="least_squares", cost_before=_cost(start),
-                  n_evals=n, extra={"iterations": iters}, noise=noise)
+    return assess(
+        backend,
+        params,
+        x,
+        method="least_squares",
+        cost_before=_cost(start),
+        n_evals=n,
+        extra={"iterations": iters},
+        noise=noise,
+    )
 
 
-def dual_annealing(backend: Backend, params: ParamSet, *, seed: int = 0, maxfun: int = 400,
-                   loss: Callable[[np.ndarray], float] | None = None,
-                   x0: np.ndarray | None = None) -> FitResult:
+def dual_annealing(
+    backend: Backend,
+    params: ParamSet,
+    *,
+    seed: int = 0,
+    maxfun: int = 400,
+    loss: Callable[[np.ndarray], float] | None = None,
+    x0: np.ndarray | None = None,
+) -> FitResult:
     """``scipy.optimize.dual_annealing`` over the normalised box (as SIMPLER annealed).
 
     Args:
@@ -241,19 +307,36 @@ def dual_annealing(backend: Backend, params: ParamSet, *, seed: int = 0, maxfun:
         return f_loss(backend.residuals(x[None])[0])
 
     before = f(np.clip(params.x_nominal, lo, hi))
-    res = optimize.dual_annealing(f, bounds=list(zip(lo, hi, strict=True)), seed=seed,
-                                  maxfun=maxfun, x0=np.clip(x0, lo, hi),
-                                  minimizer_kwargs={"method": "L-BFGS-B",
-                                                    "options": {"maxfun": max(10, maxfun // 4)}})
-    return assess(backend, params, np.asarray(res.x, dtype=float), method="dual_annealing",
-                  cost_before=before, cost_after=float(res.fun), n_evals=int(res.nfev),
-                  seed=seed)
+    res = optimize.dual_annealing(
+        f,
+        bounds=list(zip(lo, hi, strict=True)),
+        seed=seed,
+        maxfun=maxfun,
+        x0=np.clip(x0, lo, hi),
+        minimizer_kwargs={"method": "L-BFGS-B", "options": {"maxfun": max(10, maxfun // 4)}},
+    )
+    return assess(
+        backend,
+        params,
+        np.asarray(res.x, dtype=float),
+        method="dual_annealing",
+        cost_before=before,
+        cost_after=float(res.fun),
+        n_evals=int(res.nfev),
+        seed=seed,
+    )
 
 
-def sweep(backend: Backend, params: ParamSet, index: int, values: np.ndarray,
-          *, base_x: np.ndarray | None = None,
-          loss: Callable[[np.ndarray], float] | None = None,
-          refine_points: int = 21) -> dict[str, Any]:
+def sweep(
+    backend: Backend,
+    params: ParamSet,
+    index: int,
+    values: np.ndarray,
+    *,
+    base_x: np.ndarray | None = None,
+    loss: Callable[[np.ndarray], float] | None = None,
+    refine_points: int = 21,
+) -> dict[str, Any]:
     """Evaluate ONE parameter over SI ``values`` (others at ``base_x``) in one batch.
 
     Returns:
@@ -278,7 +361,12 @@ def sweep(backend: Backend, params: ParamSet, index: int, values: np.ndarray,
         xf[:, index] = [p.to_x(float(v)) for v in fine]
         fl = np.array([f_loss(r) for r in backend.residuals(xf)])
         refined = float(fine[int(np.argmin(fl))])
-    return {"name": p.name, "values": [float(v) for v in values],
-            "loss": [float(v) for v in curve], "best_value": float(values[k]),
-            "best_loss": float(curve[k]), "nominal_loss": nominal_loss,
-            "refined_value": refined}
+    return {
+        "name": p.name,
+        "values": [float(v) for v in values],
+        "loss": [float(v) for v in curve],
+        "best_value": float(values[k]),
+        "best_loss": float(curve[k]),
+        "nominal_loss": nominal_loss,
+        "refined_value": refined,
+    }

@@ -147,8 +147,11 @@ class FleetSummary:
                 return p
         from simgap.errors import NameNotFoundError
 
-        raise NameNotFoundError("fleet parameter", f"{branch}.{param}.{joint}",
-                                [f"{p.branch}.{p.param}.{p.joint}" for p in self.params])
+        raise NameNotFoundError(
+            "fleet parameter",
+            f"{branch}.{param}.{joint}",
+            [f"{p.branch}.{p.param}.{p.joint}" for p in self.params],
+        )
 
     def flagged_arms(self) -> list[str]:
         """Arms flagged on any parameter, in fleet order."""
@@ -191,13 +194,16 @@ def _scaled(a: ArmValue, scale: str) -> tuple[float, float]:
 
 def _band(s: Spread, z: float, tau: float | None = None) -> tuple[float, float]:
     t = s.tau if tau is None else tau
-    half = z * math.sqrt(t ** 2 + s.mu_se ** 2)
+    half = z * math.sqrt(t**2 + s.mu_se**2)
     return s.mu - half, s.mu + half
 
 
 def _scale_of(ok: Sequence[ArmValue]) -> str:
-    return "log" if ok and all(a.value is not None and a.value > 0 and (a.hi or 0) > 0
-                               for a in ok) else "linear"
+    return (
+        "log"
+        if ok and all(a.value is not None and a.value > 0 and (a.hi or 0) > 0 for a in ok)
+        else "linear"
+    )
 
 
 def _deleted_tau(i: int, joint: str, rows: Mapping[str, np.ndarray], own: Spread) -> float:
@@ -215,8 +221,16 @@ def _deleted_tau(i: int, joint: str, rows: Mapping[str, np.ndarray], own: Spread
     return max(own.tau, upper) if own.tau_interval[0] > pooled else upper
 
 
-def _sentence(a: ArmValue, branch: str, param: str, joint: str, unit: str, centre: float,
-              dev: float, scale: str) -> str:
+def _sentence(
+    a: ArmValue,
+    branch: str,
+    param: str,
+    joint: str,
+    unit: str,
+    centre: float,
+    dev: float,
+    scale: str,
+) -> str:
     assert a.value is not None
     who = a.arm if a.arm.lower().startswith("arm") else f"arm {a.arm}"
     what = f"{who}'s {joint} {param}"
@@ -225,21 +239,30 @@ def _sentence(a: ArmValue, branch: str, param: str, joint: str, unit: str, centr
     else:
         how = f"{abs(dev):.3g} {unit} {'below' if dev < 0 else 'above'} the fleet"
     check = "check that servo" if branch == "actuator" else "check that arm's controller gains"
-    return (f"{what} is {how} ({a.value:.4g} {unit}, 95% [{a.lo:.4g}, {a.hi:.4g}]; fleet "
-            f"{centre:.4g} {unit}): {check}")
+    return (
+        f"{what} is {how} ({a.value:.4g} {unit}, 95% [{a.lo:.4g}, {a.hi:.4g}]; fleet "
+        f"{centre:.4g} {unit}): {check}"
+    )
 
 
 def _usable(row: Sequence[ArmValue]) -> list[ArmValue]:
     return [a for a in row if a.status == "ok"]
 
 
-def _flags(branch: str, param: str, joints: Mapping[str, list[ArmValue]], z_flag: float,
-           ) -> dict[str, list[Outlier]]:
+def _flags(
+    branch: str,
+    param: str,
+    joints: Mapping[str, list[ArmValue]],
+    z_flag: float,
+) -> dict[str, list[Outlier]]:
     """joint -> the arms flagged there (each against the rest of the fleet)."""
     unit = UNITS.get(param, "")
     usable = {j: _usable(row) for j, row in joints.items()}
-    rows = {j: np.array([_scaled(a, _scale_of(ok)) for a in ok]) for j, ok in usable.items()
-            if len(ok) > MIN_ARMS}
+    rows = {
+        j: np.array([_scaled(a, _scale_of(ok)) for a in ok])
+        for j, ok in usable.items()
+        if len(ok) > MIN_ARMS
+    }
     out: dict[str, list[Outlier]] = {}
     for joint, ys in rows.items():
         ok = usable[joint]
@@ -248,14 +271,23 @@ def _flags(branch: str, param: str, joints: Mapping[str, list[ArmValue]], z_flag
             rest = np.delete(ys, i, axis=0)
             s = spread(rest[:, 0], rest[:, 1])
             tau = _deleted_tau(i, joint, rows, s)
-            score = (ys[i, 0] - s.mu) / math.sqrt(tau ** 2 + s.mu_se ** 2 + ys[i, 1] ** 2)
+            score = (ys[i, 0] - s.mu) / math.sqrt(tau**2 + s.mu_se**2 + ys[i, 1] ** 2)
             if abs(score) > z_flag:
                 assert a.value is not None
                 centre = _back(scale, s.mu)
                 dev = (a.value / centre - 1.0) if scale == "log" else (a.value - centre)
-                out.setdefault(joint, []).append(Outlier(
-                    a.arm, branch, param, joint, float(a.value), centre, float(dev),
-                    _sentence(a, branch, param, joint, unit, centre, dev, scale)))
+                out.setdefault(joint, []).append(
+                    Outlier(
+                        a.arm,
+                        branch,
+                        param,
+                        joint,
+                        float(a.value),
+                        centre,
+                        float(dev),
+                        _sentence(a, branch, param, joint, unit, centre, dev, scale),
+                    )
+                )
     return out
 
 
@@ -267,17 +299,30 @@ def _kept(row: Sequence[ArmValue], outliers: Sequence[Outlier]) -> np.ndarray:
     return np.array([_scaled(a, scale) for a in ok if a.arm not in flagged]).reshape(-1, 2)
 
 
-def _one(key: Key, arms: list[ArmValue], outliers: list[Outlier], z_flag: float,
-         pooled: tuple[float, tuple[float, float]]) -> ParamSpread:
+def _one(
+    key: Key,
+    arms: list[ArmValue],
+    outliers: list[Outlier],
+    z_flag: float,
+    pooled: tuple[float, tuple[float, float]],
+) -> ParamSpread:
     branch, param, joint = key
     unit = UNITS.get(param, "")
     ok = _usable(arms)
     scale = _scale_of(ok)
     median = float(np.median([a.value for a in ok])) if ok else None
     if len(ok) < MIN_ARMS:
-        return ParamSpread(branch, param, joint, unit, scale, tuple(arms), len(ok), median,
-                           note=f"{len(ok)} arm(s) identified it; a spread needs at least "
-                                f"{MIN_ARMS}")
+        return ParamSpread(
+            branch,
+            param,
+            joint,
+            unit,
+            scale,
+            tuple(arms),
+            len(ok),
+            median,
+            note=f"{len(ok)} arm(s) identified it; a spread needs at least {MIN_ARMS}",
+        )
     tau_pooled = pooled[0]
     ys = _kept(arms, outliers)
     s = spread(ys[:, 0], ys[:, 1])
@@ -291,13 +336,27 @@ def _one(key: Key, arms: list[ArmValue], outliers: list[Outlier], z_flag: float,
     t = float(stats.t.ppf(0.975, len(ys) - 2)) if len(ys) > 2 else math.inf
     band = _band(s, t, band_tau)
     return ParamSpread(
-        branch, param, joint, unit, scale, tuple(arms), len(ys), median,
-        centre=_back(scale, s.mu), centre_interval=(_back(scale, ci[0]), _back(scale, ci[1])),
-        tau=s.tau, tau_interval=s.tau_interval, i2=s.i2, tau_pooled=tau_pooled,
-        tau_pooled_interval=pooled[1], band_tau=band_tau,
+        branch,
+        param,
+        joint,
+        unit,
+        scale,
+        tuple(arms),
+        len(ys),
+        median,
+        centre=_back(scale, s.mu),
+        centre_interval=(_back(scale, ci[0]), _back(scale, ci[1])),
+        tau=s.tau,
+        tau_interval=s.tau_interval,
+        i2=s.i2,
+        tau_pooled=tau_pooled,
+        tau_pooled_interval=pooled[1],
+        band_tau=band_tau,
         band=(_back(scale, band[0]), _back(scale, band[1])),
         cover=(_back(scale, cover[0]), _back(scale, cover[1])),
-        flag_band=(_back(scale, flag[0]), _back(scale, flag[1])), outliers=tuple(outliers))
+        flag_band=(_back(scale, flag[0]), _back(scale, flag[1])),
+        outliers=tuple(outliers),
+    )
 
 
 def aggregate(arms: Sequence[tuple[str, Mapping[str, Any]]]) -> FleetSummary:
@@ -318,13 +377,21 @@ def aggregate(arms: Sequence[tuple[str, Mapping[str, Any]]]) -> FleetSummary:
         g = [(y[:, 0], variances(y[:, 0], y[:, 1])) for y in parts if len(y) >= 2]
         lo2, hi2 = pooled_q_profile(g)
         pooled[(branch, param)] = (math.sqrt(pooled_tau2(g)), (math.sqrt(lo2), math.sqrt(hi2)))
-    params = tuple(_one(k, row, flags[(k[0], k[1])].get(k[2], []), z_flag,
-                        pooled[(k[0], k[1])]) for k, row in values.items())
+    params = tuple(
+        _one(k, row, flags[(k[0], k[1])].get(k[2], []), z_flag, pooled[(k[0], k[1])])
+        for k, row in values.items()
+    )
     per_arm = {n: verdicts(f) for n, f in arms}
     branches: list[str] = []
     for v in per_arm.values():
         branches.extend(b for b in v if b not in branches)
     matrix = {n: {b: per_arm[n].get(b, "not_run") for b in branches} for n in names}
     outs = tuple(o for p in params for o in p.outliers)
-    return FleetSummary(arms=names, branches=tuple(branches), verdicts=matrix, params=params,
-                        outliers=outs, z_flag=z_flag)
+    return FleetSummary(
+        arms=names,
+        branches=tuple(branches),
+        verdicts=matrix,
+        params=params,
+        outliers=outs,
+        z_flag=z_flag,
+    )

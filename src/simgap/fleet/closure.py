@@ -25,8 +25,7 @@ MAX_INCLUDE_DEPTH = 20
 """Includes deeper than this are not followed (MuJoCo refuses a cycle; the digest must end)."""
 
 _MESH_TAGS = ("mesh", "hfield", "skin")
-_TEXTURE_ATTRS = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront",
-                  "fileback")
+_TEXTURE_ATTRS = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
 
 
 @dataclass(frozen=True)
@@ -112,8 +111,11 @@ def model_closure(model: str | Path) -> ModelClosure:
 
     parse(model, 0)
     asset = dirs.get("assetdir", "")
-    base = {"mesh": root / dirs.get("meshdir", asset),
-            "texture": root / dirs.get("texturedir", asset), "model": root}
+    base = {
+        "mesh": root / dirs.get("meshdir", asset),
+        "texture": root / dirs.get("texturedir", asset),
+        "model": root,
+    }
     assets = tuple(dict.fromkeys(_real(base[kind] / f) for kind, f in named))
     return ModelClosure(model, tuple(dict.fromkeys(includes)), assets, tuple(problems))
 

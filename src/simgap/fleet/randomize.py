@@ -46,36 +46,54 @@ def _note(p: ParamSpread) -> str:
     scale = "relative, log scale" if p.scale == "log" else p.unit
     flagged = ", ".join(o.arm for o in p.outliers)
     left = f"; left out as outliers: {flagged}" if flagged else ""
-    return (f"measured across {p.n} units: fleet centre {p.centre:.4g} {p.unit}, unit-to-unit "
-            f"spread tau {p.tau:.3g} ({scale}; 95% {p.tau_interval[0]:.3g} to "
-            f"{p.tau_interval[1]:.3g}); range = 95% of units with 95% confidence "
-            f"(tau's upper end){left}")
+    return (
+        f"measured across {p.n} units: fleet centre {p.centre:.4g} {p.unit}, unit-to-unit "
+        f"spread tau {p.tau:.3g} ({scale}; 95% {p.tau_interval[0]:.3g} to "
+        f"{p.tau_interval[1]:.3g}); range = 95% of units with 95% confidence "
+        f"(tau's upper end){left}"
+    )
 
 
 def _per_joint(p: ParamSpread) -> Entry:
     assert p.cover is not None
     lo = max(p.cover[0], 0.0) if p.scale == "log" else p.cover[0]
-    return Entry(f"{p.param}.{p.joint}", "range", "measured", low=float(lo),
-                 high=float(p.cover[1]),
-                 distribution="log_uniform" if p.scale == "log" and lo > 0 else "uniform",
-                 target=p.joint, note=_note(p))
+    return Entry(
+        f"{p.param}.{p.joint}",
+        "range",
+        "measured",
+        low=float(lo),
+        high=float(p.cover[1]),
+        distribution="log_uniform" if p.scale == "log" and lo > 0 else "uniform",
+        target=p.joint,
+        note=_note(p),
+    )
 
 
 def _scale(name: str, ps: Sequence[ParamSpread], what: str) -> Entry | None:
     """A scale range about the pinned centre covering every joint's range of ``ps``."""
-    rel = [(p.joint, p.n, p.cover[0] / p.centre, p.cover[1] / p.centre) for p in ps
-           if p.cover is not None and p.centre is not None and p.centre > 0]
+    rel = [
+        (p.joint, p.n, p.cover[0] / p.centre, p.cover[1] / p.centre)
+        for p in ps
+        if p.cover is not None and p.centre is not None and p.centre > 0
+    ]
     if not rel:
         return None
     lo = min(r[2] for r in rel)
     hi = max(r[3] for r in rel)
     n = min(r[1] for r in rel)
     per = ", ".join(f"{j} x{a:.3g}..x{b:.3g}" for j, _, a, b in rel)
-    return Entry(name, "range", "measured", low=float(max(lo, 1e-9)), high=float(hi),
-                 distribution="log_uniform", target=".*",
-                 note=f"unit-to-unit variation of {what}, measured across {n} units: the "
-                      f"widest joint's 95% prediction interval about its fleet centre "
-                      f"({per})")
+    return Entry(
+        name,
+        "range",
+        "measured",
+        low=float(max(lo, 1e-9)),
+        high=float(hi),
+        distribution="log_uniform",
+        target=".*",
+        note=f"unit-to-unit variation of {what}, measured across {n} units: the "
+        f"widest joint's 95% prediction interval about its fleet centre "
+        f"({per})",
+    )
 
 
 def fleet_entries(summary: FleetSummary) -> list[Entry]:
@@ -93,23 +111,40 @@ def fleet_entries(summary: FleetSummary) -> list[Entry]:
         if ps:
             centres = [float(p.centre) for p in ps if p.centre is not None]
             n = min(p.n for p in ps)
-            out.append(Entry(name, "pinned", "measured", value=float(np.median(centres)),
-                             target=".*",
-                             note=f"median over joints of the fleet centre, measured across "
-                                  f"{n} units (" + ", ".join(f"{p.joint} {p.centre:.4g}"
-                                                             for p in ps) + ")"))
+            out.append(
+                Entry(
+                    name,
+                    "pinned",
+                    "measured",
+                    value=float(np.median(centres)),
+                    target=".*",
+                    note=f"median over joints of the fleet centre, measured across "
+                    f"{n} units (" + ", ".join(f"{p.joint} {p.centre:.4g}" for p in ps) + ")",
+                )
+            )
     delays = by.get("delay_s", [])
     if delays:
         lo = min(max(p.cover[0], 0.0) for p in delays if p.cover)
         hi = max(p.cover[1] for p in delays if p.cover)
-        out.append(Entry("servo_delay_s", "range", "measured", low=float(lo), high=float(hi),
-                         target=".*",
-                         note=f"command transport delay, measured across "
-                              f"{min(p.n for p in delays)} units: the union of every joint's "
-                              f"range of 95% of units (95% confidence)"))
+        out.append(
+            Entry(
+                "servo_delay_s",
+                "range",
+                "measured",
+                low=float(lo),
+                high=float(hi),
+                target=".*",
+                note=f"command transport delay, measured across "
+                f"{min(p.n for p in delays)} units: the union of every joint's "
+                f"range of 95% of units (95% confidence)",
+            )
+        )
     for name, param in (("unit_gain_scale", "kp"), ("joint_damping_scale", "kv")):
-        e = _scale(name, by.get(param, []) or (by.get("damping", []) if param == "kv" else []),
-                   param if by.get(param) else "damping")
+        e = _scale(
+            name,
+            by.get(param, []) or (by.get("damping", []) if param == "kv" else []),
+            param if by.get(param) else "damping",
+        )
         if e is not None:
             out.append(e)
     return out
@@ -136,9 +171,13 @@ def load_fleet_spec(fleet_dir: str | Path) -> tuple[RandomizationSpec, Path | No
 
     d = Path(fleet_dir)
     if not (d / FLEET_FILE).is_file():
-        raise InputError(file=d, field=FLEET_FILE, expected="a fleet folder written by "
-                         "'simgap fleet'", got="no fleet.json",
-                         fix="run 'simgap fleet RIG... --out DIR' and pass DIR")
+        raise InputError(
+            file=d,
+            field=FLEET_FILE,
+            expected="a fleet folder written by 'simgap fleet'",
+            got="no fleet.json",
+            fix="run 'simgap fleet RIG... --out DIR' and pass DIR",
+        )
     summary, first, rig = summarise_folder(d)
     model = None
     if rig:

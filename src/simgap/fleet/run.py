@@ -127,8 +127,13 @@ def _slug(name: str) -> str:
     return f"{slug}-arm" if slug in (FLEET_FILE, FLEET_HTML) else slug  # not the fleet's files
 
 
-def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False,
-         allow_rig_compute: bool = False) -> list[RigJob]:
+def plan(
+    rigs: Sequence[str | Path],
+    out_dir: Path,
+    *,
+    ray_inner: bool = False,
+    allow_rig_compute: bool = False,
+) -> list[RigJob]:
     """One job per rig, with unique arm names and folders (``name``, ``name-2``, ...), each
     carrying every input of every rig.
 
@@ -136,8 +141,12 @@ def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False,
         InputError: no rigs, or a rig does not load (every rig is checked before any runs).
     """
     if not rigs:
-        raise InputError(field="RIG", expected="one or more rig.toml files", got="none",
-                         fix="pass each arm's rig.toml: simgap fleet a/rig.toml b/rig.toml")
+        raise InputError(
+            field="RIG",
+            expected="one or more rig.toml files",
+            got="none",
+            fix="pass each arm's rig.toml: simgap fleet a/rig.toml b/rig.toml",
+        )
     named, seen = [], set()
     every: dict[Path, None] = {}
     for r in rigs:
@@ -151,8 +160,10 @@ def plan(rigs: Sequence[str | Path], out_dir: Path, *, ray_inner: bool = False,
         every.update((p, None) for _, p in inputs)
         named.append((name, path, inputs_digest(inputs)))
     out_abs = Path(os.path.abspath(out_dir))
-    return [RigJob(name, path, out_abs / name, digest, ray_inner, tuple(every),
-                   allow_rig_compute) for name, path, digest in named]
+    return [
+        RigJob(name, path, out_abs / name, digest, ray_inner, tuple(every), allow_rig_compute)
+        for name, path, digest in named
+    ]
 
 
 def _listed_folders(out: Path) -> set[str]:
@@ -190,22 +201,27 @@ def check_outputs(out: Path, jobs: Sequence[RigJob]) -> None:
             foreign = _foreign_files(j.out, j.out.name in listed)
             if foreign:
                 shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
-                problems.append(f"arm {j.name}: its folder {j.out} holds {len(foreign)} "
-                                f"file(s) no fleet run wrote ({shown}), which replacing it "
-                                "would remove")
+                problems.append(
+                    f"arm {j.name}: its folder {j.out} holds {len(foreign)} "
+                    f"file(s) no fleet run wrote ({shown}), which replacing it "
+                    "would remove"
+                )
     if problems:
         raise InputError(
-            file=out, expected="a fleet folder whose arm folders hold none of the rigs' "
+            file=out,
+            expected="a fleet folder whose arm folders hold none of the rigs' "
             "inputs (rig.toml, model and its includes and meshes, evidence) and no other "
             "files (each arm's folder is replaced whole)",
             got="; ".join(problems),
             fix="write the fleet to a folder apart from the rigs and from other files, e.g. "
-                "--out fleet-out, or move those files out (nothing was written)")
+            "--out fleet-out, or move those files out (nothing was written)",
+        )
 
 
 def _files(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() or p.is_symlink())
+    return sorted(
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()
+    )
 
 
 def _foreign_files(folder: Path, listed: bool) -> list[str]:
@@ -224,8 +240,11 @@ def _foreign_files(folder: Path, listed: bool) -> list[str]:
 def is_current(job: RigJob) -> bool:
     """True when the job's folder holds findings made from the same inputs."""
     d = job.out / DIGEST_FILE
-    return (job.out / "findings.json").is_file() and d.is_file() and \
-        d.read_text(encoding="utf-8").strip() == job.digest
+    return (
+        (job.out / "findings.json").is_file()
+        and d.is_file()
+        and d.read_text(encoding="utf-8").strip() == job.digest
+    )
 
 
 def diagnose_one(job: RigJob) -> RigResult:
@@ -242,24 +261,26 @@ def diagnose_one(job: RigJob) -> RigResult:
         with guard_inputs(job.inputs):
             clash = input_clash(job.out, job.inputs, folder=True)
             if clash is not None:
-                raise InputError(file=job.out, expected="an arm folder apart from every input",
-                                 got=f"the folder {clash[0]} {clash[1]}",
-                                 fix="write the fleet to a folder apart from the rigs")
+                raise InputError(
+                    file=job.out,
+                    expected="an arm folder apart from every input",
+                    got=f"the folder {clash[0]} {clash[1]}",
+                    fix="write the fleet to a folder apart from the rigs",
+                )
             if job.ray_inner:
                 from simgap.fit.backends import Compute
 
-                diagnose_rig(job.rig, job.out, force=True,
-                             compute=Compute("ray", actor_cpus=0.0))
+                diagnose_rig(job.rig, job.out, force=True, compute=Compute("ray", actor_cpus=0.0))
             else:
-                diagnose_rig(job.rig, job.out, force=True,
-                             allow_rig_compute=job.allow_rig_compute)
+                diagnose_rig(job.rig, job.out, force=True, allow_rig_compute=job.allow_rig_compute)
             atomic_write_text(job.out / DIGEST_FILE, job.digest + "\n")
             atomic_write_json(job.out / WRITTEN_FILE, _files(job.out))
         status, error = "done", ""
     except SimgapError as e:
         status, error = "failed", str(e)
-    return RigResult(job.name, str(job.rig), job.out.name, status,
-                     time.perf_counter() - t0, error, job.digest)
+    return RigResult(
+        job.name, str(job.rig), job.out.name, status, time.perf_counter() - t0, error, job.digest
+    )
 
 
 def _line(i: int, n: int, r: RigResult) -> str:
@@ -325,17 +346,27 @@ def _stop_pool(ex: Any) -> None:
 
 
 def _broken(job: RigJob, e: BaseException) -> RigResult:
-    return RigResult(job.name, str(job.rig), job.out.name, "failed", 0.0,
-                     f"its worker ended without a result ({type(e).__name__}: {e})",
-                     job.digest)
+    return RigResult(
+        job.name,
+        str(job.rig),
+        job.out.name,
+        "failed",
+        0.0,
+        f"its worker ended without a result ({type(e).__name__}: {e})",
+        job.digest,
+    )
 
 
 def _run_local(todo: list[RigJob], jobs: int, emit: Callable[[RigResult], None]) -> None:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
-                             initializer=_watch_parent, initargs=(os.getpid(),))
+    ex = ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=mp.get_context("spawn"),
+        initializer=_watch_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         futs = {ex.submit(_in_worker, j): j for j in todo}
         for f in as_completed(futs):
@@ -350,8 +381,9 @@ def _run_local(todo: list[RigJob], jobs: int, emit: Callable[[RigResult], None])
     ex.shutdown(wait=True)
 
 
-def _run_ray(todo: list[RigJob], address: str, jobs: int,
-             emit: Callable[[RigResult], None]) -> None:
+def _run_ray(
+    todo: list[RigJob], address: str, jobs: int, emit: Callable[[RigResult], None]
+) -> None:
     from simgap.fit.backends import ray_init
 
     ray, started = ray_init(address, num_cpus=jobs)
@@ -380,10 +412,15 @@ def _run_ray(todo: list[RigJob], address: str, jobs: int,
             ray.shutdown()
 
 
-def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | None = None,
-              jobs: int | None = None, progress: ProgressFn | None = _stderr,
-              allow_rig_compute: bool = False,
-              ) -> tuple[list[RigResult], FleetSummary]:
+def run_fleet(
+    rigs: Sequence[str | Path],
+    out_dir: str | Path,
+    *,
+    ray: str | None = None,
+    jobs: int | None = None,
+    progress: ProgressFn | None = _stderr,
+    allow_rig_compute: bool = False,
+) -> tuple[list[RigResult], FleetSummary]:
     """Diagnose every rig into ``out_dir/<arm>/`` (unchanged ones kept), aggregate, write
     ``fleet.json`` and ``fleet.html``.
 
@@ -409,12 +446,14 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise InputError(file=out, expected="a folder for the fleet", got="a file",
-                         fix="name a folder")
+        raise InputError(
+            file=out, expected="a folder for the fleet", got="a file", fix="name a folder"
+        )
     if ray is not None:
         ray = parse_ray_address(ray)
-    todo_all = plan(rigs, out, ray_inner=ray is not None,
-                    allow_rig_compute=allow_rig_compute and ray is None)
+    todo_all = plan(
+        rigs, out, ray_inner=ray is not None, allow_rig_compute=allow_rig_compute and ray is None
+    )
     check_outputs(out, todo_all)
     if ray is not None:
         check_reachable(ray)  # an unanswering cluster is an error before any work
@@ -430,8 +469,9 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
     todo = []
     for j in todo_all:
         if is_current(j):
-            results[j.name] = RigResult(j.name, str(j.rig), j.out.name, "cached", 0.0,
-                                        digest=j.digest)
+            results[j.name] = RigResult(
+                j.name, str(j.rig), j.out.name, "cached", 0.0, digest=j.digest
+            )
             say(_line(len(results), n, results[j.name]))
         else:
             todo.append(j)
@@ -440,14 +480,23 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
     t0 = time.perf_counter()
 
     def snapshot(unfinished: str) -> list[RigResult]:
-        return [results.get(j.name) or RigResult(j.name, str(j.rig), j.out.name, unfinished,
-                                                 0.0, digest=j.digest) for j in todo_all]
+        return [
+            results.get(j.name)
+            or RigResult(j.name, str(j.rig), j.out.name, unfinished, 0.0, digest=j.digest)
+            for j in todo_all
+        ]
 
     def record(unfinished: str) -> tuple[list[RigResult], FleetSummary]:
         ordered = snapshot(unfinished)
         summary = summarise(out, ordered)
-        write_fleet(out, ordered, summary, backend=backend,
-                    wall_s=time.perf_counter() - t0, complete=unfinished == "")
+        write_fleet(
+            out,
+            ordered,
+            summary,
+            backend=backend,
+            wall_s=time.perf_counter() - t0,
+            complete=unfinished == "",
+        )
         return ordered, summary
 
     def emit(r: RigResult) -> None:
@@ -457,8 +506,10 @@ def run_fleet(rigs: Sequence[str | Path], out_dir: str | Path, *, ray: str | Non
 
     if todo:
         record("pending")
-        say(f"fleet: {len(todo)} of {n} rig(s) to diagnose on "
-            + (f"Ray ({ray})" if ray else f"{workers} local process(es)"))
+        say(
+            f"fleet: {len(todo)} of {n} rig(s) to diagnose on "
+            + (f"Ray ({ray})" if ray else f"{workers} local process(es)")
+        )
         try:
             if ray is None and workers == 1:  # one at a time: no process to spawn
                 for j in todo:
@@ -493,28 +544,53 @@ def summarise_folder(out: Path) -> tuple[FleetSummary, Diagnosis, str | None]:
     path = out / FLEET_FILE
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-        rows = [RigResult(**{k: r[k] for k in ("name", "rig", "folder", "status")},
-                          wall_s=float(r.get("wall_s", 0.0))) for r in doc["arms"]]
+        rows = [
+            RigResult(
+                **{k: r[k] for k in ("name", "rig", "folder", "status")},
+                wall_s=float(r.get("wall_s", 0.0)),
+            )
+            for r in doc["arms"]
+        ]
     except (json.JSONDecodeError, KeyError, TypeError) as e:
-        raise InputError(file=path, field="arms", expected="a fleet.json written by "
-                         "'simgap fleet'", got=repr(e)) from None
-    usable = [r for r in rows if r.status in ("done", "cached")
-              and (out / r.folder / "findings.json").is_file()]
+        raise InputError(
+            file=path, field="arms", expected="a fleet.json written by 'simgap fleet'", got=repr(e)
+        ) from None
+    usable = [
+        r
+        for r in rows
+        if r.status in ("done", "cached") and (out / r.folder / "findings.json").is_file()
+    ]
     if not usable:
-        raise InputError(file=path, field="arms", expected="at least one arm with findings",
-                         got=f"{len(rows)} arm(s), none diagnosed",
-                         fix="rerun 'simgap fleet' on the rigs")
+        raise InputError(
+            file=path,
+            field="arms",
+            expected="at least one arm with findings",
+            got=f"{len(rows)} arm(s), none diagnosed",
+            fix="rerun 'simgap fleet' on the rigs",
+        )
     first = load_diagnosis(out / usable[0].folder / "findings.json")
     return summarise(out, usable), first, usable[0].rig
 
 
-def write_fleet(out: Path, results: Sequence[RigResult], summary: FleetSummary, *,
-                backend: str, wall_s: float, complete: bool = True) -> None:
+def write_fleet(
+    out: Path,
+    results: Sequence[RigResult],
+    summary: FleetSummary,
+    *,
+    backend: str,
+    wall_s: float,
+    complete: bool = True,
+) -> None:
     """``fleet.json`` (rigs and aggregate; ``complete`` false while the run goes on or
     after it was stopped) and ``fleet.html``."""
     from simgap.report.fleet import write_fleet_report
 
-    doc = {"arms": [asdict(r) for r in results], "backend": backend, "wall_s": wall_s,
-           "complete": complete, "summary": summary.to_dict()}
+    doc = {
+        "arms": [asdict(r) for r in results],
+        "backend": backend,
+        "wall_s": wall_s,
+        "complete": complete,
+        "summary": summary.to_dict(),
+    }
     atomic_write_json(out / FLEET_FILE, doc)
     write_fleet_report(doc, out / FLEET_HTML)

@@ -70,7 +70,7 @@ def dersimonian_laird(y: np.ndarray, s2: np.ndarray) -> float:
     if k < 2:
         return 0.0
     q = q_of(0.0, y, s2)
-    c = float(np.sum(w) - np.sum(w ** 2) / np.sum(w))
+    c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
     return max(0.0, (q - (k - 1)) / c) if c > 0 else 0.0
 
 
@@ -83,7 +83,7 @@ def pooled_tau2(groups: list[tuple[np.ndarray, np.ndarray]]) -> float:
             continue
         w = 1.0 / s2
         q += q_of(0.0, y, s2)
-        c += float(np.sum(w) - np.sum(w ** 2) / np.sum(w))
+        c += float(np.sum(w) - np.sum(w**2) / np.sum(w))
         df += y.size - 1
     return max(0.0, (q - df) / c) if c > 0 else 0.0
 
@@ -94,8 +94,9 @@ def q_profile(y: np.ndarray, s2: np.ndarray, level: float = 0.95) -> tuple[float
     return pooled_q_profile([(y, s2)], level)
 
 
-def pooled_q_profile(groups: list[tuple[np.ndarray, np.ndarray]], level: float = 0.95,
-                     *, lower: bool = True) -> tuple[float, float]:
+def pooled_q_profile(
+    groups: list[tuple[np.ndarray, np.ndarray]], level: float = 0.95, *, lower: bool = True
+) -> tuple[float, float]:
     """The Q-profile interval of a tau^2 shared by groups with their own means: the sum of
     the groups' generalised Q against chi-square with sum(k_j - 1) degrees of freedom.
     ``lower=False`` skips the lower end (returned as 0) when only the upper is needed."""
@@ -124,8 +125,9 @@ def pooled_q_profile(groups: list[tuple[np.ndarray, np.ndarray]], level: float =
             hi *= 10.0
             if hi > 1e12 * scale:
                 return float("inf")
-        return float(optimize.brentq(lambda t: q(t) - target, 0.0, hi,
-                                     xtol=1e-12 * scale, rtol=1e-7))
+        return float(
+            optimize.brentq(lambda t: q(t) - target, 0.0, hi, xtol=1e-12 * scale, rtol=1e-7)
+        )
 
     lo = root(float(stats.chi2.ppf(1.0 - a, df))) if lower else 0.0
     return lo, root(float(stats.chi2.ppf(a, df)))
@@ -140,8 +142,9 @@ def variances(y: np.ndarray, se: np.ndarray) -> np.ndarray:
     return out
 
 
-def spread(y: np.ndarray | list[float], se: np.ndarray | list[float],
-           level: float = 0.95) -> Spread:
+def spread(
+    y: np.ndarray | list[float], se: np.ndarray | list[float], level: float = 0.95
+) -> Spread:
     """The random-effects fit of estimates ``y`` with standard errors ``se`` (same scale)."""
     y = np.asarray(y, dtype=float)
     se = np.asarray(se, dtype=float)
@@ -156,11 +159,16 @@ def spread(y: np.ndarray | list[float], se: np.ndarray | list[float],
     i2 = max(0.0, (q - (k - 1)) / q) if q > 0 and k > 1 else 0.0
     if k >= 3:
         t = float(stats.t.ppf(0.5 + level / 2.0, k - 2))
-        half = t * float(np.sqrt(tau2 + mu_se ** 2))
+        half = t * float(np.sqrt(tau2 + mu_se**2))
     else:
         half = float("inf")
-    return Spread(k=k, mu=mu, mu_se=mu_se, tau=float(np.sqrt(tau2)),
-                  tau_interval=(float(np.sqrt(lo2)), float(np.sqrt(hi2))), q=q, i2=i2,
-                  band=(mu - half, mu + half))
-
-
+    return Spread(
+        k=k,
+        mu=mu,
+        mu_se=mu_se,
+        tau=float(np.sqrt(tau2)),
+        tau_interval=(float(np.sqrt(lo2)), float(np.sqrt(hi2))),
+        q=q,
+        i2=i2,
+        band=(mu - half, mu + half),
+    )

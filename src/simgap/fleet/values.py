@@ -106,8 +106,7 @@ def _table(fig: Identified) -> dict[tuple[str, str], tuple[Any, Any, Any]]:
     if isinstance(fig, (JointDynamicsFigures, GainsFigures)):
         delays.append(("delay_s", fig.delay_s, fig.delay_interval_s))
     if isinstance(fig, JointDynamicsFigures):
-        delays.append(("effective_delay_s", fig.effective_delay_s,
-                       fig.effective_delay_interval_s))
+        delays.append(("effective_delay_s", fig.effective_delay_s, fig.effective_delay_interval_s))
     for key, delay, ivs in delays:
         for j, v in delay.items():
             ju = unid.get(j, {})
@@ -159,12 +158,12 @@ def _one(arm: str, cell: tuple[Any, Any, Any] | None) -> ArmValue:
         return ArmValue(arm, _num(v), status="not_identifiable", reason=str(why))
     value = _num(v)
     if value is None:
-        return ArmValue(arm, None, status="not_identifiable",
-                        reason=f"no finite value (got {v!r})")
+        return ArmValue(arm, None, status="not_identifiable", reason=f"no finite value (got {v!r})")
     pair = _pair(iv)
     if pair is None:
-        return ArmValue(arm, value, status="no_interval",
-                        reason=f"the fit gave no 95 % interval (got {iv!r})")
+        return ArmValue(
+            arm, value, status="no_interval", reason=f"the fit gave no 95 % interval (got {iv!r})"
+        )
     lo, hi = min(pair[0], value), max(pair[1], value)
     return ArmValue(arm, value, lo, hi)
 

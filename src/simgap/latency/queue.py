@@ -16,9 +16,11 @@ STARVED_EMPTY_FRACTION = 0.05
 """A queue empty at this share of sends or more is starved."""
 TREND_P_VALUE = 0.01
 """A falling trend counts when its slope's p-value is below this."""
-ADVICE = ("the action queue runs dry: lower the client's fps until it stops emptying, serve "
-          "with real-time chunking (LeRobot's rtc backend generates the next chunk while the "
-          "current one executes), or randomise action timing in training")
+ADVICE = (
+    "the action queue runs dry: lower the client's fps until it stops emptying, serve "
+    "with real-time chunking (LeRobot's rtc backend generates the next chunk while the "
+    "current one executes), or randomise action timing in training"
+)
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,9 @@ class QueueStats:
     server_must_go_fraction: float = float("nan")
 
 
-def queue_stats(sizes: np.ndarray, must_go: np.ndarray,
-                server_must_go: np.ndarray | None = None) -> QueueStats:
+def queue_stats(
+    sizes: np.ndarray, must_go: np.ndarray, server_must_go: np.ndarray | None = None
+) -> QueueStats:
     """Starvation statistics of the queue sizes logged at each send.
 
     Args:
@@ -82,21 +85,36 @@ def queue_stats(sizes: np.ndarray, must_go: np.ndarray,
         projected = float(fit.intercept + fit.slope * 1.25 * n)
     else:
         slope, p, projected = 0.0, float("nan"), float(q[-1])
-    to_empty = bool(slope < 0 and np.isfinite(p) and p < TREND_P_VALUE
-                    and (projected <= 0.0 or last < 1.0))
-    return QueueStats(sends=n, empty_fraction=empty, must_go_count=int(mg.sum()),
-                      mean_size=float(q.mean()), slope_per_send=slope, trend_p_value=p,
-                      first_quarter_mean=first, last_quarter_mean=last,
-                      trend_to_empty=to_empty,
-                      starved=bool(empty >= STARVED_EMPTY_FRACTION or to_empty),
-                      server_must_go_fraction=smg)
+    to_empty = bool(
+        slope < 0 and np.isfinite(p) and p < TREND_P_VALUE and (projected <= 0.0 or last < 1.0)
+    )
+    return QueueStats(
+        sends=n,
+        empty_fraction=empty,
+        must_go_count=int(mg.sum()),
+        mean_size=float(q.mean()),
+        slope_per_send=slope,
+        trend_p_value=p,
+        first_quarter_mean=first,
+        last_quarter_mean=last,
+        trend_to_empty=to_empty,
+        starved=bool(empty >= STARVED_EMPTY_FRACTION or to_empty),
+        server_must_go_fraction=smg,
+    )
 
 
 def queue_figures(qs: QueueStats) -> dict[str, object]:
     """The queue's figures for a Finding."""
-    return {"sends": qs.sends, "empty_fraction": qs.empty_fraction,
-            "must_go_count": qs.must_go_count, "mean_size": qs.mean_size,
-            "slope_per_send": qs.slope_per_send, "trend_p_value": qs.trend_p_value,
-            "first_quarter_mean": qs.first_quarter_mean,
-            "last_quarter_mean": qs.last_quarter_mean, "trend_to_empty": qs.trend_to_empty,
-            "starved": qs.starved, "server_must_go_fraction": qs.server_must_go_fraction}
+    return {
+        "sends": qs.sends,
+        "empty_fraction": qs.empty_fraction,
+        "must_go_count": qs.must_go_count,
+        "mean_size": qs.mean_size,
+        "slope_per_send": qs.slope_per_send,
+        "trend_p_value": qs.trend_p_value,
+        "first_quarter_mean": qs.first_quarter_mean,
+        "last_quarter_mean": qs.last_quarter_mean,
+        "trend_to_empty": qs.trend_to_empty,
+        "starved": qs.starved,
+        "server_must_go_fraction": qs.server_must_go_fraction,
+    }

@@ -76,8 +76,11 @@ def make_bootstrap(episode: np.ndarray, *, seed: int = 0, n_boot: int = N_BOOT) 
     return Bootstrap(cluster=cluster.astype(np.int64), weights=weights, unit=unit, seed=seed)
 
 
-def _histogram(values: np.ndarray, cluster: np.ndarray, n_clusters: int,
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _histogram(
+    values: np.ndarray,
+    cluster: np.ndarray,
+    n_clusters: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster histograms: (bin edges [s], shape (K+1,); counts, shape (C, K)).
 
     Bins are equal steps of ``log(value + eps)`` between the smallest and largest value
@@ -94,14 +97,16 @@ def _histogram(values: np.ndarray, cluster: np.ndarray, n_clusters: int,
     else:
         k = MAX_BINS
         edges = np.exp(np.linspace(lo, hi, k + 1)) - eps
-        bins = np.minimum(((np.log(values + eps) - lo) * (k / (hi - lo))).astype(np.int64),
-                          k - 1)
+        bins = np.minimum(((np.log(values + eps) - lo) * (k / (hi - lo))).astype(np.int64), k - 1)
     counts = np.bincount(cluster * k + bins, minlength=n_clusters * k)
     return edges, counts.reshape(n_clusters, k).astype(float)
 
 
-def _histogram_quantiles(edges: np.ndarray, counts: np.ndarray, qs: Sequence[float],
-                         ) -> np.ndarray:
+def _histogram_quantiles(
+    edges: np.ndarray,
+    counts: np.ndarray,
+    qs: Sequence[float],
+) -> np.ndarray:
     """Quantiles of each row of histogram ``counts`` (R, K), shape (R, len(qs)), linear
     inside the bin that holds each quantile."""
     n_rows, k = counts.shape
@@ -146,8 +151,9 @@ class Percentiles:
     grid: tuple[float, ...] = ()
 
 
-def percentiles(values: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
-                grid: int = 0) -> Percentiles:
+def percentiles(
+    values: np.ndarray, boot: Bootstrap, *, level: float = 0.95, grid: int = 0
+) -> Percentiles:
     """p50/p95/p99/max/mean/std of ``values`` [s] (NaN = absent) with bootstrap intervals.
 
     Args:
@@ -171,9 +177,13 @@ def percentiles(values: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
     a = (1.0 - level) / 2.0
     lo, hi = np.quantile(reps, [a, 1.0 - a], axis=0)
     f = small_sample_factor(boot.n_clusters, level)
-    ci = {name: (float(point[j] - f * max(point[j] - lo[j], 0.0)),
-                 float(point[j] + f * max(hi[j] - point[j], 0.0)))
-          for j, name in enumerate(QUANTILES)}
+    ci = {
+        name: (
+            float(point[j] - f * max(point[j] - lo[j], 0.0)),
+            float(point[j] + f * max(hi[j] - point[j], 0.0)),
+        )
+        for j, name in enumerate(QUANTILES)
+    }
     grid_q: tuple[float, ...] = ()
     if grid and v.size <= grid:  # every value, sorted
         grid_q = tuple(np.sort(v).tolist())
@@ -181,9 +191,17 @@ def percentiles(values: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
         probs = np.linspace(0.0, 1.0, grid)
         cdf = np.concatenate([[0.0], np.cumsum(counts.sum(axis=0))]) / v.size
         grid_q = tuple(np.interp(probs, cdf, edges).tolist())
-    return Percentiles(n=int(v.size), p50=float(point[0]), p95=float(point[1]),
-                       p99=float(point[2]), max=float(v.max()), mean=float(v.mean()),
-                       std=float(v.std(ddof=1)) if v.size > 1 else 0.0, ci=ci, grid=grid_q)
+    return Percentiles(
+        n=int(v.size),
+        p50=float(point[0]),
+        p95=float(point[1]),
+        p99=float(point[2]),
+        max=float(v.max()),
+        mean=float(v.mean()),
+        std=float(v.std(ddof=1)) if v.size > 1 else 0.0,
+        ci=ci,
+        grid=grid_q,
+    )
 
 
 def small_sample_factor(n_clusters: int, level: float = 0.95) -> float:
@@ -200,8 +218,12 @@ def small_sample_factor(n_clusters: int, level: float = 0.95) -> float:
     return float(np.sqrt(c / (c - 1)) * stats.t.ppf(q, c - 1) / stats.norm.ppf(q))
 
 
-def fraction_with_ci(flags: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
-                     ) -> tuple[float, tuple[float, float]]:
+def fraction_with_ci(
+    flags: np.ndarray,
+    boot: Bootstrap,
+    *,
+    level: float = 0.95,
+) -> tuple[float, tuple[float, float]]:
     """Share of True ticks and its cluster-bootstrap interval."""
     f = np.asarray(flags, dtype=float)
     c = boot.n_clusters
@@ -212,8 +234,10 @@ def fraction_with_ci(flags: np.ndarray, boot: Bootstrap, *, level: float = 0.95,
     lo, hi = np.quantile(rep, [a, 1.0 - a])
     point = float(f.mean()) if f.size else float("nan")
     k = small_sample_factor(c, level)
-    return point, (max(0.0, point - k * max(point - lo, 0.0)),
-                   min(1.0, point + k * max(hi - point, 0.0)))
+    return point, (
+        max(0.0, point - k * max(point - lo, 0.0)),
+        min(1.0, point + k * max(hi - point, 0.0)),
+    )
 
 
 def exponential_rate(delays: np.ndarray) -> float:
@@ -250,8 +274,12 @@ class DelayFit:
     n_delays: int
 
 
-def fit_added_delay(delay: np.ndarray, episode: np.ndarray, *, min_per_episode: int = 5,
-                    ) -> DelayFit:
+def fit_added_delay(
+    delay: np.ndarray,
+    episode: np.ndarray,
+    *,
+    min_per_episode: int = 5,
+) -> DelayFit:
     """Fit the exponential added delay per episode (rate fixed per episode, drawn per step).
 
     Args:
@@ -269,10 +297,15 @@ def fit_added_delay(delay: np.ndarray, episode: np.ndarray, *, min_per_episode: 
     s2 = np.bincount(idx, weights=d * d, minlength=uniq.size)
     keep = cnt >= min_per_episode
     mean = np.divide(s, cnt, out=np.full_like(s, np.nan), where=cnt > 0)
-    var = np.divide(s2, cnt, out=np.full_like(s, np.nan), where=cnt > 0) - mean ** 2
+    var = np.divide(s2, cnt, out=np.full_like(s, np.nan), where=cnt > 0) - mean**2
     with np.errstate(divide="ignore", invalid="ignore"):
         rates = np.where(s > 0, cnt / s, np.inf)
         cv = np.sqrt(np.clip(var, 0.0, None) * cnt / np.maximum(cnt - 1, 1)) / mean
-    return DelayFit(rates_per_s=rates[keep], mean_delay_s=mean[keep], cv=cv[keep],
-                    episodes=uniq[keep], pooled_rate_per_s=exponential_rate(d),
-                    n_delays=int(d.size))
+    return DelayFit(
+        rates_per_s=rates[keep],
+        mean_delay_s=mean[keep],
+        cv=cv[keep],
+        episodes=uniq[keep],
+        pooled_rate_per_s=exponential_rate(d),
+        n_delays=int(d.size),
+    )

@@ -29,8 +29,15 @@ def _inside(x: float, interval: tuple[float, float]) -> bool:
     return interval[0] - 1e-12 <= x <= interval[1] + 1e-12
 
 
-def check_in_maniskill(trajs: Sequence[Trajectory], *, agent: str, encoder_rad: float,
-                       physics_dt_s: float, out: Path, max_fit: int = 2) -> dict[str, Any]:
+def check_in_maniskill(
+    trajs: Sequence[Trajectory],
+    *,
+    agent: str,
+    encoder_rad: float,
+    physics_dt_s: float,
+    out: Path,
+    max_fit: int = 2,
+) -> dict[str, Any]:
     """Replay ``trajs`` in ManiSkill with ``agent``'s ``pd_joint_pos`` controller, fit its
     gains on up to ``max_fit`` episodes, prove the fit on the last and write
     ``out / maniskill_controller.json`` when it replays better.
@@ -47,9 +54,13 @@ def check_in_maniskill(trajs: Sequence[Trajectory], *, agent: str, encoder_rad: 
         95 % intervals, the proof and the export (path or the reason it was not offered).
     """
     if len(trajs) < 2:
-        raise InputError(file=trajs[0].source if trajs else None, field="episodes",
-                         expected="two or more episodes (one is held out to prove the fit)",
-                         got=len(trajs), fix="record another episode")
+        raise InputError(
+            file=trajs[0].source if trajs else None,
+            field="episodes",
+            expected="two or more episodes (one is held out to prove the fit)",
+            got=len(trajs),
+            fix="record another episode",
+        )
     dt = float(np.median(np.diff(trajs[0].t)))
     replayer = ManiSkillReplayer(control_dt_s=dt, physics_dt_s=physics_dt_s, agent=agent)
     try:
@@ -66,28 +77,38 @@ def check_in_maniskill(trajs: Sequence[Trajectory], *, agent: str, encoder_rad: 
             delay = profile_delay(replayer, fitted, fit.fitted, encoder_rad=encoder_rad)
             rounds += 1
         v = verdict(fit.nominal_rms_rad, fit.fitted_rms_rad, fit.floor_rad)
-        path, proof, said = export_controller(replayer, fit, held,
-                                              out / "maniskill_controller.json")
+        path, proof, said = export_controller(
+            replayer, fit, held, out / "maniskill_controller.json"
+        )
         iv = {n: list(fit.interval(n)) for n in fit.fit.names}
         return {
-            "branch": "maniskill_replay", "verdict": v, "agent": agent,
-            "control_freq_hz": replayer.control_freq, "sim_freq_hz": replayer.sim_freq,
+            "branch": "maniskill_replay",
+            "verdict": v,
+            "agent": agent,
+            "control_freq_hz": replayer.control_freq,
+            "sim_freq_hz": replayer.sim_freq,
             "floor_rad": fit.floor_rad,
-            "command_delay_s": fit.delay_s, "delay_best_s": delay.best_s,
-            "delay_interval_95_s": list(delay.interval_s), "delay_refits": rounds,
+            "command_delay_s": fit.delay_s,
+            "delay_best_s": delay.best_s,
+            "delay_interval_95_s": list(delay.interval_s),
+            "delay_refits": rounds,
             "delay_settled": _inside(fit.delay_s, delay.interval_s),
             "nominal_rms_rad": dict(zip(fit.joints, fit.nominal_rms_rad.tolist(), strict=True)),
             "fitted_rms_rad": dict(zip(fit.joints, fit.fitted_rms_rad.tolist(), strict=True)),
-            "identified": {n: {"value": float(val), "interval_95": iv[n],
-                               "nominal": float(nom)}
-                           for n, val, nom in zip(fit.fit.names, fit.fit.values,
-                                                  fit.fit.nominal, strict=True)},
-            "episodes_fitted": list(fit.episodes), "episodes_held_out": list(proof.episodes),
-            "held_out_nominal_rms_rad": dict(zip(fit.joints, proof.nominal_rms_rad.tolist(),
-                                                 strict=True)),
-            "held_out_exported_rms_rad": dict(zip(fit.joints, proof.exported_rms_rad.tolist(),
-                                                  strict=True)),
-            "export": str(path) if path is not None else None, "export_note": said,
+            "identified": {
+                n: {"value": float(val), "interval_95": iv[n], "nominal": float(nom)}
+                for n, val, nom in zip(fit.fit.names, fit.fit.values, fit.fit.nominal, strict=True)
+            },
+            "episodes_fitted": list(fit.episodes),
+            "episodes_held_out": list(proof.episodes),
+            "held_out_nominal_rms_rad": dict(
+                zip(fit.joints, proof.nominal_rms_rad.tolist(), strict=True)
+            ),
+            "held_out_exported_rms_rad": dict(
+                zip(fit.joints, proof.exported_rms_rad.tolist(), strict=True)
+            ),
+            "export": str(path) if path is not None else None,
+            "export_note": said,
         }
     finally:
         replayer.close()

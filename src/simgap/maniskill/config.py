@@ -23,8 +23,10 @@ from simgap.errors import InputError
 FORMAT = "simgap.maniskill_config/1"
 GRIPPER_HINTS = ("jaw", "gripper", "finger")
 """A joint or link whose name holds one of these is the gripper's."""
-EXPORT_HOW = ("write it with 'python -m simgap.maniskill.export_config ENV_ID --out FILE' "
-              "where you train (docs/maniskill.md)")
+EXPORT_HOW = (
+    "write it with 'python -m simgap.maniskill.export_config ENV_ID --out FILE' "
+    "where you train (docs/maniskill.md)"
+)
 
 
 @dataclass(frozen=True)
@@ -90,43 +92,61 @@ class ManiSkillConfig:
 
 
 def _num(v: Any, path: Path, field: str, *, positive: bool = True) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-            or (positive and v <= 0):
-        raise InputError(file=path, field=field,
-                         expected="a positive number" if positive else "a finite number",
-                         got=v, fix=f"re-export it: {EXPORT_HOW}")
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or not math.isfinite(v)
+        or (positive and v <= 0)
+    ):
+        raise InputError(
+            file=path,
+            field=field,
+            expected="a positive number" if positive else "a finite number",
+            got=v,
+            fix=f"re-export it: {EXPORT_HOW}",
+        )
     return float(v)
 
 
 def _vec(v: Any, n: int, path: Path, field: str) -> tuple[float, ...]:
     if not isinstance(v, list) or len(v) != n:
-        raise InputError(file=path, field=field, expected=f"a list of {n} numbers", got=v,
-                         fix=f"re-export it: {EXPORT_HOW}")
+        raise InputError(
+            file=path,
+            field=field,
+            expected=f"a list of {n} numbers",
+            got=v,
+            fix=f"re-export it: {EXPORT_HOW}",
+        )
     return tuple(_num(x, path, f"{field}[{i}]", positive=False) for i, x in enumerate(v))
 
 
 def _arm(controllers: Sequence[Mapping[str, Any]]) -> list[tuple[str, Mapping[str, Any], int]]:
     """(joint, controller, index in it) of every arm joint: the joints whose name holds no
     gripper hint; with no hint anywhere, the last joint is taken for the gripper."""
-    rows = [(str(j), c, i) for c in controllers for i, j in enumerate(c.get("joint_names")
-                                                                       or [])]
+    rows = [(str(j), c, i) for c in controllers for i, j in enumerate(c.get("joint_names") or [])]
     arm = [r for r in rows if not any(h in r[0].lower() for h in GRIPPER_HINTS)]
     return arm if len(arm) < len(rows) else rows[:-1]
 
 
-def _largest(rows: list[tuple[str, Mapping[str, Any], int]], key: str, path: Path,
-             ) -> float | None:
+def _largest(
+    rows: list[tuple[str, Mapping[str, Any], int]],
+    key: str,
+    path: Path,
+) -> float | None:
     vals = []
     for j, c, i in rows:
         seq = c.get(key)
         if seq is None:
             continue
         if not isinstance(seq, list) or i >= len(seq):
-            raise InputError(file=path, field=f"controllers.{c.get('name')}.{key}",
-                             expected="one number per joint", got=seq,
-                             fix=f"re-export it: {EXPORT_HOW}")
-        vals.append(_num(seq[i], path, f"controllers.{c.get('name')}.{key} ({j})",
-                         positive=False))
+            raise InputError(
+                file=path,
+                field=f"controllers.{c.get('name')}.{key}",
+                expected="one number per joint",
+                got=seq,
+                fix=f"re-export it: {EXPORT_HOW}",
+            )
+        vals.append(_num(seq[i], path, f"controllers.{c.get('name')}.{key} ({j})", positive=False))
     return max(abs(v) for v in vals) if vals else None
 
 
@@ -138,8 +158,11 @@ def _rotate_inverse(q: tuple[float, ...], v: tuple[float, ...]) -> tuple[float, 
     vx, vy, vz = v
     # t = 2 q_vec x v; v' = v + w t + q_vec x t
     tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
-    return (vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz),
-            vz + w * tz + (x * ty - y * tx))
+    return (
+        vx + w * tx + (y * tz - z * ty),
+        vy + w * ty + (z * tx - x * tz),
+        vz + w * tz + (x * ty - y * tx),
+    )
 
 
 def _camera(cams: Any, path: Path, uid: str | None) -> TrainingCamera | None:
@@ -158,12 +181,16 @@ def _camera(cams: Any, path: Path, uid: str | None) -> TrainingCamera | None:
     quat = _vec(qw, 4, path, f"{where}.pose_q_wxyz") if qw is not None else None
     fov = c.get("fov_rad")
     return TrainingCamera(
-        uid=str(c.get("uid")), mount=None if c.get("mount") is None else str(c["mount"]),
+        uid=str(c.get("uid")),
+        mount=None if c.get("mount") is None else str(c["mount"]),
         pose_p_m=(pose[0], pose[1], pose[2]) if pose else None,
         pose_q_wxyz=(quat[0], quat[1], quat[2], quat[3]) if quat else None,
         fov_deg=math.degrees(_num(fov, path, f"{where}.fov_rad")) if fov is not None else None,
-        resolution=(int(_num(c.get("height"), path, f"{where}.height")),
-                    int(_num(c.get("width"), path, f"{where}.width"))))
+        resolution=(
+            int(_num(c.get("height"), path, f"{where}.height")),
+            int(_num(c.get("width"), path, f"{where}.width")),
+        ),
+    )
 
 
 def read_maniskill_config(path: str | Path, camera: str | None = None) -> ManiSkillConfig:
@@ -176,36 +203,55 @@ def read_maniskill_config(path: str | Path, camera: str | None = None) -> ManiSk
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(file=path, expected="the JSON simgap.maniskill.export_config wrote",
-                         got="no such file", fix=EXPORT_HOW) from None
+        raise InputError(
+            file=path,
+            expected="the JSON simgap.maniskill.export_config wrote",
+            got="no such file",
+            fix=EXPORT_HOW,
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InputError(file=path, expected="JSON", got=str(e), fix=EXPORT_HOW) from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise InputError(file=path, field="format", expected=f"{FORMAT!r}",
-                         got=raw.get("format") if isinstance(raw, dict) else type(raw).__name__,
-                         fix=EXPORT_HOW)
+        raise InputError(
+            file=path,
+            field="format",
+            expected=f"{FORMAT!r}",
+            got=raw.get("format") if isinstance(raw, dict) else type(raw).__name__,
+            fix=EXPORT_HOW,
+        )
     ctrls = raw.get("controllers")
     if not isinstance(ctrls, list) or not ctrls or not all(isinstance(c, dict) for c in ctrls):
-        raise InputError(file=path, field="controllers", expected="the active controller's "
-                         "configs", got=ctrls, fix=EXPORT_HOW)
+        raise InputError(
+            file=path,
+            field="controllers",
+            expected="the active controller's configs",
+            got=ctrls,
+            fix=EXPORT_HOW,
+        )
     arm = _arm(ctrls)
     delta = any(c.get("use_delta") for _, c, _ in arm)
     upper = _largest(arm, "upper", path) if delta else None
     mats = raw.get("link_materials") or {}
-    jaw = [m.get("static_friction") for link, m in mats.items()
-           if isinstance(m, dict) and any(h in str(link).lower() for h in GRIPPER_HINTS)]
+    jaw = [
+        m.get("static_friction")
+        for link, m in mats.items()
+        if isinstance(m, dict) and any(h in str(link).lower() for h in GRIPPER_HINTS)
+    ]
     obj = raw.get("object") or {}
     half = obj.get("half_size_m")
     o = raw.get("origin") or {}
     origin = None
     if o.get("first_joint_p_m") and o.get("robot_root_p_m"):
         pan = _vec(o["first_joint_p_m"], 3, path, "origin.first_joint_p_m")
-        q = _vec(o.get("robot_root_q_wxyz") or [1.0, 0.0, 0.0, 0.0], 4, path,
-                 "origin.robot_root_q_wxyz")
+        q = _vec(
+            o.get("robot_root_q_wxyz") or [1.0, 0.0, 0.0, 0.0], 4, path, "origin.robot_root_q_wxyz"
+        )
         origin = _rotate_inverse(q, tuple(-x for x in pan))
     agent = raw.get("agent") or {}
     return ManiSkillConfig(
-        source=path, env_id=str(raw.get("env_id")), version=raw.get("mani_skill_version"),
+        source=path,
+        env_id=str(raw.get("env_id")),
+        version=raw.get("mani_skill_version"),
         agent=str(agent.get("uid")),
         # ManiSkill's BaseAgent loads urdf_path when it is set, else mjcf_path
         robot_description=agent.get("urdf_path") or agent.get("mjcf_path"),
@@ -214,17 +260,25 @@ def read_maniskill_config(path: str | Path, camera: str | None = None) -> ManiSk
         control_mode=str(raw.get("control_mode")),
         stiffness_nm_rad=_largest(arm, "stiffness", path),
         damping_nms_rad=_largest(arm, "damping", path),
-        force_limit_nm=_largest(arm, "force_limit", path), delta_limit_rad=upper,
-        finger_friction=max(_num(f, path, "link_materials.static_friction", positive=False)
-                            for f in jaw) if jaw else None,
+        force_limit_nm=_largest(arm, "force_limit", path),
+        delta_limit_rad=upper,
+        finger_friction=max(
+            _num(f, path, "link_materials.static_friction", positive=False) for f in jaw
+        )
+        if jaw
+        else None,
         object_mass_kg=_num(obj["mass_kg"], path, "object.mass_kg")
-        if obj.get("mass_kg") is not None else None,
+        if obj.get("mass_kg") is not None
+        else None,
         object_size_m=2.0 * _num(half, path, "object.half_size_m") if half is not None else None,
-        camera=_camera(raw.get("cameras"), path, camera), origin_from_pan_axis_m=origin)
+        camera=_camera(raw.get("cameras"), path, camera),
+        origin_from_pan_axis_m=origin,
+    )
 
 
-def export_here(env_id: str, out: Path, agent: str | None = None,
-                env_kwargs: str | None = None) -> Path:
+def export_here(
+    env_id: str, out: Path, agent: str | None = None, env_kwargs: str | None = None
+) -> Path:
     """Export ManiSkill's ``env_id`` from this Python into ``out`` (``--maniskill``), with the
     ``robot_uids`` (``agent``) and other ``gym.make`` keyword arguments (``env_kwargs``, a JSON
     object) training passed.
@@ -240,28 +294,39 @@ def export_here(env_id: str, out: Path, agent: str | None = None,
         try:
             parsed = json.loads(env_kwargs)
         except json.JSONDecodeError as e:
-            raise InputError(field="--env-kwargs", expected="a JSON object of gym.make "
-                             "keyword arguments", got=f"{env_kwargs!r} ({e.msg})",
-                             fix='write it as JSON, e.g. \'{"domain_randomization": false}\''
-                             ) from None
+            raise InputError(
+                field="--env-kwargs",
+                expected="a JSON object of gym.make keyword arguments",
+                got=f"{env_kwargs!r} ({e.msg})",
+                fix="write it as JSON, e.g. '{\"domain_randomization\": false}'",
+            ) from None
         if not isinstance(parsed, dict):
-            raise InputError(field="--env-kwargs", expected="a JSON object of gym.make "
-                             "keyword arguments", got=type(parsed).__name__,
-                             fix='write it as an object, e.g. \'{"domain_randomization": '
-                                 'false}\'')
+            raise InputError(
+                field="--env-kwargs",
+                expected="a JSON object of gym.make keyword arguments",
+                got=type(parsed).__name__,
+                fix="write it as an object, e.g. '{\"domain_randomization\": false}'",
+            )
 
     if importlib.util.find_spec("mani_skill") is None:
-        raise InputError(field="--maniskill", expected="the mani_skill package (ManiSkill 3) "
-                         "importable in this Python", got="it is not installed",
-                         fix="pip install mani-skill==3.0.1 here, or "
-                             f"{EXPORT_HOW.replace('ENV_ID', env_id)} and pass "
-                             "--maniskill-config FILE")
+        raise InputError(
+            field="--maniskill",
+            expected="the mani_skill package (ManiSkill 3) importable in this Python",
+            got="it is not installed",
+            fix="pip install mani-skill==3.0.1 here, or "
+            f"{EXPORT_HOW.replace('ENV_ID', env_id)} and pass "
+            "--maniskill-config FILE",
+        )
     from simgap.maniskill.export_config import main
 
     argv = [env_id, "--out", str(out)]
     argv += ["--agent", agent] if agent else []
     argv += ["--env-kwargs", env_kwargs] if env_kwargs is not None else []
     if main(argv) != 0:
-        raise InputError(field="--maniskill", expected=f"ManiSkill's {env_id} built here",
-                         got="the export failed", fix=EXPORT_HOW)
+        raise InputError(
+            field="--maniskill",
+            expected=f"ManiSkill's {env_id} built here",
+            got="the export failed",
+            fix=EXPORT_HOW,
+        )
     return out

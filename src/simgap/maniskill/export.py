@@ -55,51 +55,74 @@ def controller_kwargs(replayer: ManiSkillReplayer, fit: GainFit) -> dict[str, An
     return replayer.config_kwargs(fit.fitted)
 
 
-def prove(replayer: ManiSkillReplayer, fit: GainFit, kwargs: dict[str, Any],
-          held_out: Sequence[Trajectory]) -> ReplayProof:
+def prove(
+    replayer: ManiSkillReplayer,
+    fit: GainFit,
+    kwargs: dict[str, Any],
+    held_out: Sequence[Trajectory],
+) -> ReplayProof:
     """Replay ``held_out`` with the agent's own controller and with ``kwargs``."""
     if not held_out:
-        raise InputError(field="held_out", expected="at least one recording the fit did not "
-                         "see", got=0, fix="record another episode, or fit on fewer")
+        raise InputError(
+            field="held_out",
+            expected="at least one recording the fit did not see",
+            got=0,
+            fix="record another episode, or fit on fewer",
+        )
     # both at the delay the gains were fitted at: the arm's lateness is not the controller's
     nom = replay_rms(replayer, held_out, fit.nominal, fit.delay_s)
     exp = replay_rms(replayer, held_out, kwargs, fit.delay_s)
-    n_all, e_all = float(np.sqrt(np.mean(nom ** 2))), float(np.sqrt(np.mean(exp ** 2)))
+    n_all, e_all = float(np.sqrt(np.mean(nom**2))), float(np.sqrt(np.mean(exp**2)))
     gap = (n_all - e_all) / max(n_all - fit.floor_rad, 1e-300)
-    return ReplayProof(episodes=tuple(t.episode for t in held_out), nominal_rms_rad=nom,
-                       exported_rms_rad=exp, better=e_all < n_all, gap_closed=float(gap))
+    return ReplayProof(
+        episodes=tuple(t.episode for t in held_out),
+        nominal_rms_rad=nom,
+        exported_rms_rad=exp,
+        better=e_all < n_all,
+        gap_closed=float(gap),
+    )
 
 
-def config_document(replayer: ManiSkillReplayer, fit: GainFit, kwargs: dict[str, Any],
-                    proof: ReplayProof) -> dict[str, Any]:
+def config_document(
+    replayer: ManiSkillReplayer, fit: GainFit, kwargs: dict[str, Any], proof: ReplayProof
+) -> dict[str, Any]:
     """The file's content: the kwargs, what each number is, and its proof."""
     return {
-        "format": FORMAT, "agent": replayer.agent_uid, "control_mode": replayer.control_mode,
-        "class": replayer.config_class, "kwargs": kwargs,
-        "control_freq_hz": replayer.control_freq, "sim_freq_hz": replayer.sim_freq,
+        "format": FORMAT,
+        "agent": replayer.agent_uid,
+        "control_mode": replayer.control_mode,
+        "class": replayer.config_class,
+        "kwargs": kwargs,
+        "control_freq_hz": replayer.control_freq,
+        "sim_freq_hz": replayer.sim_freq,
         "identified": fit.fit.table(),
-        "fit": {"episodes": list(fit.episodes), "floor_rad": fit.floor_rad,
-                "nominal_rms_rad": dict(zip(fit.joints, fit.nominal_rms_rad.tolist(),
-                                            strict=True)),
-                "fitted_rms_rad": dict(zip(fit.joints, fit.fitted_rms_rad.tolist(),
-                                           strict=True)),
-                "force_limit_effect_rad": dict(zip(fit.joints, fit.force_effect_rad.tolist(),
-                                                   strict=True)),
-                # the real arm's lateness, held in the fit and the proof: no controller
-                # setting, it belongs in training as a delay of the action (0: none seen)
-                "command_delay_s": fit.delay_s},
-        "proof": {"held_out_episodes": list(proof.episodes),
-                  "nominal_rms_rad": dict(zip(fit.joints, proof.nominal_rms_rad.tolist(),
-                                              strict=True)),
-                  "exported_rms_rad": dict(zip(fit.joints, proof.exported_rms_rad.tolist(),
-                                               strict=True)),
-                  "gap_closed": proof.gap_closed},
+        "fit": {
+            "episodes": list(fit.episodes),
+            "floor_rad": fit.floor_rad,
+            "nominal_rms_rad": dict(zip(fit.joints, fit.nominal_rms_rad.tolist(), strict=True)),
+            "fitted_rms_rad": dict(zip(fit.joints, fit.fitted_rms_rad.tolist(), strict=True)),
+            "force_limit_effect_rad": dict(
+                zip(fit.joints, fit.force_effect_rad.tolist(), strict=True)
+            ),
+            # the real arm's lateness, held in the fit and the proof: no controller
+            # setting, it belongs in training as a delay of the action (0: none seen)
+            "command_delay_s": fit.delay_s,
+        },
+        "proof": {
+            "held_out_episodes": list(proof.episodes),
+            "nominal_rms_rad": dict(zip(fit.joints, proof.nominal_rms_rad.tolist(), strict=True)),
+            "exported_rms_rad": dict(zip(fit.joints, proof.exported_rms_rad.tolist(), strict=True)),
+            "gap_closed": proof.gap_closed,
+        },
     }
 
 
-def export_controller(replayer: ManiSkillReplayer, fit: GainFit,
-                      held_out: Sequence[Trajectory], path: str | Path,
-                      ) -> tuple[Path | None, ReplayProof, str]:
+def export_controller(
+    replayer: ManiSkillReplayer,
+    fit: GainFit,
+    held_out: Sequence[Trajectory],
+    path: str | Path,
+) -> tuple[Path | None, ReplayProof, str]:
     """Prove the fitted config on ``held_out`` and write it to ``path`` if it replays better.
 
     Returns:
@@ -107,14 +130,26 @@ def export_controller(replayer: ManiSkillReplayer, fit: GainFit,
     """
     kwargs = controller_kwargs(replayer, fit)
     proof = prove(replayer, fit, kwargs, held_out)
-    n = float(np.sqrt(np.mean(proof.nominal_rms_rad ** 2)))
-    e = float(np.sqrt(np.mean(proof.exported_rms_rad ** 2)))
+    n = float(np.sqrt(np.mean(proof.nominal_rms_rad**2)))
+    e = float(np.sqrt(np.mean(proof.exported_rms_rad**2)))
     if not proof.better:
-        return None, proof, (f"not offered: on held-out episodes {list(proof.episodes)} the "
-                             f"fitted controller replays at {e:.3g} rad RMS, no better than "
-                             f"the agent's own {n:.3g} rad")
+        return (
+            None,
+            proof,
+            (
+                f"not offered: on held-out episodes {list(proof.episodes)} the "
+                f"fitted controller replays at {e:.3g} rad RMS, no better than "
+                f"the agent's own {n:.3g} rad"
+            ),
+        )
     out = atomic_write_json(path, config_document(replayer, fit, kwargs, proof))
-    return out, proof, (f"{replayer.config_class} written: on held-out episodes "
-                        f"{list(proof.episodes)} it replays at {e:.3g} rad RMS against the "
-                        f"agent's own {n:.3g} rad ({proof.gap_closed:.0%} of the gap to the "
-                        f"floor closed)")
+    return (
+        out,
+        proof,
+        (
+            f"{replayer.config_class} written: on held-out episodes "
+            f"{list(proof.episodes)} it replays at {e:.3g} rad RMS against the "
+            f"agent's own {n:.3g} rad ({proof.gap_closed:.0%} of the gap to the "
+            f"floor closed)"
+        ),
+    )

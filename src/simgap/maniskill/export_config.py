@@ -39,11 +39,13 @@ FORMAT = "simgap.maniskill_config/1"
 """The ``format`` of the JSON written (``simgap.maniskill.config`` reads it)."""
 
 
-NO_DEVICE_FIX = ("ManiSkill 3.0.1 builds its envs' render materials even with "
-                 "--render-backend none, so it needs one: on a CPU machine Vulkan's lavapipe "
-                 "from Mesa 25 (Debian 12: apt-get install -t bookworm-backports "
-                 "mesa-vulkan-drivers; Debian 12's own Mesa 22.3 is refused), with "
-                 "VK_ICD_FILENAMES pointing at its lvp_icd JSON in /usr/share/vulkan/icd.d/.")
+NO_DEVICE_FIX = (
+    "ManiSkill 3.0.1 builds its envs' render materials even with "
+    "--render-backend none, so it needs one: on a CPU machine Vulkan's lavapipe "
+    "from Mesa 25 (Debian 12: apt-get install -t bookworm-backports "
+    "mesa-vulkan-drivers; Debian 12's own Mesa 22.3 is refused), with "
+    "VK_ICD_FILENAMES pointing at its lvp_icd JSON in /usr/share/vulkan/icd.d/."
+)
 """What to do when ManiSkill finds no rendering device (SAPIEN's Vulkan)."""
 
 
@@ -81,16 +83,20 @@ def _controller(name: str, cfg: Any) -> dict[str, Any]:
     joints = [str(j) for j in (getattr(cfg, "joint_names", None) or [])]
     n = len(joints)
     drive = getattr(cfg, "drive_mode", None)
-    return {"name": name, "class": type(cfg).__name__, "joint_names": joints,
-            "lower": _per_joint(getattr(cfg, "lower", None), n),
-            "upper": _per_joint(getattr(cfg, "upper", None), n),
-            "stiffness": _per_joint(getattr(cfg, "stiffness", None), n),
-            "damping": _per_joint(getattr(cfg, "damping", None), n),
-            "force_limit": _per_joint(getattr(cfg, "force_limit", None), n),
-            "use_delta": bool(getattr(cfg, "use_delta", False)),
-            "use_target": bool(getattr(cfg, "use_target", False)),
-            "normalize_action": bool(getattr(cfg, "normalize_action", False)),
-            "drive_mode": drive if isinstance(drive, str) or drive is None else list(drive)}
+    return {
+        "name": name,
+        "class": type(cfg).__name__,
+        "joint_names": joints,
+        "lower": _per_joint(getattr(cfg, "lower", None), n),
+        "upper": _per_joint(getattr(cfg, "upper", None), n),
+        "stiffness": _per_joint(getattr(cfg, "stiffness", None), n),
+        "damping": _per_joint(getattr(cfg, "damping", None), n),
+        "force_limit": _per_joint(getattr(cfg, "force_limit", None), n),
+        "use_delta": bool(getattr(cfg, "use_delta", False)),
+        "use_target": bool(getattr(cfg, "use_target", False)),
+        "normalize_action": bool(getattr(cfg, "normalize_action", False)),
+        "drive_mode": drive if isinstance(drive, str) or drive is None else list(drive),
+    }
 
 
 def _materials(agent: Any) -> dict[str, dict[str, float]]:
@@ -103,8 +109,11 @@ def _materials(agent: Any) -> dict[str, dict[str, float]]:
     for link, spec in (cfg.get("link", {}) or {}).items():
         mat = mats.get(spec.get("material")) if isinstance(spec, dict) else None
         if isinstance(mat, dict):
-            out[str(link)] = {k: float(mat[k]) for k in ("static_friction", "dynamic_friction",
-                                                         "restitution") if k in mat}
+            out[str(link)] = {
+                k: float(mat[k])
+                for k in ("static_friction", "dynamic_friction", "restitution")
+                if k in mat
+            }
     return out
 
 
@@ -129,13 +138,17 @@ def _camera(sensor: Any) -> dict[str, Any] | None:
     pose = getattr(cfg, "pose", None)
     fov = getattr(cfg, "fov", None)
     fov_v = _floats(fov)
-    return {"uid": str(cfg.uid),
-            "mount": getattr(mount, "name", None) if mount is not None
-            else getattr(cfg, "entity_uid", None),
-            "pose_p_m": (_floats(getattr(pose, "p", None)) or [])[:3] or None,
-            "pose_q_wxyz": (_floats(getattr(pose, "q", None)) or [])[:4] or None,
-            "fov_rad": fov_v[0] if fov_v else None,
-            "width": int(cfg.width), "height": int(cfg.height)}
+    return {
+        "uid": str(cfg.uid),
+        "mount": getattr(mount, "name", None)
+        if mount is not None
+        else getattr(cfg, "entity_uid", None),
+        "pose_p_m": (_floats(getattr(pose, "p", None)) or [])[:3] or None,
+        "pose_q_wxyz": (_floats(getattr(pose, "q", None)) or [])[:4] or None,
+        "fov_rad": fov_v[0] if fov_v else None,
+        "width": int(cfg.width),
+        "height": int(cfg.height),
+    }
 
 
 def _object(env: Any, name: str | None) -> dict[str, Any] | None:
@@ -145,18 +158,25 @@ def _object(env: Any, name: str | None) -> dict[str, Any] | None:
         if actor is None:
             continue
         mass = _floats(getattr(actor, "mass", None))
-        half = _floats(getattr(env, f"{n}_half_sizes", None)
-                       or getattr(env, f"{n}_half_size", None))
-        return {"attr": n, "mass_kg": mass[0] if mass else None,
-                "half_size_m": half[0] if half else None}
+        half = _floats(
+            getattr(env, f"{n}_half_sizes", None) or getattr(env, f"{n}_half_size", None)
+        )
+        return {
+            "attr": n,
+            "mass_kg": mass[0] if mass else None,
+            "half_size_m": half[0] if half else None,
+        }
     if name:
-        raise SystemExit(f"export_config: the env has no attribute {name!r} (pass --object "
-                         "with the attribute your env keeps the object actor in)")
+        raise SystemExit(
+            f"export_config: the env has no attribute {name!r} (pass --object "
+            "with the attribute your env keeps the object actor in)"
+        )
     return None
 
 
-def export(env: Any, *, env_id: str, env_kwargs: dict[str, Any],
-           object_attr: str | None = None) -> dict[str, Any]:
+def export(
+    env: Any, *, env_id: str, env_kwargs: dict[str, Any], object_attr: str | None = None
+) -> dict[str, Any]:
     """What the (reset) ManiSkill env ``env`` shows the policy, as a JSON-able dict."""
     import mani_skill
 
@@ -164,8 +184,11 @@ def export(env: Any, *, env_id: str, env_kwargs: dict[str, Any],
     agent = u.agent
     ctrl = agent.controller
     configs = getattr(ctrl, "configs", None)
-    controllers = ([_controller(str(k), c) for k, c in configs.items()] if configs
-                   else [_controller("all", ctrl.config)])
+    controllers = (
+        [_controller(str(k), c) for k, c in configs.items()]
+        if configs
+        else [_controller("all", ctrl.config)]
+    )
     robot = agent.robot
     first = robot.active_joints[0]
     root = robot.pose
@@ -173,37 +196,52 @@ def export(env: Any, *, env_id: str, env_kwargs: dict[str, Any],
     sensors = getattr(u.scene, "sensors", {}) or {}
     cams = [c for c in (_camera(s) for s in sensors.values()) if c is not None]
     return {
-        "format": FORMAT, "mani_skill_version": getattr(mani_skill, "__version__", None),
-        "env_id": env_id, "env_kwargs": env_kwargs,
-        "control_freq_hz": float(u.control_freq), "sim_freq_hz": float(u.sim_freq),
-        "agent": {"uid": str(agent.uid), "urdf_path": _asset(getattr(agent, "urdf_path", None)),
-                  "mjcf_path": _asset(getattr(agent, "mjcf_path", None))},
-        "control_mode": str(agent.control_mode), "controllers": controllers,
+        "format": FORMAT,
+        "mani_skill_version": getattr(mani_skill, "__version__", None),
+        "env_id": env_id,
+        "env_kwargs": env_kwargs,
+        "control_freq_hz": float(u.control_freq),
+        "sim_freq_hz": float(u.sim_freq),
+        "agent": {
+            "uid": str(agent.uid),
+            "urdf_path": _asset(getattr(agent, "urdf_path", None)),
+            "mjcf_path": _asset(getattr(agent, "mjcf_path", None)),
+        },
+        "control_mode": str(agent.control_mode),
+        "controllers": controllers,
         "link_materials": _materials(agent),
         "object": _object(u, object_attr),
         "cameras": cams,
-        "origin": {"robot_root_p_m": (_floats(root.p) or [])[:3],
-                   "robot_root_q_wxyz": (_floats(root.q) or [])[:4],
-                   "first_joint": str(first.name),
-                   "first_joint_p_m": (_floats(pan.p) or [])[:3]},
+        "origin": {
+            "robot_root_p_m": (_floats(root.p) or [])[:3],
+            "robot_root_q_wxyz": (_floats(root.q) or [])[:4],
+            "first_joint": str(first.name),
+            "first_joint_p_m": (_floats(pan.p) or [])[:3],
+        },
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the env as training does, export it to ``--out``."""
-    ap = argparse.ArgumentParser(prog="python -m simgap.maniskill.export_config",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m simgap.maniskill.export_config", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("env_id", help="the env id training made (SO100GraspCube-v1)")
     ap.add_argument("--out", required=True, help="the JSON file to write")
     ap.add_argument("--agent", help="robot_uids, as training passed it (default: the env's)")
     ap.add_argument("--control-mode", help="control_mode, as training passed it")
-    ap.add_argument("--env-kwargs", default="{}", help="other gym.make keyword arguments, "
-                    "as a JSON object")
-    ap.add_argument("--object", help="the env attribute holding the object actor (default: "
-                    "cube, obj or object)")
-    ap.add_argument("--render-backend", help="render_backend for gym.make (the cameras' configs "
-                    "are read either way; ManiSkill 3.0.1 still needs a Vulkan device with "
-                    "'none')")
+    ap.add_argument(
+        "--env-kwargs", default="{}", help="other gym.make keyword arguments, as a JSON object"
+    )
+    ap.add_argument(
+        "--object", help="the env attribute holding the object actor (default: cube, obj or object)"
+    )
+    ap.add_argument(
+        "--render-backend",
+        help="render_backend for gym.make (the cameras' configs "
+        "are read either way; ManiSkill 3.0.1 still needs a Vulkan device with "
+        "'none')",
+    )
     args = ap.parse_args(argv)
     try:
         kwargs = json.loads(args.env_kwargs)
@@ -215,8 +253,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         import gymnasium as gym
         import mani_skill.envs  # noqa: F401  (registers the envs)
     except ImportError as e:
-        print(f"export_config: needs ManiSkill 3 (pip install mani-skill==3.0.1): {e}",
-              file=sys.stderr)
+        print(
+            f"export_config: needs ManiSkill 3 (pip install mani-skill==3.0.1): {e}",
+            file=sys.stderr,
+        )
         return 2
     make = dict(kwargs, num_envs=1, sim_backend="physx_cpu")
     if args.agent:
@@ -235,14 +275,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as e:
         if not _no_render_device(e):
             raise
-        print(f"export_config: ManiSkill found no Vulkan device to build {args.env_id} ({e}). "
-              f"{NO_DEVICE_FIX}", file=sys.stderr)
+        print(
+            f"export_config: ManiSkill found no Vulkan device to build {args.env_id} ({e}). "
+            f"{NO_DEVICE_FIX}",
+            file=sys.stderr,
+        )
         return 2
     text = json.dumps(out, indent=2, default=str)  # a path object as its text
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(text + "\n")
-    print(f"wrote {args.out}: {args.env_id}, control {out['control_freq_hz']:g} Hz, "
-          f"physics {out['sim_freq_hz']:g} Hz, {out['control_mode']}")
+    print(
+        f"wrote {args.out}: {args.env_id}, control {out['control_freq_hz']:g} Hz, "
+        f"physics {out['sim_freq_hz']:g} Hz, {out['control_mode']}"
+    )
     return 0
 
 

@@ -58,8 +58,14 @@ class ManiSkillBackend:
 
     problem: Any = None
 
-    def __init__(self, replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
-                 params: ParamSet, nominal: DriveGains, delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        replayer: ManiSkillReplayer,
+        logs: Sequence[Trajectory],
+        params: ParamSet,
+        nominal: DriveGains,
+        delay_s: float = 0.0,
+    ) -> None:
         self.replayer, self.logs, self.params, self.nominal = replayer, list(logs), params, nominal
         self.delay_s = delay_s
         self.n_evals = 0
@@ -76,10 +82,17 @@ class ManiSkillBackend:
         rows = []
         for row in x:
             g = self.gains(row)
-            rows.append(np.concatenate([
-                (self.replayer.replay(log, g, delay_s=self.delay_s)
-                 - recorded(log, self.replayer.joints))[1:].ravel()
-                for log in self.logs]))
+            rows.append(
+                np.concatenate(
+                    [
+                        (
+                            self.replayer.replay(log, g, delay_s=self.delay_s)
+                            - recorded(log, self.replayer.joints)
+                        )[1:].ravel()
+                        for log in self.logs
+                    ]
+                )
+            )
         out = np.asarray(rows)
         return np.where(np.isfinite(out), out, 1e3)
 
@@ -87,14 +100,21 @@ class ManiSkillBackend:
         """Nothing to release (the replayer is the caller's)."""
 
 
-def replay_rms(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
-               gains: DriveGains | dict[str, Any], delay_s: float = 0.0) -> np.ndarray:
+def replay_rms(
+    replayer: ManiSkillReplayer,
+    logs: Sequence[Trajectory],
+    gains: DriveGains | dict[str, Any],
+    delay_s: float = 0.0,
+) -> np.ndarray:
     """RMS replay error per joint over ``logs`` (frames after the first) [rad], shape (J,),
     each command acting ``delay_s`` [s] late."""
-    err = np.concatenate([(replayer.replay(log, gains, delay_s=delay_s)
-                           - recorded(log, replayer.joints))[1:]
-                          for log in logs])
-    out: np.ndarray = np.sqrt(np.mean(err ** 2, axis=0))
+    err = np.concatenate(
+        [
+            (replayer.replay(log, gains, delay_s=delay_s) - recorded(log, replayer.joints))[1:]
+            for log in logs
+        ]
+    )
+    out: np.ndarray = np.sqrt(np.mean(err**2, axis=0))
     return out
 
 
@@ -141,9 +161,15 @@ class GainFit:
         return v - h, v + h
 
 
-def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encoder_rad: float,
-              joints: Sequence[str] | None = None, max_iter: int = 30,
-              delay_s: float = 0.0) -> GainFit:
+def fit_gains(
+    replayer: ManiSkillReplayer,
+    logs: Sequence[Trajectory],
+    *,
+    encoder_rad: float,
+    joints: Sequence[str] | None = None,
+    max_iter: int = 30,
+    delay_s: float = 0.0,
+) -> GainFit:
     """Fit the stiffness and damping (and the force limit where it moves the replay) of the
     joints ``joints`` (default: every controller joint) to ``logs``.
 
@@ -158,47 +184,73 @@ def fit_gains(replayer: ManiSkillReplayer, logs: Sequence[Trajectory], *, encode
     if not logs:
         raise InputError(field="logs", expected="at least one recording to fit", got=0)
     if not encoder_rad > 0:
-        raise InputError(field="encoder_rad", expected="a positive encoder count [rad]",
-                         got=encoder_rad)
+        raise InputError(
+            field="encoder_rad", expected="a positive encoder count [rad]", got=encoder_rad
+        )
     joints = tuple(joints or replayer.joints)
     unknown = [j for j in joints if j not in replayer.joints]
     if unknown:
-        raise InputError(field="joints", expected=f"joints of the controller "
-                         f"{list(replayer.joints)}", got=unknown)
+        raise InputError(
+            field="joints",
+            expected=f"joints of the controller {list(replayer.joints)}",
+            got=unknown,
+        )
     floor = float(encoder_rad / np.sqrt(12.0))
     nominal = replayer.nominal_gains()
     base = [replayer.replay(log, nominal, delay_s=delay_s) for log in logs]
-    probe = nominal.with_values({("force_limit", j): FORCE_PROBE * nominal.force_limit[i]
-                                 for i, j in enumerate(nominal.joints)})
-    effect = np.max([np.abs(replayer.replay(log, probe, delay_s=delay_s) - b).max(axis=0)
-                     for log, b in zip(logs, base, strict=True)], axis=0)
+    probe = nominal.with_values(
+        {
+            ("force_limit", j): FORCE_PROBE * nominal.force_limit[i]
+            for i, j in enumerate(nominal.joints)
+        }
+    )
+    effect = np.max(
+        [
+            np.abs(replayer.replay(log, probe, delay_s=delay_s) - b).max(axis=0)
+            for log, b in zip(logs, base, strict=True)
+        ],
+        axis=0,
+    )
     keys = [(kind, j) for j in joints for kind in ("kp", "kv")]
-    keys += [("force_limit", j) for j in joints
-             if effect[replayer.joints.index(j)] > floor]
+    keys += [("force_limit", j) for j in joints if effect[replayer.joints.index(j)] > floor]
     values = {("kp", j): s for j, s in zip(nominal.joints, nominal.stiffness, strict=True)}
     values |= {("kv", j): d for j, d in zip(nominal.joints, nominal.damping, strict=True)}
-    values |= {("force_limit", j): f for j, f in zip(nominal.joints, nominal.force_limit,
-                                                    strict=True)}
+    values |= {
+        ("force_limit", j): f for j, f in zip(nominal.joints, nominal.force_limit, strict=True)
+    }
     params = multipliers(keys, values, *BOUNDS)
     backend = ManiSkillBackend(replayer, logs, params, nominal, delay_s)
     meas = [recorded(log, replayer.joints) for log in logs]
-    nominal_rms = np.sqrt(np.mean(np.concatenate(
-        [(b - m)[1:] for b, m in zip(base, meas, strict=True)]) ** 2, axis=0))
+    nominal_rms = np.sqrt(
+        np.mean(np.concatenate([(b - m)[1:] for b, m in zip(base, meas, strict=True)]) ** 2, axis=0)
+    )
     result = least_squares(backend, params, max_iter=max_iter, noise=floor)
     fitted = backend.gains(result.x)
-    hw = interval_halfwidths(backend, result.x, [log.t.size - 1 for log in logs],
-                             block=max(2, int(round(BLOCK_S * replayer.control_freq))),
-                             floor_rad=floor)
-    return GainFit(joints=replayer.joints, nominal=nominal, fitted=fitted, fit=result,
-                   half_width=hw * np.abs([p.value_per_x for p in params.params]),
-                   floor_rad=floor, nominal_rms_rad=nominal_rms,
-                   fitted_rms_rad=replay_rms(replayer, logs, fitted, delay_s),
-                   force_effect_rad=effect, episodes=tuple(log.episode for log in logs),
-                   delay_s=delay_s)
+    hw = interval_halfwidths(
+        backend,
+        result.x,
+        [log.t.size - 1 for log in logs],
+        block=max(2, int(round(BLOCK_S * replayer.control_freq))),
+        floor_rad=floor,
+    )
+    return GainFit(
+        joints=replayer.joints,
+        nominal=nominal,
+        fitted=fitted,
+        fit=result,
+        half_width=hw * np.abs([p.value_per_x for p in params.params]),
+        floor_rad=floor,
+        nominal_rms_rad=nominal_rms,
+        fitted_rms_rad=replay_rms(replayer, logs, fitted, delay_s),
+        force_effect_rad=effect,
+        episodes=tuple(log.episode for log in logs),
+        delay_s=delay_s,
+    )
 
 
-def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[int],
-                        block: int, floor_rad: float) -> np.ndarray:
+def interval_halfwidths(
+    backend: ManiSkillBackend, x: np.ndarray, lengths: list[int], block: int, floor_rad: float
+) -> np.ndarray:
     """95 % half-widths in normalised coordinates at the fit ``x``, the way the joint-dynamics
     fit states them: max(Gauss-Newton x lag-1 inflation, block jackknife) + the Gauss-Newton
     step the search left + what the floor hides.
@@ -228,21 +280,29 @@ def interval_halfwidths(backend: ManiSkillBackend, x: np.ndarray, lengths: list[
     hw, _ = block_intervals(jac_jm, resid.reshape(-1), infl, cols)
     jk, left = jackknife_halfwidths(jac_jm, resid, time_blocks(lengths, block), cols)
     # the floor's bound is one standard error of this bias: floor sqrt(m [(J^T J)^-1]_kk)
-    hide = jacobian_intervals(jac_jm, np.zeros(J * N), s2_min=floor_rad ** 2 * J * N).sd[cols]
+    hide = jacobian_intervals(jac_jm, np.zeros(J * N), s2_min=floor_rad**2 * J * N).sd[cols]
     out: np.ndarray = np.maximum(hw, jk) + left + hide
     return out
 
 
-def verdict(nominal_rms_rad: np.ndarray, fitted_rms_rad: np.ndarray, floor_rad: float,
-            ) -> str:
+def verdict(
+    nominal_rms_rad: np.ndarray,
+    fitted_rms_rad: np.ndarray,
+    floor_rad: float,
+) -> str:
     """The one identification verdict (``simgap.fit.verdict``) on the worst joint."""
     k = int(np.argmax(nominal_rms_rad))
     return fit_verdict(float(nominal_rms_rad[k]), float(fitted_rms_rad[k]), floor_rad)
 
 
-def profile_delay(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
-                  gains: DriveGains | dict[str, Any], *, encoder_rad: float,
-                  max_delay_s: float = MAX_DELAY_S) -> DelayProfile:
+def profile_delay(
+    replayer: ManiSkillReplayer,
+    logs: Sequence[Trajectory],
+    gains: DriveGains | dict[str, Any],
+    *,
+    encoder_rad: float,
+    max_delay_s: float = MAX_DELAY_S,
+) -> DelayProfile:
     """The command delay of ``logs`` against ManiSkill with ``gains``: one delay for every
     joint (the commands travel together), profiled over the physics steps 0..``max_delay_s``
     (the replay's resolution) by simgap's one delay profile (``simgap.fit.profile.
@@ -262,21 +322,31 @@ def profile_delay(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
     if not logs:
         raise InputError(field="logs", expected="at least one recording", got=0)
     if not encoder_rad > 0:
-        raise InputError(field="encoder_rad", expected="a positive encoder count [rad]",
-                         got=encoder_rad)
+        raise InputError(
+            field="encoder_rad", expected="a positive encoder count [rad]", got=encoder_rad
+        )
     step = 1.0 / replayer.sim_freq
     grid = np.arange(0, int(round(max_delay_s / step)) + 1) * step
     resid = []
     for d in grid:
-        resid.append(np.concatenate([
-            (replayer.replay(log, gains, delay_s=float(d)) - recorded(log, replayer.joints))[1:]
-            for log in logs]))
-    ssr = np.array([float(np.sum(r ** 2)) for r in resid])
+        resid.append(
+            np.concatenate(
+                [
+                    (
+                        replayer.replay(log, gains, delay_s=float(d))
+                        - recorded(log, replayer.joints)
+                    )[1:]
+                    for log in logs
+                ]
+            )
+        )
+    ssr = np.array([float(np.sum(r**2)) for r in resid])
     best = resid[int(np.argmin(ssr))]
     floor = float(encoder_rad / np.sqrt(12.0))
     infl = max(lag1_inflation(col) for col in best.T)
-    prof = delay_profile(grid, ssr, dof=best.size, inflation=infl, s2_min=floor ** 2,
-                         min_rise=best.size * floor ** 2)
+    prof = delay_profile(
+        grid, ssr, dof=best.size, inflation=infl, s2_min=floor**2, min_rise=best.size * floor**2
+    )
     # the replay holds a command for whole physics steps, so it cannot tell delays within half
     # a step of its best grid point: the parabola through a profile sampled at that
     # resolution says nothing finer (on an exact 50 ms plant it put the best at 51.7 ms and
@@ -284,5 +354,6 @@ def profile_delay(replayer: ManiSkillReplayer, logs: Sequence[Trajectory],
     # half a step either side of it
     d0 = float(grid[int(np.argmin(ssr))])
     lo, hi = prof.interval_s
-    return dataclasses.replace(prof, best_s=d0, interval_s=(
-        max(0.0, min(lo, d0 - step / 2)), max(hi, d0 + step / 2)))
+    return dataclasses.replace(
+        prof, best_s=d0, interval_s=(max(0.0, min(lo, d0 - step / 2)), max(hi, d0 + step / 2))
+    )

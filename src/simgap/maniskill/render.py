@@ -31,9 +31,11 @@ from simgap.maniskill.replay import EXTRA, TORCH_FIRST
 from simgap.sim.kinematics import CameraOffset, mat_to_quat, quat_to_mat, rotvec_to_mat
 from simgap.sim.render import RenderedFrame
 
-VULKAN_FIX = ("install Vulkan's lavapipe from Mesa 25: apt-get install -t bookworm-backports "
-              "mesa-vulkan-drivers (Debian 12's own Mesa 22.3 is refused), and point "
-              "VK_ICD_FILENAMES at its lvp_icd JSON (/usr/share/vulkan/icd.d/)")
+VULKAN_FIX = (
+    "install Vulkan's lavapipe from Mesa 25: apt-get install -t bookworm-backports "
+    "mesa-vulkan-drivers (Debian 12's own Mesa 22.3 is refused), and point "
+    "VK_ICD_FILENAMES at its lvp_icd JSON (/usr/share/vulkan/icd.d/)"
+)
 
 
 SHADER_PACK = "default"
@@ -65,11 +67,17 @@ class SapienCamera:
 
     def __post_init__(self) -> None:
         if not 0 < self.fov_y_rad < np.pi:
-            raise InputError(field="camera.fov_y_rad", expected="a field of view in (0, pi) "
-                             "rad", got=self.fov_y_rad)
+            raise InputError(
+                field="camera.fov_y_rad",
+                expected="a field of view in (0, pi) rad",
+                got=self.fov_y_rad,
+            )
         if self.width < 1 or self.height < 1:
-            raise InputError(field="camera.resolution", expected="a positive width and height",
-                             got=(self.width, self.height))
+            raise InputError(
+                field="camera.resolution",
+                expected="a positive width and height",
+                got=(self.width, self.height),
+            )
 
 
 MJ_TO_SAPIEN = np.array([[0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
@@ -100,20 +108,24 @@ class SapienRenderer:
             them. None: the robot's own active-joint order.
     """
 
-    def __init__(self, robot: str | Path, camera: SapienCamera,
-                 joint_order: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, robot: str | Path, camera: SapienCamera, joint_order: Sequence[str] | None = None
+    ) -> None:
         sapien = _sapien("Rendering the training camera with SAPIEN")
         path = Path(robot)
         if path.suffix.lower() != ".urdf" or not path.is_file():
-            raise InputError(file=path, field="robot description",
-                             expected="an existing URDF file", got=str(path),
-                             fix="pass the agent's urdf_path (export_config writes it)")
+            raise InputError(
+                file=path,
+                field="robot description",
+                expected="an existing URDF file",
+                got=str(path),
+                fix="pass the agent's urdf_path (export_config writes it)",
+            )
         try:
             self._scene = sapien.Scene()
         except RuntimeError as e:
             if "rendering device" in str(e) or "vulkan" in str(e).lower():
-                raise RenderDeviceError(f"SAPIEN found no Vulkan device ({e}): {VULKAN_FIX}"
-                                        ) from e
+                raise RenderDeviceError(f"SAPIEN found no Vulkan device ({e}): {VULKAN_FIX}") from e
             raise
         self._scene.set_ambient_light([0.5, 0.5, 0.5])
         self._scene.add_directional_light([0.3, 0.2, -1.0], [1.0, 1.0, 1.0])
@@ -126,16 +138,21 @@ class SapienRenderer:
         self.joint_order = tuple(joint_order) if joint_order is not None else self.joints
         for j in self.joints:
             if j not in self.joint_order:
-                raise NameNotFoundError("joint", j, self.joint_order, file=path,
-                                        field="the rig's joints (the robot description's "
-                                              "active joints)")
+                raise NameNotFoundError(
+                    "joint",
+                    j,
+                    self.joint_order,
+                    file=path,
+                    field="the rig's joints (the robot description's active joints)",
+                )
         self._columns = np.array([self.joint_order.index(j) for j in self.joints], dtype=int)
         self.source = path
         self.n_geoms = len(links)
         """Segmentation ids run over ``self.links`` (the appearance regions' count)."""
         if camera.mount_link not in self.links:
-            raise NameNotFoundError("link", camera.mount_link, self.links, file=path,
-                                    field="camera.mount_link")
+            raise NameNotFoundError(
+                "link", camera.mount_link, self.links, file=path, field="camera.mount_link"
+            )
         mount = links[self.links.index(camera.mount_link)]
         self._ids = np.full(max(int(lk.entity.per_scene_id) for lk in links) + 1, -1)
         for i, lk in enumerate(links):
@@ -145,8 +162,7 @@ class SapienRenderer:
         # a ManiSkill env made earlier in the process switches that to its "minimal" pack,
         # which has no "Segmentation" picture
         shaders = Path(sapien.__file__).parent / "vulkan_shader" / SHADER_PACK
-        self._cam = sapien.render.RenderCameraComponent(camera.width, camera.height,
-                                                        str(shaders))
+        self._cam = sapien.render.RenderCameraComponent(camera.width, camera.height, str(shaders))
         self._cam.set_fovy(camera.fov_y_rad, compute_x=True)
         self._cam.near, self._cam.far = 0.005, 10.0
         mount.entity.add_component(self._cam)
@@ -164,8 +180,10 @@ class SapienRenderer:
         (3, 3) whose columns are MuJoCo's camera axes (x right, y up, z backwards)."""
         if offset is None or offset.is_zero():
             return self._p0.copy(), self._r0.copy()
-        return (self._p0 + self._r0 @ np.asarray(offset.pos_m, dtype=float),
-                self._r0 @ rotvec_to_mat(offset.rot_rad))
+        return (
+            self._p0 + self._r0 @ np.asarray(offset.pos_m, dtype=float),
+            self._r0 @ rotvec_to_mat(offset.rot_rad),
+        )
 
     def _place(self, offset: CameraOffset | None) -> None:
         p, r = self.camera_local(offset)
@@ -176,13 +194,21 @@ class SapienRenderer:
         """Set the joint angles [rad], (J,) in ``self.joint_order``."""
         qa = np.asarray(q, dtype=np.float32).ravel()
         if qa.size != len(self.joint_order) or not np.isfinite(qa).all():
-            raise InputError(field="q", expected=f"{len(self.joint_order)} finite joint "
-                             f"angles [rad] for {list(self.joint_order)}", got=qa.tolist())
+            raise InputError(
+                field="q",
+                expected=f"{len(self.joint_order)} finite joint "
+                f"angles [rad] for {list(self.joint_order)}",
+                got=qa.tolist(),
+            )
         self._robot.set_qpos(qa[self._columns])
 
-    def render(self, q: Sequence[float] | np.ndarray, *,
-               camera_offset: CameraOffset | None = None,
-               segmentation: bool = True) -> RenderedFrame:
+    def render(
+        self,
+        q: Sequence[float] | np.ndarray,
+        *,
+        camera_offset: CameraOffset | None = None,
+        segmentation: bool = True,
+    ) -> RenderedFrame:
         """The camera's view at joint angles ``q`` [rad] (J,), its mount moved by
         ``camera_offset``: uint8 RGB (H, W, 3) and per pixel the index into ``self.links``
         of the link seen, -1 for none (all -1 when ``segmentation`` is False)."""
@@ -198,8 +224,9 @@ class SapienRenderer:
         link = np.full(self.resolution, -1, dtype=np.int64)
         if segmentation:
             ent = np.asarray(self._cam.get_picture("Segmentation"))[..., 1].astype(np.int64)
-            link = np.where(ent < self._ids.size,
-                            self._ids[np.minimum(ent, self._ids.size - 1)], -1)
+            link = np.where(
+                ent < self._ids.size, self._ids[np.minimum(ent, self._ids.size - 1)], -1
+            )
         return RenderedFrame(rgb=rgb, seg=link)
 
     def link_pose(self, index: int) -> tuple[np.ndarray, np.ndarray]:
@@ -231,8 +258,9 @@ class _SapienKinematics:
         """World positions [m] of the links ``ids`` after the last ``set_q``, shape (n, 3)."""
         return np.array([self.r.link_pose(int(i))[0] for i in ids]).reshape(-1, 3)
 
-    def to_camera(self, p_world: Any, q: Sequence[float] | np.ndarray,
-                  offset: CameraOffset | None = None) -> np.ndarray:
+    def to_camera(
+        self, p_world: Any, q: Sequence[float] | np.ndarray, offset: CameraOffset | None = None
+    ) -> np.ndarray:
         """Points in the camera frame [m], shape (..., 3)."""
         self.set_q(q)
         bpos, brot = self.r.link_pose(self.r.mount_index)
@@ -246,5 +274,6 @@ class _SapienKinematics:
         p = np.asarray(p_cam, dtype=float)
         f = size[0] / 2.0 / np.tan(self.r.camera.fov_y_rad / 2.0)
         depth = -p[..., 2]
-        return np.stack([size[1] / 2.0 + f * p[..., 0] / depth,
-                         size[0] / 2.0 - f * p[..., 1] / depth], axis=-1)
+        return np.stack(
+            [size[1] / 2.0 + f * p[..., 0] / depth, size[0] / 2.0 - f * p[..., 1] / depth], axis=-1
+        )

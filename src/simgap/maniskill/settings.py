@@ -34,8 +34,10 @@ class ReplaySettings:
 
     def describe(self) -> str:
         """One line: each setting with where it came from."""
-        return (f"agent {self.agent} ({self.sources['agent']}); physics step "
-                f"{self.physics_dt_s:g} s ({self.sources['physics_dt_s']})")
+        return (
+            f"agent {self.agent} ({self.sources['agent']}); physics step "
+            f"{self.physics_dt_s:g} s ({self.sources['physics_dt_s']})"
+        )
 
 
 def _source(option: object, rig: Rig, key: str) -> str:
@@ -46,8 +48,9 @@ def _source(option: object, rig: Rig, key: str) -> str:
     return f"assumed: neither the option nor rig training.{key} gives it"
 
 
-def replay_settings(rig: Rig, agent: str | None = None,
-                    physics_dt_s: float | None = None) -> ReplaySettings:
+def replay_settings(
+    rig: Rig, agent: str | None = None, physics_dt_s: float | None = None
+) -> ReplaySettings:
     """The replay's agent and physics step: the option when given, else the rig's
     ``training.agent`` / ``training.physics_dt_s``, else ``ASSUMED_*`` (said so).
 
@@ -57,15 +60,24 @@ def replay_settings(rig: Rig, agent: str | None = None,
     a = agent if agent is not None else rig.training.agent
     dt = physics_dt_s if physics_dt_s is not None else rig.training.physics_dt_s
     if a is not None and not str(a).strip():
-        raise InputError(file=rig.source if agent is None else None,
-                         field="training.agent" if agent is None else "--agent",
-                         expected="a ManiSkill agent uid (so100)", got=repr(a))
+        raise InputError(
+            file=rig.source if agent is None else None,
+            field="training.agent" if agent is None else "--agent",
+            expected="a ManiSkill agent uid (so100)",
+            got=repr(a),
+        )
     if dt is not None and not dt > 0:
-        raise InputError(file=rig.source if physics_dt_s is None else None,
-                         field="training.physics_dt_s" if physics_dt_s is None
-                         else "--physics-dt", expected="a positive step [s]", got=dt)
+        raise InputError(
+            file=rig.source if physics_dt_s is None else None,
+            field="training.physics_dt_s" if physics_dt_s is None else "--physics-dt",
+            expected="a positive step [s]",
+            got=dt,
+        )
     return ReplaySettings(
         agent=str(a) if a is not None else ASSUMED_AGENT,
         physics_dt_s=float(dt) if dt is not None else ASSUMED_PHYSICS_DT_S,
-        sources={"agent": _source(agent, rig, "agent"),
-                 "physics_dt_s": _source(physics_dt_s, rig, "physics_dt_s")})
+        sources={
+            "agent": _source(agent, rig, "agent"),
+            "physics_dt_s": _source(physics_dt_s, rig, "physics_dt_s"),
+        },
+    )

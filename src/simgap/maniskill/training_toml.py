@@ -11,8 +11,9 @@ MARK = "# from ManiSkill"
 
 
 def _line(key: str, value: object, note: str = "") -> str:
-    return f"{key} = {toml_value(value, f'training.{key}')}   {MARK}" + (f": {note}" if note
-                                                                      else "")
+    return f"{key} = {toml_value(value, f'training.{key}')}   {MARK}" + (
+        f": {note}" if note else ""
+    )
 
 
 def _g(x: float) -> float:
@@ -23,26 +24,39 @@ def _g(x: float) -> float:
 def training_lines(cfg: ManiSkillConfig) -> list[str]:
     """``[training]`` from the export: rates, controller, drive, per-step bound and the top
     speed it gives, friction, object, origin."""
-    out = [f"[training]                     # what training showed the policy: {cfg.env_id}"
-           + (f", ManiSkill {cfg.version}" if cfg.version else ""),
-           _line("env_id", cfg.env_id), _line("agent", cfg.agent)]
+    out = [
+        f"[training]                     # what training showed the policy: {cfg.env_id}"
+        + (f", ManiSkill {cfg.version}" if cfg.version else ""),
+        _line("env_id", cfg.env_id),
+        _line("agent", cfg.agent),
+    ]
     if cfg.robot_description:
         out.append(_line("robot_description", cfg.robot_description))
-    out += [_line("control_dt_s", _g(cfg.control_dt_s),
-                  f"1 / control_freq {1.0 / cfg.control_dt_s:g} Hz"),
-            _line("physics_dt_s", _g(cfg.physics_dt_s),
-                  f"1 / sim_freq {1.0 / cfg.physics_dt_s:g} Hz"),
-            _line("controller", cfg.control_mode)]
-    for key, v in (("pd_stiffness_nm_rad", cfg.stiffness_nm_rad),
-                   ("pd_damping_nms_rad", cfg.damping_nms_rad),
-                   ("pd_force_limit_nm", cfg.force_limit_nm)):
+    out += [
+        _line(
+            "control_dt_s", _g(cfg.control_dt_s), f"1 / control_freq {1.0 / cfg.control_dt_s:g} Hz"
+        ),
+        _line("physics_dt_s", _g(cfg.physics_dt_s), f"1 / sim_freq {1.0 / cfg.physics_dt_s:g} Hz"),
+        _line("controller", cfg.control_mode),
+    ]
+    for key, v in (
+        ("pd_stiffness_nm_rad", cfg.stiffness_nm_rad),
+        ("pd_damping_nms_rad", cfg.damping_nms_rad),
+        ("pd_force_limit_nm", cfg.force_limit_nm),
+    ):
         if v is not None and v > 0:
             out.append(_line(key, _g(v), "the arm joints' PD drive (largest)"))
     if cfg.delta_limit_rad is not None and cfg.delta_limit_rad > 0:
-        out.append(_line("action_delta_limit_rad", _g(cfg.delta_limit_rad),
-                         "the arm's step at action 1"))
-        out.append(_line("top_speed_rad_s", _g(cfg.delta_limit_rad / cfg.control_dt_s),
-                         "action_delta_limit_rad / control_dt_s"))
+        out.append(
+            _line("action_delta_limit_rad", _g(cfg.delta_limit_rad), "the arm's step at action 1")
+        )
+        out.append(
+            _line(
+                "top_speed_rad_s",
+                _g(cfg.delta_limit_rad / cfg.control_dt_s),
+                "action_delta_limit_rad / control_dt_s",
+            )
+        )
     if cfg.finger_friction is not None:
         out.append(_line("finger_friction", _g(cfg.finger_friction), "the jaws' material"))
     if cfg.object_mass_kg is not None:
@@ -50,9 +64,13 @@ def training_lines(cfg: ManiSkillConfig) -> list[str]:
     if cfg.object_size_m is not None:
         out.append(_line("object_size_m", _g(cfg.object_size_m), "the object's side"))
     if cfg.origin_from_pan_axis_m is not None:
-        out.append(_line("origin_from_pan_axis_m",
-                         [round(x, 5) + 0.0 for x in cfg.origin_from_pan_axis_m],
-                         "the world origin from the pan axis, base frame"))
+        out.append(
+            _line(
+                "origin_from_pan_axis_m",
+                [round(x, 5) + 0.0 for x in cfg.origin_from_pan_axis_m],
+                "the world origin from the pan axis, base frame",
+            )
+        )
     return out
 
 
@@ -65,11 +83,19 @@ def camera_lines(cfg: ManiSkillConfig) -> list[str]:
     if c.mount is not None:
         out.append(_line("training_mount", c.mount, f"camera {c.uid}'s mount"))
     if c.pose_p_m is not None:
-        out.append(_line("training_pose_m", [round(x, 5) + 0.0 for x in c.pose_p_m],
-                         "in the mount's frame"))
+        out.append(
+            _line(
+                "training_pose_m", [round(x, 5) + 0.0 for x in c.pose_p_m], "in the mount's frame"
+            )
+        )
     if c.pose_q_wxyz is not None:
-        out.append(_line("training_pose_q_wxyz", [round(x, 7) + 0.0 for x in c.pose_q_wxyz],
-                         "w, x, y, z in the mount's frame (SAPIEN: x forward, z up)"))
+        out.append(
+            _line(
+                "training_pose_q_wxyz",
+                [round(x, 7) + 0.0 for x in c.pose_q_wxyz],
+                "w, x, y, z in the mount's frame (SAPIEN: x forward, z up)",
+            )
+        )
     if c.fov_deg is not None:
         out.append(_line("training_fov_deg", round(c.fov_deg, 4), "vertical"))
     out.append(_line("training_resolution", list(c.resolution), "[height, width] rendered"))

@@ -36,9 +36,15 @@ from simgap.rig import Rig
 from simgap.values.trace import CheckpointProbe, Trace
 
 CHECKS: tuple[str, ...] = (
-    "Torque on before goal = present", "Gripper unit or scale", "Stale first frame",
-    "Actions outside joint limits or clipped", "Control rate",
-    "Checkpoint loads only on a GPU", "Motor temperature drift", "Policy server address")
+    "Torque on before goal = present",
+    "Gripper unit or scale",
+    "Stale first frame",
+    "Actions outside joint limits or clipped",
+    "Control rate",
+    "Checkpoint loads only on a GPU",
+    "Motor temperature drift",
+    "Policy server address",
+)
 """Every check's title, in report order."""
 
 
@@ -53,9 +59,13 @@ def rig_control_dt(rig: Rig | None) -> float | None:
     return rig.real_dt_s or rig.control_dt_s
 
 
-def audit(trace: Trace, *, expected_dt_s: float | None = None,
-          policy_server: str | None = None,
-          checkpoint: CheckpointProbe | None = None) -> list[Finding]:
+def audit(
+    trace: Trace,
+    *,
+    expected_dt_s: float | None = None,
+    policy_server: str | None = None,
+    checkpoint: CheckpointProbe | None = None,
+) -> list[Finding]:
     """Run every check that the evidence allows, in ``CHECKS`` order.
 
     Args:
@@ -64,10 +74,16 @@ def audit(trace: Trace, *, expected_dt_s: float | None = None,
         policy_server: the rig's ``deploy.policy_server`` (the trace's meta wins).
         checkpoint: what loading the deployed checkpoint on the CPU showed.
     """
-    found = [check_torque_jump(trace), check_gripper_unit(trace),
-             check_stale_first_frame(trace), check_joint_limits(trace),
-             check_control_rate(trace, expected_dt_s), check_checkpoint(checkpoint),
-             check_temperature_drift(trace), check_policy_server(trace.meta, policy_server)]
+    found = [
+        check_torque_jump(trace),
+        check_gripper_unit(trace),
+        check_stale_first_frame(trace),
+        check_joint_limits(trace),
+        check_control_rate(trace, expected_dt_s),
+        check_checkpoint(checkpoint),
+        check_temperature_drift(trace),
+        check_policy_server(trace.meta, policy_server),
+    ]
     return [f for f in found if f is not None]
 
 
@@ -98,22 +114,36 @@ class AuditReport:
         """JSON keys: trace, rig, n_ticks, n_episodes, checks_run, skipped, implicated,
         findings."""
         ran = [f.title for f in self.findings]
-        return {"trace": None if self.trace is None else str(self.trace), "rig": self.rig,
-                "n_ticks": self.n_ticks, "n_episodes": self.n_episodes, "checks_run": ran,
-                "skipped": [c for c in CHECKS if c not in ran],
-                "implicated": [f.title for f in self.implicated],
-                "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "trace": None if self.trace is None else str(self.trace),
+            "rig": self.rig,
+            "n_ticks": self.n_ticks,
+            "n_episodes": self.n_episodes,
+            "checks_run": ran,
+            "skipped": [c for c in CHECKS if c not in ran],
+            "implicated": [f.title for f in self.implicated],
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
 
-def audit_trace(trace: Trace, rig: Rig | None = None,
-                checkpoint: CheckpointProbe | None = None) -> AuditReport:
+def audit_trace(
+    trace: Trace, rig: Rig | None = None, checkpoint: CheckpointProbe | None = None
+) -> AuditReport:
     """Audit a trace already read, with the rig's period and policy server if given, and what
     probing the trace's checkpoint showed (``evidence.trace.probe_for``; None: not probed)."""
-    findings = audit(trace, expected_dt_s=rig_control_dt(rig),
-                     policy_server=rig.deploy.policy_server if rig else None,
-                     checkpoint=checkpoint)
-    return AuditReport(trace=trace.source, rig=rig.name if rig else None, n_ticks=len(trace),
-                       n_episodes=len(set(trace.episode.tolist())), findings=tuple(findings))
+    findings = audit(
+        trace,
+        expected_dt_s=rig_control_dt(rig),
+        policy_server=rig.deploy.policy_server if rig else None,
+        checkpoint=checkpoint,
+    )
+    return AuditReport(
+        trace=trace.source,
+        rig=rig.name if rig else None,
+        n_ticks=len(trace),
+        n_episodes=len(set(trace.episode.tolist())),
+        findings=tuple(findings),
+    )
 
 
 __all__ = ["CHECKS", "AuditReport", "audit", "audit_trace", "rig_control_dt"]

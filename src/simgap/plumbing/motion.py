@@ -39,14 +39,27 @@ LATE_FACTOR = 1.5
 """A tick is late when its period exceeds this multiple of the rig's period."""
 
 
-def make_finding(title: str, implicated: bool, figures: Record, key: str,
-                 summary: str, fix: str, details: Record | None = None) -> Finding:
+def make_finding(
+    title: str,
+    implicated: bool,
+    figures: Record,
+    key: str,
+    summary: str,
+    fix: str,
+    details: Record | None = None,
+) -> Finding:
     """A plumbing Finding: implicated (with the fix as next step) or eliminated; its kind is
     its figures' (``simgap.figures.plumbing``)."""
-    return Finding(branch=BRANCH, verdict=Verdict.IMPLICATED if implicated else
-                   Verdict.ELIMINATED, title=title, figures=figures, key_figure=key,
-                   summary=summary, next_step=fix if implicated else "Nothing to change.",
-                   details={} if details is None else details)
+    return Finding(
+        branch=BRANCH,
+        verdict=Verdict.IMPLICATED if implicated else Verdict.ELIMINATED,
+        title=title,
+        figures=figures,
+        key_figure=key,
+        summary=summary,
+        next_step=fix if implicated else "Nothing to change.",
+        details={} if details is None else details,
+    )
 
 
 def _to_ticks(value: float, motor: str, unit: str, meta: Mapping[str, Any]) -> float | None:
@@ -99,9 +112,14 @@ def check_torque_jump(trace: Trace) -> Finding | None:
                     if p is None:
                         feat = f"{w.motor}.pos"
                         if feat in trace.observation and np.isfinite(
-                                trace.observation[feat][w.row]):
-                            p = _to_ticks(float(trace.observation[feat][w.row]), w.motor,
-                                          trace.units.get(feat, "deg"), meta)
+                            trace.observation[feat][w.row]
+                        ):
+                            p = _to_ticks(
+                                float(trace.observation[feat][w.row]),
+                                w.motor,
+                                trace.units.get(feat, "deg"),
+                                meta,
+                            )
                     if p is not None:  # the worst of every off -> on transition
                         d = abs(goal.get(w.motor, 0.0) - p)
                         dist[w.motor] = max(d, dist.get(w.motor, 0.0))
@@ -128,21 +146,32 @@ def check_torque_jump(trace: Trace) -> Finding | None:
     deg = {m: d * 360.0 / TICKS_PER_REV for m, d in dist.items()}
     worst = max(dist, key=lambda m: dist[m])
     far = {m: d for m, d in dist.items() if d > TORQUE_JUMP_TICKS}
-    figs = {"max_distance_ticks": dist[worst], "max_distance_deg": deg[worst],
-            "min_distance_ticks": min(dist.values()), "joints_far": len(far),
-            "distance_ticks": dist, "distance_deg": deg, "source": source}
+    figs = {
+        "max_distance_ticks": dist[worst],
+        "max_distance_deg": deg[worst],
+        "min_distance_ticks": min(dist.values()),
+        "joints_far": len(far),
+        "distance_ticks": dist,
+        "distance_deg": deg,
+        "source": source,
+    }
     if far:
         lo, hi = min(far.values()), max(far.values())
-        summary = (f"Torque came on with the goal {lo:.0f} to {hi:.0f} encoder ticks from the "
-                   f"present position on {len(far)} joint(s) (up to {deg[worst]:.0f} deg on "
-                   f"{worst}): the arm jumps toward the stale goal.")
+        summary = (
+            f"Torque came on with the goal {lo:.0f} to {hi:.0f} encoder ticks from the "
+            f"present position on {len(far)} joint(s) (up to {deg[worst]:.0f} deg on "
+            f"{worst}): the arm jumps toward the stale goal."
+        )
     else:
         summary = f"Torque came on with every goal within {dist[worst]:.0f} ticks of present."
-    return make_finding("Torque on before goal = present", bool(far),
-                        TorqueJumpFigures.from_mapping(figs),
-                        "max_distance_deg", summary,
-                        "Write Goal_Position = Present_Position for every motor before "
-                        "enabling torque.")
+    return make_finding(
+        "Torque on before goal = present",
+        bool(far),
+        TorqueJumpFigures.from_mapping(figs),
+        "max_distance_deg",
+        summary,
+        "Write Goal_Position = Present_Position for every motor before enabling torque.",
+    )
 
 
 def _longest_run(mask: np.ndarray) -> int:
@@ -168,27 +197,40 @@ def check_gripper_unit(trace: Trace) -> Finding | None:
     radians = bool(np.all(np.abs(v) <= RADIAN_SPAN_MAX) and span > 0.05 and v.size >= 10)
     scale = bool(frac >= GRIPPER_CLIP_FRACTION or pinned >= GRIPPER_PINNED_TICKS)
     looks = "radians" if radians else ("out_of_range" if scale else "0..100")
-    figs = {"requested_min": float(v.min()), "requested_max": float(v.max()),
-            "requested_span": span, "clipped_ticks": int(outside.sum()),
-            "clipped_fraction": frac, "longest_pinned_run_ticks": pinned,
-            "looks_like": looks}
+    figs = {
+        "requested_min": float(v.min()),
+        "requested_max": float(v.max()),
+        "requested_span": span,
+        "clipped_ticks": int(outside.sum()),
+        "clipped_fraction": frac,
+        "longest_pinned_run_ticks": pinned,
+        "looks_like": looks,
+    }
     bad = radians or scale
     if radians:
-        summary = (f"Gripper commands span {span:.2f} units ({v.min():.2f} to {v.max():.2f}) "
-                   "on a 0..100 interface: radians sent unconverted (a conversion branch that "
-                   "never ran?).")
+        summary = (
+            f"Gripper commands span {span:.2f} units ({v.min():.2f} to {v.max():.2f}) "
+            "on a 0..100 interface: radians sent unconverted (a conversion branch that "
+            "never ran?)."
+        )
     elif scale:
-        summary = (f"{frac:.0%} of gripper commands fall outside 0..100 ({v.min():.1f} to "
-                   f"{v.max():.1f}); {pinned} ticks in a row were clipped to a bound: "
-                   "simulator units sent to a 0..100 interface.")
+        summary = (
+            f"{frac:.0%} of gripper commands fall outside 0..100 ({v.min():.1f} to "
+            f"{v.max():.1f}); {pinned} ticks in a row were clipped to a bound: "
+            "simulator units sent to a 0..100 interface."
+        )
     else:
         summary = f"Gripper commands stay within 0..100 ({v.min():.1f} to {v.max():.1f})."
-    return make_finding("Gripper unit or scale", bad, GripperUnitFigures.from_mapping(figs),
-              "requested_span" if radians
-              else "clipped_fraction", summary,
-              "Convert the policy's gripper value to LeRobot's 0..100 (0 closed, 100 open) "
-              "unconditionally; do not branch on robot.name (it is 'so_follower' since "
-              "LeRobot 0.4.3).")
+    return make_finding(
+        "Gripper unit or scale",
+        bad,
+        GripperUnitFigures.from_mapping(figs),
+        "requested_span" if radians else "clipped_fraction",
+        summary,
+        "Convert the policy's gripper value to LeRobot's 0..100 (0 closed, 100 open) "
+        "unconditionally; do not branch on robot.name (it is 'so_follower' since "
+        "LeRobot 0.4.3).",
+    )
 
 
 def _limits(trace: Trace, feat: str) -> tuple[float, float] | None:
@@ -229,19 +271,30 @@ def check_joint_limits(trace: Trace) -> Finding | None:
     outside = sum(int(r.get("ticks_outside", 0)) for r in per.values())
     clipped = sum(int(r.get("ticks_clipped", 0)) for r in per.values())
     worst = max(per, key=lambda k: per[k].get("max_excess", 0.0))
-    figs = {"ticks_outside": outside, "ticks_clipped": clipped,
-            "max_excess": per[worst].get("max_excess", 0.0), "worst_joint": worst,
-            "per_joint": per}
+    figs = {
+        "ticks_outside": outside,
+        "ticks_clipped": clipped,
+        "max_excess": per[worst].get("max_excess", 0.0),
+        "worst_joint": worst,
+        "per_joint": per,
+    }
     bad = outside > 0 or clipped > 0
-    summary = (f"{outside} body-joint commands past a joint limit and {clipped} clipped on the "
-               f"way to the motors (worst {worst}, {figs['max_excess']:.1f} "
-               f"{trace.units.get(worst, '')} past)." if bad
-               else "Every body-joint command stayed within the joint limits, unclipped.")
-    return make_finding("Actions outside joint limits or clipped", bad,
-                        JointLimitsFigures.from_mapping(figs),
-                        "ticks_outside", summary,
-                        "Check the action's unit and scale against the robot's (degrees vs "
-                        "-100..100) and clamp in the policy's own space, not silently at the bus.")
+    summary = (
+        f"{outside} body-joint commands past a joint limit and {clipped} clipped on the "
+        f"way to the motors (worst {worst}, {figs['max_excess']:.1f} "
+        f"{trace.units.get(worst, '')} past)."
+        if bad
+        else "Every body-joint command stayed within the joint limits, unclipped."
+    )
+    return make_finding(
+        "Actions outside joint limits or clipped",
+        bad,
+        JointLimitsFigures.from_mapping(figs),
+        "ticks_outside",
+        summary,
+        "Check the action's unit and scale against the robot's (degrees vs "
+        "-100..100) and clamp in the policy's own space, not silently at the bus.",
+    )
 
 
 def check_control_rate(trace: Trace, expected_dt_s: float | None) -> Finding | None:
@@ -264,12 +317,25 @@ def check_control_rate(trace: Trace, expected_dt_s: float | None) -> Finding | N
     late = float(np.mean(dt > LATE_FACTOR * exp))
     ratio = med / exp
     bad = abs(ratio - 1.0) > RATE_TOLERANCE or late > RATE_TOLERANCE
-    figs = {"median_dt_s": med, "expected_dt_s": exp, "rate_hz": 1.0 / med if med > 0 else
-            None, "expected_rate_hz": 1.0 / exp, "period_ratio": ratio, "late_fraction": late,
-            "ticks": int(dt.size)}
-    summary = (f"The deployment ran at a median period of {med * 1e3:.1f} ms against the rig's "
-               f"{exp * 1e3:.1f} ms (ratio {ratio:.2f}); {late:.0%} of ticks were late.")
-    return make_finding("Control rate", bad, ControlRateFigures.from_mapping(figs),
-              "period_ratio", summary,
-              "Run the control loop at the rate the policy was trained at: sleep to a fixed "
-              "period and keep slow work (inference, I/O) off the loop.")
+    figs = {
+        "median_dt_s": med,
+        "expected_dt_s": exp,
+        "rate_hz": 1.0 / med if med > 0 else None,
+        "expected_rate_hz": 1.0 / exp,
+        "period_ratio": ratio,
+        "late_fraction": late,
+        "ticks": int(dt.size),
+    }
+    summary = (
+        f"The deployment ran at a median period of {med * 1e3:.1f} ms against the rig's "
+        f"{exp * 1e3:.1f} ms (ratio {ratio:.2f}); {late:.0%} of ticks were late."
+    )
+    return make_finding(
+        "Control rate",
+        bad,
+        ControlRateFigures.from_mapping(figs),
+        "period_ratio",
+        summary,
+        "Run the control loop at the rate the policy was trained at: sleep to a fixed "
+        "period and keep slow work (inference, I/O) off the loop.",
+    )

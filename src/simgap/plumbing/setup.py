@@ -32,8 +32,11 @@ def _reset_time(trace: Trace, rows: np.ndarray, first_row: int) -> float | None:
     """The latest ``reset`` event of the episode at or before its first image (None if none)."""
     first_t = float(trace.t[first_row])
     in_episode = set(rows.tolist())
-    cands = [e.t for e in trace.events if e.name == "reset" and e.row in in_episode
-             and e.t <= first_t + TIME_EPS_S]
+    cands = [
+        e.t
+        for e in trace.events
+        if e.name == "reset" and e.row in in_episode and e.t <= first_t + TIME_EPS_S
+    ]
     if not cands and rows[0] > 0:  # a writer may log the reset with the previous tick
         cands = [e.t for e in trace.events if e.name == "reset" and e.row == rows[0] - 1]
     return max(cands) if cands else None
@@ -61,54 +64,75 @@ def check_stale_first_frame(trace: Trace) -> Finding | None:
             continue
         first = int(rows_img[0])
         reset = _reset_time(trace, rows, first)
-        lead = None if reset is None or not np.isfinite(img_t[first]) else \
-            float(reset - img_t[first])
+        lead = (
+            None if reset is None or not np.isfinite(img_t[first]) else float(reset - img_t[first])
+        )
         before = lead is not None and lead > TIME_EPS_S
         sha = trace.image_sha1[first]
         repeated = sha is not None and prev_last_sha is not None and sha == prev_last_sha
-        per.append({"episode": int(ep), "tick": int(trace.tick[first]),
-                    "image_t": float(img_t[first]) if np.isfinite(img_t[first]) else None,
-                    "reset_t": reset, "taken_before_reset_s": lead,
-                    "before_reset": bool(before), "same_as_previous_last": bool(repeated)})
+        per.append(
+            {
+                "episode": int(ep),
+                "tick": int(trace.tick[first]),
+                "image_t": float(img_t[first]) if np.isfinite(img_t[first]) else None,
+                "reset_t": reset,
+                "taken_before_reset_s": lead,
+                "before_reset": bool(before),
+                "same_as_previous_last": bool(repeated),
+            }
+        )
         prev_last_sha = trace.image_sha1[int(rows_img[-1])]
     if not per:
         return None
     stale = [p for p in per if p["before_reset"] or p["same_as_previous_last"]]
     leads = [p["taken_before_reset_s"] for p in per if p["before_reset"]]
-    figs = {"stale_episodes": len(stale), "episodes_checked": len(per),
-            "before_reset_episodes": sum(p["before_reset"] for p in per),
-            "repeated_image_episodes": sum(p["same_as_previous_last"] for p in per),
-            "max_taken_before_reset_s": max(leads) if leads else 0.0,
-            "resets_logged": sum(p["reset_t"] is not None for p in per)}
-    summary = (f"{len(stale)} of {len(per)} episodes started from a stale image: "
-               f"{figs['before_reset_episodes']} taken before the scene was reset (up to "
-               f"{figs['max_taken_before_reset_s'] * 1e3:.0f} ms before), "
-               f"{figs['repeated_image_episodes']} identical to the previous episode's last."
-               if stale else f"All {len(per)} episodes started from an image taken after "
-                             "their reset.")
-    return make_finding("Stale first frame", bool(stale),
-              StaleFirstFrameFigures.from_mapping(figs), "stale_episodes", summary,
-              "Reset the scene first, then wait for a frame captured after the reset (e.g. "
-              "async_read, or discard frames older than the reset) before the first decision.",
-              details=StaleFirstFrameDetails.from_mapping({"episodes": per}, where="details"))
+    figs = {
+        "stale_episodes": len(stale),
+        "episodes_checked": len(per),
+        "before_reset_episodes": sum(p["before_reset"] for p in per),
+        "repeated_image_episodes": sum(p["same_as_previous_last"] for p in per),
+        "max_taken_before_reset_s": max(leads) if leads else 0.0,
+        "resets_logged": sum(p["reset_t"] is not None for p in per),
+    }
+    summary = (
+        f"{len(stale)} of {len(per)} episodes started from a stale image: "
+        f"{figs['before_reset_episodes']} taken before the scene was reset (up to "
+        f"{figs['max_taken_before_reset_s'] * 1e3:.0f} ms before), "
+        f"{figs['repeated_image_episodes']} identical to the previous episode's last."
+        if stale
+        else f"All {len(per)} episodes started from an image taken after their reset."
+    )
+    return make_finding(
+        "Stale first frame",
+        bool(stale),
+        StaleFirstFrameFigures.from_mapping(figs),
+        "stale_episodes",
+        summary,
+        "Reset the scene first, then wait for a frame captured after the reset (e.g. "
+        "async_read, or discard frames older than the reset) before the first decision.",
+        details=StaleFirstFrameDetails.from_mapping({"episodes": per}, where="details"),
+    )
 
 
 _NOT_GPU = {
     "not_a_checkpoint": (
         "Checkpoint is not a checkpoint",
         "{path} is neither a PyTorch zip archive nor a pickle: it is not a checkpoint.",
-        "Point meta.checkpoint at the weights file the deployment loads."),
+        "Point meta.checkpoint at the weights file the deployment loads.",
+    ),
     "unsafe_pickle": (
         "Checkpoint holds unsafe pickled objects",
         "{path} holds Python objects beyond tensors, which the safe loader "
         "(weights_only=True) refuses: {error}",
         "Do not load it with weights_only=False (that runs code from the file). Re-save "
         "the weights as a plain state_dict of tensors, or as safetensors, from a trusted "
-        "copy."),
+        "copy.",
+    ),
     "unreadable": (
         "Checkpoint does not load",
         "{path} does not load on the CPU with the safe loader: {error}",
-        "Check that the file is complete (not truncated) and was written by torch.save."),
+        "Check that the file is complete (not truncated) and was written by torch.save.",
+    ),
 }
 
 
@@ -118,36 +142,53 @@ def check_checkpoint(probe: CheckpointProbe | None) -> Finding | None:
     if probe is None:
         return None
     cuda = [loc for loc in probe.locations if loc.startswith("cuda")]
-    figs = {"checkpoint": str(probe.path), "storage_locations": list(probe.locations),
-            "cuda_storage_locations": len(cuda), "loads_without_map_location":
-            probe.loads_plain, "loads_with_map_location_cpu": probe.loads_cpu,
-            "cuda_available_here": probe.cuda_available}
+    figs = {
+        "checkpoint": str(probe.path),
+        "storage_locations": list(probe.locations),
+        "cuda_storage_locations": len(cuda),
+        "loads_without_map_location": probe.loads_plain,
+        "loads_with_map_location_cpu": probe.loads_cpu,
+        "cuda_available_here": probe.cuda_available,
+    }
     bad = bool(cuda) or not probe.loads_plain
     kind = getattr(probe, "kind", "cuda" if cuda else "ok")
     figs["probe"] = kind
     if kind in _NOT_GPU:
         title, summary, step = _NOT_GPU[kind]
-        return make_finding(title, True, CheckpointFigures.from_mapping(figs),
-                            "loads_without_map_location",
-                            summary.format(path=probe.path, error=probe.cpu_error), step,
-                            details=CheckpointDetails(plain_error=probe.plain_error,
-                                                      cpu_error=probe.cpu_error))
+        return make_finding(
+            title,
+            True,
+            CheckpointFigures.from_mapping(figs),
+            "loads_without_map_location",
+            summary.format(path=probe.path, error=probe.cpu_error),
+            step,
+            details=CheckpointDetails(plain_error=probe.plain_error, cpu_error=probe.cpu_error),
+        )
     if cuda:
-        summary = (f"The checkpoint's tensors are tagged {', '.join(cuda)}: it was saved from "
-                   "GPU memory" + (" and does not load here without map_location='cpu'."
-                                   if not probe.loads_plain else
-                                   "; it loads here only because this machine has CUDA."))
+        summary = (
+            f"The checkpoint's tensors are tagged {', '.join(cuda)}: it was saved from "
+            "GPU memory"
+            + (
+                " and does not load here without map_location='cpu'."
+                if not probe.loads_plain
+                else "; it loads here only because this machine has CUDA."
+            )
+        )
     elif not probe.loads_plain:
         summary = f"The checkpoint does not load on the CPU: {probe.plain_error}"
     else:
         summary = "The checkpoint loads on the CPU without a map location."
-    return make_finding("Checkpoint loads only on a GPU", bad, CheckpointFigures.from_mapping(figs),
-              "loads_without_map_location",
-              summary, "Load with torch.load(path, map_location='cpu') (keeping the safe "
-              "default weights_only=True), or re-save the checkpoint from CPU memory "
-              "(model.cpu().state_dict()).",
-              details=CheckpointDetails(plain_error=probe.plain_error,
-                                        cpu_error=probe.cpu_error))
+    return make_finding(
+        "Checkpoint loads only on a GPU",
+        bad,
+        CheckpointFigures.from_mapping(figs),
+        "loads_without_map_location",
+        summary,
+        "Load with torch.load(path, map_location='cpu') (keeping the safe "
+        "default weights_only=True), or re-save the checkpoint from CPU memory "
+        "(model.cpu().state_dict()).",
+        details=CheckpointDetails(plain_error=probe.plain_error, cpu_error=probe.cpu_error),
+    )
 
 
 def _temperatures(trace: Trace) -> dict[str, np.ndarray]:
@@ -192,16 +233,29 @@ def check_temperature_drift(trace: Trace) -> Finding | None:
         return None
     worst = max(drift, key=lambda m: drift[m])
     bad = drift[worst] > TEMPERATURE_DRIFT_C
-    figs = {"max_drift_c": drift[worst], "worst_motor": worst, "drift_c": drift,
-            "episodes": len(episodes), "episode_mean_c": means}
-    summary = (f"{worst} warmed by {drift[worst]:.1f} C from the first to the last of "
-               f"{len(episodes)} episodes: the servos' behaviour drifts across the evaluation."
-               if bad else f"Motor temperatures stayed within {drift[worst]:.1f} C across "
-                           f"{len(episodes)} episodes.")
-    return make_finding("Motor temperature drift", bad, TemperatureDriftFigures.from_mapping(figs),
-              "max_drift_c", summary,
-              "Rest the arm between episodes (or cool it to a fixed temperature) and reduce "
-              "holding torque; compare episodes at the same temperature.")
+    figs = {
+        "max_drift_c": drift[worst],
+        "worst_motor": worst,
+        "drift_c": drift,
+        "episodes": len(episodes),
+        "episode_mean_c": means,
+    }
+    summary = (
+        f"{worst} warmed by {drift[worst]:.1f} C from the first to the last of "
+        f"{len(episodes)} episodes: the servos' behaviour drifts across the evaluation."
+        if bad
+        else f"Motor temperatures stayed within {drift[worst]:.1f} C across "
+        f"{len(episodes)} episodes."
+    )
+    return make_finding(
+        "Motor temperature drift",
+        bad,
+        TemperatureDriftFigures.from_mapping(figs),
+        "max_drift_c",
+        summary,
+        "Rest the arm between episodes (or cool it to a fixed temperature) and reduce "
+        "holding torque; compare episodes at the same temperature.",
+    )
 
 
 def check_policy_server(meta: Mapping[str, Any], rig_address: str | None) -> Finding | None:
@@ -220,13 +274,26 @@ def check_policy_server(meta: Mapping[str, Any], rig_address: str | None) -> Fin
             loopback, any_iface = ip.is_loopback, ip.is_unspecified
         except ValueError:
             loopback, any_iface = False, False
-    figs = {"address": text, "host": host, "loopback": loopback, "all_interfaces": any_iface,
-            "source": "trace" if meta.get("policy_server") else "rig"}
-    summary = (f"The policy server listens on {text}, "
-               + ("every network interface" if any_iface else "a network address")
-               + ": anyone on the network can send it observations or read its actions."
-               if not loopback else f"The policy server listens on loopback ({text}).")
-    return make_finding("Policy server address", not loopback,
-              PolicyServerFigures.from_mapping(figs), "loopback", summary,
-              "Bind the policy server to 127.0.0.1 and reach it through an SSH tunnel when "
-              "client and server run on different machines.")
+    figs = {
+        "address": text,
+        "host": host,
+        "loopback": loopback,
+        "all_interfaces": any_iface,
+        "source": "trace" if meta.get("policy_server") else "rig",
+    }
+    summary = (
+        f"The policy server listens on {text}, "
+        + ("every network interface" if any_iface else "a network address")
+        + ": anyone on the network can send it observations or read its actions."
+        if not loopback
+        else f"The policy server listens on loopback ({text})."
+    )
+    return make_finding(
+        "Policy server address",
+        not loopback,
+        PolicyServerFigures.from_mapping(figs),
+        "loopback",
+        summary,
+        "Bind the policy server to 127.0.0.1 and reach it through an SSH tunnel when "
+        "client and server run on different machines.",
+    )

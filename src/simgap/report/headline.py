@@ -22,11 +22,33 @@ from simgap.finding import figures_of
 
 RANK = {"implicated": 0, "inconclusive": 1, "eliminated": 2, "not_measured": 3}
 
-_SUFFIX_UNITS = (("_fraction", "%"), ("_ratio", "x"), ("_rad_s", "rad/s"), ("_deg_s", "deg/s"),
-                 ("_rad", "rad"), ("_deg", "deg"), ("_px", "px"), ("_hz", "Hz"), ("_kg", "kg"),
-                 ("_ms", "ms"), ("_m", "m"), ("_s", "s"), ("_c", "C"))
-_UNIT_SUFFIX = {"s": "_s", "rad": "_rad", "deg": "_deg", "m": "_m", "px": "_px", "Hz": "_hz",
-                "kg": "_kg", "rad/s": "_rad_s", "deg/s": "_deg_s", "ms": "_ms"}
+_SUFFIX_UNITS = (
+    ("_fraction", "%"),
+    ("_ratio", "x"),
+    ("_rad_s", "rad/s"),
+    ("_deg_s", "deg/s"),
+    ("_rad", "rad"),
+    ("_deg", "deg"),
+    ("_px", "px"),
+    ("_hz", "Hz"),
+    ("_kg", "kg"),
+    ("_ms", "ms"),
+    ("_m", "m"),
+    ("_s", "s"),
+    ("_c", "C"),
+)
+_UNIT_SUFFIX = {
+    "s": "_s",
+    "rad": "_rad",
+    "deg": "_deg",
+    "m": "_m",
+    "px": "_px",
+    "Hz": "_hz",
+    "kg": "_kg",
+    "rad/s": "_rad_s",
+    "deg/s": "_deg_s",
+    "ms": "_ms",
+}
 """A declared unit, as the name suffix whose formatting it takes."""
 
 
@@ -80,8 +102,11 @@ KeyLine = Headline
 
 def _num(d: Mapping[str, Any], key: str) -> float | None:
     v = d.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) \
-        and math.isfinite(v) else None
+    return (
+        float(v)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        else None
+    )
 
 
 def key_line(f: Mapping[str, Any]) -> KeyLine:
@@ -101,25 +126,32 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
     res, nf = f.get("residual"), f.get("noise_floor")
     unit = str(f.get("residual_unit") or "")
     if isinstance(res, (int, float)) and isinstance(nf, (int, float)):
-        return KeyLine(f"residual {sig(float(res))} {unit} against the noise floor "
-                       f"{sig(float(nf))} {unit}".replace("  ", " "), float(res), float(nf))
+        return KeyLine(
+            f"residual {sig(float(res))} {unit} against the noise floor "
+            f"{sig(float(nf))} {unit}".replace("  ", " "),
+            float(res),
+            float(nf),
+        )
     key = f.get("key_figure")
     if isinstance(key, Mapping):  # schema 1: the name, its value and its unit
         name, value = str(key.get("name") or ""), key.get("value")
         declared = key.get("unit")
         if name and value is not None and not isinstance(value, (Mapping, list)):
             text = with_unit(name, value, None if declared is None else str(declared))
-            return KeyLine(f"{_bare(name).replace('_', ' ')} {text}",
-                           _num(key, "value"), None)
+            return KeyLine(f"{_bare(name).replace('_', ' ')} {text}", _num(key, "value"), None)
         return KeyLine("")
     if key and key in fig and not isinstance(fig[key], (Mapping, list)):
-        return KeyLine(f"{_bare(str(key)).replace('_', ' ')} {with_unit(str(key), fig[key])}",
-                       _num(fig, str(key)), None)
+        return KeyLine(
+            f"{_bare(str(key)).replace('_', ' ')} {with_unit(str(key), fig[key])}",
+            _num(fig, str(key)),
+            None,
+        )
     return KeyLine("")
 
 
-def headline(findings: Sequence[Mapping[str, Any]], stop: Mapping[str, Any]
-             ) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
+def headline(
+    findings: Sequence[Mapping[str, Any]], stop: Mapping[str, Any]
+) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
     """(the finding to fix first, the other implicated findings in ladder order)."""
     implicated = [f for f in findings if f.get("verdict") == "implicated"]
     if not implicated:
@@ -139,8 +171,10 @@ def contradictions(findings: Sequence[Mapping[str, Any]]) -> dict[str, str]:
             continue
         for b in figures_of(f, PhasesFigures).eliminates:
             if str(b) in implicated:
-                notes[str(b)] = (f"The {f.get('branch')} finding points away from {b}, but "
-                                 f"{b}'s own measurement implicates it: the measurement wins, "
-                                 "the failure phase only says it is not what broke the "
-                                 "episodes.")
+                notes[str(b)] = (
+                    f"The {f.get('branch')} finding points away from {b}, but "
+                    f"{b}'s own measurement implicates it: the measurement wins, "
+                    "the failure phase only says it is not what broke the "
+                    "episodes."
+                )
     return notes

@@ -47,21 +47,25 @@ T = TypeVar("T")
 
 def failure_html(section: str, error: BaseException) -> str:
     """What a failed section shows in its place: which section, and the error."""
-    return ("<div class=\"section-error note\"><strong>This section could not be drawn"
-            f"</strong> ({html.escape(section)}): {html.escape(type(error).__name__)}: "
-            f"{html.escape(str(error)[:300])}. The figures in findings.json are complete; "
-            "please report this with the findings file.</div>")
+    return (
+        '<div class="section-error note"><strong>This section could not be drawn'
+        f"</strong> ({html.escape(section)}): {html.escape(type(error).__name__)}: "
+        f"{html.escape(str(error)[:300])}. The figures in findings.json are complete; "
+        "please report this with the findings file.</div>"
+    )
 
 
-def guarded(section: str, build: Callable[[], T], fallback: T,
-            failures: list[str] | None = None) -> T:
+def guarded(
+    section: str, build: Callable[[], T], fallback: T, failures: list[str] | None = None
+) -> T:
     """``build()``, or ``fallback`` when it raises: the failure is logged and its text
     (``failure_html``) appended to ``failures``."""
     try:
         return build()
     except Exception as e:  # a section's bug must not take the run down
-        _LOG.warning("report section %s failed: %s: %s", section, type(e).__name__, e,
-                     exc_info=True)
+        _LOG.warning(
+            "report section %s failed: %s: %s", section, type(e).__name__, e, exc_info=True
+        )
         if failures is not None:
             failures.append(failure_html(section, e))
         return fallback
@@ -81,8 +85,11 @@ def _fmt(value: Any, depth: int = 0) -> str:
         n = len(value)
         if depth >= 2:
             return f"({n} items)"
-        items = ([f"{k}: {_fmt(v, depth + 1)}" for k, v in list(value.items())[:8]]
-                 if isinstance(value, Mapping) else [_fmt(v, depth + 1) for v in value[:8]])
+        items = (
+            [f"{k}: {_fmt(v, depth + 1)}" for k, v in list(value.items())[:8]]
+            if isinstance(value, Mapping)
+            else [_fmt(v, depth + 1) for v in value[:8]]
+        )
         more = f", ... ({n} in all)" if n > 8 else ""
         ends = "{}" if isinstance(value, Mapping) else "[]"
         return (ends[0] + ", ".join(items) + more + ends[1])[:200]
@@ -101,8 +108,9 @@ def _unit_of(path: str, units: Mapping[str, str]) -> str | None:
     return None
 
 
-def _flat_figures(figures: Mapping[str, Any], units: Mapping[str, str] | None = None,
-                  prefix: str = "") -> list[tuple[str, str]]:
+def _flat_figures(
+    figures: Mapping[str, Any], units: Mapping[str, str] | None = None, prefix: str = ""
+) -> list[tuple[str, str]]:
     """The figures as (dotted name, value with its unit) rows: the declared unit where the
     finding lists one (``units``), else the one its name carries."""
     rows: list[tuple[str, str]] = []
@@ -111,8 +119,14 @@ def _flat_figures(figures: Mapping[str, Any], units: Mapping[str, str] | None = 
             rows.extend(_flat_figures(v, units, f"{prefix}{k}."))
         elif not (isinstance(v, list) and len(v) > 8):
             unit = _unit_of(f"{prefix}{k}", units or {})
-            rows.append((f"{prefix}{k}", _fmt(v) if not isinstance(v, (int, float))
-                         or is_bool(v) else with_unit(str(k), v, unit)))
+            rows.append(
+                (
+                    f"{prefix}{k}",
+                    _fmt(v)
+                    if not isinstance(v, (int, float)) or is_bool(v)
+                    else with_unit(str(k), v, unit),
+                )
+            )
     return rows
 
 
@@ -127,9 +141,17 @@ def _cards(findings: list[dict[str, Any]], notes: Mapping[str, str]) -> list[dic
         best = min(fs, key=lambda f: RANK.get(str(f["verdict"]), 9))
         ordered = sorted(fs, key=lambda f: RANK.get(str(f["verdict"]), 9))
         pictures = [p for f in ordered for p in f["plots"]]
-        cards.append({"branch": branch, "anchor": f"b-{branch}", "verdict": best["verdict"],
-                      "findings": fs, "proof": pictures[:1], "more": pictures[1:],
-                      "note": notes.get(branch, "")})
+        cards.append(
+            {
+                "branch": branch,
+                "anchor": f"b-{branch}",
+                "verdict": best["verdict"],
+                "findings": fs,
+                "proof": pictures[:1],
+                "more": pictures[1:],
+                "note": notes.get(branch, ""),
+            }
+        )
     return cards
 
 
@@ -141,8 +163,10 @@ def _comparability(c: Mapping[str, Any] | None) -> dict[str, Any] | None:
     for name, r in (c.get("rates") or {}).items():
         w = r.get("wilson") or [None, None]
         if isinstance(r.get("rate"), (int, float)) and None not in w:
-            rates.append(f"{name} {r.get('successes')}/{r.get('trials')} = "
-                         f"{100 * r['rate']:.0f}% (95% {100 * w[0]:.0f}-{100 * w[1]:.0f}%)")
+            rates.append(
+                f"{name} {r.get('successes')}/{r.get('trials')} = "
+                f"{100 * r['rate']:.0f}% (95% {100 * w[0]:.0f}-{100 * w[1]:.0f}%)"
+            )
     tests = c.get("tests") or {}
     p = tests.get("barnard_p", tests.get("fisher_p"))
     line = "; ".join(rates)
@@ -150,8 +174,13 @@ def _comparability(c: Mapping[str, Any] | None) -> dict[str, Any] | None:
         which = "Barnard" if "barnard_p" in tests else "Fisher"
         line += f"; {which} p = {sig(float(p), 2)}"
     must = [m for m in c.get("mismatches") or [] if m.get("must_match")]
-    return {"comparable": bool(c.get("comparable")), "line": line, "must": must,
-            "message": str(c.get("message") or ""), "raw": c}
+    return {
+        "comparable": bool(c.get("comparable")),
+        "line": line,
+        "must": must,
+        "message": str(c.get("message") or ""),
+        "raw": c,
+    }
 
 
 _WORDS = ("branch", "verdict", "title", "summary", "next_step", "residual_unit")
@@ -177,42 +206,77 @@ def _text(value: Any, limit: int = 4000) -> str:
 
 def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
     """One finding as the template reads it; each derived part built on its own."""
-    f = {"title": "", "summary": "", "next_step": "", "figures": {}, "artifacts": {},
-         "residual": None, "noise_floor": None, "residual_unit": "", **f}
+    f = {
+        "title": "",
+        "summary": "",
+        "next_step": "",
+        "figures": {},
+        "artifacts": {},
+        "residual": None,
+        "noise_floor": None,
+        "residual_unit": "",
+        **f,
+    }
     f.update({k: _text(f.get(k)) for k in _WORDS})
     branch = f["branch"]
     where = f"{branch}: {f.get('title', '')}"
     failures: list[str] = []
     key_text = guarded(f"key figure of {where}", lambda: key_line(f).text, "", failures)
-    rows: list[tuple[str, str]] = guarded(f"figures of {where}",
-                   lambda: _flat_figures(f.get("figures") or {}, f.get("units")), [],
-                   failures)
+    rows: list[tuple[str, str]] = guarded(
+        f"figures of {where}",
+        lambda: _flat_figures(f.get("figures") or {}, f.get("units")),
+        [],
+        failures,
+    )
     pictures: list[str] = guarded(f"plots of {where}", lambda: branch_plots(f), [], failures)
-    return {**f, "branch": branch, "anchor": f"f{i}-{branch}", "key_text": key_text,
-            "figure_rows": rows, "plots": failures + pictures}
+    return {
+        **f,
+        "branch": branch,
+        "anchor": f"f{i}-{branch}",
+        "key_text": key_text,
+        "figure_rows": rows,
+        "plots": failures + pictures,
+    }
 
 
-def render_report(diagnosis: Diagnosis | Mapping[str, Any], *, title: str = "simgap report",
-                  ) -> str:
+def render_report(
+    diagnosis: Diagnosis | Mapping[str, Any],
+    *,
+    title: str = "simgap report",
+) -> str:
     """The report as one HTML string; a section that fails shows its failure instead."""
     d = diagnosis.to_dict() if isinstance(diagnosis, Diagnosis) else dict(diagnosis)
     raw = d.get("findings")
-    findings = [_finding_view(i, f) for i, f in enumerate(raw if isinstance(raw, list) else [])
-                if isinstance(f, Mapping)]
+    findings = [
+        _finding_view(i, f)
+        for i, f in enumerate(raw if isinstance(raw, list) else [])
+        if isinstance(f, Mapping)
+    ]
     stop: Mapping[str, Any] = d["stop"] if isinstance(d.get("stop"), Mapping) else {}
     failures: list[str] = []
     no_headline: tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]] = (None, [])
     first, then = guarded("headline", lambda: headline(findings, stop), no_headline, failures)
-    notes: dict[str, str] = guarded("contradictions", lambda: contradictions(findings), {},
-                                    failures)
-    comp = guarded("comparability", lambda: _comparability(d.get("comparability")), None,
-                   failures)
-    cards: list[dict[str, Any]] = guarded("branch cards", lambda: _cards(findings, notes), [],
-                                          failures)
-    page = {"title": title, "rig": _text(d.get("rig")), "version": _text(d.get("simgap_version")),
-            "seed": _text(d.get("seed", 0)), "comparability": comp, "first": first, "then": then,
-            "cards": cards, "findings": findings, "stop": stop, "fmt": _fmt,
-            "failures": failures}
+    notes: dict[str, str] = guarded(
+        "contradictions", lambda: contradictions(findings), {}, failures
+    )
+    comp = guarded("comparability", lambda: _comparability(d.get("comparability")), None, failures)
+    cards: list[dict[str, Any]] = guarded(
+        "branch cards", lambda: _cards(findings, notes), [], failures
+    )
+    page = {
+        "title": title,
+        "rig": _text(d.get("rig")),
+        "version": _text(d.get("simgap_version")),
+        "seed": _text(d.get("seed", 0)),
+        "comparability": comp,
+        "first": first,
+        "then": then,
+        "cards": cards,
+        "findings": findings,
+        "stop": stop,
+        "fmt": _fmt,
+        "failures": failures,
+    }
     try:
         return _ENV.get_template("report.html").render(**page)
     except Exception as e:  # the page itself: a bare page with every finding's words
@@ -227,11 +291,15 @@ def _bare_page(d: Mapping[str, Any], failure: str) -> str:
         f"<li><strong>{html.escape(_text(f.get('verdict')))}</strong> "
         f"{html.escape(_text(f.get('branch')))}: {html.escape(_text(f.get('title')))}. "
         f"{html.escape(_text(f.get('summary')))}</li>"
-        for f in (raw if isinstance(raw, list) else []) if isinstance(f, Mapping))
+        for f in (raw if isinstance(raw, list) else [])
+        if isinstance(f, Mapping)
+    )
     rig = html.escape(_text(d.get("rig")))
-    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>simgap "
-            f"report — {rig}</title></head><body><h1>simgap diagnosis: {rig}</h1>{failure}"
-            f"<ul>{items}</ul></body></html>")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>simgap '
+        f"report — {rig}</title></head><body><h1>simgap diagnosis: {rig}</h1>{failure}"
+        f"<ul>{items}</ul></body></html>"
+    )
 
 
 def write_report(diagnosis: Diagnosis | Mapping[str, Any], path: str | Path, **kw: Any) -> Path:

@@ -97,8 +97,10 @@ def _png(img: np.ndarray) -> str:
 
 
 def _pose(pos: Sequence[float], wxyz: Sequence[float]) -> dict[str, Any]:
-    return {"position": dict(zip("xyz", map(float, pos), strict=True)),
-            "orientation": dict(zip("xyzw", map(float, [*wxyz[1:], wxyz[0]]), strict=True))}
+    return {
+        "position": dict(zip("xyz", map(float, pos), strict=True)),
+        "orientation": dict(zip("xyzw", map(float, [*wxyz[1:], wxyz[0]]), strict=True)),
+    }
 
 
 def _color(rgba: Sequence[float]) -> dict[str, float]:
@@ -110,26 +112,56 @@ def _primitives(s: Any, rgba: Sequence[float]) -> dict[str, list[dict[str, Any]]
     still, c = _pose((0, 0, 0), (1, 0, 0, 0)), _color(rgba)
     r, h = float(s.size[0]), float(s.size[1])
     if s.kind == "box":
-        return {"cubes": [{"pose": still, "color": c,
-                           "size": dict(zip("xyz", map(float, 2 * s.size), strict=True))}]}
+        return {
+            "cubes": [
+                {
+                    "pose": still,
+                    "color": c,
+                    "size": dict(zip("xyz", map(float, 2 * s.size), strict=True)),
+                }
+            ]
+        }
     if s.kind in ("sphere", "ellipsoid"):
         d = [2 * r] * 3 if s.kind == "sphere" else list(map(float, 2 * s.size))
-        return {"spheres": [{"pose": still, "color": c, "size": dict(zip("xyz", d,
-                                                                         strict=True))}]}
+        return {"spheres": [{"pose": still, "color": c, "size": dict(zip("xyz", d, strict=True))}]}
     if s.kind in ("capsule", "cylinder"):
-        cyl = [{"pose": still, "color": c, "size": {"x": 2 * r, "y": 2 * r, "z": 2 * h},
-                "bottom_scale": 1.0, "top_scale": 1.0}]
-        caps = [{"pose": _pose((0, 0, z), (1, 0, 0, 0)), "color": c,
-                 "size": {"x": 2 * r, "y": 2 * r, "z": 2 * r}} for z in (-h, h)]
+        cyl = [
+            {
+                "pose": still,
+                "color": c,
+                "size": {"x": 2 * r, "y": 2 * r, "z": 2 * h},
+                "bottom_scale": 1.0,
+                "top_scale": 1.0,
+            }
+        ]
+        caps = [
+            {
+                "pose": _pose((0, 0, z), (1, 0, 0, 0)),
+                "color": c,
+                "size": {"x": 2 * r, "y": 2 * r, "z": 2 * r},
+            }
+            for z in (-h, h)
+        ]
         return {"cylinders": cyl, **({"spheres": caps} if s.kind == "capsule" else {})}
-    return {"triangles": [{"pose": still, "color": c,
-                           "points": [dict(zip("xyz", map(float, v), strict=True))
-                                      for v in s.vertices],
-                           "indices": [int(i) for i in s.triangles.ravel()]}]}
+    return {
+        "triangles": [
+            {
+                "pose": still,
+                "color": c,
+                "points": [dict(zip("xyz", map(float, v), strict=True)) for v in s.vertices],
+                "indices": [int(i) for i in s.triangles.ravel()],
+            }
+        ]
+    }
 
 
-def write_mcap(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
-               episodes: Sequence[int] | None = None) -> WrittenMcap:
+def write_mcap(
+    path: str | Path,
+    rig: Rig,
+    ds: Any,
+    diagnosis: Mapping[str, Any],
+    episodes: Sequence[int] | None = None,
+) -> WrittenMcap:
     """Write the diagnosis's MCAP file to ``path`` (see the module docstring).
 
     Raises:
@@ -146,30 +178,45 @@ def write_mcap(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any]
     writer_cls = _mcap_writer()
     layers = episode_layers(rig, ds, diagnosis, episodes)
     if not layers:
-        raise InputError(file=getattr(ds, "root", None), field="episodes",
-                         expected="at least one episode to write", got="none")
+        raise InputError(
+            file=getattr(ds, "root", None),
+            field="episodes",
+            expected="at least one episode to write",
+            got="none",
+        )
     skipped: list[str] = []
     layers, shapes = with_model_layers(rig, layers, skipped)
-    cam = None if rig.camera is None else quote(
-        (rig.camera.recorded or rig.camera.name).removeprefix("observation.images."), safe="_-.")
+    cam = (
+        None
+        if rig.camera is None
+        else quote(
+            (rig.camera.recorded or rig.camera.name).removeprefix("observation.images."), safe="_-."
+        )
+    )
     findings = finding_dicts(diagnosis)
     layers, late = with_latency(rig, layers, findings)
     marks = finding_marks(findings) + late
     buf = io.BytesIO()
     w = writer_cls(buf, compression=_compression())
     w.start(profile="", library="simgap")
-    schema_ids = {name: w.register_schema(name=name, encoding="jsonschema",
-                                          data=json.dumps(s).encode()) for name, s in
-                  SCHEMAS.items()}
+    schema_ids = {
+        name: w.register_schema(name=name, encoding="jsonschema", data=json.dumps(s).encode())
+        for name, s in SCHEMAS.items()
+    }
     channels: dict[str, int] = {}
 
     def put(topic: str, schema: str, t_s: float, msg: Mapping[str, Any]) -> None:
         if topic not in channels:
-            channels[topic] = w.register_channel(topic=topic, message_encoding="json",
-                                                 schema_id=schema_ids[schema])
+            channels[topic] = w.register_channel(
+                topic=topic, message_encoding="json", schema_id=schema_ids[schema]
+            )
         ns = int(round(t_s * 1e9))
-        w.add_message(channel_id=channels[topic], log_time=ns, publish_time=ns,
-                      data=json.dumps(msg, separators=(",", ":")).encode())
+        w.add_message(
+            channel_id=channels[topic],
+            log_time=ns,
+            publish_time=ns,
+            data=json.dumps(msg, separators=(",", ":")).encode(),
+        )
 
     if shapes is not None:
         ents = []
@@ -177,63 +224,146 @@ def write_mcap(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any]
             tint = SIM_COLORS.get(layer.split("/")[-1]) if layer != "real" else None
             for s in shapes.shapes:
                 rgba = s.rgba if tint is None else [c / 255 for c in tint]
-                ents.append({"timestamp": _time(0.0), "frame_id": f"{layer}/{s.name}",
-                             "id": f"{layer}/{s.name}", "lifetime": _time(0.0),
-                             "frame_locked": True, **_primitives(s, rgba)})
+                ents.append(
+                    {
+                        "timestamp": _time(0.0),
+                        "frame_id": f"{layer}/{s.name}",
+                        "id": f"{layer}/{s.name}",
+                        "lifetime": _time(0.0),
+                        "frame_locked": True,
+                        **_primitives(s, rgba),
+                    }
+                )
         put("/arm", "foxglove.SceneUpdate", 0.0, {"deletions": [], "entities": ents})
     starts, start = [], 0.0
     for lay in layers:
         starts.append(start)
         clock = start + lay.t_s
         names = {"action": lay.action_names, "observation.state": lay.state_names}
-        vectors = {"action": lay.action, "observation.state": lay.state,
-                   "real/observation.state": lay.q_rad,
-                   **{f"sim/{k}/observation.state": v for k, v in lay.sim.items()}}
-        image_rows = {} if lay.image_frames is None else {
-            int(np.searchsorted(lay.frame_index, f)): i for i, f in enumerate(lay.image_frames)}
-        rendered = {} if lay.rendered_rows is None else {
-            int(r): i for i, r in enumerate(lay.rendered_rows)}
+        vectors = {
+            "action": lay.action,
+            "observation.state": lay.state,
+            "real/observation.state": lay.q_rad,
+            **{f"sim/{k}/observation.state": v for k, v in lay.sim.items()},
+        }
+        image_rows = (
+            {}
+            if lay.image_frames is None
+            else {
+                int(np.searchsorted(lay.frame_index, f)): i for i, f in enumerate(lay.image_frames)
+            }
+        )
+        rendered = (
+            {}
+            if lay.rendered_rows is None
+            else {int(r): i for i, r in enumerate(lay.rendered_rows)}
+        )
         logs: dict[int, list[tuple[str, str, str]]] = {}
-        for row, text, lvl, branch in episode_logs(lay.episode, lay.t_s, lay.t0_s, findings,
-                                                   marks):
+        for row, text, lvl, branch in episode_logs(lay.episode, lay.t_s, lay.t0_s, findings, marks):
             logs.setdefault(row, []).append((text, lvl, branch))
         for k in range(lay.frame_index.size):
             t, stamp = float(clock[k]), _time(float(clock[k]))
-            head = {"episode": lay.episode, "frame_index": int(lay.frame_index[k]),
-                    "timestamp": float(lay.t_s[k])}
+            head = {
+                "episode": lay.episode,
+                "frame_index": int(lay.frame_index[k]),
+                "timestamp": float(lay.t_s[k]),
+            }
             for topic, v in vectors.items():
-                put(f"/{topic}", "simgap.JointVector", t, {
-                    **head, "name": list(names.get(topic, lay.joints)),
-                    "position": [float(x) for x in v[k]]})
+                put(
+                    f"/{topic}",
+                    "simgap.JointVector",
+                    t,
+                    {
+                        **head,
+                        "name": list(names.get(topic, lay.joints)),
+                        "position": [float(x) for x in v[k]],
+                    },
+                )
             if lay.tick_total_s is not None:
-                put("/latency", "simgap.JointVector", t, {
-                    **head, "name": ["total_s", "budget_s"],
-                    "position": [float(lay.tick_total_s[k]), float(lay.budget_s or 0.0)]})
-            put("/gap", "simgap.Gap", t, {**head, "joint": list(lay.joints), **{
-                n: [float(x) for x in lay.q_rad[k] - q[k]] for n, q in lay.sim.items()},
-                "floor": [float(x) for x in lay.floor_rad]})
+                put(
+                    "/latency",
+                    "simgap.JointVector",
+                    t,
+                    {
+                        **head,
+                        "name": ["total_s", "budget_s"],
+                        "position": [float(lay.tick_total_s[k]), float(lay.budget_s or 0.0)],
+                    },
+                )
+            put(
+                "/gap",
+                "simgap.Gap",
+                t,
+                {
+                    **head,
+                    "joint": list(lay.joints),
+                    **{n: [float(x) for x in lay.q_rad[k] - q[k]] for n, q in lay.sim.items()},
+                    "floor": [float(x) for x in lay.floor_rad],
+                },
+            )
             if k in image_rows and lay.images is not None and cam:
-                put(f"/observation.images.{cam}", "foxglove.CompressedImage", t, {
-                    "timestamp": stamp, "frame_id": cam, "format": "png",
-                    "data": _png(lay.images[image_rows[k]])})
+                put(
+                    f"/observation.images.{cam}",
+                    "foxglove.CompressedImage",
+                    t,
+                    {
+                        "timestamp": stamp,
+                        "frame_id": cam,
+                        "format": "png",
+                        "data": _png(lay.images[image_rows[k]]),
+                    },
+                )
             if k in rendered and lay.rendered is not None and cam:
-                put(f"/sim/camera/{cam}", "foxglove.CompressedImage", t, {
-                    "timestamp": stamp, "frame_id": cam, "format": "png",
-                    "data": _png(lay.rendered[rendered[k]])})
+                put(
+                    f"/sim/camera/{cam}",
+                    "foxglove.CompressedImage",
+                    t,
+                    {
+                        "timestamp": stamp,
+                        "frame_id": cam,
+                        "format": "png",
+                        "data": _png(lay.rendered[rendered[k]]),
+                    },
+                )
             if shapes is not None and lay.arm:
-                put("/tf", "foxglove.FrameTransforms", t, {"transforms": [
-                    {"timestamp": stamp, "parent_frame_id": "world",
-                     "child_frame_id": f"{layer}/{s.name}",
-                     "translation": _pose(pos[k, g], quat[k, g])["position"],
-                     "rotation": _pose(pos[k, g], quat[k, g])["orientation"]}
-                    for layer, (pos, quat) in lay.arm.items()
-                    for g, s in enumerate(shapes.shapes)]})
+                put(
+                    "/tf",
+                    "foxglove.FrameTransforms",
+                    t,
+                    {
+                        "transforms": [
+                            {
+                                "timestamp": stamp,
+                                "parent_frame_id": "world",
+                                "child_frame_id": f"{layer}/{s.name}",
+                                "translation": _pose(pos[k, g], quat[k, g])["position"],
+                                "rotation": _pose(pos[k, g], quat[k, g])["orientation"],
+                            }
+                            for layer, (pos, quat) in lay.arm.items()
+                            for g, s in enumerate(shapes.shapes)
+                        ]
+                    },
+                )
             for text, lvl, branch in logs.get(k, []):
-                put("/findings", "foxglove.Log", t, {
-                    "timestamp": stamp, "level": LOG_LEVELS[lvl], "message": text,
-                    "name": f"simgap/{branch}", "file": "", "line": 0})
+                put(
+                    "/findings",
+                    "foxglove.Log",
+                    t,
+                    {
+                        "timestamp": stamp,
+                        "level": LOG_LEVELS[lvl],
+                        "message": text,
+                        "name": f"simgap/{branch}",
+                        "file": "",
+                        "line": 0,
+                    },
+                )
         start = float(clock[-1]) + EPISODE_GAP_S
     w.finish()
     atomic_write_bytes(Path(path), buf.getvalue())
-    return WrittenMcap(path=Path(path), episodes=tuple(lay.episode for lay in layers),
-                       starts_s=tuple(starts), skipped=tuple(skipped))
+    return WrittenMcap(
+        path=Path(path),
+        episodes=tuple(lay.episode for lay in layers),
+        starts_s=tuple(starts),
+        skipped=tuple(skipped),
+    )

@@ -40,15 +40,27 @@ def trajectory_plots(joints: Mapping[str, TraceJoint], floor: float | None) -> l
             series["sim, nominal"] = tr.before_rad
         if tr.after_rad:
             series[f"sim, fitted ({j.selected or 'fit'})"] = tr.after_rad
-        out.append(svg.lines(tr.t_s, series, xlabel="time [s]", ylabel="angle [rad]",
-                             title=f"{name}: real vs simulated trajectory"))
+        out.append(
+            svg.lines(
+                tr.t_s,
+                series,
+                xlabel="time [s]",
+                ylabel="angle [rad]",
+                title=f"{name}: real vs simulated trajectory",
+            )
+        )
         if tr.after_rad:
             res = [_f(a) - _f(b) for a, b in zip(tr.real_rad, tr.after_rad, strict=False)]
-            out.append(svg.lines(tr.t_s[:len(res)], {"real - fitted": res},
-                                 xlabel="time [s]", ylabel="residual [rad]",
-                                 title=f"{name}: residual after the fit",
-                                 band=(floor, f"noise floor +-{svg.fmt(floor)} rad")
-                                 if floor else None))
+            out.append(
+                svg.lines(
+                    tr.t_s[: len(res)],
+                    {"real - fitted": res},
+                    xlabel="time [s]",
+                    ylabel="residual [rad]",
+                    title=f"{name}: residual after the fit",
+                    band=(floor, f"noise floor +-{svg.fmt(floor)} rad") if floor else None,
+                )
+            )
     return out
 
 
@@ -61,24 +73,33 @@ def overview(joints: Mapping[str, LadderJointDetails], floor: float | None) -> s
             continue
         names.append(name)
         ideal.append(_f(rungs["ideal"].validation_mae_rad) if "ideal" in rungs else math.nan)
-        chosen.append(_f(rungs[j.selected].validation_mae_rad) if j.selected in rungs
-                      else math.nan)
-    return svg.bars(names, {"ideal actuator": ideal, "selected rung": chosen},
-                    xlabel="joint", ylabel="held-out MAE [rad]",
-                    title="Held-out error per joint, ideal vs fitted actuator",
-                    hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None)
+        chosen.append(_f(rungs[j.selected].validation_mae_rad) if j.selected in rungs else math.nan)
+    return svg.bars(
+        names,
+        {"ideal actuator": ideal, "selected rung": chosen},
+        xlabel="joint",
+        ylabel="held-out MAE [rad]",
+        title="Held-out error per joint, ideal vs fitted actuator",
+        hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None,
+    )
 
 
-NO_INTERVAL = ("a delay without an interval (the best fit of the joint's selected rung: "
-               "the actuator ladder gives its delays none)")
-RIDGE = ("a delay on a ridge, not identified on its own (hover the point for what it trades "
-         "off with; its bar is the 95% interval along the ridge)")
+NO_INTERVAL = (
+    "a delay without an interval (the best fit of the joint's selected rung: "
+    "the actuator ladder gives its delays none)"
+)
+RIDGE = (
+    "a delay on a ridge, not identified on its own (hover the point for what it trades "
+    "off with; its bar is the 95% interval along the ridge)"
+)
 
 
-def delay_plots(delays: Mapping[str, float],
-                intervals: Mapping[str, tuple[float, float]] | None = None,
-                ridges: Mapping[str, str] | None = None,
-                selected: Mapping[str, str] | None = None) -> list[str]:
+def delay_plots(
+    delays: Mapping[str, float],
+    intervals: Mapping[str, tuple[float, float]] | None = None,
+    ridges: Mapping[str, str] | None = None,
+    selected: Mapping[str, str] | None = None,
+) -> list[str]:
     """The identified delay per joint with its 95% interval.
 
     A delay is drawn hollow, and the caption says why, when it has no interval (the actuator
@@ -100,27 +121,41 @@ def delay_plots(delays: Mapping[str, float],
         ridge = ridges.get(n)
         if not ok:
             sel = selected.get(n)
-            notes.append(f"no interval: the best fit of the {sel} rung" if sel
-                         else "no interval")
+            notes.append(f"no interval: the best fit of the {sel} rung" if sel else "no interval")
             causes.append(NO_INTERVAL if not iv else "a delay without an interval")
         elif ridge:
             notes.append(f"on a ridge: {ridge}")
             causes.append(RIDGE)
         else:
             notes.append(None)
-    return [svg.intervals(names, [_f(delays[n]) * 1e3 for n in names], bounds,
-                          xlabel="joint", ylabel="delay [ms]",
-                          title="Identified command-to-motion delay per joint",
-                          notes=notes, hollow="; ".join(dict.fromkeys(causes)))]
+    return [
+        svg.intervals(
+            names,
+            [_f(delays[n]) * 1e3 for n in names],
+            bounds,
+            xlabel="joint",
+            ylabel="delay [ms]",
+            title="Identified command-to-motion delay per joint",
+            notes=notes,
+            hollow="; ".join(dict.fromkeys(causes)),
+        )
+    ]
 
 
 def profile_plots(profiles: Mapping[str, DelayProfile]) -> list[str]:
     """Per joint, the fit's squared error at each assumed delay (the profile the delay's
     interval is read from)."""
-    return [svg.lines([_f(v) * 1e3 for v in p.delays_s], {"fit error": p.ssr_rad2},
-                      xlabel="assumed delay [ms]", ylabel="summed squared error [rad^2]",
-                      title=f"{name}: delay profile")
-            for name, p in profiles.items() if len(p.delays_s) == len(p.ssr_rad2) > 1]
+    return [
+        svg.lines(
+            [_f(v) * 1e3 for v in p.delays_s],
+            {"fit error": p.ssr_rad2},
+            xlabel="assumed delay [ms]",
+            ylabel="summed squared error [rad^2]",
+            title=f"{name}: delay profile",
+        )
+        for name, p in profiles.items()
+        if len(p.delays_s) == len(p.ssr_rad2) > 1
+    ]
 
 
 def ladder_plots(joints: Mapping[str, LadderJointDetails], floor: float | None) -> list[str]:
@@ -131,19 +166,31 @@ def ladder_plots(joints: Mapping[str, LadderJointDetails], floor: float | None) 
         if not j.rungs:
             continue
         labels = [r.model for r in j.rungs]
-        out.append(svg.bars(labels, {"train": [_f(r.train_mae_rad) for r in j.rungs],
-                                     "held-out": [_f(r.validation_mae_rad) for r in j.rungs]},
-                            xlabel="actuator model (ladder rung)", ylabel="MAE [rad]",
-                            hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor
-                            else None,
-                            title=f"{name}: actuator ladder (selected {j.selected})"))
+        out.append(
+            svg.bars(
+                labels,
+                {
+                    "train": [_f(r.train_mae_rad) for r in j.rungs],
+                    "held-out": [_f(r.validation_mae_rad) for r in j.rungs],
+                },
+                xlabel="actuator model (ladder rung)",
+                ylabel="MAE [rad]",
+                hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None,
+                title=f"{name}: actuator ladder (selected {j.selected})",
+            )
+        )
         sel = next((r for r in j.rungs if r.model == j.selected), None)
         per = sel.validation_per_log_rad if sel is not None else ()
         if len(per) > 1:
-            out.append(svg.bars([f"log {i + 1}" for i in range(len(per))],
-                                {j.selected: [_f(v) for v in per]},
-                                xlabel="held-out trajectory", ylabel="held-out MAE [rad]",
-                                title=f"{name}: held-out error per trajectory"))
+            out.append(
+                svg.bars(
+                    [f"log {i + 1}" for i in range(len(per))],
+                    {j.selected: [_f(v) for v in per]},
+                    xlabel="held-out trajectory",
+                    ylabel="held-out MAE [rad]",
+                    title=f"{name}: held-out error per trajectory",
+                )
+            )
     return out
 
 
@@ -160,8 +207,10 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
             floor_v = _f(fig.noise_floor_rad)
         floor = floor_v if math.isfinite(floor_v) and floor_v > 0 else None
         out.append(overview(det.joints, floor))
-        out += delay_plots({n: j.delay_s for n, j in det.joints.items()},
-                           selected={n: j.selected for n, j in det.joints.items()})
+        out += delay_plots(
+            {n: j.delay_s for n, j in det.joints.items()},
+            selected={n: j.selected for n, j in det.joints.items()},
+        )
         out += ladder_plots(det.joints, floor)
     elif kind == JointDynamicsFigures.kind:
         jd = figures_of(finding, JointDynamicsFigures)

@@ -35,16 +35,22 @@ def region_table(regions: Mapping[str, Region]) -> str:
         real, sim = _level(r.real_rgb), _level(r.sim_rgb)
         cell = f"<td>{html.escape(str(name))}</td>"
         if real is None or sim is None:
-            rows.append(f"<tr>{cell}<td colspan=\"3\" class=\"muted\">not measured (no "
-                        f"pure pixel of this region)</td><td>{r.pixels}</td></tr>")
+            rows.append(
+                f'<tr>{cell}<td colspan="3" class="muted">not measured (no '
+                f"pure pixel of this region)</td><td>{r.pixels}</td></tr>"
+            )
             continue
         gain = svg.fmt(real / sim) if sim > 0 else "-"
-        rows.append(f"<tr>{cell}<td>{svg.fmt(real)}</td>"
-                    f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.pixels}</td></tr>")
+        rows.append(
+            f"<tr>{cell}<td>{svg.fmt(real)}</td>"
+            f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.pixels}</td></tr>"
+        )
     if not rows:
         return ""
-    return ("<table class=\"small\"><tr><th>region</th><th>real level</th><th>render level</th>"
-            "<th>gain (real/render)</th><th>pixels</th></tr>" + "".join(rows) + "</table>")
+    return (
+        '<table class="small"><tr><th>region</th><th>real level</th><th>render level</th>'
+        "<th>gain (real/render)</th><th>pixels</th></tr>" + "".join(rows) + "</table>"
+    )
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
@@ -54,32 +60,43 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     images = details.images
     if images is not None:
         cells = []
-        for key, label in (("real", "real frame"), ("sim", "render, same joint angles"),
-                           ("diff", "difference (grey = equal)")):
+        for key, label in (
+            ("real", "real frame"),
+            ("sim", "render, same joint angles"),
+            ("diff", "difference (grey = equal)"),
+        ):
             pixels = getattr(images, key)
             if pixels is None:
                 continue
             img = np.asarray(pixels, dtype=np.uint8)
             scale = max(1, 160 // max(1, img.shape[0]))
-            cells.append(f"<figure style=\"display:inline-block;margin:2px\">"
-                         f"{svg.png_img(img, scale=scale, title=label)}"
-                         f"<figcaption class=\"small\">{html.escape(label)}</figcaption>"
-                         "</figure>")
+            cells.append(
+                f'<figure style="display:inline-block;margin:2px">'
+                f"{svg.png_img(img, scale=scale, title=label)}"
+                f'<figcaption class="small">{html.escape(label)}</figcaption>'
+                "</figure>"
+            )
         label = images.pose_label or ""
         shape = np.asarray(images.real if images.real is not None else [[0]]).shape
-        cap = (f"Frame {images.frame} ({html.escape(str(images.recording))}"
-               f"{', ' + html.escape(label) if label else ''}) at the policy resolution "
-               f"{shape[1] if len(shape) > 1 else '?'} x {shape[0]} px, upscaled without "
-               "smoothing")
+        cap = (
+            f"Frame {images.frame} ({html.escape(str(images.recording))}"
+            f"{', ' + html.escape(label) if label else ''}) at the policy resolution "
+            f"{shape[1] if len(shape) > 1 else '?'} x {shape[0]} px, upscaled without "
+            "smoothing"
+        )
         table = region_table(figures_of(finding, ExposureFigures).regions)
-        out.append(f"<div><p class=\"small\"><strong>{cap}</strong></p>{''.join(cells)}"
-                   f"{table}</div>")
+        out.append(f'<div><p class="small"><strong>{cap}</strong></p>{"".join(cells)}{table}</div>')
     gains = details.jaw_gain_per_frame
     if gains:
         g = np.array(gains, dtype=float)
         if np.isfinite(g).any():
-            out.append(svg.lines(np.arange(1, g.size + 1), {"jaws real/render": g,
-                                                            "match (1)": np.ones(g.size)},
-                                 xlabel="compared frame", ylabel="brightness ratio",
-                                 title="Jaw brightness, real / render, per frame"))
+            out.append(
+                svg.lines(
+                    np.arange(1, g.size + 1),
+                    {"jaws real/render": g, "match (1)": np.ones(g.size)},
+                    xlabel="compared frame",
+                    ylabel="brightness ratio",
+                    title="Jaw brightness, real / render, per frame",
+                )
+            )
     return out

@@ -22,6 +22,14 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     for n in names:
         h = finite(details.ci95_deg.get(n))
         bounds.append((offsets[n] - h, offsets[n] + h) if h is not None else None)
-    return [svg.intervals(names, [offsets[n] for n in names], bounds, xlabel="joint",
-                          ylabel="zero offset [deg]",
-                          title="Joint zero offsets (95% interval)", hline=(0.0, "no offset"))]
+    return [
+        svg.intervals(
+            names,
+            [offsets[n] for n in names],
+            bounds,
+            xlabel="joint",
+            ylabel="zero offset [deg]",
+            title="Joint zero offsets (95% interval)",
+            hline=(0.0, "no offset"),
+        )
+    ]

@@ -26,7 +26,13 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         if noise is not None and noise > 0:
             series["object-tracking noise"] = [noise] * len(c.loss)
         nominal = finite(c.nominal) or 0.0
-        out.append(lines(list(c.values), series,
-                         xlabel=f"{label} (nominal {nominal:.3g})",
-                         ylabel="RMS object error [m]", title=f"Sweep of {label}"))
+        out.append(
+            lines(
+                list(c.values),
+                series,
+                xlabel=f"{label} (nominal {nominal:.3g})",
+                ylabel="RMS object error [m]",
+                title=f"Sweep of {label}",
+            )
+        )
     return out

@@ -21,18 +21,34 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     out = []
     tr = d.traces
     if tr is not None and tr.t:
-        out.append(lines(tr.t, {"nominal gains": tr.before_m,
-                                "fitted gains": tr.after_m}, xlabel="time [s]",
-                         ylabel="EE translation error [m]",
-                         title="End-effector translation error, episode 1"))
+        out.append(
+            lines(
+                tr.t,
+                {"nominal gains": tr.before_m, "fitted gains": tr.after_m},
+                xlabel="time [s]",
+                ylabel="EE translation error [m]",
+                title="End-effector translation error, episode 1",
+            )
+        )
     best = d.methods.get(d.best)
     table = best.table if best is not None else {}
     for kind in ("kp", "kv"):
-        rows = {n.rsplit(".", 1)[0]: r for n, r in table.items() if n.endswith("." + kind)
-                and d.identified.get(n.rsplit(".", 1)[0], {}).get(kind, True)}
+        rows = {
+            n.rsplit(".", 1)[0]: r
+            for n, r in table.items()
+            if n.endswith("." + kind) and d.identified.get(n.rsplit(".", 1)[0], {}).get(kind, True)
+        }
         if rows:
-            out.append(bars(list(rows), {"nominal": [r.nominal for r in rows.values()],
-                                         "fitted": [r.value for r in rows.values()]},
-                            xlabel="joint (identified gains only)", ylabel=f"{kind} [model units]",
-                            title=f"Position-actuator {kind} per joint"))
+            out.append(
+                bars(
+                    list(rows),
+                    {
+                        "nominal": [r.nominal for r in rows.values()],
+                        "fitted": [r.value for r in rows.values()],
+                    },
+                    xlabel="joint (identified gains only)",
+                    ylabel=f"{kind} [model units]",
+                    title=f"Position-actuator {kind} per joint",
+                )
+            )
     return out

@@ -25,9 +25,13 @@ def speed_plot(details: SpeedDetails) -> str:
     series: dict[str, npt.ArrayLike] = {"real": details.real_abs_qd_deg_s}
     if details.sim_abs_qd_deg_s is not None:
         series["simulated"] = details.sim_abs_qd_deg_s
-    return svg.lines(list(details.percentiles), series, xlabel="percentile [%]",
-                     ylabel="|joint velocity| [deg/s]",
-                     title="Joint speed distribution (fastest joint), real vs simulated")
+    return svg.lines(
+        list(details.percentiles),
+        series,
+        xlabel="percentile [%]",
+        ylabel="|joint velocity| [deg/s]",
+        title="Joint speed distribution (fastest joint), real vs simulated",
+    )
 
 
 def placements_plot(details: PlacementDetails) -> str:
@@ -38,14 +42,20 @@ def placements_plot(details: PlacementDetails) -> str:
     (x0, x1), (y0, y1) = details.training_x_m, details.training_y_m
     groups: dict[str, tuple[np.ndarray, Sequence[object]]] = {}
     evals: tuple[tuple[str, PlacementPoints | None], ...] = (
-        ("sim", details.sim), ("real", details.real))  # real last: drawn on top
+        ("sim", details.sim),
+        ("real", details.real),
+    )  # real last: drawn on top
     for k, v in evals:
         if v is not None:
             groups[k] = (np.asarray(v.xy_m, dtype=float).reshape(-1, 2), list(v.success))
-    return svg.scatter(groups, xlabel="x [m]", ylabel="y [m]",
-                       title="Initial object placements against the training square",
-                       rect=(float(x0), float(x1), float(y0), float(y1)),
-                       rect_label="training square")
+    return svg.scatter(
+        groups,
+        xlabel="x [m]",
+        ylabel="y [m]",
+        title="Initial object placements against the training square",
+        rect=(float(x0), float(x1), float(y0), float(y1)),
+        rect_label="training square",
+    )
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
@@ -61,26 +71,41 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         if not noise.residuals_deg:
             return []
         s = float(noise.training_std_deg)
-        return [svg.histogram(list(noise.residuals_deg),
-                              xlabel="reading at rest minus its trend [deg]",
-                              title="Real joint-reading noise at rest vs training's spread",
-                              ylabel="samples",
-                              vlines=[(-s, "-1 sd (training)"), (s, "+1 sd (training)")])]
+        return [
+            svg.histogram(
+                list(noise.residuals_deg),
+                xlabel="reading at rest minus its trend [deg]",
+                title="Real joint-reading noise at rest vs training's spread",
+                ylabel="samples",
+                vlines=[(-s, "-1 sd (training)"), (s, "+1 sd (training)")],
+            )
+        ]
     if kind == RateDetails.kind:
         rate = details_of(finding, RateDetails)
         if not rate.intervals_ms:
             return []
-        return [svg.histogram(list(rate.intervals_ms), xlabel="decision interval [ms]",
-                              title="Real decision intervals vs training's",
-                              ylabel="decisions",
-                              vlines=[(float(rate.training_dt_ms), "training period")])]
+        return [
+            svg.histogram(
+                list(rate.intervals_ms),
+                xlabel="decision interval [ms]",
+                title="Real decision intervals vs training's",
+                ylabel="decisions",
+                vlines=[(float(rate.training_dt_ms), "training period")],
+            )
+        ]
     if kind == SqueezeDetails.kind:
         squeeze = details_of(finding, SqueezeDetails).squeeze_deg
         if not squeeze:
             return []
-        return [svg.histogram(list(squeeze), xlabel="measured opening - target [deg]",
-                              title="Gripper squeeze while holding",
-                              ylabel="samples", vlines=[(5.0, "5 deg")])]
+        return [
+            svg.histogram(
+                list(squeeze),
+                xlabel="measured opening - target [deg]",
+                title="Gripper squeeze while holding",
+                ylabel="samples",
+                vlines=[(5.0, "5 deg")],
+            )
+        ]
     if kind == PlacementDetails.kind:
         placed = details_of(finding, PlacementDetails)
         if placed.training_x_m is None or placed.training_y_m is None:

@@ -32,24 +32,42 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     qs = [float(v) * 1e3 for v in det.total_quantiles_s if _finite(v)]
     if qs:
         n_ticks = fig.ticks
-        note = "" if not isinstance(n_ticks, int) or n_ticks <= len(qs) else (
-            f", from {len(qs)} quantiles of {n_ticks} ticks")
-        vlines = [(dt_ms, f"control period {svg.fmt(dt_ms)} ms")] if math.isfinite(dt_ms) \
-            else []
-        out.append(svg.ecdf(qs, xlabel=f"per-tick total [ms]{note}", vlines=vlines,
-                            title="Per-tick loop total against the control period"))
+        note = (
+            ""
+            if not isinstance(n_ticks, int) or n_ticks <= len(qs)
+            else (f", from {len(qs)} quantiles of {n_ticks} ticks")
+        )
+        vlines = [(dt_ms, f"control period {svg.fmt(dt_ms)} ms")] if math.isfinite(dt_ms) else []
+        out.append(
+            svg.ecdf(
+                qs,
+                xlabel=f"per-tick total [ms]{note}",
+                vlines=vlines,
+                title="Per-tick loop total against the control period",
+            )
+        )
     if fig.stages:
         names = list(fig.stages)
-        out.append(svg.stacked_bars(
-            ["p50", "p95"], {n: [_ms(fig.stages[n].p50_s), _ms(fig.stages[n].p95_s)]
-                             for n in names},
-            xlabel="percentile of each stage (sum in brackets)", ylabel="duration [ms]",
-            title="Per-stage p50 and p95, stacked",
-            hline=(dt_ms, f"control period {svg.fmt(dt_ms)} ms") if math.isfinite(dt_ms)
-            else None))
+        out.append(
+            svg.stacked_bars(
+                ["p50", "p95"],
+                {n: [_ms(fig.stages[n].p50_s), _ms(fig.stages[n].p95_s)] for n in names},
+                xlabel="percentile of each stage (sum in brackets)",
+                ylabel="duration [ms]",
+                title="Per-stage p50 and p95, stacked",
+                hline=(dt_ms, f"control period {svg.fmt(dt_ms)} ms")
+                if math.isfinite(dt_ms)
+                else None,
+            )
+        )
     if det.queue_size:
-        out.append(svg.lines(list(range(len(det.queue_size))),
-                             {"queue size": [float(v) for v in det.queue_size]},
-                             xlabel="observation send", ylabel="actions in queue",
-                             title="Action queue at each observation send"))
+        out.append(
+            svg.lines(
+                list(range(len(det.queue_size))),
+                {"queue size": [float(v) for v in det.queue_size]},
+                xlabel="observation send",
+                ylabel="actions in queue",
+                title="Action queue at each observation send",
+            )
+        )
     return out

@@ -17,9 +17,13 @@ def phase_bars(comparison: PhaseComparison, phases: list[str]) -> str:
     for name, c in (("sim", comparison.sim), ("real", comparison.real)):
         if c is not None and c.n:
             series[f"{name} (n={c.n})"] = [c.by_phase.get(ph, 0) / c.n for ph in phases]
-    return svg.bars(phases, series, xlabel="phase the episode broke in",
-                    ylabel="fraction of episodes",
-                    title="Where episodes break: failure phase, sim vs real")
+    return svg.bars(
+        phases,
+        series,
+        xlabel="phase the episode broke in",
+        ylabel="fraction of episodes",
+        title="Where episodes break: failure phase, sim vs real",
+    )
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:

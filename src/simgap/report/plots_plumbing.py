@@ -17,12 +17,24 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     if kind == TorqueJumpFigures.kind:
         d = figures_of(finding, TorqueJumpFigures).distance_deg
-        out.append(bars(list(d), {"goal - present": [float(v) for v in d.values()]},
-                        xlabel="joint", ylabel="distance to goal [deg]",
-                        title="Distance to the goal when torque came on"))
+        out.append(
+            bars(
+                list(d),
+                {"goal - present": [float(v) for v in d.values()]},
+                xlabel="joint",
+                ylabel="distance to goal [deg]",
+                title="Distance to the goal when torque came on",
+            )
+        )
     if kind == TemperatureDriftFigures.kind:
         d = figures_of(finding, TemperatureDriftFigures).drift_c
-        out.append(bars(list(d), {"last - first episode": [float(v) for v in d.values()]},
-                        xlabel="motor", ylabel="temperature drift [C]",
-                        title="Temperature drift across episodes"))
+        out.append(
+            bars(
+                list(d),
+                {"last - first episode": [float(v) for v in d.values()]},
+                xlabel="motor",
+                ylabel="temperature drift [C]",
+                title="Temperature drift across episodes",
+            )
+        )
     return [p for p in out if p]  # an empty plot is never drawn

@@ -83,20 +83,34 @@ def require_rerun() -> None:
     """Raise MissingExtraError now when rerun-sdk is not installed (before a long run)."""
     _rerun()
 
-def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
-                 findings: Sequence[Mapping[str, Any]], marks: Sequence[FindingMark],
-                 shapes: Any) -> None:
+
+def _log_episode(
+    rr: Any,
+    rec: Any,
+    lay: EpisodeLayers,
+    camera: str | None,
+    findings: Sequence[Mapping[str, Any]],
+    marks: Sequence[FindingMark],
+    shapes: Any,
+) -> None:
     from simgap.report.rerun_arm import log_arm_poses, log_arm_shapes, log_rendered
 
     T = lay.frame_index.size
-    index = [rr.TimeColumn(FRAME_TIMELINE, sequence=lay.frame_index),
-             rr.TimeColumn(TIME_TIMELINE, duration=lay.t_s)]
+    index = [
+        rr.TimeColumn(FRAME_TIMELINE, sequence=lay.frame_index),
+        rr.TimeColumn(TIME_TIMELINE, duration=lay.t_s),
+    ]
 
     def series(path: str, values: np.ndarray, names: Sequence[str]) -> None:
         values = np.asarray(values, dtype=float).reshape(T, -1)
         rec.log(path, rr.SeriesLines(names=list(names)), static=True)
-        rec.send_columns(path, indexes=index, columns=rr.Scalars.columns(
-            scalars=values.ravel()).partition(np.full(T, values.shape[1])))
+        rec.send_columns(
+            path,
+            indexes=index,
+            columns=rr.Scalars.columns(scalars=values.ravel()).partition(
+                np.full(T, values.shape[1])
+            ),
+        )
 
     def at(row: int) -> None:
         row = min(max(int(row), 0), T - 1)
@@ -111,18 +125,32 @@ def _log_episode(rr: Any, rec: Any, lay: EpisodeLayers, camera: str | None,
     for i, j in enumerate(lay.joints):
         cols = [lay.q_rad[:, i] - q[:, i] for q in lay.sim.values()]
         fl = np.full(T, lay.floor_rad[i])
-        series(gap_path(rr, j), np.stack(cols + [fl, -fl], axis=1),
-               [*lay.sim.keys(), "floor", "-floor"])
+        series(
+            gap_path(rr, j),
+            np.stack(cols + [fl, -fl], axis=1),
+            [*lay.sim.keys(), "floor", "-floor"],
+        )
     if lay.tick_total_s is not None and lay.budget_s is not None:
-        series("latency/total", np.stack([lay.tick_total_s, np.full(T, lay.budget_s)], 1),
-               ["total", "budget"])
+        series(
+            "latency/total",
+            np.stack([lay.tick_total_s, np.full(T, lay.budget_s)], 1),
+            ["total", "budget"],
+        )
     if lay.images is not None and lay.image_frames is not None and camera:
         for img, fr in zip(lay.images, lay.image_frames, strict=True):
             at(int(np.searchsorted(lay.frame_index, fr)))
             rec.log(f"observation.images.{camera}", rr.Image(img))
     if lay.rendered is not None and lay.rendered_rows is not None and camera:
-        log_rendered(rr, rec, f"sim/camera/{camera}", lay.rendered, lay.rendered_rows,
-                     lay.frame_index, lay.t_s, (FRAME_TIMELINE, TIME_TIMELINE))
+        log_rendered(
+            rr,
+            rec,
+            f"sim/camera/{camera}",
+            lay.rendered,
+            lay.rendered_rows,
+            lay.frame_index,
+            lay.t_s,
+            (FRAME_TIMELINE, TIME_TIMELINE),
+        )
     if lay.arm and shapes is not None:
         log_arm_shapes(rr, rec, shapes, list(lay.arm))
         for layer, (pos, quat) in lay.arm.items():
@@ -149,13 +177,19 @@ def _rerun_cli() -> str:
             return str(cand)
     found = shutil.which("rerun")
     if found is None:
-        raise MissingExtraError("rerun", "rerun-sdk", "Joining episodes into one .rrd "
-                                "(its 'rerun' command)")
+        raise MissingExtraError(
+            "rerun", "rerun-sdk", "Joining episodes into one .rrd (its 'rerun' command)"
+        )
     return found
 
 
-def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
-              episodes: Sequence[int] | None = None) -> WrittenRrd:
+def write_rrd(
+    path: str | Path,
+    rig: Rig,
+    ds: Any,
+    diagnosis: Mapping[str, Any],
+    episodes: Sequence[int] | None = None,
+) -> WrittenRrd:
     """Write the diagnosis's Rerun recording to ``path`` (see the module docstring): one
     recording per episode of ``ds`` (the rig's recording; ``episodes`` picks some).
 
@@ -174,26 +208,46 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
     path = Path(path)
     layers = episode_layers(rig, ds, diagnosis, episodes)
     if not layers:
-        raise InputError(file=getattr(ds, "root", None), field="episodes",
-                         expected="at least one episode to log", got="none")
+        raise InputError(
+            file=getattr(ds, "root", None),
+            field="episodes",
+            expected="at least one episode to log",
+            got="none",
+        )
     skipped: list[str] = []
     layers, shapes = with_model_layers(rig, layers, skipped)
     camera = None
     if rig.camera is not None:
-        camera = str(rr.escape_entity_path_part(  # a name never makes a path
-            (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")))
+        camera = str(
+            rr.escape_entity_path_part(  # a name never makes a path
+                (rig.camera.recorded or rig.camera.name).removeprefix("observation.images.")
+            )
+        )
     findings = finding_dicts(diagnosis)
     layers, late = with_latency(rig, layers, findings)
     marks = finding_marks(findings) + late
-    ratios = gap_ratios([lay.q_rad for lay in layers], [lay.sim["nominal"] for lay in layers],
-                        layers[0].floor_rad)
+    ratios = gap_ratios(
+        [lay.q_rad for lay in layers], [lay.sim["nominal"] for lay in layers], layers[0].floor_rad
+    )
     worst = int(np.argmax(ratios))
-    cams = [p for p in (f"observation.images.{camera}" if any(
-        lay.images is not None for lay in layers) else None,
-        f"sim/camera/{camera}" if any(lay.rendered is not None for lay in layers) else None)
-        if p and camera]
-    bp = blueprint(rrb, gap_path(rr, rig.joint_names[worst]), rig.joint_names[worst], cams,
-                   "observation.state", "world" if shapes is not None else None)
+    cams = [
+        p
+        for p in (
+            f"observation.images.{camera}"
+            if any(lay.images is not None for lay in layers)
+            else None,
+            f"sim/camera/{camera}" if any(lay.rendered is not None for lay in layers) else None,
+        )
+        if p and camera
+    ]
+    bp = blueprint(
+        rrb,
+        gap_path(rr, rig.joint_names[worst]),
+        rig.joint_names[worst],
+        cams,
+        "observation.state",
+        "world" if shapes is not None else None,
+    )
     with tempfile.TemporaryDirectory(prefix="simgap-rrd-") as tmp:
         parts = []
         for lay in layers:
@@ -207,15 +261,25 @@ def write_rrd(path: str | Path, rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
         if len(parts) == 1:
             data = parts[0].read_bytes()
         else:
-            run = subprocess.run([_rerun_cli(), "rrd", "merge", *map(str, parts)],
-                                 capture_output=True, timeout=600, check=False)
+            run = subprocess.run(
+                [_rerun_cli(), "rrd", "merge", *map(str, parts)],
+                capture_output=True,
+                timeout=600,
+                check=False,
+            )
             if run.returncode != 0:
-                raise InputError(file=path, expected="episodes joined by 'rerun rrd merge'",
-                                 got=run.stderr.decode(errors="replace")[-300:],
-                                 fix="check the rerun-sdk install (pip install "
-                                     "'simgap[rerun]')")
+                raise InputError(
+                    file=path,
+                    expected="episodes joined by 'rerun rrd merge'",
+                    got=run.stderr.decode(errors="replace")[-300:],
+                    fix="check the rerun-sdk install (pip install 'simgap[rerun]')",
+                )
             data = run.stdout
     atomic_write_bytes(path, data)
-    return WrittenRrd(path=path, episodes=tuple(lay.episode for lay in layers),
-                      worst_joint=rig.joint_names[worst], gap_ratio=float(ratios[worst]),
-                      skipped=tuple(skipped))
+    return WrittenRrd(
+        path=path,
+        episodes=tuple(lay.episode for lay in layers),
+        worst_joint=rig.joint_names[worst],
+        gap_ratio=float(ratios[worst]),
+        skipped=tuple(skipped),
+    )

@@ -55,16 +55,25 @@ def _batch(rr: Any, shapes: Sequence[Any], colors: Sequence[tuple[int, ...]]) ->
     if kind == "capsule":  # Rerun's runs from 0 to length along z; MuJoCo's is centred
         base = np.zeros((len(shapes), 3))
         base[:, 2] = -size[:, 1]
-        return rr.Capsules3D(lengths=2 * size[:, 1], radii=size[:, 0], translations=base,
-                             colors=colors, fill_mode=solid)
+        return rr.Capsules3D(
+            lengths=2 * size[:, 1],
+            radii=size[:, 0],
+            translations=base,
+            colors=colors,
+            fill_mode=solid,
+        )
     if kind == "cylinder":
-        return rr.Cylinders3D(lengths=2 * size[:, 1], radii=size[:, 0], colors=colors,
-                              fill_mode=solid)
+        return rr.Cylinders3D(
+            lengths=2 * size[:, 1], radii=size[:, 0], colors=colors, fill_mode=solid
+        )
     if kind in ("sphere", "ellipsoid"):
         half = size[:, :1].repeat(3, 1) if kind == "sphere" else size
         return rr.Ellipsoids3D(half_sizes=half, colors=colors, fill_mode=solid)
-    return rr.Mesh3D(vertex_positions=shapes[0].vertices, triangle_indices=shapes[0].triangles,
-                     albedo_factor=colors[0])
+    return rr.Mesh3D(
+        vertex_positions=shapes[0].vertices,
+        triangle_indices=shapes[0].triangles,
+        albedo_factor=colors[0],
+    )
 
 
 def log_arm_shapes(rr: Any, rec: Any, shapes: Any, layers: Sequence[str]) -> None:
@@ -80,21 +89,36 @@ def log_arm_shapes(rr: Any, rec: Any, shapes: Any, layers: Sequence[str]) -> Non
             rec.log(f"world/{layer}/{path}", _batch(rr, mine, colors), static=True)
 
 
-def log_arm_poses(rr: Any, rec: Any, index: Sequence[Any], layer: str, shapes: Any,
-                  pos: np.ndarray, quat: np.ndarray) -> None:
+def log_arm_poses(
+    rr: Any,
+    rec: Any,
+    index: Sequence[Any],
+    layer: str,
+    shapes: Any,
+    pos: np.ndarray,
+    quat: np.ndarray,
+) -> None:
     """One layer's geom poses over the episode, ``pos`` (T, G, 3) [m] and ``quat``
     (T, G, 4) (w, x, y, z), at the frames of ``index``: the instance poses of each batch."""
     T = pos.shape[0]
     for key, idx in _groups(shapes).items():
         path = "/".join(_part(rr, p) for p in key.split("/", 1))
         cols = rr.InstancePoses3D.columns(
-            translations=pos[:, idx].reshape(-1, 3),
-            quaternions=_xyzw(quat[:, idx]).reshape(-1, 4)).partition(np.full(T, len(idx)))
+            translations=pos[:, idx].reshape(-1, 3), quaternions=_xyzw(quat[:, idx]).reshape(-1, 4)
+        ).partition(np.full(T, len(idx)))
         rec.send_columns(f"world/{layer}/{path}", indexes=index, columns=cols)
 
 
-def log_rendered(rr: Any, rec: Any, path: str, images: np.ndarray, rows: np.ndarray,
-                 frame_index: np.ndarray, t_s: np.ndarray, timelines: tuple[str, str]) -> None:
+def log_rendered(
+    rr: Any,
+    rec: Any,
+    path: str,
+    images: np.ndarray,
+    rows: np.ndarray,
+    frame_index: np.ndarray,
+    t_s: np.ndarray,
+    timelines: tuple[str, str],
+) -> None:
     """Rendered images (N, H, W, 3) uint8 at the episode's rows ``rows`` (N,), as PNG:
     lossless, and a flat-shaded render packs into 0.6 kB at 96 x 96 against 27 kB raw."""
     import io
@@ -109,8 +133,7 @@ def log_rendered(rr: Any, rec: Any, path: str, images: np.ndarray, rows: np.ndar
         rec.log(path, rr.EncodedImage(contents=buf.getvalue(), media_type="image/png"))
 
 
-def arm_layers(q: Mapping[str, np.ndarray], poser: Any) -> dict[str, tuple[np.ndarray,
-                                                                            np.ndarray]]:
+def arm_layers(q: Mapping[str, np.ndarray], poser: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per layer (``real``, ``sim/<name>``), the drawn geoms' world poses (``ArmPoser.poses``)
     at that layer's joints (T, J) [rad]."""
     return {layer: poser.poses(qq) for layer, qq in q.items()}
@@ -130,12 +153,11 @@ def render_rows(frame_t_s: np.ndarray, image_rows: np.ndarray | None) -> np.ndar
     if rows.size < 2:
         return rows
     dt = float(np.median(np.diff(frame_t_s[rows])))
-    stride = max(1, int(np.ceil(RENDER_HZ ** -1 / dt - 1e-9))) if dt > 0 else 1
+    stride = max(1, int(np.ceil(RENDER_HZ**-1 / dt - 1e-9))) if dt > 0 else 1
     return rows[::stride]
 
 
-def with_model_layers(rig: Any, layers: Sequence[Any], skipped: list[str]
-                      ) -> tuple[list[Any], Any]:
+def with_model_layers(rig: Any, layers: Sequence[Any], skipped: list[str]) -> tuple[list[Any], Any]:
     """``layers`` (``EpisodeLayers``) with the arm's poses and the rendered camera added,
     and the arm's shapes (``ArmShapes``); what cannot be made (no offscreen GL) is left out
     and said in ``skipped``."""
@@ -146,25 +168,37 @@ def with_model_layers(rig: Any, layers: Sequence[Any], skipped: list[str]
     from simgap.sim.camera_replay import render_at_angles
 
     poser = ArmPoser(rig.model_path, rig.joint_names)
-    out = [replace(lay, arm=arm_layers({"real": lay.q_rad, **{f"sim/{k}": v for k, v in
-                                                               lay.sim.items()}}, poser))
-           for lay in layers]
+    out = [
+        replace(
+            lay,
+            arm=arm_layers(
+                {"real": lay.q_rad, **{f"sim/{k}": v for k, v in lay.sim.items()}}, poser
+            ),
+        )
+        for lay in layers
+    ]
     if rig.camera is None:
         return out, poser.shapes
     rows = []
     for lay in out:
-        img_rows = None if lay.image_frames is None else np.searchsorted(
-            lay.frame_index, lay.image_frames)
+        img_rows = (
+            None if lay.image_frames is None else np.searchsorted(lay.frame_index, lay.image_frames)
+        )
         rows.append(render_rows(lay.t_s, img_rows))
-    size = next((lay.images.shape[1:3] for lay in out if lay.images is not None
-                 and len(lay.images)), tuple(rig.camera.render_resolution))
+    size = next(
+        (lay.images.shape[1:3] for lay in out if lay.images is not None and len(lay.images)),
+        tuple(rig.camera.render_resolution),
+    )
     q = np.concatenate([lay.q_rad[r] for lay, r in zip(out, rows, strict=True)])
     try:
-        images = render_at_angles(rig.model_path, rig.camera.name, rig.joint_names, q,
-                                  int(size[0]), int(size[1]))
+        images = render_at_angles(
+            rig.model_path, rig.camera.name, rig.joint_names, q, int(size[0]), int(size[1])
+        )
     except SimgapError as e:  # no GL context here: the rest of the recording stands
         skipped.append(f"sim/camera: {e}")
         return out, poser.shapes
     cut = np.cumsum([r.size for r in rows])[:-1]
-    return [replace(lay, rendered=im, rendered_rows=r)
-            for lay, im, r in zip(out, np.split(images, cut), rows, strict=True)], poser.shapes
+    return [
+        replace(lay, rendered=im, rendered_rows=r)
+        for lay, im, r in zip(out, np.split(images, cut), rows, strict=True)
+    ], poser.shapes

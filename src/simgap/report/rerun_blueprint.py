@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 
-def gap_ratios(q_rad: Sequence[np.ndarray], sim_rad: Sequence[np.ndarray],
-               floor_rad: np.ndarray) -> np.ndarray:
+def gap_ratios(
+    q_rad: Sequence[np.ndarray], sim_rad: Sequence[np.ndarray], floor_rad: np.ndarray
+) -> np.ndarray:
     """Per joint, RMS(measured - replayed) over every frame of every episode / floor.
 
     Args:
@@ -24,16 +25,26 @@ def gap_ratios(q_rad: Sequence[np.ndarray], sim_rad: Sequence[np.ndarray],
         floor_rad: per joint noise floor (J,) [rad] (a zero floor counts as one encoder
             count's worth of nothing: the ratio is then infinite where the gap is not zero).
     """
-    d = np.concatenate([np.asarray(q, float) - np.asarray(s, float)
-                        for q, s in zip(q_rad, sim_rad, strict=True)])
-    rms = np.sqrt(np.mean(d ** 2, axis=0))
+    d = np.concatenate(
+        [np.asarray(q, float) - np.asarray(s, float) for q, s in zip(q_rad, sim_rad, strict=True)]
+    )
+    rms = np.sqrt(np.mean(d**2, axis=0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(floor_rad > 0, rms / np.where(floor_rad > 0, floor_rad, 1.0),
-                        np.where(rms > 0, np.inf, 0.0))
+        return np.where(
+            floor_rad > 0,
+            rms / np.where(floor_rad > 0, floor_rad, 1.0),
+            np.where(rms > 0, np.inf, 0.0),
+        )
 
 
-def blueprint(rrb: Any, gap_path: str, worst: str, camera_paths: Sequence[str],
-              state_path: str, arm_path: str | None) -> Any:
+def blueprint(
+    rrb: Any,
+    gap_path: str,
+    worst: str,
+    camera_paths: Sequence[str],
+    state_path: str,
+    arm_path: str | None,
+) -> Any:
     """The blueprint: the worst joint's gap as a time series on the left (named for it),
     the camera(s), the arm in 3D and the state on the right, the findings below."""
     right = [rrb.Spatial2DView(origin=p, name=p) for p in camera_paths]
@@ -42,8 +53,12 @@ def blueprint(rrb: Any, gap_path: str, worst: str, camera_paths: Sequence[str],
     right.append(rrb.TimeSeriesView(origin=state_path, name=state_path))
     return rrb.Blueprint(
         rrb.Vertical(
-            rrb.Horizontal(rrb.TimeSeriesView(origin=gap_path, name=f"worst gap: {worst}"),
-                           rrb.Vertical(*right)),
+            rrb.Horizontal(
+                rrb.TimeSeriesView(origin=gap_path, name=f"worst gap: {worst}"),
+                rrb.Vertical(*right),
+            ),
             rrb.TextLogView(origin="findings", name="findings"),
-            row_shares=[4, 1]),
-        collapse_panels=False)
+            row_shares=[4, 1],
+        ),
+        collapse_panels=False,
+    )

@@ -72,9 +72,17 @@ def _time_base(i: int, fig: TimeBaseFigures) -> list[FindingMark]:
     speed = finite(fig.peak_speed_rad_s)
     if e is None or k is None or speed is None:
         return []
-    return [FindingMark(i, e, k, None, f"the fastest step of the recording ends on this "
-                                       f"frame: {speed:.3g} rad/s "
-                                       f"({fig.peak_speed_joint})")]
+    return [
+        FindingMark(
+            i,
+            e,
+            k,
+            None,
+            f"the fastest step of the recording ends on this "
+            f"frame: {speed:.3g} rad/s "
+            f"({fig.peak_speed_joint})",
+        )
+    ]
 
 
 def _stale(i: int, det: StaleFirstFrameDetails) -> list[FindingMark]:
@@ -101,9 +109,11 @@ def _phases(i: int, det: PhasesDetails) -> list[FindingMark]:
         at = phase if phase in times else reached if reached in times else None
         if at is None or not times[at]:
             continue
-        note = (f"episode {ep.episode} failed at {phase}"
-                + ("" if at == phase else f" after entering {at} here")
-                + (f": {ep.before}" if ep.before else ""))
+        note = (
+            f"episode {ep.episode} failed at {phase}"
+            + ("" if at == phase else f" after entering {at} here")
+            + (f": {ep.before}" if ep.before else "")
+        )
         out.append(FindingMark(i, ep.episode, None, float(times[at][0]), note))
     return out
 
@@ -126,9 +136,13 @@ def finding_marks(findings: Sequence[Mapping[str, Any]]) -> list[FindingMark]:
     return out
 
 
-def episode_logs(episode: int, t_s: np.ndarray, t0_s: float,
-                 findings: Sequence[Mapping[str, Any]], marks: Sequence[FindingMark],
-                 ) -> list[tuple[int, str, str, str]]:
+def episode_logs(
+    episode: int,
+    t_s: np.ndarray,
+    t0_s: float,
+    findings: Sequence[Mapping[str, Any]],
+    marks: Sequence[FindingMark],
+) -> list[tuple[int, str, str, str]]:
     """One episode's finding logs in time order: (row, text, level, branch). A finding
     placed in this episode is logged at each of its marks (a time goes to the nearest
     frame, ``t_s + t0_s`` being the recording's own time of each row); the rest at row 0."""
@@ -136,8 +150,11 @@ def episode_logs(episode: int, t_s: np.ndarray, t0_s: float,
     for i, f in enumerate(findings):
         here = [m for m in marks if m.episode == episode and m.finding == i]
         for m in here or [FindingMark(i, episode, 0, None, "")]:
-            row = m.row if m.row is not None else int(np.argmin(np.abs(
-                t_s + t0_s - float(m.t_s or 0.0))))
+            row = (
+                m.row
+                if m.row is not None
+                else int(np.argmin(np.abs(t_s + t0_s - float(m.t_s or 0.0))))
+            )
             row = min(max(row, 0), t_s.size - 1)
             logs.append((row, i, finding_text(f, m.note), level(f), str(f.get("branch"))))
     return [(row, text, lvl, br) for row, _, text, lvl, br in sorted(logs)]

@@ -55,8 +55,9 @@ def tick_totals(rig: Rig, frames: Mapping[int, int]) -> dict[int, np.ndarray]:
     return out
 
 
-def latency_marks(findings: Sequence[Mapping[str, Any]], totals: Mapping[int, np.ndarray],
-                  budget: float) -> list[FindingMark]:
+def latency_marks(
+    findings: Sequence[Mapping[str, Any]], totals: Mapping[int, np.ndarray], budget: float
+) -> list[FindingMark]:
     """The latency finding at each episode's slowest tick, when that tick overran."""
     i = next((k for k, f in enumerate(findings) if f.get("branch") == "latency"), None)
     if i is None:
@@ -68,18 +69,32 @@ def latency_marks(findings: Sequence[Mapping[str, Any]], totals: Mapping[int, np
         k = int(np.nanargmax(tot))
         if tot[k] > budget:
             over = int(np.sum(tot > budget))
-            out.append(FindingMark(i, e, k, None, (
-                f"this episode's slowest tick, {tot[k] * 1e3:.1f} ms against the "
-                f"{budget * 1e3:.1f} ms budget ({over} of {tot.size} ticks overran)")))
+            out.append(
+                FindingMark(
+                    i,
+                    e,
+                    k,
+                    None,
+                    (
+                        f"this episode's slowest tick, {tot[k] * 1e3:.1f} ms against the "
+                        f"{budget * 1e3:.1f} ms budget ({over} of {tot.size} ticks overran)"
+                    ),
+                )
+            )
     return out
 
 
-def with_latency(rig: Rig, layers: Sequence[Any], findings: Sequence[Mapping[str, Any]]
-                 ) -> tuple[list[Any], list[FindingMark]]:
+def with_latency(
+    rig: Rig, layers: Sequence[Any], findings: Sequence[Mapping[str, Any]]
+) -> tuple[list[Any], list[FindingMark]]:
     """``layers`` (``EpisodeLayers``) with each tick's total and the budget added where the
     rule holds, and the latency finding's marks."""
     totals = tick_totals(rig, {lay.episode: lay.frame_index.size for lay in layers})
     budget = budget_s(rig, findings)
-    out = [replace(lay, tick_total_s=totals[lay.episode], budget_s=budget)
-           if lay.episode in totals else lay for lay in layers]
+    out = [
+        replace(lay, tick_total_s=totals[lay.episode], budget_s=budget)
+        if lay.episode in totals
+        else lay
+        for lay in layers
+    ]
     return out, latency_marks(findings, totals, budget)

@@ -82,8 +82,9 @@ def noise_floors(rig: Rig, diagnosis: Mapping[str, Any]) -> np.ndarray:
             continue
         if f.get("kind") == JointDynamicsFigures.kind:
             per = figures_of(f, JointDynamicsFigures).noise_floor_rad
-            return np.array([least_residual(per[j]) if j in per else quant
-                             for j in rig.joint_names])
+            return np.array(
+                [least_residual(per[j]) if j in per else quant for j in rig.joint_names]
+            )
         if f.get("kind") == LadderFigures.kind:
             found = finite(figures_of(f, LadderFigures).noise_floor_rad)
             if found is not None and found > 0:
@@ -96,15 +97,19 @@ def offered_patch(diagnosis: Mapping[str, Any]) -> tuple[Path | None, str]:
     for f in finding_dicts(diagnosis):
         if f.get("branch") == "actuator":
             patch = (f.get("artifacts") or {}).get("mjcf_patch")
-            clock = (figures_of(f, JointDynamicsFigures).clock
-                     if f.get("kind") == JointDynamicsFigures.kind else None)
+            clock = (
+                figures_of(f, JointDynamicsFigures).clock
+                if f.get("kind") == JointDynamicsFigures.kind
+                else None
+            )
             chosen = clock.chosen if clock is not None and clock.chosen else "exact"
             return (Path(patch) if patch and Path(patch).is_file() else None), chosen
     return None, "exact"
 
 
-def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
-                   episodes: Sequence[int] | None = None) -> list[EpisodeLayers]:
+def episode_layers(
+    rig: Rig, ds: Any, diagnosis: Mapping[str, Any], episodes: Sequence[int] | None = None
+) -> list[EpisodeLayers]:
     """Each episode's layers: the recording, its replays under the rig's model and the
     offered patch, the noise floor and the camera frames."""
     from simgap.evidence.lerobot import dataset_trajectories
@@ -126,15 +131,24 @@ def episode_layers(rig: Rig, ds: Any, diagnosis: Mapping[str, Any],
         if images is not None:
             keep = images[1] == e
             img, img_fr = images[0][keep], images[2][keep]
-        out.append(EpisodeLayers(
-            episode=e, frame_index=np.asarray(ds.column("frame_index", e), dtype=np.int64),
-            t_s=np.asarray(tr.t, dtype=float) - float(tr.t[0]),
-            t0_s=float(tr.t[0]),
-            action=ds.vector("action", e), state=ds.vector("observation.state", e),
-            action_names=tuple(ds.names("action")),
-            state_names=tuple(ds.names("observation.state")), joints=tuple(rig.joint_names),
-            q_rad=np.asarray(tr.q, dtype=float), sim=sim, floor_rad=floor, images=img,
-            image_frames=img_fr))
+        out.append(
+            EpisodeLayers(
+                episode=e,
+                frame_index=np.asarray(ds.column("frame_index", e), dtype=np.int64),
+                t_s=np.asarray(tr.t, dtype=float) - float(tr.t[0]),
+                t0_s=float(tr.t[0]),
+                action=ds.vector("action", e),
+                state=ds.vector("observation.state", e),
+                action_names=tuple(ds.names("action")),
+                state_names=tuple(ds.names("observation.state")),
+                joints=tuple(rig.joint_names),
+                q_rad=np.asarray(tr.q, dtype=float),
+                sim=sim,
+                floor_rad=floor,
+                images=img,
+                image_frames=img_fr,
+            )
+        )
     return out
 
 

@@ -35,10 +35,18 @@ def render_selftest(doc: Mapping[str, Any]) -> str:
     trials = [{**t, "planted": _planted(faults.get(t["name"], {}))} for t in doc["trials"]]
     joints = list(dict.fromkeys(j for r in doc["families"] for j in r["joints"]))
     return _ENV.get_template("selftest.html").render(
-        title=f"simgap selftest of {doc['rig']}", sentence=doc["sentence"],
-        families=doc["families"], joints=joints, trials=trials, gap=doc["gap"],
-        not_planted=doc["plan"]["not_planted"], real=doc.get("real_diagnosis") or {},
-        seed=doc["seed"], backend=doc["backend"], wall_s=doc["wall_s"])
+        title=f"simgap selftest of {doc['rig']}",
+        sentence=doc["sentence"],
+        families=doc["families"],
+        joints=joints,
+        trials=trials,
+        gap=doc["gap"],
+        not_planted=doc["plan"]["not_planted"],
+        real=doc.get("real_diagnosis") or {},
+        seed=doc["seed"],
+        backend=doc["backend"],
+        wall_s=doc["wall_s"],
+    )
 
 
 def write_selftest_report(doc: Mapping[str, Any], path: str | Path) -> Path:

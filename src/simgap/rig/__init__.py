@@ -17,5 +17,15 @@ from simgap.rig.model import (
     Training,
 )
 
-__all__ = ["ActionSpace", "Camera", "CommandInterp", "Deploy", "Evidence", "JointMap", "Rig",
-           "Training", "load_rig", "rig_from_dict"]
+__all__ = [
+    "ActionSpace",
+    "Camera",
+    "CommandInterp",
+    "Deploy",
+    "Evidence",
+    "JointMap",
+    "Rig",
+    "Training",
+    "load_rig",
+    "rig_from_dict",
+]

@@ -27,36 +27,46 @@ _RANGES: dict[str, dict[str, tuple[float | None, float | None, bool, str]]] = {
     "model": {"physics_dt_s": (0.0, 0.1, True, "s")},
     "control": {"action_scale": (0.0, None, True, "")},
     "noise": {"encoder_rad": (0.0, 1.0, True, "rad"), "torque_nm": (0.0, None, False, "N m")},
-    "camera": {"training_jitter_px": (0.0, None, False, "px"),
-               "training_jitter_m": (0.0, 1.0, False, "m"),
-               "training_jitter_deg": (0.0, 180.0, False, "deg"),
-               "training_background_max": (0.0, 255.0, False, "level 0..255")},
-    "training": {"obs_noise_std_rad": (0.0, 3.2, False, "rad"),
-                 "action_scale": (0.0, None, True, ""),
-                 "top_speed_rad_s": (0.0, None, True, "rad/s"),
-                 "servo_p_gain": (0.0, None, False, ""),
-                 "object_mass_kg": (0.0, None, True, "kg"),
-                 "finger_friction": (0.0, None, False, ""),
-                 "pd_stiffness_nm_rad": (0.0, None, True, "N m/rad"),
-                 "pd_force_limit_nm": (0.0, None, True, "N m"),
-                 "action_delta_limit_rad": (0.0, 3.2, True, "rad")},
-    "deploy": {"servo_p_gain": (0.0, None, False, ""),
-               "gripper_torque_limit": (0.0, 1.0, True, "fraction of the stall torque"),
-               "action_scale": (0.0, None, True, ""),
-               "goal_speed_rad_s": (0.0, None, True, "rad/s"),
-               "finger_friction": (0.0, None, False, ""),
-               "object_mass_kg": (0.0, None, True, "kg")},
+    "camera": {
+        "training_jitter_px": (0.0, None, False, "px"),
+        "training_jitter_m": (0.0, 1.0, False, "m"),
+        "training_jitter_deg": (0.0, 180.0, False, "deg"),
+        "training_background_max": (0.0, 255.0, False, "level 0..255"),
+    },
+    "training": {
+        "obs_noise_std_rad": (0.0, 3.2, False, "rad"),
+        "action_scale": (0.0, None, True, ""),
+        "top_speed_rad_s": (0.0, None, True, "rad/s"),
+        "servo_p_gain": (0.0, None, False, ""),
+        "object_mass_kg": (0.0, None, True, "kg"),
+        "finger_friction": (0.0, None, False, ""),
+        "pd_stiffness_nm_rad": (0.0, None, True, "N m/rad"),
+        "pd_force_limit_nm": (0.0, None, True, "N m"),
+        "action_delta_limit_rad": (0.0, 3.2, True, "rad"),
+    },
+    "deploy": {
+        "servo_p_gain": (0.0, None, False, ""),
+        "gripper_torque_limit": (0.0, 1.0, True, "fraction of the stall torque"),
+        "action_scale": (0.0, None, True, ""),
+        "goal_speed_rad_s": (0.0, None, True, "rad/s"),
+        "finger_friction": (0.0, None, False, ""),
+        "object_mass_kg": (0.0, None, True, "kg"),
+    },
 }
 _JOINT: dict[str, tuple[float | None, float | None, bool, str]] = {
-    "ticks_per_rev": (0.0, 1 << 24, True, "ticks"), "zero_ticks": (None, None, False, "ticks"),
-    "sign": (None, None, False, ""), "offset_rad": (-7.0, 7.0, False, "rad"),
+    "ticks_per_rev": (0.0, 1 << 24, True, "ticks"),
+    "zero_ticks": (None, None, False, "ticks"),
+    "sign": (None, None, False, ""),
+    "offset_rad": (-7.0, 7.0, False, "rad"),
 }
-_FIX = {"gripper_torque_limit": "give the limit as a fraction of the stall torque in (0, 1], "
-                                "e.g. 0.5 for 50 %",
-        "goal_speed_rad_s": "give the servo's goal-speed limit in rad/s (a Feetech "
-                            "Goal_Velocity of v steps/s is v * 2 pi / 4096 rad/s), or leave it "
-                            "out when the servo runs at its own top speed",
-        "obs_noise_std_rad": "give the standard deviation in radians (0.01 rad = 0.57 deg)"}
+_FIX = {
+    "gripper_torque_limit": "give the limit as a fraction of the stall torque in (0, 1], "
+    "e.g. 0.5 for 50 %",
+    "goal_speed_rad_s": "give the servo's goal-speed limit in rad/s (a Feetech "
+    "Goal_Velocity of v steps/s is v * 2 pi / 4096 rad/s), or leave it "
+    "out when the servo runs at its own top speed",
+    "obs_noise_std_rad": "give the standard deviation in radians (0.01 rad = 0.57 deg)",
+}
 
 
 def _sec(raw: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -64,8 +74,16 @@ def _sec(raw: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     return v if isinstance(v, Mapping) else {}
 
 
-def _numbers(v: Any, n: int, source: Path | None, field: str, *, integer: bool = False,
-             lo: float | None = None, hi: float | None = None) -> None:
+def _numbers(
+    v: Any,
+    n: int,
+    source: Path | None,
+    field: str,
+    *,
+    integer: bool = False,
+    lo: float | None = None,
+    hi: float | None = None,
+) -> None:
     if not (isinstance(v, list) and len(v) == n):
         raise InputError(file=source, field=field, expected=f"a list of {n} numbers", got=v)
     for i, x in enumerate(v):
@@ -92,20 +110,28 @@ def check_rig_values(raw: Mapping[str, Any], source: Path | None) -> None:
         data = _sec(raw, sec)
         for key, (lo, hi, lo_open, unit) in keys.items():
             if key in data:
-                number(data[key], file=source, field=f"{sec}.{key}", unit=unit, lo=lo, hi=hi,
-                       lo_open=lo_open, fix=_FIX.get(key))
+                number(
+                    data[key],
+                    file=source,
+                    field=f"{sec}.{key}",
+                    unit=unit,
+                    lo=lo,
+                    hi=hi,
+                    lo_open=lo_open,
+                    fix=_FIX.get(key),
+                )
     for key in ("workspace_x_m", "workspace_y_m"):
         if key in training:
             _numbers(training[key], 2, source, f"training.{key}", lo=-100.0, hi=100.0)
     camera = _sec(raw, "camera")
     for key in ("policy_resolution", "render_resolution"):
         if key in camera:
-            _numbers(camera[key], 2, source, f"camera.{key}", integer=True, lo=1,
-                     hi=MAX_PIXELS)
+            _numbers(camera[key], 2, source, f"camera.{key}", integer=True, lo=1, hi=MAX_PIXELS)
     frame = _sec(raw, "frame")
     if "origin_reference_m" in frame:
-        _numbers(frame["origin_reference_m"], 3, source, "frame.origin_reference_m",
-                 lo=-100.0, hi=100.0)
+        _numbers(
+            frame["origin_reference_m"], 3, source, "frame.origin_reference_m", lo=-100.0, hi=100.0
+        )
     joints = raw.get("joints")
     if isinstance(joints, Mapping):
         for jname, j in joints.items():
@@ -113,28 +139,42 @@ def check_rig_values(raw: Mapping[str, Any], source: Path | None) -> None:
                 continue
             for key, (lo, hi, lo_open, unit) in _JOINT.items():
                 if key in j:
-                    number(j[key], file=source, field=f"joints.{jname}.{key}", unit=unit,
-                           lo=lo, hi=hi, lo_open=lo_open)
+                    number(
+                        j[key],
+                        file=source,
+                        field=f"joints.{jname}.{key}",
+                        unit=unit,
+                        lo=lo,
+                        hi=hi,
+                        lo_open=lo_open,
+                    )
             if "sign" in j and j["sign"] not in (1, -1):
-                raise InputError(file=source, field=f"joints.{jname}.sign",
-                                 expected="1 or -1", got=j["sign"])
+                raise InputError(
+                    file=source, field=f"joints.{jname}.sign", expected="1 or -1", got=j["sign"]
+                )
             if "range_rad" in j:
-                _numbers(j["range_rad"], 2, source, f"joints.{jname}.range_rad",
-                         lo=-100.0, hi=100.0)
+                _numbers(
+                    j["range_rad"], 2, source, f"joints.{jname}.range_rad", lo=-100.0, hi=100.0
+                )
 
 
 def resolve_path(base: Path, value: Any, source: Path | None, field: str) -> Path:
     """``base / value`` made absolute without following symlinks into a loop; noted as an
     input of the running command."""
     if not isinstance(value, str) or not value or "\x00" in value:
-        raise InputError(file=source, field=field, expected="a path (a non-empty string)",
-                         got=value)
+        raise InputError(
+            file=source, field=field, expected="a path (a non-empty string)", got=value
+        )
     try:
         out = Path(os.path.realpath(base / value))
     except (OSError, RuntimeError, ValueError) as e:
-        raise InputError(file=source, field=field, expected="a path that resolves",
-                         got=f"{value} ({e})", fix="correct the path (a symlink loop?)"
-                         ) from None
+        raise InputError(
+            file=source,
+            field=field,
+            expected="a path that resolves",
+            got=f"{value} ({e})",
+            fix="correct the path (a symlink loop?)",
+        ) from None
     note_input(out)  # evidence and model: no output of this run may land on them
     return out
 
@@ -155,12 +195,19 @@ def check_dataset_root(path: Path | None, source: Path | None) -> None:
     if path is None or not path.is_dir() or (path / DATASET_INFO).is_file():
         return
     root = next((p for p in path.parents if (p / DATASET_INFO).is_file()), None)
-    fix = (f"point evidence.dataset at the dataset's root folder, {root}" if root is not None
-           else "point evidence.dataset at a LeRobot dataset's root folder (the one holding "
-                f"{DATASET_INFO})")
-    raise InputError(file=source, field="evidence.dataset",
-                     expected=f"a LeRobot dataset's root folder (holding {DATASET_INFO})",
-                     got=f"{path}, which has no {DATASET_INFO}", fix=fix)
+    fix = (
+        f"point evidence.dataset at the dataset's root folder, {root}"
+        if root is not None
+        else "point evidence.dataset at a LeRobot dataset's root folder (the one holding "
+        f"{DATASET_INFO})"
+    )
+    raise InputError(
+        file=source,
+        field="evidence.dataset",
+        expected=f"a LeRobot dataset's root folder (holding {DATASET_INFO})",
+        got=f"{path}, which has no {DATASET_INFO}",
+        fix=fix,
+    )
 
 
 GUESSED_MARK = "guessed"
@@ -181,7 +228,7 @@ def _header(line: str) -> tuple[str, ...] | None:
         return None
     path: list[str] = []
     while isinstance(d, dict) and len(d) == 1:
-        (k, d), = d.items()
+        ((k, d),) = d.items()
         path.append(k)
     return tuple(path) if d == {} else None
 
@@ -204,11 +251,11 @@ def _marked_key(line: str, mark: str = GUESSED_MARK) -> tuple[str, ...] | None:
             continue
         if not same:
             continue
-        if not line[i + 1:].strip().lower().startswith(mark):
+        if not line[i + 1 :].strip().lower().startswith(mark):
             return None
         path: list[str] = []
         while isinstance(full, dict) and len(full) == 1:
-            (k, full), = full.items()
+            ((k, full),) = full.items()
             path.append(k)
         return tuple(path) if path else None
     return None

@@ -23,6 +23,7 @@ from simgap.units import ENCODER_RESOLUTION_RAD, JointUnit
 ActionSpace = Literal["joint_position", "ee_delta"]
 CommandInterp = Literal["hold", "linear"]
 
+
 @dataclass(frozen=True)
 class JointMap:
     """One model joint and how its recorded channel maps to it.
@@ -299,7 +300,9 @@ class Rig:
             if name in (j.name, j.recorded):
                 return j
         raise NameNotFoundError(
-            "joint", name, [j.name for j in self.joints] + [j.recorded for j in self.joints],
+            "joint",
+            name,
+            [j.name for j in self.joints] + [j.recorded for j in self.joints],
             file=self.source,
         )
 

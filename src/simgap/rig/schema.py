@@ -134,7 +134,18 @@ SCHEMA: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
 }
 SECTIONS = tuple(k for k in SCHEMA if k not in ("", "joint")) + ("joints",)
 PATH_KEYS = {
-    "timing_logs", "client_logs", "server_logs", "dataset", "sim_dataset", "actuator_logs",
-    "sim_manifest", "real_manifest", "frames", "trace", "push_logs", "checkpoints",
-    "static_object_poses", "ros2_bags",
+    "timing_logs",
+    "client_logs",
+    "server_logs",
+    "dataset",
+    "sim_dataset",
+    "actuator_logs",
+    "sim_manifest",
+    "real_manifest",
+    "frames",
+    "trace",
+    "push_logs",
+    "checkpoints",
+    "static_object_poses",
+    "ros2_bags",
 }

@@ -26,15 +26,18 @@ import numpy as np
 from simgap.errors import InputError
 from simgap.selftest.sizes import DEFAULT_TRIALS, THOROUGH_TRIALS  # noqa: F401 (re-exported)
 
-FAMILIES: tuple[str, ...] = ("delay", "kp", "damping", "frictionloss", "armature",
-                             "force_limit")
+FAMILIES: tuple[str, ...] = ("delay", "kp", "damping", "frictionloss", "armature", "force_limit")
 """The planted families, in table order: the command transport delay, the position
 actuator's gain and torque limit (MJCF ``forcerange``), the joint's damping, frictionloss
 and armature."""
 
 RANGES: Mapping[str, tuple[float, float]] = {
-    "kp": (0.4, 1.6), "damping": (0.5, 2.0), "frictionloss": (1.0, 5.0),
-    "armature": (1.0, 2.5), "force_limit": (0.5, 0.9)}
+    "kp": (0.4, 1.6),
+    "damping": (0.5, 2.0),
+    "frictionloss": (1.0, 5.0),
+    "armature": (1.0, 2.5),
+    "force_limit": (0.5, 0.9),
+}
 """Multiplier ranges: issue 40's for kp, damping, frictionloss, armature (the ranges the
 identification was measured on); a torque limit planted lower only (a higher one changes
 nothing until the servo saturates)."""
@@ -68,9 +71,14 @@ class Trial:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"name": self.name, "seed": self.seed, "null": self.null,
-                "faults": {k: (dict(v) if isinstance(v, Mapping) else v)
-                           for k, v in self.faults.items()}}
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "null": self.null,
+            "faults": {
+                k: (dict(v) if isinstance(v, Mapping) else v) for k, v in self.faults.items()
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -93,10 +101,13 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"seed": self.seed, "families": list(self.families),
-                "eligible": {k: list(v) for k, v in self.eligible.items()},
-                "not_planted": dict(self.not_planted),
-                "trials": [t.to_dict() for t in self.trials]}
+        return {
+            "seed": self.seed,
+            "families": list(self.families),
+            "eligible": {k: list(v) for k, v in self.eligible.items()},
+            "not_planted": dict(self.not_planted),
+            "trials": [t.to_dict() for t in self.trials],
+        }
 
 
 def eligible_joints(nominal: Mapping[str, Mapping[str, float]]) -> dict[str, tuple[str, ...]]:
@@ -105,25 +116,35 @@ def eligible_joints(nominal: Mapping[str, Mapping[str, float]]) -> dict[str, tup
     nominal value above zero to scale."""
     out: dict[str, tuple[str, ...]] = {"delay": tuple(nominal)}
     for fam in FAMILIES[1:]:
-        out[fam] = tuple(j for j, p in nominal.items()
-                         if math.isfinite(p[fam]) and p[fam] > 0)
+        out[fam] = tuple(j for j, p in nominal.items() if math.isfinite(p[fam]) and p[fam] > 0)
     return out
 
 
 def not_planted(evidence: Any, eligible: Mapping[str, Sequence[str]]) -> dict[str, str]:
     """Family -> why it is not planted on this rig (``evidence``: the rig's ``Evidence``)."""
-    out = {f: "no joint of the model has a nonzero value to scale" if f != "force_limit"
-           else "no actuator of the model has a force range (forcerange) to lower"
-           for f in FAMILIES if not eligible.get(f)}
+    out = {
+        f: "no joint of the model has a nonzero value to scale"
+        if f != "force_limit"
+        else "no actuator of the model has a force range (forcerange) to lower"
+        for f in FAMILIES
+        if not eligible.get(f)
+    }
     out["joint_zero_offsets"] = (
         "seen by the body branch from static object poses or camera frames, which a "
-        "selftest does not synthesise yet" if evidence.static_object_poses is not None
-        else "the rig's evidence cannot see them (no evidence.static_object_poses)")
-    out["contact"] = ("pair coefficients: synthesising push logs is not built yet"
-                      if evidence.push_logs else "the rig has no push logs (evidence.push_logs)")
-    out["camera"] = ("gain and pose: synthesising camera frames is not built yet"
-                     if evidence.frames is not None else
-                     "the rig has no camera frames (evidence.frames)")
+        "selftest does not synthesise yet"
+        if evidence.static_object_poses is not None
+        else "the rig's evidence cannot see them (no evidence.static_object_poses)"
+    )
+    out["contact"] = (
+        "pair coefficients: synthesising push logs is not built yet"
+        if evidence.push_logs
+        else "the rig has no push logs (evidence.push_logs)"
+    )
+    out["camera"] = (
+        "gain and pose: synthesising camera frames is not built yet"
+        if evidence.frames is not None
+        else "the rig has no camera frames (evidence.frames)"
+    )
     return out
 
 
@@ -140,8 +161,9 @@ def _subset(rng: np.random.Generator, joints: Sequence[str]) -> list[str]:
     return picked or [joints[int(rng.integers(len(joints)))]]
 
 
-def draw_trial(seed: int, index: int, families: Sequence[str],
-               eligible: Mapping[str, Sequence[str]]) -> Trial:
+def draw_trial(
+    seed: int, index: int, families: Sequence[str], eligible: Mapping[str, Sequence[str]]
+) -> Trial:
     """Faulty trial ``index`` (1-based) of a selftest seeded ``seed`` (module docstring)."""
     rng = np.random.default_rng([seed, 34, index])
     chosen = [f for f in families if rng.random() < 0.5]
@@ -159,8 +181,9 @@ def draw_trial(seed: int, index: int, families: Sequence[str],
     return Trial(name=f"trial-{index:02d}", seed=int(seed) * 1000 + index, faults=faults)
 
 
-def plan_trials(nominal: Mapping[str, Mapping[str, float]], evidence: Any, *, trials: int,
-                seed: int) -> Plan:
+def plan_trials(
+    nominal: Mapping[str, Mapping[str, float]], evidence: Any, *, trials: int, seed: int
+) -> Plan:
     """The null trial and ``trials`` faulty ones for a rig.
 
     Args:
@@ -178,9 +201,17 @@ def plan_trials(nominal: Mapping[str, Mapping[str, float]], evidence: Any, *, tr
     eligible = eligible_joints(nominal)
     families = tuple(f for f in FAMILIES if eligible.get(f))
     if trials and not families:
-        raise InputError(field="model", expected="joints with position actuators to plant "
-                         "faults on", got="none", fix="check the rig's joints and model")
+        raise InputError(
+            field="model",
+            expected="joints with position actuators to plant faults on",
+            got="none",
+            fix="check the rig's joints and model",
+        )
     drawn = [draw_trial(seed, i, families, eligible) for i in range(1, trials + 1)]
-    return Plan(trials=(Trial(name="null", seed=int(seed) * 1000), *drawn),
-                families=families, eligible=eligible,
-                not_planted=not_planted(evidence, eligible), seed=int(seed))
+    return Plan(
+        trials=(Trial(name="null", seed=int(seed) * 1000), *drawn),
+        families=families,
+        eligible=eligible,
+        not_planted=not_planted(evidence, eligible),
+        seed=int(seed),
+    )

@@ -97,8 +97,7 @@ class SelftestResult:
 
 
 def _actuator(findings: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    return next((f for f in findings.get("findings", []) if f.get("branch") == "actuator"),
-                None)
+    return next((f for f in findings.get("findings", []) if f.get("branch") == "actuator"), None)
 
 
 def _identification(act: Mapping[str, Any] | None) -> JointDynamicsFigures | None:
@@ -108,15 +107,17 @@ def _identification(act: Mapping[str, Any] | None) -> JointDynamicsFigures | Non
     return figures_of(act, JointDynamicsFigures)
 
 
-def _score_trial(name: str, files: TrialFiles, status: str, folder: Path, error: str,
-                 families: Sequence[str]) -> TrialResult:
+def _score_trial(
+    name: str, files: TrialFiles, status: str, folder: Path, error: str, families: Sequence[str]
+) -> TrialResult:
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
     from simgap.rig import load_rig
 
     if status not in ("done", "cached"):
         return TrialResult(name, status, error=error)
-    doc = resolve_paths(json.loads((folder / "findings.json").read_text(encoding="utf-8")),
-                        folder)  # its paths are relative to its folder
+    doc = resolve_paths(
+        json.loads((folder / "findings.json").read_text(encoding="utf-8")), folder
+    )  # its paths are relative to its folder
     act = _actuator(doc)
     fig = _identification(act)
     cells = score_cells(name, files.truth, fig, families)
@@ -125,8 +126,11 @@ def _score_trial(name: str, files: TrialFiles, status: str, folder: Path, error:
     clock = fig.clock.chosen if fig is not None and fig.clock and fig.clock.chosen else "exact"
     patch = ((act or {}).get("artifacts") or {}).get("mjcf_patch")
     gap = replay_gap(trial_rig.model_path, files.truth_model, patch, held, clock)
-    implicated = tuple(f"{f.get('branch')}: {f.get('title')}" for f in doc.get("findings", [])
-                       if f.get("verdict") == "implicated")
+    implicated = tuple(
+        f"{f.get('branch')}: {f.get('title')}"
+        for f in doc.get("findings", [])
+        if f.get("verdict") == "implicated"
+    )
     return TrialResult(name, status, tuple(cells), gap, implicated)
 
 
@@ -135,15 +139,23 @@ def gap_summary(results: Sequence[TrialResult]) -> dict[str, Any]:
     ``GOOD_CLOSE``, and how many offered a patch; ``text`` in words."""
     gaps = [r.gap for r in results[1:] if r.gap is not None]
     closed = np.array([g.closed for g in gaps if math.isfinite(g.closed)])
-    out: dict[str, Any] = {"trials": len(gaps), "with_gap": int(closed.size),
-                           "patch_offered": sum(g.patch_offered for g in gaps)}
+    out: dict[str, Any] = {
+        "trials": len(gaps),
+        "with_gap": int(closed.size),
+        "patch_offered": sum(g.patch_offered for g in gaps),
+    }
     if closed.size:
-        out.update(median=float(np.median(closed)), worst=float(np.min(closed)),
-                   good=int(np.sum(closed >= GOOD_CLOSE)))
-        out["text"] = (f"median {100 * out['median']:.0f} %, worst {100 * out['worst']:.0f} "
-                       f"%, at least {100 * GOOD_CLOSE:.0f} % on {out['good']} of "
-                       f"{closed.size} trials (a patch offered on {out['patch_offered']} of "
-                       f"{len(gaps)})")
+        out.update(
+            median=float(np.median(closed)),
+            worst=float(np.min(closed)),
+            good=int(np.sum(closed >= GOOD_CLOSE)),
+        )
+        out["text"] = (
+            f"median {100 * out['median']:.0f} %, worst {100 * out['worst']:.0f} "
+            f"%, at least {100 * GOOD_CLOSE:.0f} % on {out['good']} of "
+            f"{closed.size} trials (a patch offered on {out['patch_offered']} of "
+            f"{len(gaps)})"
+        )
     else:
         out["text"] = "no faulty trial had a gap to close"
     return out
@@ -156,20 +168,34 @@ def check_selftest_out(out: Path, inputs: Sequence[Path]) -> None:
         InputError: naming the input and the fix (nothing is written).
     """
     if out.exists() and not out.is_dir():
-        raise InputError(file=out, expected="a folder for the selftest", got="a file",
-                         fix="name a folder, e.g. --out selftest-out")
+        raise InputError(
+            file=out,
+            expected="a folder for the selftest",
+            got="a file",
+            fix="name a folder, e.g. --out selftest-out",
+        )
     clash = input_clash(out, inputs, folder=True)
     if clash is not None:
-        raise InputError(file=out, expected="a folder apart from the rig's inputs (rig.toml, "
-                         "model and its meshes, evidence)", got=f"the folder {clash[0]} "
-                         f"{clash[1]}", fix="write the selftest elsewhere, e.g. --out "
-                         "selftest-out (nothing was written)")
+        raise InputError(
+            file=out,
+            expected="a folder apart from the rig's inputs (rig.toml, "
+            "model and its meshes, evidence)",
+            got=f"the folder {clash[0]} {clash[1]}",
+            fix="write the selftest elsewhere, e.g. --out selftest-out (nothing was written)",
+        )
 
 
-def run_selftest(rig_path: str | Path, out_dir: str | Path, *, trials: int = DEFAULT_TRIALS,
-                 seed: int = 0, jobs: int | None = None, ray: str | None = None,
-                 diagnosis: str | Path | None = None,
-                 progress: Callable[[str], None] | None = None) -> SelftestResult:
+def run_selftest(
+    rig_path: str | Path,
+    out_dir: str | Path,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = 0,
+    jobs: int | None = None,
+    ray: str | None = None,
+    diagnosis: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SelftestResult:
     """Known-truth recovery on the user's own rig (module docstring): ``trials`` drawn
     from ``seed`` (``plan_trials``) and the null trial, run by ``run_plan``.
 
@@ -195,14 +221,21 @@ def run_selftest(rig_path: str | Path, out_dir: str | Path, *, trials: int = DEF
     rig = load_checked_rig(rig_path)
     nominal = nominal_params(nominal_model(rig.model_path), rig.joint_names)
     plan = plan_trials(nominal, rig.evidence, trials=trials, seed=seed)
-    return run_plan(rig_path, out_dir, plan, jobs=jobs, ray=ray, diagnosis=diagnosis,
-                    progress=progress)
+    return run_plan(
+        rig_path, out_dir, plan, jobs=jobs, ray=ray, diagnosis=diagnosis, progress=progress
+    )
 
 
-def run_plan(rig_path: str | Path, out_dir: str | Path, plan: Plan, *,
-             jobs: int | None = None, ray: str | None = None,
-             diagnosis: str | Path | None = None,
-             progress: Callable[[str], None] | None = None) -> SelftestResult:
+def run_plan(
+    rig_path: str | Path,
+    out_dir: str | Path,
+    plan: Plan,
+    *,
+    jobs: int | None = None,
+    ray: str | None = None,
+    diagnosis: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SelftestResult:
     """Synthesise, diagnose (``run_fleet``), score and write the trials of ``plan``, its
     first trial the null one (arguments as ``run_selftest``).
 
@@ -216,8 +249,11 @@ def run_plan(rig_path: str | Path, out_dir: str | Path, plan: Plan, *,
     t0 = time.perf_counter()
     say = progress or (lambda m: None)
     if not plan.trials or not plan.trials[0].null:
-        raise InputError(field="plan.trials", expected="the null trial first",
-                         got=[t.name for t in plan.trials[:1]])
+        raise InputError(
+            field="plan.trials",
+            expected="the null trial first",
+            got=[t.name for t in plan.trials[:1]],
+        )
     rig = load_checked_rig(rig_path)
     ds = rig_dataset(rig)
     inputs = rig_inputs(rig_path)
@@ -227,20 +263,27 @@ def run_plan(rig_path: str | Path, out_dir: str | Path, plan: Plan, *,
     real = load_real(diagnosis) if diagnosis is not None else None
     digest = inputs_digest(inputs)
     with guard_inputs(paths):
-        say(f"selftest: synthesising {len(plan.trials)} recording(s) of {rig.name}'s "
-            f"commands ({len(plan.trials) - 1} with planted faults, 1 null)")
-        files = [synthesise_trial(rig, ds, t, out / "trials" / t.name, rig_digest=digest)
-                 for t in plan.trials]
-        results, _ = run_fleet([f.rig for f in files], out / "diagnoses", ray=ray, jobs=jobs,
-                               progress=say)
-        scored = tuple(_score_trial(t.name, f, r.status, out / "diagnoses" / r.folder,
-                                    r.error, plan.families)
-                       for t, f, r in zip(plan.trials, files, results, strict=True))
+        say(
+            f"selftest: synthesising {len(plan.trials)} recording(s) of {rig.name}'s "
+            f"commands ({len(plan.trials) - 1} with planted faults, 1 null)"
+        )
+        files = [
+            synthesise_trial(rig, ds, t, out / "trials" / t.name, rig_digest=digest)
+            for t in plan.trials
+        ]
+        results, _ = run_fleet(
+            [f.rig for f in files], out / "diagnoses", ray=ray, jobs=jobs, progress=say
+        )
+        scored = tuple(
+            _score_trial(t.name, f, r.status, out / "diagnoses" / r.folder, r.error, plan.families)
+            for t, f, r in zip(plan.trials, files, results, strict=True)
+        )
         cells = [c for r in scored for c in r.cells]
         rows = tuple(recovery_table(cells, plan.families, null_trial=plan.trials[0].name))
         null = scored[0]
         null_claims = list(null.implicated) + [
-            f"{c.family} on {c.joint}" for c in null.cells if c.outcome == "false"]
+            f"{c.family} on {c.joint}" for c in null.cells if c.outcome == "false"
+        ]
         text = sentence(rows, null_claims)
         if null.status not in ("done", "cached"):
             text += f" The null run failed ({null.error}): the false-implication check is open."
@@ -263,14 +306,20 @@ def load_real(path: str | Path) -> dict[str, Any]:
         if not isinstance(doc.get("findings"), list):
             raise ValueError("no findings list")
     except (OSError, ValueError, AttributeError) as e:
-        raise InputError(file=p, field="--diagnosis", expected="the findings.json of 'simgap "
-                         "diagnose RIG --out D' (or the folder D)", got=str(e)[:200],
-                         fix="run simgap diagnose first, or leave --diagnosis out") from None
+        raise InputError(
+            file=p,
+            field="--diagnosis",
+            expected="the findings.json of 'simgap diagnose RIG --out D' (or the folder D)",
+            got=str(e)[:200],
+            fix="run simgap diagnose first, or leave --diagnosis out",
+        ) from None
     return dict(resolve_paths(doc, p.parent))
 
 
-def real_beside(real: Mapping[str, Any] | None, rows: Sequence[FamilyRow],
-                ) -> dict[str, dict[str, str]]:
+def real_beside(
+    real: Mapping[str, Any] | None,
+    rows: Sequence[FamilyRow],
+) -> dict[str, dict[str, str]]:
     """Family -> joint -> what the real diagnosis states (value and interval, or declared
     not identifiable), for the families of ``rows``; empty without a real diagnosis or
     without its actuator finding."""
@@ -300,44 +349,70 @@ def real_beside(real: Mapping[str, Any] | None, rows: Sequence[FamilyRow],
             if why:
                 per[j] = "declared not identifiable"
             elif isinstance(v, (int, float)) and iv:
-                per[j] = (f"{v * scale:.3g}{unit} [{iv[0] * scale:.3g}, {iv[1] * scale:.3g}]")
+                per[j] = f"{v * scale:.3g}{unit} [{iv[0] * scale:.3g}, {iv[1] * scale:.3g}]"
             elif bench:
-                per[j] = ("not stated: the diagnosis's actuator finding came from the bench "
-                          "logs (evidence.actuator_logs), which give no per-joint "
-                          "identification")
+                per[j] = (
+                    "not stated: the diagnosis's actuator finding came from the bench "
+                    "logs (evidence.actuator_logs), which give no per-joint "
+                    "identification"
+                )
             else:
                 per[j] = "not stated"
         out[r.family] = per
     return out
 
 
-def to_json(res: SelftestResult, rig: Any, real: Mapping[str, Any] | None,
-            backend: str) -> dict[str, Any]:
+def to_json(
+    res: SelftestResult, rig: Any, real: Mapping[str, Any] | None, backend: str
+) -> dict[str, Any]:
     """``selftest.json``."""
-    return {"rig": rig.name, "rig_path": str(rig.source), "seed": res.plan.seed,
-            "backend": backend, "wall_s": res.wall_s, "sentence": res.sentence,
-            "plan": res.plan.to_dict(),
-            "families": [r.to_dict() for r in res.rows],
-            "gap": gap_summary(res.trials),
-            "null": {"status": res.null.status, "implicated": list(res.null.implicated),
-                     "false_cells": [c.to_dict() for c in res.null.cells
-                                     if c.outcome == "false"]},
-            "real_diagnosis": real_beside(real, res.rows),
-            "trials": [{"name": r.name, "status": r.status, "error": r.error,
-                        "implicated": list(r.implicated),
-                        "gap": r.gap.to_dict() if r.gap else None,
-                        "cells": [c.to_dict() for c in r.cells]} for r in res.trials]}
+    return {
+        "rig": rig.name,
+        "rig_path": str(rig.source),
+        "seed": res.plan.seed,
+        "backend": backend,
+        "wall_s": res.wall_s,
+        "sentence": res.sentence,
+        "plan": res.plan.to_dict(),
+        "families": [r.to_dict() for r in res.rows],
+        "gap": gap_summary(res.trials),
+        "null": {
+            "status": res.null.status,
+            "implicated": list(res.null.implicated),
+            "false_cells": [c.to_dict() for c in res.null.cells if c.outcome == "false"],
+        },
+        "real_diagnosis": real_beside(real, res.rows),
+        "trials": [
+            {
+                "name": r.name,
+                "status": r.status,
+                "error": r.error,
+                "implicated": list(r.implicated),
+                "gap": r.gap.to_dict() if r.gap else None,
+                "cells": [c.to_dict() for c in r.cells],
+            }
+            for r in res.trials
+        ],
+    }
 
 
-def write_selftest(res: SelftestResult, rig: Any, real: Mapping[str, Any] | None,
-                   ray: str | None) -> None:
+def write_selftest(
+    res: SelftestResult, rig: Any, real: Mapping[str, Any] | None, ray: str | None
+) -> None:
     """``selftest.json``, ``selftest.md`` and ``report.html`` into ``res.out``."""
     from simgap.outputs import json_safe
     from simgap.report.selftest import write_selftest_report
 
     doc = json_safe(to_json(res, rig, real, f"ray:{ray}" if ray else "local"))
     atomic_write_json(res.out / SELFTEST_FILE, doc)
-    atomic_write_text(res.out / SELFTEST_MD, markdown(
-        res.rows, res.sentence, gap=doc["gap"], not_planted=res.plan.not_planted,
-        title=f"simgap selftest of {rig.name}"))
+    atomic_write_text(
+        res.out / SELFTEST_MD,
+        markdown(
+            res.rows,
+            res.sentence,
+            gap=doc["gap"],
+            not_planted=res.plan.not_planted,
+            title=f"simgap selftest of {rig.name}",
+        ),
+    )
     write_selftest_report(doc, res.out / SELFTEST_HTML)

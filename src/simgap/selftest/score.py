@@ -76,14 +76,18 @@ class Cell:
 
 
 def _interval(v: Any) -> tuple[float, float] | None:
-    if isinstance(v, (list, tuple)) and len(v) == 2 and all(
-            isinstance(x, (int, float)) and math.isfinite(x) for x in v):
+    if (
+        isinstance(v, (list, tuple))
+        and len(v) == 2
+        and all(isinstance(x, (int, float)) and math.isfinite(x) for x in v)
+    ):
         return float(v[0]), float(v[1])
     return None
 
 
-def _outcome(planted: bool, truth: float, iv: tuple[float, float] | None,
-             reason: str | None) -> tuple[str, str]:
+def _outcome(
+    planted: bool, truth: float, iv: tuple[float, float] | None, reason: str | None
+) -> tuple[str, str]:
     held = iv is not None and iv[0] - 1e-12 <= truth <= iv[1] + 1e-12
     if planted:
         if reason:
@@ -94,14 +98,19 @@ def _outcome(planted: bool, truth: float, iv: tuple[float, float] | None,
             return "inside", f"[{iv[0]:.4g}, {iv[1]:.4g}] holds {truth:.4g}"
         return "missed", f"[{iv[0]:.4g}, {iv[1]:.4g}] excludes the truth {truth:.4g}"
     if iv is not None and not held and not reason:
-        return "false", (f"[{iv[0]:.4g}, {iv[1]:.4g}] excludes the true (nominal) "
-                         f"{truth:.4g}: a change that was not planted")
+        return "false", (
+            f"[{iv[0]:.4g}, {iv[1]:.4g}] excludes the true (nominal) "
+            f"{truth:.4g}: a change that was not planted"
+        )
     return "clean", ""
 
 
-def score_cells(trial: str, truth: Sequence[JointTruth],
-                figures: JointDynamicsFigures | Mapping[str, Any] | None,
-                families: Iterable[str]) -> list[Cell]:
+def score_cells(
+    trial: str,
+    truth: Sequence[JointTruth],
+    figures: JointDynamicsFigures | Mapping[str, Any] | None,
+    families: Iterable[str],
+) -> list[Cell]:
     """Every (family, joint) cell of one trial.
 
     Args:
@@ -113,8 +122,11 @@ def score_cells(trial: str, truth: Sequence[JointTruth],
             missed).
         families: the families to score.
     """
-    fig = figures if isinstance(figures, JointDynamicsFigures) else \
-        JointDynamicsFigures.from_mapping(figures or {}, where="identification", strict=False)
+    fig = (
+        figures
+        if isinstance(figures, JointDynamicsFigures)
+        else JointDynamicsFigures.from_mapping(figures or {}, where="identification", strict=False)
+    )
     dly, piv, why = fig.delay_interval_s, fig.params_interval, fig.not_identifiable
     cells = []
     for fam in families:
@@ -132,13 +144,25 @@ def score_cells(trial: str, truth: Sequence[JointTruth],
                 planted = abs(t.factor(fam) - 1.0) > PLANTED_FACTOR
                 iv = _interval(piv.get(t.name, {}).get(fam))
             outcome, note = _outcome(planted, tv, iv, str(ni) if ni else None)
-            cells.append(Cell(trial=trial, family=fam, joint=t.name, planted=planted,
-                              truth=tv, nominal=nv, outcome=outcome, interval=iv, note=note))
+            cells.append(
+                Cell(
+                    trial=trial,
+                    family=fam,
+                    joint=t.name,
+                    planted=planted,
+                    truth=tv,
+                    nominal=nv,
+                    outcome=outcome,
+                    interval=iv,
+                    note=note,
+                )
+            )
     return cells
 
 
-def planted_parameters(js: Mapping[str, Any], truth: Sequence[JointTruth],
-                       kinds: Iterable[str]) -> dict[str, int]:
+def planted_parameters(
+    js: Mapping[str, Any], truth: Sequence[JointTruth], kinds: Iterable[str]
+) -> dict[str, int]:
     """Of the planted parameters of ``kinds``, how many the identification (``js``: its
     JSON, or the actuator finding's figures) states with an interval holding the truth
     (``inside``), with one missing it (``outside``), and declares not identifiable
@@ -146,7 +170,9 @@ def planted_parameters(js: Mapping[str, Any], truth: Sequence[JointTruth],
     out = {"inside": 0, "outside": 0, "declared": 0}
     fig = JointDynamicsFigures.from_mapping(
         {k: v for k, v in js.items() if k in ("delay_interval_s", "params_interval")},
-        where="identification", strict=False)
+        where="identification",
+        strict=False,
+    )
     for c in score_cells("", truth, fig, kinds):
         if not c.planted:
             continue
@@ -198,8 +224,13 @@ def replay_mae(model_path: str | Path, episode: Any, clock: str = "exact") -> fl
     return float(np.nanmean(np.abs(q - episode.q)))
 
 
-def replay_gap(nominal: str | Path, truth: str | Path | None, patch: str | Path | None,
-               episode: Any, clock: str = "exact") -> GapScore:
+def replay_gap(
+    nominal: str | Path,
+    truth: str | Path | None,
+    patch: str | Path | None,
+    episode: Any,
+    clock: str = "exact",
+) -> GapScore:
     """``GapScore`` of one held-out episode (``truth`` None: the nominal model is true;
     ``patch`` None: none offered, the nominal model stays)."""
     mae_n = replay_mae(nominal, episode, clock)

@@ -78,20 +78,29 @@ def rig_dataset(rig: Rig) -> LeRobotDataset:
             holds fewer than two episodes.
     """
     if rig.evidence.dataset is None:
-        raise InputError(file=rig.source, field="evidence.dataset",
-                         expected="the rig's LeRobot dataset (its commands drive the trials)",
-                         got="nothing", fix="add evidence.dataset = \"...\" to rig.toml "
-                         "(simgap init writes it)")
+        raise InputError(
+            file=rig.source,
+            field="evidence.dataset",
+            expected="the rig's LeRobot dataset (its commands drive the trials)",
+            got="nothing",
+            fix='add evidence.dataset = "..." to rig.toml (simgap init writes it)',
+        )
     ds = read_lerobot_dataset(rig.evidence.dataset)
     if abs(ds.fps - round(ds.fps)) > 1e-9:
-        raise InputError(file=ds.root / "meta/info.json", field="fps",
-                         expected="a whole number of frames per second (LeRobot's)",
-                         got=ds.fps)
+        raise InputError(
+            file=ds.root / "meta/info.json",
+            field="fps",
+            expected="a whole number of frames per second (LeRobot's)",
+            got=ds.fps,
+        )
     if len(ds.episode_indices) < 2:
-        raise InputError(file=ds.root, field="episodes", expected="at least 2 episodes (one "
-                         "is held out to measure the patch)", got=len(ds.episode_indices),
-                         fix="record another episode, or point evidence.dataset at a "
-                             "dataset with more")
+        raise InputError(
+            file=ds.root,
+            field="episodes",
+            expected="at least 2 episodes (one is held out to measure the patch)",
+            got=len(ds.episode_indices),
+            fix="record another episode, or point evidence.dataset at a dataset with more",
+        )
     return ds
 
 
@@ -109,16 +118,25 @@ def _clock(rig: Rig) -> str:
     return "jitter" if rig.clock_jitter_s > 0 else "exact"
 
 
-def _episode(m: Any, rig: Rig, ds: LeRobotDataset, e: int, delays: np.ndarray, clock: str,
-             seed: int) -> dict[str, np.ndarray]:
+def _episode(
+    m: Any, rig: Rig, ds: LeRobotDataset, e: int, delays: np.ndarray, clock: str, seed: int
+) -> dict[str, np.ndarray]:
     """One episode in recorded units: the user's actions and the simulated readings."""
     commands = joint_columns(ds, "action", rig, e)  # (T, J) [rad]
     offsets = None
     if clock == "jitter":
-        offsets = np.random.default_rng([seed, e, 7]).uniform(0.0, rig.clock_jitter_s,
-                                                               len(commands))
-    q, _ = simulate(m, commands, ds.fps, delays, "step" if clock == "step" else "exact",
-                    offsets, joints=rig.joint_names)
+        offsets = np.random.default_rng([seed, e, 7]).uniform(
+            0.0, rig.clock_jitter_s, len(commands)
+        )
+    q, _ = simulate(
+        m,
+        commands,
+        ds.fps,
+        delays,
+        "step" if clock == "step" else "exact",
+        offsets,
+        joints=rig.joint_names,
+    )
     q = quantise(q, rig.encoder_rad)
     named = ds.named("action", e)
     action = np.stack([np.asarray(named[j.recorded], dtype=float) for j in rig.joints], 1)
@@ -135,8 +153,10 @@ def truth_settings(truth: Sequence[JointTruth]) -> dict[str, Any]:
     for t in truth:
         if not t.faulty:
             continue
-        vals = {k: t.value(k) if t.factor(k) != 1.0 else None
-                for k in ("kp", "kv", "damping", "frictionloss", "armature", "force_limit")}
+        vals = {
+            k: t.value(k) if t.factor(k) != 1.0 else None
+            for k in ("kp", "kv", "damping", "frictionloss", "armature", "force_limit")
+        }
         out[t.name] = ActuatorSettings(**vals, delay_s=t.delay_s or None)
     return out
 
@@ -147,8 +167,9 @@ def _stamp(rig_digest: str, trial: Trial) -> dict[str, Any]:
     return {"simgap": __version__, "rig_inputs": rig_digest, "trial": trial.to_dict()}
 
 
-def synthesise_trial(rig: Rig, ds: LeRobotDataset, trial: Trial, folder: str | Path, *,
-                     rig_digest: str = "") -> TrialFiles:
+def synthesise_trial(
+    rig: Rig, ds: LeRobotDataset, trial: Trial, folder: str | Path, *, rig_digest: str = ""
+) -> TrialFiles:
     """Synthesise one trial into ``folder`` (module docstring); a folder whose marker
     says it holds the same trial of the same inputs is kept as it is.
 
@@ -163,12 +184,19 @@ def synthesise_trial(rig: Rig, ds: LeRobotDataset, trial: Trial, folder: str | P
     m = nominal_model(rig.model_path)
     if rig.physics_dt_s:
         m.opt.timestep = float(rig.physics_dt_s)
-    truth = resolve_faults(dict(trial.faults) or None, trial.seed,
-                           nominal_params(m, rig.joint_names))
+    truth = resolve_faults(
+        dict(trial.faults) or None, trial.seed, nominal_params(m, rig.joint_names)
+    )
     in_ds, held = split_episodes(ds.episode_indices)
-    files = TrialFiles(folder=folder, rig=folder / "rig.toml", heldout=folder / "heldout",
-                       truth_model=None if trial.null else folder / "truth_model.xml",
-                       truth=truth, episodes=in_ds, heldout_episode=held)
+    files = TrialFiles(
+        folder=folder,
+        rig=folder / "rig.toml",
+        heldout=folder / "heldout",
+        truth_model=None if trial.null else folder / "truth_model.xml",
+        truth=truth,
+        episodes=in_ds,
+        heldout_episode=held,
+    )
     stamp = _stamp(rig_digest, trial)
     try:
         if rig_digest and json.loads((folder / MARKER).read_text(encoding="utf-8")) == stamp:
@@ -183,20 +211,32 @@ def synthesise_trial(rig: Rig, ds: LeRobotDataset, trial: Trial, folder: str | P
     fps = int(round(ds.fps))
     task = f"simgap selftest {trial.name}"
     eps = [_episode(m, rig, ds, e, delays, clock, trial.seed) for e in in_ds]
-    write_lerobot_v3(folder / "dataset", eps, fps=fps, names=names, task=task,
-                     robot_type=robot)
-    write_lerobot_v3(folder / "heldout", [_episode(m, rig, ds, held, delays, clock,
-                                                   trial.seed)],
-                     fps=fps, names=names, task=task, robot_type=robot)
-    atomic_write_text(files.rig, trial_rig_text(rig, name=f"selftest-{trial.name}",
-                                                seed=trial.seed))
+    write_lerobot_v3(folder / "dataset", eps, fps=fps, names=names, task=task, robot_type=robot)
+    write_lerobot_v3(
+        folder / "heldout",
+        [_episode(m, rig, ds, held, delays, clock, trial.seed)],
+        fps=fps,
+        names=names,
+        task=task,
+        robot_type=robot,
+    )
+    atomic_write_text(
+        files.rig, trial_rig_text(rig, name=f"selftest-{trial.name}", seed=trial.seed)
+    )
     if files.truth_model is not None:
         from simgap.sim.actuator_patch import write_actuator_patch
 
         write_actuator_patch(rig.model_path, files.truth_model, truth_settings(truth))
-    atomic_write_json(folder / "truth.json", {
-        "trial": trial.to_dict(), "clock": clock, "episodes": list(in_ds),
-        "heldout_episode": held, "physics_dt_s": float(m.opt.timestep),
-        "joints": {t.name: t.to_dict() for t in truth}})
+    atomic_write_json(
+        folder / "truth.json",
+        {
+            "trial": trial.to_dict(),
+            "clock": clock,
+            "episodes": list(in_ds),
+            "heldout_episode": held,
+            "physics_dt_s": float(m.opt.timestep),
+            "joints": {t.name: t.to_dict() for t in truth},
+        },
+    )
     atomic_write_json(folder / MARKER, stamp)
     return files

@@ -38,8 +38,11 @@ class Counts:
 
     def to_dict(self) -> dict[str, int]:
         """JSON form, with ``planted``."""
-        return {**{k: getattr(self, k) for k in OUTCOMES}, "silent": self.silent,
-                "planted": self.planted}
+        return {
+            **{k: getattr(self, k) for k in OUTCOMES},
+            "silent": self.silent,
+            "planted": self.planted,
+        }
 
 
 def count(cells: Iterable[Cell]) -> Counts:
@@ -75,24 +78,36 @@ class FamilyRow:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"family": self.family, **self.counts.to_dict(), "seen": self.seen,
-                "null_false": self.null_false,
-                "joints": {j: c.to_dict() for j, c in self.joints.items()}}
+        return {
+            "family": self.family,
+            **self.counts.to_dict(),
+            "seen": self.seen,
+            "null_false": self.null_false,
+            "joints": {j: c.to_dict() for j, c in self.joints.items()},
+        }
 
 
-def recovery_table(cells: Sequence[Cell], families: Sequence[str], null_trial: str = "null",
-                   ) -> list[FamilyRow]:
+def recovery_table(
+    cells: Sequence[Cell],
+    families: Sequence[str],
+    null_trial: str = "null",
+) -> list[FamilyRow]:
     """One row per family: the faulty trials' cells counted, per joint too, and the null
     trial's false implications apart."""
     rows = []
     for fam in families:
         mine = [c for c in cells if c.family == fam and c.trial != null_trial]
         joints = list(dict.fromkeys(c.joint for c in cells if c.family == fam))
-        rows.append(FamilyRow(
-            family=fam, counts=count(mine),
-            joints={j: count(c for c in mine if c.joint == j) for j in joints},
-            null_false=sum(c.outcome == "false" for c in cells
-                           if c.family == fam and c.trial == null_trial)))
+        rows.append(
+            FamilyRow(
+                family=fam,
+                counts=count(mine),
+                joints={j: count(c for c in mine if c.joint == j) for j in joints},
+                null_false=sum(
+                    c.outcome == "false" for c in cells if c.family == fam and c.trial == null_trial
+                ),
+            )
+        )
     return rows
 
 
@@ -105,10 +120,14 @@ def _join(words: Sequence[str], last: str = "and") -> str:
 def _why_not(r: FamilyRow) -> str:
     c = r.counts
     if c.missed >= c.declared:
-        how = ("nothing stated" if c.silent == c.missed else
-               "the truth outside the stated interval" if not c.silent else
-               f"the truth outside the stated interval in {c.missed - c.silent}, nothing "
-               f"stated in {c.silent}")
+        how = (
+            "nothing stated"
+            if c.silent == c.missed
+            else "the truth outside the stated interval"
+            if not c.silent
+            else f"the truth outside the stated interval in {c.missed - c.silent}, nothing "
+            f"stated in {c.silent}"
+        )
         return f"{r.family} (missed {c.missed} of {c.planted}: {how})"
     return f"{r.family} (declared not identifiable in {c.declared} of {c.planted})"
 
@@ -120,8 +139,10 @@ def sentence(rows: Sequence[FamilyRow], null_implicated: Sequence[str] = ()) -> 
     seen = [r.family for r in tried if r.seen]
     unseen = [_why_not(r) for r in tried if not r.seen]
     if not tried:
-        out = ("No planted fault was scored (the null trial alone, or no faulty trial was "
-               "diagnosed), so nothing is known of what simgap sees on this rig.")
+        out = (
+            "No planted fault was scored (the null trial alone, or no faulty trial was "
+            "diagnosed), so nothing is known of what simgap sees on this rig."
+        )
     elif not unseen:
         out = f"On this rig simgap sees {_join(seen)}."
     elif not seen:
@@ -130,14 +151,20 @@ def sentence(rows: Sequence[FamilyRow], null_implicated: Sequence[str] = ()) -> 
         out = f"On this rig simgap sees {_join(seen)}, not {_join(unseen, 'or')}."
     false = [f"{r.family} {r.counts.false}" for r in rows if r.counts.false]
     if false:
-        out += (" It stated changes that were not planted (false implications) in "
-                + _join(false) + " cell(s).")
+        out += (
+            " It stated changes that were not planted (false implications) in "
+            + _join(false)
+            + " cell(s)."
+        )
     untried = [r.family for r in rows if not r.counts.planted]
     if untried and tried:
         out += f" Not drawn in these trials: {_join(untried)}."
     if null_implicated:
-        out += (" The null run (the nominal model's own recording) implicated "
-                + _join(list(null_implicated)) + ": a false implication.")
+        out += (
+            " The null run (the nominal model's own recording) implicated "
+            + _join(list(null_implicated))
+            + ": a false implication."
+        )
     else:
         out += " The null run (the nominal model's own recording) implicated nothing."
     return out
@@ -147,24 +174,40 @@ def _md(s: object) -> str:
     return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(rows: Sequence[FamilyRow], text: str, *, gap: Mapping[str, Any] | None = None,
-             not_planted: Mapping[str, str] | None = None, title: str = "simgap selftest",
-             ) -> str:
+def markdown(
+    rows: Sequence[FamilyRow],
+    text: str,
+    *,
+    gap: Mapping[str, Any] | None = None,
+    not_planted: Mapping[str, str] | None = None,
+    title: str = "simgap selftest",
+) -> str:
     """The recovery table as Markdown: the sentence, per family, per family and joint, the
     gap closed and what was not planted."""
-    lines = [f"# {_md(title)}", "", _md(text), "",
-             "| family | planted | inside | declared | missed | false | null false | seen |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# {_md(title)}",
+        "",
+        _md(text),
+        "",
+        "| family | planted | inside | declared | missed | false | null false | seen |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         c = r.counts
         seen = ("yes" if r.seen else "no") if c.planted else "not drawn"
-        lines.append(f"| {_md(r.family)} | {c.planted} | {c.inside} | {c.declared} | "
-                     f"{c.missed} | {c.false} | {r.null_false} | {seen} |")
+        lines.append(
+            f"| {_md(r.family)} | {c.planted} | {c.inside} | {c.declared} | "
+            f"{c.missed} | {c.false} | {r.null_false} | {seen} |"
+        )
     joints = list(dict.fromkeys(j for r in rows for j in r.joints))
     if joints:
-        lines += ["", "Per joint (inside / planted; false implications in brackets):", "",
-                  "| family | " + " | ".join(_md(j) for j in joints) + " |",
-                  "|---|" + "---|" * len(joints)]
+        lines += [
+            "",
+            "Per joint (inside / planted; false implications in brackets):",
+            "",
+            "| family | " + " | ".join(_md(j) for j in joints) + " |",
+            "|---|" + "---|" * len(joints),
+        ]
         for r in rows:
             cells = []
             for j in joints:
@@ -172,12 +215,16 @@ def markdown(rows: Sequence[FamilyRow], text: str, *, gap: Mapping[str, Any] | N
                 if jc is None or not (jc.planted or jc.false):
                     cells.append("-")
                 else:
-                    cells.append(f"{jc.inside}/{jc.planted}" + (f" ({jc.false})" if jc.false
-                                                               else ""))
+                    cells.append(
+                        f"{jc.inside}/{jc.planted}" + (f" ({jc.false})" if jc.false else "")
+                    )
             lines.append(f"| {_md(r.family)} | " + " | ".join(cells) + " |")
     if gap:
-        lines += ["", f"Replay gap closed by the offered patch on the held-out episode: "
-                  f"{_md(gap.get('text', ''))}"]
+        lines += [
+            "",
+            f"Replay gap closed by the offered patch on the held-out episode: "
+            f"{_md(gap.get('text', ''))}",
+        ]
     if not_planted:
         lines += ["", "Not planted:", ""]
         lines += [f"- {_md(k)}: {_md(v)}" for k, v in not_planted.items()]

@@ -39,8 +39,9 @@ def _value(v: Any, where: str) -> str:
     raise InputError(field=where, expected="a TOML value simgap reads", got=type(v).__name__)
 
 
-def _table(lines: list[str], path: tuple[str, ...], body: Mapping[str, Any],
-           guessed: frozenset[str]) -> None:
+def _table(
+    lines: list[str], path: tuple[str, ...], body: Mapping[str, Any], guessed: frozenset[str]
+) -> None:
     scalars = {k: v for k, v in body.items() if not isinstance(v, Mapping)}
     if path and scalars:
         lines.append("[" + ".".join(toml_key(p, "rig key") for p in path) + "]")
@@ -60,8 +61,12 @@ def trial_rig_text(rig: Rig, *, name: str, seed: int, dataset: str = "dataset") 
         InputError: the user's rig has no source file to copy.
     """
     if rig.source is None:
-        raise InputError(field="rig", expected="a rig loaded from a rig.toml",
-                         got="a rig built in code", fix="pass the rig's file")
+        raise InputError(
+            field="rig",
+            expected="a rig loaded from a rig.toml",
+            got="a rig built in code",
+            fix="pass the rig's file",
+        )
     raw: dict[str, Any] = tomllib.loads(Path(rig.source).read_text(encoding="utf-8"))
     for key in DROPPED:
         raw.pop(key, None)
@@ -71,11 +76,14 @@ def trial_rig_text(rig: Rig, *, name: str, seed: int, dataset: str = "dataset") 
         raw["camera"] = {k: v for k, v in raw["camera"].items() if k != "recorded"}
     raw["evidence"] = {"dataset": dataset}
     top = {"name": raw.pop("name"), "seed": raw.pop("seed")}
-    lines = [f"# simgap selftest {py_comment(name)}: the rig {py_comment(rig.name)} "
-             "on a synthetic recording of its own commands (planted faults: truth.json).",
-             f"name = {toml_string(top['name'])}", f"seed = {top['seed']}", ""]
-    _table(lines, (), {k: v for k, v in raw.items() if not isinstance(v, Mapping)},
-           rig.guessed)
+    lines = [
+        f"# simgap selftest {py_comment(name)}: the rig {py_comment(rig.name)} "
+        "on a synthetic recording of its own commands (planted faults: truth.json).",
+        f"name = {toml_string(top['name'])}",
+        f"seed = {top['seed']}",
+        "",
+    ]
+    _table(lines, (), {k: v for k, v in raw.items() if not isinstance(v, Mapping)}, rig.guessed)
     for k, v in raw.items():
         if isinstance(v, Mapping):
             _table(lines, (k,), v, rig.guessed)

@@ -31,14 +31,18 @@ def _default_gl_backend() -> str | None:
     if asked in _LIBRARY:
         if ctypes.util.find_library(_LIBRARY[asked]):
             return None
-        other = next((b for b, lib in _LIBRARY.items()
-                      if b != asked and ctypes.util.find_library(lib)), None)
+        other = next(
+            (b for b, lib in _LIBRARY.items() if b != asked and ctypes.util.find_library(lib)), None
+        )
         if other is None:
-            GL_NOTE = (f"MUJOCO_GL={asked}, but lib{_LIBRARY[asked]} is not installed and "
-                       "neither is any other offscreen backend")
+            GL_NOTE = (
+                f"MUJOCO_GL={asked}, but lib{_LIBRARY[asked]} is not installed and "
+                "neither is any other offscreen backend"
+            )
             return None
-        GL_NOTE = (f"MUJOCO_GL={asked}, but lib{_LIBRARY[asked]} is not installed: using "
-                   f"{other} instead")
+        GL_NOTE = (
+            f"MUJOCO_GL={asked}, but lib{_LIBRARY[asked]} is not installed: using {other} instead"
+        )
         return other
     if asked or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return None

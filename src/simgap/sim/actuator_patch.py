@@ -56,8 +56,9 @@ class ActuatorSettings:
     armature: float | None = None
 
 
-def patch_spec(spec: mujoco.MjSpec, model: mujoco.MjModel,
-               settings: Mapping[str, ActuatorSettings]) -> mujoco.MjSpec:
+def patch_spec(
+    spec: mujoco.MjSpec, model: mujoco.MjModel, settings: Mapping[str, ActuatorSettings]
+) -> mujoco.MjSpec:
     """Apply ``settings`` (joint name -> values) to ``spec`` in place and return it."""
     dt = float(model.opt.timestep)
     joints = {j.name: j for j in spec.joints}
@@ -101,8 +102,10 @@ def patch_notes(settings: Mapping[str, ActuatorSettings], physics_dt_s: float) -
     notes = []
     for name, s in settings.items():
         if s.lag_s is not None and 0 < s.lag_s < physics_dt_s:
-            notes.append(f"{name!r}: lag {s.lag_s * 1e3:.3g} ms is below the "
-                         f"{physics_dt_s * 1e3:.3g} ms physics step; no filter written")
+            notes.append(
+                f"{name!r}: lag {s.lag_s * 1e3:.3g} ms is below the "
+                f"{physics_dt_s * 1e3:.3g} ms physics step; no filter written"
+            )
         for k, v in asdict(s).items():
             if v is not None and not math.isfinite(v) and k != "force_limit":
                 notes.append(f"{name!r}: {k} is not finite ({v}); not written")
@@ -110,8 +113,10 @@ def patch_notes(settings: Mapping[str, ActuatorSettings], physics_dt_s: float) -
 
 
 def _finite(s: ActuatorSettings) -> ActuatorSettings:
-    vals = {k: (v if v is None or math.isfinite(v) or k == "force_limit" else None)
-            for k, v in asdict(s).items()}
+    vals = {
+        k: (v if v is None or math.isfinite(v) or k == "force_limit" else None)
+        for k, v in asdict(s).items()
+    }
     return ActuatorSettings(**vals)
 
 
@@ -132,8 +137,9 @@ def _relative_asset_dirs(spec: mujoco.MjSpec, out_path: Path) -> None:
             setattr(spec, attr, rel)
 
 
-def write_actuator_patch(original: str | Path, out_path: str | Path,
-                         settings: Mapping[str, ActuatorSettings]) -> Path:
+def write_actuator_patch(
+    original: str | Path, out_path: str | Path, settings: Mapping[str, ActuatorSettings]
+) -> Path:
     """Write the patched model to ``out_path`` and check that it compiles.
 
     Raises:
@@ -143,8 +149,11 @@ def write_actuator_patch(original: str | Path, out_path: str | Path,
     original = Path(original).resolve()
     out_path = Path(out_path)
     if out_path.resolve() == original:
-        raise InputError(file=out_path, expected="an output path other than the original model",
-                         fix="write the patch into the output folder")
+        raise InputError(
+            file=out_path,
+            expected="an output path other than the original model",
+            fix="write the patch into the output folder",
+        )
     model = load_model(original)
     spec = load_spec(original)
     base = original.parent
@@ -160,13 +169,20 @@ def write_actuator_patch(original: str | Path, out_path: str | Path,
     patch_spec(spec, model, settings)
     compile_spec(spec, out_path)
     _relative_asset_dirs(spec, out_path)  # compiled from absolute folders, written relative
-    changes = "; ".join(f"{j!r}: " + ", ".join(f"{k}={v:.6g}" for k, v in asdict(s).items()
-                                               if v is not None and not (
-                                                   k == "lag_s" and v < dt))
-                        for j, s in settings.items())
+    changes = "; ".join(
+        f"{j!r}: "
+        + ", ".join(
+            f"{k}={v:.6g}"
+            for k, v in asdict(s).items()
+            if v is not None and not (k == "lag_s" and v < dt)
+        )
+        for j, s in settings.items()
+    )
     left = ("\n     Not written: " + "; ".join(notes)) if notes else ""
-    header = (f"<!-- simgap actuator patch of {xml_comment(str(original))} (the original is "
-              f"not modified).\n     Changed: {xml_comment(changes + left)} -->\n")
+    header = (
+        f"<!-- simgap actuator patch of {xml_comment(str(original))} (the original is "
+        f"not modified).\n     Changed: {xml_comment(changes + left)} -->\n"
+    )
     text = header + xml_attr_whitespace(spec.to_xml())
     checked_xml(text, out_path.name)  # the spec compiled above; the header must not break it
     atomic_write_text(out_path, text)

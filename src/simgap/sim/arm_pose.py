@@ -21,11 +21,14 @@ from simgap.sim.fk import frames
 from simgap.sim.model import joint_qpos_index, load_model
 from simgap.sim.render import RENDER_MESH_CELL_M, simplify_meshes
 
-KINDS = {int(mujoco.mjtGeom.mjGEOM_BOX): "box", int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
-         int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
-         int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
-         int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid",
-         int(mujoco.mjtGeom.mjGEOM_MESH): "mesh"}
+KINDS = {
+    int(mujoco.mjtGeom.mjGEOM_BOX): "box",
+    int(mujoco.mjtGeom.mjGEOM_CAPSULE): "capsule",
+    int(mujoco.mjtGeom.mjGEOM_CYLINDER): "cylinder",
+    int(mujoco.mjtGeom.mjGEOM_SPHERE): "sphere",
+    int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): "ellipsoid",
+    int(mujoco.mjtGeom.mjGEOM_MESH): "mesh",
+}
 """MuJoCo geom types drawn, by the name used for them (planes and height fields are not)."""
 
 
@@ -77,13 +80,18 @@ class ArmPoser:
         mesh_cell_m: cell the meshes are simplified to [m] (None keeps them).
     """
 
-    def __init__(self, model_path: str | Path, joint_names: Sequence[str],
-                 mesh_cell_m: float | None = RENDER_MESH_CELL_M) -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        joint_names: Sequence[str],
+        mesh_cell_m: float | None = RENDER_MESH_CELL_M,
+    ) -> None:
         self.model = load_model(model_path)
         self.data = mujoco.MjData(self.model)
         self.joint_names = tuple(joint_names)
-        self._qadr = np.array([joint_qpos_index(self.model, j) for j in self.joint_names],
-                              dtype=int)
+        self._qadr = np.array(
+            [joint_qpos_index(self.model, j) for j in self.joint_names], dtype=int
+        )
         self._bodies = self._drawn_bodies()
         self.shapes = self._shapes(mesh_cell_m)
 
@@ -95,9 +103,13 @@ class ArmPoser:
     def _drawn_bodies(self) -> list[int]:
         """Bodies with a drawn geom, but for a free-floating one and what hangs off it."""
         m = self.model
-        return [b for b in range(1, int(m.nbody))
-                if not self._floating(b) and not self._floating(int(m.body_rootid[b]))
-                and any(self._drawn(g) for g in self._geoms(b))]
+        return [
+            b
+            for b in range(1, int(m.nbody))
+            if not self._floating(b)
+            and not self._floating(int(m.body_rootid[b]))
+            and any(self._drawn(g) for g in self._geoms(b))
+        ]
 
     def _geoms(self, b: int) -> range:
         a = int(self.model.body_geomadr[b])
@@ -105,8 +117,11 @@ class ArmPoser:
 
     def _drawn(self, g: int) -> bool:
         m = self.model
-        return int(m.geom_group[g]) < 3 and int(m.geom_type[g]) in KINDS and \
-            float(m.geom_rgba[g][3]) > 0.0
+        return (
+            int(m.geom_group[g]) < 3
+            and int(m.geom_type[g]) in KINDS
+            and float(m.geom_rgba[g][3]) > 0.0
+        )
 
     def _shapes(self, mesh_cell_m: float | None) -> ArmShapes:
         m = self.model
@@ -122,20 +137,30 @@ class ArmPoser:
                 if kind == "mesh":
                     i = int(m.geom_dataid[g])
                     va, fa = int(m.mesh_vertadr[i]), int(m.mesh_faceadr[i])
-                    face = m.mesh_face[fa:fa + int(m.mesh_facenum[i])]
+                    face = m.mesh_face[fa : fa + int(m.mesh_facenum[i])]
                     used, tris = np.unique(face, return_inverse=True)
-                    verts = m.mesh_vert[va:va + int(m.mesh_vertnum[i])][used].astype(np.float32)
+                    verts = m.mesh_vert[va : va + int(m.mesh_vertnum[i])][used].astype(np.float32)
                     tris = tris.reshape(-1, 3).astype(np.uint32)
                 name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom{g}"
                 if any(s.name == name for s in shapes):  # a named geom called 'geom<id>'
                     name = f"{name}#{g}"
-                shapes.append(GeomShape(body=k, geom=g, name=name, kind=kind,
-                                        size=m.geom_size[g].copy(), pos=m.geom_pos[g].copy(),
-                                        quat=m.geom_quat[g].copy(),
-                                        rgba=m.geom_rgba[g].copy(), vertices=verts,
-                                        triangles=tris))
-        bodies = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}"
-                       for b in self._bodies)
+                shapes.append(
+                    GeomShape(
+                        body=k,
+                        geom=g,
+                        name=name,
+                        kind=kind,
+                        size=m.geom_size[g].copy(),
+                        pos=m.geom_pos[g].copy(),
+                        quat=m.geom_quat[g].copy(),
+                        rgba=m.geom_rgba[g].copy(),
+                        vertices=verts,
+                        triangles=tris,
+                    )
+                )
+        bodies = tuple(
+            mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}" for b in self._bodies
+        )
         return ArmShapes(bodies=bodies, shapes=tuple(shapes))
 
     def poses(self, q: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:

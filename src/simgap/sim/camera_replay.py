@@ -18,8 +18,14 @@ from simgap.sim.model import joint_qpos_index, load_model
 from simgap.sim.render import CameraRenderer
 
 
-def render_at_angles(model_path: str | Path, camera: str, joint_names: Sequence[str],
-                     q: npt.ArrayLike, height: int, width: int) -> np.ndarray:
+def render_at_angles(
+    model_path: str | Path,
+    camera: str,
+    joint_names: Sequence[str],
+    q: npt.ArrayLike,
+    height: int,
+    width: int,
+) -> np.ndarray:
     """The camera's images at joint angles ``q`` [rad], shape (T, J) in ``joint_names``
     order.
 
@@ -32,8 +38,9 @@ def render_at_angles(model_path: str | Path, camera: str, joint_names: Sequence[
     """
     qa = np.asarray(q, dtype=float)
     if qa.ndim != 2 or qa.shape[1] != len(joint_names):
-        raise InputError(field="q", expected=f"shape (T, {len(joint_names)})",
-                         got=f"shape {qa.shape}")
+        raise InputError(
+            field="q", expected=f"shape (T, {len(joint_names)})", got=f"shape {qa.shape}"
+        )
     model = load_model(model_path)
     qadr = np.array([joint_qpos_index(model, j) for j in joint_names], dtype=int)
     out = np.empty((qa.shape[0], int(height), int(width), 3), dtype=np.uint8)

@@ -54,14 +54,23 @@ class ContactValues:
 
     def get(self, name: str) -> float:
         """One coefficient by ``FIELDS`` name."""
-        return {"sliding": self.friction[0], "torsional": self.friction[2],
-                "rolling": self.friction[3], "solref": self.solref[0],
-                "solimp": self.solimp[1]}[name]
+        return {
+            "sliding": self.friction[0],
+            "torsional": self.friction[2],
+            "rolling": self.friction[3],
+            "solref": self.solref[0],
+            "solimp": self.solimp[1],
+        }[name]
 
     def to_dict(self) -> dict[str, object]:
         """JSON-able form."""
-        return {"condim": self.condim, "friction": list(self.friction),
-                "solref": list(self.solref), "solimp": list(self.solimp), "rule": self.rule}
+        return {
+            "condim": self.condim,
+            "friction": list(self.friction),
+            "solref": list(self.solref),
+            "solimp": list(self.solimp),
+            "rule": self.rule,
+        }
 
 
 def _gname(model: mujoco.MjModel, g: int) -> str:
@@ -82,22 +91,26 @@ def mixed_values(model: mujoco.MjModel, geom1: str, geom2: str) -> ContactValues
     p = existing_pair(model, a, b)
     if p >= 0:
         f = tuple(float(v) for v in model.pair_friction[p])
-        return ContactValues(int(model.pair_dim[p]), f,  # type: ignore[arg-type]
-                             tuple(float(v) for v in model.pair_solref[p]),  # type: ignore
-                             tuple(float(v) for v in model.pair_solimp[p]),  # type: ignore
-                             f"the model's own <pair> between '{geom1}' and '{geom2}'")
+        return ContactValues(
+            int(model.pair_dim[p]),
+            f,  # type: ignore[arg-type]
+            tuple(float(v) for v in model.pair_solref[p]),  # type: ignore
+            tuple(float(v) for v in model.pair_solimp[p]),  # type: ignore
+            f"the model's own <pair> between '{geom1}' and '{geom2}'",
+        )
     pa, pb = int(model.geom_priority[a]), int(model.geom_priority[b])
     if pa != pb:
         w = a if pa > pb else b
         fr = model.geom_friction[w]
-        return ContactValues(int(model.geom_condim[w]),
-                             (float(fr[0]), float(fr[0]), float(fr[1]), float(fr[2]),
-                              float(fr[2])),
-                             tuple(float(v) for v in model.geom_solref[w]),  # type: ignore
-                             tuple(float(v) for v in model.geom_solimp[w]),  # type: ignore
-                             f"priority: '{_gname(model, w)}' (priority {max(pa, pb)} > "
-                             f"{min(pa, pb)}) decides alone; the other geom's values are "
-                             "ignored")
+        return ContactValues(
+            int(model.geom_condim[w]),
+            (float(fr[0]), float(fr[0]), float(fr[1]), float(fr[2]), float(fr[2])),
+            tuple(float(v) for v in model.geom_solref[w]),  # type: ignore
+            tuple(float(v) for v in model.geom_solimp[w]),  # type: ignore
+            f"priority: '{_gname(model, w)}' (priority {max(pa, pb)} > "
+            f"{min(pa, pb)}) decides alone; the other geom's values are "
+            "ignored",
+        )
     s1, s2 = float(model.geom_solmix[a]), float(model.geom_solmix[b])
     tiny = mujoco.mjMINVAL
     if s1 >= tiny and s2 >= tiny:
@@ -110,19 +123,21 @@ def mixed_values(model: mujoco.MjModel, geom1: str, geom2: str) -> ContactValues
     sr = mix * r1 + (1 - mix) * r2 if r1[0] > 0 and r2[0] > 0 else np.minimum(r1, r2)
     si = mix * model.geom_solimp[a] + (1 - mix) * model.geom_solimp[b]
     fr = np.maximum(model.geom_friction[a], model.geom_friction[b])
-    return ContactValues(max(int(model.geom_condim[a]), int(model.geom_condim[b])),
-                         (float(fr[0]), float(fr[0]), float(fr[1]), float(fr[2]),
-                          float(fr[2])),
-                         (float(sr[0]), float(sr[1])),
-                         tuple(float(v) for v in si),  # type: ignore[arg-type]
-                         f"equal priority ({pa}): MuJoCo takes the larger of the two geoms' "
-                         f"frictions ('{geom1}' {model.geom_friction[a][0]:.3g}, "
-                         f"'{geom2}' {model.geom_friction[b][0]:.3g} -> {fr[0]:.3g}), "
-                         "so a geom value below its partner's is inert")
+    return ContactValues(
+        max(int(model.geom_condim[a]), int(model.geom_condim[b])),
+        (float(fr[0]), float(fr[0]), float(fr[1]), float(fr[2]), float(fr[2])),
+        (float(sr[0]), float(sr[1])),
+        tuple(float(v) for v in si),  # type: ignore[arg-type]
+        f"equal priority ({pa}): MuJoCo takes the larger of the two geoms' "
+        f"frictions ('{geom1}' {model.geom_friction[a][0]:.3g}, "
+        f"'{geom2}' {model.geom_friction[b][0]:.3g} -> {fr[0]:.3g}), "
+        "so a geom value below its partner's is inert",
+    )
 
 
-def touching(model: mujoco.MjModel, state: np.ndarray, geom: str,
-             exclude: Sequence[str] = ()) -> list[str]:
+def touching(
+    model: mujoco.MjModel, state: np.ndarray, geom: str, exclude: Sequence[str] = ()
+) -> list[str]:
     """Geoms in contact with ``geom`` in a full-physics state (e.g. the table under a box)."""
     d = mujoco.MjData(model)
     mujoco.mj_setState(model, d, state, mujoco.mjtState.mjSTATE_FULLPHYSICS)
@@ -131,8 +146,7 @@ def touching(model: mujoco.MjModel, state: np.ndarray, geom: str,
     out: list[str] = []
     for i in range(d.ncon):
         c = d.contact[i]
-        other = int(c.geom2) if int(c.geom1) == g else int(c.geom1) if int(c.geom2) == g \
-            else -1
+        other = int(c.geom2) if int(c.geom1) == g else int(c.geom1) if int(c.geom2) == g else -1
         if other >= 0:
             nm = _gname(model, other)
             if nm not in exclude and nm not in out:
@@ -162,10 +176,18 @@ class PairReplay:
     pair_geoms: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, spec: mujoco.MjSpec, groups: Mapping[str, Sequence[tuple[str, str]]],
-              joints: Sequence[str], object_body: str, *, interp: str = "hold",
-              delay_s: float = 0.0, physics_dt: float | None = None,
-              source: str | None = None) -> PairReplay:
+    def build(
+        cls,
+        spec: mujoco.MjSpec,
+        groups: Mapping[str, Sequence[tuple[str, str]]],
+        joints: Sequence[str],
+        object_body: str,
+        *,
+        interp: str = "hold",
+        delay_s: float = 0.0,
+        physics_dt: float | None = None,
+        source: str | None = None,
+    ) -> PairReplay:
         """Add the groups' pairs to a copy of ``spec`` at the model's own values.
 
         Raises:
@@ -185,11 +207,23 @@ class PairReplay:
                 nominal_by_geoms[(g1, g2)] = v
                 a, b = object_id(base, "geom", g1), object_id(base, "geom", g2)
                 if existing_pair(base, a, b) < 0:
-                    spec.add_pair(geomname1=g1, geomname2=g2, condim=v.condim,
-                                  friction=list(v.friction), solref=list(v.solref),
-                                  solimp=list(v.solimp))
-        rep = Replayer.build(spec, joints, object_body=object_body, interp=interp,
-                             delay_s=delay_s, physics_dt=physics_dt, source=source)
+                    spec.add_pair(
+                        geomname1=g1,
+                        geomname2=g2,
+                        condim=v.condim,
+                        friction=list(v.friction),
+                        solref=list(v.solref),
+                        solimp=list(v.solimp),
+                    )
+        rep = Replayer.build(
+            spec,
+            joints,
+            object_body=object_body,
+            interp=interp,
+            delay_s=delay_s,
+            physics_dt=physics_dt,
+            source=source,
+        )
         m = rep.model
         out_groups: dict[str, tuple[int, ...]] = {}
         nominal: dict[int, ContactValues] = {}
@@ -221,8 +255,9 @@ class PairReplay:
             finish_params(m)
         return m
 
-    def replay(self, candidates: Sequence[Writes], logs: Sequence[ReplayLog]
-               ) -> list[tuple[np.ndarray, np.ndarray]]:
+    def replay(
+        self, candidates: Sequence[Writes], logs: Sequence[ReplayLog]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Object (position (B, T, 3) [m], quaternion (B, T, 4)) per log, one batched
         rollout per log across all candidates."""
         models = [self.model_with(c) for c in candidates]
@@ -259,15 +294,29 @@ def set_pair_value(model: mujoco.MjModel, p: int, name: str, value: float) -> No
         model.pair_dim[p] = need
 
 
-def replay_file(path: str, joints: Sequence[str], object_body: str, logs: Sequence[ReplayLog],
-                *, interp: str = "hold", delay_s: float = 0.0,
-                physics_dt: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def replay_file(
+    path: str,
+    joints: Sequence[str],
+    object_body: str,
+    logs: Sequence[ReplayLog],
+    *,
+    interp: str = "hold",
+    delay_s: float = 0.0,
+    physics_dt: float | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Replay logs on an MJCF file as written (e.g. a pair patch, to prove it before it is
     offered): per log, object positions (1, T, 3) and quaternions (1, T, 4)."""
     from simgap.sim.model import load_spec, strip_visuals
 
-    rep = Replayer.build(strip_visuals(load_spec(path)), joints, object_body=object_body,
-                         interp=interp, delay_s=delay_s, physics_dt=physics_dt, source=path)
+    rep = Replayer.build(
+        strip_visuals(load_spec(path)),
+        joints,
+        object_body=object_body,
+        interp=interp,
+        delay_s=delay_s,
+        physics_dt=physics_dt,
+        source=path,
+    )
     try:
         out = []
         for log in logs:

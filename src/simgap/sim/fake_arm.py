@@ -56,8 +56,13 @@ class ArmSim:
         object_body: a free body that ``place_object`` moves (``cube`` in the demo model).
     """
 
-    def __init__(self, model_path: str | Path, camera: SimCamera | None = None,
-                 keyframe: str | None = "rest", object_body: str | None = "cube") -> None:
+    def __init__(
+        self,
+        model_path: str | Path,
+        camera: SimCamera | None = None,
+        keyframe: str | None = "rest",
+        object_body: str | None = "cube",
+    ) -> None:
         self.model_path = Path(model_path)
         self.model = load_model(self.model_path)
         self.data = mujoco.MjData(self.model)
@@ -67,9 +72,12 @@ class ArmSim:
         self._dadr: list[int] = []
         for a in range(m.nu):
             if m.actuator_trntype[a] != mujoco.mjtTrn.mjTRN_JOINT:
-                raise InputError(file=self.model_path, field=f"actuator {a}",
-                                 expected="a position actuator on a joint",
-                                 got="another transmission")
+                raise InputError(
+                    file=self.model_path,
+                    field=f"actuator {a}",
+                    expected="a position actuator on a joint",
+                    got="another transmission",
+                )
             j = int(m.actuator_trnid[a, 0])
             self.joint_names.append(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j))
             self._qadr.append(int(m.jnt_qposadr[j]))
@@ -95,8 +103,10 @@ class ArmSim:
             object_id(m, "camera", camera.name, self.model_path)
 
     def _key_names(self) -> list[str]:
-        return [mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_KEY, k) or ""
-                for k in range(self.model.nkey)]
+        return [
+            mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_KEY, k) or ""
+            for k in range(self.model.nkey)
+        ]
 
     @property
     def time(self) -> float:
@@ -127,8 +137,9 @@ class ArmSim:
         m = self.model
         out = np.full(m.nu, np.inf)
         lim = m.actuator_forcelimited.astype(bool)
-        out[lim] = np.maximum(np.abs(m.actuator_forcerange[lim, 0]),
-                              np.abs(m.actuator_forcerange[lim, 1]))
+        out[lim] = np.maximum(
+            np.abs(m.actuator_forcerange[lim, 0]), np.abs(m.actuator_forcerange[lim, 1])
+        )
         return out
 
     def set_target(self, i: int, q_rad: float) -> None:
@@ -161,12 +172,11 @@ class ArmSim:
         if self._obj_qadr is None:
             return
         a = self._obj_qadr
-        self.data.qpos[a:a + 2] = (x, y)
-        self.data.qpos[a + 3:a + 7] = (1.0, 0.0, 0.0, 0.0)
-        jnt = [j for j in range(self.model.njnt)
-               if self.model.jnt_qposadr[j] == a][0]
+        self.data.qpos[a : a + 2] = (x, y)
+        self.data.qpos[a + 3 : a + 7] = (1.0, 0.0, 0.0, 0.0)
+        jnt = [j for j in range(self.model.njnt) if self.model.jnt_qposadr[j] == a][0]
         d = int(self.model.jnt_dofadr[jnt])
-        self.data.qvel[d:d + 6] = 0.0
+        self.data.qvel[d : d + 6] = 0.0
         mujoco.mj_forward(self.model, self.data)
 
     def object_xy(self) -> tuple[float, float] | None:
@@ -183,11 +193,16 @@ class ArmSim:
             InputError: no camera was configured.
         """
         if self.camera is None:
-            raise InputError(field="camera", expected="a configured camera",
-                             got="none", fix="pass camera=SimCamera(...) to render images")
+            raise InputError(
+                field="camera",
+                expected="a configured camera",
+                got="none",
+                fix="pass camera=SimCamera(...) to render images",
+            )
         c = self.camera
-        return CameraRenderer(self.model, c.name, c.height, c.width, mesh_cell_m=c.mesh_cell_m,
-                              source=self.model_path)
+        return CameraRenderer(
+            self.model, c.name, c.height, c.width, mesh_cell_m=c.mesh_cell_m, source=self.model_path
+        )
 
     def camera_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Copies of what a camera image depends on: qpos, mocap positions and orientations."""

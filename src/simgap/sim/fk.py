@@ -17,8 +17,9 @@ from simgap.errors import InputError, NameNotFoundError
 from simgap.sim.model import joint_qpos_index, load_model, names
 
 
-def frames(model: mujoco.MjModel, data: mujoco.MjData, qadr: np.ndarray,
-           q: npt.ArrayLike) -> Iterator[int]:
+def frames(
+    model: mujoco.MjModel, data: mujoco.MjData, qadr: np.ndarray, q: npt.ArrayLike
+) -> Iterator[int]:
     """Run ``mj_kinematics`` at each row of ``q`` [rad], shape (T, J) with J = ``qadr.size``
     (the ``qpos`` addresses of its columns), the other coordinates at the model's ``qpos0``;
     yields each row's index with ``data`` posed at it (read what you need before the next).
@@ -46,19 +47,25 @@ class ForwardKinematics:
         ee: the end effector: a site name, else a body name.
     """
 
-    def __init__(self, model_path: str | Path, joint_names: tuple[str, ...] | list[str],
-                 ee: str) -> None:
+    def __init__(
+        self, model_path: str | Path, joint_names: tuple[str, ...] | list[str], ee: str
+    ) -> None:
         self.model = load_model(model_path)
         self.data = mujoco.MjData(self.model)
         self.joint_names = tuple(joint_names)
-        self._qadr = np.array([joint_qpos_index(self.model, j) for j in self.joint_names],
-                              dtype=int)
+        self._qadr = np.array(
+            [joint_qpos_index(self.model, j) for j in self.joint_names], dtype=int
+        )
         sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, ee)
         bid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, ee)
         if sid < 0 and bid < 0:
-            raise NameNotFoundError("site or body", ee,
-                                    names(self.model, "site") + names(self.model, "body"),
-                                    file=model_path, field="model.ee_site")
+            raise NameNotFoundError(
+                "site or body",
+                ee,
+                names(self.model, "site") + names(self.model, "body"),
+                file=model_path,
+                field="model.ee_site",
+            )
         self._site = int(sid) if sid >= 0 else None
         self._body = int(bid)
 
@@ -67,6 +74,9 @@ class ForwardKinematics:
         shape (T, J) in ``joint_names`` order."""
         out = np.empty((np.shape(q)[0], 3)) if np.ndim(q) == 2 else np.empty((0, 3))
         for i in frames(self.model, self.data, self._qadr, q):
-            out[i] = self.data.site_xpos[self._site] if self._site is not None \
+            out[i] = (
+                self.data.site_xpos[self._site]
+                if self._site is not None
                 else self.data.xpos[self._body]
+            )
         return out

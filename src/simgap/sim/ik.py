@@ -35,8 +35,9 @@ def _pose(data: mujoco.MjData, kind: str, i: int) -> tuple[np.ndarray, np.ndarra
     return pos, quat
 
 
-def frame_poses(model: mujoco.MjModel, joints: Sequence[str], q: np.ndarray, frame: str
-                ) -> np.ndarray:
+def frame_poses(
+    model: mujoco.MjModel, joints: Sequence[str], q: np.ndarray, frame: str
+) -> np.ndarray:
     """Pose (x, y, z, qw, qx, qy, qz) of a site or body for each joint row, shape (T, 7).
 
     Args:
@@ -54,9 +55,16 @@ def frame_poses(model: mujoco.MjModel, joints: Sequence[str], q: np.ndarray, fra
     return out
 
 
-def ee_delta_targets(model: mujoco.MjModel, joints: Sequence[str], q0: np.ndarray,
-                     deltas: np.ndarray, frame: str, *, damping: float = 1e-3,
-                     iterations: int = 5) -> np.ndarray:
+def ee_delta_targets(
+    model: mujoco.MjModel,
+    joints: Sequence[str],
+    q0: np.ndarray,
+    deltas: np.ndarray,
+    frame: str,
+    *,
+    damping: float = 1e-3,
+    iterations: int = 5,
+) -> np.ndarray:
     """Joint targets for a sequence of end-effector deltas, shape (T, J).
 
     Row k is the joint target after applying deltas[0..k] to the start pose; row 0 of
@@ -87,8 +95,11 @@ def ee_delta_targets(model: mujoco.MjModel, joints: Sequence[str], q0: np.ndarra
     for k, delta in enumerate(np.asarray(deltas, dtype=float)):
         pos_t = pos_t + delta[:3]
         rot = np.empty(4)
-        mujoco.mju_axisAngle2Quat(rot, delta[3:] / max(np.linalg.norm(delta[3:]), 1e-300),
-                                  float(np.linalg.norm(delta[3:])))
+        mujoco.mju_axisAngle2Quat(
+            rot,
+            delta[3:] / max(np.linalg.norm(delta[3:]), 1e-300),
+            float(np.linalg.norm(delta[3:])),
+        )
         mujoco.mju_mulQuat(quat_t, rot, quat_t.copy())
         for _ in range(iterations):
             d.qpos[adr] = q
@@ -105,7 +116,7 @@ def ee_delta_targets(model: mujoco.MjModel, joints: Sequence[str], q0: np.ndarra
             else:
                 mujoco.mj_jacBody(model, d, jp, jr, i)
             jac = np.vstack([jp[:, dofs], jr[:, dofs]])
-            step = jac.T @ np.linalg.solve(jac @ jac.T + damping ** 2 * np.eye(6), err)
+            step = jac.T @ np.linalg.solve(jac @ jac.T + damping**2 * np.eye(6), err)
             q = np.clip(q + step, lo, hi)
         out[k] = q
     return out

@@ -34,8 +34,7 @@ class CameraOffset:
     def from_vector(cls, v: npt.ArrayLike) -> CameraOffset:
         """From ``[dx, dy, dz, rx, ry, rz]`` (metres, then radians)."""
         a = np.asarray(v, dtype=float).reshape(6)
-        return cls((float(a[0]), float(a[1]), float(a[2])), (float(a[3]), float(a[4]),
-                                                            float(a[5])))
+        return cls((float(a[0]), float(a[1]), float(a[2])), (float(a[3]), float(a[4]), float(a[5])))
 
     def is_zero(self) -> bool:
         """True when the offset changes nothing."""
@@ -77,15 +76,24 @@ class Kinematics:
         source: file named in errors.
     """
 
-    def __init__(self, model: mujoco.MjModel | str | Path, camera: str,
-                 joint_names: Sequence[str], source: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel | str | Path,
+        camera: str,
+        joint_names: Sequence[str],
+        source: str | Path | None = None,
+    ) -> None:
         self.model = model if isinstance(model, mujoco.MjModel) else load_model(model)
         self.source = source
         self.cam_id = object_id(self.model, "camera", camera, source=source)
         self.joint_names = tuple(joint_names)
-        self.qadr = np.array([int(self.model.jnt_qposadr[object_id(self.model, "joint", j,
-                                                                   source=source)])
-                              for j in self.joint_names], dtype=np.int64)
+        self.qadr = np.array(
+            [
+                int(self.model.jnt_qposadr[object_id(self.model, "joint", j, source=source)])
+                for j in self.joint_names
+            ],
+            dtype=np.int64,
+        )
         self.data = mujoco.MjData(self.model)
         self.cam_body = int(self.model.cam_bodyid[self.cam_id])
         self.cam_pos0 = np.array(self.model.cam_pos[self.cam_id], dtype=float)
@@ -96,10 +104,12 @@ class Kinematics:
         """Set the joint angles [rad], shape (J,), and run ``mj_kinematics``."""
         qa = np.asarray(q, dtype=float).reshape(-1)
         if qa.shape[0] != len(self.joint_names):
-            raise InputError(file=self.source, field="q",
-                             expected=f"{len(self.joint_names)} joint angles "
-                                      f"({', '.join(self.joint_names)})",
-                             got=f"{qa.shape[0]} values")
+            raise InputError(
+                file=self.source,
+                field="q",
+                expected=f"{len(self.joint_names)} joint angles ({', '.join(self.joint_names)})",
+                got=f"{qa.shape[0]} values",
+            )
         self.data.qpos[self.qadr] = qa
         mujoco.mj_kinematics(self.model, self.data)
 
@@ -111,8 +121,11 @@ class Kinematics:
         pos = self.cam_pos0 + r0 @ np.asarray(offset.pos_m, dtype=float)
         return pos, r0 @ rotvec_to_mat(offset.rot_rad)
 
-    def camera_pose(self, q: npt.ArrayLike, offset: CameraOffset | None = None,
-                    ) -> tuple[np.ndarray, np.ndarray]:
+    def camera_pose(
+        self,
+        q: npt.ArrayLike,
+        offset: CameraOffset | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """World pose of the camera at ``q``: position [m] (3,), R (3, 3) (columns = axes)."""
         self.set_q(q)
         bpos = np.array(self.data.xpos[self.cam_body])
@@ -120,8 +133,9 @@ class Kinematics:
         lpos, lmat = self.camera_local(offset)
         return bpos + bmat @ lpos, bmat @ lmat
 
-    def to_camera(self, p_world: npt.ArrayLike, q: npt.ArrayLike,
-                  offset: CameraOffset | None = None) -> np.ndarray:
+    def to_camera(
+        self, p_world: npt.ArrayLike, q: npt.ArrayLike, offset: CameraOffset | None = None
+    ) -> np.ndarray:
         """Points in the camera frame [m], shape (..., 3)."""
         pos, rot = self.camera_pose(q, offset)
         p = np.asarray(p_world, dtype=float)
@@ -152,11 +166,15 @@ class Kinematics:
         out: list[str] = []
         b = self.cam_body
         while b > 0:
-            for j in range(int(self.model.body_jntadr[b]),
-                           int(self.model.body_jntadr[b]) + int(self.model.body_jntnum[b])):
+            for j in range(
+                int(self.model.body_jntadr[b]),
+                int(self.model.body_jntadr[b]) + int(self.model.body_jntnum[b]),
+            ):
                 n = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_JOINT, j)
-                if n and int(self.model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE),
-                                                         int(mujoco.mjtJoint.mjJNT_SLIDE)):
+                if n and int(self.model.jnt_type[j]) in (
+                    int(mujoco.mjtJoint.mjJNT_HINGE),
+                    int(mujoco.mjtJoint.mjJNT_SLIDE),
+                ):
                     out.append(n)
             b = int(self.model.body_parentid[b])
         return out[::-1]
@@ -192,9 +210,12 @@ class Kinematics:
         """The first chain joint's anchor [m] (3,) and axis (3,) at zero angles, and its name."""
         joints = self.chain_joints()
         if not joints:
-            raise InputError(file=self.source, field="camera",
-                             expected="a camera carried by a jointed body",
-                             got="a camera fixed to the world")
+            raise InputError(
+                file=self.source,
+                field="camera",
+                expected="a camera carried by a jointed body",
+                got="a camera fixed to the world",
+            )
         self.set_q(np.zeros(len(self.joint_names)))
         jid = object_id(self.model, "joint", joints[0])
         return (np.array(self.data.xanchor[jid]), np.array(self.data.xaxis[jid]), joints[0])
@@ -225,8 +246,11 @@ class Kinematics:
         return float(self.data.xpos[bid][2])
 
 
-def rig_mount_points(model_path: str | Path, pan_joint: str, camera: str | None,
-                     ) -> dict[str, object]:
+def rig_mount_points(
+    model_path: str | Path,
+    pan_joint: str,
+    camera: str | None,
+) -> dict[str, object]:
     """At the model's qpos0: the first (pan) joint's axis point [m] (``pan_axis_m``) and,
     where ``camera`` names a model camera, its field of view [deg], mount body and position
     in that body [m] (``camera_fovy_deg``, ``camera_body``, ``camera_pos_m``); a name the
@@ -243,7 +267,9 @@ def rig_mount_points(model_path: str | Path, pan_joint: str, camera: str | None,
         cid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_CAMERA, camera)
         if cid >= 0:
             p = m.cam_pos[cid]
-            out.update(camera_fovy_deg=float(m.cam_fovy[cid]),
-                       camera_body=m.body(int(m.cam_bodyid[cid])).name,
-                       camera_pos_m=(float(p[0]), float(p[1]), float(p[2])))
+            out.update(
+                camera_fovy_deg=float(m.cam_fovy[cid]),
+                camera_body=m.body(int(m.cam_bodyid[cid])).name,
+                camera_pos_m=(float(p[0]), float(p[1]), float(p[2])),
+            )
     return out

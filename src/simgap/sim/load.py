@@ -24,8 +24,9 @@ from simgap.sim.model import (
 from simgap.values.load import JointLoad
 
 
-def joint_load(model: mujoco.MjModel | str | Path, joint: str,
-               qpos: np.ndarray | None = None, n_grid: int = 24) -> JointLoad:
+def joint_load(
+    model: mujoco.MjModel | str | Path, joint: str, qpos: np.ndarray | None = None, n_grid: int = 24
+) -> JointLoad:
     """Inertia, gravity and torque limit of one joint.
 
     Args:
@@ -68,8 +69,9 @@ def joint_load(model: mujoco.MjModel | str | Path, joint: str,
             tau_max = float(np.max(np.abs(m.actuator_forcerange[a])))
     except KeyError:
         pass
-    return JointLoad(inertia=float(np.mean(inertia)), g_sin=float(coef[0]), g_cos=float(coef[1]),
-                     tau_max=tau_max)
+    return JointLoad(
+        inertia=float(np.mean(inertia)), g_sin=float(coef[0]), g_cos=float(coef[1]), tau_max=tau_max
+    )
 
 
 def model_timestep(model: str | Path) -> float:

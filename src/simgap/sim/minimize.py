@@ -8,9 +8,15 @@ import mujoco.minimize as mjmin
 import numpy as np
 
 
-def least_squares(x0: np.ndarray, residual: Callable[[np.ndarray], np.ndarray],
-                  lower: np.ndarray, upper: np.ndarray, *, max_iter: int = 50,
-                  eps: float = 1e-6) -> tuple[np.ndarray, int, np.ndarray | None]:
+def least_squares(
+    x0: np.ndarray,
+    residual: Callable[[np.ndarray], np.ndarray],
+    lower: np.ndarray,
+    upper: np.ndarray,
+    *,
+    max_iter: int = 50,
+    eps: float = 1e-6,
+) -> tuple[np.ndarray, int, np.ndarray | None]:
     """Box-constrained Levenberg-Marquardt (``mujoco.minimize.least_squares``), silent.
 
     Args:
@@ -26,7 +32,13 @@ def least_squares(x0: np.ndarray, residual: Callable[[np.ndarray], np.ndarray],
     Returns:
         (x, iterations, last Jacobian if the solver logged one).
     """
-    x, trace = mjmin.least_squares(x0, residual, bounds=[lower, upper], max_iter=max_iter,
-                                   eps=eps, verbose=mjmin.Verbosity.SILENT)
+    x, trace = mjmin.least_squares(
+        x0,
+        residual,
+        bounds=[lower, upper],
+        max_iter=max_iter,
+        eps=eps,
+        verbose=mjmin.Verbosity.SILENT,
+    )
     jac = trace[-1].jacobian if trace else None
     return np.asarray(x, dtype=float), len(trace), jac

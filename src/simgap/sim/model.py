@@ -37,15 +37,22 @@ def load_model(path: str | Path) -> mujoco.MjModel:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(file=path, expected="an MJCF model file", got="no such file",
-                         fix="check the path (in rig.toml it is model.path; for "
-                             "'simgap init', --model)")
+        raise InputError(
+            file=path,
+            expected="an MJCF model file",
+            got="no such file",
+            fix="check the path (in rig.toml it is model.path; for 'simgap init', --model)",
+        )
     check_input_file(path, "an MJCF model file")
     try:
         return mujoco.MjModel.from_xml_path(str(path))
     except ValueError as e:
-        raise InputError(file=path, expected="an MJCF model that compiles", got=str(e).strip(),
-                         fix="correct the model so that MuJoCo compiles it") from e
+        raise InputError(
+            file=path,
+            expected="an MJCF model that compiles",
+            got=str(e).strip(),
+            fix="correct the model so that MuJoCo compiles it",
+        ) from e
 
 
 def load_spec(path: str | Path) -> mujoco.MjSpec:
@@ -56,8 +63,7 @@ def load_spec(path: str | Path) -> mujoco.MjSpec:
     try:
         return mujoco.MjSpec.from_file(str(path))
     except ValueError as e:
-        raise InputError(file=path, expected="an MJCF model that parses", got=str(e).strip()
-                         ) from e
+        raise InputError(file=path, expected="an MJCF model that parses", got=str(e).strip()) from e
 
 
 def compile_spec(spec: mujoco.MjSpec, source: str | Path | None = None) -> mujoco.MjModel:
@@ -65,8 +71,7 @@ def compile_spec(spec: mujoco.MjSpec, source: str | Path | None = None) -> mujoc
     try:
         return spec.compile()
     except ValueError as e:
-        raise InputError(file=source, expected="a model that compiles", got=str(e).strip()
-                         ) from e
+        raise InputError(file=source, expected="a model that compiles", got=str(e).strip()) from e
 
 
 def names(model: mujoco.MjModel, kind: ObjKind) -> list[str]:
@@ -80,8 +85,9 @@ def names(model: mujoco.MjModel, kind: ObjKind) -> list[str]:
     return out
 
 
-def object_id(model: mujoco.MjModel, kind: ObjKind, name: str,
-              source: str | Path | None = None) -> int:
+def object_id(
+    model: mujoco.MjModel, kind: ObjKind, name: str, source: str | Path | None = None
+) -> int:
     """The id of a named object; a miss lists the valid names of that kind."""
     if kind not in _OBJ:
         raise NameNotFoundError("object kind", kind, _OBJ)
@@ -106,8 +112,10 @@ def actuator_for_joint(model: mujoco.MjModel, joint: str) -> int:
     """The id of the (first) actuator that drives a joint."""
     jid = object_id(model, "joint", joint)
     for a in range(model.nu):
-        if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT and \
-                model.actuator_trnid[a, 0] == jid:
+        if (
+            model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT
+            and model.actuator_trnid[a, 0] == jid
+        ):
             return a
     raise NameNotFoundError(f"actuator driving joint '{joint}'", joint, names(model, "actuator"))
 
@@ -134,10 +142,28 @@ def strip_visuals(spec: mujoco.MjSpec) -> mujoco.MjSpec:
 
 # --- parameter sets: read and write physical parameters on a compiled model -------------
 
-ParamKind = Literal["kp", "kv", "force_limit", "damping", "armature", "frictionloss",
-                    "pair_friction", "geom_friction", "mass"]
-PARAM_KINDS: tuple[str, ...] = ("kp", "kv", "force_limit", "damping", "armature",
-                                "frictionloss", "pair_friction", "geom_friction", "mass")
+ParamKind = Literal[
+    "kp",
+    "kv",
+    "force_limit",
+    "damping",
+    "armature",
+    "frictionloss",
+    "pair_friction",
+    "geom_friction",
+    "mass",
+]
+PARAM_KINDS: tuple[str, ...] = (
+    "kp",
+    "kv",
+    "force_limit",
+    "damping",
+    "armature",
+    "frictionloss",
+    "pair_friction",
+    "geom_friction",
+    "mass",
+)
 """Parameter kinds ``get_param``/``with_params`` know. Targets: ``kp``/``kv``/``force_limit``
 an actuator (or the joint it drives), ``damping``/``armature``/``frictionloss`` a joint,
 ``pair_friction`` a contact pair name or ``"geom1|geom2"``, ``geom_friction`` a geom,
@@ -154,10 +180,12 @@ def _pair_id(model: mujoco.MjModel, target: str) -> int:
         for p in range(model.npair):
             if {int(model.pair_geom1[p]), int(model.pair_geom2[p])} == {a, b}:
                 return p
-    valid = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_PAIR, p) or
-             f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, model.pair_geom1[p])}|"
-             f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, model.pair_geom2[p])}"
-             for p in range(model.npair)]
+    valid = [
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_PAIR, p)
+        or f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, model.pair_geom1[p])}|"
+        f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, model.pair_geom2[p])}"
+        for p in range(model.npair)
+    ]
     raise NameNotFoundError("contact pair", target, valid)
 
 
@@ -270,7 +298,7 @@ class ModelPool:
         """One model per dict of writes (valid until the next call)."""
         while len(self._models) < len(writes):
             self._models.append(copy.copy(self.base))
-        out = self._models[:len(writes)]
+        out = self._models[: len(writes)]
         for m, w in zip(out, writes, strict=True):
             for (kind, target), value in w.items():
                 set_param(m, kind, target, float(value))
@@ -284,7 +312,4 @@ def spec_from_xml(xml: str, source: str | Path | None = None) -> mujoco.MjSpec:
     try:
         return mujoco.MjSpec.from_string(xml)
     except ValueError as e:
-        raise InputError(file=source, expected="MJCF text that parses", got=str(e).strip()
-                         ) from e
-
-
+        raise InputError(file=source, expected="MJCF text that parses", got=str(e).strip()) from e

@@ -74,16 +74,22 @@ class PatchProof:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (non-finite numbers as None)."""
+
         def f(x: float) -> float | None:
             return float(x) if math.isfinite(x) else None
 
-        return {"passed": self.passed, "stable": self.stable, "better": self.better,
-                "nominal_rms_rad": {k: f(v) for k, v in self.nominal_rms_rad.items()},
-                "patched_rms_rad": {k: f(v) for k, v in self.patched_rms_rad.items()},
-                "nominal_total_rad": f(self.nominal_total_rad),
-                "patched_total_rad": f(self.patched_total_rad),
-                "diverged_at_s": self.diverged_at_s, "n_episodes": self.n_episodes,
-                "reason": self.reason}
+        return {
+            "passed": self.passed,
+            "stable": self.stable,
+            "better": self.better,
+            "nominal_rms_rad": {k: f(v) for k, v in self.nominal_rms_rad.items()},
+            "patched_rms_rad": {k: f(v) for k, v in self.patched_rms_rad.items()},
+            "nominal_total_rad": f(self.nominal_total_rad),
+            "patched_total_rad": f(self.patched_total_rad),
+            "diverged_at_s": self.diverged_at_s,
+            "n_episodes": self.n_episodes,
+            "reason": self.reason,
+        }
 
 
 def step_controls(t: np.ndarray, q_cmd: np.ndarray, dt: float, n_steps: int) -> np.ndarray:
@@ -95,8 +101,9 @@ def step_controls(t: np.ndarray, q_cmd: np.ndarray, dt: float, n_steps: int) -> 
     edges = np.arange(n_steps + 1) * dt + float(t[0])
     # integral of the held command from t[0] to each edge, per joint
     seg = np.diff(t)
-    cum = np.concatenate([np.zeros((1, q_cmd.shape[1])),
-                          np.cumsum(q_cmd[:-1] * seg[:, None], axis=0)])
+    cum = np.concatenate(
+        [np.zeros((1, q_cmd.shape[1])), np.cumsum(q_cmd[:-1] * seg[:, None], axis=0)]
+    )
     idx = np.clip(np.searchsorted(t, edges, side="right") - 1, 0, len(t) - 1)
     integral = cum[idx] + q_cmd[idx] * (edges - t[idx])[:, None]
     return np.diff(integral, axis=0) / dt
@@ -114,8 +121,11 @@ def _hold_history(m: mujoco.MjModel, d: mujoco.MjData) -> None:
             d.act[m.actuator_actadr[a]] = d.ctrl[a]
 
 
-def replay(model: mujoco.MjModel, episode: Trajectory, clock: str = "exact",
-           ) -> tuple[np.ndarray, float | None]:
+def replay(
+    model: mujoco.MjModel,
+    episode: Trajectory,
+    clock: str = "exact",
+) -> tuple[np.ndarray, float | None]:
     """Replay one episode open loop; returns (q at the recorded frames (T, J) [rad], the
     time [s] into the episode where it diverged, or None). A diverged replay is nan from
     there on. ``clock`` (``simgap.sim.replay.CLOCKS``): ``step`` reads each frame and applies
@@ -133,9 +143,12 @@ def replay(model: mujoco.MjModel, episode: Trajectory, clock: str = "exact",
         near = np.abs(steps - np.rint(steps)) < 1e-6
         t = t[0] + np.ceil(np.where(near, np.rint(steps), steps)) * dt
         if np.any(np.diff(t) <= 0):
-            raise InputError(field="clock", expected="frames longer than the physics step "
-                             "under the 'step' clock", got=f"physics step {dt:g} s",
-                             fix="set [control] clock = \"exact\" in rig.toml")
+            raise InputError(
+                field="clock",
+                expected="frames longer than the physics step under the 'step' clock",
+                got=f"physics step {dt:g} s",
+                fix='set [control] clock = "exact" in rig.toml',
+            )
     rel = t - t[0]
     n_steps = int(math.ceil(rel[-1] / dt)) + 1
     ctrl = step_controls(t, np.asarray(episode.q_cmd, dtype=float), dt, n_steps)
@@ -153,7 +166,7 @@ def replay(model: mujoco.MjModel, episode: Trajectory, clock: str = "exact",
         mujoco.mj_step(m, d)
         traj[k + 1] = d.qpos[qadr]
         if not np.all(np.isfinite(d.qpos)) or not np.all(np.isfinite(d.qvel)):
-            traj[k + 1:] = np.nan
+            traj[k + 1 :] = np.nan
             diverged = float(step_times[k + 1])
             break
     out = np.stack([np.interp(rel, step_times, traj[:, i]) for i in range(len(names))], axis=1)
@@ -166,14 +179,18 @@ def replay(model: mujoco.MjModel, episode: Trajectory, clock: str = "exact",
 
 def _rms(errs: Sequence[np.ndarray]) -> tuple[np.ndarray, float]:
     e = np.concatenate(errs, axis=0)
-    return np.sqrt(np.mean(e ** 2, axis=0)), float(np.sqrt(np.mean(e ** 2)))
+    return np.sqrt(np.mean(e**2, axis=0)), float(np.sqrt(np.mean(e**2)))
 
 
-def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
-                held_out_episodes: Sequence[Trajectory], *,
-                encoder_rad: float = 2 * math.pi / 4096,
-                scored_from_s: Sequence[float] | None = None,
-                clock: str = "exact") -> PatchProof:
+def prove_patch(
+    nominal_model: mujoco.MjModel,
+    patched_model: mujoco.MjModel,
+    held_out_episodes: Sequence[Trajectory],
+    *,
+    encoder_rad: float = 2 * math.pi / 4096,
+    scored_from_s: Sequence[float] | None = None,
+    clock: str = "exact",
+) -> PatchProof:
     """Replay both models on held-out episodes; see ``PatchProof`` for the verdict.
 
     Args:
@@ -189,16 +206,22 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
         clock: the recorder's clock both models replay with (``replay``).
     """
     if not held_out_episodes:
-        raise InputError(field="held_out_episodes", expected="at least one held-out episode",
-                         got="none", fix="hold out an episode from the fit to prove the patch")
+        raise InputError(
+            field="held_out_episodes",
+            expected="at least one held-out episode",
+            got="none",
+            fix="hold out an episode from the fit to prove the patch",
+        )
     names = list(held_out_episodes[0].joint_names)
     e_nom, e_pat = [], []
     diverged_at: float | None = None
-    skip = list(scored_from_s) if scored_from_s is not None else [0.0] * len(
-        held_out_episodes)
+    skip = list(scored_from_s) if scored_from_s is not None else [0.0] * len(held_out_episodes)
     if len(skip) != len(held_out_episodes):
-        raise InputError(field="scored_from_s", expected=f"{len(held_out_episodes)} values "
-                         "(one per episode)", got=f"{len(skip)}")
+        raise InputError(
+            field="scored_from_s",
+            expected=f"{len(held_out_episodes)} values (one per episode)",
+            got=f"{len(skip)}",
+        )
     for ep, s0 in zip(held_out_episodes, skip, strict=True):
         qn, _ = replay(nominal_model, ep, clock)
         qp, div = replay(patched_model, ep, clock)
@@ -209,8 +232,9 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
         e_pat.append((qp - ep.q)[keep])
     rn, tn = _rms(e_nom)
     rp, tp = _rms(e_pat)
-    scored = sum(float(ep.t[-1] - ep.t[0]) - s0 for ep, s0 in zip(held_out_episodes, skip,
-                                                                  strict=True))
+    scored = sum(
+        float(ep.t[-1] - ep.t[0]) - s0 for ep, s0 in zip(held_out_episodes, skip, strict=True)
+    )
     held = f"{len(held_out_episodes)} held-out stretch(es), {scored:.0f} s scored"
     stable = diverged_at is None
     allow = np.maximum(rn * (1 + WORSE_TOLERANCE), rn + encoder_rad)
@@ -218,24 +242,40 @@ def prove_patch(nominal_model: mujoco.MjModel, patched_model: mujoco.MjModel,
     margin = max(GAIN_MIN * tn, 0.5 * encoder_rad)
     better = stable and tp < tn - margin and not worse
     if not stable:
-        reason = (f"the patched model diverges {diverged_at:.2f} s into a held-out episode "
-                  f"(nominal replays at {tn * 1e3:.3g} mrad RMS)")
+        reason = (
+            f"the patched model diverges {diverged_at:.2f} s into a held-out episode "
+            f"(nominal replays at {tn * 1e3:.3g} mrad RMS)"
+        )
     elif not tp < tn - margin:
-        reason = (f"the patched model replays {held} at {tp * 1e3:.3g} mrad "
-                  f"RMS, not better than the nominal {tn * 1e3:.3g} mrad by the "
-                  f"{margin * 1e3:.2g} mrad a real improvement needs")
+        reason = (
+            f"the patched model replays {held} at {tp * 1e3:.3g} mrad "
+            f"RMS, not better than the nominal {tn * 1e3:.3g} mrad by the "
+            f"{margin * 1e3:.2g} mrad a real improvement needs"
+        )
     elif worse:
-        reason = (f"better overall ({tp * 1e3:.3g} vs {tn * 1e3:.3g} mrad RMS) but worse on "
-                  + ", ".join(f"{j} ({rp[names.index(j)] * 1e3:.3g} vs "
-                              f"{rn[names.index(j)] * 1e3:.3g} mrad)" for j in worse))
+        reason = (
+            f"better overall ({tp * 1e3:.3g} vs {tn * 1e3:.3g} mrad RMS) but worse on "
+            + ", ".join(
+                f"{j} ({rp[names.index(j)] * 1e3:.3g} vs {rn[names.index(j)] * 1e3:.3g} mrad)"
+                for j in worse
+            )
+        )
     else:
-        reason = (f"stable and better on {held}: "
-                  f"{tp * 1e3:.3g} mrad RMS against the nominal {tn * 1e3:.3g} mrad")
-    return PatchProof(stable=stable, better=better,
-                      nominal_rms_rad=dict(zip(names, rn.tolist(), strict=True)),
-                      patched_rms_rad=dict(zip(names, rp.tolist(), strict=True)),
-                      nominal_total_rad=tn, patched_total_rad=tp, diverged_at_s=diverged_at,
-                      n_episodes=len(held_out_episodes), reason=reason)
+        reason = (
+            f"stable and better on {held}: "
+            f"{tp * 1e3:.3g} mrad RMS against the nominal {tn * 1e3:.3g} mrad"
+        )
+    return PatchProof(
+        stable=stable,
+        better=better,
+        nominal_rms_rad=dict(zip(names, rn.tolist(), strict=True)),
+        patched_rms_rad=dict(zip(names, rp.tolist(), strict=True)),
+        nominal_total_rad=tn,
+        patched_total_rad=tp,
+        diverged_at_s=diverged_at,
+        n_episodes=len(held_out_episodes),
+        reason=reason,
+    )
 
 
 @dataclass(frozen=True)
@@ -255,8 +295,11 @@ class PatchOffer:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"path": None if self.path is None else str(self.path),
-                "proof": self.proof.to_dict(), "notes": list(self.notes)}
+        return {
+            "path": None if self.path is None else str(self.path),
+            "proof": self.proof.to_dict(),
+            "notes": list(self.notes),
+        }
 
 
 DYNAMICS = ("kp", "kv", "lag_s", "force_limit", "damping", "frictionloss", "armature")
@@ -264,12 +307,16 @@ DYNAMICS = ("kp", "kv", "lag_s", "force_limit", "damping", "frictionloss", "arma
 patched with its delay alone is proven with the whole patch)."""
 
 
-def offer_patch(original: str | Path, out_path: str | Path,
-                settings: Mapping[str, ActuatorSettings],
-                held_out_episodes: Sequence[Trajectory], *,
-                encoder_rad: float = 2 * math.pi / 4096,
-                scored_from_s: Sequence[float] | None = None,
-                clock: str = "exact") -> PatchOffer:
+def offer_patch(
+    original: str | Path,
+    out_path: str | Path,
+    settings: Mapping[str, ActuatorSettings],
+    held_out_episodes: Sequence[Trajectory],
+    *,
+    encoder_rad: float = 2 * math.pi / 4096,
+    scored_from_s: Sequence[float] | None = None,
+    clock: str = "exact",
+) -> PatchOffer:
     """Write the patch, prove it on held-out episodes, keep it only if the proof passes.
 
     Every joint must earn its own change: a joint whose dynamics the patch changes and
@@ -285,33 +332,62 @@ def offer_patch(original: str | Path, out_path: str | Path,
     nominal = compile_spec(strip_visuals(load_spec(original)), original)
     notes = list(patch_notes(settings, float(nominal.opt.timestep)))
     out = write_actuator_patch(original, out_path, settings)
-    proof = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
-                        held_out_episodes, encoder_rad=encoder_rad,
-                        scored_from_s=scored_from_s, clock=clock)
-    unearned = [j for j, s in settings.items() if _changes_dynamics(s)
-                and j in proof.nominal_rms_rad and proof.stable
-                and not proof.patched_rms_rad[j] < proof.nominal_rms_rad[j] - 0.5 * encoder_rad]
+    proof = prove_patch(
+        nominal,
+        compile_spec(strip_visuals(load_spec(out)), out),
+        held_out_episodes,
+        encoder_rad=encoder_rad,
+        scored_from_s=scored_from_s,
+        clock=clock,
+    )
+    unearned = [
+        j
+        for j, s in settings.items()
+        if _changes_dynamics(s)
+        and j in proof.nominal_rms_rad
+        and proof.stable
+        and not proof.patched_rms_rad[j] < proof.nominal_rms_rad[j] - 0.5 * encoder_rad
+    ]
     if unearned:
         kept = {j: s for j, s in settings.items() if j not in unearned}
-        said = [f"{j} {proof.patched_rms_rad[j] * 1e3:.3g} mrad RMS patched against "
-                f"{proof.nominal_rms_rad[j] * 1e3:.3g} nominal" for j in unearned]
+        said = [
+            f"{j} {proof.patched_rms_rad[j] * 1e3:.3g} mrad RMS patched against "
+            f"{proof.nominal_rms_rad[j] * 1e3:.3g} nominal"
+            for j in unearned
+        ]
         reduced = None
         if kept:
             out = write_actuator_patch(original, out_path, kept)
-            reduced = prove_patch(nominal, compile_spec(strip_visuals(load_spec(out)), out),
-                                  held_out_episodes, encoder_rad=encoder_rad,
-                                  scored_from_s=scored_from_s, clock=clock)
+            reduced = prove_patch(
+                nominal,
+                compile_spec(strip_visuals(load_spec(out)), out),
+                held_out_episodes,
+                encoder_rad=encoder_rad,
+                scored_from_s=scored_from_s,
+                clock=clock,
+            )
         if reduced is not None and reduced.passed:
-            notes.append("left as the model has them: " + ", ".join(unearned)
-                         + ": on the held-out episodes " + "; ".join(said) + " (a joint's "
-                         f"change must gain half an encoder count, "
-                         f"{0.5 * encoder_rad * 1e3:.2g} mrad)")
+            notes.append(
+                "left as the model has them: "
+                + ", ".join(unearned)
+                + ": on the held-out episodes "
+                + "; ".join(said)
+                + " (a joint's "
+                f"change must gain half an encoder count, "
+                f"{0.5 * encoder_rad * 1e3:.2g} mrad)"
+            )
             proof = reduced
         elif proof.passed:  # the whole patch passed and the reduced one does not
             out = write_actuator_patch(original, out_path, settings)
-            notes.append("offered whole: without the changes of " + ", ".join(unearned)
-                         + " (" + "; ".join(said) + ") the patch does not pass ("
-                         + (reduced.reason if reduced is not None else "nothing left") + ")")
+            notes.append(
+                "offered whole: without the changes of "
+                + ", ".join(unearned)
+                + " ("
+                + "; ".join(said)
+                + ") the patch does not pass ("
+                + (reduced.reason if reduced is not None else "nothing left")
+                + ")"
+            )
         else:
             proof = reduced if reduced is not None else proof
     if not proof.passed:

@@ -36,7 +36,8 @@ class RenderBackendError(SimgapError):
         super().__init__(
             f"offscreen rendering could not start ({why.strip() or 'no GL context'}). Set "
             "MUJOCO_GL=osmesa and PYOPENGL_PLATFORM=osmesa (software, any machine; needs "
-            "libosmesa6) or MUJOCO_GL=egl (a GPU) in the environment before running simgap.")
+            "libosmesa6) or MUJOCO_GL=egl (a GPU) in the environment before running simgap."
+        )
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,17 @@ class SceneRenderer:
         source: file named in errors (the rig or the model).
     """
 
-    def __init__(self, model: mujoco.MjModel | str | Path, camera: str,
-                 joint_names: Sequence[str], resolution: tuple[int, int] = (96, 96),
-                 policy_resolution: tuple[int, int] = (16, 16), object_body: str | None = None,
-                 object_geom: str | None = None, source: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel | str | Path,
+        camera: str,
+        joint_names: Sequence[str],
+        resolution: tuple[int, int] = (96, 96),
+        policy_resolution: tuple[int, int] = (16, 16),
+        object_body: str | None = None,
+        object_geom: str | None = None,
+        source: str | Path | None = None,
+    ) -> None:
         if isinstance(model, mujoco.MjModel):
             self.model = model.__copy__()
         else:
@@ -96,13 +104,18 @@ class SceneRenderer:
             bid = object_id(self.model, "body", object_body, source=source)
             jadr = int(self.model.body_jntadr[bid])
             if jadr < 0 or int(self.model.jnt_type[jadr]) != int(mujoco.mjtJoint.mjJNT_FREE):
-                raise InputError(file=source, field="model.object_body",
-                                 expected="a body with a free joint", got=object_body,
-                                 fix="give the object a <freejoint/> in the model")
+                raise InputError(
+                    file=source,
+                    field="model.object_body",
+                    expected="a body with a free joint",
+                    got=object_body,
+                    fix="give the object a <freejoint/> in the model",
+                )
             self._obj_qadr = int(self.model.jnt_qposadr[jadr])
         try:
             self._renderer: mujoco.Renderer | None = mujoco.Renderer(
-                self.model, self.resolution[0], self.resolution[1])
+                self.model, self.resolution[0], self.resolution[1]
+            )
         except Exception as e:  # GL backends raise their own types (GLFW, EGL, OSMesa errors)
             raise RenderBackendError(str(e)) from e
         self.n_renders = 0
@@ -111,8 +124,12 @@ class SceneRenderer:
     def __enter__(self) -> SceneRenderer:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -134,29 +151,43 @@ class SceneRenderer:
         return int(self.model.ngeom)
 
     # ---- rendering ---------------------------------------------------------------------
-    def _apply(self, q: npt.ArrayLike, object_pos: npt.ArrayLike | None,
-               object_quat: npt.ArrayLike | None, offset: CameraOffset | None) -> None:
+    def _apply(
+        self,
+        q: npt.ArrayLike,
+        object_pos: npt.ArrayLike | None,
+        object_quat: npt.ArrayLike | None,
+        offset: CameraOffset | None,
+    ) -> None:
         cid = self.kin.cam_id
         pos, rot = self.kin.camera_local(offset)
         self.model.cam_pos[cid] = pos
         self.model.cam_quat[cid] = mat_to_quat(rot)
         if object_pos is not None or object_quat is not None:
             if self._obj_qadr is None:
-                raise InputError(file=self.source, field="model.object_body",
-                                 expected="the object's body, to place the object",
-                                 got="nothing", fix="set model.object_body in rig.toml")
+                raise InputError(
+                    file=self.source,
+                    field="model.object_body",
+                    expected="the object's body, to place the object",
+                    got="nothing",
+                    fix="set model.object_body in rig.toml",
+                )
             a = self._obj_qadr
             if object_pos is not None:
-                self.data.qpos[a:a + 3] = np.asarray(object_pos, dtype=float).reshape(3)
+                self.data.qpos[a : a + 3] = np.asarray(object_pos, dtype=float).reshape(3)
             if object_quat is not None:
-                self.data.qpos[a + 3:a + 7] = np.asarray(object_quat, dtype=float).reshape(4)
+                self.data.qpos[a + 3 : a + 7] = np.asarray(object_quat, dtype=float).reshape(4)
         self.kin.set_q(q)
         mujoco.mj_camlight(self.model, self.data)
 
-    def render(self, q: npt.ArrayLike, *, object_pos: npt.ArrayLike | None = None,
-               object_quat: npt.ArrayLike | None = None,
-               camera_offset: CameraOffset | None = None, segmentation: bool = True,
-               ) -> RenderedFrame:
+    def render(
+        self,
+        q: npt.ArrayLike,
+        *,
+        object_pos: npt.ArrayLike | None = None,
+        object_quat: npt.ArrayLike | None = None,
+        camera_offset: CameraOffset | None = None,
+        segmentation: bool = True,
+    ) -> RenderedFrame:
         """Render at render resolution.
 
         Args:
@@ -170,8 +201,11 @@ class SceneRenderer:
             uint8 RGB (H, W, 3) and geom ids (H, W) (all -1 when ``segmentation`` is False).
         """
         if self._renderer is None:
-            raise InputError(expected="an open renderer", got="a closed one",
-                             fix="render inside the 'with SceneRenderer(...)' block")
+            raise InputError(
+                expected="an open renderer",
+                got="a closed one",
+                fix="render inside the 'with SceneRenderer(...)' block",
+            )
         self._apply(q, object_pos, object_quat, camera_offset)
         r = self._renderer
         r.update_scene(self.data, camera=self.kin.cam_id)
@@ -203,20 +237,27 @@ def to_policy(frame: RenderedFrame, size: tuple[int, int]) -> RenderedFrame:
     return RenderedFrame(rgb=resize_bilinear(frame.rgb, size), seg=resize_labels(frame.seg, size))
 
 
-def check_segmentation_ids(seg: npt.ArrayLike, n_geoms: int, source: str | Path | None = None,
-                           ) -> None:
+def check_segmentation_ids(
+    seg: npt.ArrayLike,
+    n_geoms: int,
+    source: str | Path | None = None,
+) -> None:
     """Every id in a segmentation map must be -1 or a geom of the model."""
     s = np.asarray(seg)
     bad = np.unique(s[(s < -1) | (s >= n_geoms)])
     if bad.size:
-        raise InputError(file=source, field="segmentation",
-                         expected=f"geom ids in -1..{n_geoms - 1}",
-                         got=f"ids {bad.tolist()[:8]} the model does not have",
-                         fix="render the segmentation with the same model as the regions")
+        raise InputError(
+            file=source,
+            field="segmentation",
+            expected=f"geom ids in -1..{n_geoms - 1}",
+            got=f"ids {bad.tolist()[:8]} the model does not have",
+            fix="render the segmentation with the same model as the regions",
+        )
 
 
-def region_ids(renderer: SceneRenderer, gripper_geoms: Sequence[str] = (),
-               object_geom: str | None = None) -> dict[str, tuple[int, ...]]:
+def region_ids(
+    renderer: SceneRenderer, gripper_geoms: Sequence[str] = (), object_geom: str | None = None
+) -> dict[str, tuple[int, ...]]:
     """Geom ids of the named regions: ``jaws``, ``object`` and ``background``.
 
     Jaws are ``gripper_geoms`` when given, else every geom that moves with the camera's
@@ -229,26 +270,35 @@ def region_ids(renderer: SceneRenderer, gripper_geoms: Sequence[str] = (),
         jaws = tuple(object_id(m, "geom", g, source=renderer.source) for g in gripper_geoms)
     else:
         jaws = tuple(renderer.kin.body_geoms())
-    obj = () if object_geom is None else (object_id(m, "geom", object_geom,
-                                                    source=renderer.source),)
-    planes = tuple(g for g in range(m.ngeom)
-                   if int(m.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_PLANE))
+    obj = (
+        () if object_geom is None else (object_id(m, "geom", object_geom, source=renderer.source),)
+    )
+    planes = tuple(
+        g for g in range(m.ngeom) if int(m.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_PLANE)
+    )
     return {"jaws": jaws, "object": obj, "background": (-1,) + planes}
 
 
-def render_rig_view(model_path: str | Path, camera: str, joint_names: Sequence[str],
-                    q: npt.ArrayLike, resolution: tuple[int, int],
-                    policy_resolution: tuple[int, int] | None = None,
-                    camera_offset: CameraOffset | None = None) -> np.ndarray:
+def render_rig_view(
+    model_path: str | Path,
+    camera: str,
+    joint_names: Sequence[str],
+    q: npt.ArrayLike,
+    resolution: tuple[int, int],
+    policy_resolution: tuple[int, int] | None = None,
+    camera_offset: CameraOffset | None = None,
+) -> np.ndarray:
     """One uint8 RGB view of a camera at joint angles ``q`` [rad]; resized like the policy's
     input when ``policy_resolution`` is given (values rounded to uint8)."""
-    with SceneRenderer(model_path, camera, joint_names, resolution,
-                       policy_resolution or resolution) as r:
+    with SceneRenderer(
+        model_path, camera, joint_names, resolution, policy_resolution or resolution
+    ) as r:
         frame = r.render(q, camera_offset=camera_offset, segmentation=False)
     if policy_resolution is None:
         return frame.rgb
-    out: np.ndarray = np.clip(np.rint(resize_bilinear(frame.rgb, policy_resolution)), 0, 255
-                              ).astype(np.uint8)
+    out: np.ndarray = np.clip(
+        np.rint(resize_bilinear(frame.rgb, policy_resolution)), 0, 255
+    ).astype(np.uint8)
     return out
 
 
@@ -262,9 +312,13 @@ _SIMPLIFIED: dict[tuple[str, float], tuple[np.ndarray, np.ndarray, np.ndarray | 
 """Simplified face lists by (sha1 of a mesh's vertices and faces, cell): made once a process."""
 
 
-def _simplify_mesh(vert: np.ndarray, face: np.ndarray, facenormal: np.ndarray,
-                   facetexcoord: np.ndarray | None, cell_m: float,
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _simplify_mesh(
+    vert: np.ndarray,
+    face: np.ndarray,
+    facenormal: np.ndarray,
+    facetexcoord: np.ndarray | None,
+    cell_m: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Vertex clustering: every vertex moves to the first vertex of its ``cell_m`` grid cell;
     faces that collapse, and duplicates, are dropped. Indices stay those of the original
     vertex list (so the model's vertex and normal arrays are reused as they are)."""
@@ -296,26 +350,31 @@ def simplify_meshes(model: mujoco.MjModel, cell_m: float = RENDER_MESH_CELL_M) -
         fa, nf = int(model.mesh_faceadr[i]), int(model.mesh_facenum[i])
         if nf < 64:
             continue
-        vert = model.mesh_vert[va:va + nv]
-        face = model.mesh_face[fa:fa + nf]
+        vert = model.mesh_vert[va : va + nv]
+        face = model.mesh_face[fa : fa + nf]
         key = (hashlib.sha1(vert.tobytes() + face.tobytes()).hexdigest(), float(cell_m))
         if key not in _SIMPLIFIED:
             has_tex = int(model.mesh_texcoordnum[i]) > 0
             _SIMPLIFIED[key] = _simplify_mesh(
-                vert, face.copy(), model.mesh_facenormal[fa:fa + nf].copy(),
-                model.mesh_facetexcoord[fa:fa + nf].copy() if has_tex else None, cell_m)
+                vert,
+                face.copy(),
+                model.mesh_facenormal[fa : fa + nf].copy(),
+                model.mesh_facetexcoord[fa : fa + nf].copy() if has_tex else None,
+                cell_m,
+            )
         f2, fn2, ft2 = _SIMPLIFIED[key]
         n = len(f2)
-        model.mesh_face[fa:fa + n] = f2
-        model.mesh_facenormal[fa:fa + n] = fn2
+        model.mesh_face[fa : fa + n] = f2
+        model.mesh_facenormal[fa : fa + n] = fn2
         if ft2 is not None:
-            model.mesh_facetexcoord[fa:fa + n] = ft2
+            model.mesh_facetexcoord[fa : fa + n] = ft2
         model.mesh_facenum[i] = n
     return int(model.mesh_facenum.sum())
 
 
-def render_model(model: mujoco.MjModel, height: int, width: int,
-                 mesh_cell_m: float | None = RENDER_MESH_CELL_M) -> mujoco.MjModel:
+def render_model(
+    model: mujoco.MjModel, height: int, width: int, mesh_cell_m: float | None = RENDER_MESH_CELL_M
+) -> mujoco.MjModel:
     """A copy of ``model`` to render one ``height`` x ``width`` camera from, fast on a CPU.
 
     The offscreen buffer is the camera's size (not the model's ``offwidth``/``offheight``,
@@ -358,13 +417,20 @@ class CameraRenderer:
         source: file named in errors.
     """
 
-    def __init__(self, model: mujoco.MjModel, camera: str, height: int, width: int,
-                 mesh_cell_m: float | None = RENDER_MESH_CELL_M,
-                 source: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        camera: str,
+        height: int,
+        width: int,
+        mesh_cell_m: float | None = RENDER_MESH_CELL_M,
+        source: str | Path | None = None,
+    ) -> None:
         self.cam_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera)
         if self.cam_id < 0:
-            raise NameNotFoundError("camera", camera, names(model, "camera"), file=source,
-                                    field="camera.name")
+            raise NameNotFoundError(
+                "camera", camera, names(model, "camera"), file=source, field="camera.name"
+            )
         self.camera = camera
         self.shape = (int(height), int(width), 3)
         self.model = render_model(model, height, width, mesh_cell_m)
@@ -373,7 +439,8 @@ class CameraRenderer:
         self.option.geomgroup[:] = (1, 1, 1, 0, 0, 0)
         try:
             self._renderer: mujoco.Renderer | None = mujoco.Renderer(
-                self.model, int(height), int(width))
+                self.model, int(height), int(width)
+            )
         except Exception as e:  # GL backends raise their own types (EGL, OSMesa errors)
             raise RenderBackendError(str(e)) from e
         flags = self._renderer.scene.flags
@@ -384,15 +451,21 @@ class CameraRenderer:
         self.n_drawn = 0
         """Geoms drawn in the latest render (after culling)."""
         self._group = self.model.geom_group.copy()
-        self._always = np.isin(self.model.geom_type, (int(mujoco.mjtGeom.mjGEOM_PLANE),
-                                                      int(mujoco.mjtGeom.mjGEOM_HFIELD)))
+        self._always = np.isin(
+            self.model.geom_type,
+            (int(mujoco.mjtGeom.mjGEOM_PLANE), int(mujoco.mjtGeom.mjGEOM_HFIELD)),
+        )
         self._cone_tan = self._view_cone_tan(int(height), int(width))
 
     def __enter__(self) -> CameraRenderer:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     @property
@@ -406,16 +479,24 @@ class CameraRenderer:
             self._renderer.close()
             self._renderer = None
 
-    def render(self, qpos: npt.ArrayLike, mocap_pos: npt.ArrayLike | None = None,
-               mocap_quat: npt.ArrayLike | None = None) -> np.ndarray:
+    def render(
+        self,
+        qpos: npt.ArrayLike,
+        mocap_pos: npt.ArrayLike | None = None,
+        mocap_quat: npt.ArrayLike | None = None,
+    ) -> np.ndarray:
         """The camera's image at generalised positions ``qpos`` (shape (nq,)).
 
         Returns:
             a new uint8 array (H, W, 3).
         """
         if self._renderer is None:
-            raise InputError(field="camera", expected="an open camera renderer",
-                             got="a closed one", fix="render before disconnect()/close()")
+            raise InputError(
+                field="camera",
+                expected="an open camera renderer",
+                got="a closed one",
+                fix="render before disconnect()/close()",
+            )
         d = self.data
         d.qpos[:] = np.asarray(qpos, dtype=float).reshape(self.model.nq)
         if mocap_pos is not None:
@@ -440,8 +521,7 @@ class CameraRenderer:
         sensor, fxy = m.cam_sensorsize[c], m.cam_intrinsic[c][:2]
         if sensor[0] > 0 and sensor[1] > 0 and fxy[0] > 0 and fxy[1] > 0:
             tx, ty2 = sensor[0] / 2.0 / fxy[0], sensor[1] / 2.0 / fxy[1]
-            tans += [float(tx), float(ty2), float(tx) * height / width,
-                     float(ty2) * width / height]
+            tans += [float(tx), float(ty2), float(tx) * height / width, float(ty2) * width / height]
         return math.sqrt(2.0) * 1.05 * max(tans)
 
     def _cull(self) -> None:

@@ -76,13 +76,19 @@ class ReplayLog:
         t = np.asarray(self.t, dtype=float)
         c = np.asarray(self.commands, dtype=float)
         if t.ndim != 1 or t.size < 2 or np.any(np.diff(t) <= 0):
-            raise InputError(file=self.source, field="t",
-                             expected="at least 2 strictly increasing sample times",
-                             got=f"{t.size} samples")
+            raise InputError(
+                file=self.source,
+                field="t",
+                expected="at least 2 strictly increasing sample times",
+                got=f"{t.size} samples",
+            )
         if c.shape != (t.size, len(self.joints)):
-            raise InputError(file=self.source, field="commands",
-                             expected=f"shape ({t.size}, {len(self.joints)})",
-                             got=f"shape {c.shape}")
+            raise InputError(
+                file=self.source,
+                field="commands",
+                expected=f"shape ({t.size}, {len(self.joints)})",
+                got=f"shape {c.shape}",
+            )
         object.__setattr__(self, "t", t)
         object.__setattr__(self, "commands", c)
         object.__setattr__(self, "q0", np.asarray(self.q0, dtype=float))
@@ -128,8 +134,12 @@ def check_clock(clock: str) -> str:
         InputError: it is not, with the valid names.
     """
     if clock not in CLOCKS:
-        raise InputError(field="control.clock", expected=f"one of {list(CLOCKS)} (or 'auto' "
-                         "in rig.toml: identified from the recording)", got=clock)
+        raise InputError(
+            field="control.clock",
+            expected=f"one of {list(CLOCKS)} (or 'auto' "
+            "in rig.toml: identified from the recording)",
+            got=clock,
+        )
     return clock
 
 
@@ -141,10 +151,16 @@ def _on_grid(rel: np.ndarray, clock: str) -> np.ndarray:
     return np.ceil(rel) if clock == "step" else rel
 
 
-def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nstep: int,
-                    interp: str = "hold", delay_s: float = 0.0,
-                    hold_before: np.ndarray | None = None, clock: str = "exact",
-                    ) -> np.ndarray:
+def expand_commands(
+    t: np.ndarray,
+    commands: np.ndarray,
+    physics_dt: float,
+    nstep: int,
+    interp: str = "hold",
+    delay_s: float = 0.0,
+    hold_before: np.ndarray | None = None,
+    clock: str = "exact",
+) -> np.ndarray:
     """Commands at the physics steps, shape (nstep, J).
 
     Step ``i`` runs over ``[s_i, s_i + physics_dt)`` with ``s_i = t[0] + i * physics_dt``.
@@ -181,16 +197,19 @@ def expand_commands(t: np.ndarray, commands: np.ndarray, physics_dt: float, nste
         return out
     if interp == "linear":
         tau = t[0] + np.arange(nstep) * physics_dt - delay_s
-        out = np.stack([np.interp(tau, t, commands[:, j]) for j in range(commands.shape[1])],
-                       axis=1)
+        out = np.stack(
+            [np.interp(tau, t, commands[:, j]) for j in range(commands.shape[1])], axis=1
+        )
         out[tau < t[0] - 0.501 * physics_dt] = first
         return out
-    raise InputError(field="control.command_interp", expected="'hold' or 'linear'",
-                     got=interp)
+    raise InputError(field="control.command_interp", expected="'hold' or 'linear'", got=interp)
 
 
-def sample_weights(t: np.ndarray, physics_dt: float, clock: str = "exact",
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def sample_weights(
+    t: np.ndarray,
+    physics_dt: float,
+    clock: str = "exact",
+) -> tuple[np.ndarray, np.ndarray]:
     """Where each log time lies between physics steps: (step index i (T,), weight w (T,)).
 
     The state at ``t[k]`` is ``(1 - w) * state_i + w * state_{i+1}``; a time within 1e-6
@@ -231,16 +250,25 @@ class Replayer:
     clock: str = "exact"
     _pool: mujoco.rollout.Rollout | None = field(default=None, repr=False)
     _datas: list[mujoco.MjData] = field(default_factory=list, repr=False)
-    _inputs: dict[int, tuple[ReplayLog, np.ndarray]] = field(default_factory=dict,
-                                                            repr=False)
+    _inputs: dict[int, tuple[ReplayLog, np.ndarray]] = field(default_factory=dict, repr=False)
     _ctrl: dict[tuple[int, float, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def build(cls, spec: mujoco.MjSpec, joints: Sequence[str], *, ee_site: str | None = None,
-              object_body: str | None = None, interp: str = "hold", delay_s: float = 0.0,
-              physics_dt: float | None = None, nthread: int | None = None,
-              source: str | Path | None = None, actuator_force: bool = False,
-              clock: str = "exact") -> Replayer:
+    def build(
+        cls,
+        spec: mujoco.MjSpec,
+        joints: Sequence[str],
+        *,
+        ee_site: str | None = None,
+        object_body: str | None = None,
+        interp: str = "hold",
+        delay_s: float = 0.0,
+        physics_dt: float | None = None,
+        nthread: int | None = None,
+        source: str | Path | None = None,
+        actuator_force: bool = False,
+        clock: str = "exact",
+    ) -> Replayer:
         """Add the replay's sensors to a copy of ``spec`` and compile it once.
 
         Raises:
@@ -254,39 +282,74 @@ class Replayer:
             object_id(probe, "joint", j, source)
             actuator_for_joint(probe, j)
         for j in joints:
-            spec.add_sensor(name=f"_simgap_q_{j}", type=mujoco.mjtSensor.mjSENS_JOINTPOS,
-                            objtype=mujoco.mjtObj.mjOBJ_JOINT, objname=j)
+            spec.add_sensor(
+                name=f"_simgap_q_{j}",
+                type=mujoco.mjtSensor.mjSENS_JOINTPOS,
+                objtype=mujoco.mjtObj.mjOBJ_JOINT,
+                objname=j,
+            )
         if ee_site is not None:
             kind = mujoco.mjtObj.mjOBJ_SITE
             if mujoco.mj_name2id(probe, kind, ee_site) < 0:
                 if mujoco.mj_name2id(probe, mujoco.mjtObj.mjOBJ_BODY, ee_site) < 0:
-                    raise NameNotFoundError("site or body", ee_site,
-                                            names(probe, "site") + names(probe, "body"),
-                                            file=source, field="model.ee_site")
+                    raise NameNotFoundError(
+                        "site or body",
+                        ee_site,
+                        names(probe, "site") + names(probe, "body"),
+                        file=source,
+                        field="model.ee_site",
+                    )
                 kind = mujoco.mjtObj.mjOBJ_XBODY
-            spec.add_sensor(name="_simgap_ee_pos", type=mujoco.mjtSensor.mjSENS_FRAMEPOS,
-                            objtype=kind, objname=ee_site)
-            spec.add_sensor(name="_simgap_ee_quat", type=mujoco.mjtSensor.mjSENS_FRAMEQUAT,
-                            objtype=kind, objname=ee_site)
+            spec.add_sensor(
+                name="_simgap_ee_pos",
+                type=mujoco.mjtSensor.mjSENS_FRAMEPOS,
+                objtype=kind,
+                objname=ee_site,
+            )
+            spec.add_sensor(
+                name="_simgap_ee_quat",
+                type=mujoco.mjtSensor.mjSENS_FRAMEQUAT,
+                objtype=kind,
+                objname=ee_site,
+            )
         if object_body is not None:
             object_id(probe, "body", object_body, source)
-            for nm, typ in (("pos", mujoco.mjtSensor.mjSENS_FRAMEPOS),
-                            ("quat", mujoco.mjtSensor.mjSENS_FRAMEQUAT)):
-                spec.add_sensor(name=f"_simgap_obj_{nm}", type=typ,
-                                objtype=mujoco.mjtObj.mjOBJ_XBODY, objname=object_body)
+            for nm, typ in (
+                ("pos", mujoco.mjtSensor.mjSENS_FRAMEPOS),
+                ("quat", mujoco.mjtSensor.mjSENS_FRAMEQUAT),
+            ):
+                spec.add_sensor(
+                    name=f"_simgap_obj_{nm}",
+                    type=typ,
+                    objtype=mujoco.mjtObj.mjOBJ_XBODY,
+                    objname=object_body,
+                )
         if actuator_force:
             for j in joints:
-                act = mujoco.mj_id2name(probe, mujoco.mjtObj.mjOBJ_ACTUATOR,
-                                        actuator_for_joint(probe, j))
-                spec.add_sensor(name=f"_simgap_f_{j}", type=mujoco.mjtSensor.mjSENS_ACTUATORFRC,
-                                objtype=mujoco.mjtObj.mjOBJ_ACTUATOR, objname=act)
+                act = mujoco.mj_id2name(
+                    probe, mujoco.mjtObj.mjOBJ_ACTUATOR, actuator_for_joint(probe, j)
+                )
+                spec.add_sensor(
+                    name=f"_simgap_f_{j}",
+                    type=mujoco.mjtSensor.mjSENS_ACTUATORFRC,
+                    objtype=mujoco.mjtObj.mjOBJ_ACTUATOR,
+                    objname=act,
+                )
         if physics_dt is not None:
             spec.option.timestep = physics_dt
         model = compile_spec(spec, source)
-        return cls(model=model, joints=tuple(joints), interp=interp, delay_s=delay_s,
-                   nthread=nthread or (os.cpu_count() or 1), ee_site=ee_site,
-                   object_body=object_body, source=None if source is None else str(source),
-                   actuator_force=actuator_force, clock=check_clock(clock))
+        return cls(
+            model=model,
+            joints=tuple(joints),
+            interp=interp,
+            delay_s=delay_s,
+            nthread=nthread or (os.cpu_count() or 1),
+            ee_site=ee_site,
+            object_body=object_body,
+            source=None if source is None else str(source),
+            actuator_force=actuator_force,
+            clock=check_clock(clock),
+        )
 
     @property
     def _sensor_col(self) -> int:
@@ -333,11 +396,14 @@ class Replayer:
         m = self.model
         if tuple(log.joints) != self.joints:
             missing = [j for j in log.joints if j not in names(m, "joint")]
-            raise InputError(file=log.source, field="joints",
-                             expected=f"the joints {list(self.joints)}",
-                             got=list(log.joints),
-                             fix=(f"not in the model: {missing}; " if missing else "")
-                             + f"the model's joints are {names(m, 'joint')}")
+            raise InputError(
+                file=log.source,
+                field="joints",
+                expected=f"the joints {list(self.joints)}",
+                got=list(log.joints),
+                fix=(f"not in the model: {missing}; " if missing else "")
+                + f"the model's joints are {names(m, 'joint')}",
+            )
         d = mujoco.MjData(m)
         d.qpos[:] = m.qpos0
         for k, j in enumerate(self.joints):
@@ -347,23 +413,30 @@ class Replayer:
                 lo, hi = m.jnt_range[jid]
                 tol = 1e-3
                 if not lo - tol <= v <= hi + tol:
-                    raise InputError(file=log.source, field=f"start state of joint '{j}'",
-                                     expected=f"a value inside the joint range [{lo:.4g}, "
-                                              f"{hi:.4g}] rad", got=f"{v:.4g} rad",
-                                     fix="check the joint map (unit, sign, offset) in "
-                                         "rig.toml, or the log's first row")
+                    raise InputError(
+                        file=log.source,
+                        field=f"start state of joint '{j}'",
+                        expected=f"a value inside the joint range [{lo:.4g}, {hi:.4g}] rad",
+                        got=f"{v:.4g} rad",
+                        fix="check the joint map (unit, sign, offset) in "
+                        "rig.toml, or the log's first row",
+                    )
             d.qpos[joint_qpos_index(m, j)] = v
         if log.obj_pose0 is not None and self.object_body is not None:
             b = object_id(m, "body", self.object_body)
             jnt = int(m.body_jntadr[b])
             if jnt < 0 or m.jnt_type[jnt] != mujoco.mjtJoint.mjJNT_FREE:
-                raise InputError(file=self.source, field="model.object_body",
-                                 expected="a body with a free joint", got=self.object_body)
+                raise InputError(
+                    file=self.source,
+                    field="model.object_body",
+                    expected="a body with a free joint",
+                    got=self.object_body,
+                )
             a = int(m.jnt_qposadr[jnt])
             pose = np.asarray(log.obj_pose0, dtype=float)
-            d.qpos[a:a + 3] = pose[:3]
+            d.qpos[a : a + 3] = pose[:3]
             if pose.size == 7:
-                d.qpos[a + 3:a + 7] = pose[3:] / np.linalg.norm(pose[3:])
+                d.qpos[a + 3 : a + 7] = pose[3:] / np.linalg.norm(pose[3:])
         d.ctrl[:] = 0.0
         for k, j in enumerate(self.joints):
             d.ctrl[actuator_for_joint(m, j)] = log.q0[k]
@@ -382,14 +455,25 @@ class Replayer:
         delay = self.delay_s if delay_s is None else float(delay_s)
         span = float(log.t[-1] - log.t[0])
         if span <= delay:
-            raise InputError(file=log.source, field="t",
-                             expected=f"a log longer than the command delay "
-                                      f"({delay:.4g} s)", got=f"{span:.4g} s",
-                             fix="replay a longer log or check the delay")
+            raise InputError(
+                file=log.source,
+                field="t",
+                expected=f"a log longer than the command delay ({delay:.4g} s)",
+                got=f"{span:.4g} s",
+                fix="replay a longer log or check the delay",
+            )
         nstep = int(self.sample_steps(log)[-1]) + 2
         hold = log.q0 if log.hold_before is None else np.asarray(log.hold_before, float)
-        cmds = expand_commands(log.t, log.commands, self.physics_dt, nstep, self.interp,
-                               delay, hold_before=hold, clock=self.clock)
+        cmds = expand_commands(
+            log.t,
+            log.commands,
+            self.physics_dt,
+            nstep,
+            self.interp,
+            delay,
+            hold_before=hold,
+            clock=self.clock,
+        )
         ctrl = np.zeros((nstep, self.model.nu))
         for k, j in enumerate(self.joints):
             ctrl[:, actuator_for_joint(self.model, j)] = cmds[:, k]
@@ -406,8 +490,12 @@ class Replayer:
         return c
 
     # -- the replay --------------------------------------------------------------------
-    def replay(self, models: Sequence[mujoco.MjModel] | None, log: ReplayLog,
-               delays: Sequence[float] | np.ndarray | None = None) -> ReplayResult:
+    def replay(
+        self,
+        models: Sequence[mujoco.MjModel] | None,
+        log: ReplayLog,
+        delays: Sequence[float] | np.ndarray | None = None,
+    ) -> ReplayResult:
         """Roll ``log`` out under each model (same size signature as ``self.model``).
 
         Args:
@@ -432,8 +520,9 @@ class Replayer:
         else:
             dl = np.asarray(delays, dtype=float).reshape(-1)
             if dl.size != nb:
-                raise InputError(field="delays", expected=f"{nb} delays (one per model)",
-                                 got=dl.size)
+                raise InputError(
+                    field="delays", expected=f"{nb} delays (one per model)", got=dl.size
+                )
             uniq = sorted(set(dl.tolist()))
             if len(uniq) == 1:
                 ctrl = self._controls_cached(log, uniq[0])[None, :, :]
@@ -445,28 +534,37 @@ class Replayer:
         # a zero warm start for every rollout: results then do not depend on which
         # rollouts shared an MjData before (bit-identical across batchings and backends)
         warm = np.zeros((1, self.model.nv))
-        _, sens = pool.rollout(models, self._datas, state0, ctrl, initial_warmstart=warm,
-                               chunk_size=max(1, nb // (2 * self.nthread)) if nb > 1 else 1)
+        _, sens = pool.rollout(
+            models,
+            self._datas,
+            state0,
+            ctrl,
+            initial_warmstart=warm,
+            chunk_size=max(1, nb // (2 * self.nthread)) if nb > 1 else 1,
+        )
         ww = w[None, :, None]
-        s = (1.0 - ww) * sens[:, idx, :] + ww * sens[:, np.minimum(idx + 1, sens.shape[1] - 1),
-                                                    :]
+        s = (1.0 - ww) * sens[:, idx, :] + ww * sens[:, np.minimum(idx + 1, sens.shape[1] - 1), :]
         nj = len(self.joints)
-        out: dict[str, np.ndarray | None] = {"ee_pos": None, "ee_quat": None,
-                                             "obj_pos": None, "obj_quat": None,
-                                             "force": None}
+        out: dict[str, np.ndarray | None] = {
+            "ee_pos": None,
+            "ee_quat": None,
+            "obj_pos": None,
+            "obj_quat": None,
+            "force": None,
+        }
         col = self._sensor_col
-        q = s[..., col:col + nj]
+        q = s[..., col : col + nj]
         col += nj
         if self.ee_site is not None:
-            quat = s[..., col + 3:col + 7]
-            out["ee_pos"] = s[..., col:col + 3]
+            quat = s[..., col + 3 : col + 7]
+            out["ee_pos"] = s[..., col : col + 3]
             out["ee_quat"] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
             col += 7
         if self.object_body is not None:
-            quat = s[..., col + 3:col + 7]
-            out["obj_pos"] = s[..., col:col + 3]
+            quat = s[..., col + 3 : col + 7]
+            out["obj_pos"] = s[..., col : col + 3]
             out["obj_quat"] = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
             col += 7
         if self.actuator_force:
-            out["force"] = s[..., col:col + nj]
+            out["force"] = s[..., col : col + nj]
         return ReplayResult(t=log.t, q=q, **out)

@@ -44,8 +44,9 @@ def resize_bilinear(image: npt.ArrayLike, size: tuple[int, int]) -> np.ndarray:
     """
     img = np.asarray(image, dtype=np.float64)
     if img.ndim not in (2, 3):
-        raise InputError(field="image", expected="shape (H, W) or (H, W, C)",
-                         got=f"shape {img.shape}")
+        raise InputError(
+            field="image", expected="shape (H, W) or (H, W, C)", got=f"shape {img.shape}"
+        )
     h, w = int(size[0]), int(size[1])
     if h <= 0 or w <= 0:
         raise InputError(field="size", expected="positive (height, width)", got=size)

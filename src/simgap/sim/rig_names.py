@@ -21,8 +21,14 @@ from simgap.rig.checks import check_dataset_root
 
 __all__ = ["MODEL_EVIDENCE", "check_model_file", "check_model_names", "load_checked_rig"]
 
-MODEL_EVIDENCE = ("dataset", "actuator_logs", "push_logs", "static_object_poses", "ros2_bags",
-                  "frames")
+MODEL_EVIDENCE = (
+    "dataset",
+    "actuator_logs",
+    "push_logs",
+    "static_object_poses",
+    "ros2_bags",
+    "frames",
+)
 """The evidence keys whose branches replay or render the rig's model: a rig naming any of
 them needs its model file (a latency-only rig does not)."""
 
@@ -50,11 +56,14 @@ def check_model_file(rig: Rig) -> None:
     wants = [f"evidence.{k}" for k in MODEL_EVIDENCE if _exists(getattr(rig.evidence, k))]
     if path.is_file() or not wants:
         return
-    raise InputError(file=rig.source, field="model.path",
-                     expected=f"the rig's MJCF model file (the rig's {', '.join(wants)} "
-                              "are replayed against it)",
-                     got=f"{path}: {'a folder' if path.is_dir() else 'no such file'}",
-                     fix="correct model.path in rig.toml (relative to the rig file)")
+    raise InputError(
+        file=rig.source,
+        field="model.path",
+        expected=f"the rig's MJCF model file (the rig's {', '.join(wants)} "
+        "are replayed against it)",
+        got=f"{path}: {'a folder' if path.is_dir() else 'no such file'}",
+        fix="correct model.path in rig.toml (relative to the rig file)",
+    )
 
 
 def _exists(value: Path | tuple[Path, ...] | None) -> bool:
@@ -64,12 +73,14 @@ def _exists(value: Path | tuple[Path, ...] | None) -> bool:
     return any(Path(p).exists() for p in paths)
 
 
-def _refuse(rig: Rig, field: str, kind: str, name: str, valid: Sequence[str], where: str,
-            what: str = "") -> None:
+def _refuse(
+    rig: Rig, field: str, kind: str, name: str, valid: Sequence[str], where: str, what: str = ""
+) -> None:
     """A NameNotFoundError naming the rig file and field; ``what`` says what the model has
     under that name when it is another kind of object."""
-    err = NameNotFoundError(kind, f"{name} ({what})" if what else name, valid,
-                            file=rig.source, field=field, where=where)
+    err = NameNotFoundError(
+        kind, f"{name} ({what})" if what else name, valid, file=rig.source, field=field, where=where
+    )
     err.name = name
     raise err
 
@@ -107,12 +118,16 @@ def check_model_names(rig: Rig) -> None:
     def body_of(name: str) -> int:
         return int(mujoco.mj_name2id(m, obj.mjOBJ_BODY, name))
 
-    driven = {int(m.actuator_trnid[a, 0]) for a in range(m.nu)
-              if int(m.actuator_trntype[a]) == int(mujoco.mjtTrn.mjTRN_JOINT)}
+    driven = {
+        int(m.actuator_trnid[a, 0])
+        for a in range(m.nu)
+        if int(m.actuator_trntype[a]) == int(mujoco.mjtTrn.mjTRN_JOINT)
+    }
     moving = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
     joints = named(obj.mjOBJ_JOINT, m.njnt)
-    hinges = [n for n in joints
-              if int(m.jnt_type[mujoco.mj_name2id(m, obj.mjOBJ_JOINT, n)]) in moving]
+    hinges = [
+        n for n in joints if int(m.jnt_type[mujoco.mj_name2id(m, obj.mjOBJ_JOINT, n)]) in moving
+    ]
     arm = [n for n in hinges if mujoco.mj_name2id(m, obj.mjOBJ_JOINT, n) in driven]
     which = "its hinge and slide joints that an actuator drives"
     if not arm:  # a kinematic model: the replaying branches say they need actuators
@@ -122,33 +137,61 @@ def check_model_names(rig: Rig) -> None:
             what = ""
             if jm.name in joints:
                 kind = int(m.jnt_type[mujoco.mj_name2id(m, obj.mjOBJ_JOINT, jm.name)])
-                what = ("a free joint" if kind == int(mujoco.mjtJoint.mjJNT_FREE)
-                        else "a ball joint" if kind == int(mujoco.mjtJoint.mjJNT_BALL)
-                        else "a joint no actuator drives")
-            _refuse(rig, f"joints.{jm.name}", "arm joint", jm.name, arm, f"{path}: {which}",
-                    what)
+                what = (
+                    "a free joint"
+                    if kind == int(mujoco.mjtJoint.mjJNT_FREE)
+                    else "a ball joint"
+                    if kind == int(mujoco.mjtJoint.mjJNT_BALL)
+                    else "a joint no actuator drives"
+                )
+            _refuse(rig, f"joints.{jm.name}", "arm joint", jm.name, arm, f"{path}: {which}", what)
     bodies, geoms = named(obj.mjOBJ_BODY, m.nbody), named(obj.mjOBJ_GEOM, m.ngeom)
     sites = named(obj.mjOBJ_SITE, m.nsite)
     if rig.ee_site is not None and rig.ee_site not in sites + bodies:
         _refuse(rig, "model.ee_site", "site or body", rig.ee_site, sites + bodies, str(path))
-    free = [b for b in bodies if m.body_jntnum[body_of(b)] > 0
-            and int(m.jnt_type[m.body_jntadr[body_of(b)]]) == int(mujoco.mjtJoint.mjJNT_FREE)]
+    free = [
+        b
+        for b in bodies
+        if m.body_jntnum[body_of(b)] > 0
+        and int(m.jnt_type[m.body_jntadr[body_of(b)]]) == int(mujoco.mjtJoint.mjJNT_FREE)
+    ]
     if rig.object_body is not None and rig.object_body not in free:
-        _refuse(rig, "model.object_body", "object body", rig.object_body, free,
-                f"{path}: its bodies with a free joint",
-                "a body without a free joint" if rig.object_body in bodies else "")
+        _refuse(
+            rig,
+            "model.object_body",
+            "object body",
+            rig.object_body,
+            free,
+            f"{path}: its bodies with a free joint",
+            "a body without a free joint" if rig.object_body in bodies else "",
+        )
     if rig.object_geom is not None:
         own, where = geoms, str(path)
         if rig.object_body is not None:
-            own = [g for g in geoms if _carried_by(
-                m, int(m.geom_bodyid[mujoco.mj_name2id(m, obj.mjOBJ_GEOM, g)]),
-                body_of(rig.object_body))]
+            own = [
+                g
+                for g in geoms
+                if _carried_by(
+                    m,
+                    int(m.geom_bodyid[mujoco.mj_name2id(m, obj.mjOBJ_GEOM, g)]),
+                    body_of(rig.object_body),
+                )
+            ]
             where = f"{path}: the geoms body '{rig.object_body}' carries"
         if rig.object_geom not in own:
-            _refuse(rig, "model.object_geom", "object geom", rig.object_geom, own, where,
-                    "a geom of another body" if rig.object_geom in geoms else "")
-    for field, gs in (("model.gripper_geoms", rig.gripper_geoms),
-                      ("contact.support_geoms", rig.support_geoms or ())):
+            _refuse(
+                rig,
+                "model.object_geom",
+                "object geom",
+                rig.object_geom,
+                own,
+                where,
+                "a geom of another body" if rig.object_geom in geoms else "",
+            )
+    for field, gs in (
+        ("model.gripper_geoms", rig.gripper_geoms),
+        ("contact.support_geoms", rig.support_geoms or ()),
+    ):
         for g in gs:
             if g not in geoms:
                 _refuse(rig, field, "geom", g, geoms, str(path))

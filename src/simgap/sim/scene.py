@@ -24,8 +24,11 @@ Data: TypeAlias = mujoco.MjData
 Spec: TypeAlias = mujoco.MjSpec
 Renderer: TypeAlias = mujoco.Renderer
 
-_KIND = {"joint": mujoco.mjtObj.mjOBJ_JOINT, "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR,
-         "camera": mujoco.mjtObj.mjOBJ_CAMERA}
+_KIND = {
+    "joint": mujoco.mjtObj.mjOBJ_JOINT,
+    "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR,
+    "camera": mujoco.mjtObj.mjOBJ_CAMERA,
+}
 
 
 def new_data(model: Model) -> Data:
@@ -74,11 +77,21 @@ def position_actuators(model: Model, joints: Sequence[str]) -> tuple[list[int], 
         jid = name_id(model, "joint", j)
         aid = name_id(model, "actuator", j)
         if jid >= 0 and aid < 0:
-            aid = next((a for a in range(model.nu) if model.actuator_trntype[a] ==
-                        mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[a, 0] == jid), -1)
+            aid = next(
+                (
+                    a
+                    for a in range(model.nu)
+                    if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT
+                    and model.actuator_trnid[a, 0] == jid
+                ),
+                -1,
+            )
         if jid < 0 or aid < 0:
-            raise InputError(field=f"joint {j!r}", expected="a model joint driven by a "
-                             "position actuator", got="absent from the model")
+            raise InputError(
+                field=f"joint {j!r}",
+                expected="a model joint driven by a position actuator",
+                got="absent from the model",
+            )
         acts.append(aid)
         dofs.append(int(model.jnt_dofadr[jid]))
     return acts, dofs
@@ -96,8 +109,7 @@ def euler_quat(euler_deg: tuple[float, float, float]) -> np.ndarray:
     return q
 
 
-def lag_servos(spec: Spec, actuators: Sequence[str], kp: float, kv: float, lag_s: float
-               ) -> None:
+def lag_servos(spec: Spec, actuators: Sequence[str], kp: float, kv: float, lag_s: float) -> None:
     """Make the named position actuators of ``spec`` PD servos (gain ``kp`` [N m/rad],
     damping ``kv`` [N m s/rad]) behind a first-order lag of time constant ``lag_s`` [s]
     (in place)."""
@@ -110,8 +122,13 @@ def lag_servos(spec: Spec, actuators: Sequence[str], kp: float, kv: float, lag_s
         act.dynprm[0] = lag_s
 
 
-def offset_camera(spec: Spec, compiled: Model, camera: str, offset_m: Sequence[float],
-                  euler_deg: tuple[float, float, float]) -> None:
+def offset_camera(
+    spec: Spec,
+    compiled: Model,
+    camera: str,
+    offset_m: Sequence[float],
+    euler_deg: tuple[float, float, float],
+) -> None:
     """Move a camera of ``spec`` off its pose in ``compiled`` (the same model, compiled):
     translated by ``offset_m`` and turned by ``euler_deg``, both in its own frame (in
     place)."""
@@ -156,8 +173,9 @@ def camera_pose(model: Model, data: Data, camera: str) -> tuple[np.ndarray, np.n
     return np.array(data.cam_xpos[cid]), np.array(data.cam_xmat[cid]).reshape(3, 3)
 
 
-def project(model: Model, data: Data, points: np.ndarray, resolution: tuple[int, int],
-            camera: str) -> np.ndarray:
+def project(
+    model: Model, data: Data, points: np.ndarray, resolution: tuple[int, int], camera: str
+) -> np.ndarray:
     """Pixel coordinates (u right, v down) of world points, shape (N, 2), pinhole camera."""
     pos, rot = camera_pose(model, data, camera)
     cid = name_id(model, "camera", camera)

@@ -26,8 +26,9 @@ def _draw(e: Entry, rng: np.random.Generator) -> float:
     return float(rng.uniform(e.low, e.high))
 
 
-def variant_spec(spec: RandomizationSpec, model_path: Path, rng: np.random.Generator
-                 ) -> tuple[mujoco.MjSpec, dict[str, float]]:
+def variant_spec(
+    spec: RandomizationSpec, model_path: Path, rng: np.random.Generator
+) -> tuple[mujoco.MjSpec, dict[str, float]]:
     """One variant: the model with one draw of every entry applied (and the draws).
 
     Raises:
@@ -66,8 +67,9 @@ def variant_spec(spec: RandomizationSpec, model_path: Path, rng: np.random.Gener
     return m, draws
 
 
-def write_variants(spec: RandomizationSpec, model_path: Path, out_dir: Path, *, n: int = 8,
-                   seed: int = 0) -> list[Path]:
+def write_variants(
+    spec: RandomizationSpec, model_path: Path, out_dir: Path, *, n: int = 8, seed: int = 0
+) -> list[Path]:
     """Write ``n`` variant MJCF files (``variant_000.xml``...) and ``variants.json`` (the
     draws; latency is per step, so it is listed there, not in the model)."""
     rng = np.random.default_rng(seed)
@@ -79,15 +81,22 @@ def write_variants(spec: RandomizationSpec, model_path: Path, out_dir: Path, *, 
         try:
             m.compile()
         except ValueError as e:
-            raise InputError(file=model_path, expected="a model that compiles with the drawn "
-                             "values", got=str(e).strip()[:300],
-                             fix="check the randomisation's targets against the model") from e
+            raise InputError(
+                file=model_path,
+                expected="a model that compiles with the drawn values",
+                got=str(e).strip()[:300],
+                fix="check the randomisation's targets against the model",
+            ) from e
         # MuJoCo's writer leaves a newline or tab in a name raw: escaped, then parsed back
         text = xml_attr_whitespace(m.to_xml())
         checked_xml(text, f"variant_{i:03d}.xml")
         p = atomic_write_text(out_dir / f"variant_{i:03d}.xml", text)
         paths.append(p)
         table.append({"file": p.name, **draws})
-    paths.append(atomic_write_text(out_dir / "variants.json", json.dumps(
-        {"rig": spec.rig, "seed": seed, "variants": table}, indent=2) + "\n"))
+    paths.append(
+        atomic_write_text(
+            out_dir / "variants.json",
+            json.dumps({"rig": spec.rig, "seed": seed, "variants": table}, indent=2) + "\n",
+        )
+    )
     return paths

@@ -66,37 +66,51 @@ regular grid it would be resampled on would interpolate across them (and a times
 def check_time(t: np.ndarray, source: str, field_name: str = "timestamp") -> None:
     """Refuse NaN or non-increasing timestamps and logs shorter than a second."""
     if t.ndim != 1 or t.size < 2:
-        raise InputError(file=source, field=field_name, expected="at least two samples",
-                         got=f"{t.size} samples")
+        raise InputError(
+            file=source, field=field_name, expected="at least two samples", got=f"{t.size} samples"
+        )
     if not np.all(np.isfinite(t)):
-        raise InputError(file=source, field=field_name, expected="finite timestamps",
-                         got=f"{int(np.sum(~np.isfinite(t)))} NaN/inf values",
-                         fix="drop the broken rows from the log")
+        raise InputError(
+            file=source,
+            field=field_name,
+            expected="finite timestamps",
+            got=f"{int(np.sum(~np.isfinite(t)))} NaN/inf values",
+            fix="drop the broken rows from the log",
+        )
     steps = np.diff(t)
     if np.any(steps <= 0):
         i = int(np.argmax(steps <= 0))
-        raise InputError(file=source, field=field_name,
-                         expected="strictly increasing timestamps",
-                         got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}",
-                         fix="sort the samples by time and remove duplicates; a log that "
-                             "mixes two recordings must be split")
+        raise InputError(
+            file=source,
+            field=field_name,
+            expected="strictly increasing timestamps",
+            got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}",
+            fix="sort the samples by time and remove duplicates; a log that "
+            "mixes two recordings must be split",
+        )
     med = float(np.median(steps))
     with np.errstate(over="ignore"):
         span = float(t[-1] - t[0])
     if span > MAX_SPAN_STEPS_PER_SAMPLE * t.size * med:
         i = int(np.argmax(steps))
-        raise InputError(file=source, field=field_name,
-                         expected="a continuous recording (a regular grid over its span holds "
-                                  f"at most {MAX_SPAN_STEPS_PER_SAMPLE}x its samples)",
-                         got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}: a gap "
-                             f"of {steps[i]:.3g} s ({med:.3g} s the median step), in "
-                             f"{t.size} samples",
-                         fix="split the log at the gap (or fix the timestamp's units)")
+        raise InputError(
+            file=source,
+            field=field_name,
+            expected="a continuous recording (a regular grid over its span holds "
+            f"at most {MAX_SPAN_STEPS_PER_SAMPLE}x its samples)",
+            got=f"t[{i + 1}] = {t[i + 1]:.6g} after t[{i}] = {t[i]:.6g}: a gap "
+            f"of {steps[i]:.3g} s ({med:.3g} s the median step), in "
+            f"{t.size} samples",
+            fix="split the log at the gap (or fix the timestamp's units)",
+        )
     if t[-1] - t[0] < MIN_DURATION_S:
-        raise InputError(file=source, field=field_name,
-                         expected=f"at least {MIN_DURATION_S:g} s of data",
-                         got=f"{t[-1] - t[0]:.3g} s",
-                         fix="record longer (simgap excite writes a 10 s excitation)")
+        raise InputError(
+            file=source,
+            field=field_name,
+            expected=f"at least {MIN_DURATION_S:g} s of data",
+            got=f"{t[-1] - t[0]:.3g} s",
+            fix="record longer (simgap excite writes a 10 s excitation)",
+        )
 
 
 def check_finite(name: str, arr: np.ndarray | None, source: str) -> None:
@@ -106,13 +120,20 @@ def check_finite(name: str, arr: np.ndarray | None, source: str) -> None:
     bad = ~np.isfinite(np.asarray(arr, dtype=float))
     if np.any(bad):
         row = int(np.argwhere(bad)[0][0])
-        raise InputError(file=source, field=name, expected="finite numbers",
-                         got=f"{int(bad.sum())} NaN/inf values (first at row {row})",
-                         fix="drop or repair the broken rows")
+        raise InputError(
+            file=source,
+            field=name,
+            expected="finite numbers",
+            got=f"{int(bad.sum())} NaN/inf values (first at row {row})",
+            fix="drop or repair the broken rows",
+        )
 
 
-def resample_uniform(t: np.ndarray, channels: Mapping[str, np.ndarray | None], dt: float | None,
-                     ) -> tuple[np.ndarray, dict[str, np.ndarray | None], dict[str, Any]]:
+def resample_uniform(
+    t: np.ndarray,
+    channels: Mapping[str, np.ndarray | None],
+    dt: float | None,
+) -> tuple[np.ndarray, dict[str, np.ndarray | None], dict[str, Any]]:
     """Put channels sampled at times ``t`` on a regular grid of step ``dt``.
 
     Args:
@@ -128,22 +149,30 @@ def resample_uniform(t: np.ndarray, channels: Mapping[str, np.ndarray | None], d
     steps = np.diff(t)
     med = float(np.median(steps))
     step = med if dt is None else float(dt)
-    report: dict[str, Any] = {"raw_samples": int(t.size), "raw_median_dt_s": med,
-                              "raw_max_dt_s": float(steps.max()), "dt_s": step}
+    report: dict[str, Any] = {
+        "raw_samples": int(t.size),
+        "raw_median_dt_s": med,
+        "raw_max_dt_s": float(steps.max()),
+        "dt_s": step,
+    }
     regular = bool(np.all(np.abs(steps - step) <= REGULAR_TOLERANCE * step))
     if regular:
         report["resampled"] = False
         tt = t - t[0]
-        return tt, {k: None if v is None else np.asarray(v, dtype=float)
-                    for k, v in channels.items()}, report
+        return (
+            tt,
+            {k: None if v is None else np.asarray(v, dtype=float) for k, v in channels.items()},
+            report,
+        )
     n = int(np.floor((t[-1] - t[0]) / step + 1e-9)) + 1
     grid = t[0] + step * np.arange(n)
     report["resampled"] = True
     return grid - t[0], interp_channels(grid, t, channels), report
 
 
-def interp_channels(grid: np.ndarray, t: np.ndarray,
-                    channels: Mapping[str, np.ndarray | None]) -> dict[str, np.ndarray | None]:
+def interp_channels(
+    grid: np.ndarray, t: np.ndarray, channels: Mapping[str, np.ndarray | None]
+) -> dict[str, np.ndarray | None]:
     """Channels sampled at times ``t`` (shape (T,) or (T, J); None passes through), linearly
     interpolated at ``grid`` and, before ``t[0]``, extrapolated along the first two samples
     (after ``t[-1]`` held)."""
@@ -161,8 +190,9 @@ def interp_channels(grid: np.ndarray, t: np.ndarray,
             out[k] = None
             continue
         a = np.asarray(v, dtype=float)
-        out[k] = one(a) if a.ndim == 1 else np.stack([one(a[:, j]) for j in range(a.shape[1])],
-                                                     axis=1)
+        out[k] = (
+            one(a) if a.ndim == 1 else np.stack([one(a[:, j]) for j in range(a.shape[1])], axis=1)
+        )
     return out
 
 
@@ -175,11 +205,24 @@ def from_trajectory(traj: Trajectory, *, dt: float | None = None) -> ActuatorLog
     for name in ("q_cmd", "q", "qd", "tau"):
         check_finite(name, getattr(traj, name), src)
     tt, ch, report = resample_uniform(
-        t, {"q_cmd": traj.q_cmd, "q": traj.q, "qd": traj.qd, "tau": traj.tau}, dt)
+        t, {"q_cmd": traj.q_cmd, "q": traj.q, "qd": traj.qd, "tau": traj.tau}, dt
+    )
     q, cmd = ch["q"], ch["q_cmd"]
     assert q is not None and cmd is not None
-    new = Trajectory(t=tt, q_cmd=cmd, q=q, qd=ch["qd"], tau=ch["tau"],
-                     joint_names=traj.joint_names, episode=traj.episode, source=src,
-                     meta=dict(traj.meta))
-    return ActuatorLog(traj=new, torque_enable=np.ones(q.shape, dtype=bool),
-                       dt=float(report["dt_s"]), resampling=report)
+    new = Trajectory(
+        t=tt,
+        q_cmd=cmd,
+        q=q,
+        qd=ch["qd"],
+        tau=ch["tau"],
+        joint_names=traj.joint_names,
+        episode=traj.episode,
+        source=src,
+        meta=dict(traj.meta),
+    )
+    return ActuatorLog(
+        traj=new,
+        torque_enable=np.ones(q.shape, dtype=bool),
+        dt=float(report["dt_s"]),
+        resampling=report,
+    )

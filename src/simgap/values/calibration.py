@@ -42,8 +42,11 @@ HOMING_TICK = MAX_RES // 2
 """What the homing pose reads after LeRobot's half-turn homing (``pos - int(max_res / 2)``)."""
 RAD_PER_TICK = 2.0 * math.pi / RESOLUTION
 """One encoder count [rad] (the physical angle; LeRobot's degrees are 4095/4096 of it)."""
-UNIT_OF_MODE: dict[str, UnitName] = {"degrees": "deg", "range_m100_100": "m100",
-                                "range_0_100": "pct"}
+UNIT_OF_MODE: dict[str, UnitName] = {
+    "degrees": "deg",
+    "range_m100_100": "m100",
+    "range_0_100": "pct",
+}
 """The rig.toml ``unit`` a LeRobot normalisation mode is recorded in."""
 
 

@@ -9,15 +9,22 @@ import numpy as np
 
 from simgap.errors import InputError
 
-PHASES: tuple[str, ...] = ("approach", "contact", "grasp", "lift_and_carry", "place",
-                           "after_success")
+PHASES: tuple[str, ...] = (
+    "approach",
+    "contact",
+    "grasp",
+    "lift_and_carry",
+    "place",
+    "after_success",
+)
 """Every phase name, in the order an episode passes through them."""
 
 
 NO_GRIPPER_MESSAGE = (
     "without the gripper's command and measured opening, contact, grasp, lift_and_carry and "
     "place cannot be told apart (only approach vs. the rest, from the end effector and the "
-    "object)")
+    "object)"
+)
 
 
 @dataclass(frozen=True)
@@ -49,15 +56,28 @@ class EpisodeRecord:
         for name in ("gripper_cmd", "gripper"):
             a = np.asarray(getattr(self, name), dtype=float)
             if a.shape != (n,):
-                raise InputError(file=self.source, field=name, expected=f"shape ({n},)",
-                                 got=f"shape {a.shape}", fix=NO_GRIPPER_MESSAGE)
+                raise InputError(
+                    file=self.source,
+                    field=name,
+                    expected=f"shape ({n},)",
+                    got=f"shape {a.shape}",
+                    fix=NO_GRIPPER_MESSAGE,
+                )
             object.__setattr__(self, name, a)
         for name in ("ee", "obj"):
             v = getattr(self, name)
             if v is not None and np.asarray(v).shape != (n, 3):
-                raise InputError(file=self.source, field=name, expected=f"shape ({n}, 3)",
-                                 got=f"shape {np.asarray(v).shape}")
+                raise InputError(
+                    file=self.source,
+                    field=name,
+                    expected=f"shape ({n}, 3)",
+                    got=f"shape {np.asarray(v).shape}",
+                )
         lo, hi = self.gripper_range
         if not hi > lo:
-            raise InputError(file=self.source, field="gripper_range",
-                             expected="(closed, open) with open > closed", got=(lo, hi))
+            raise InputError(
+                file=self.source,
+                field="gripper_range",
+                expected="(closed, open) with open > closed",
+                got=(lo, hi),
+            )

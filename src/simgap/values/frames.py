@@ -26,9 +26,12 @@ class FrameSet:
     def __post_init__(self) -> None:
         n = self.frames.n_frames
         if len(self.recording) != n or len(self.pose_label) != n:
-            raise InputError(file=self.frames.source, field="recording/pose_label",
-                             expected=f"{n} labels (one per frame)",
-                             got=f"{len(self.recording)} and {len(self.pose_label)}")
+            raise InputError(
+                file=self.frames.source,
+                field="recording/pose_label",
+                expected=f"{n} labels (one per frame)",
+                got=f"{len(self.recording)} and {len(self.pose_label)}",
+            )
 
     @property
     def n_frames(self) -> int:

@@ -60,5 +60,9 @@ class RandomizationSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
-        return {"rig": self.rig, "seed": self.seed, "control_dt_s": self.control_dt_s,
-                "entries": [asdict(e) for e in self.entries]}
+        return {
+            "rig": self.rig,
+            "seed": self.seed,
+            "control_dt_s": self.control_dt_s,
+            "entries": [asdict(e) for e in self.entries],
+        }

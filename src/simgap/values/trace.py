@@ -10,8 +10,14 @@ from typing import Any
 
 import numpy as np
 
-MOTORS: tuple[str, ...] = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex",
-                           "wrist_roll", "gripper")
+MOTORS: tuple[str, ...] = (
+    "shoulder_pan",
+    "shoulder_lift",
+    "elbow_flex",
+    "wrist_flex",
+    "wrist_roll",
+    "gripper",
+)
 
 
 JOINT_FEATURES: tuple[str, ...] = tuple(f"{m}.pos" for m in MOTORS)
