@@ -23,7 +23,7 @@ from simgap.finding import Finding, Verdict
 from simgap.report.plots_appearance import plots
 from simgap.rig import load_rig
 from tests._twin import REST, START, Twin, write_frames, write_rig
-from tests.figures_roundtrip import check_round_trip
+from tests.typed_records import check_typed
 
 GAIN_A, GAIN_B, LIFT = 0.75, 0.95, 30.0
 CAM_POS = (0.004, -0.003, 0.0)
@@ -110,7 +110,7 @@ def test_perturbed_camera_offset_within_one_policy_pixel(
     assert fig.camera_offset_px is not None
     assert fig.camera_offset_ratio_to_jitter == pytest.approx(fig.camera_offset_px / 0.5)
     assert cam.verdict is Verdict.IMPLICATED
-    check_round_trip(cam, CameraFigures)
+    check_typed(cam, CameraFigures)
     line = fig.headline()
     assert line is not None and line.text.startswith("camera view shifted")
 
@@ -134,7 +134,7 @@ def test_perturbed_exposure_and_background_are_flagged(perturbed: dict[str, Find
     assert f"A {gains['A']:.2f}, B {gains['B']:.2f}" in exp.summary
     html = "".join(plots(exp.to_dict()))
     assert html.count("<img") == 3 and "image-rendering:pixelated" in html
-    check_round_trip(exp, ExposureFigures, ExposureDetails)
+    check_typed(exp, ExposureFigures, ExposureDetails)
     line = fig.headline()
     assert line is not None and "brightness per recording: A " in line.text
 
@@ -149,7 +149,7 @@ def test_reach_of_view_from_the_start_pose(perturbed: dict[str, Finding]) -> Non
     assert not seen[-1]  # 28 cm from the axis is beyond what the start pose sees
     assert fig.initial_states_outside == 1
     assert vis.verdict is Verdict.IMPLICATED
-    check_round_trip(vis, ReachFigures)
+    check_typed(vis, ReachFigures)
 
 
 def test_unperturbed_frames_raise_nothing(twins: dict[str, Path]) -> None:

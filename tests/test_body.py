@@ -24,7 +24,7 @@ from simgap.finding import Verdict
 from simgap.rig import load_rig
 from simgap.sim.kinematics import Kinematics
 from tests._twin import JOINTS, RECORDED, START, Twin, to_recorded, write_rig
-from tests.figures_roundtrip import check_round_trip
+from tests.typed_records import check_typed
 
 PLANTED_DEG = 3.0
 CUBE_WORLD = np.array([0.25, 0.02, 0.0125])
@@ -81,8 +81,8 @@ def test_planted_offset_is_recovered_within_a_degree(planted: Path) -> None:
     np.testing.assert_allclose(fig.object_world_m, CUBE_WORLD, atol=0.01)
     origin = next(f for f in found if f.title == "Frame origin")
     assert origin.verdict is Verdict.INCONCLUSIVE and "not recorded" in origin.summary
-    check_round_trip(offsets, ZeroOffsetsFigures, ZeroOffsetsDetails)
-    check_round_trip(origin, FrameOriginFigures)
+    check_typed(offsets, ZeroOffsetsFigures, ZeroOffsetsDetails)
+    check_typed(origin, FrameOriginFigures)
     assert origin.typed(FrameOriginFigures).convert is not None
     line = fig.headline()
     assert line is not None and "(elbow_flex)" in line.text

@@ -18,8 +18,8 @@ from simgap.evidence.calibration import read_calibration
 from simgap.figures.calibration import CheckDetails, CheckFigures, CompareFigures
 from simgap.finding import Verdict
 from simgap.rig import load_rig
-from tests.figures_roundtrip import check_round_trip
 from tests.test_calibration import JOINTS, PLANT_TICKS, _files, _rig
+from tests.typed_records import check_typed
 
 
 def test_check_reports_the_planted_offset_and_flip_and_nothing_on_a_good_file(
@@ -30,7 +30,7 @@ def test_check_reports_the_planted_offset_and_flip_and_nothing_on_a_good_file(
     clean = check_finding(check_against_model(read_calibration(good), rig))
     assert clean.verdict is Verdict.ELIMINATED, clean.summary
     assert clean.typed(CheckFigures).largest_error_at_gripper_mm == 0.0
-    check_round_trip(clean, CheckFigures, CheckDetails)
+    check_typed(clean, CheckFigures, CheckDetails)
     f = check_finding(check_against_model(read_calibration(planted), rig))
     assert f.verdict is Verdict.IMPLICATED
     fig = f.typed(CheckFigures)
@@ -60,7 +60,7 @@ def test_compare_names_what_moved(tmp_path: Path, demo_model: Path) -> None:
     f = compare_finding(changes, "good.json", "planted.json", {"shoulder_lift": 0.07})
     assert f.verdict is Verdict.IMPLICATED and "70.0 mm" in f.summary
     assert "drive_mode 0 -> 1" in f.summary
-    check_round_trip(f, CompareFigures)
+    check_typed(f, CompareFigures)
     shift = f.typed(CompareFigures).motors["shoulder_lift"]
     assert shift.moved and shift.error_at_gripper_mm == pytest.approx(70.0)
     same = compare_finding(

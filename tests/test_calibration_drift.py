@@ -18,7 +18,7 @@ from simgap.finding import Verdict
 from simgap.rig import load_rig
 from simgap.rig.init import draft_rig
 from tests.factories import SO101_NAMES, write_v3_dataset
-from tests.figures_roundtrip import check_round_trip
+from tests.typed_records import check_typed
 
 POSES = [
     (0, -90, 90, 37.8, 0),
@@ -81,7 +81,7 @@ def test_a_planted_leader_follower_offset_is_found_within_a_degree(
     assert len(drift.segments) >= 4
     f = drift_finding(drift)
     fig = f.typed(DriftFigures)
-    check_round_trip(f, DriftFigures)
+    check_typed(f, DriftFigures)
     el = fig.joints["elbow_flex"]
     assert el.offset_deg == pytest.approx(plant, abs=1.0)
     assert el.offset_interval_deg is not None

@@ -4,7 +4,6 @@ refused by name (the contract of ``simgap.figures``)."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,6 @@ import numpy as np
 import pytest
 
 from simgap.branches.context import Context
-from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.figures.actuator import (
     JointDynamicsDetails,
@@ -28,27 +26,10 @@ from simgap.figures.controller import (
     SimplerDetails,
     SimplerFigures,
 )
-from simgap.finding import Finding
 from simgap.rig import load_rig
 from tests.test_actuator_cli import _csv
 from tests.test_controller import _bench
-
-
-def _round_trip(finding: Finding, figures: type, details: type) -> None:
-    assert isinstance(finding.figures, figures) and isinstance(finding.details, details)
-    assert finding.kind == figures.kind == details.kind
-    d = json.loads(json.dumps(finding.to_dict()))
-    back = Finding.from_dict(d)
-    assert isinstance(back.figures, figures) and isinstance(back.details, details)
-    # NaN-aware: the JSON forms (NaN and inf as null) are equal, so are the records
-    assert back.figures.to_dict() == finding.figures.to_dict()
-    assert back.details.to_dict() == finding.details.to_dict()
-    assert back.to_dict() == d
-    bad = json.loads(json.dumps(d))
-    bad["figures"]["no_such_figure"] = 1.0
-    with pytest.raises(InputError, match="no_such_figure"):
-        Finding.from_dict(bad)
-    assert set(figures.units()) and all(u for u in figures.units().values())
+from tests.typed_records import check_typed
 
 
 def test_the_ladder_finding_is_typed_and_survives_findings_json(tmp_path: Path) -> None:
@@ -58,7 +39,7 @@ def test_the_ladder_finding_is_typed_and_survives_findings_json(tmp_path: Path) 
     logs = [read_servo_csv(_csv(tmp_path / f"{i}.csv", i)) for i in range(2)]
     out, _ = analyse(logs, use_net=False)
     f = finding_from(out)
-    _round_trip(f, LadderFigures, LadderDetails)
+    check_typed(f, LadderFigures, LadderDetails)
     fig = f.typed(LadderFigures)
     for name, jj in out["joints"].items():  # every number kept, only regrouped
         j = fig.joints[name]
@@ -175,7 +156,7 @@ def test_the_joint_dynamics_findings_are_typed_and_survive_findings_json(arm: Co
     from simgap.branches import actuator_dataset, controller_record
 
     act = actuator_dataset.finding(arm)
-    _round_trip(act, JointDynamicsFigures, JointDynamicsDetails)
+    check_typed(act, JointDynamicsFigures, JointDynamicsDetails)
     fig = act.typed(JointDynamicsFigures)
     js = _fake_identification(arm.rig, None)
     assert dict(fig.delay_s) == js["delay_s"] and fig.worst_nominal_rms_rad == 0.02
@@ -188,7 +169,7 @@ def test_the_joint_dynamics_findings_are_typed_and_survive_findings_json(arm: Co
         assert math.isnan(dl.servo_s) and dl.on_ridge is (j in js["delay_ridge"])
     assert act.typed_details(JointDynamicsDetails).delay_profile["j2"].ssr_rad2 == (3.0, 1.0, 2.0)
     ctl = controller_record.finding(arm)
-    _round_trip(ctl, GainsFigures, GainsDetails)
+    check_typed(ctl, GainsFigures, GainsDetails)
     gains = ctl.typed(GainsFigures)
     assert dict(gains.delay_s) == js["delay_s"] and gains.params["j1"] == {"kp": 10.0}
     assert ctl.verdict.value == "implicated"
@@ -216,7 +197,7 @@ def test_the_simpler_finding_is_typed_and_survives_findings_json(
 
     monkeypatch.setattr(joint_dynamics, "applies", lambda rig: False)
     (f,) = controller.assess(arm)
-    _round_trip(f, SimplerFigures, SimplerDetails)
+    check_typed(f, SimplerFigures, SimplerDetails)
     fig, det = f.typed(SimplerFigures), f.typed_details(SimplerDetails)
     assert fig.loss_before == det.loss_before and fig.noise_floor == f.noise_floor
     assert f.residual_unit == POSE_LOSS and f.key_unit == POSE_LOSS

@@ -9,7 +9,7 @@ from simgap.branches.context import Context
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.figures.contact import ContactDetails, ContactFigures
 from tests.contact_benches import make_bench
-from tests.figures_roundtrip import check_round_trip
+from tests.typed_records import check_typed
 
 
 def test_contact_finding_is_typed_and_round_trips(tmp_path: Path) -> None:
@@ -21,7 +21,7 @@ def test_contact_finding_is_typed_and_round_trips(tmp_path: Path) -> None:
             out_dir=tmp_path / "out",
         )
     )
-    check_round_trip(f, ContactFigures, ContactDetails)
+    check_typed(f, ContactFigures, ContactDetails)
     fig = f.typed(ContactFigures)
     assert fig.pushes and fig.friction_status == "fitted"
     assert fig.units()["friction_best"] == "1"

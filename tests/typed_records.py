@@ -5,6 +5,7 @@ record does not declare is refused, named."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -18,12 +19,13 @@ def check_typed(f: Finding, figures: type[Record], details: type[Record] | None 
     (NaN-aware: both sides' JSON forms compared, NaN written as null)."""
     assert type(f.figures) is figures, (f.title, type(f.figures).__name__)
     assert f.kind == figures.kind
-    d = f.to_dict()
+    d = json.loads(json.dumps(f.to_dict(), allow_nan=False))
     back = Finding.from_dict(d)
     assert type(back.figures) is figures
     assert back.figures.to_dict() == f.figures.to_dict()  # type: ignore[union-attr]
     assert back.to_dict() == d
     if details is not None:
+        assert details.kind == figures.kind
         assert type(f.details) is details and type(back.details) is details
         assert back.details.to_dict() == f.details.to_dict()  # type: ignore[union-attr]
     wrong = copy.deepcopy(d)
