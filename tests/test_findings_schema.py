@@ -95,6 +95,9 @@ def test_a_broken_contract_is_refused(demo_run: tuple[Path, Path, str], tmp_path
     p.write_text(json.dumps(wrong_type))
     with pytest.raises(InputError, match="ticks"):
         load_diagnosis(p)
+    undeclared = copy.deepcopy(d)
+    undeclared["findings"][i]["kind"] = "no_such_kind"  # figures of no declared record
+    assert not v.is_valid(undeclared)
     newer = copy.deepcopy(d)
     newer["schema_version"] = SCHEMA_VERSION + 1
     p.write_text(json.dumps(newer))

@@ -83,7 +83,25 @@ def _finding_schema() -> dict[str, Any]:
             "needs": {"type": "array", "items": {"type": "string"}},
         },
         "allOf": [_branch_rule(r, "figures") for r in FIGURES]
-        + [_branch_rule(r, "details") for r in DETAILS],
+        + [_branch_rule(r, "details") for r in DETAILS]
+        + [_typed_or_empty()],
+    }
+
+
+def _typed_or_empty() -> dict[str, Any]:
+    """A finding with figures is of a declared (branch, kind); only an empty one (a branch
+    that could not run) may be of another."""
+    return {
+        "anyOf": [
+            {"properties": {"figures": {"type": "object", "maxProperties": 0}}},
+            *(
+                {
+                    "properties": {"branch": {"const": r.branch}, "kind": {"const": r.kind}},
+                    "required": ["branch", "kind"],
+                }
+                for r in FIGURES
+            ),
+        ]
     }
 
 
