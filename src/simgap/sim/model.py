@@ -8,6 +8,7 @@ the model is reported with the list of valid names of that kind.
 from __future__ import annotations
 
 import copy
+import typing
 from pathlib import Path
 from typing import Literal
 
@@ -153,17 +154,7 @@ ParamKind = Literal[
     "geom_friction",
     "mass",
 ]
-PARAM_KINDS: tuple[str, ...] = (
-    "kp",
-    "kv",
-    "force_limit",
-    "damping",
-    "armature",
-    "frictionloss",
-    "pair_friction",
-    "geom_friction",
-    "mass",
-)
+PARAM_KINDS: tuple[str, ...] = typing.get_args(ParamKind)
 """Parameter kinds ``get_param``/``with_params`` know. Targets: ``kp``/``kv``/``force_limit``
 an actuator (or the joint it drives), ``damping``/``armature``/``frictionloss`` a joint,
 ``pair_friction`` a contact pair name or ``"geom1|geom2"``, ``geom_friction`` a geom,
