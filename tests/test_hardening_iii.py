@@ -132,7 +132,8 @@ def test_diagnose_writes_findings_and_a_report_when_a_section_raises(
 
     def ladder(ctx: Any, comparability: Any = None) -> Diagnosis:
         lat = Finding.from_dict(_latency())
-        app_f = Finding.from_dict(_appearance({"object": EMPTY}))
+        # as the appearance branch writes it: of its exposure kind, so its record
+        app_f = Finding.from_dict({**_appearance({"object": EMPTY}), "kind": "exposure"})
         return Diagnosis(rig="r", findings=(lat, app_f), stop={"verdict": "cause_found"})
 
     def boom(finding: Any) -> list[str]:

@@ -21,6 +21,7 @@ def diagnosis() -> dict[str, Any]:
             },
             {
                 "branch": "actuator",
+                "kind": "joint_dynamics",
                 "verdict": "eliminated",
                 "title": "Actuator dynamics",
                 "summary": "within the floor",
