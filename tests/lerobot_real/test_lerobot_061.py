@@ -532,7 +532,7 @@ def test_async_policy_server_and_robot_client_logs(tmp_path: Path) -> None:
     assert all(c.chunk_size_threshold == 0.5 and c.actions_per_chunk == 10 for c in cs)
     assert s.actions_per_chunk == 10 and s.action_shape == (1, 10, 6)
     f = latency.analyse(None, [s, *cs], 1 / 30)
-    fig = f.figures
+    fig = f.figures.to_dict()  # the JSON form, as findings.json holds it
     assert fig["ticks"] == mine["ticks"] >= 8 and fig["sessions"] == 2
     assert fig["episodes"] == 2  # the sessions, not one run
     assert fig["stages"]["inference"]["p50_s"] == pytest.approx(mine["inference_p50"])
