@@ -68,7 +68,11 @@ def test_mjcf_patch_compiles_with_values(demo_model: Path, tmp_path: Path) -> No
     assert m.dof_damping[dof] == pytest.approx(0.3)
     assert m.dof_frictionloss[dof] == pytest.approx(0.07)
     assert m.dof_armature[dof] == pytest.approx(0.02)
-    assert "simgap actuator patch of" in out.read_text()[:300]
+    head = out.read_text()[:300]
+    assert "simgap actuator patch of" in head
+    # the original is named from the patch's folder, never by an absolute path
+    named = head.split("simgap actuator patch of ", 1)[1].split(" (the original", 1)[0]
+    assert not Path(named).is_absolute() and (out.parent / named).resolve() == demo_model.resolve()
 
 
 def test_patch_refuses_to_overwrite_the_original(demo_model: Path) -> None:

@@ -179,8 +179,12 @@ def write_actuator_patch(
         for j, s in settings.items()
     )
     left = ("\n     Not written: " + "; ".join(notes)) if notes else ""
+    try:  # named from the patch's own folder, so a copied output folder names it truly
+        shown = Path(os.path.relpath(Path(original).absolute(), out_path.parent.absolute()))
+    except ValueError:  # another drive: no relative path exists
+        shown = Path(original)
     header = (
-        f"<!-- simgap actuator patch of {xml_comment(str(original))} (the original is "
+        f"<!-- simgap actuator patch of {xml_comment(shown.as_posix())} (the original is "
         f"not modified).\n     Changed: {xml_comment(changes + left)} -->\n"
     )
     text = header + xml_attr_whitespace(spec.to_xml())
