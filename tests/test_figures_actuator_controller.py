@@ -63,28 +63,10 @@ def _fake_identification(
     rig: Any, ds: Any, *, seed: int = 0, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The identification's JSON in its real shape (``identify_rig``), without the fit."""
+    from simgap.actuator.joint_id import PER_JOINT_KEYS
     from simgap.branches.joint_dynamics import _verdicts
 
-    js: dict[str, Any] = {
-        k: {}
-        for k in (
-            "delay_s",
-            "delay_interval_s",
-            "params",
-            "params_interval",
-            "not_identifiable",
-            "effective_delay_s",
-            "effective_delay_interval_s",
-            "delay_ridge",
-            "nominal_rms_rad",
-            "identified_rms_rad",
-            "noise_floor_rad",
-            "force_saturation",
-            "params_nominal",
-            "params_fitted",
-            "delay_profile",
-        )
-    }
+    js: dict[str, Any] = {k: {} for k in PER_JOINT_KEYS}
     for i, j in enumerate(rig.joint_names):
         d = 0.03 + 1e-3 * i
         js["delay_s"][j], js["delay_interval_s"][j] = d, [d - 0.01, d + 0.01]

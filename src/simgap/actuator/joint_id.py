@@ -153,6 +153,26 @@ class IdConfig:
     seed: int = 0
 
 
+PER_JOINT_KEYS: tuple[str, ...] = (
+    "delay_s",
+    "delay_interval_s",
+    "params",
+    "params_interval",
+    "not_identifiable",
+    "effective_delay_s",
+    "effective_delay_interval_s",
+    "delay_ridge",
+    "nominal_rms_rad",
+    "identified_rms_rad",
+    "noise_floor_rad",
+    "force_saturation",
+    "params_nominal",
+    "params_fitted",
+    "delay_profile",
+)
+"""The identification JSON's per-joint tables (``JointIdResult.to_json``), each keyed by joint."""
+
+
 @dataclass(frozen=True)
 class JointIdResult:
     """The identification of every joint (JSON: ``to_json``).
@@ -201,26 +221,7 @@ class JointIdResult:
     def to_json(self) -> dict[str, Any]:
         """The contract keys (``delay_s``, ``delay_interval_s``, ``params``,
         ``params_interval``, ``not_identifiable``) plus the profile and the floor."""
-        out: dict[str, Any] = {
-            k: {}
-            for k in (
-                "delay_s",
-                "delay_interval_s",
-                "params",
-                "params_interval",
-                "not_identifiable",
-                "effective_delay_s",
-                "effective_delay_interval_s",
-                "delay_ridge",
-                "nominal_rms_rad",
-                "identified_rms_rad",
-                "noise_floor_rad",
-                "force_saturation",
-                "params_nominal",
-                "params_fitted",
-                "delay_profile",
-            )
-        }
+        out: dict[str, Any] = {k: {} for k in PER_JOINT_KEYS}
         for j, name in enumerate(self.joints):
             p = self.delay[j]
             out["delay_s"][name] = p.best_s
