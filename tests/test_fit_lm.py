@@ -1,4 +1,4 @@
-"""The one damping schedule of the batched Levenberg-Marquardts (``simgap.fit.lm``)."""
+"""The damping schedule of the one batched Levenberg-Marquardt (``simgap.fit.lm``)."""
 
 from __future__ import annotations
 

@@ -10,9 +10,12 @@ variance at the minimum, ``inflation_j = (1 + rho) / (1 - rho)`` corrects for th
 autocorrelation ``rho`` of the residuals, which are not white when the model is not
 perfect).
 
-``grid_fit`` runs a Levenberg-Marquardt (the damping of ``simgap.fit.lm``) at every grid
-delay at once: each iteration is ONE batched evaluation of every grid point's
-finite-difference candidates and one of the trial steps. Parameters are in log-multiplier
+``grid_fit`` runs the one batched Levenberg-Marquardt (``simgap.fit.lm.lm_batch``) at
+every grid delay at once, configured for the profile: the sum of squares
+(``simgap.fit.loss.SumOfSquares``), ``block_jacobian`` differences kept after a rejected
+step (``simgap.fit.jacobian.BlockDifferences``), and a line search over ``LINE_STEPS``.
+Each iteration is ONE batched evaluation of every grid point's finite-difference
+candidates and one of the trial steps. Parameters are in log-multiplier
 coordinates ``z = ln(value / nominal)`` (five orders of magnitude between kp and armature
 would stall an isotropic LM). The Jacobian is the full one by default: on an arm the
 parameters of one joint move the others (a softer shoulder changes the elbow's gravity
@@ -31,13 +34,17 @@ import numpy as np
 from scipy import stats
 
 from simgap.fit.intervals import intervals, pinv_solve, t_quantile
-from simgap.fit.lm import LAMBDA0, damped_step, next_damping
+from simgap.fit.jacobian import BlockDifferences, block_jacobian
+from simgap.fit.lm import LMOptions, lm_batch
+from simgap.fit.loss import SumOfSquares
 
 EvalFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """(z, shape (M, n); delays [s], shape (M,)) -> residuals, shape (M, J, N)."""
 
 LINE_STEPS = (1.5, 1.0, 0.5, 0.2)
-"""Fractions of each LM step tried together (one batched evaluation)."""
+"""Fractions of each LM step tried together (one batched evaluation): the replay is only
+piecewise smooth (a force-limited actuator drops its implicit damping when it saturates),
+so the full step of the local model is often too long."""
 
 CHI2_95 = float(stats.chi2.ppf(0.95, 1))
 """The profile-likelihood threshold of a 95 % interval on one parameter (3.84)."""
@@ -66,52 +73,6 @@ class GridFit:
     n_evals: int
 
 
-def block_jacobian(
-    evaluate: EvalFn,
-    z: np.ndarray,
-    r: np.ndarray,
-    delays: np.ndarray,
-    h: float,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    central: bool = True,
-    blocks: int = 0,
-) -> tuple[np.ndarray, int]:
-    """Finite-difference Jacobian (G, R, n) in one batched evaluation: central over +-h
-    (one-sided at a bound), or forward by h. Wide differences average the small jumps of a
-    piecewise-smooth replay instead of taking the slope of one side of a kink.
-
-    ``blocks`` = J > 1 (the residual's rows joint-major, J blocks; columns j*K + k) gives
-    the joint-block Jacobian from K candidates (2K central) instead of n = J K: every
-    joint's kind k moves in the same candidate (Curtis-Powell-Reid column grouping on the
-    block-diagonal pattern) and column j*K + k is read on joint j's rows only, the others
-    left at zero. A joint's own column then carries the pull of the other joints' kind k
-    on it as well, which the LM's line search on the exact residual absorbs.
-    """
-    G, n = z.shape
-    K = n // blocks if blocks > 1 else n
-    group = np.arange(n) % K  # column -> its candidate
-    sel = group[None, :] == np.arange(K)[:, None]  # (K, n)
-    up = np.minimum(z + h, hi[None]) if central else np.where(z + h > hi[None], z - h, z + h)
-    dn = np.maximum(z - h, lo[None]) if central else z
-    rows_up = np.where(sel[None], up[:, None, :], z[:, None, :])  # (G, K, n)
-    if central:
-        rows_dn = np.where(sel[None], dn[:, None, :], z[:, None, :])
-        rows = np.concatenate([rows_up, rows_dn], axis=1)  # (G, 2K, n)
-        rp = evaluate(rows.reshape(G * 2 * K, n), np.repeat(delays, 2 * K)).reshape(G, 2 * K, -1)
-        diff, ne = rp[:, :K] - rp[:, K:], G * 2 * K
-        width = np.maximum(up - dn, 1e-12)  # (G, n)
-    else:
-        rp = evaluate(rows_up.reshape(G * K, n), np.repeat(delays, K)).reshape(G, K, -1)
-        diff, ne = rp - r[:, None, :], G * K
-        width = up - z  # signed: away from hi
-    jac = diff[:, group, :].transpose(0, 2, 1) / width[:, None, :]  # (G, R, n)
-    if blocks > 1:
-        rows_joint = np.repeat(np.arange(blocks), jac.shape[1] // blocks)
-        jac = jac * (rows_joint[:, None] == (np.arange(n) // K)[None, :])
-    return jac, ne
-
-
 def grid_fit(
     evaluate: EvalFn,
     delays: np.ndarray,
@@ -128,7 +89,9 @@ def grid_fit(
     joint_blocks: bool = False,
     final_jacobian: bool = True,
 ) -> GridFit:
-    """Levenberg-Marquardt at every grid delay at once (see the module docstring).
+    """Levenberg-Marquardt at every grid delay at once: ``lm_batch`` with the sum of
+    squares, ``BlockDifferences`` and the line search ``LINE_STEPS`` (see the module
+    docstring).
 
     Args:
         evaluate: residuals (M, J, N) of M candidates in one batched call.
@@ -159,93 +122,38 @@ def grid_fit(
     delays = np.asarray(delays, dtype=float)
     G = delays.size
     n = np.size(lo)
-    z = np.clip(np.broadcast_to(np.asarray(z0, dtype=float), (G, n)).copy(), lo, hi)
-    lam = np.full(G, LAMBDA0)
-    active = np.ones(G, dtype=bool)
-    r3 = evaluate(z, delays)
-    shape = r3.shape[1:]
-    r = r3.reshape(G, -1)
-    n_evals = G
-    it = 0
-    want_central = np.full(G, central)  # difference the next Jacobian centrally
-    jac_all: np.ndarray | None = None  # (G, R, n), the Jacobian each point holds
-    stale = np.ones(G, dtype=bool)  # it must be differenced before the next solve
-    was_central = np.zeros(G, dtype=bool)  # its Jacobian is a central one
-
-    def flat(x: np.ndarray, d: np.ndarray) -> np.ndarray:
-        return evaluate(x, d).reshape(x.shape[0], -1)
-
-    for it in range(1, iters + 1):  # noqa: B007
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        need = idx[stale[idx]]
-        for mode in (False, True):
-            sub = need[want_central[need] == mode]
-            if not sub.size:
-                continue
-            jn, ne = block_jacobian(
-                flat,
-                z[sub],
-                r[sub],
-                delays[sub],
-                h,
-                lo,
-                hi,
-                mode,
-                blocks=J if joint_blocks and n == J * K else 0,
-            )
-            n_evals += ne
-            if jac_all is None:
-                jac_all = np.zeros((G,) + jn.shape[1:])
-            jac_all[sub] = jn
-            stale[sub], was_central[sub] = False, mode
-        assert jac_all is not None
-        jac = jac_all[idx]
-        A = np.einsum("grk,grl->gkl", jac, jac)
-        grad = np.einsum("grk,gr->gk", jac, r[idx])
-        delta = damped_step(A, grad, lam[idx])
-        # a batched line search along the step: the replay is only piecewise smooth (a
-        # force-limited actuator drops its implicit damping when it saturates), so the
-        # full step of the local model is often too long
-        m = len(LINE_STEPS)
-        trials = np.clip(
-            z[idx, None, :] + np.asarray(LINE_STEPS)[None, :, None] * delta[:, None, :], lo, hi
-        )  # (f, m, n)
-        rts = evaluate(trials.reshape(-1, n), np.repeat(delays[idx], m)).reshape(idx.size, m, -1)
-        n_evals += idx.size * m
-        best = np.argmin(np.sum(rts**2, axis=2), axis=1)
-        trial = trials[np.arange(idx.size), best]
-        rt = rts[np.arange(idx.size), best]
-        ssr, ssr_t = np.sum(r[idx] ** 2, axis=1), np.sum(rt**2, axis=1)
-        better = ssr_t < ssr
-        # a step rejected on a forward Jacobian: its slope may have misled (a kink), so
-        # that point is differenced again centrally at the same z, and every point
-        # centrally from then on (the grid points share the replay's kinks)
-        redo = idx[~better & ~was_central[idx]]
-        if redo.size:
-            central = True
-            stale[redo], want_central[:] = True, True
-        gain = (ssr - ssr_t) / np.maximum(ssr, 1e-300)
-        acc = idx[better]
-        stale[acc], want_central[acc] = True, central
-        z[acc] = trial[better]
-        r[acc] = rt[better]
-        lam[idx], done = next_damping(lam[idx], better, gain, tol)
-        active[idx[done]] = False
+    blocks = J if joint_blocks and n == J * K else 0
+    run = lm_batch(
+        evaluate,
+        np.broadcast_to(np.asarray(z0, dtype=float), (G, n)),
+        delays,
+        lo,
+        hi,
+        LMOptions(
+            loss=SumOfSquares(),
+            jacobian=BlockDifferences(h, central=central, blocks=blocks),
+            fractions=LINE_STEPS,
+            iters=iters,
+            tol=tol,
+        ),
+    )
+    r = run.resid.reshape(G, -1)
     if final_jacobian:
-        jac, ne = block_jacobian(flat, z, r, delays, h, lo, hi)
+
+        def flat(x: np.ndarray, d: np.ndarray) -> np.ndarray:
+            return evaluate(x, d).reshape(x.shape[0], -1)
+
+        jac, ne = block_jacobian(flat, run.x, r, delays, h, lo, hi)
     else:
         jac, ne = np.zeros((G, 0, n)), 0
-    r3 = r.reshape((G,) + shape)
     return GridFit(
         delays=delays,
-        z=z,
-        ssr=np.sum(r3**2, axis=-1),
+        z=run.x,
+        ssr=np.sum(run.resid**2, axis=-1),
         jac=jac,
-        resid=r3,
-        iterations=it,
-        n_evals=n_evals + ne,
+        resid=run.resid,
+        iterations=run.iterations,
+        n_evals=run.n_evals + ne,
     )
 
 
