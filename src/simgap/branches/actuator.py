@@ -9,7 +9,9 @@ actuator of a bench log (the commanded position).
 ``analyse`` climbs the ladder (ideal -> delay_lag -> servo -> net) for every joint of the
 logs and returns the JSON the CLI writes; ``assess(ctx)`` runs it on the rig's evidence.
 Verdict (the one rule of ``simgap.fit.verdict``): ``eliminated`` when the ideal actuator's
-held-out error is within 1.5 x the noise floor; ``implicated`` when it is more than 2 x the
+held-out error is within 1.5 x the noise floor (per joint, the instrument's floor of
+``simgap.actuator.noise_floor`` in MAE, never below one encoder count:
+``ladder.ladder_floor_rad``); ``implicated`` when it is more than 2 x the
 floor and a richer rung removes at least 30 % of it (the identified delay, lag and gains
 are reported, and the MJCF patch, Isaac Lab and BAM exports are written as artifacts);
 ``inconclusive`` otherwise.
