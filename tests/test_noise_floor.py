@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,7 +21,9 @@ COUNT = 2 * math.pi / 4096
 JITTER_S = 0.004
 
 
-def _actuator_log(t: np.ndarray, cmd: np.ndarray, q: np.ndarray, joints: tuple[str, ...]) -> Any:
+def _actuator_log(
+    t: np.ndarray, cmd: np.ndarray, q: np.ndarray, joints: tuple[str, ...]
+) -> ActuatorLog:
     return ActuatorLog(
         traj=Trajectory(t=t, q_cmd=cmd, q=q, joint_names=joints, source="test"),
         torque_enable=np.ones(q.shape, dtype=bool),
