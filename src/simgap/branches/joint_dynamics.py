@@ -8,8 +8,9 @@ fit only as a cross-check), so the two never disagree on the delay or the gains,
 same seed gives the same numbers standalone and inside ``diagnose``.
 
 Verdict per joint against the least residual (``least_residual``: the instrument's noise
-floor, and the model's own where the recording follows continuous time), the one rule of
-``simgap.fit.verdict``: ``eliminated`` when the rig's model as given replays within
+floor of ``simgap.actuator.noise_floor``, the one the actuator ladder holds its MAE against,
+here in RMS, with the model's own where the recording follows continuous time), the one rule
+of ``simgap.fit.verdict``: ``eliminated`` when the rig's model as given replays within
 ``ELIMINATE_FACTOR`` x it; ``implicated`` when it is more than ``IMPLICATE_FACTOR`` x it away
 and the identified model removes at least ``IMPLICATE_GAIN`` of its RMS error, and the
 evidence can say what is off (enough data,
