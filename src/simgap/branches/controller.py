@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.controller.pose_fit import EE_POSE_KEY, Episode, contract_figures, controller_report
 from simgap.figures.controller import POSE_LOSS, SimplerDetails, SimplerFigures
 from simgap.finding import Finding, Verdict
+from simgap.randomize import controller_entries
+from simgap.report import plots_controller
 from simgap.rig import Rig
 
 
@@ -53,10 +56,10 @@ def spread(episodes: list[Episode], n: int) -> list[Episode]:
 
 def assess(ctx: Any) -> list[Finding]:
     """The controller finding for ``ctx.rig`` (its evidence.dataset)."""
-    from simgap.branches.context import LADDER, not_measured
+    from simgap.branches.context import not_measured
     from simgap.evidence.ros2_bag import rig_recording
 
-    spec = next(s for s in LADDER if s.name == "controller")
+    spec = CONTRACT
     rig = ctx.rig
     if rig.evidence.recording is None or rig.ee_site is None:
         return [not_measured(spec)]
@@ -117,3 +120,15 @@ def assess(ctx: Any) -> list[Finding]:
             ),
         )
     ]
+
+
+CONTRACT = Branch(
+    name="controller",
+    cost=3.5,
+    needs=("evidence.dataset with actions, and model.ee_site",),
+    assess=assess,
+    plots=lambda f: plots_controller.plots(f),  # looked up when drawn: a test may replace it
+    randomization=controller_entries,
+)
+"""The controller branch's contract: its plots and its randomisation entries (the gains
+it identified)."""

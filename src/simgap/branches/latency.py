@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.branches.context import LADDER, Context, not_measured
+from simgap.branches.branch import Branch
+from simgap.branches.context import Context, not_measured
 from simgap.branches.latency_budget import BUDGET_RULE, Budget, async_budget
 from simgap.evidence.lerobot import dataset_fps
 from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
@@ -40,6 +41,8 @@ from simgap.latency.stats import (
     make_bootstrap,
     percentiles,
 )
+from simgap.randomize import latency_entries
+from simgap.report import plots_latency
 from simgap.series import StageTimes
 from simgap.validate import period_warnings
 
@@ -186,7 +189,7 @@ def analyse(
         policy_server: the deployment's policy-server address (``host:port``).
         seed: seed of the bootstrap.
     """
-    spec = next(s for s in LADDER if s.name == "latency")
+    spec = CONTRACT
     times, source = _primary_times(timing, logs)
     queue_logs = [lg for lg in logs if lg.queue_size.size]
     qs: QueueStats | None = None
@@ -504,7 +507,7 @@ def assess(ctx: Context) -> list[Finding]:
     naming the evidence when the rig has none."""
     rig = ctx.rig
     ev = rig.evidence
-    spec = next(s for s in LADDER if s.name == "latency")
+    spec = CONTRACT
     from simgap.branches import ros2_transport
 
     transport = ros2_transport.assess(ctx)  # ROS 2 bags: header stamps against log times
@@ -532,3 +535,15 @@ def assess(ctx: Context) -> list[Finding]:
             dataset_fps=dataset_fps(ev.dataset),
         )
     ] + transport
+
+
+CONTRACT = Branch(
+    name="latency",
+    cost=1.0,
+    needs=("evidence.timing_logs or evidence.client_logs/server_logs",),
+    assess=assess,
+    plots=lambda f: plots_latency.plots(f),  # looked up when drawn: a test may replace it
+    randomization=latency_entries,
+)
+"""The latency branch's contract: its plots and its randomisation entries (the added
+delay's rate, the control period)."""
