@@ -468,10 +468,9 @@ def assess(ctx: Context) -> list[Finding]:
     from simgap.branches import actuator_dataset, joint_dynamics
     from simgap.evidence.actuator_logs import rig_actuator_logs
 
-    spec = CONTRACT
     rig = ctx.rig
     if not rig.evidence.actuator_logs and rig.evidence.recording is None:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     if joint_dynamics.applies(rig):
         from simgap.branches.evidence_gate import not_run, time_base_refusal
 
@@ -482,7 +481,7 @@ def assess(ctx: Context) -> list[Finding]:
         return [actuator_dataset.finding(ctx)]
     logs = ctx.evidence.get("actuator_logs", rig_actuator_logs)
     if not logs:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     out_dir = None if ctx.out_dir is None else Path(ctx.out_dir) / "actuator"
     ctx.progress("actuator: fitting the ladder", 0.0)
     out, _ = analyse(
@@ -495,7 +494,7 @@ def assess(ctx: Context) -> list[Finding]:
     return [finding_from(out)]
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="actuator",
     cost=3.0,
     needs=("evidence.actuator_logs or evidence.dataset",),

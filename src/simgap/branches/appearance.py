@@ -442,10 +442,10 @@ def assess(ctx: Context) -> list[Finding]:
     """
     rig = ctx.rig
     if rig.camera is None:
-        return [not_measured(CONTRACT, "Not measured: the rig has no [camera] section.")]
+        return [not_measured(SPEC, "Not measured: the rig has no [camera] section.")]
     has_ds = rig.evidence.dataset is not None and rig.camera.recorded
     if rig.evidence.frames is None and not has_ds:
-        return [not_measured(CONTRACT)]
+        return [not_measured(SPEC)]
     fs = ctx.evidence.get("frames", load_frames)
     states = ctx.evidence.get("initial_states", load_initial_states)
     ctx.progress("appearance: rendering", 0.0)
@@ -460,7 +460,7 @@ def assess(ctx: Context) -> list[Finding]:
     return findings(rig, res, vis, states)
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name=BRANCH,
     cost=4.0,
     needs=("evidence.frames or camera frames in evidence.dataset", "a [camera] section"),

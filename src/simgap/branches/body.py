@@ -187,14 +187,14 @@ def assess(ctx: Context) -> list[Finding]:
     """Joint zero offsets and the frame origin."""
     rig = ctx.rig
     if rig.evidence.static_object_poses is None and rig.origin_reference_m is None:
-        return [not_measured(CONTRACT)]
+        return [not_measured(SPEC)]
     poses = None
     if rig.evidence.static_object_poses is not None:
         poses = ctx.evidence.get("static_object_poses", load_static_poses)
     return run(rig, poses)
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name=BRANCH,
     cost=3.7,
     needs=("evidence.static_object_poses or frame.origin_reference_m",),

@@ -6,7 +6,7 @@ through this value, never by a module's name: the ladder calls ``assess`` in ``c
 ``simgap randomize`` (and the fleet's spec) writes its entries with ``randomization``; and its
 typed records are the ones ``simgap.figures.registry`` lists under its name (``records``).
 
-Each branch module ends in its ``CONTRACT = Branch(...)``; ``simgap.branches.ladder_list``
+Each branch module ends in its ``SPEC = Branch(...)``; ``simgap.branches.ladder_list``
 lists them (the ladder's rungs, and every branch a finding can name).
 """
 

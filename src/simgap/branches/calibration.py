@@ -11,7 +11,7 @@ from __future__ import annotations
 from simgap.branches.branch import Branch
 from simgap.calibration.finding import BRANCH
 
-CONTRACT = Branch(
+SPEC = Branch(
     name=BRANCH,
     cost=0.0,
     needs=("LeRobot calibration files (simgap calibration check|compare)",),

@@ -230,10 +230,9 @@ def _not_measured(spec: Any, rig: Rig) -> Finding:
 
 def assess(ctx: Any) -> list[Finding]:
     """The contact finding for ``ctx.rig`` (its evidence.push_logs)."""
-    spec = CONTRACT
     rig: Rig = ctx.rig
     if not rig.evidence.push_logs or rig.object_body is None or rig.object_geom is None:
-        return [_not_measured(spec, rig)]
+        return [_not_measured(SPEC, rig)]
     problems = [p.to_dict() for p in lint_model(rig.model_path)]
     logs = ctx.evidence.get("push_logs", push_logs)
     noise = _noise(rig)
@@ -377,7 +376,7 @@ def assess(ctx: Any) -> list[Finding]:
     ]
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="contact",
     cost=2.0,
     needs=("evidence.push_logs (logged pushes) and model.object_body",),

@@ -59,10 +59,9 @@ def assess(ctx: Any) -> list[Finding]:
     from simgap.branches.context import not_measured
     from simgap.evidence.ros2_bag import rig_recording
 
-    spec = CONTRACT
     rig = ctx.rig
     if rig.evidence.recording is None or rig.ee_site is None:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     from simgap.branches import controller_record, joint_dynamics
     from simgap.branches.evidence_gate import not_run, time_base_refusal
 
@@ -122,7 +121,7 @@ def assess(ctx: Any) -> list[Finding]:
     ]
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="controller",
     cost=3.5,
     needs=("evidence.dataset with actions, and model.ee_site",),

@@ -246,7 +246,7 @@ def assess(ctx: Context) -> list[Finding]:
     return [to_finding(c) for c in checks(ctx)]
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="envelope",
     cost=0.8,
     needs=("evidence.dataset and a [training] section",),

@@ -261,7 +261,7 @@ def not_run(branch: str, title: str, refusal: Finding) -> Finding:
     )
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name=BRANCH,
     cost=0.0,
     needs=("evidence.dataset (the recording the fits read)",),

@@ -1,7 +1,7 @@
 """Every branch's contract, listed once: the ladder's rungs in cost order (``LADDER``) and
 every branch a finding can name (``BRANCHES``: the evidence gate, the rungs, calibration).
 
-The lists hold each branch module's ``CONTRACT`` (a ``Branch``), imported directly: every
+The lists hold each branch module's ``SPEC`` (a ``Branch``), imported directly: every
 branch ships, and nothing is found by a module's name. The report finds a finding's plots
 here (``branch_named``), and ``simgap randomize`` and the fleet take the branches' entry
 builders from here (``entry_builders``).
@@ -29,20 +29,20 @@ from simgap.branches.branch import Branch
 from simgap.randomize import EntryBuilder
 
 LADDER: tuple[Branch, ...] = (
-    plumbing.CONTRACT,
-    training.CONTRACT,
-    phases.CONTRACT,
-    envelope.CONTRACT,
-    latency.CONTRACT,
-    contact.CONTRACT,
-    actuator.CONTRACT,
-    controller.CONTRACT,
-    body.CONTRACT,
-    appearance.CONTRACT,
+    plumbing.SPEC,
+    training.SPEC,
+    phases.SPEC,
+    envelope.SPEC,
+    latency.SPEC,
+    contact.SPEC,
+    actuator.SPEC,
+    controller.SPEC,
+    body.SPEC,
+    appearance.SPEC,
 )
 """The ladder's rungs, cheapest first; each has an ``assess``."""
 
-BRANCHES: tuple[Branch, ...] = (evidence_gate.CONTRACT, *LADDER, calibration.CONTRACT)
+BRANCHES: tuple[Branch, ...] = (evidence_gate.SPEC, *LADDER, calibration.SPEC)
 """Every branch a finding can name: the evidence gate (run before the rungs), the rungs, and
 calibration (a command of its own)."""
 

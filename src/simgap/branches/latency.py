@@ -189,7 +189,6 @@ def analyse(
         policy_server: the deployment's policy-server address (``host:port``).
         seed: seed of the bootstrap.
     """
-    spec = CONTRACT
     times, source = _primary_times(timing, logs)
     queue_logs = [lg for lg in logs if lg.queue_size.size]
     qs: QueueStats | None = None
@@ -201,7 +200,7 @@ def analyse(
             np.concatenate(server_mg) if server_mg else None,
         )
     if times is None and qs is None:
-        return not_measured(spec, "Not measured: the logs given hold no per-tick timing.")
+        return not_measured(SPEC, "Not measured: the logs given hold no per-tick timing.")
     warns = list(timing.warnings if timing else ()) + [w for lg in logs for w in lg.warnings]
     coarse = times is not None and whole_second_stamps(times.t)
     if coarse:  # LeRobot stamps its log lines to the second: no tick interval from them
@@ -507,14 +506,13 @@ def assess(ctx: Context) -> list[Finding]:
     naming the evidence when the rig has none."""
     rig = ctx.rig
     ev = rig.evidence
-    spec = CONTRACT
     from simgap.branches import ros2_transport
 
     transport = ros2_transport.assess(ctx)  # ROS 2 bags: header stamps against log times
     if not (ev.timing_logs or ev.server_logs or ev.client_logs):
         return transport or [
             not_measured(
-                spec,
+                SPEC,
                 "Not measured: the rig names no timing log "
                 "(evidence.timing_logs) and no LeRobot async log "
                 "(evidence.server_logs / evidence.client_logs).",
@@ -537,7 +535,7 @@ def assess(ctx: Context) -> list[Finding]:
     ] + transport
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="latency",
     cost=1.0,
     needs=("evidence.timing_logs or evidence.client_logs/server_logs",),

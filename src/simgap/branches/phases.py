@@ -297,7 +297,7 @@ def assess(ctx: Context) -> list[Finding]:
     return [_finding(evaluate(ctx))]
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="phases",
     cost=0.7,
     needs=("evidence.dataset or evidence.sim_dataset (recorded rollouts)",),

@@ -24,7 +24,7 @@ def assess(ctx: Context) -> list[Finding]:
     if rig.evidence.trace is None:
         return [
             not_measured(
-                CONTRACT,
+                SPEC,
                 "Not measured: the rig names no deployment trace "
                 "(evidence.trace). Run your deployment script against "
                 "simgap's fake arm, or log one from the real arm "
@@ -47,7 +47,7 @@ def assess(ctx: Context) -> list[Finding]:
     if not findings:
         return [
             not_measured(
-                CONTRACT,
+                SPEC,
                 "Not measured: the trace holds nothing the audit can "
                 "check (no actions, images, registers or meta).",
             )
@@ -65,7 +65,7 @@ def run_audit(trace_path: str | Path, rig_path: str | Path | None = None) -> Aud
     return audit_trace(trace, rig, checkpoint=probe_for(trace))
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name="plumbing",
     cost=0.5,
     needs=("evidence.trace (a deployment trace from the fake arm or the real one)",),

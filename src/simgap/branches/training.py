@@ -83,7 +83,7 @@ def assess(ctx: Context) -> list[Finding]:
     return audit_training(rig, side)
 
 
-CONTRACT = Branch(
+SPEC = Branch(
     name=BRANCH,
     cost=0.6,
     needs=("a [training] section (simgap init --maniskill-config)",),
