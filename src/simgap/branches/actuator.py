@@ -37,6 +37,7 @@ from simgap.actuator.ladder import (
     log_floors,
 )
 from simgap.actuator.servo import PARAM_NAMES, Drive, bam_drive, pendulum_load, rig_drive
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context, not_measured
 from simgap.errors import InputError
 from simgap.export import bam as export_bam
@@ -46,6 +47,8 @@ from simgap.figures.actuator import LadderDetails, LadderFigures
 from simgap.finding import Finding, Verdict
 from simgap.fit.verdict import verdict
 from simgap.outputs import atomic_write_json, atomic_write_text
+from simgap.randomize import actuator_entries
+from simgap.report import plots_actuator
 from simgap.rig import Rig
 from simgap.safe_names import checked_python, safe_filename
 from simgap.series import Trajectory
@@ -483,13 +486,11 @@ def finding_from(out: dict[str, Any]) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """Run the branch on the rig's actuator logs or LeRobot dataset."""
     from simgap.branches import actuator_dataset, joint_dynamics
-    from simgap.branches.context import LADDER
     from simgap.evidence.actuator_logs import rig_actuator_logs
 
-    spec = next(s for s in LADDER if s.name == "actuator")
     rig = ctx.rig
     if not rig.evidence.actuator_logs and rig.evidence.recording is None:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     if joint_dynamics.applies(rig):
         from simgap.branches.evidence_gate import not_run, time_base_refusal
 
@@ -500,7 +501,7 @@ def assess(ctx: Context) -> list[Finding]:
         return [actuator_dataset.finding(ctx)]
     logs = ctx.evidence.get("actuator_logs", rig_actuator_logs)
     if not logs:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     out_dir = None if ctx.out_dir is None else Path(ctx.out_dir) / "actuator"
     ctx.progress("actuator: fitting the ladder", 0.0)
     out, _ = analyse(
@@ -511,3 +512,15 @@ def assess(ctx: Context) -> list[Finding]:
         use_net=bool(ctx.options.get("actuator_net", True)),
     )
     return [finding_from(out)]
+
+
+SPEC = Branch(
+    name="actuator",
+    cost=3.0,
+    needs=("evidence.actuator_logs or evidence.dataset",),
+    assess=assess,
+    plots=lambda f: plots_actuator.plots(f),  # looked up when drawn: a test may replace it
+    randomization=actuator_entries,
+)
+"""The actuator branch's contract: its plots and its randomisation entries (servo delay,
+lag, gains)."""

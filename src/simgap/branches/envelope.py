@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.branches.phases import episode_records
@@ -39,6 +40,7 @@ from simgap.evidence.episodes_io import (
 from simgap.figures.envelope import envelope_records
 from simgap.figures.evidence import TimeBaseFigures
 from simgap.finding import Finding, Verdict
+from simgap.report import plots_envelope
 from simgap.rig import Rig
 
 _VERDICT = {
@@ -242,3 +244,13 @@ def to_finding(c: EnvelopeCheck) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """One Finding per envelope check."""
     return [to_finding(c) for c in checks(ctx)]
+
+
+SPEC = Branch(
+    name="envelope",
+    cost=0.8,
+    needs=("evidence.dataset and a [training] section",),
+    assess=assess,
+    plots=lambda f: plots_envelope.plots(f),  # looked up when drawn: a test may replace it
+)
+"""The training-envelope branch's contract: its plots; no randomisation entries."""

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simgap.branches.ladder_list import entry_builders
 from simgap.errors import InputError
 from simgap.finding import Diagnosis
 from simgap.fleet.aggregate import FleetSummary, ParamSpread
@@ -151,9 +152,10 @@ def fleet_entries(summary: FleetSummary) -> list[Entry]:
 
 
 def fleet_spec(summary: FleetSummary, base: Diagnosis, name: str = "fleet") -> RandomizationSpec:
-    """The randomisation spec of a fleet: the base arm's spec with every entry the fleet
-    measured replaced by the fleet's (``REPLACED`` and the per-joint entries)."""
-    spec = build_spec(base)
+    """The randomisation spec of a fleet: the base arm's spec (its branches' entries) with
+    every entry the fleet measured replaced by the fleet's (``REPLACED`` and the per-joint
+    entries)."""
+    spec = build_spec(base, entry_builders())
     measured = fleet_entries(summary)
     names = {e.name for e in measured}
     kept = [e for e in spec.entries if e.name not in names]
