@@ -287,3 +287,52 @@ def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
         pytest.approx(0.006),
         "defaulted",
     )
+
+
+def test_passive_joint_damping_is_never_pinned_as_the_pd_gain() -> None:
+    """A joint fit that identified the joint's passive damping but not kv (masked by a
+    saturating force) gives no kv entry: the damping is not the actuator's velocity gain."""
+    from simgap.figures.actuator import JointDynamicsFigures
+
+    fig = JointDynamicsFigures.from_mapping(
+        {
+            "delay_s": {"wrist_flex": 0.045},
+            "params": {"wrist_flex": {"kp": 20.0, "damping": 0.615}},
+            "not_identifiable": {"wrist_flex": {"kv": "masked: force saturated"}},
+        },
+        strict=False,
+    )
+    diag = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(Finding("actuator", Verdict.IMPLICATED, kind="joint_dynamics", figures=fig),),
+    )
+    names = {e.name for e in build_spec(diag, entry_builders()).entries}
+    assert "kp" in names and "kv" not in names
+
+
+@pytest.mark.parametrize(
+    ("interval", "low", "high"),
+    [((0.0276, None), 0.0276, 0.0552), ((0.01, 0.02), 0.01, 0.02), ((None, 0.02), 0.01, 0.02)],
+)
+def test_mass_range_keeps_to_what_the_pushes_bound(
+    interval: tuple[float | None, float | None], low: float, high: float
+) -> None:
+    """Pushes that leave the mass's best fit open but bound it (the demo's: at least 27.6 g,
+    its model says 3 g) give a range inside what they allow, not a default about the model's
+    mass that the evidence excludes."""
+    diag = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(
+            Finding(
+                "contact",
+                Verdict.IMPLICATED,
+                figures=ContactFigures.from_mapping(
+                    {"mass_nominal": 0.003, "mass_interval": list(interval)}
+                ),
+            ),
+        ),
+    )
+    mass = build_spec(diag, entry_builders()).entry("object_mass_kg")
+    assert (mass.low, mass.high, mass.source) == (pytest.approx(low), pytest.approx(high), "fitted")

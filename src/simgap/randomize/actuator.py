@@ -55,7 +55,7 @@ def actuator_entries(draft: Draft) -> list[Entry]:
         ("servo_lag_time_constant_s", ("lag_time_constant_s", "time_constant_s", "lag_s", "tau_s")),
         ("kp_scale", ("kp_scale", "gain_scale")),
         ("kp", ("kp", "stiffness")),
-        ("kv", ("kv", "damping")),
+        ("kv", ("kv",)),  # never the joint's passive damping: not the PD gain
     ):
         v = next((fig[k] for k in keys if k in fig), None)
         if v is not None:

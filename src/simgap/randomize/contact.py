@@ -78,6 +78,48 @@ def _pad_friction(fig: ContactFigures | None, pads: str) -> Entry:
     )
 
 
+def _mass_from_interval(fig: ContactFigures | None, target: str) -> Entry | None:
+    """The object's mass range the pushes allow, where they bound it on one side or both
+    though they leave its best fit open: the interval itself when closed; from its lower end
+    to twice that end when only the upper end is open (the factor a default, said in the
+    note); from half its upper end to it when only the lower end is open. None when the
+    finding bounds neither end: a range about the model's mass must then not contradict
+    evidence that is absent."""
+    iv = fig.mass_interval if fig is not None else None
+    lo, hi = (finite(iv[0]), finite(iv[1])) if iv is not None else (None, None)
+    lo = lo if lo is not None and lo > 0 else None
+    hi = hi if hi is not None and hi > 0 else None
+    if lo is None and hi is None:
+        return None
+    if lo is not None and hi is not None:
+        low, high, how = lo, hi, "the pushes' 95 % interval"
+    elif lo is not None:
+        low, high, how = (
+            lo,
+            2.0 * lo,
+            "from the pushes' 95 % lower bound to twice it (the upper end is open: "
+            "the factor 2 is a default)",
+        )
+    else:
+        assert hi is not None
+        low, high, how = (
+            0.5 * hi,
+            hi,
+            "from half the pushes' 95 % upper bound (the lower end is open: the "
+            "factor is a default) to it",
+        )
+    return Entry(
+        "object_mass_kg",
+        "range",
+        "fitted",
+        low=low,
+        high=high,
+        distribution="log_uniform",
+        target=target,
+        note=f"the pushes did not pin the mass but bound it: {how}; weigh the parts to replace it.",
+    )
+
+
 def contact_entries(draft: Draft) -> list[Entry]:
     """The contact branch's entries: the pad friction (identified, or defaulted) and the
     object's mass range (about the fitted or the model's mass, or Peng et al.'s default)."""
@@ -103,6 +145,8 @@ def contact_entries(draft: Draft) -> list[Entry]:
                 "replace it.",
             )
         )
+    elif (bounded := _mass_from_interval(fig, rig_object)) is not None:
+        out.append(bounded)
     elif nominal is not None:
         out.append(
             Entry(
