@@ -127,13 +127,10 @@ def one_bench(
     max_delay_s: float = 0.040,
     shared_delay: bool = False,
 ) -> dict[str, Any]:
-    from simgap.actuator.excite_for import (
-        _log,
-        estimate_from_identification,
-        identify_with,
-        next_motion,
-        outcome,
-    )
+    from simgap.actuator.excite_check import identify_with, outcome
+    from simgap.actuator.excite_estimate import estimate_from_identification
+    from simgap.actuator.excite_for import next_motion
+    from simgap.actuator.excite_replay import episode_log
     from simgap.branches.joint_dynamics import FIT_SECONDS, MAX_FIT_EPISODES, dataset_logs
     from simgap.demo.factory import apply_truth, make_so101_bench, nominal_model, quantise
     from simgap.demo.factory import simulate as simulate_bench
@@ -202,7 +199,10 @@ def one_bench(
     q = quantise(q, rig.encoder_rad)
     t = np.arange(nm.commands.shape[0]) / bench.fps
     res1 = identify_with(
-        rig, [*logs, _log(t, nm.commands, rig.joint_names, "designed")], [*targets, q], rig.clock
+        rig,
+        [*logs, episode_log(t, nm.commands, rig.joint_names, "designed")],
+        [*targets, q],
+        rig.clock,
     )
     after = outcome(res1, joint, "armature")
     row["fit_rms_after_rad"] = float(res1.best_rms[a])

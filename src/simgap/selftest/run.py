@@ -323,7 +323,7 @@ def real_beside(
     """Family -> joint -> what the real diagnosis states (value and interval, or declared
     not identifiable), for the families of ``rows``; empty without a real diagnosis or
     without its actuator finding."""
-    from simgap.actuator.excite_for import from_bench_logs
+    from simgap.actuator.excite_estimate import from_bench_logs
 
     act = _actuator(real or {})
     if act is None:
