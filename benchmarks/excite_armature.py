@@ -61,7 +61,8 @@ def truth_replay(
     RMS change [rad] for commands moved by 1e-12 rad (first fitted episode)."""
     from simgap.actuator.joint_id import IdConfig
     from simgap.actuator.joint_problem import KINDS, JointProblem
-    from simgap.demo.factory import faulty_model, simulate
+    from simgap.demo.bench_sim import simulate
+    from simgap.demo.factory import faulty_model
     from simgap.fit.profile import grid_fit
     from simgap.sim.replay import CLOCKS
 
@@ -132,8 +133,10 @@ def one_bench(
     from simgap.actuator.excite_for import next_motion
     from simgap.actuator.excite_replay import episode_log
     from simgap.branches.joint_dynamics import FIT_SECONDS, MAX_FIT_EPISODES, dataset_logs
-    from simgap.demo.factory import apply_truth, make_so101_bench, nominal_model, quantise
-    from simgap.demo.factory import simulate as simulate_bench
+    from simgap.demo.bench_sim import quantise
+    from simgap.demo.bench_sim import simulate as simulate_bench
+    from simgap.demo.factory import make_so101_bench
+    from simgap.demo.nominal import apply_truth, nominal_model
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 

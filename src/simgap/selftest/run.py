@@ -215,7 +215,7 @@ def run_selftest(
         InputError: the rig or its dataset is not usable, or ``out_dir`` clashes with an
             input (nothing is written then).
     """
-    from simgap.demo.factory import nominal_model, nominal_params
+    from simgap.demo.nominal import nominal_model, nominal_params
     from simgap.sim.rig_names import load_checked_rig
 
     rig = load_checked_rig(rig_path)
