@@ -8,16 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator.excite_design import (
-    DELAY,
-)
-from simgap.actuator.excite_estimate import (
-    Estimate,
-)
+from simgap.actuator.excite_design import DELAY
+from simgap.actuator.excite_estimate import Estimate
 from simgap.actuator.excite_motion import Design
-from simgap.actuator.excite_replay import (
-    episode_log,
-)
+from simgap.actuator.excite_replay import episode_log
 from simgap.actuator.joint_problem import JointProblem
 from simgap.rig import Rig
 

@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simgap.actuator.excite_design import (
-    DELAY,
-)
+from simgap.actuator.excite_design import DELAY
 from simgap.actuator.joint_problem import KINDS
 from simgap.errors import InputError
 from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures, LadderFigures

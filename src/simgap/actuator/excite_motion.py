@@ -9,11 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator.excite_design import (
-    DELAY,
-    Prediction,
-    Segment,
-)
+from simgap.actuator.excite_design import DELAY, Prediction, Segment
 
 UNBOUNDED_SPAN = 1e6
 """A predicted interval of a kind spanning more than this factor (hi / lo, x1000 either side

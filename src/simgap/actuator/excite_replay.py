@@ -10,12 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.actuator.excite_design import (
-    sensitivities,
-)
-from simgap.actuator.excite_estimate import (
-    Estimate,
-)
+from simgap.actuator.excite_design import sensitivities
+from simgap.actuator.excite_estimate import Estimate
 from simgap.actuator.joint_problem import JointProblem
 from simgap.rig import Rig
 

@@ -8,13 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from simgap.errors import InputError
-from simgap.fleet.jobs import (
-    DIGEST_FILE,
-    FLEET_FILE,
-    FLEET_HTML,
-    WRITTEN_FILE,
-    RigJob,
-)
+from simgap.fleet.jobs import DIGEST_FILE, FLEET_FILE, FLEET_HTML, WRITTEN_FILE, RigJob
 from simgap.outputs import input_clash
 
 

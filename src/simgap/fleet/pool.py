@@ -8,10 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from simgap.fleet.jobs import (
-    RigJob,
-    RigResult,
-)
+from simgap.fleet.jobs import RigJob, RigResult
 from simgap.fleet.worker import STOP_GRACE_S, diagnose_one, in_worker, watch_parent
 
 
@@ -68,7 +65,7 @@ def run_local(todo: list[RigJob], jobs: int, emit: Callable[[RigResult], None]) 
 
 
 def run_ray(todo: list[RigJob], address: str, jobs: int, emit: Callable[[RigResult], None]) -> None:
-    from simgap.fit.backends import ray_init
+    from simgap.fit.ray_cluster import ray_init
 
     ray, started = ray_init(address, num_cpus=jobs)
     pending: list[Any] = []

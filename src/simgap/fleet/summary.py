@@ -11,11 +11,7 @@ from pathlib import Path
 from simgap.errors import InputError
 from simgap.finding import Diagnosis, load_diagnosis
 from simgap.fleet.aggregate import FleetSummary, aggregate
-from simgap.fleet.jobs import (
-    FLEET_FILE,
-    FLEET_HTML,
-    RigResult,
-)
+from simgap.fleet.jobs import FLEET_FILE, FLEET_HTML, RigResult
 from simgap.outputs import atomic_write_json, resolve_paths
 
 

@@ -12,12 +12,7 @@ from typing import Any
 
 from simgap.errors import InputError, SimgapError
 from simgap.fleet.arm_folders import written_files
-from simgap.fleet.jobs import (
-    DIGEST_FILE,
-    WRITTEN_FILE,
-    RigJob,
-    RigResult,
-)
+from simgap.fleet.jobs import DIGEST_FILE, WRITTEN_FILE, RigJob, RigResult
 from simgap.outputs import atomic_write_json, atomic_write_text, input_clash
 
 PARENT_POLL_S = 0.5

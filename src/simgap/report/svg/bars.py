@@ -5,17 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from simgap.report.svg.frame import (
-    PAD_B,
-    PAD_L,
-    PAD_R,
-    PALETTE,
-    Frame,
-    H,
-    W,
-    legend,
-    wrap,
-)
+from simgap.report.svg.frame import PAD_B, PAD_L, PAD_R, PALETTE, Frame, H, W, legend, wrap
 from simgap.report.svg.scale import fmt
 from simgap.report.svg.text import esc
 

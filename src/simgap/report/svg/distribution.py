@@ -8,13 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from simgap.report.svg.frame import (
-    PALETTE,
-    Frame,
-    finite,
-    vline,
-    wrap,
-)
+from simgap.report.svg.frame import PALETTE, Frame, finite, vline, wrap
 from simgap.report.svg.scale import axis_range, degenerate
 
 

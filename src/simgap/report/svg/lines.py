@@ -5,15 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from simgap.report.svg.frame import (
-    PAD_L,
-    PAD_R,
-    PALETTE,
-    Frame,
-    W,
-    legend,
-    wrap,
-)
+from simgap.report.svg.frame import PAD_L, PAD_R, PALETTE, Frame, W, legend, wrap
 from simgap.report.svg.text import esc
 
 
