@@ -420,11 +420,11 @@ class _FakeRay:
 
 @pytest.fixture
 def fake_ray(monkeypatch: pytest.MonkeyPatch) -> _FakeRay:
-    from simgap.fit import backends
+    from simgap.fit import ray_cluster
 
     fake = _FakeRay()
     monkeypatch.setitem(sys.modules, "ray", fake)
-    monkeypatch.setattr(backends, "_installed", lambda m: True)
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: True)
     return fake
 
 

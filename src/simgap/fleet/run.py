@@ -3,8 +3,8 @@
 Rigs run in parallel: on local processes by default (``ProcessPoolExecutor``, spawned so
 MuJoCo's threads are never forked), or on a Ray cluster, one task per rig (``ray``:
 ``local`` starts an instance on this machine, anything else is a validated address joined
-through ``simgap.fit.backends.ray_init``). Inside a Ray task the rig's fits send their
-candidate batches to the same cluster through ``simgap.fit.backends.RayBackend`` (actors
+through ``simgap.fit.ray_cluster.ray_init``). Inside a Ray task the rig's fits send their
+candidate batches to the same cluster through ``simgap.fit.ray_backend.RayBackend`` (actors
 that reserve no CPU of their own: the task already holds one, so the tasks cannot starve
 their actors). A rig's own ``[compute]`` section is ignored unless ``allow_rig_compute``.
 
@@ -27,7 +27,8 @@ second and stops, so nothing diagnoses on after the fleet is gone.
 
 Layout of ``DIR``: ``<arm>/`` (``findings.json``, ``report.html``, artifacts,
 ``inputs.sha256``) per rig, ``fleet.json`` (every rig's status and the aggregate) and
-``fleet.html`` (the fleet report)."""
+``fleet.html`` (the fleet report).
+"""
 
 from __future__ import annotations
 
@@ -40,10 +41,7 @@ from pathlib import Path
 from simgap.errors import InputError
 from simgap.fleet.aggregate import FleetSummary
 from simgap.fleet.arm_folders import check_outputs, is_current
-from simgap.fleet.jobs import (
-    RigResult,
-    plan,
-)
+from simgap.fleet.jobs import RigResult, plan
 from simgap.fleet.pool import run_local, run_ray
 from simgap.fleet.summary import summarise, write_fleet
 from simgap.fleet.worker import diagnose_one
@@ -95,7 +93,8 @@ def run_fleet(
         InputError: a rig does not load, the ``ray`` address is not valid, or an output
             would touch a file the fleet did not write (nothing is written then).
     """
-    from simgap.fit.backends import check_reachable, compute_ignored_note, parse_ray_address
+    from simgap.fit.backends import compute_ignored_note
+    from simgap.fit.ray_cluster import check_reachable, parse_ray_address
 
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
