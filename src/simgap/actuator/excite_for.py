@@ -8,7 +8,8 @@ current estimate (the best fit whole, ``params_fitted``; the delays; the recorde
 recording plus that episode, and (``check``) simulates the episode on the current estimate,
 adds it to the recording and runs the identification, so the prediction is held against a
 fit. The caller writes the episode as a LeRobot v3 dataset (``episode_frames``) with
-``readme`` beside it."""
+``readme`` beside it.
+"""
 
 from __future__ import annotations
 
