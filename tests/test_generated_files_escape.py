@@ -493,7 +493,7 @@ def _init_case(
 def test_init_rig_holds_any_joint_and_recorded_name(
     tmp_path_factory: pytest.TempPathFactory, joints: list[str], tag: str
 ) -> None:
-    from simgap.rig.init import draft_rig
+    from simgap.rig.init.draft import draft_rig
     from simgap.sim.model import load_model
 
     root = tmp_path_factory.mktemp("init")

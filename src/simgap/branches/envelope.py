@@ -18,14 +18,11 @@ from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.branches.phases import episode_records
-from simgap.episodes.envelope import (
-    EnvelopeCheck,
-    grasp_evidence,
-    grasp_margin_check,
-    noise_check,
-    rate_check,
-    speed_check,
-)
+from simgap.episodes.envelope import EnvelopeCheck
+from simgap.episodes.envelope_grasp import grasp_evidence, grasp_margin_check
+from simgap.episodes.envelope_noise import noise_check
+from simgap.episodes.envelope_rate import rate_check
+from simgap.episodes.envelope_speed import speed_check
 from simgap.episodes.placements import placements_check
 from simgap.episodes.segment import segment
 from simgap.episodes.time_base import REFUSAL_FIX

@@ -14,7 +14,8 @@ from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.finding import Finding, Verdict
-from simgap.plumbing.training import BRANCH, RigSide, audit_training
+from simgap.plumbing.training import audit_training
+from simgap.plumbing.training_findings import BRANCH, RigSide
 from simgap.sim.kinematics import rig_mount_points
 
 TRAINING_KEYS = (

@@ -23,8 +23,9 @@ import numpy as np
 from simgap.contact.profile import interval
 from simgap.errors import InputError
 from simgap.fit import search
-from simgap.fit.backends import LocalBackend, ReplayProblem
+from simgap.fit.local_backend import LocalBackend
 from simgap.fit.params import Param, ParamSet
+from simgap.fit.replay_problem import ReplayProblem
 from simgap.values.push import PushLog
 
 TWO_D_REFUSAL = (

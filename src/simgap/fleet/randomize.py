@@ -169,7 +169,8 @@ def load_fleet_spec(fleet_dir: str | Path) -> tuple[RandomizationSpec, Path | No
     Raises:
         InputError: the folder has no ``fleet.json``, or no arm has findings.
     """
-    from simgap.fleet.run import FLEET_FILE, summarise_folder
+    from simgap.fleet.jobs import FLEET_FILE
+    from simgap.fleet.summary import summarise_folder
 
     d = Path(fleet_dir)
     if not (d / FLEET_FILE).is_file():
