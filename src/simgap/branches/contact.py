@@ -150,8 +150,8 @@ def offer_patch(
     rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_dir: Any
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """Write, replay and judge the pair patch: (artifacts, details)."""
-    from simgap.contact.identify import replay_logs
     from simgap.contact.pair import pair_entry, patch_xml, write_checked
+    from simgap.contact.sweep import replay_logs
     from simgap.sim.contact_pair import replay_file
 
     entries = patch_entries(fit)

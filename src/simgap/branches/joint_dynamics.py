@@ -291,8 +291,6 @@ def proof_stretches(
     whole, then each fitted episode from ``TAIL_WARMUP_S`` before the end of what the fit
     replayed (a stretch starts at rest, so its first second is not scored), where at least
     ``MIN_TAIL_S`` are left to score."""
-    from simgap.series import Trajectory
-
     out, skip = list(whole[n_fit:]), [0.0] * max(0, len(whole) - n_fit)
     for tr in whole[:n_fit]:
         t = np.asarray(tr.t, dtype=float)
@@ -300,16 +298,7 @@ def proof_stretches(
         if rel[-1] - fit_seconds < MIN_TAIL_S:
             continue
         keep = rel >= fit_seconds - TAIL_WARMUP_S - 1e-9
-        out.append(
-            Trajectory(
-                t=t[keep],
-                q_cmd=np.asarray(tr.q_cmd)[keep],
-                q=np.asarray(tr.q)[keep],
-                joint_names=tr.joint_names,
-                episode=tr.episode,
-                source=f"{tr.source} (after the fit's {fit_seconds:g} s)",
-            )
-        )
+        out.append(tr.rows(keep, f"{tr.source} (after the fit's {fit_seconds:g} s)"))
         skip.append(float(fit_seconds - rel[keep][0]))
     return out, skip
 
