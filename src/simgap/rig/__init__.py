@@ -2,8 +2,9 @@
 
 ``model`` holds the value types, ``schema`` and ``checks`` what a rig file may say, ``load``
 reads one (a reader per table: ``joints``, ``camera``, ``training``, ``deploy``,
-``evidence``, over the value checks in ``fields``). ``simgap.rig.init`` (``simgap init``: a first rig.toml from a dataset) sits a
-layer higher, since it reads evidence and ManiSkill; it is not imported here.
+``evidence``, over the value checks in ``fields``). ``simgap.rig.init`` (``simgap init``: a
+first rig.toml from a dataset) sits a layer higher, since it reads evidence and ManiSkill; it
+is not imported here.
 """
 
 from simgap.rig.load import load_rig, rig_from_dict
