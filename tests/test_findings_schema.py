@@ -42,7 +42,7 @@ def test_every_typed_kind_has_a_rule_and_units_for_its_numbers() -> None:
         for r in rules
         if "if" in r
     }
-    assert {(r.branch, r.kind) for r in (*FIGURES, *DETAILS)} <= named
+    assert {(r.branch, k) for r in (*FIGURES, *DETAILS) for k in r.serves()} <= named
     for record in FIGURES:
         assert record.branch, f"{record.__name__} names no branch"
         props = schema["$defs"][record.__name__]["properties"]
@@ -112,3 +112,46 @@ def test_the_suite_checked_what_simgap_wrote(
     # the demo ran under the session's check (conftest), so at least its file was held to
     # the schema as it was written
     assert findings_follow_the_published_schema, "no findings.json was checked as written"
+
+
+def test_one_details_record_serves_every_training_check() -> None:
+    """The training audit's checks share one details record: the registry and the schema
+    name it for each check's kind, and a finding built from it takes the figures' kind."""
+    from simgap.figures.registry import details_type, figures_type
+    from simgap.figures.training import TRAINING_FIGURES, TrainingDetails, TrainingRateFigures
+    from simgap.finding import Finding, Verdict
+
+    kinds = {r.kind for r in TRAINING_FIGURES}
+    assert len(kinds) == 9 and set(TrainingDetails.serves()) == kinds
+    assert all(details_type("training", k) is TrainingDetails for k in kinds)
+    assert all(figures_type("training", k) is not TrainingDetails for k in kinds)
+    assert details_type("training", "") is None
+    rules = findings_schema()["$defs"]["Finding"]["allOf"]
+    refs = {
+        r["if"]["properties"]["kind"]["const"]
+        for r in rules
+        if "if" in r
+        and r["if"]["properties"]["branch"]["const"] == "training"
+        and "details" in r["then"]["properties"]
+    }
+    assert refs == kinds
+    f = Finding(
+        branch="training",
+        verdict=Verdict.ELIMINATED,
+        figures=TrainingRateFigures(check="control_rate"),
+        details=TrainingDetails(check="control_rate", provenance={"control.dt_s": "given"}),
+    )
+    assert f.kind == "control_rate"
+    back = Finding.from_dict(json.loads(json.dumps(f.to_dict())))
+    assert back.details == f.details and back.kind == "control_rate"
+    with pytest.raises(ValueError, match="several kinds"):
+        Finding(
+            branch="training", verdict=Verdict.ELIMINATED, details=TrainingDetails(check="origin")
+        )
+    with pytest.raises(ValueError, match="not 'no_such_check'"):
+        Finding(
+            branch="training",
+            verdict=Verdict.ELIMINATED,
+            details=TrainingDetails(check="origin"),
+            kind="no_such_check",
+        )

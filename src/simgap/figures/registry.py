@@ -42,7 +42,7 @@ from simgap.figures.evidence import (
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 from simgap.figures.phases import PhasesDetails, PhasesFigures
 from simgap.figures.plumbing import PLUMBING_DETAILS, PLUMBING_FIGURES
-from simgap.figures.training import TRAINING_DETAILS, TRAINING_FIGURES
+from simgap.figures.training import TRAINING_FIGURES, TrainingDetails
 
 FIGURES: tuple[type[Record], ...] = (
     LatencyFigures,
@@ -86,18 +86,20 @@ DETAILS: tuple[type[Record], ...] = (
     PhasesDetails,
     *ENVELOPE_DETAILS,
     *PLUMBING_DETAILS,
-    *TRAINING_DETAILS,
+    TrainingDetails,
 )
-"""The details record of each (branch, kind) whose details are typed."""
+"""The details record of each (branch, kind) whose details are typed (one record may serve
+several kinds: ``Record.serves``)."""
 
 
 def _index(records: tuple[type[Record], ...]) -> dict[tuple[str, str], type[Record]]:
     out: dict[tuple[str, str], type[Record]] = {}
     for r in records:
-        key = (r.branch, r.kind)
-        if key in out:
-            raise TypeError(f"{r.__name__} and {out[key].__name__} both claim {key}")
-        out[key] = r
+        for kind in r.serves():
+            key = (r.branch, kind)
+            if key in out:
+                raise TypeError(f"{r.__name__} and {out[key].__name__} both claim {key}")
+            out[key] = r
     return out
 
 
