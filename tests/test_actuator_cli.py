@@ -14,7 +14,7 @@ from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
-from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 from simgap.finding import Finding
 from simgap.rig import load_rig
 from tests.factories import SO101_NAMES, write_rig, write_v3_dataset

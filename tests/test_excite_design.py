@@ -27,7 +27,7 @@ from simgap.actuator.excite_design import (
 from simgap.actuator.excite_for import Estimate, estimate_from_diagnosis, replay_floor
 from simgap.cli import app
 from simgap.errors import InputError
-from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsDetails, JointDynamicsFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.fit.intervals import t_quantile
 

@@ -26,7 +26,7 @@ from simgap.actuator.excite_for import (
 )
 from simgap.cli import app
 from simgap.errors import InputError
-from simgap.figures.actuator import LadderFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.outputs import atomic_write_json
 

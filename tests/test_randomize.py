@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.export.randomization import to_isaaclab
-from simgap.figures.actuator import LadderFigures
 from simgap.figures.contact import ContactFigures
 from simgap.figures.controller import SimplerDetails, SimplerFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.randomize import PENG_TABLE, build_spec, load_spec_from_findings
 from tests.factories import write_rig

@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 
 from simgap.errors import InputError
-from simgap.figures.actuator import JointDynamicsFigures, LadderFigures
 from simgap.figures.base import finite
 from simgap.figures.contact import ContactFigures, interval_text
 from simgap.figures.controller import GainsFigures, SimplerDetails, SimplerFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.figures.latency import LatencyFigures
 from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 from simgap.values.randomization import Entry, RandomizationSpec

@@ -35,7 +35,8 @@ from simgap.actuator.excite_design import (
 )
 from simgap.actuator.joint_problem import KINDS, JointProblem
 from simgap.errors import InputError
-from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures, LadderFigures
+from simgap.figures.joint_dynamics import JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.rig import Rig
 
 

@@ -255,7 +255,7 @@ def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
 
 
 def _print_identification(found: dict[str, Any]) -> None:
-    from simgap.figures.actuator import JointDynamicsFigures
+    from simgap.figures.joint_dynamics import JointDynamicsFigures
     from simgap.finding import figures_of
     from simgap.report.headline import sig
 

@@ -7,12 +7,6 @@ exactly these.
 
 from __future__ import annotations
 
-from simgap.figures.actuator import (
-    JointDynamicsDetails,
-    JointDynamicsFigures,
-    LadderDetails,
-    LadderFigures,
-)
 from simgap.figures.appearance import (
     CameraFigures,
     ExposureDetails,
@@ -39,6 +33,8 @@ from simgap.figures.evidence import (
     TimeBaseDetails,
     TimeBaseFigures,
 )
+from simgap.figures.joint_dynamics import JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.ladder import LadderDetails, LadderFigures
 from simgap.figures.latency import LatencyDetails, LatencyFigures, TransportFigures
 from simgap.figures.phases import PhasesDetails, PhasesFigures
 from simgap.figures.plumbing import PLUMBING_DETAILS, PLUMBING_FIGURES

@@ -1,7 +1,7 @@
 """Per-arm identified values, read from each arm's ``findings.json``.
 
 Read typed (``simgap.figures``): the actuator's joint identification
-(:class:`~simgap.figures.actuator.JointDynamicsFigures`: a delay per joint with its interval,
+(:class:`~simgap.figures.joint_dynamics.JointDynamicsFigures`: a delay per joint with its interval,
 the effective delay where the delay trades against the servo's lag, and each parameter
 identified with its interval or declared not identifiable, ``delay`` there naming the ridge)
 and the controller's gains (:class:`~simgap.figures.controller.GainsFigures` or SIMPLER's
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from simgap.figures.actuator import JointDynamicsFigures
 from simgap.figures.controller import GainsFigures, SimplerFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 from simgap.figures.registry import figures_type
 from simgap.finding import figures_of
 
