@@ -183,6 +183,9 @@ class Finding:
 
         Figures and details of a typed (branch, kind) are read into their record;
         ``strict=False`` (a file older than the schema) ignores figure names it no longer has.
+        A finding that names no kind (written before findings did) takes the kind its
+        figures' names identify, or none where they are ambiguous
+        (``simgap.figures.registry.kind_of``).
         """
         _check_types(d, source)
         known = {
@@ -216,9 +219,9 @@ class Finding:
                 got=sorted(extra),
                 fix=f"use only: {', '.join(sorted(known))}",
             )
-        from simgap.figures.registry import details_type, figures_type
+        from simgap.figures.registry import details_type, figures_type, kind_of
 
-        branch, kind = str(d["branch"]), str(d.get("kind") or "")
+        branch, kind = str(d["branch"]), kind_of(d)
         raw_figures, raw_details = dict(d.get("figures") or {}), dict(d.get("details") or {})
         figures: Record | dict[str, Any] = raw_figures
         details: Record | dict[str, Any] = raw_details

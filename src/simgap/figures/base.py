@@ -149,6 +149,11 @@ class Record:
         return _units(cls)
 
     @classmethod
+    def figure_names(cls) -> tuple[str, ...]:
+        """Its figures' names, in declaration order."""
+        return tuple(f.name for f in _fields(cls))
+
+    @classmethod
     def unit_of(cls, name: str) -> str:
         """The unit of one top-level field; an unknown name lists the valid ones."""
         fields = {f.name: f for f in _fields(cls)}

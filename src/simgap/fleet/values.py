@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from simgap.figures.controller import GainsFigures, SimplerFigures
 from simgap.figures.joint_dynamics import JointDynamicsFigures
-from simgap.figures.registry import figures_type
+from simgap.figures.registry import figures_type, kind_of
 from simgap.finding import figures_of
 
 Status = Literal["ok", "not_identifiable", "no_interval", "absent"]
@@ -91,7 +91,7 @@ def _figures(findings: Mapping[str, Any], branch: str) -> Identified | None:
     for f in findings.get("findings") or []:
         if not isinstance(f, Mapping) or f.get("branch") != branch:
             continue
-        rec = figures_type(branch, str(f.get("kind") or ""))
+        rec = figures_type(branch, kind_of(f))
         for cls in IDENTIFIED:
             if rec is cls:
                 return figures_of(f, cls)
