@@ -17,7 +17,13 @@ from rich.markup import escape
 
 from simgap.cli._typer import App, WorkflowGroup
 from simgap.errors import SimgapError
-from simgap.outputs import atomic_write_json, guard_inputs, json_safe, protected_inputs
+from simgap.outputs import (
+    atomic_write_json,
+    guard_inputs,
+    json_safe,
+    protected_inputs,
+    relative_paths,
+)
 
 app = App(
     name="simgap",
@@ -210,9 +216,11 @@ def json_target(path: Path | None) -> Path | None:
 
 def write_json(path: Path | None, obj: Any) -> None:
     """Write ``obj`` as JSON to ``path`` atomically when a path was given (NaN and Inf as
-    null; never over an input)."""
+    null; never over an input). Paths in it are named relative to the JSON file's folder,
+    as findings.json's are (``simgap.outputs.relative_paths``), so a copied folder keeps
+    working."""
     if path is not None:
-        atomic_write_json(path, json_safe(obj))
+        atomic_write_json(path, relative_paths(json_safe(obj), path.absolute().parent))
         err_console.print(f"wrote {path}", highlight=False)
 
 
