@@ -30,7 +30,7 @@ def main() -> int:
     from simgap.branches.actuator_dataset import patch_settings
     from simgap.branches.joint_dynamics import dataset_logs, proof_stretches
     from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
-    from simgap.figures.actuator import DelayAccount, JointDynamicsFigures
+    from simgap.figures.joint_dynamics import DelayAccount, JointDynamicsFigures
     from simgap.finding import figures_of
     from simgap.rig import load_rig
     from simgap.sim.model import compile_spec, load_spec, strip_visuals

@@ -14,7 +14,7 @@ from simgap.branches.context import Context
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
-from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 from simgap.finding import Finding
 from simgap.rig import load_rig
 from tests.factories import SO101_NAMES, write_rig, write_v3_dataset
@@ -72,7 +72,7 @@ def test_cli_json_keys_and_lag_recovered(tmp_path: Path) -> None:
     lag = next(r for r in j["rungs"] if r["model"] == "delay_lag")["params"]["lag_s"]
     assert lag == pytest.approx(0.05, rel=0.05)
     assert d["verdict"] == "implicated"
-    assert Path(d["artifacts"]["isaaclab"]).is_file()
+    assert (tmp_path / d["artifacts"]["isaaclab"]).is_file()  # relative to the JSON's folder
     assert "mjcf_patch" not in d["artifacts"]  # no rig: no model to patch
     assert "--rig" in d["patch_proof"]["mjcf_patch_not_offered"]
     assert "no MJCF patch" in res.output
@@ -98,7 +98,7 @@ def test_cli_validate_and_bad_input_exit_2(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     j = json.loads((tmp_path / "v.json").read_text())["joints"]["j"]
     assert j["held_out"] == "leave-one-trajectory-out"  # selected on the training logs
-    assert j["test_logs"] == [c] and j["test_mae_rad"] > 0  # and tested on --validate
+    assert j["test_logs"] == [Path(c).name] and j["test_mae_rad"] > 0  # tested on --validate
     bad = tmp_path / "bad.csv"
     bad.write_text("t,cmd_j,q_j\n0,0,0\n0.1,0,0\n")
     res = runner.invoke(

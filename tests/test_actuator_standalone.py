@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from simgap.cli import app
 from simgap.demo.factory import make_so101_bench
-from simgap.figures.actuator import JointDynamicsFigures
 from simgap.figures.controller import GainsFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 from simgap.finding import figures_of
 
 runner = CliRunner()

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from simgap.cli import app
+from simgap.outputs import resolve_paths
 from tests.test_actuator_cli import _csv
 
 runner = CliRunner()
@@ -49,7 +50,7 @@ def _run(tmp_path: Path, name: str, args: list[str]) -> dict:
     out = tmp_path / f"{name}.json"
     res = runner.invoke(app, ["actuator", *args, "--format", "csv", "--no-net", "--json", str(out)])
     assert res.exit_code == 0, res.output
-    return json.loads(out.read_text())
+    return resolve_paths(json.loads(out.read_text()), tmp_path)  # relative to the JSON's folder
 
 
 def test_validate_logs_are_left_out_of_the_selection(tmp_path: Path) -> None:

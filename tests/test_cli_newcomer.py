@@ -141,10 +141,11 @@ def _summary_rows(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, out: Path
 ) -> list[list[str]]:
     """The console summary of ``out/findings.json``: [verdict, branch, finding, key] rows."""
+    from simgap.cli._summary import print_summary
     from simgap.finding import load_diagnosis
 
     monkeypatch.delenv("COLUMNS", raising=False)  # piped: a row is one line
-    cli_diagnose.print_summary(load_diagnosis(out / "findings.json"))
+    print_summary(load_diagnosis(out / "findings.json"))
     lines = capsys.readouterr().out.splitlines()
     verdicts = ("implicated", "eliminated", "inconclusive", "not_measured")
     return [

@@ -91,7 +91,7 @@ def _summary_of_a_long_finding() -> Diagnosis:
 def test_piped_summary_keeps_a_row_on_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from simgap.cli.diagnose import print_summary
+    from simgap.cli._summary import print_summary
 
     monkeypatch.delenv("COLUMNS", raising=False)
     print_summary(_summary_of_a_long_finding())  # captured: standard output is no terminal

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from simgap.demo.truth import TRUTH
-from simgap.figures.actuator import LadderFigures
 from simgap.figures.appearance import CameraFigures, ExposureFigures
 from simgap.figures.body import ZeroOffsetsFigures
 from simgap.figures.contact import ContactFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.figures.plumbing import StaleFirstFrameFigures
 from simgap.finding import figures_of
 

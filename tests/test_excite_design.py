@@ -28,7 +28,7 @@ from simgap.actuator.excite_estimate import Estimate, estimate_from_diagnosis
 from simgap.actuator.excite_replay import replay_floor
 from simgap.cli import app
 from simgap.errors import InputError
-from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsDetails, JointDynamicsFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.fit.intervals import t_quantile
 

@@ -21,7 +21,7 @@ from simgap.actuator.excite_estimate import Estimate, estimate_from_diagnosis
 from simgap.actuator.excite_motion import UNBOUNDED_SPAN, Design, NextMotion
 from simgap.cli import app
 from simgap.errors import InputError
-from simgap.figures.actuator import LadderFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.outputs import atomic_write_json
 

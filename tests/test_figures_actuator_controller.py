@@ -13,12 +13,6 @@ import pytest
 
 from simgap.branches.context import Context
 from simgap.evidence.bundle import EvidenceBundle
-from simgap.figures.actuator import (
-    JointDynamicsDetails,
-    JointDynamicsFigures,
-    LadderDetails,
-    LadderFigures,
-)
 from simgap.figures.controller import (
     POSE_LOSS,
     GainsDetails,
@@ -26,6 +20,8 @@ from simgap.figures.controller import (
     SimplerDetails,
     SimplerFigures,
 )
+from simgap.figures.joint_dynamics import JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.ladder import LadderDetails, LadderFigures
 from simgap.rig import load_rig
 from tests.test_actuator_cli import _csv
 from tests.test_controller import _bench

@@ -100,9 +100,9 @@ def test_bam_motor_with_traversal_and_newline_writes_inside_out_and_no_code(tmp_
     kinds = {type(n).__name__ for n in tree.body}
     assert kinds <= {"ImportFrom", "Assign"}, kinds  # no `import os`, no call statement
     assert all(n.module.startswith("isaaclab") for n in tree.body if isinstance(n, ast.ImportFrom))
-    d = json.loads((work / "r.json").read_text())
+    d = json.loads((work / "r.json").read_text())  # paths relative to its folder
     assert all(
-        Path(p).is_file() and out.resolve() in Path(p).resolve().parents
+        (work / p).is_file() and out.resolve() in (work / p).resolve().parents
         for p in d["artifacts"].values()
     )
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from simgap.branches.actuator_dataset import patch_settings
-from simgap.figures.actuator import DelayAccount
 from simgap.figures.delay import Delay
+from simgap.figures.joint_dynamics import DelayAccount
 
 NO_LOOP = DelayAccount(loop_s=None, note="")
 

@@ -16,9 +16,9 @@ from simgap.branches.ladder_list import entry_builders
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.export.randomization import to_isaaclab
-from simgap.figures.actuator import LadderFigures
 from simgap.figures.contact import ContactFigures
 from simgap.figures.controller import SimplerDetails, SimplerFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.finding import Diagnosis, Finding, Verdict
 from simgap.randomize import PENG_TABLE, build_spec, load_spec_from_findings
 from tests.factories import write_rig
@@ -292,7 +292,7 @@ def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
 def test_passive_joint_damping_is_never_pinned_as_the_pd_gain() -> None:
     """A joint fit that identified the joint's passive damping but not kv (masked by a
     saturating force) gives no kv entry: the damping is not the actuator's velocity gain."""
-    from simgap.figures.actuator import JointDynamicsFigures
+    from simgap.figures.joint_dynamics import JointDynamicsFigures
 
     fig = JointDynamicsFigures.from_mapping(
         {

@@ -209,3 +209,28 @@ def test_randomize_pad_friction_interval_and_default() -> None:
     d = none.entry("pad_friction")
     assert (d.kind, d.source, d.value) == ("range", "defaulted", None)
     assert (d.low, d.high) == PENG_TABLE["object_friction"]
+
+
+def test_a_single_branch_commands_json_holds_no_absolute_path(tmp_path: Path) -> None:
+    """``simgap actuator --json`` (every single-branch command writes through the same
+    ``cli._app.write_json``) names the logs it read and the files it wrote relative to the
+    JSON file's folder, so they resolve there wherever the folder goes."""
+    from typer.testing import CliRunner
+
+    from simgap.cli import app
+    from tests.test_actuator_cli import _csv
+
+    (tmp_path / "logs").mkdir()
+    logs = [str(_csv(tmp_path / "logs" / f"{i}.csv", i)) for i in range(4)]
+    target = tmp_path / "json" / "actuator.json"
+    args = ["actuator", *logs[:3], "--validate", logs[3], "--format", "csv", "--no-net"]
+    args += ["--out", str(tmp_path / "o")]
+    res = CliRunner().invoke(app, [*args, "--json", str(target)])
+    assert res.exit_code == 0, res.output
+    d = json.loads(target.read_text(encoding="utf-8"))
+    assert not _absolute(d), _absolute(d)[:3]
+    assert d["artifacts"]["isaaclab"].startswith("../o/")
+    back = resolve_paths(d, target.parent)
+    assert Path(back["artifacts"]["isaaclab"]).is_file()
+    assert d["joints"]["j"]["test_logs"] == ["../logs/3.csv"]
+    assert back["joints"]["j"]["test_logs"] == [logs[3]]  # named again in full

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from simgap.evidence.lerobot import read_lerobot_dataset
-from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 from simgap.finding import figures_of
 from simgap.rig import load_rig
 from simgap.selftest.plan import FAMILIES, Plan, Trial

@@ -73,7 +73,7 @@ class Finding:
         details: the data the report plots (a typed record, or a plain mapping).
         needs: for ``not_measured``: the evidence that would let the branch run.
         kind: which of the branch's findings this is, where a branch writes several kinds
-            (taken from the figures' type when it is typed).
+            (taken from the figures' type when it is typed and serves one kind).
     """
 
     branch: str
@@ -107,11 +107,19 @@ class Finding:
                         f"{type(part).__name__} belongs to the {part.branch} "
                         f"branch, not {self.branch}"
                     )
-                if self.kind and part.kind != self.kind:
+                served = part.serves()
+                if self.kind and self.kind not in served:
                     raise ValueError(
-                        f"{type(part).__name__} is kind {part.kind!r}, not {self.kind!r}"
+                        f"{type(part).__name__} is kind {' or '.join(map(repr, served))}, "
+                        f"not {self.kind!r}"
                     )
-                object.__setattr__(self, "kind", part.kind)
+                if not self.kind:
+                    if len(served) > 1:
+                        raise ValueError(
+                            f"{type(part).__name__} serves several kinds "
+                            f"({', '.join(served)}): name the finding's kind"
+                        )
+                    object.__setattr__(self, "kind", served[0])
 
     def typed(self, cls: type[R]) -> R:
         """The figures as ``cls``: as they are when typed, else read from their JSON form."""
@@ -175,6 +183,9 @@ class Finding:
 
         Figures and details of a typed (branch, kind) are read into their record;
         ``strict=False`` (a file older than the schema) ignores figure names it no longer has.
+        A finding that names no kind (written before findings did) takes the kind its
+        figures' names identify, or none where they are ambiguous
+        (``simgap.figures.registry.kind_of``).
         """
         _check_types(d, source)
         known = {
@@ -208,9 +219,9 @@ class Finding:
                 got=sorted(extra),
                 fix=f"use only: {', '.join(sorted(known))}",
             )
-        from simgap.figures.registry import details_type, figures_type
+        from simgap.figures.registry import details_type, figures_type, kind_of
 
-        branch, kind = str(d["branch"]), str(d.get("kind") or "")
+        branch, kind = str(d["branch"]), kind_of(d)
         raw_figures, raw_details = dict(d.get("figures") or {}), dict(d.get("details") or {})
         figures: Record | dict[str, Any] = raw_figures
         details: Record | dict[str, Any] = raw_details

@@ -12,7 +12,8 @@ from typing import Any
 from simgap.actuator.excite_design import DELAY
 from simgap.actuator.joint_problem import KINDS
 from simgap.errors import InputError
-from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures, LadderFigures
+from simgap.figures.joint_dynamics import JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.ladder import LadderFigures
 
 
 @dataclass(frozen=True)

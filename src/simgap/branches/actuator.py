@@ -43,7 +43,7 @@ from simgap.errors import InputError
 from simgap.export import bam as export_bam
 from simgap.export import joint_snippets as export
 from simgap.export import mjlab as export_mjlab
-from simgap.figures.actuator import LadderDetails, LadderFigures
+from simgap.figures.ladder import LadderDetails, LadderFigures
 from simgap.finding import Finding, Verdict
 from simgap.fit.verdict import verdict
 from simgap.outputs import atomic_write_json, atomic_write_text

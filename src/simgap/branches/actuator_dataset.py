@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from simgap.branches.joint_dynamics import delay_account, identification, loop_latency
-from simgap.figures.actuator import DelayAccount, JointDynamicsDetails, JointDynamicsFigures
+from simgap.figures.joint_dynamics import DelayAccount, JointDynamicsDetails, JointDynamicsFigures
 from simgap.finding import Finding, Verdict
 
 CONTRACT = ("delay_s", "delay_interval_s", "params", "params_interval", "not_identifiable")

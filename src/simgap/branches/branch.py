@@ -61,5 +61,7 @@ class Branch:
     def records(self) -> dict[str, Records]:
         """Kind -> (figures, details) record types of every kind of finding it writes, as
         ``simgap.figures.registry`` lists them (the one list; nothing is declared here)."""
-        kinds = dict.fromkeys(r.kind for r in (*FIGURES, *DETAILS) if r.branch == self.name)
+        kinds = dict.fromkeys(
+            k for r in (*FIGURES, *DETAILS) if r.branch == self.name for k in r.serves()
+        )
         return {k: (figures_type(self.name, k), details_type(self.name, k)) for k in kinds}

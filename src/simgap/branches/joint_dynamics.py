@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.figures.actuator import DelayAccount
 from simgap.figures.delay import Delay
+from simgap.figures.joint_dynamics import DelayAccount
 from simgap.figures.latency import LatencyFigures
 from simgap.fit.verdict import least_residual, verdict
 from simgap.rig import Rig

@@ -6,7 +6,6 @@ import contextlib
 import functools
 import os
 import signal
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,9 +14,16 @@ import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
+from simgap.cli._stop import NOT_SET, interrupted, on_terminate
 from simgap.cli._typer import App, WorkflowGroup
 from simgap.errors import SimgapError
-from simgap.outputs import atomic_write_json, guard_inputs, json_safe, protected_inputs
+from simgap.outputs import (
+    atomic_write_json,
+    guard_inputs,
+    json_safe,
+    protected_inputs,
+    relative_paths,
+)
 
 app = App(
     name="simgap",
@@ -89,7 +95,7 @@ def handles_errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        prev = _on_terminate()
+        prev = on_terminate()
         read: list[Path] = []  # the inputs the command read, for a bug report
         try:
             with guard_inputs():
@@ -107,11 +113,11 @@ def handles_errors(fn: F) -> F:
             err_console.print(f"[bold red]error:[/bold red] {msg}", highlight=False, soft_wrap=True)
             raise typer.Exit(code=2) from None
         except KeyboardInterrupt:
-            _interrupted("Ctrl-C", fn.__name__)
+            interrupted(err_console, "Ctrl-C", fn.__name__)
             raise typer.Exit(code=130) from None
         except SystemExit as e:
             if e.code == 128 + signal.SIGTERM:
-                _interrupted("SIGTERM", fn.__name__)
+                interrupted(err_console, "SIGTERM", fn.__name__)
             raise
         except (typer.Exit, typer.Abort):
             raise
@@ -127,7 +133,7 @@ def handles_errors(fn: F) -> F:
             )
             raise typer.Exit(code=BUG_EXIT) from None
         finally:
-            if prev is not _NOT_SET:
+            if prev is not NOT_SET:
                 signal.signal(signal.SIGTERM, prev)
 
     return wrapper  # type: ignore[return-value]
@@ -140,41 +146,6 @@ def _inputs_phrase(read: list[Path], most: int = 4) -> str:
         return "the files it read"
     more = f" and {len(names) - most} more" if len(names) > most else ""
     return "the files it read: " + ", ".join(names[:most]) + more
-
-
-RESUMES = frozenset({"selftest", "fleet"})
-"""Commands whose finished parts (trials, arms) stay in --out when stopped, to resume."""
-
-
-def _interrupted(how: str, command: str) -> None:
-    if command in RESUMES:
-        what = (
-            "what was finished is kept in the --out folder and what was not is not "
-            "written; rerun the same command to resume"
-        )
-    else:
-        what = "what was not finished is not written (a half-built output folder is removed)"
-    err_console.print(
-        f"interrupted ({how}): stopped before finishing; {what}", highlight=False, soft_wrap=True
-    )
-
-
-def _terminated(signum: int, frame: Any) -> None:
-    del frame
-    raise SystemExit(128 + signum)
-
-
-def _on_terminate() -> Any:
-    """SIGTERM (a job scheduler's stop, ``kill``) exits like Ctrl-C does: through the
-    command's cleanup (the half-written output folder is removed), status 143. Returns the
-    previous handler (``_NOT_SET`` off the main thread, where Python allows none)."""
-    if threading.current_thread() is not threading.main_thread():
-        return _NOT_SET
-    prev = signal.signal(signal.SIGTERM, _terminated)
-    return signal.SIG_DFL if prev is None else prev
-
-
-_NOT_SET = object()
 
 
 def shown_path(path: str | Path) -> str:
@@ -210,9 +181,11 @@ def json_target(path: Path | None) -> Path | None:
 
 def write_json(path: Path | None, obj: Any) -> None:
     """Write ``obj`` as JSON to ``path`` atomically when a path was given (NaN and Inf as
-    null; never over an input)."""
+    null; never over an input). Paths in it are named relative to the JSON file's folder,
+    as findings.json's are (``simgap.outputs.relative_paths``), so a copied folder keeps
+    working."""
     if path is not None:
-        atomic_write_json(path, json_safe(obj))
+        atomic_write_json(path, relative_paths(json_safe(obj), path.absolute().parent))
         err_console.print(f"wrote {path}", highlight=False)
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
-from simgap.cli._app import app, console, handles_errors, json_target, write_json
+from simgap.cli._actuator_lines import print_identification, print_ladder
+from simgap.cli._app import app, handles_errors, json_target, write_json
 from simgap.cli._progress import working
 from simgap.cli._typer import Command
 
@@ -134,9 +134,15 @@ def actuator(
         if out is not None and od is not None:
             found = relocate_paths(found, od, out.absolute())
         write_json(
-            json_path, {"method": "joint_dynamics", "rig": r.name, "dataset": str(logs[0]), **found}
+            json_path,
+            {
+                "method": "joint_dynamics",
+                "rig": r.name,
+                "dataset": str(logs[0].absolute()),
+                **found,
+            },
         )
-        _print_identification(found)
+        print_identification(found)
         return
     seed = seed if seed is not None else (r.seed if r is not None else 0)
     train = load_actuator_logs(list(logs), fmt, r)
@@ -159,66 +165,7 @@ def actuator(
     if out is not None and out_dir is not None:  # name the artifacts where they now lie
         result = relocate_paths(result, out_dir, out.absolute())
     write_json(json_path, result)
-    from simgap.report.headline import sig
-
-    for name, j in result["joints"].items():
-        rungs = ", ".join(f"{x['model']} {sig(float(x['validation_mae_rad']))}" for x in j["rungs"])
-        d = j.get("delay_s")
-        iv = j.get("delay_interval_s") or (result.get("delay_interval_s") or {}).get(name)
-        delay = (
-            "delay not identified"
-            if not isinstance(d, (int, float))
-            else (
-                f"delay {sig(d * 1e3)} ms"
-                + (
-                    f" [{sig(iv[0] * 1e3)}, {sig(iv[1] * 1e3)}]"
-                    if isinstance(iv, (list, tuple)) and len(iv) == 2
-                    else ""
-                )
-            )
-        )
-        console.print(
-            escape(f"{name}: selected {j['selected']} (held-out MAE [rad]: {rungs}); {delay}"),
-            highlight=False,
-        )
-        if j.get("test_logs") and isinstance(j.get("test_mae_rad"), (int, float)):
-            tests = ", ".join(
-                f"{x['model']} {sig(float(x['test_mae_rad']))}"
-                for x in j["rungs"]
-                if "test_mae_rad" in x
-            )
-            console.print(
-                escape(
-                    f"  on the {len(j['test_logs'])} --validate log(s), left "
-                    f"out of every fit and of the selection: selected "
-                    f"{j['selected']} {sig(float(j['test_mae_rad']))} rad "
-                    f"(every rung: {tests})"
-                ),
-                highlight=False,
-            )
-        for rung, why in (j.get("rungs_skipped") or {}).items():
-            console.print(escape(f"  the {rung} rung was not fitted: {why}"), highlight=False)
-        for x in j["rungs"]:
-            ivs = (x.get("params") or {}).get("intervals") if x["model"] == "servo" else None
-            for k, e in (ivs or {}).items():
-                if isinstance(e, dict) and e.get("identifiable") is False:
-                    console.print(
-                        escape(f"  servo {k} not identifiable: {e.get('reason', '')}"),
-                        highlight=False,
-                    )
-            late = (
-                (x.get("armature_profile") or {}).get("latency_reason")
-                if x["model"] == "servo"
-                else None
-            )
-            if late:
-                console.print(escape(f"  servo latency: {late}"), highlight=False)
-    why = (result.get("patch_proof") or {}).get("mjcf_patch_not_offered")
-    if why:
-        console.print(escape(f"note: {why}"), highlight=False)
-    if held:
-        console.print(escape(f"note: {result['selection_note']}"), highlight=False)
-    console.print(f"verdict: {result['verdict']}", highlight=False)
+    print_ladder(result, bool(held))
 
 
 def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
@@ -252,30 +199,3 @@ def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
             got=f"{len(validate)} validation log(s)",
             fix="drop --validate (or record the validation episodes into the dataset)",
         )
-
-
-def _print_identification(found: dict[str, Any]) -> None:
-    from simgap.figures.actuator import JointDynamicsFigures
-    from simgap.finding import figures_of
-    from simgap.report.headline import sig
-
-    fig = figures_of(found, JointDynamicsFigures)
-    for j, v in fig.joint_verdicts.items():
-        lo, hi = fig.delay_interval_s[j]
-        ivs = fig.params_interval.get(j, {})
-        ids = ", ".join(
-            f"{k} {sig(x)} [{sig(ivs[k][0])}, {sig(ivs[k][1])}]"
-            for k, x in fig.params.get(j, {}).items()
-            if k in ivs
-        )
-        console.print(
-            escape(
-                f"{j}: {v}; delay {sig(fig.delay_s[j] * 1e3)} ms "
-                f"[{sig(lo * 1e3)}, {sig(hi * 1e3)}]; identified: "
-                f"{ids or 'none'}; not identifiable: "
-                f"{', '.join(fig.not_identifiable.get(j, {})) or 'none'}"
-            ),
-            highlight=False,
-        )
-    console.print(escape(f"patch: {fig.patch}"), highlight=False)
-    console.print(f"verdict: {found['verdict']}", highlight=False)

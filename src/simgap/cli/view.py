@@ -27,9 +27,14 @@ def _diagnosis(out: Path) -> dict[str, Any]:
         raise InputError(
             file=path, field="findings", expected="simgap's findings.json", got=type(data).__name__
         )
+    from simgap.figures.registry import kind_of
     from simgap.outputs import resolve_paths
 
-    return dict(resolve_paths(data, out))  # its paths are relative to its folder
+    doc = dict(resolve_paths(data, out))  # its paths are relative to its folder
+    doc["findings"] = [  # an older file names no kind: the layers pick findings by kind
+        {**f, "kind": kind_of(f)} if isinstance(f, dict) else f for f in doc["findings"]
+    ]
+    return doc
 
 
 def write_view(

@@ -105,10 +105,18 @@ class Record:
     Class attributes:
         branch: the branch whose Finding carries this record (``latency``, ``contact``...).
         kind: which of the branch's findings (a branch may write several kinds), ``""`` for one.
+        kinds: the kinds a record serves where it serves several (the same details for
+            several checks); ``kind`` is then ``""``. :meth:`serves` gives either.
     """
 
     branch: ClassVar[str] = ""
     kind: ClassVar[str] = ""
+    kinds: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def serves(cls) -> tuple[str, ...]:
+        """Every kind of finding this record is the figures or details of."""
+        return cls.kinds or (cls.kind,)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field by name, nested records and mappings converted."""
@@ -139,6 +147,11 @@ class Record:
     def units(cls) -> dict[str, str]:
         """Every numeric field's unit by dotted path (``*`` stands for a mapping's keys)."""
         return _units(cls)
+
+    @classmethod
+    def figure_names(cls) -> tuple[str, ...]:
+        """Its figures' names, in declaration order."""
+        return tuple(f.name for f in _fields(cls))
 
     @classmethod
     def unit_of(cls, name: str) -> str:

@@ -82,8 +82,8 @@ def _finding_schema() -> dict[str, Any]:
             "details": {"type": "object", "description": "the data the report plots"},
             "needs": {"type": "array", "items": {"type": "string"}},
         },
-        "allOf": [_branch_rule(r, "figures") for r in FIGURES]
-        + [_branch_rule(r, "details") for r in DETAILS]
+        "allOf": [_branch_rule(r, k, "figures") for r in FIGURES for k in r.serves()]
+        + [_branch_rule(r, k, "details") for r in DETAILS for k in r.serves()]
         + [_typed_or_empty()],
     }
 
@@ -96,19 +96,21 @@ def _typed_or_empty() -> dict[str, Any]:
             {"properties": {"figures": {"type": "object", "maxProperties": 0}}},
             *(
                 {
-                    "properties": {"branch": {"const": r.branch}, "kind": {"const": r.kind}},
+                    "properties": {"branch": {"const": r.branch}, "kind": {"const": k}},
                     "required": ["branch", "kind"],
                 }
                 for r in FIGURES
+                for k in r.serves()
             ),
         ]
     }
 
 
-def _branch_rule(record: type[Record], part: str) -> dict[str, Any]:
+def _branch_rule(record: type[Record], kind: str, part: str) -> dict[str, Any]:
+    """``part`` of a finding of (record's branch, kind) is ``record`` (or empty)."""
     return {
         "if": {
-            "properties": {"branch": {"const": record.branch}, "kind": {"const": record.kind}},
+            "properties": {"branch": {"const": record.branch}, "kind": {"const": kind}},
             "required": ["branch", "kind"],
         },
         "then": {

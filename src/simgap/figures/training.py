@@ -171,18 +171,6 @@ class NameGateFigures(Record):
     )
 
 
-@dataclass(frozen=True)
-class TrainingDetails(Record):
-    """Which check, and where each rig value it rests on came from."""
-
-    branch = "training"
-
-    check: str = figure(TEXT, "the check")
-    provenance: Mapping[str, str] = figure(
-        TEXT, "rig key -> given, from ManiSkill, guessed or default", default_factory=dict
-    )
-
-
 TRAINING_FIGURES: tuple[type[Record], ...] = (
     TrainingRateFigures,
     TopSpeedFigures,
@@ -198,84 +186,19 @@ TRAINING_FIGURES: tuple[type[Record], ...] = (
 
 
 @dataclass(frozen=True)
-class TrainingRateDetails(TrainingDetails):
-    """The control-rate check's provenance."""
+class TrainingDetails(Record):
+    """Which check, and where each rig value it rests on came from (every check's details:
+    the record serves each kind of :data:`TRAINING_FIGURES`)."""
 
-    kind = "control_rate"
+    branch = "training"
+    kinds = tuple(r.kind for r in TRAINING_FIGURES)
 
-
-@dataclass(frozen=True)
-class TopSpeedDetails(TrainingDetails):
-    """The top-speed check's provenance."""
-
-    kind = "top_speed"
-
-
-@dataclass(frozen=True)
-class DriveDetails(TrainingDetails):
-    """The PD-drive check's provenance."""
-
-    kind = "pd_drive"
-
-
-@dataclass(frozen=True)
-class FingerFrictionDetails(TrainingDetails):
-    """The finger-friction check's provenance."""
-
-    kind = "finger_friction"
-
-
-@dataclass(frozen=True)
-class ObjectMassDetails(TrainingDetails):
-    """The object-mass check's provenance."""
-
-    kind = "object_mass"
-
-
-@dataclass(frozen=True)
-class OriginDetails(TrainingDetails):
-    """The world-origin check's provenance."""
-
-    kind = "origin"
-
-
-@dataclass(frozen=True)
-class CameraFovDetails(TrainingDetails):
-    """The camera field-of-view check's provenance."""
-
-    kind = "camera_fov"
-
-
-@dataclass(frozen=True)
-class CameraMountDetails(TrainingDetails):
-    """The camera-mount check's provenance."""
-
-    kind = "camera_mount"
-
-
-@dataclass(frozen=True)
-class NameGateDetails(TrainingDetails):
-    """The name-gate check's provenance."""
-
-    kind = "name_gate"
-
-
-TRAINING_DETAILS: tuple[type[TrainingDetails], ...] = (
-    TrainingRateDetails,
-    TopSpeedDetails,
-    DriveDetails,
-    FingerFrictionDetails,
-    ObjectMassDetails,
-    OriginDetails,
-    CameraFovDetails,
-    CameraMountDetails,
-    NameGateDetails,
-)
-"""Every check's details, in the audit's order."""
+    check: str = figure(TEXT, "the check")
+    provenance: Mapping[str, str] = figure(
+        TEXT, "rig key -> given, from ManiSkill, guessed or default", default_factory=dict
+    )
 
 
 def training_records(check: str) -> tuple[type[Record], type[TrainingDetails]]:
     """The (figures, details) records of one check (``control_rate``, ...)."""
-    figs = {r.kind: r for r in TRAINING_FIGURES}
-    dets = {r.kind: r for r in TRAINING_DETAILS}
-    return figs[check], dets[check]
+    return {r.kind: r for r in TRAINING_FIGURES}[check], TrainingDetails

@@ -1,7 +1,7 @@
 """Per-arm identified values, read from each arm's ``findings.json``.
 
 Read typed (``simgap.figures``): the actuator's joint identification
-(:class:`~simgap.figures.actuator.JointDynamicsFigures`: a delay per joint with its interval,
+(:class:`~simgap.figures.joint_dynamics.JointDynamicsFigures`: a delay per joint with its interval,
 the effective delay where the delay trades against the servo's lag, and each parameter
 identified with its interval or declared not identifiable, ``delay`` there naming the ridge)
 and the controller's gains (:class:`~simgap.figures.controller.GainsFigures` or SIMPLER's
@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from simgap.figures.actuator import JointDynamicsFigures
 from simgap.figures.controller import GainsFigures, SimplerFigures
-from simgap.figures.registry import figures_type
+from simgap.figures.joint_dynamics import JointDynamicsFigures
+from simgap.figures.registry import figures_type, kind_of
 from simgap.finding import figures_of
 
 Status = Literal["ok", "not_identifiable", "no_interval", "absent"]
@@ -91,7 +91,7 @@ def _figures(findings: Mapping[str, Any], branch: str) -> Identified | None:
     for f in findings.get("findings") or []:
         if not isinstance(f, Mapping) or f.get("branch") != branch:
             continue
-        rec = figures_type(branch, str(f.get("kind") or ""))
+        rec = figures_type(branch, kind_of(f))
         for cls in IDENTIFIED:
             if rec is cls:
                 return figures_of(f, cls)

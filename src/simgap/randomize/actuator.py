@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from simgap.figures.actuator import JointDynamicsFigures, LadderFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.finding import Diagnosis
 from simgap.randomize.draft import Draft, measured_finding
 from simgap.values.randomization import Entry

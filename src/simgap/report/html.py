@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import jinja2
 
+from simgap.figures.registry import kind_of
 from simgap.finding import Diagnosis
 from simgap.outputs import atomic_write_text
 from simgap.report.headline import (
@@ -230,6 +231,7 @@ def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
         **f,
     }
     f.update({k: _text(f.get(k)) for k in _WORDS})
+    f["kind"] = kind_of(f)  # inferred where an older file names none
     branch = f["branch"]
     where = f"{branch}: {f.get('title', '')}"
     failures: list[str] = []

@@ -10,15 +10,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from simgap.figures.actuator import (
+from simgap.figures.joint_dynamics import (
     DelayProfile,
     JointDynamicsDetails,
     JointDynamicsFigures,
-    LadderDetails,
-    LadderFigures,
-    LadderJointDetails,
     TraceJoint,
 )
+from simgap.figures.ladder import LadderDetails, LadderFigures, LadderJointDetails
 from simgap.finding import details_of, figures_of
 from simgap.report.svg.bars import bars
 from simgap.report.svg.intervals import intervals as interval_plot

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import SimgapError
-from simgap.figures.actuator import JointDynamicsFigures, LadderFigures
 from simgap.figures.base import finite
+from simgap.figures.joint_dynamics import JointDynamicsFigures
+from simgap.figures.ladder import LadderFigures
 from simgap.finding import figures_of
 from simgap.rig import Rig
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
-from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 from simgap.finding import figures_of
 from simgap.outputs import (
     atomic_write_json,

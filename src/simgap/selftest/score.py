@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from simgap.demo.faults import JointTruth
-from simgap.figures.actuator import JointDynamicsFigures
+from simgap.figures.joint_dynamics import JointDynamicsFigures
 
 PLANTED_FACTOR = 0.05
 """A multiplier off 1 by more than this counts as planted (issue 40's)."""
