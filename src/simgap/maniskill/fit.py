@@ -156,8 +156,8 @@ class GainFit:
     def interval(self, name: str) -> tuple[float, float]:
         """The 95 % interval [SI] of a fitted parameter (``joint.kp``, ``joint.kv``,
         ``joint.force_limit``)."""
-        k = self.fit.names.index(name)
-        v, h = float(self.fit.values[k]), float(self.half_width[k])
+        k = self.fit.estimate.names.index(name)
+        v, h = self.fit.estimate.params[k].value, float(self.half_width[k])
         return v - h, v + h
 
 
