@@ -188,6 +188,7 @@ class Estimate:
         *,
         scale: Sequence[float] | np.ndarray | None = None,
         reasons: Sequence[str] | None = None,
+        index: Sequence[int] | None = None,
         residual: float,
         residual_unit: str,
         statistic: Statistic = "RMS",
@@ -203,15 +204,18 @@ class Estimate:
                 the half-widths into the values' units.
             reasons: the caller's own reasons per parameter ("" where none: the rule's
                 null-direction reason, if any, applies); a reason turns the interval down.
+            index: which of the rule's parameters ``names`` are, shape (n,) (default: all,
+                in order): a fit whose other parameters are nuisances (an object's
+                position) states only these.
             residual, residual_unit, statistic, noise_floor, evaluations: as the fields.
         """
         v = np.asarray(values, dtype=float)
-        hw = iv.half_width * (np.ones_like(v) if scale is None else np.abs(np.asarray(scale)))
+        at = np.arange(v.size) if index is None else np.asarray(index, dtype=int)
+        hw = iv.half_width[at] * (1.0 if scale is None else np.abs(np.asarray(scale)))
+        withheld = [iv.withheld[i] for i in at]
         why = list(reasons) if reasons is not None else [""] * v.size
         params = tuple(
-            ParamEstimate.of(
-                n, u, float(v[k]), (v[k] - hw[k], v[k] + hw[k]), why[k] or iv.withheld[k]
-            )
+            ParamEstimate.of(n, u, float(v[k]), (v[k] - hw[k], v[k] + hw[k]), why[k] or withheld[k])
             for k, (n, u) in enumerate(zip(names, units, strict=True))
         )
         return cls(params, float(residual), residual_unit, statistic, noise_floor, evaluations)
