@@ -122,10 +122,11 @@ def assess(
     cost_after: float | None = None,
     eps: float = 1e-4,
     noise: float | None = None,
+    unit: str | None = None,
 ) -> FitResult:
     """Intervals, bounds and identifiability at ``x``; see ``FitResult``. The estimate's
-    residual is the RMS of the residual vector at ``x`` (``residual_unit``) and its noise
-    floor ``noise``.
+    residual is the RMS of the residual vector at ``x`` in ``unit`` (default: the backend's,
+    ``residual_unit``) and its noise floor ``noise``.
 
     With ``noise`` (the measurement noise, residual units), a fit whose residual RMS stays
     above twice the noise has not explained the data (a local minimum or a structural
@@ -191,7 +192,7 @@ def assess(
         scale=scale,
         reasons=why,
         residual=rms,
-        residual_unit=residual_unit(backend),
+        residual_unit=unit or residual_unit(backend),
         noise_floor=noise,
         evaluations=n_spent,
     )
@@ -223,6 +224,7 @@ def least_squares(
     restarts: int = 2,
     n_starts: int = 1,
     seed: int = 0,
+    unit: str | None = None,
 ) -> FitResult:
     """Levenberg-Marquardt through ``mujoco.minimize`` with a batched residual.
 
@@ -235,6 +237,7 @@ def least_squares(
         n_starts: starts in all: ``x0`` and ``n_starts - 1`` seeded log-normal
             perturbations of it (30 %); the lowest cost wins.
         seed: seed of the extra starts.
+        unit: the residual's unit (default: the backend's, ``residual_unit``).
     """
     from simgap.sim.minimize import least_squares as mj_lsq
 
@@ -288,6 +291,7 @@ def least_squares(
         n_evals=n,
         extra={"iterations": iters},
         noise=noise,
+        unit=unit,
     )
 
 

@@ -80,7 +80,7 @@ def check_in_maniskill(
         path, proof, said = export_controller(
             replayer, fit, held, out / "maniskill_controller.json"
         )
-        iv = {n: list(fit.interval(n)) for n in fit.fit.estimate.names}
+        iv = {n: list(fit.interval(n)) for n in fit.estimate.names}
         return {
             "branch": "maniskill_replay",
             "verdict": v,
@@ -98,7 +98,7 @@ def check_in_maniskill(
             "identified": {
                 n: {"value": float(val), "interval_95": iv[n], "nominal": float(nom)}
                 for n, val, nom in zip(
-                    fit.fit.estimate.names, fit.fit.estimate.values, fit.fit.nominal, strict=True
+                    fit.estimate.names, fit.estimate.values, fit.fit.nominal, strict=True
                 )
             },
             "episodes_fitted": list(fit.episodes),
