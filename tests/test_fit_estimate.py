@@ -82,6 +82,19 @@ def test_never_both_and_never_an_interval_made_up() -> None:
     assert ParamEstimate.of("k", "N/m", 1.0, (-np.inf, np.inf), "null").rejected is None
 
 
+def test_a_nan_half_width_is_no_interval_and_says_why() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(2)
+    jac = rng.normal(size=(30, 2))
+    iv = jacobian_intervals(jac, rng.normal(0, 0.1, 30))
+    iv = replace(iv, half_width=np.array([iv.half_width[0], np.nan]))
+    est = Estimate.from_intervals(
+        ["a", "b"], ["1", "1"], [1.0, 2.0], iv, residual=0.1, residual_unit="1"
+    )
+    assert est.identified == ("a",) and "not finite" in est["b"].reason
+
+
 def test_a_lookup_miss_names_the_valid_names() -> None:
     est, _ = _linear_estimate()
     with pytest.raises(NameNotFoundError) as err:

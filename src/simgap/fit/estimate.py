@@ -48,6 +48,9 @@ STATISTICS: tuple[Statistic, ...] = ("RMS", "MAE")
 CONTAIN_REL = 1e-9
 """Relative slack with which an interval must contain its value (floating-point rounding)."""
 
+NOT_FINITE_REASON = "no finite interval: the residual or its Jacobian is not finite (NaN)"
+"""Why a parameter has no interval where the rule's half-width is NaN (no null direction)."""
+
 
 def _pair(v: Sequence[float] | np.ndarray | None) -> tuple[float, float] | None:
     return None if v is None else (float(v[0]), float(v[1]))
@@ -215,7 +218,13 @@ class Estimate:
         withheld = [iv.withheld[i] for i in at]
         why = list(reasons) if reasons is not None else [""] * v.size
         params = tuple(
-            ParamEstimate.of(n, u, float(v[k]), (v[k] - hw[k], v[k] + hw[k]), why[k] or withheld[k])
+            ParamEstimate.of(
+                n,
+                u,
+                float(v[k]),
+                (v[k] - hw[k], v[k] + hw[k]),
+                why[k] or withheld[k] or ("" if np.isfinite(hw[k]) else NOT_FINITE_REASON),
+            )
             for k, (n, u) in enumerate(zip(names, units, strict=True))
         )
         return cls(params, float(residual), residual_unit, statistic, noise_floor, evaluations)
