@@ -228,9 +228,7 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
         "errors": errors(prob.params, fit.x, truth),
         "iterations": fit.extra["iterations"],
         "n_evals": fit.n_evals,
-        "infinite_or_unidentified": [
-            n for n, ok in zip(fit.names, fit.identified, strict=True) if not ok
-        ],
+        "infinite_or_unidentified": list(fit.estimate.reasons),
         "cond": fit.cond,
     }
 
