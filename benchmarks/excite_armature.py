@@ -180,7 +180,7 @@ def one_bench(
     row["before"] = before
     a = res0.joints.index(joint)
     row["floor_rad"] = float(res0.floor[joint]["total_rad"])
-    row["fit_rms_rad"] = float(res0.best_rms[a])
+    row["fit_rms_rad"] = res0.estimates[a].residual
     row["clock_chosen"] = res0.clock["chosen"] if res0.clock else "exact"
     if substeps == 1:  # the truth is the 5 ms model only without substeps
         row["truth_replay"] = truth_replay(bench, rig, logs, targets, joint, clock)
@@ -208,7 +208,7 @@ def one_bench(
         rig.clock,
     )
     after = outcome(res1, joint, "armature")
-    row["fit_rms_after_rad"] = float(res1.best_rms[a])
+    row["fit_rms_after_rad"] = res1.estimates[a].residual
     row["floor_after_rad"] = float(res1.floor[joint]["total_rad"])
     row["chaos_after_rad"] = float(res1.floor[joint]["chaos_rad"])
     hw_before = _halfwidth(before["local_interval"])

@@ -229,9 +229,7 @@ def run_simgap(prob: ReplayProblem, truth: np.ndarray, max_iter: int) -> dict[st
         "errors": errors(prob.params, fit.x, truth),
         "iterations": fit.extra["iterations"],
         "n_evals": fit.n_evals,
-        "infinite_or_unidentified": [
-            n for n, ok in zip(fit.names, fit.identified, strict=True) if not ok
-        ],
+        "infinite_or_unidentified": list(fit.estimate.reasons),
         "cond": fit.cond,
     }
 
@@ -284,20 +282,12 @@ def run_engine(
     jp.close()
     wall = time.perf_counter() - t0
     # the engine's values in the benchmark's parameter order, as multipliers of nominal
-    x = np.array(
-        [
-            res.values[res.joints.index(p.target), kinds.index(p.kind)] / p.nominal
-            for p in prob.params.params
-        ]
-    )
+    est = [res.estimates[res.joints.index(p.target)][p.kind] for p in prob.params.params]
+    x = np.array([e.value / p.nominal for e, p in zip(est, prob.params.params, strict=True)])
     cover = [
-        bool(
-            res.intervals[res.joints.index(p.target), kinds.index(p.kind), 0]
-            <= t * p.nominal
-            <= res.intervals[res.joints.index(p.target), kinds.index(p.kind), 1]
-        )
-        for p, t in zip(prob.params.params, truth, strict=True)
-        if not res.reasons[res.joints.index(p.target)].get(p.kind)
+        bool(e.interval[0] <= t * p.nominal <= e.interval[1])
+        for e, p, t in zip(est, prob.params.params, truth, strict=True)
+        if e.interval is not None
     ]
     out: dict[str, object] = {
         "wall_s": wall,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from simgap.actuator.families import STS3215, XL330
-from simgap.actuator.family_fit import bootstrap_intervals, fit_families
+from simgap.actuator.family_fit import bootstrap_intervals, bootstrap_json, fit_families
 from simgap.actuator.friction import FAMILIES, FRICTION_BOXES, friction_family
 from simgap.actuator.ladder import build_batch
 from simgap.actuator.physical import PhysicalSpace, simulate_physical
@@ -143,10 +143,17 @@ def test_known_parameters_recovered_within_intervals(family: str) -> None:
         family
     ]
     assert fit.train_cost[0] < 5e-3  # counts of 1.5 mrad; real logs score 0.04-0.1
-    iv = bootstrap_intervals(fit, batch, train[0], 0, replicates=30, evaluations=120)
-    for name, e in iv.items():
-        assert e["low"] <= TRUTH[name] <= e["high"], (name, e)
+    est = bootstrap_intervals(fit, batch, train[0], 0, replicates=30, evaluations=120)
+    assert est.statistic == "MAE" and est.residual == pytest.approx(fit.train_cost[0], rel=0.05)
+    assert est.noise_floor is None and est.evaluations > 0
+    for p in est:  # the truth inside every interval, or inside the one turned down
+        low, high = p.interval or p.rejected or (np.nan, np.nan)
+        assert low <= TRUTH[p.name] <= high, p
+        assert low <= p.value <= high and (p.interval is None) == bool(p.reason)
     for name in ("kt", "R", "armature", "load_friction_base"):
-        e = iv[name]
+        low, high = est.interval(name) or (np.nan, np.nan)
         width = WIDTH_BOUND[(family, name)]
-        assert e["identifiable"] and e["high"] - e["low"] < width * TRUTH[name], (name, e)
+        assert high - low < width * TRUTH[name], (name, est[name])
+    js = bootstrap_json(est)
+    assert js["kt"].keys() == {"value", "low", "high", "identifiable"}
+    assert [js["kt"]["low"], js["kt"]["high"]] == list(est.interval("kt") or ())

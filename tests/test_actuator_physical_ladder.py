@@ -65,6 +65,14 @@ def test_m1_data_selects_m1_and_keeps_the_branch_interface() -> None:
     bam = joint_bam_json(res)
     assert bam is not None and bam["model"] == "m1" and bam["actuator"] == "xl330"
     assert "intervals" in servo.params and "kt" in servo.params["intervals"]
+    # the rung's intervals are its estimate's, the residual its training MAE over the floor
+    est = servo.estimate
+    assert est is not None and est.statistic == "MAE" and 0 < est.residual < 0.002
+    assert est.noise_floor == cfg.noise_floor_rad
+    kt = servo.params["intervals"]["kt"]
+    assert kt["value"] == est.value("kt") == res.bam_params["kt"]  # type: ignore[index]
+    assert kt["identifiable"] == est["kt"].identified
+    assert kt["low"] <= kt["value"] <= kt["high"]
     # every held-out fold searched cfg.searches times: the score is their median, and each
     # type's range holds the median's per-type figure
     for row in servo.diagnostics["families"].values():

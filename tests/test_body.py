@@ -95,9 +95,18 @@ def test_unperturbed_arm_has_no_offsets(tmp_path: Path, demo_model: Path) -> Non
     kin = Kinematics(rig.model_path, "wrist_cam", JOINTS)
     fit = fit_zero_offsets(kin, poses.q, poses.p_cam)
     assert all(abs(np.rad2deg(v)) < 0.5 for v in fit.offset_rad.values())
-    assert fit.residual_rms_m < 5e-4
+    est = fit.estimate
+    assert est.residual < 5e-4 and est.residual_unit == "m" and est.noise_floor is None
+    # no offset planted: zero lies inside every fitted joint's interval, which is the
+    # offset +- the half-width the figures state
+    for j, v in fit.offset_rad.items():
+        lo, hi = est.interval(j) or (np.nan, np.nan)
+        assert lo < 0.0 < hi and est.value(j) == v
+        assert (hi - lo) / 2 == pytest.approx(fit.ci95_rad[j], rel=1e-12)
     without_mount = fit_zero_offsets(kin, poses.q, poses.p_cam, fit_mount=False)
     assert without_mount.unidentifiable == ("shoulder_pan",)
+    pan = without_mount.estimate["shoulder_pan"]
+    assert pan.interval is None and "no rank" in pan.reason
 
 
 def test_frame_origin_converts_placements(demo_model: Path) -> None:

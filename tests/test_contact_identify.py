@@ -5,11 +5,13 @@ MuJoCo's defaults, geoms with and without priority, pushes logged with 0.5 mm no
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from simgap.branches.context import Context
+from simgap.contact.identify import ContactFit, identify
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.finding import Finding
@@ -30,10 +32,33 @@ def _assess(bench_rig: object, out: Path) -> Finding:
 
 
 @pytest.mark.parametrize("seed,priority", [(3, False), (4, True), (8, False)])
-def test_sliding_recovered_within_its_interval(tmp_path: Path, seed: int, priority: bool) -> None:
+def test_sliding_recovered_within_its_interval(
+    tmp_path: Path, seed: int, priority: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import simgap.branches.contact as branch
+
+    fits: list[ContactFit] = []
+
+    def keep(*a: Any, **k: Any) -> ContactFit:
+        fits.append(identify(*a, **k))
+        return fits[-1]
+
+    monkeypatch.setattr(branch, "identify", keep)
     mu = float(np.random.default_rng(seed).uniform(0.25, 0.45))
     b = make_bench(tmp_path, "push", {("grip", "sliding"): mu}, priority=priority, seed=seed)
     f = _assess(b.rig, tmp_path / "out")
+    # the identification's estimate: the written friction, the truth inside its interval,
+    # the fitted position RMS against the tracker noise
+    (fit,) = fits
+    est = fit.estimate
+    assert est is not None and est.residual_unit == "m" and est.evaluations > 0
+    sliding = est["grip.sliding"]
+    lo_e, hi_e = sliding.interval or (np.nan, np.nan)
+    assert lo_e < mu < hi_e and sliding.value == fit.writes[("grip", "sliding")]
+    assert est.residual == f.typed(ContactFigures).rms_fitted_m
+    assert est.noise_floor == f.typed(ContactFigures).object_noise_m
+    for p in est:
+        assert (p.interval is None) == bool(p.reason)
     assert f.verdict.value == "implicated", f.summary
     fig = f.typed(ContactFigures)
     lo, hi = fig.friction_interval or (None, None)

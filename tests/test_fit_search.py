@@ -63,10 +63,20 @@ def test_least_squares_recovers_kp_damping_armature_and_flags_frictionloss() -> 
     fit = search.least_squares(be, be.problem.params)
     be.close()
     np.testing.assert_allclose(fit.x[:3], TRUTH[:3], rtol=0.05)
-    assert fit.identified[:3] == [True, True, True]
+    est = fit.estimate
+    names = be.problem.params.names
+    assert est.identified == tuple(names[:3])
+    for k in range(3):  # each identified value is the truth's, inside its interval
+        lo, hi = est.interval(names[k]) or (np.nan, np.nan)
+        truth = TRUTH[k] * be.problem.params.params[k].nominal
+        assert lo < truth < hi and lo <= est.values[k] <= hi
     # free-space tracking cannot see 5 mN m of Coulomb friction under a 20 N m/rad servo
-    assert fit.identified[3] is False
-    assert fit.half_width[3] > fit.values[3] or "bound" in fit.why[3]
+    fl = est[names[3]]
+    assert fl.interval is None and fl.reason
+    assert fit.half_width[3] > fl.value or "bound" in fl.reason
+    assert est.residual_unit == "rad" and est.statistic == "RMS" and est.noise_floor is None
+    assert est.residual == pytest.approx(np.sqrt(2 * fit.cost_after / 200), rel=1e-9)
+    assert est.evaluations == fit.n_evals
     assert fit.cost_after < 0.1 * fit.cost_before
 
 
@@ -74,7 +84,8 @@ def test_saturated_servo_kp_is_reported_not_identifiable() -> None:
     be = LocalBackend(_problem(fr=0.3))
     fit = search.least_squares(be, be.problem.params)
     be.close()
-    assert fit.identified[0] is False and "half-width" in fit.why[0]
+    kp = fit.estimate.params[0]
+    assert kp.interval is None and "half-width" in kp.reason and kp.rejected is not None
     assert fit.col_norm[0] < 0.2 * fit.col_norm[1]  # kp barely moves the residual
     np.testing.assert_allclose(fit.x[1:3], TRUTH[1:3], rtol=0.05)  # the rest still fits
 

@@ -65,11 +65,11 @@ def test_so101_armature_damping_recovered_where_identified(so101: tuple[Path, Re
     )
     fit = search.least_squares(be, ps, max_iter=10, noise=0.002, n_starts=2, restarts=1)
     be.close()
-    ok = np.array(fit.identified)
-    assert ok.sum() >= 5, fit.why
+    ok = np.array([p.identified for p in fit.estimate])
+    assert ok.sum() >= 5, fit.estimate.reasons
     np.testing.assert_allclose(fit.x[ok], truth[ok], rtol=0.05)
-    for why, good in zip(fit.why, ok, strict=True):
-        assert good or why  # every parameter not identified says why
+    for p in fit.estimate:
+        assert p.identified or p.reason  # every parameter not identified says why
 
 
 def test_so101_frictionloss_not_identifiable_from_free_space(so101: tuple[Path, Replayer]) -> None:
@@ -95,7 +95,8 @@ def test_so101_frictionloss_not_identifiable_from_free_space(so101: tuple[Path, 
     at_truth = search.assess(be, ps, truth, method="at_truth", cost_before=0.0, n_evals=0)
     be.close()
     fl = [k for k, p in enumerate(ps.params) if p.kind == "frictionloss"]
-    assert not any(at_truth.identified[k] for k in fl)
+    est = at_truth.estimate.params
+    assert not any(est[k].identified for k in fl)
     assert all(
-        any(w in at_truth.why[k] for w in ("half-width", "Jacobian", "flat", "null")) for k in fl
+        any(w in est[k].reason for w in ("half-width", "Jacobian", "flat", "null")) for k in fl
     )

@@ -265,6 +265,13 @@ def test_planted_gains_are_identified_and_the_export_proven(
         assert lo <= 1e3 * PLANT["stiffness"] <= hi, (j, lo, hi)
         lo, hi = fit.interval(f"{j}.kv")
         assert lo <= 1e2 * PLANT["damping"] <= hi, (j, lo, hi)
+    # the stated intervals are the estimate's (the ones the fit turned down as evidence)
+    est = fit.estimate
+    assert est.residual_unit == "rad" and est.noise_floor == fit.floor_rad
+    assert est.residual <= ELIMINATE_FACTOR * fit.floor_rad and est.identified
+    for p in est:
+        assert (p.interval is None) == bool(p.reason)
+        assert fit.interval(p.name) == (p.interval or p.rejected or (-np.inf, np.inf))
     # the most gravity-loaded joints see the stiffness through their sag: their intervals
     # exclude the agent's own gains (the pan and roll axes carry no gravity load and see
     # damping / stiffness only; their intervals are wide, and say so)

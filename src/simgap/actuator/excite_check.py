@@ -3,6 +3,7 @@ and each (joint, parameter)'s interval or reason from it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,13 +72,15 @@ def outcome(res: Any, joint: str, kind: str) -> dict[str, Any]:
             if res.ridge[j]
             else {"interval": [float(p.interval_s[0]), float(p.interval_s[1])]}
         )
-    k = res.kinds.index(kind)
-    why = res.reasons[j].get(kind, "")
-    local = [float(x) for x in res.intervals[j, k]]
+    e = res.estimates[j][kind]
     # a declared parameter keeps its local interval beside the reason (what the fit's
     # linearisation gives, not stated as a 95 % interval)
     return (
-        {"reason": why, "value": float(res.values[j, k]), "local_interval": local}
-        if why
-        else {"interval": local, "value": float(res.values[j, k])}
+        {
+            "reason": e.reason,
+            "value": e.value,
+            "local_interval": list(e.rejected or (math.nan, math.nan)),
+        }
+        if e.interval is None
+        else {"interval": list(e.interval), "value": e.value}
     )

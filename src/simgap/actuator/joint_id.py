@@ -48,6 +48,8 @@ import numpy as np
 
 from simgap.actuator.joint_problem import BOUNDS, FORCE_KIND, KINDS, MAX_BATCH, JointProblem
 from simgap.actuator.noise_floor import CHAOS_EPS_RAD, noise_floor
+from simgap.fit.estimate import Estimate, ParamEstimate
+from simgap.fit.params import UNITS
 from simgap.fit.profile import GridFit, delay_profile, grid_fit, time_blocks
 
 __all__ = [
@@ -183,11 +185,12 @@ class JointIdResult:
         nominal: nominal values, shape (J, K) [SI].
         floor: per-joint noise floor [rad] and its parts.
         nominal_rms: per-joint RMS residual of the rig's model as given [rad], shape (J,).
-        best_rms: per-joint RMS residual of the identified model [rad], shape (J,).
         delay: per joint, the profile (``profile.DelayProfile``).
-        values: identified values at each joint's best delay, shape (J, K) [SI].
-        intervals: 95 % intervals, shape (J, K, 2) [SI].
-        reasons: per joint, kind -> why it is not identifiable ("" when it is).
+        estimates: per joint, its ``Estimate`` (parameters named by kind): the values at
+            the joint's best delay [SI], each with its 95 % interval or the reason it is
+            not identifiable (the computed interval then kept as ``rejected``), the RMS
+            residual of the identified model [rad] against the joint's noise floor
+            (``total_rad``), the rollouts per log of the whole identification.
         effective: per joint, effective delay (best, lo, hi) [s].
         ridge: per joint, the delay/dynamics trade-off in words ("" when none).
         saturation: per joint, fraction of samples with the actuator force at its limit.
@@ -204,11 +207,8 @@ class JointIdResult:
     nominal: np.ndarray
     floor: dict[str, dict[str, float]]
     nominal_rms: np.ndarray
-    best_rms: np.ndarray
     delay: tuple[Any, ...]
-    values: np.ndarray
-    intervals: np.ndarray
-    reasons: tuple[dict[str, str], ...]
+    estimates: tuple[Estimate, ...]
     effective: np.ndarray
     ridge: tuple[str, ...]
     saturation: np.ndarray
@@ -237,19 +237,20 @@ class JointIdResult:
             out["not_identifiable"][name] = {}
             out["params_nominal"][name] = {}
             out["params_fitted"][name] = {}
+            est = self.estimates[j]
             for k, kind in enumerate(self.kinds):
+                e = est[kind]
                 out["params_nominal"][name][kind] = float(self.nominal[j, k])
-                out["params_fitted"][name][kind] = float(self.values[j, k])
-                why = self.reasons[j].get(kind, "")
-                if why:
-                    out["not_identifiable"][name][kind] = why
+                out["params_fitted"][name][kind] = e.value
+                if e.interval is None:
+                    out["not_identifiable"][name][kind] = e.reason
                 else:
-                    out["params"][name][kind] = float(self.values[j, k])
-                    out["params_interval"][name][kind] = [float(v) for v in self.intervals[j, k]]
+                    out["params"][name][kind] = e.value
+                    out["params_interval"][name][kind] = list(e.interval)
             if self.ridge[j]:
                 out["not_identifiable"][name]["delay"] = self.ridge[j]
             out["nominal_rms_rad"][name] = float(self.nominal_rms[j])
-            out["identified_rms_rad"][name] = float(self.best_rms[j])
+            out["identified_rms_rad"][name] = est.residual
             out["noise_floor_rad"][name] = self.floor[name]
             out["force_saturation"][name] = float(self.saturation[j])
             out["delay_profile"][name] = {
@@ -354,17 +355,28 @@ def identify(
         np.array(values),
         FIT_FLOOR_GATE,
     )
+    estimates = tuple(
+        Estimate(
+            tuple(
+                ParamEstimate.of(kind, UNITS[kind], values[j][k], intervals[j][k], r.get(kind, ""))
+                for k, kind in enumerate(problem.kinds)
+            ),
+            float(best_rms[j]),
+            "rad",
+            "RMS",
+            float(floor[name]["total_rad"]),
+            problem.n_evals,
+        )
+        for j, (name, r) in enumerate(zip(problem.joints, reasons, strict=True))
+    )
     return JointIdResult(
         joints=problem.joints,
         kinds=problem.kinds,
         nominal=problem.nominal,
         floor=floor,
         nominal_rms=nominal_rms,
-        best_rms=np.array(best_rms),
         delay=tuple(profiles),
-        values=np.array(values),
-        intervals=np.array(intervals),
-        reasons=tuple(reasons),
+        estimates=estimates,
         effective=np.array(effective),
         ridge=tuple(ridge),
         saturation=sat,

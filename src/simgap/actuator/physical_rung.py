@@ -49,6 +49,7 @@ from simgap.actuator.family_fit import (
     SELECTION_ORDER,
     FamilyFit,
     bootstrap_intervals,
+    bootstrap_json,
     fit_families,
     per_log_mae,
 )
@@ -64,6 +65,7 @@ from simgap.actuator.rungs import (
 )
 from simgap.actuator.servo import ServoBatch
 from simgap.fit import cma_es as cma_fit
+from simgap.fit.estimate import ParamEstimate
 
 
 @dataclass(frozen=True)
@@ -214,24 +216,30 @@ def rung_physical(
     order = [f for f in SELECTION_ORDER if f in fits]
     chosen, reason = _select(order, table, config)
     fit = fits[chosen]
-    intervals = (
+    estimate = (
         bootstrap_intervals(
-            fit, batch, folds.train[0], config.seed, replicates=config.bootstrap_replicates
+            fit,
+            batch,
+            folds.train[0],
+            config.seed,
+            replicates=config.bootstrap_replicates,
+            noise_floor_rad=config.noise_floor_rad,
         )
         if config.bootstrap_replicates > 1
-        else {}
+        else None
     )
     train0 = folds.train[0]
     own = float(per_log_mae(fit.pred[0], batch)[train0].mean())
     profile = profile_entry(
         fit, batch, train0, servo, config.seed, config.cma_evaluations, config.noise_floor_rad, own
     )
-    if profile["reason"] and "armature" in intervals:
-        intervals["armature"] = {
-            **intervals["armature"],
-            "identifiable": False,
-            "reason": profile["reason"],
-        }
+    if estimate is not None and profile["reason"] and "armature" in estimate.names:
+        # the armature profile's reason turns the bootstrap interval down (kept as evidence)
+        a = estimate["armature"]
+        arm = ParamEstimate.of(a.name, a.unit, a.value, a.interval or a.rejected, profile["reason"])
+        estimate = replace(estimate, params=tuple(arm if p is a else p for p in estimate.params))
+    intervals = bootstrap_json(estimate) if estimate is not None else {}
+    fit = replace(fit, estimate=estimate)
     sel = results[chosen]
     p = fit.params(0)
     params: dict[str, Any] = {
@@ -260,6 +268,7 @@ def rung_physical(
         time.perf_counter() - t0,
         sel.validation_per_log_rad,
         details,
+        estimate,
     )
     legacy = np.array(
         [

@@ -26,6 +26,7 @@ from simgap.actuator.servo import (
 )
 from simgap.errors import InputError
 from simgap.fit.delay import shift
+from simgap.fit.estimate import Estimate
 from simgap.fit.lm import lm_fit, weighted_mae
 
 RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
@@ -80,7 +81,14 @@ class LadderConfig:
 
 @dataclass(frozen=True)
 class RungResult:
-    """One rung's fit: train and held-out MAE [rad], parameters, time [s]."""
+    """One rung's fit: train and held-out MAE [rad], parameters, time [s].
+
+    ``estimate`` is the fit's ``simgap.fit.estimate.Estimate`` where the rung states
+    intervals (the physical servo's bootstrap: each parameter's interval or reason, the
+    training MAE against the noise floor); None where it states none (the ideal, delay-lag,
+    generic servo and network rungs are judged by their held-out error alone). ``params``
+    stays the rung's JSON form (``to_dict``), the servo's intervals built from the estimate.
+    """
 
     model: str
     train_mae_rad: float
@@ -91,6 +99,7 @@ class RungResult:
     diagnostics: dict[str, Any] = field(default_factory=dict)
     """The rung's other results (the held-out MAE per group, the other held-out scheme, the
     families compared...): named apart from a Finding's ``details``."""
+    estimate: Estimate | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form kept by the CLI (``model``, ``train_mae_rad``, ...; ``diagnostics``

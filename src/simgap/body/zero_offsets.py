@@ -10,7 +10,9 @@ Not every offset is observable from one object of unknown position: an offset of
 whose rotation moves the whole scene rigidly (the base pan about a vertical axis) is the same
 as moving the object, and the offset of the joint that carries the camera directly is the
 same as a mounting error. The fit keeps a parameter only when it adds rank to the Jacobian
-(columns normalised), and reports the others as not identifiable.
+(columns normalised), and reports the others as not identifiable. The offsets come back as
+an ``Estimate`` (``simgap.fit.estimate``: the one interval rule's Student-t intervals, the
+reason for each joint it cannot separate, the RMS residual in metres).
 """
 
 from __future__ import annotations
@@ -23,11 +25,18 @@ import numpy.typing as npt
 from scipy.optimize import least_squares
 
 from simgap.errors import InputError
+from simgap.fit.estimate import Estimate, ParamEstimate
 from simgap.fit.intervals import jacobian_intervals
 from simgap.sim.kinematics import CameraOffset, Kinematics
 
 RANK_TOL = 1e-5
 """Relative singular value below which a column adds no information."""
+
+NO_RANK_REASON = (
+    "its offset adds no rank to the sightings' Jacobian: from one static object it is the "
+    "same as moving the object or the camera's mount (not fitted)"
+)
+"""Why a chain joint's offset is not identifiable from one static object."""
 
 
 @dataclass(frozen=True)
@@ -35,22 +44,26 @@ class ZeroOffsetFit:
     """Estimated joint zero offsets.
 
     Attributes:
-        offset_rad: joint -> offset [rad] for identifiable joints (add to ``offset_rad``).
-        ci95_rad: joint -> half-width of the 95% interval [rad].
+        estimate: each chain joint's offset [rad], with its 95 % interval or the reason it
+            is not identifiable (value NaN: not fitted); the RMS camera-frame residual
+            after the fit [m]; no noise floor (the sightings' noise is not stated).
+        offset_rad: joint -> offset [rad] for the fitted joints (add to ``offset_rad``):
+            the body figures' form of the estimate's values.
+        ci95_rad: joint -> half-width of the 95% interval [rad] (the estimate's interval
+            is the offset +- it), as the body figures state it.
         unidentifiable: chain joints whose offset this data cannot separate.
         object_world_m: fitted world position of the object [m], shape (3,).
         camera_mount: fitted mounting error of the camera (None when not fitted).
-        residual_rms_m: RMS camera-frame residual after the fit [m].
         residual_rms_before_m: RMS residual with no offsets and no mounting error [m].
         n_poses: number of poses used.
     """
 
+    estimate: Estimate
     offset_rad: dict[str, float]
     ci95_rad: dict[str, float]
     unidentifiable: tuple[str, ...]
     object_world_m: np.ndarray
     camera_mount: CameraOffset | None
-    residual_rms_m: float
     residual_rms_before_m: float
     n_poses: int
 
@@ -168,16 +181,37 @@ def fit_zero_offsets(
         prob.residual, th0, jac=lambda t: prob.jacobian(t), method="lm", xtol=1e-12, ftol=1e-12
     )
     r = sol.fun
-    half = jacobian_intervals(prob.jacobian(sol.x), r).half_width
+    iv = jacobian_intervals(prob.jacobian(sol.x), r)
+    half = iv.half_width
     p, mount, delta = prob.unpack(sol.x)
     k0 = n_par - len(joints_kept)
+    unidentifiable = tuple(j for j in cand if j not in joints_kept)
+    fitted = Estimate.from_intervals(
+        joints_kept,
+        ["rad"] * len(joints_kept),
+        delta,
+        iv,
+        index=range(k0, n_par),
+        residual=float(np.sqrt(np.mean(r**2))),
+        residual_unit="m",
+        evaluations=int(sol.nfev),
+    )
+    estimate = Estimate(
+        fitted.params
+        + tuple(
+            ParamEstimate(j, "rad", float("nan"), None, NO_RANK_REASON) for j in unidentifiable
+        ),
+        fitted.residual,
+        "m",
+        evaluations=fitted.evaluations,
+    )
     return ZeroOffsetFit(
+        estimate=estimate,
         offset_rad={j: float(d) for j, d in zip(joints_kept, delta, strict=True)},
         ci95_rad={j: float(half[k0 + i]) for i, j in enumerate(joints_kept)},
-        unidentifiable=tuple(j for j in cand if j not in joints_kept),
+        unidentifiable=unidentifiable,
         object_world_m=np.asarray(p),
         camera_mount=mount,
-        residual_rms_m=float(np.sqrt(np.mean(r**2))),
         residual_rms_before_m=before,
         n_poses=int(qa.shape[0]),
     )

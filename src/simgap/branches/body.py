@@ -62,7 +62,7 @@ def offsets_finding(fit: ZeroOffsetFit) -> Finding:
         "camera_mount_rotation_deg": np.rad2deg(fit.camera_mount.rot_rad).tolist()
         if fit.camera_mount
         else None,
-        "residual_rms_m": fit.residual_rms_m,
+        "residual_rms_m": fit.estimate.residual,
         "residual_rms_before_m": fit.residual_rms_before_m,
         "n_poses": fit.n_poses,
     }
@@ -100,7 +100,7 @@ def offsets_finding(fit: ZeroOffsetFit) -> Finding:
         key_figure="largest_offset_deg",
         figures=ZeroOffsetsFigures.from_mapping(figures),
         next_step=step,
-        residual=fit.residual_rms_m,
+        residual=fit.estimate.residual,
         residual_unit="m",
         details=ZeroOffsetsDetails.from_mapping(
             {"offsets_deg": deg, "ci95_deg": ci}, where="details"

@@ -14,6 +14,11 @@ only while the residual still exceeds the tracker noise. A coefficient is accept
 profile is identifiable, excludes the current model (likelihood ratio), and improves the RMS
 error by more than ``NOISE_MULTIPLE`` tracker noises. The object's mass is profiled from
 the nominal model beside the ladder, to say when mass and friction are confounded.
+
+The ladder's coefficients come back as an ``Estimate`` (``simgap.fit.estimate``,
+``ContactFit.estimate``): each at the value the fitted model carries (written, or the
+model's own) with its profile's 95 % interval, or the reason there is none; the position
+RMS [m] against the tracker's noise.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from simgap.contact.profile import (
     score,
 )
 from simgap.contact.sweep import replay_logs
+from simgap.fit.estimate import Estimate, ParamEstimate
 from simgap.values.push import PushLog
 
 NOISE_MULTIPLE = 3.0
@@ -130,6 +136,10 @@ class ContactFit:
             the mass: ``{"group", "masses_kg", "intervals", "bests", "interval"}``, the last the
             union of the 95 % sets over the box (a quasi-static push sees friction x mass, so
             a friction interval at the model's mass alone would be conditional on it).
+        estimate: the ladder's coefficients (``group.field``) at the fitted model's values,
+            each with its profile's interval or the reason (``stage_param``); the position
+            RMS of the fitted model [m] against the tracker noise; the candidate replays
+            spent (None: built by hand, without one).
     """
 
     stages: tuple[Stage, ...]
@@ -142,6 +152,7 @@ class ContactFit:
     holdout: dict[str, Any] | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     sliding_over_mass: dict[str, Any] | None = None
+    estimate: Estimate | None = None
 
     def stage(self, group: str, name: str) -> Stage | None:
         """The stage of one coefficient, if it was in the ladder."""
@@ -205,7 +216,10 @@ def identify(
     has_rot = noise.rad is not None and all(lg.obj_quat is not None for lg in logs)
     dt = float(pr.replayer.physics_dt)
 
+    spent = [0]
+
     def run(cands: list[dict[tuple[str, str], float]]) -> PushScore:
+        spent[0] += len(cands)
         return score(pr.replay(cands, rlogs), logged, noise)
 
     try:
@@ -291,6 +305,13 @@ def identify(
             values=values,
             holdout=holdout,
             sliding_over_mass=over_mass,
+            estimate=Estimate(
+                tuple(stage_param(st, current) for st in stages),
+                float(cur.rms_m()[0]),
+                "m",
+                noise_floor=noise.m,
+                evaluations=spent[0],
+            ),
         )
     finally:
         pr.close()
@@ -335,6 +356,34 @@ def _sliding_over_mass(
         "bests": [iv.best for iv in ivs],
         "interval": [union_lo, union_hi],
     }
+
+
+def stage_param(stage: Stage, written: dict[tuple[str, str], float]) -> ParamEstimate:
+    """One ladder coefficient at the value the fitted model carries (``written``, else the
+    model's own): with its profile's 95 % interval where the profile is identifiable and the
+    interval holds that value; else the profile's reason, or, where the model keeps its own
+    value outside an identified interval, why nothing was written (the interval then
+    ``rejected``)."""
+    iv = stage.interval
+    key = (stage.group, stage.field)
+    value = float(written.get(key, stage.nominal))
+    unit = RANGES.get(stage.field, (0.0, 0.0, ""))[2].strip() or "1"
+    name = f"{stage.group}.{stage.field}"
+    span = (iv.lo, iv.hi) if iv.lo is not None and iv.hi is not None else None
+    if not iv.identifiable or span is None:
+        reason = iv.reason or "the profile's 95 % set is open towards an end of the range"
+        return ParamEstimate.of(name, unit, value, span, reason)
+    if span[0] <= value <= span[1]:
+        return ParamEstimate.of(name, unit, value, span)
+    why = (
+        f"the value written {value:.4g} lies outside the profile's 95 % set "
+        f"[{span[0]:.4g}, {span[1]:.4g}] (a rough profile read through its median)"
+        if key in written
+        else f"kept at the model's value {value:.4g}, outside the profile's 95 % set "
+        f"[{span[0]:.4g}, {span[1]:.4g}]: the data do not exclude it (a likelihood ratio "
+        f"past the 95 % threshold and an RMS gain of {NOISE_MULTIPLE:g} tracker noises)"
+    )
+    return ParamEstimate.of(name, unit, value, span, why)
 
 
 def _skipped(group: str, name: str, nom: float, cur: PushScore, why: str) -> Stage:

@@ -194,12 +194,10 @@ def fit_controller(
     params: dict[str, dict[str, float]] = {}
     intervals: dict[str, dict[str, float | None]] = {}
     identified: dict[str, dict[str, bool]] = {}
-    for p, v, h, ok in zip(
-        problem.params.params, best.values, best.half_width, best.identified, strict=True
-    ):
-        params.setdefault(p.target, {})[p.kind] = float(v)
+    for p, e, h in zip(problem.params.params, best.estimate, best.half_width, strict=True):
+        params.setdefault(p.target, {})[p.kind] = e.value
         intervals.setdefault(p.target, {})[p.kind] = float(h) if np.isfinite(h) else None
-        identified.setdefault(p.target, {})[p.kind] = bool(ok)
+        identified.setdefault(p.target, {})[p.kind] = e.identified
     return {
         "params": params,
         "loss_before": before,
@@ -210,7 +208,7 @@ def fit_controller(
         "best": best_name,
         "at_bounds": best.at_bounds,
         "cond": best.cond,
-        "why": {n: w for n, w in zip(best.names, best.why, strict=True) if w},
+        "why": best.estimate.reasons,
     }
 
 

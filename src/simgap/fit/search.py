@@ -1,10 +1,11 @@
 """Searches over normalised parameters: a 1-D sweep, simulated annealing, least squares.
 
 Every search ends in a ``FitResult`` carrying the statistics that say whether a number
-can be trusted: confidence intervals from s^2 (J^T J)^-1 with Student-t half-widths (the
-one rule of ``simgap.fit.intervals``: a null direction gives an infinite interval), the
-parameters that ended at a bound, the condition number of J^T J, and the norm of each
-Jacobian column (a near-zero column means the data cannot see that parameter).
+can be trusted: its ``Estimate`` (``simgap.fit.estimate``: each value with its 95 %
+interval, from s^2 (J^T J)^-1 with Student-t half-widths by the one rule of
+``simgap.fit.intervals``, or the reason it is not identified; the RMS residual and the
+noise floor), the parameters that ended at a bound, the condition number of J^T J, and the
+norm of each Jacobian column (a near-zero column means the data cannot see that parameter).
 """
 
 from __future__ import annotations
@@ -16,12 +17,23 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
+from simgap.fit.estimate import Estimate
 from simgap.fit.intervals import jacobian_intervals, t_quantile
 from simgap.fit.local_backend import Backend
 from simgap.fit.params import ParamSet
 
 IDENTIFIED_REL_HALF_WIDTH = 0.05
 """A parameter counts as identified when its 95 % half-width is under 5 % of its value."""
+
+RESIDUAL_UNITS = {"joints": "rad", "object": "m", "ee": "m and rad (translation, rotation)"}
+"""The residual's unit by what a ``ReplayProblem`` scores (``score``)."""
+
+
+def residual_unit(backend: Backend) -> str:
+    """The unit of ``backend``'s residuals: from its problem's ``score`` where it replays a
+    ``ReplayProblem``, else ``residual units``."""
+    score = getattr(getattr(backend, "problem", None), "score", None)
+    return RESIDUAL_UNITS.get(str(score), "residual units")
 
 
 def jacobian(
@@ -47,27 +59,27 @@ class FitResult:
 
     Attributes:
         method: ``sweep``, ``dual_annealing`` or ``least_squares``.
-        names: parameter names.
+        estimate: the SI values, each with its 95 % interval or the reason it is not
+            identified, the RMS residual at the best and the noise floor given
+            (``simgap.fit.estimate``).
         x: best normalised coordinates, shape (n,).
-        values: best SI values, shape (n,).
         nominal: nominal SI values, shape (n,).
         cost_before: 0.5 ||r||^2 at the nominal (or the scalar loss used).
         cost_after: the same at the best.
-        half_width: 95 % half-widths in SI, shape (n,) (inf: not identifiable).
+        half_width: the interval rule's 95 % half-widths in SI, shape (n,) (inf: a null
+            direction), before the identifiability verdict: finite also where the
+            estimate turned the interval down.
         at_bounds: names of parameters at a bound.
         cond: cond(J^T J) at the best.
         col_norm: Jacobian column norms (normalised coordinates), shape (n,).
-        identified: per parameter, whether the data pins it down.
-        why: per parameter, the evidence when it is not identified.
         n_evals: candidate evaluations (rollouts per log).
         seed: the seed (annealing).
         extra: method-specific data (a sweep's curve).
     """
 
     method: str
-    names: list[str]
+    estimate: Estimate
     x: np.ndarray
-    values: np.ndarray
     nominal: np.ndarray
     cost_before: float
     cost_after: float
@@ -75,8 +87,6 @@ class FitResult:
     at_bounds: list[str]
     cond: float
     col_norm: np.ndarray
-    identified: list[bool]
-    why: list[str]
     n_evals: int
     seed: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -84,22 +94,14 @@ class FitResult:
     def table(self) -> dict[str, dict[str, Any]]:
         """JSON-able per-parameter rows: value, nominal, half_width, identified, why."""
         return {
-            n: {
-                "value": float(v),
+            p.name: {
+                "value": p.value,
                 "nominal": float(nom),
                 "half_width": float(h),
-                "identified": bool(i),
-                "why": w,
+                "identified": p.identified,
+                "why": p.reason,
             }
-            for n, v, nom, h, i, w in zip(
-                self.names,
-                self.values,
-                self.nominal,
-                self.half_width,
-                self.identified,
-                self.why,
-                strict=True,
-            )
+            for p, nom, h in zip(self.estimate, self.nominal, self.half_width, strict=True)
         }
 
 
@@ -120,8 +122,11 @@ def assess(
     cost_after: float | None = None,
     eps: float = 1e-4,
     noise: float | None = None,
+    unit: str | None = None,
 ) -> FitResult:
-    """Intervals, bounds and identifiability at ``x``; see ``FitResult``.
+    """Intervals, bounds and identifiability at ``x``; see ``FitResult``. The estimate's
+    residual is the RMS of the residual vector at ``x`` in ``unit`` (default: the backend's,
+    ``residual_unit``) and its noise floor ``noise``.
 
     With ``noise`` (the measurement noise, residual units), a fit whose residual RMS stays
     above twice the noise has not explained the data (a local minimum or a structural
@@ -150,46 +155,51 @@ def assess(
     ssr = float(r @ r)
     rise = (backend.residuals(prof) ** 2).sum(axis=1) - ssr
     tq2 = t_quantile(iv.dof) ** 2 * iv.s2
-    identified, why = [], []
+    why = []
     rms = float(np.sqrt(np.mean(r**2))) if r.size else 0.0
     for k, p in enumerate(params.params):
         rel = hw[k] / max(abs(values[k]), 1e-300)
         if noise is not None and rms > 2 * noise:
-            identified.append(False)
             why.append(
                 f"the fit did not reach the noise floor (residual RMS {rms:.3g} > "
                 f"2 x noise {noise:.3g}): a local minimum or a model mismatch"
             )
         elif col_norm[k] <= 1e-6 * max(col_max, 1e-300):
-            identified.append(False)
             why.append(
                 f"Jacobian column ~0 ({col_norm[k]:.2g} vs max {col_max:.2g}): "
                 "the data does not depend on it"
             )
         elif not np.isfinite(hw[k]):
-            identified.append(False)
             why.append(iv.withheld[k])
         elif p.name in bounds:
-            identified.append(False)
             why.append("ended at a bound of its range")
         elif rel > IDENTIFIED_REL_HALF_WIDTH:
-            identified.append(False)
             why.append(f"95% half-width is {100 * rel:.0f}% of the value")
         elif min(rise[2 * k], rise[2 * k + 1]) <= tq2:
-            identified.append(False)
             why.append(
                 f"flat profile: a {100 * IDENTIFIED_REL_HALF_WIDTH:.0f}% change "
                 f"raises the squared residual by {min(rise[2 * k], rise[2 * k + 1]):.3g}"
                 f" <= t^2 s^2 = {tq2:.3g} (non-smooth residual)"
             )
         else:
-            identified.append(True)
             why.append("")
+    n_spent = n_evals + 3 * x.size + 1
+    estimate = Estimate.from_intervals(
+        params.names,
+        [p.unit for p in params.params],
+        values,
+        iv,
+        scale=scale,
+        reasons=why,
+        residual=rms,
+        residual_unit=unit or residual_unit(backend),
+        noise_floor=noise,
+        evaluations=n_spent,
+    )
     return FitResult(
         method=method,
-        names=params.names,
+        estimate=estimate,
         x=x,
-        values=values,
         nominal=np.array([p.nominal for p in params.params]),
         cost_before=cost_before,
         cost_after=_cost(r) if cost_after is None else cost_after,
@@ -197,9 +207,7 @@ def assess(
         at_bounds=bounds,
         cond=iv.cond,
         col_norm=col_norm,
-        identified=identified,
-        why=why,
-        n_evals=n_evals + 3 * x.size + 1,
+        n_evals=n_spent,
         seed=seed,
         extra=extra or {},
     )
@@ -216,6 +224,7 @@ def least_squares(
     restarts: int = 2,
     n_starts: int = 1,
     seed: int = 0,
+    unit: str | None = None,
 ) -> FitResult:
     """Levenberg-Marquardt through ``mujoco.minimize`` with a batched residual.
 
@@ -228,6 +237,7 @@ def least_squares(
         n_starts: starts in all: ``x0`` and ``n_starts - 1`` seeded log-normal
             perturbations of it (30 %); the lowest cost wins.
         seed: seed of the extra starts.
+        unit: the residual's unit (default: the backend's, ``residual_unit``).
     """
     from simgap.sim.minimize import least_squares as mj_lsq
 
@@ -281,6 +291,7 @@ def least_squares(
         n_evals=n,
         extra={"iterations": iters},
         noise=noise,
+        unit=unit,
     )
 
 

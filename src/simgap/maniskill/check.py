@@ -80,7 +80,7 @@ def check_in_maniskill(
         path, proof, said = export_controller(
             replayer, fit, held, out / "maniskill_controller.json"
         )
-        iv = {n: list(fit.interval(n)) for n in fit.fit.names}
+        iv = {n: list(fit.interval(n)) for n in fit.estimate.names}
         return {
             "branch": "maniskill_replay",
             "verdict": v,
@@ -97,7 +97,9 @@ def check_in_maniskill(
             "fitted_rms_rad": dict(zip(fit.joints, fit.fitted_rms_rad.tolist(), strict=True)),
             "identified": {
                 n: {"value": float(val), "interval_95": iv[n], "nominal": float(nom)}
-                for n, val, nom in zip(fit.fit.names, fit.fit.values, fit.fit.nominal, strict=True)
+                for n, val, nom in zip(
+                    fit.estimate.names, fit.estimate.values, fit.fit.nominal, strict=True
+                )
             },
             "episodes_fitted": list(fit.episodes),
             "episodes_held_out": list(proof.episodes),

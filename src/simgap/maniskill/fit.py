@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from simgap.errors import InputError
+from simgap.fit.estimate import Estimate, ParamEstimate
 from simgap.fit.intervals import jacobian_intervals
 from simgap.fit.params import ParamSet, multipliers
 from simgap.fit.profile import (
@@ -46,6 +47,8 @@ BLOCK_S = 2.0
 """Length of the time blocks the jackknife deletes one at a time [s]."""
 MAX_DELAY_S = 0.15
 """Largest command delay profiled [s]."""
+UNBOUNDED = "the stated 95 % interval is unbounded (the block jackknife or the floor term)"
+"""Why a gain the white-noise fit identified states no interval."""
 
 
 class ManiSkillBackend:
@@ -126,11 +129,14 @@ class GainFit:
         joints: the controller's joints, length J.
         nominal: the agent's own gains.
         fitted: the identified gains (nominal where not fitted).
-        fit: simgap's least-squares result: values, identifiability, white-noise intervals.
-        half_width: the 95 % half-widths [SI] stated, shape (n,) in ``fit.names`` order: the
-            larger of the Gauss-Newton one (inflated for the residuals' lag-1
-            autocorrelation) and the delete-one-block jackknife, plus the step the search
-            left (``interval_halfwidths``).
+        fit: simgap's least-squares result: its own estimate holds the white-noise
+            intervals and the identifiability verdict (``fit.search.assess``).
+        estimate: the gains as stated (``simgap.fit.estimate``), in the fit's order: each
+            value with the 95 % interval value +- the larger of the Gauss-Newton
+            half-width (inflated for the residuals' lag-1 autocorrelation) and the
+            delete-one-block jackknife, plus the step the search left
+            (``interval_halfwidths``), or the fit's reason it is not identified (that
+            interval then ``rejected``); the RMS residual [rad] against ``floor_rad``.
         floor_rad: the instrument's floor per joint [rad] (one encoder count / sqrt 12).
         nominal_rms_rad: replay RMS error with the nominal gains per joint [rad], shape (J,).
         fitted_rms_rad: the same with the fitted gains [rad], shape (J,).
@@ -145,7 +151,7 @@ class GainFit:
     nominal: DriveGains
     fitted: DriveGains
     fit: FitResult
-    half_width: np.ndarray
+    estimate: Estimate
     floor_rad: float
     nominal_rms_rad: np.ndarray
     fitted_rms_rad: np.ndarray
@@ -155,10 +161,10 @@ class GainFit:
 
     def interval(self, name: str) -> tuple[float, float]:
         """The 95 % interval [SI] of a fitted parameter (``joint.kp``, ``joint.kv``,
-        ``joint.force_limit``)."""
-        k = self.fit.names.index(name)
-        v, h = float(self.fit.values[k]), float(self.half_width[k])
-        return v - h, v + h
+        ``joint.force_limit``) as stated, also where the fit turned it down (the
+        estimate's ``rejected``; (-inf, inf) where it is unbounded)."""
+        p = self.estimate[name]
+        return p.interval or p.rejected or (-np.inf, np.inf)
 
 
 def fit_gains(
@@ -224,7 +230,7 @@ def fit_gains(
     nominal_rms = np.sqrt(
         np.mean(np.concatenate([(b - m)[1:] for b, m in zip(base, meas, strict=True)]) ** 2, axis=0)
     )
-    result = least_squares(backend, params, max_iter=max_iter, noise=floor)
+    result = least_squares(backend, params, max_iter=max_iter, noise=floor, unit="rad")
     fitted = backend.gains(result.x)
     hw = interval_halfwidths(
         backend,
@@ -238,7 +244,26 @@ def fit_gains(
         nominal=nominal,
         fitted=fitted,
         fit=result,
-        half_width=hw * np.abs([p.value_per_x for p in params.params]),
+        estimate=Estimate(
+            tuple(
+                ParamEstimate.of(
+                    p.name,
+                    p.unit,
+                    p.value,
+                    (p.value - h, p.value + h),
+                    p.reason or ("" if np.isfinite(h) else UNBOUNDED),
+                )
+                for p, h in zip(
+                    result.estimate,
+                    hw * np.abs([q.value_per_x for q in params.params]),
+                    strict=True,
+                )
+            ),
+            result.estimate.residual,
+            "rad",
+            noise_floor=floor,
+            evaluations=backend.n_evals,
+        ),
         floor_rad=floor,
         nominal_rms_rad=nominal_rms,
         fitted_rms_rad=replay_rms(replayer, logs, fitted, delay_s),
