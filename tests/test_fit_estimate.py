@@ -174,7 +174,7 @@ def test_excite_check_reads_the_joint_estimate() -> None:
     the fit turned down (its local one), from the joint's estimate."""
     from types import SimpleNamespace
 
-    from simgap.actuator.excite_for import outcome
+    from simgap.actuator.excite_check import outcome
 
     est = Estimate(
         (
