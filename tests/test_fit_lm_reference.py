@@ -25,15 +25,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from simgap.fit.lm import (
-    IRLS_EPS,
-    LAMBDA0,
-    damped_step,
-    finite_residual,
-    lm_fit,
-    next_damping,
-    weighted_mae,
-)
+from simgap.fit.lm import LAMBDA0, damped_step, lm_fit, next_damping
+from simgap.fit.loss import IRLS_EPS, finite_residual, weighted_mae
 from simgap.fit.profile import LINE_STEPS, block_jacobian, grid_fit
 
 DT = 0.01

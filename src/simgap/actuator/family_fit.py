@@ -31,7 +31,8 @@ from simgap.actuator.servo import ServoBatch
 from simgap.fit import cma_es as cma_fit
 from simgap.fit.estimate import Estimate, ParamEstimate
 from simgap.fit.intervals import t_quantile
-from simgap.fit.lm import finite_residual, lm_fit
+from simgap.fit.lm import lm_fit
+from simgap.fit.loss import finite_residual
 
 SELECTION_ORDER = ("m1", "m3", "m2", "m4", "m5", "m6")
 """Families from simplest (fewest parameters: 2, 3, 5, 7, 9, 11 friction terms) up."""

@@ -27,7 +27,8 @@ from simgap.actuator.servo import (
 from simgap.errors import InputError
 from simgap.fit.delay import shift
 from simgap.fit.estimate import Estimate
-from simgap.fit.lm import lm_fit, weighted_mae
+from simgap.fit.lm import lm_fit
+from simgap.fit.loss import weighted_mae
 
 RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
 

@@ -33,14 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simgap.fit.jacobian import ForwardWithBase, JacobianPolicy
-from simgap.fit.loss import (  # noqa: F401 (re-exported: the actuator fits import them from here)
-    BLOWUP_RAD,
-    IRLS_EPS,
-    Loss,
-    WeightedMAE,
-    finite_residual,
-    weighted_mae,
-)
+from simgap.fit.loss import Loss, WeightedMAE
 
 ResidualFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """(theta, shape (M, n); tag of each row (a fold, a delay), shape (M,)) -> residuals,
