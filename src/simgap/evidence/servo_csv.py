@@ -81,7 +81,7 @@ def read_servo_csv(
         if rig is None:
             names.append(j)
         else:
-            names.append(rig.joint(j).name)  # a miss lists the joints the rig maps
+            names.append(rig.joint(j, file=path, field=f"cmd_{j}").name)
 
     def block(prefix: str) -> np.ndarray | None:
         if not all(f"{prefix}{j}" in col for j in joints):
