@@ -34,7 +34,10 @@ def test_misspelt_csv_joint_names_the_csv_and_its_column(tmp_path: Path, demo_mo
     assert "elbow_flex" in msg.split("Fix:")[1]
     assert e.value.file == str(bad)
     # the rig is named only as the other place to fix, never as where the name came from
-    assert str(rig_path) in msg.split("Fix:")[1] and str(rig_path) not in msg.split("Fix:")[0]
+    assert (
+        str(rig_path) in msg.split("Fix:")[1]
+        and str(rig_path) not in msg.split("Fix:", maxsplit=1)[0]
+    )
 
 
 def test_a_rig_joint_lookup_without_a_source_still_names_the_rig(
@@ -44,3 +47,58 @@ def test_a_rig_joint_lookup_without_a_source_still_names_the_rig(
     with pytest.raises(NameNotFoundError) as e:
         load_rig(rig_path).joint("elbow")
     assert e.value.file == str(rig_path) and e.value.field is None
+
+
+def test_a_dataset_file_given_for_its_folder_is_named_not_doubled(tmp_path: Path) -> None:
+    from simgap.evidence.lerobot import read_lerobot_dataset
+    from simgap.rig.init import read_info
+
+    info = tmp_path / "ds" / "meta" / "info.json"
+    info.parent.mkdir(parents=True)
+    info.write_text("{}")
+    for read in (read_lerobot_dataset, read_info):
+        with pytest.raises(InputError) as e:
+            read(info)
+        assert e.value.file == str(info)  # not .../info.json/meta/info.json
+        assert e.value.got == "a file, not a folder"
+        assert str(tmp_path / "ds") in str(e.value.fix)  # the root to pass instead
+    with pytest.raises(InputError) as e:
+        read_lerobot_dataset(tmp_path / "nothing")
+    assert e.value.got == "no such folder"
+
+
+def test_a_model_folder_lists_the_mjcf_files_in_it(tmp_path: Path) -> None:
+    from simgap.sim.model import load_model
+
+    (tmp_path / "arm.xml").write_text("<mujoco/>")
+    with pytest.raises(InputError) as e:
+        load_model(tmp_path)
+    assert e.value.got == "a folder, not a file" and "arm.xml" in str(e.value.fix)
+    with pytest.raises(InputError) as e:
+        load_model(tmp_path / "gone.xml")
+    assert e.value.got == "no such file"
+
+
+def test_log_readers_given_a_folder_say_so(tmp_path: Path) -> None:
+    from simgap.evidence.timing import read_latency_files
+    from simgap.evidence.trace import read_trace
+
+    (tmp_path / "timing.jsonl").write_text("")
+    with pytest.raises(InputError) as e:
+        read_trace(tmp_path)
+    assert e.value.got == "a folder, not a file"
+    with pytest.raises(InputError) as e:
+        read_latency_files([tmp_path])
+    assert e.value.got == "a folder, not a file" and "timing.jsonl" in str(e.value.fix)
+
+
+def test_randomize_on_a_diagnosis_folder_points_at_its_findings(tmp_path: Path) -> None:
+    from simgap.fleet.randomize import load_fleet_spec
+
+    (tmp_path / "findings.json").write_text("{}")
+    with pytest.raises(InputError) as e:
+        load_fleet_spec(tmp_path)
+    assert str(tmp_path / "findings.json") in str(e.value.fix)
+    with pytest.raises(InputError) as e:
+        load_fleet_spec(tmp_path / "elsewhere")
+    assert "simgap fleet" in str(e.value.fix)

@@ -50,6 +50,10 @@ class InputError(SimgapError):
         """Where a raise site names no fix: what to change, and into what."""
         if self.got == "no such file":
             return "check the path"
+        if self.got == "a folder, not a file":
+            return "name the file inside the folder"
+        if self.got == "a file, not a folder":
+            return "name the folder that holds it"
         what = (
             f"field '{self.field}' of {self.file}"
             if self.field and self.file
@@ -58,6 +62,19 @@ class InputError(SimgapError):
             else self.file or "the input"
         )
         return f"make {what} {self.expected}"
+
+
+def found_instead(path: str | Path, wanted: str = "file") -> str:
+    """What stands at ``path``, said against the ``wanted`` kind ("file" or "folder"), as
+    an error's ``got``: "a folder, not a file", "a file, not a folder", or "no such file"
+    ("no such folder") where nothing is there. A reader that found no file of its kind
+    says what it found instead of calling a folder missing."""
+    p = Path(path)
+    if wanted == "file" and p.is_dir():
+        return "a folder, not a file"
+    if wanted == "folder" and p.exists() and not p.is_dir():
+        return "a file, not a folder"
+    return f"no such {wanted}"
 
 
 class NameNotFoundError(InputError, KeyError):

@@ -268,8 +268,7 @@ def proof_episodes(
     out = []
     for lg in chosen:
         names = tuple(
-            rig.joint(j, file=lg.source, field=_name_field(lg, j)).name
-            for j in lg.traj.joint_names
+            rig.joint(j, file=lg.source, field=_name_field(lg, j)).name for j in lg.traj.joint_names
         )
         out.append(replace(lg.traj, joint_names=names))
     return out

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.errors import InputError
+from simgap.errors import InputError, found_instead
 from simgap.evidence._checks import MAX_INDEX, check_stage_values
 from simgap.rig import Rig
 from simgap.series import StageTimes
@@ -512,6 +512,19 @@ def read_latency_files(
     timing_paths, lerobot = [], []
     for p in map(Path, paths):
         suffix = p.suffix.lower()
+        if p.is_dir():
+            logs = sorted(
+                q.name
+                for q in p.iterdir()
+                if q.suffix.lower() in LOG_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES
+            )
+            raise InputError(
+                file=p,
+                expected="a timing log (.jsonl, .parquet) or a LeRobot log (.log)",
+                got=found_instead(p),
+                fix="name the log files inside it"
+                + (f": {', '.join(logs[:10])}" if logs else " (it holds none)"),
+            )
         if suffix in LOG_SUFFIXES:
             lerobot.append(read_lerobot_log(p))
         elif suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.errors import InputError, MissingExtraError, NameNotFoundError
+from simgap.errors import InputError, MissingExtraError, NameNotFoundError, found_instead
 from simgap.rig import Rig
 from simgap.validate import check_input_file, parse_json, read_text
 from simgap.values.trace import (
@@ -117,8 +117,10 @@ def read_trace(path: str | Path) -> Trace:
         raise InputError(
             file=path,
             expected="a deployment trace (JSON Lines)",
-            got="no such file",
-            fix="record one with the fake arm or your rig (docs/plumbing.md)",
+            got=found_instead(path),
+            fix="name the trace file inside the folder"
+            if path.is_dir()
+            else "record one with the fake arm or your rig (docs/plumbing.md)",
         )
     recs: list[tuple[int, dict[str, Any]]] = []
     for i, text in enumerate(
@@ -306,7 +308,7 @@ def probe_checkpoint(path: str | Path) -> CheckpointProbe:
             file=path,
             field="meta.checkpoint",
             expected="a checkpoint file",
-            got="no such file",
+            got=found_instead(path),
             fix="point meta.checkpoint at the file the "
             "deployment loads (relative paths are against the trace's folder)",
         )
