@@ -1,6 +1,7 @@
-"""What a new user tripped on: errors that name the input they came from, say what came
-(a folder where a file is expected, and the reverse) and give a fix that is not the
-problem restated."""
+"""What a new user tripped on (a second trial: a Menagerie SO-101 bench with a planted delay
+and kp): errors that name the input they came from, say what came (a folder where a file is
+expected, and the reverse) and give a fix that is not the problem restated; the actuator
+headline that compares one joint's residual with its own floor and states the delay."""
 
 from pathlib import Path
 
@@ -102,3 +103,57 @@ def test_randomize_on_a_diagnosis_folder_points_at_its_findings(tmp_path: Path) 
     with pytest.raises(InputError) as e:
         load_fleet_spec(tmp_path / "elsewhere")
     assert "simgap fleet" in str(e.value.fix)
+
+
+def _joint_dynamics(**figures: object) -> dict[str, object]:
+    base = {
+        "identified_rms_rad": {"elbow_flex": 0.004, "wrist_roll": 0.00657},
+        "nominal_rms_rad": {"elbow_flex": 0.05, "wrist_roll": 0.09},
+        "noise_floor_rad": {
+            "elbow_flex": {"total_rad": 0.00434},
+            "wrist_roll": {"total_rad": 0.00382},
+        },
+        "shared_delay_s": 0.045,
+        "shared_delay_interval_s": [0.033, 0.054],
+    }
+    return {
+        "branch": "actuator",
+        "kind": "joint_dynamics",
+        "figures": {**base, **figures},
+        "residual": 0.00657,
+        "noise_floor": 0.00434,
+        "residual_unit": "rad",
+    }
+
+
+def test_the_joint_dynamics_headline_holds_a_joint_against_its_own_floor() -> None:
+    from simgap.report.headline import key_line
+
+    line = key_line(_joint_dynamics())
+    assert line.text == (
+        "wrist_roll: residual 6.57 mrad against its floor 3.82 mrad, from 90.0 mrad on "
+        "the rig's model; delay 45.0 ms [33.0, 54.0]"
+    )
+    assert (line.value, line.threshold) == pytest.approx((6.57, 3.82))
+    # the rig's model's worst joint (the key figure) is named where it is another joint;
+    # no delay is stated where the data leave it without an interval
+    other = key_line(
+        _joint_dynamics(
+            nominal_rms_rad={"elbow_flex": 0.1, "wrist_roll": 0.09}, shared_delay_interval_s=None
+        )
+    )
+    assert other.text == (
+        "wrist_roll: residual 6.57 mrad against its floor 3.82 mrad, from 90.0 mrad on "
+        "the rig's model (worst there: elbow_flex, 100 mrad)"
+    )
+
+
+def test_a_plain_number_residual_prints_no_unit() -> None:
+    from simgap.report.headline import key_line
+
+    line = key_line(
+        {"branch": "x", "residual": 0.02107, "noise_floor": 0.001179, "residual_unit": "1"}
+    )
+    assert line.text == "residual 0.0211 against the noise floor 0.00118"
+    rad = key_line({"branch": "x", "residual": 0.02, "noise_floor": 0.001, "residual_unit": "rad"})
+    assert rad.text == "residual 0.0200 rad against the noise floor 0.00100 rad"

@@ -30,6 +30,7 @@ from simgap.report.headline import (
     headline,
     is_bool,
     key_line,
+    shown_unit,
     sig,
     with_unit,
     yes_no,
@@ -218,6 +219,7 @@ def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
         **f,
     }
     f.update({k: _text(f.get(k)) for k in _WORDS})
+    f["residual_unit"] = shown_unit(f["residual_unit"])  # a plain number: no "1"
     branch = f["branch"]
     where = f"{branch}: {f.get('title', '')}"
     failures: list[str] = []
