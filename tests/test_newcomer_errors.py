@@ -157,3 +157,42 @@ def test_a_plain_number_residual_prints_no_unit() -> None:
     assert line.text == "residual 0.0211 against the noise floor 0.00118"
     rad = key_line({"branch": "x", "residual": 0.02, "noise_floor": 0.001, "residual_unit": "rad"})
     assert rad.text == "residual 0.0200 rad against the noise floor 0.00100 rad"
+
+
+def _required_options(argv: list[str]) -> tuple[set[str], bool]:
+    """(the options ``simgap ARGV --help`` marks ``[required]``, whether its usage line
+    names an argument)."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from simgap.cli import app
+
+    res = CliRunner().invoke(app, [*argv, "--help"], terminal_width=100)
+    assert res.exit_code == 0, res.output
+    options = res.output.split("Options:", 1)[-1]
+    blocks = re.split(r"\n(?=  --)", options)
+    usage = res.output.split("[OPTIONS]", 1)[-1].splitlines()[0]
+    required = {b.split()[0] for b in blocks if "[required]" in b and b.strip().startswith("--")}
+    return required, any(w.strip("[].").isupper() for w in usage.split())
+
+
+def test_every_readme_synopsis_shows_the_options_its_command_requires() -> None:
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    groups = {"calibration", "contact", "maniskill"}
+    checked = 0
+    for synopsis in set(re.findall(r"`simgap ([a-z][^`]*)`", readme)):
+        words = synopsis.replace("\\|", "|").split()
+        argv = words[:2] if words[0] in groups and "|" not in words[1] else words[:1]
+        if words[0] in groups and len(argv) == 1:
+            continue  # the group's subcommands named together
+        required, positional = _required_options(argv)
+        if positional and (len(words) == len(argv) or words[len(argv)].startswith("--")):
+            continue  # an option named in prose (`simgap init --calibration FILE`)
+        missing = required - set(words)
+        assert not missing, f"README's `simgap {synopsis}` leaves out {sorted(missing)}"
+        checked += 1
+    assert checked >= 25
+    assert "--model" in _required_options(["init"])[0]  # init's own error names the model
