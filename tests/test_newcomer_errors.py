@@ -196,3 +196,23 @@ def test_every_readme_synopsis_shows_the_options_its_command_requires() -> None:
         checked += 1
     assert checked >= 25
     assert "--model" in _required_options(["init"])[0]  # init's own error names the model
+
+
+def test_cma_es_leaks_no_matplotlib_warning_to_stderr() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from simgap.fit.cma_es import minimize\n"
+        "minimize([2], lambda xs: [np.array([float(np.sum(x**2)) for x in xs[0]])], seed=0)\n"
+    )
+    src = Path(__file__).resolve().parents[1] / "src"
+    res = subprocess.run(
+        [sys.executable, "-W", "default", "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    assert "matplotlib" not in res.stderr, res.stderr
