@@ -216,3 +216,17 @@ def test_cma_es_leaks_no_matplotlib_warning_to_stderr() -> None:
         check=True,
     )
     assert "matplotlib" not in res.stderr, res.stderr
+
+
+def test_the_demo_refuses_a_non_empty_out_before_recording_its_bench(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from simgap.cli import app
+
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    out.mkdir()
+    (out / "kept.txt").write_text("mine")
+    res = CliRunner().invoke(app, ["demo", "--out", str(out), "--cache", str(cache)])
+    assert res.exit_code == 2 and "--force" in res.output
+    assert not cache.exists() or not any(cache.rglob("*.toml"))  # no bench was recorded
+    assert (out / "kept.txt").read_text() == "mine"
