@@ -230,3 +230,40 @@ def test_the_demo_refuses_a_non_empty_out_before_recording_its_bench(tmp_path: P
     assert res.exit_code == 2 and "--force" in res.output
     assert not cache.exists() or not any(cache.rglob("*.toml"))  # no bench was recorded
     assert (out / "kept.txt").read_text() == "mine"
+
+
+def _fix(e: pytest.ExceptionInfo[InputError]) -> str:
+    return str(e.value).split("Fix: ", 1)[1]
+
+
+def test_a_missing_measured_column_says_which_column_to_add(tmp_path: Path) -> None:
+    bad = _csv(tmp_path / "missingcol.csv", "t,cmd_elbow_flex", _sine_rows(1))
+    with pytest.raises(InputError) as e:
+        read_servo_csv(bad)
+    assert not _fix(e).startswith("make ")  # not the problem restated
+    assert "add the column q_elbow_flex" in _fix(e)
+
+
+def test_a_bad_cell_is_named_once_quoted_with_a_fix(tmp_path: Path) -> None:
+    rows = _sine_rows()
+    rows[0] = "0.000,,0.1"
+    bad = _csv(tmp_path / "cell.csv", "t,cmd_elbow_flex,q_elbow_flex", rows[:1] + ["0.01,x,1"])
+    with pytest.raises(InputError) as e:
+        read_servo_csv(bad)
+    msg = str(e.value)
+    assert "row 3, column 'cmd_elbow_flex'" in msg and "''" not in msg
+    assert "field 'row" not in msg and "delete row 3" in _fix(e)
+    # the generic fix quotes such a place once too
+    generic = InputError(file="a.csv", field="row 2, column 'q'", expected="a number")
+    assert str(generic).endswith("Fix: make row 2, column 'q' of a.csv a number")
+    assert "field 'speed'" in str(InputError(field="speed", expected="a number"))
+
+
+def test_an_empty_trace_says_how_to_record_one(tmp_path: Path) -> None:
+    from simgap.evidence.trace import read_trace
+
+    empty = tmp_path / "empty_trace.jsonl"
+    empty.write_text("")
+    with pytest.raises(InputError) as e:
+        read_trace(empty)
+    assert not _fix(e).startswith("make ") and "simgap fake-arm" in _fix(e)

@@ -37,7 +37,7 @@ class InputError(SimgapError):
         if self.file:
             where.append(self.file)
         if self.field:
-            where.append(f"field '{self.field}'")
+            where.append(_named(self.field))
         head = ": ".join(where) if where else "input"
         parts = [f"{head}: expected {self.expected}"]
         if self.got is not None:
@@ -55,13 +55,19 @@ class InputError(SimgapError):
         if self.got == "a file, not a folder":
             return "name the folder that holds it"
         what = (
-            f"field '{self.field}' of {self.file}"
+            f"{_named(self.field)} of {self.file}"
             if self.field and self.file
-            else f"field '{self.field}'"
+            else _named(self.field)
             if self.field
             else self.file or "the input"
         )
         return f"make {what} {self.expected}"
+
+
+def _named(field: str) -> str:
+    """A field as an error names it: ``field 'x'``; a place that quotes its own names
+    (``row 2, column 'q'``) as it is, never quoted twice."""
+    return field if "'" in field or '"' in field else f"field '{field}'"
 
 
 def found_instead(path: str | Path, wanted: str = "file") -> str:
