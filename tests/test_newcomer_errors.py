@@ -267,3 +267,11 @@ def test_an_empty_trace_says_how_to_record_one(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         read_trace(empty)
     assert not _fix(e).startswith("make ") and "simgap fake-arm" in _fix(e)
+
+
+def test_an_empty_csv_cell_is_named_by_its_column_and_row(tmp_path: Path) -> None:
+    rows = _sine_rows()
+    rows[1] = "0.010,,0.1"
+    with pytest.raises(InputError) as e:
+        read_servo_csv(_csv(tmp_path / "gap.csv", "t,cmd_elbow_flex,q_elbow_flex", rows))
+    assert e.value.field == "column 'cmd_elbow_flex'" and "row 3" in str(e.value.got)

@@ -85,6 +85,17 @@ def read_servo_csv(
             )
     data = numeric_rows(rows[1:], header, path, empty_nan=True)
     col = {h: i for i, h in enumerate(header)}
+    used = [p for p in ("cmd_", "q_", "qd_", "tau_") if all(f"{p}{j}" in col for j in joints)]
+    for name in ["t"] + [f"{p}{j}" for j in joints for p in used]:
+        empty = np.flatnonzero(np.isnan(data[:, col[name]]))
+        if len(empty):
+            raise InputError(  # named by the CSV's own column and row, not the log's channel
+                file=path,
+                field=f"column {name!r}",
+                expected="a number in every row",
+                got=f"{len(empty)} empty cells (first in row {int(empty[0]) + 2})",
+                fix="fill in the value recorded there, or delete those rows",
+            )
     names = []
     for j in joints:
         if rig is None:
