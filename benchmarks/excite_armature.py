@@ -61,7 +61,8 @@ def truth_replay(
     RMS change [rad] for commands moved by 1e-12 rad (first fitted episode)."""
     from simgap.actuator.joint_id import IdConfig
     from simgap.actuator.joint_problem import KINDS, JointProblem
-    from simgap.demo.factory import faulty_model, simulate
+    from simgap.demo.bench_sim import simulate
+    from simgap.demo.factory import faulty_model
     from simgap.fit.profile import grid_fit
     from simgap.sim.replay import CLOCKS
 
@@ -127,16 +128,15 @@ def one_bench(
     max_delay_s: float = 0.040,
     shared_delay: bool = False,
 ) -> dict[str, Any]:
-    from simgap.actuator.excite_for import (
-        _log,
-        estimate_from_identification,
-        identify_with,
-        next_motion,
-        outcome,
-    )
+    from simgap.actuator.excite_check import identify_with, outcome
+    from simgap.actuator.excite_estimate import estimate_from_identification
+    from simgap.actuator.excite_for import next_motion
+    from simgap.actuator.excite_replay import episode_log
     from simgap.branches.joint_dynamics import FIT_SECONDS, MAX_FIT_EPISODES, dataset_logs
-    from simgap.demo.factory import apply_truth, make_so101_bench, nominal_model, quantise
-    from simgap.demo.factory import simulate as simulate_bench
+    from simgap.demo.bench_sim import quantise
+    from simgap.demo.bench_sim import simulate as simulate_bench
+    from simgap.demo.factory import make_so101_bench
+    from simgap.demo.nominal import apply_truth, nominal_model
     from simgap.evidence.lerobot import read_lerobot_dataset
     from simgap.rig import load_rig
 
@@ -202,7 +202,10 @@ def one_bench(
     q = quantise(q, rig.encoder_rad)
     t = np.arange(nm.commands.shape[0]) / bench.fps
     res1 = identify_with(
-        rig, [*logs, _log(t, nm.commands, rig.joint_names, "designed")], [*targets, q], rig.clock
+        rig,
+        [*logs, episode_log(t, nm.commands, rig.joint_names, "designed")],
+        [*targets, q],
+        rig.clock,
     )
     after = outcome(res1, joint, "armature")
     row["fit_rms_after_rad"] = float(res1.best_rms[a])

@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _benches(root: Path, model: Path, n: int, duration: float) -> list[Path]:
-    from simgap.demo.factory import JOINTS, make_so101_bench
+    from simgap.demo.factory import make_so101_bench
     from simgap.demo.faults import draw_faults
+    from simgap.demo.twin import JOINTS
 
     rigs = []
     for i in range(n):

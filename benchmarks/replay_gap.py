@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     if not model.is_file():
         print(f"skip: no SO-101 model at {model}", file=sys.stderr)
         return 0
-    from simgap.demo.factory import JOINTS
+    from simgap.demo.twin import JOINTS
 
     fps_list = [int(f) for f in a.fps.split(",")]
     clocks = a.clocks.split(",")

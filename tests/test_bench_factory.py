@@ -9,14 +9,11 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from simgap.demo.factory import (
-    JOINTS,
-    make_so101_bench,
-    nominal_model,
-    quantise,
-    simulate,
-)
+from simgap.demo.bench_sim import quantise, simulate
+from simgap.demo.factory import make_so101_bench
 from simgap.demo.faults import ISSUE_RANGES, PARAMS, draw_faults
+from simgap.demo.nominal import nominal_model
+from simgap.demo.twin import JOINTS
 from simgap.errors import InputError, NameNotFoundError
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 from simgap.rig import load_rig

@@ -19,7 +19,7 @@ from simgap.errors import InputError
 from simgap.evidence.calibration import read_calibration
 from simgap.figures.calibration import CheckFigures
 from simgap.rig import load_rig
-from simgap.rig.init import draft_rig
+from simgap.rig.init.draft import draft_rig
 from simgap.sim.load import joint_ranges
 from simgap.values.calibration import (
     RAD_PER_TICK,

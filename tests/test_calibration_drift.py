@@ -16,7 +16,7 @@ from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset
 from simgap.figures.calibration import DriftFigures
 from simgap.finding import Verdict
 from simgap.rig import load_rig
-from simgap.rig.init import draft_rig
+from simgap.rig.init.draft import draft_rig
 from tests.factories import SO101_NAMES, write_v3_dataset
 from tests.typed_records import check_typed
 

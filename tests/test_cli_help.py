@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from simgap.branches.context import LADDER
+from simgap.branches.ladder_list import LADDER
 from simgap.cli import app
 from simgap.cli._typer import WORKFLOW
 

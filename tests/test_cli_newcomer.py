@@ -357,7 +357,7 @@ def test_init_prints_a_path_inside_the_current_folder_relative_to_it(
 
 
 def test_not_measured_rows_name_the_evidence_to_add(tmp_path: Path, demo_model: Path) -> None:
-    from simgap.branches.context import LADDER
+    from simgap.branches.ladder_list import LADDER
     from tests.factories import write_rig
 
     rig = write_rig(tmp_path, demo_model)  # no evidence: every branch is not measured

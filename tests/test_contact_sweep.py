@@ -14,7 +14,7 @@ from simgap.cli import app
 from simgap.errors import InputError
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.push_log import read_push_log, write_push_log
-from simgap.fit.backends import LocalBackend
+from simgap.fit.local_backend import LocalBackend
 from simgap.fit.params import Param, ParamSet
 from simgap.rig import load_rig
 

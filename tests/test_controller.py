@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from simgap.cli import app
 from simgap.controller.pose_fit import Episode, controller_problem, controller_report
 from simgap.errors import InputError
-from simgap.fit.backends import LocalBackend, quat_half_angle_vectors, simpler_loss
+from simgap.fit.local_backend import LocalBackend
+from simgap.fit.pose_loss import quat_half_angle_vectors, simpler_loss
 from simgap.rig import load_rig
 from tests.factories import write_v3_dataset
 

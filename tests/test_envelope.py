@@ -11,7 +11,8 @@ from scipy.stats import fisher_exact
 
 from simgap.branches import envelope as envelope_branch
 from simgap.branches.context import Context
-from simgap.episodes.envelope import noise_check, speed_check
+from simgap.episodes.envelope_noise import noise_check
+from simgap.episodes.envelope_speed import speed_check
 from simgap.episodes.placements import edge_distance, placements_check
 from simgap.evidence.bundle import EvidenceBundle
 from simgap.evidence.lerobot import dataset_trajectories, read_lerobot_dataset

@@ -24,7 +24,8 @@ from simgap.actuator.excite_design import (
     candidates,
     predict,
 )
-from simgap.actuator.excite_for import Estimate, estimate_from_diagnosis, replay_floor
+from simgap.actuator.excite_estimate import Estimate, estimate_from_diagnosis
+from simgap.actuator.excite_replay import replay_floor
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.figures.actuator import JointDynamicsDetails, JointDynamicsFigures

@@ -17,13 +17,8 @@ from typer.testing import CliRunner
 
 from simgap.actuator.excite_design import Prediction, Segment
 from simgap.actuator.excite_episode import CAVEAT, design_json, readme, result_lines
-from simgap.actuator.excite_for import (
-    UNBOUNDED_SPAN,
-    Design,
-    Estimate,
-    NextMotion,
-    estimate_from_diagnosis,
-)
+from simgap.actuator.excite_estimate import Estimate, estimate_from_diagnosis
+from simgap.actuator.excite_motion import UNBOUNDED_SPAN, Design, NextMotion
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.figures.actuator import LadderFigures

@@ -7,9 +7,10 @@ import pytest
 import statsmodels.api as sm
 
 from simgap.fit import search
-from simgap.fit.backends import LocalBackend, ReplayProblem
 from simgap.fit.intervals import jacobian_intervals
+from simgap.fit.local_backend import LocalBackend
 from simgap.fit.params import Param, ParamSet
+from simgap.fit.replay_problem import ReplayProblem
 from simgap.sim.replay import ReplayLog
 
 XML = """<mujoco><compiler angle="radian"/><option timestep="0.002"/>
@@ -124,7 +125,7 @@ def test_sweep_and_annealing_find_a_planted_value() -> None:
 
 def test_ray_backend_gives_the_local_result() -> None:
     pytest.importorskip("ray")
-    from simgap.fit.backends import RayBackend
+    from simgap.fit.ray_backend import RayBackend
 
     prob = _problem(fr=100.0, noise=0.0, truth=np.array([1.3, 1.2, 1.0, 1.0]))
     small = ParamSet(prob.params.params[:2])

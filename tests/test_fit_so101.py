@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from simgap.fit import search
-from simgap.fit.backends import LocalBackend, ReplayProblem
+from simgap.fit.local_backend import LocalBackend
 from simgap.fit.params import Param, ParamSet
+from simgap.fit.replay_problem import ReplayProblem
 from simgap.sim.model import get_param, load_spec, strip_visuals, with_params
 from simgap.sim.replay import Replayer, ReplayLog
 

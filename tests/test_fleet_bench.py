@@ -37,8 +37,9 @@ more to identify from."""
 
 
 def _benches(root: Path) -> list[Any]:
-    from simgap.demo.factory import JOINTS, make_so101_bench
+    from simgap.demo.factory import make_so101_bench
     from simgap.demo.faults import draw_faults
+    from simgap.demo.twin import JOINTS
 
     benches = []
     for i in range(N_ARMS):

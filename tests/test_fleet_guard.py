@@ -21,7 +21,9 @@ from typer.testing import CliRunner
 from simgap.cli import app
 from simgap.demo.timing import write_timing_log
 from simgap.fleet import closure
-from simgap.fleet.run import diagnose_one, plan, rig_digest, run_fleet
+from simgap.fleet.jobs import plan, rig_digest
+from simgap.fleet.run import run_fleet
+from simgap.fleet.worker import diagnose_one
 from tests.factories import write_rig
 
 runner = CliRunner()
@@ -418,21 +420,21 @@ class _FakeRay:
 
 @pytest.fixture
 def fake_ray(monkeypatch: pytest.MonkeyPatch) -> _FakeRay:
-    from simgap.fit import backends
+    from simgap.fit import ray_cluster
 
     fake = _FakeRay()
     monkeypatch.setitem(sys.modules, "ray", fake)
-    monkeypatch.setattr(backends, "_installed", lambda m: True)
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: True)
     return fake
 
 
 def test_a_ray_task_guards_itself(tmp_path: Path, fake_ray: _FakeRay) -> None:
-    from simgap.fleet.run import _run_ray
+    from simgap.fleet.pool import run_ray
 
     f, rigs = _natural_layout(tmp_path)
     before = _snapshot(f)
     results: list = []
-    _run_ray(plan(rigs, f), "local", 1, results.append)  # past the driver's own check
+    run_ray(plan(rigs, f), "local", 1, results.append)  # past the driver's own check
     assert [r.status for r in results] == ["failed", "failed"]
     assert _snapshot(f) == before
 

@@ -13,7 +13,8 @@ from simgap.cli import app
 from simgap.demo.timing import write_timing_log
 from simgap.errors import InputError
 from simgap.fit import backends
-from simgap.fleet.run import plan, rig_digest, run_fleet
+from simgap.fleet.jobs import plan, rig_digest
+from simgap.fleet.run import run_fleet
 from simgap.rig import load_rig
 from tests.factories import write_rig
 from tests.fleet_synth import FAULT, synth_fleet, write_fleet

@@ -261,6 +261,7 @@ def test_isaaclab_module_round_trips_joint_and_group_names(joints: list[str], gr
 @settings(max_examples=N)
 @given(names, names)
 def test_randomisation_snippet_holds_rig_and_notes_as_data_only(rig: str, note: str) -> None:
+    from simgap.branches.ladder_list import entry_builders
     from simgap.export.randomization import to_isaaclab
     from simgap.finding import Diagnosis, Finding, Verdict
     from simgap.randomize import build_spec
@@ -275,7 +276,7 @@ def test_randomisation_snippet_holds_rig_and_notes_as_data_only(rig: str, note: 
             },
         ),
     )
-    spec = build_spec(Diagnosis(rig=rig, findings=fs, stop={}, seed=3))
+    spec = build_spec(Diagnosis(rig=rig, findings=fs, stop={}, seed=3), entry_builders())
     spec = replace(spec, entries=tuple(replace(e, note=note) for e in spec.entries))
     src = to_isaaclab(spec, 0.005)
     ns = _run(src, {"DelayedPDActuatorCfg", "EventTermCfg", "SceneEntityCfg"})
@@ -354,6 +355,7 @@ def test_actuator_patch_header_cannot_break_the_xml(
 def test_randomisation_variants_keep_model_names(
     tmp_path_factory: pytest.TempPathFactory, joint: str, rig: str
 ) -> None:
+    from simgap.branches.ladder_list import entry_builders
     from simgap.finding import Diagnosis
     from simgap.randomize import build_spec
     from simgap.sim.model import load_model
@@ -371,7 +373,7 @@ def test_randomisation_variants_keep_model_names(
         load_model(model)
     except InputError:
         return  # a name MuJoCo itself refuses never reaches the writer
-    spec = build_spec(Diagnosis(rig=rig, findings=(), stop={}, seed=0))
+    spec = build_spec(Diagnosis(rig=rig, findings=(), stop={}, seed=0), entry_builders())
     paths = write_variants(spec, model, folder / "out", n=1)
     root = ET.fromstring(paths[0].read_text(encoding="utf-8"))
     assert [e.get("name") for e in root.iter("joint")] == [joint]
@@ -491,7 +493,7 @@ def _init_case(
 def test_init_rig_holds_any_joint_and_recorded_name(
     tmp_path_factory: pytest.TempPathFactory, joints: list[str], tag: str
 ) -> None:
-    from simgap.rig.init import draft_rig
+    from simgap.rig.init.draft import draft_rig
     from simgap.sim.model import load_model
 
     root = tmp_path_factory.mktemp("init")

@@ -11,7 +11,7 @@ import numpy as np
 
 def test_a_large_batch_is_replayed_in_bounded_batches_bit_for_bit(shared_data: Path) -> None:
     import simgap.actuator.joint_id as jid
-    from simgap.demo.factory import JOINTS
+    from simgap.demo.twin import JOINTS
     from simgap.sim.replay import ReplayLog
 
     model = shared_data / "so101" / "so101.xml"

@@ -11,7 +11,7 @@ import numpy as np
 
 def _problem(model: Path, targets: np.ndarray | None, t: np.ndarray, cmd: np.ndarray) -> object:
     import simgap.actuator.joint_id as jid
-    from simgap.demo.factory import JOINTS
+    from simgap.demo.twin import JOINTS
     from simgap.sim.replay import ReplayLog
 
     log = ReplayLog(t=t, commands=cmd, joints=JOINTS, q0=cmd[0], hold_before=cmd[0])

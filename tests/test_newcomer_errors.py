@@ -52,7 +52,7 @@ def test_a_rig_joint_lookup_without_a_source_still_names_the_rig(
 
 def test_a_dataset_file_given_for_its_folder_is_named_not_doubled(tmp_path: Path) -> None:
     from simgap.evidence.lerobot import read_lerobot_dataset
-    from simgap.rig.init import read_info
+    from simgap.rig.init.dataset import read_info
 
     info = tmp_path / "ds" / "meta" / "info.json"
     info.parent.mkdir(parents=True)

@@ -12,6 +12,7 @@ import mujoco
 import pytest
 from typer.testing import CliRunner
 
+from simgap.branches.ladder_list import entry_builders
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.export.randomization import to_isaaclab
@@ -64,7 +65,7 @@ def _write(tmp: Path, diag: Diagnosis) -> Path:
 
 
 def test_fitted_values_pinned_and_latency_range_measured() -> None:
-    spec = build_spec(_diag())
+    spec = build_spec(_diag(), entry_builders())
     rate = spec.entry("action_delay_rate_per_s")
     assert (rate.kind, rate.source, rate.low, rate.high) == ("range", "measured", 60.0, 160.0)
     fr = spec.entry("pad_friction")
@@ -94,7 +95,7 @@ def test_controller_gains_pinned_only_where_identified(verdict: Verdict) -> None
         figures=SimplerFigures.from_mapping({"params": params}),
         details=SimplerDetails.from_mapping({"identified": ident}),
     )
-    spec = build_spec(Diagnosis(rig="r", findings=(ctl,), stop={}, seed=0))
+    spec = build_spec(Diagnosis(rig="r", findings=(ctl,), stop={}, seed=0), entry_builders())
     names = {e.name for e in spec.entries}
     if verdict is Verdict.IMPLICATED:
         kp = spec.entry("kp")
@@ -106,7 +107,7 @@ def test_controller_gains_pinned_only_where_identified(verdict: Verdict) -> None
 
 
 def test_nothing_measured_falls_back_to_peng_marked_as_default() -> None:
-    spec = build_spec(_diag(with_fits=False))
+    spec = build_spec(_diag(with_fits=False), entry_builders())
     for e in spec.entries:
         assert e.source == "defaulted"
     rate = spec.entry("action_delay_rate_per_s")
@@ -116,7 +117,7 @@ def test_nothing_measured_falls_back_to_peng_marked_as_default() -> None:
 def test_findings_from_another_rig_are_refused(tmp_path: Path) -> None:
     p = _write(tmp_path, _diag(rig="other-rig"))
     with pytest.raises(InputError, match="other-rig"):
-        load_spec_from_findings(p, "test-so101")
+        load_spec_from_findings(p, entry_builders(), "test-so101")
     rig = write_rig(tmp_path / "rig", tmp_path / "m.xml")
     res = CliRunner().invoke(
         app,
@@ -175,7 +176,7 @@ def test_isaaclab_snippet_imports_and_counts_delay_in_physics_steps(
 ) -> None:
     _fake_isaaclab(monkeypatch)
     path = tmp_path / "dr_cfg.py"
-    path.write_text(to_isaaclab(build_spec(_diag()), physics_dt_s=0.005))
+    path.write_text(to_isaaclab(build_spec(_diag(), entry_builders()), physics_dt_s=0.005))
     spec = importlib.util.spec_from_file_location("dr_cfg", path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
@@ -243,7 +244,7 @@ def test_pad_friction_at_the_model_mass_is_read_with_its_interval() -> None:
             ),
         ),
     )
-    fr = build_spec(diag).entry("pad_friction")
+    fr = build_spec(diag, entry_builders()).entry("pad_friction")
     assert (fr.kind, fr.source, fr.value) == ("range", "fitted", 0.371)
     assert (fr.low, fr.high) == (0.139, 0.593)
     assert "at the model's object mass (0.003 kg)" in fr.note and "open..1.08" in fr.note
@@ -276,7 +277,7 @@ def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
             ),
         ),
     )
-    spec = build_spec(diag)
+    spec = build_spec(diag, entry_builders())
     assert spec.entry("servo_lag_time_constant_s").value == pytest.approx(0.043)  # median
     assert spec.entry("servo_delay_s").value == pytest.approx(0.010)
     assert spec.entry("pad_friction").value == pytest.approx(0.476)
@@ -286,3 +287,52 @@ def test_actuator_selected_rung_and_contact_best_fit_are_read() -> None:
         pytest.approx(0.006),
         "defaulted",
     )
+
+
+def test_passive_joint_damping_is_never_pinned_as_the_pd_gain() -> None:
+    """A joint fit that identified the joint's passive damping but not kv (masked by a
+    saturating force) gives no kv entry: the damping is not the actuator's velocity gain."""
+    from simgap.figures.actuator import JointDynamicsFigures
+
+    fig = JointDynamicsFigures.from_mapping(
+        {
+            "delay_s": {"wrist_flex": 0.045},
+            "params": {"wrist_flex": {"kp": 20.0, "damping": 0.615}},
+            "not_identifiable": {"wrist_flex": {"kv": "masked: force saturated"}},
+        },
+        strict=False,
+    )
+    diag = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(Finding("actuator", Verdict.IMPLICATED, kind="joint_dynamics", figures=fig),),
+    )
+    names = {e.name for e in build_spec(diag, entry_builders()).entries}
+    assert "kp" in names and "kv" not in names
+
+
+@pytest.mark.parametrize(
+    ("interval", "low", "high"),
+    [((0.0276, None), 0.0276, 0.0552), ((0.01, 0.02), 0.01, 0.02), ((None, 0.02), 0.01, 0.02)],
+)
+def test_mass_range_keeps_to_what_the_pushes_bound(
+    interval: tuple[float | None, float | None], low: float, high: float
+) -> None:
+    """Pushes that leave the mass's best fit open but bound it (the demo's: at least 27.6 g,
+    its model says 3 g) give a range inside what they allow, not a default about the model's
+    mass that the evidence excludes."""
+    diag = Diagnosis(
+        rig="r",
+        stop={},
+        findings=(
+            Finding(
+                "contact",
+                Verdict.IMPLICATED,
+                figures=ContactFigures.from_mapping(
+                    {"mass_nominal": 0.003, "mass_interval": list(interval)}
+                ),
+            ),
+        ),
+    )
+    mass = build_spec(diag, entry_builders()).entry("object_mass_kg")
+    assert (mass.low, mass.high, mass.source) == (pytest.approx(low), pytest.approx(high), "fitted")

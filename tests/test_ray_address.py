@@ -26,7 +26,7 @@ from simgap.cli import app
 from simgap.demo.timing import write_timing_log
 from simgap.diagnose import compute_backend
 from simgap.errors import InputError, MissingExtraError, SimgapError
-from simgap.fit import backends
+from simgap.fit import backends, ray_backend, ray_cluster
 from simgap.rig import load_rig
 from tests.factories import write_rig
 
@@ -37,9 +37,9 @@ runner = CliRunner()
 def _ray_installed() -> Iterator[None]:
     """These tests never start or join Ray: they run where the ray extra is not installed,
     as if it were (Ray Client is left as it is)."""
-    real = backends._installed
+    real = ray_cluster._installed
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(backends, "_installed", lambda m: m == "ray" or real(m))
+        mp.setattr(ray_cluster, "_installed", lambda m: m == "ray" or real(m))
         yield
 
 
@@ -51,7 +51,7 @@ def _free_port() -> int:
 
 @pytest.fixture
 def short_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backends, "RAY_CONNECT_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(ray_cluster, "RAY_CONNECT_TIMEOUT_S", 0.5)
 
 
 @pytest.fixture
@@ -59,7 +59,8 @@ def no_ray_init(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*a: object, **k: object) -> None:
         raise AssertionError("a test must never join a Ray cluster")
 
-    monkeypatch.setattr(backends, "ray_init", refuse)
+    monkeypatch.setattr(ray_cluster, "ray_init", refuse)
+    monkeypatch.setattr(ray_backend, "ray_init", refuse)  # where RayBackend looks it up
 
 
 def _compute_rig(folder: Path, address: str) -> Path:
@@ -77,7 +78,7 @@ def _compute_rig(folder: Path, address: str) -> Path:
     ["auto", "local", "127.0.0.1:6379", "head.example:6379", "[::1]:6379", " 10.0.0.5:6379 "],
 )
 def test_valid_addresses(address: str) -> None:
-    assert backends.parse_ray_address(address) == address.strip()
+    assert ray_cluster.parse_ray_address(address) == address.strip()
 
 
 @pytest.mark.parametrize(
@@ -99,19 +100,19 @@ def test_valid_addresses(address: str) -> None:
 )
 def test_malformed_addresses_name_the_valid_forms(address: str) -> None:
     with pytest.raises(InputError, match="ray://HOST:PORT") as e:
-        backends.parse_ray_address(address)
+        ray_cluster.parse_ray_address(address)
     assert "'auto'" in str(e.value) and "'local'" in str(e.value)
 
 
 def test_ray_client_address_needs_ray_client(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backends, "_installed", lambda m: m != "grpc")
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: m != "grpc")
     with pytest.raises(MissingExtraError, match=r"ray\[client\]"):
-        backends.parse_ray_address("ray://127.0.0.1:10001")
-    monkeypatch.setattr(backends, "_installed", lambda m: True)
-    assert backends.parse_ray_address("ray://127.0.0.1:10001") == "ray://127.0.0.1:10001"
-    monkeypatch.setattr(backends, "_installed", lambda m: False)
+        ray_cluster.parse_ray_address("ray://127.0.0.1:10001")
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: True)
+    assert ray_cluster.parse_ray_address("ray://127.0.0.1:10001") == "ray://127.0.0.1:10001"
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: False)
     with pytest.raises(MissingExtraError, match="simgap\\[ray\\]"):
-        backends.parse_ray_address("auto")
+        ray_cluster.parse_ray_address("auto")
 
 
 @pytest.mark.parametrize("command", ["diagnose", "fleet", "controller"])
@@ -131,7 +132,7 @@ def test_cli_refuses_a_malformed_address(tmp_path: Path, command: str, address: 
 def test_cli_ray_client_without_the_extra_says_which(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(backends, "_installed", lambda m: m != "grpc")
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: m != "grpc")
     rig = _compute_rig(tmp_path, "auto")
     r = runner.invoke(
         app, ["diagnose", str(rig), "--out", str(tmp_path / "o"), "--ray", "ray://127.0.0.1:10001"]
@@ -211,10 +212,10 @@ def test_a_cluster_that_does_not_answer_is_a_clear_error(
 ) -> None:
     t0 = time.monotonic()
     with pytest.raises(SimgapError, match="did not answer.*0.5 s"):
-        backends.check_reachable(f"127.0.0.1:{silent_listener}")
+        ray_cluster.check_reachable(f"127.0.0.1:{silent_listener}")
     assert time.monotonic() - t0 < 3
     with pytest.raises(SimgapError, match="did not answer"):
-        backends.check_reachable(f"127.0.0.1:{_free_port()}")  # refused
+        ray_cluster.check_reachable(f"127.0.0.1:{_free_port()}")  # refused
 
 
 def test_something_else_on_the_port_is_not_a_ray_head(short_timeout: None) -> None:
@@ -231,7 +232,7 @@ def test_something_else_on_the_port_is_not_a_ray_head(short_timeout: None) -> No
     t = threading.Thread(target=answer, daemon=True)
     t.start()
     with pytest.raises(SimgapError, match="not a Ray head"):
-        backends.check_reachable(f"127.0.0.1:{srv.getsockname()[1]}")
+        ray_cluster.check_reachable(f"127.0.0.1:{srv.getsockname()[1]}")
     t.join(2)
     srv.close()
 
@@ -244,7 +245,7 @@ def test_fleet_on_an_unanswering_cluster_fails_fast_with_nothing_written(tmp_pat
     rig = _compute_rig(tmp_path / "r", "auto")
     out = tmp_path / "o"
     code = (
-        "import sys; from simgap.fit import backends; backends.RAY_CONNECT_TIMEOUT_S = 1.0;"
+        "import sys; from simgap.fit import ray_cluster; ray_cluster.RAY_CONNECT_TIMEOUT_S = 1.0;"
         "from simgap.cli import main; sys.argv[0] = 'simgap'; main()"
     )
     t0 = time.monotonic()
@@ -289,21 +290,21 @@ def test_fuzzed_addresses_are_valid_or_refused_with_the_forms(address: str) -> N
     """Never an exception other than the input error that names the forms (or the missing
     extra); what is accepted is one of the four forms."""
     try:
-        got = backends.parse_ray_address(address)
+        got = ray_cluster.parse_ray_address(address)
     except InputError as e:
         assert "ray://HOST:PORT" in str(e)
         return
     except MissingExtraError as e:
         assert "ray[client]" in str(e) and address.strip().startswith("ray://")
         return
-    assert got in _VALID or backends._host_port(got) is not None
+    assert got in _VALID or ray_cluster._host_port(got) is not None
     assert got == address.strip() and "/" not in got.removeprefix("ray://")
 
 
 @settings(max_examples=25)
 @given(st.text(min_size=1, max_size=30))
 def test_fuzzed_cli_addresses_never_end_in_an_internal_error(address: str) -> None:
-    if address.strip() in _VALID or backends._ADDRESS.fullmatch(address.strip()):
+    if address.strip() in _VALID or ray_cluster._ADDRESS.fullmatch(address.strip()):
         return  # valid forms are reached elsewhere; this test never connects
     r = runner.invoke(app, ["fleet", "nope.toml", "--out", "o", "--ray", address])
     assert r.exit_code == 2 and "Traceback" not in r.output and "internal" not in r.output
@@ -312,7 +313,7 @@ def test_fuzzed_cli_addresses_never_end_in_an_internal_error(address: str) -> No
 def test_compute_checks_the_form_but_not_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """Selecting the backend needs no Ray (a machine without the extra runs the tests);
     joining needs it."""
-    monkeypatch.setattr(backends, "_installed", lambda m: False)
+    monkeypatch.setattr(ray_cluster, "_installed", lambda m: False)
     assert backends.Compute("ray", address="local").kind == "ray"
     with pytest.raises(InputError, match="ray://HOST:PORT"):
         backends.Compute("ray", address="http://127.0.0.1:1")

@@ -16,6 +16,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from simgap.branches.ladder_list import entry_builders
 from simgap.finding import Diagnosis, Finding, Verdict, load_diagnosis
 from simgap.outputs import relative_paths, resolve_paths
 from simgap.randomize import PENG_TABLE, build_spec, load_spec_from_findings
@@ -172,7 +173,9 @@ def test_randomize_reads_the_demo_pad_friction(demo_run: tuple[Path, Path, str])
     doc = json.loads((demo_run[0] / "findings.json").read_text(encoding="utf-8"))
     fig = next(f for f in doc["findings"] if f["branch"] == "contact")["figures"]
     best, (lo, hi) = fig["friction_best_at_model_mass"], fig["friction_interval_at_model_mass"]
-    fr = load_spec_from_findings(demo_run[0] / "findings.json").entry("pad_friction")
+    fr = load_spec_from_findings(demo_run[0] / "findings.json", entry_builders()).entry(
+        "pad_friction"
+    )
     assert (fr.kind, fr.source) == ("range", "fitted")
     assert (fr.value, fr.low, fr.high) == (best, lo, hi)
     assert "identified from logged pushes" in fr.note and "model's object mass" in fr.note
@@ -185,7 +188,9 @@ def _contact(figures: dict[str, Any]) -> Diagnosis:
 
 
 def test_randomize_pad_friction_interval_and_default() -> None:
-    fitted = build_spec(_contact({"friction_best": 0.4, "friction_interval": [0.3, 0.5]}))
+    fitted = build_spec(
+        _contact({"friction_best": 0.4, "friction_interval": [0.3, 0.5]}), entry_builders()
+    )
     e = fitted.entry("pad_friction")
     assert (e.kind, e.source, e.value, e.low, e.high) == ("range", "fitted", 0.4, 0.3, 0.5)
     # not identifiable: best empty at any mass, the interval open at one end
@@ -198,7 +203,8 @@ def test_randomize_pad_friction_interval_and_default() -> None:
                 "friction_interval_at_model_mass": [None, 0.9],
                 "friction_status": "not identifiable from these pushes",
             }
-        )
+        ),
+        entry_builders(),
     )
     d = none.entry("pad_friction")
     assert (d.kind, d.source, d.value) == ("range", "defaulted", None)

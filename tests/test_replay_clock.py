@@ -35,19 +35,19 @@ def test_unknown_clock_is_refused_with_the_valid_names() -> None:
 
 
 def test_bench_schedule_under_each_recorder_clock() -> None:
-    from simgap.demo.factory import _schedule
+    from simgap.demo.bench_sim import schedule
 
     delays = np.array([0.0, 0.012])
-    h, cmd, obs = _schedule(6, 30, 0.005, delays, "step")
+    h, cmd, obs = schedule(6, 30, 0.005, delays, "step")
     starts = np.cumsum(np.concatenate([[0.0], h]))[:-1] - 1.0  # the settle starts at -1 s
     read = starts[obs >= 0]
     assert np.allclose(read, [0.0, 0.035, 0.070, 0.100, 0.135, 0.170], atol=1e-9)
     assert np.allclose(h, 0.005)  # no step split: every event sits on the grid
-    h, cmd, obs = _schedule(6, 30, 0.005, delays, "exact")
+    h, cmd, obs = schedule(6, 30, 0.005, delays, "exact")
     starts = np.cumsum(np.concatenate([[0.0], h]))[:-1] - 1.0
     assert np.allclose(starts[obs >= 0], np.arange(6) / 30.0, atol=1e-9)
     off = np.array([0.0, 0.001, 0.002, 0.0005, 0.0, 0.0015])
-    h, cmd, obs = _schedule(6, 30, 0.005, delays, "jitter", off)
+    h, cmd, obs = schedule(6, 30, 0.005, delays, "jitter", off)
     starts = np.cumsum(np.concatenate([[0.0], h]))[:-1] - 1.0
     assert np.allclose(starts[obs >= 0], np.arange(6) / 30.0 + off, atol=1e-9)
 
@@ -58,7 +58,9 @@ def test_the_replay_that_keeps_the_recorders_clock_matches_it() -> None:
     closer than the exact clock does, by a margin far above the float noise."""
     import mujoco
 
-    from simgap.demo.factory import JOINTS, excitation, nominal_model, simulate
+    from simgap.demo.bench_sim import excitation, simulate
+    from simgap.demo.nominal import nominal_model
+    from simgap.demo.twin import JOINTS
     from simgap.sim.model import load_spec, strip_visuals
     from simgap.sim.replay import Replayer, ReplayLog
 

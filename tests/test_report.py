@@ -9,8 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from simgap.report import render_report, svg
+from simgap.report import render_report
 from simgap.report.headline import key_line, sig, with_unit
+from simgap.report.svg.bars import bars
+from simgap.report.svg.distribution import histogram
+from simgap.report.svg.lines import lines
+from simgap.report.svg.scale import ticks
 
 
 def _latency(verdict: str = "implicated") -> dict[str, Any]:
@@ -219,9 +223,9 @@ def test_a_contradiction_between_phases_and_a_measurement_is_resolved_in_words()
 
 
 def test_nothing_but_zeros_or_nothing_at_all_is_not_drawn() -> None:
-    assert svg.bars(["a", "b"], {"x": [0.0, 0.0]}, xlabel="j", ylabel="deg", title="t") == ""
-    assert svg.lines([], {"x": []}, xlabel="t", ylabel="y", title="t") == ""
-    assert svg.histogram([np.nan], xlabel="t", title="t") == ""
+    assert bars(["a", "b"], {"x": [0.0, 0.0]}, xlabel="j", ylabel="deg", title="t") == ""
+    assert lines([], {"x": []}, xlabel="t", ylabel="y", title="t") == ""
+    assert histogram([np.nan], xlabel="t", title="t") == ""
     torque = {
         "branch": "plumbing",
         "kind": "torque_jump",
@@ -235,7 +239,7 @@ def test_nothing_but_zeros_or_nothing_at_all_is_not_drawn() -> None:
 
 def test_tick_labels_never_repeat_on_a_narrow_range() -> None:
     for lo, hi in ((66.6, 66.8), (0.0, 0.0123), (-2.5, 3.0), (1e-13, 1e-12), (998.0, 1003.0)):
-        labels = [lab for _, lab in svg.ticks(lo, hi)]
+        labels = [lab for _, lab in ticks(lo, hi)]
         assert len(labels) >= 2 and len(set(labels)) == len(labels), (lo, hi, labels)
 
 

@@ -412,11 +412,9 @@ def _check_issue_41_plots(drawn: dict[str, Any], out: Path) -> None:
 def test_axis_label_check_catches_an_unlabelled_plot(tmp_path: Path) -> None:
     """The instrument: a page with one labelled and one unlabelled SVG plot names the second."""
     assert CHROMIUM is not None
-    from simgap.report import svg
+    from simgap.report.svg.lines import lines
 
-    good = svg.lines(
-        [0, 1, 2], {"a": [1, 2, 3]}, xlabel="t [s]", ylabel="q [rad]", title="labelled"
-    )
+    good = lines([0, 1, 2], {"a": [1, 2, 3]}, xlabel="t [s]", ylabel="q [rad]", title="labelled")
     bad = (
         '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><title>bare'
         '</title><polyline points="0,0 10,10"/><text class="xlabel">t [s]</text></svg>'
@@ -436,10 +434,10 @@ def test_overflow_check_catches_a_title_past_the_edge(tmp_path: Path) -> None:
     """The instrument: the delay plot's old one-line title (81 characters from x = 60 on a
     560 px picture) is named; the same title through ``svg`` (two lines) is not."""
     assert CHROMIUM is not None
-    from simgap.report import svg
+    from simgap.report.svg.bars import bars
 
     long = "Identified command-to-motion delay per joint (95% interval; hollow = no interval)"
-    good = svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="joint", ylabel="delay [ms]", title=long)
+    good = bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="joint", ylabel="delay [ms]", title=long)
     bad = (
         '<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="560" height="240" '
         f'viewBox="0 0 560 240"><text class="ptitle" x="60" y="16" font-size="12" '

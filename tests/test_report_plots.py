@@ -18,7 +18,13 @@ import pytest
 from simgap.episodes.placements import placements_check
 from simgap.figures.envelope import PlacementDetails
 from simgap.plumbing.setup import check_policy_server
-from simgap.report import plots_actuator, plots_envelope, render_report, svg
+from simgap.report import plots_actuator, plots_envelope, render_report
+from simgap.report.svg import frame
+from simgap.report.svg.bars import bars as bar_chart
+from simgap.report.svg.lines import lines
+from simgap.report.svg.scale import axis_range
+from simgap.report.svg.scatter import scatter
+from simgap.report.svg.text import text_width
 
 NS = "{http://www.w3.org/2000/svg}"
 TRAIN_X, TRAIN_Y = (0.14, 0.34), (-0.1, 0.1)
@@ -60,7 +66,7 @@ def _placements(real_ok: list[bool], sim_ok: list[bool]) -> str:
 
 
 def _in_plot(x: float, y: float) -> bool:
-    return svg.PAD_L <= x <= svg.W - svg.PAD_R and svg.PAD_T <= y <= svg.H - svg.PAD_B
+    return frame.PAD_L <= x <= frame.W - frame.PAD_R and frame.PAD_T <= y <= frame.H - frame.PAD_B
 
 
 def _x_marks(root: ET.Element) -> list[tuple[float, float, float]]:
@@ -102,7 +108,7 @@ def test_every_failure_is_drawn_as_an_x() -> None:
     sim = [i != 10 for i in range(len(XY))]
     assert len(_x_marks(_root(_placements(real, sim)))) == len(REAL_FAILS) + 1
     groups = {"real": (XY[:4], [False, True, None, 0.5])}
-    assert len(_x_marks(_root(svg.scatter(groups, xlabel="x [m]", ylabel="y [m]", title="t")))) == 1
+    assert len(_x_marks(_root(scatter(groups, xlabel="x [m]", ylabel="y [m]", title="t")))) == 1
 
 
 def _marks_by_placement(root: ET.Element) -> dict[str, dict[str, tuple[int, float, bool]]]:
@@ -151,7 +157,7 @@ def _legend_words(root: ET.Element) -> list[str]:
     return [
         t.text or ""
         for t in root.iter(f"{NS}text")
-        if t.get("class") != "ptitle" and float(t.get("y", "1e9")) < svg.PAD_T
+        if t.get("class") != "ptitle" and float(t.get("y", "1e9")) < frame.PAD_T
     ]
 
 
@@ -167,7 +173,7 @@ def test_the_legend_names_only_the_marks_drawn() -> None:
 
 
 def _x_ticks(root: ET.Element) -> list[tuple[float, str]]:
-    y = str(svg.H - svg.PAD_B + 14)
+    y = str(frame.H - frame.PAD_B + 14)
     return [
         (float(t.get("x", "nan")), t.text or "")
         for t in root.iter(f"{NS}text")
@@ -199,19 +205,19 @@ def test_equal_values_share_one_position_on_a_readable_axis(
     assert len(labels) >= 3 and len(set(labels)) == len(labels), labels
     values = [float(lab) for lab in labels]
     assert max(values) - min(values) >= 0.01 * period  # a span the labels can print
-    bars = [r for r in root.iter(f"{NS}rect") if r.get("fill") == svg.PALETTE[0]]
+    bars = [r for r in root.iter(f"{NS}rect") if r.get("fill") == frame.PALETTE[0]]
     assert len(bars) == 1  # every interval in one bar
     x0, w = float(bars[0].get("x", "nan")), float(bars[0].get("width", "nan"))
     line = next(ln for ln in root.iter(f"{NS}line") if ln.get("stroke-dasharray"))
     assert x0 <= float(line.get("x1", "nan")) <= x0 + w  # the period on the bar
     # and mid-axis, not at an end
-    assert svg.PAD_L + 100 < float(line.get("x1", "nan")) < svg.W - svg.PAD_R - 100
+    assert frame.PAD_L + 100 < float(line.get("x1", "nan")) < frame.W - frame.PAD_R - 100
 
 
 def test_a_line_of_equal_values_is_drawn_mid_axis() -> None:
     """The shared frame, not one plot: a series equal to its precision is one height.
     On the old code 33.333331 and 33.333333 sat at the bottom and the top."""
-    text = svg.lines(
+    text = lines(
         [0, 1, 2, 3],
         {"interval": [33.333331, 33.333333, 33.333331, 33.333333]},
         xlabel="tick",
@@ -222,9 +228,9 @@ def test_a_line_of_equal_values_is_drawn_mid_axis() -> None:
     assert pts is not None
     ys = [float(p.split(",")[1]) for p in (pts.get("points") or "").split()]
     assert max(ys) - min(ys) < 1.0
-    mid = (svg.PAD_T + svg.H - svg.PAD_B) / 2
-    assert abs(ys[0] - mid) < 0.25 * (svg.H - svg.PAD_T - svg.PAD_B)
-    assert svg.axis_range(2.0, 2.5) == (2.0, 2.5)  # a real range is kept as it is
+    mid = (frame.PAD_T + frame.H - frame.PAD_B) / 2
+    assert abs(ys[0] - mid) < 0.25 * (frame.H - frame.PAD_T - frame.PAD_B)
+    assert axis_range(2.0, 2.5) == (2.0, 2.5)  # a real range is kept as it is
 
 
 def _titles(svg_text: str) -> list[tuple[float, str]]:
@@ -282,7 +288,7 @@ def test_every_title_fits_the_plot_width() -> None:
     plots = re.findall(r'<svg class="plot".*?</svg>', page, flags=re.S)
     long = "Identified command-to-motion delay per joint (95% interval; hollow = no interval)"
     plots.append(
-        svg.bars(
+        bar_chart(
             ["a", "b"],
             {"x": [1.0, 2.0]},
             xlabel="j",
@@ -290,7 +296,7 @@ def test_every_title_fits_the_plot_width() -> None:
             title=long + " and yet more words than two lines hold " * 3,
         )
     )
-    plots.append(svg.bars(["a", "b"], {"x": [1.0, 2.0]}, xlabel="j", ylabel="v", title=long))
+    plots.append(bar_chart(["a", "b"], {"x": [1.0, 2.0]}, xlabel="j", ylabel="v", title=long))
     assert len(plots) >= 5
     room = [
         (float(_root(p).get("width", "nan")) - x, line) for p in plots for x, line in _titles(p)
@@ -299,7 +305,7 @@ def test_every_title_fits_the_plot_width() -> None:
     for width, line in room:
         assert len(line) * 6.86 <= width, line  # DejaVu Sans Bold's mean advance at 12 px
     for width, line in room:
-        assert svg.text_width(line, svg.TITLE_SIZE) <= width, line  # and its widest
+        assert text_width(line, frame.TITLE_SIZE) <= width, line  # and its widest
     # a title that needs two lines keeps every word; the full one stays the tooltip
     two = _titles(plots[-1])
     assert len(two) == 2 and " ".join(t for _, t in two) == long
@@ -317,9 +323,9 @@ def test_the_width_estimate_is_an_upper_bound_of_the_font_drawn() -> None:
 
     font = ImageFont.truetype(str(DEJAVU_BOLD), 120)
     for c in string.printable[:95]:
-        assert svg.text_width(c, 120) >= font.getlength(c), c
+        assert text_width(c, 120) >= font.getlength(c), c
     title = "Identified command-to-motion delay per joint (95% interval; hollow = no i"
-    assert svg.text_width(title, 12) >= ImageFont.truetype(str(DEJAVU_BOLD), 12).getlength(title)
+    assert text_width(title, 12) >= ImageFont.truetype(str(DEJAVU_BOLD), 12).getlength(title)
 
 
 def _delay_plot(finding: dict[str, Any]) -> ET.Element:

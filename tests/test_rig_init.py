@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from simgap.cli import app
 from simgap.errors import InputError
 from simgap.rig import load_rig
-from simgap.rig.init import draft_rig
+from simgap.rig.init.draft import draft_rig
 
 JOINTS = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
 

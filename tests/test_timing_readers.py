@@ -166,16 +166,17 @@ def test_several_files_keep_episodes_apart(tmp_path: Path) -> None:
 
 def test_fast_and_line_by_line_readers_agree(tmp_path: Path) -> None:
     from simgap.demo.timing import write_timing_log
-    from simgap.evidence.timing import _check, _parse_jsonl, _read_jsonl_fast
+    from simgap.evidence.timing_check import check_ticks
+    from simgap.evidence.timing_jsonl import parse_jsonl, read_jsonl_fast
 
     path = write_timing_log(tmp_path / "demo.jsonl", seed=3, n_episodes=3, steps=40)
     lines = path.read_text().splitlines()
     lines.insert(5, "")  # a blank line is skipped by both
     lines[7] = lines[7].replace('"network"', '"net_extra": 0.001, "network"')
     path.write_text("\n".join(lines) + "\n")
-    fast = _read_jsonl_fast(path)
+    fast = read_jsonl_fast(path)
     assert fast is not None
-    slow = _check(path, *_parse_jsonl(path), "line")
+    slow = check_ticks(path, *parse_jsonl(path), "line")
     assert fast[1] == slow[1]
     assert fast[0].stage_names == slow[0].stage_names
     for name in slow[0].stage_names:

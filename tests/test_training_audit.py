@@ -21,7 +21,9 @@ from simgap.evidence.bundle import EvidenceBundle
 from simgap.finding import Finding, Verdict
 from simgap.maniskill.config import read_maniskill_config
 from simgap.maniskill.training_toml import camera_lines, training_lines
-from simgap.plumbing.training import RigSide, audit_training, servo_drive
+from simgap.plumbing.training import audit_training
+from simgap.plumbing.training_drive import servo_drive
+from simgap.plumbing.training_findings import RigSide
 from simgap.rig import Rig, load_rig
 from simgap.sim.kinematics import rig_mount_points
 from tests.factories import SO101_RIG

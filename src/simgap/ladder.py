@@ -10,10 +10,10 @@ Before the rungs, the evidence gate (``simgap.branches.evidence_gate``) checks t
 itself (its time base); its Findings come first, and a refusal stops the branches that would
 fit the recording's stamps.
 
-Each branch module (imported here directly: every branch ships) exposes
-``assess(ctx: Context) -> list[Finding]``; ``Context``, ``BranchSpec`` and ``LADDER`` live in
-``simgap.branches.context``. A branch whose evidence is absent returns one ``not_measured``
-Finding that names what it needs.
+Each rung is a branch's contract (``simgap.branches.branch.Branch``: its name, cost, needs and
+``assess(ctx: Context) -> list[Finding]``), listed in ``simgap.branches.ladder_list.LADDER``;
+``Context`` lives in ``simgap.branches.context``. A branch whose evidence is absent returns
+one ``not_measured`` Finding that names what it needs.
 """
 
 from __future__ import annotations
@@ -21,41 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from simgap.branches import (
-    actuator,
-    appearance,
-    body,
-    contact,
-    controller,
-    envelope,
-    evidence_gate,
-    latency,
-    phases,
-    plumbing,
-    training,
-)
-from simgap.branches.context import LADDER, BranchSpec, Context, ProgressFn
+from simgap.branches import evidence_gate
+from simgap.branches.branch import Branch
+from simgap.branches.context import Context, ProgressFn
+from simgap.branches.ladder_list import LADDER
 from simgap.errors import NameNotFoundError
 from simgap.finding import Diagnosis, Finding, Verdict
 
-_ASSESS: dict[str, Callable[[Context], list[Finding]]] = {
-    m.__name__: m.assess
-    for m in (
-        plumbing,
-        training,
-        phases,
-        envelope,
-        latency,
-        contact,
-        actuator,
-        controller,
-        body,
-        appearance,
-    )
-}
-"""Each shipped branch module's ``assess``, by module name (``BranchSpec.module``)."""
-
-__all__ = ["LADDER", "BranchSpec", "Context", "ProgressFn", "assess_for", "run_ladder"]
+__all__ = ["LADDER", "Branch", "Context", "ProgressFn", "assess_for", "run_ladder"]
 
 
 def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
@@ -95,26 +68,26 @@ def _stop(findings: Sequence[Finding]) -> dict[str, Any]:
     }
 
 
-def assess_for(spec: BranchSpec) -> Callable[[Context], list[Finding]]:
-    """The branch's ``assess``; a spec naming no shipped branch module lists the valid ones."""
-    assess = _ASSESS.get(spec.module)
-    if assess is None:
-        raise NameNotFoundError("branch module", spec.module, sorted(_ASSESS))
-    return assess
+def assess_for(branch: Branch) -> Callable[[Context], list[Finding]]:
+    """The branch's ``assess``; a branch that is no rung (its findings come from a command of
+    its own) is refused, naming the rungs."""
+    if branch.assess is None:
+        raise NameNotFoundError("branch on the ladder", branch.name, [b.name for b in LADDER])
+    return branch.assess
 
 
 def run_ladder(
-    ctx: Context, ladder: Sequence[BranchSpec] = LADDER, comparability: dict[str, Any] | None = None
+    ctx: Context, ladder: Sequence[Branch] = LADDER, comparability: dict[str, Any] | None = None
 ) -> Diagnosis:
     """Run every branch in cost order and return the Diagnosis."""
     # the evidence gate first: a branch that reads the dataset's stamps as time asks it
     # (``evidence_gate.time_base_refusal``) before it fits anything
     findings: list[Finding] = list(evidence_gate.assess(ctx))
     ctx.findings.extend(findings)
-    specs = sorted(ladder, key=lambda s: s.cost)
-    for i, spec in enumerate(specs):
-        ctx.progress(spec.name, i / max(1, len(specs)))
-        found = assess_for(spec)(ctx)
+    rungs = sorted(ladder, key=lambda b: b.cost)
+    for i, branch in enumerate(rungs):
+        ctx.progress(branch.name, i / max(1, len(rungs)))
+        found = assess_for(branch)(ctx)
         findings.extend(found)
         ctx.findings.extend(found)
     ctx.progress("done", 1.0)

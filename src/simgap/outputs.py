@@ -9,7 +9,7 @@
   no output may equal an input, lie inside an input folder, or be a folder holding an input.
   The guard lives in a ``ContextVar``, which a spawned process or a Ray task does not
   inherit: work sent elsewhere carries its inputs (``protected_inputs``) and opens its own
-  ``guard_inputs(those)`` (``simgap.fleet.run.diagnose_one``).
+  ``guard_inputs(those)`` (``simgap.fleet.worker.diagnose_one``).
 """
 
 from __future__ import annotations

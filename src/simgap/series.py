@@ -101,6 +101,21 @@ class Trajectory:
             meta=self.meta,
         )
 
+    def rows(self, keep: np.ndarray, source: str | None = None) -> Trajectory:
+        """The samples where ``keep`` (shape (T,), bool) holds, every array cut alike;
+        ``source`` (default: this one's) names the cut in messages."""
+        return Trajectory(
+            t=self.t[keep],
+            q_cmd=self.q_cmd[keep],
+            q=self.q[keep],
+            joint_names=self.joint_names,
+            qd=None if self.qd is None else self.qd[keep],
+            tau=None if self.tau is None else self.tau[keep],
+            episode=self.episode,
+            source=self.source if source is None else source,
+            meta=self.meta,
+        )
+
 
 @dataclass(frozen=True)
 class StageTimes:

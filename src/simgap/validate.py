@@ -359,6 +359,19 @@ def csv_header(row: list[str], path: str | Path, what: str) -> list[str]:
     return cols
 
 
+def _check_width(row: list[str], width: int, i: int, path: str | Path) -> None:
+    """Refuse data row ``i`` (0-based; row ``i + 2`` of the file, after its header) unless it
+    has ``width`` fields."""
+    if len(row) != width:
+        raise InputError(
+            file=path,
+            field=f"row {i + 2}",
+            expected=f"{width} fields, as in the header",
+            got=f"{len(row)} fields",
+            fix="give every row one value per column",
+        )
+
+
 def csv_records(
     rows: list[list[str]],
     cols: list[str],
@@ -367,14 +380,7 @@ def csv_records(
     """Data rows as dicts keyed by ``cols``; a row with more or fewer fields is refused."""
     out = []
     for i, r in enumerate(rows):
-        if len(r) != len(cols):
-            raise InputError(
-                file=path,
-                field=f"row {i + 2}",
-                expected=f"{len(cols)} fields, as in the header",
-                got=f"{len(r)} fields",
-                fix="give every row one value per column",
-            )
+        _check_width(r, len(cols), i, path)
         out.append({c: v.strip() for c, v in zip(cols, r, strict=True)})
     return out
 
@@ -389,14 +395,7 @@ def numeric_rows(
 
     out = np.empty((len(rows), len(header)))
     for i, r in enumerate(rows):
-        if len(r) != len(header):
-            raise InputError(
-                file=path,
-                field=f"row {i + 2}",
-                expected=f"{len(header)} fields, as in the header",
-                got=f"{len(r)} fields",
-                fix="give every row one value per column",
-            )
+        _check_width(r, len(header), i, path)
         for j, cell in enumerate(r):
             text = cell.strip()
             if not text and empty_nan:

@@ -21,7 +21,7 @@ def test_lerobot_loads_the_designed_episode_as_replay_does(tmp_path: Path) -> No
 
     from simgap.actuator.excite_design import assemble, candidates
     from simgap.actuator.excite_episode import TASK, episode_frames
-    from simgap.actuator.excite_for import NextMotion
+    from simgap.actuator.excite_motion import NextMotion
     from simgap.demo import demo_model_path
     from simgap.demo.writers import write_lerobot_v3
     from simgap.rig import load_rig

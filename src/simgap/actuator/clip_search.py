@@ -209,20 +209,7 @@ def search_clip(
 ) -> ClipSearch:
     """Both signatures on the first ``episodes`` Trajectories (model radians, the action as
     recorded), the replay on their first ``seconds``."""
-    cut = []
-    for tr in list(trajs)[:episodes]:
-        t = np.asarray(tr.t, dtype=float)
-        keep = t - t[0] <= seconds + 1e-9
-        cut.append(
-            Trajectory(
-                t=t[keep],
-                q_cmd=np.asarray(tr.q_cmd)[keep],
-                q=np.asarray(tr.q)[keep],
-                joint_names=tr.joint_names,
-                episode=tr.episode,
-                source=tr.source,
-            )
-        )
+    cut = [tr.rows(tr.t - tr.t[0] <= seconds + 1e-9) for tr in list(trajs)[:episodes]]
     rpu = np.array([j.unit.rad_per_unit() for j in rig.joints])
     count = rig.encoder_rad / rpu  # one count in each recorded unit
     gaps = np.concatenate([np.abs(np.asarray(tr.q_cmd) - np.asarray(tr.q)) for tr in trajs])

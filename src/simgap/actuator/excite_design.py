@@ -7,7 +7,7 @@ three sizes (the largest a swing at the servo's torque limit, where the armature
 link's inertia set the acceleration), and a staircase of holds across the range (the
 servo held against gravity at each level). Each stays inside the joint's range less a
 10 % margin, and its replay at the current estimate inside the speed limit and no more
-chaotic than the recording's (``excite_for.replay_floor``).
+chaotic than the recording's (``excite_replay.replay_floor``).
 
 Each candidate is scored by the Fisher information of the joint's parameters at the
 current estimate: the finite-difference sensitivities of the replay

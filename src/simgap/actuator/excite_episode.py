@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from simgap.actuator.excite_design import DELAY
-from simgap.actuator.excite_for import Design, NextMotion
+from simgap.actuator.excite_motion import Design, NextMotion
 from simgap.fit.params import UNITS
 from simgap.outputs import json_safe
 from simgap.rig import Rig

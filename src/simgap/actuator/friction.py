@@ -75,6 +75,16 @@ LOG_SCALED = ("armature", "dtheta_stribeck")
 
 _COMMON = ("kt", "R", "armature", "q_offset", "delay_s")
 _STRIBECK = ("friction_stribeck", "dtheta_stribeck", "alpha")
+_DIRECTIONAL = (
+    "friction_base",
+    "friction_viscous",
+    *_STRIBECK,
+    "load_friction_motor",
+    "load_friction_external",
+    "load_friction_motor_stribeck",
+    "load_friction_external_stribeck",
+)
+"""M5's parameters, which M6 extends with the quadratic load terms."""
 
 
 @dataclass(frozen=True)
@@ -127,33 +137,11 @@ FAMILIES = (
             "load_friction_stribeck",
         ),
     ),
-    FrictionFamily(
-        "m5",
-        "Stribeck load-dependent directional",
-        (
-            "friction_base",
-            "friction_viscous",
-            *_STRIBECK,
-            "load_friction_motor",
-            "load_friction_external",
-            "load_friction_motor_stribeck",
-            "load_friction_external_stribeck",
-        ),
-    ),
+    FrictionFamily("m5", "Stribeck load-dependent directional", _DIRECTIONAL),
     FrictionFamily(
         "m6",
         "directional with quadratic load terms",
-        (
-            "friction_base",
-            "friction_viscous",
-            *_STRIBECK,
-            "load_friction_motor",
-            "load_friction_external",
-            "load_friction_motor_stribeck",
-            "load_friction_external_stribeck",
-            "load_friction_motor_quad",
-            "load_friction_external_quad",
-        ),
+        (*_DIRECTIONAL, "load_friction_motor_quad", "load_friction_external_quad"),
     ),
 )
 """M1-M6 in order of complexity (the order the stop rule walks)."""

@@ -7,9 +7,11 @@
    type out at a time where the logs name types, else leave-one-trajectory-out (every log
    held out once). The logs given with ``--validate`` stay out of all of it and test the
    selected fit afterwards (a single training log: they are the held-out fold).
-3. The ladder stops at the first rung whose held-out MAE is within the instrument's noise
-   floor, or at the rung after which no richer rung improves the held-out MAE meaningfully
-   (by more than ``improve_fraction`` and by more than the noise floor).
+3. The ladder stops at the first rung whose held-out MAE is within the noise floor, or at
+   the rung after which no richer rung improves the held-out MAE meaningfully (by more than
+   ``improve_fraction`` and by more than the noise floor). The floor is the instrument's
+   (``simgap.actuator.noise_floor``, the one the joint identification holds its RMS against)
+   in MAE, never below one encoder count (``ladder_floor_rad``).
 
 Fits are batched: all folds of a rung run in one vectorised simulation per iteration, warm
 started from the fit on all training logs.
@@ -23,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from simgap.actuator.noise_floor import NoiseFloor, instrument_floor
 from simgap.actuator.rungs import (
     LadderConfig,
     RungResult,
@@ -36,6 +39,40 @@ from simgap.actuator.servo import FREE_BAM, Drive, ParamSpace, ServoBatch
 from simgap.errors import InputError
 from simgap.values.actuator_log import ActuatorLog
 from simgap.values.load import JointLoad
+
+LADDER_FLOOR_COUNTS = 1.0
+"""The fewest encoder counts of held-out MAE the ladder holds its rungs against.
+
+The ladder's null is the ideal actuator (the command), which no servo is: a servo that is
+exactly the rig's model still sags under gravity and lags its command. On the demo's twin
+with the rig's own servo (kp 998, no lag or delay), chirped at 0.05-0.4 Hz, the ideal
+actuator misses by 0.43-1.37 mrad MAE, between 1.1 and 3.6 times the instrument's floor in
+MAE (count / 4 = 0.38 mrad). Held against that floor the ladder implicated wrist_flex and
+left four joints inconclusive; held against one count (1.53 mrad) every joint is
+eliminated. One count is the instrument's resolution, the smallest change one sample can
+show."""
+
+
+def log_floors(
+    logs: Sequence[ActuatorLog], count_rad: float, jitter_s: float = 0.0, source: str = ""
+) -> dict[str, NoiseFloor]:
+    """Each joint's noise floor over the logs (``noise_floor.instrument_floor``: quantisation,
+    sampling, jitter; no start state, since the null is the command and replays no model)."""
+    floors = instrument_floor(
+        count_rad,
+        [np.asarray(lg.traj.t, dtype=float) for lg in logs],
+        [np.asarray(lg.traj.q, dtype=float) for lg in logs],
+        jitter_s=jitter_s,
+        source=source,
+    )
+    return dict(zip(logs[0].traj.joint_names, floors, strict=True))
+
+
+def ladder_floor_rad(floor: NoiseFloor) -> float:
+    """The held-out MAE the ladder holds a joint's rungs and verdict against [rad]: the
+    instrument's floor in MAE (``NoiseFloor.mae_rad``), never below ``LADDER_FLOOR_COUNTS``
+    encoder counts."""
+    return max(LADDER_FLOOR_COUNTS * floor.count_rad, floor.mae_rad)
 
 
 @dataclass(frozen=True)

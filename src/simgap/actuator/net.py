@@ -240,7 +240,7 @@ def rung_net(
 def _rung_net(
     torch: Any, batch: ServoBatch, folds: Folds, servo_params: np.ndarray, config: LadderConfig
 ) -> tuple[RungResult, Any]:
-    from simgap.actuator.rungs import RungResult, fold_scores
+    from simgap.actuator.rungs import scored
 
     t0 = time.perf_counter()
     folds = grouped_folds(folds)
@@ -311,7 +311,6 @@ def _rung_net(
     bn = [np.stack([best[f][1][i] for f in range(F)]) for i in range(len(bs))]  # type: ignore[index]
     with np.errstate(over="ignore", invalid="ignore"):
         pred = rollout(Wn, bn, in_scale, out_scale, batch, stride, J, fc, fv)
-    tr, va, per = fold_scores(pred, batch, folds)
     module = _build_module([(Wn[i][0], bn[i][0]) for i in range(len(Wn))], in_scale, out_scale)
     params = {
         "hidden": list(HIDDEN),
@@ -325,20 +324,7 @@ def _rung_net(
         else "10 % of the samples",
         "epochs": config.net_epochs,
     }
-    from simgap.actuator.rungs import by_group, test_scores
-
-    return (
-        RungResult(
-            "net",
-            tr,
-            va,
-            params,
-            time.perf_counter() - t0,
-            tuple(per.tolist()),
-            {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
-        ),
-        module,
-    )
+    return scored("net", pred, batch, folds, params, t0), module
 
 
 def rollout(

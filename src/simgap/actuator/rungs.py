@@ -239,6 +239,29 @@ def by_group(per_log: np.ndarray, folds: Folds) -> dict[str, float]:
     }
 
 
+def scored(
+    model: str,
+    pred: np.ndarray,
+    batch: ServoBatch,
+    folds: Folds,
+    params: dict[str, Any],
+    t0: float,
+) -> RungResult:
+    """A rung's result from its predictions: ``pred`` (F, L, T), fold f's prediction of
+    every log, scored by ``fold_scores`` (held-out MAE per log and per group, and the test
+    logs' scores in its diagnostics); ``t0`` is the rung's start on ``time.perf_counter``."""
+    tr, va, per = fold_scores(pred, batch, folds)
+    return RungResult(
+        model,
+        tr,
+        va,
+        params,
+        time.perf_counter() - t0,
+        tuple(per.tolist()),
+        {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
+    )
+
+
 def _fold_weights(batch: ServoBatch, folds: Folds) -> np.ndarray:
     return (folds.train[:, :, None] * batch.mask[None]).reshape(folds.train.shape[0], -1)
 
@@ -270,16 +293,7 @@ def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
     """Rung 1: measured = commanded."""
     t0 = time.perf_counter()
     pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
-    tr, va, per = fold_scores(pred, batch, folds)
-    return RungResult(
-        "ideal",
-        tr,
-        va,
-        {},
-        time.perf_counter() - t0,
-        tuple(per.tolist()),
-        {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
-    )
+    return scored("ideal", pred, batch, folds, {}, t0)
 
 
 def rung_delay_lag(
@@ -338,18 +352,9 @@ def rung_delay_lag(
             for f in range(n_f)
         ]
     )
-    tr, va, per = fold_scores(preds, batch, folds)
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
     return (
-        RungResult(
-            "delay_lag",
-            tr,
-            va,
-            params,
-            time.perf_counter() - t0,
-            tuple(per.tolist()),
-            {"held_out_by_group_rad": by_group(per, folds), **test_scores(preds, batch, folds)},
-        ),
+        scored("delay_lag", preds, batch, folds, params, t0),
         delays,
         lags,
     )
@@ -530,19 +535,10 @@ def rung_servo(
             for f in range(all_theta.shape[0])
         ]
     )
-    tr, va, per = fold_scores(pred, batch, folds)
     p_full = space.full(theta_full)[0]
     params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
     return (
-        RungResult(
-            "servo",
-            tr,
-            va,
-            params,
-            time.perf_counter() - t0,
-            tuple(per.tolist()),
-            {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
-        ),
+        scored("servo", pred, batch, folds, params, t0),
         p_full,
         space,
         float(d_full[0]),

@@ -40,16 +40,10 @@ def region_masks(
     Raises:
         InputError: a region names a geom id outside -1..n_geoms-1, or the map holds one.
     """
+    from simgap.sim.render import check_segmentation_ids
+
     s = np.asarray(seg)
-    bad_map = np.unique(s[(s < -1) | (s >= n_geoms)])
-    if bad_map.size:
-        raise InputError(
-            file=source,
-            field="segmentation",
-            expected=f"geom ids in -1..{n_geoms - 1}",
-            got=bad_map.tolist()[:8],
-            fix="render the segmentation with the same model as the regions",
-        )
+    check_segmentation_ids(s, n_geoms, source)
     out = {}
     for name, ids in groups.items():
         bad = [i for i in ids if i < -1 or i >= n_geoms]

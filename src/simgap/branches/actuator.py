@@ -9,7 +9,9 @@ actuator of a bench log (the commanded position).
 ``analyse`` climbs the ladder (ideal -> delay_lag -> servo -> net) for every joint of the
 logs and returns the JSON the CLI writes; ``assess(ctx)`` runs it on the rig's evidence.
 Verdict (the one rule of ``simgap.fit.verdict``): ``eliminated`` when the ideal actuator's
-held-out error is within 1.5 x the noise floor; ``implicated`` when it is more than 2 x the
+held-out error is within 1.5 x the noise floor (per joint, the instrument's floor of
+``simgap.actuator.noise_floor`` in MAE, never below one encoder count:
+``ladder.ladder_floor_rad``); ``implicated`` when it is more than 2 x the
 floor and a richer rung removes at least 30 % of it (the identified delay, lag and gains
 are reported, and the MJCF patch, Isaac Lab and BAM exports are written as artifacts);
 ``inconclusive`` otherwise.
@@ -25,8 +27,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from simgap.actuator.ladder import JointResult, LadderConfig, check_excitation, fit_joint
+from simgap.actuator.ladder import (
+    LADDER_FLOOR_COUNTS,
+    JointResult,
+    LadderConfig,
+    check_excitation,
+    fit_joint,
+    ladder_floor_rad,
+    log_floors,
+)
 from simgap.actuator.servo import PARAM_NAMES, Drive, bam_drive, pendulum_load, rig_drive
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context, not_measured
 from simgap.errors import InputError
 from simgap.export import bam as export_bam
@@ -36,6 +47,8 @@ from simgap.figures.actuator import LadderDetails, LadderFigures
 from simgap.finding import Finding, Verdict
 from simgap.fit.verdict import verdict
 from simgap.outputs import atomic_write_json, atomic_write_text
+from simgap.randomize import actuator_entries
+from simgap.report import plots_actuator
 from simgap.rig import Rig
 from simgap.safe_names import checked_python, safe_filename
 from simgap.series import Trajectory
@@ -103,8 +116,10 @@ def analyse(
         logs: training logs (every log has the same joints).
         rig: the rig (joint map, model for the load, noise floor), if any.
         validate: held-out logs; none means leave-one-trajectory-out.
-        noise_floor_rad: override of the noise floor [rad]; default the rig's
-            ``noise.encoder_rad``, else one 4096-count encoder step.
+        noise_floor_rad: override of the encoder count [rad] the floor is built on;
+            default the rig's ``noise.encoder_rad``, else one 4096-count encoder step.
+            Each joint is held against ``ladder.ladder_floor_rad`` of its floor over the
+            logs (the instrument's floor in MAE, never below one count).
         use_net: allow rung 4.
         seed: seed of every random choice (written into the JSON).
         out_dir: folder for the artifacts (nothing written when None).
@@ -128,7 +143,7 @@ def analyse(
     if rig is not None:
         for j in joints:  # a joint the rig does not map is an error naming the log
             rig.joint(j, file=logs[0].source, field=_name_field(logs[0], j))
-    floor = (
+    count = (
         noise_floor_rad
         if noise_floor_rad is not None
         else (rig.encoder_rad if rig is not None else ENCODER_RESOLUTION_RAD)
@@ -138,6 +153,10 @@ def analyse(
         if rig is not None and noise_floor_rad is None
         else ("given" if noise_floor_rad is not None else "encoder resolution (4096 counts/turn)")
     )
+    jitter = rig.clock_jitter_s if rig is not None else 0.0
+    instrument = log_floors(all_logs, float(count), jitter, source)
+    floors = {j: ladder_floor_rad(f) for j, f in instrument.items()}
+    floor = max(floors.values())
     config = LadderConfig(
         noise_floor_rad=float(floor), noise_source=source, use_net=use_net, seed=seed
     )
@@ -149,14 +168,15 @@ def analyse(
     for j in joints:
         loads, drives, load_src = _loads_drives(all_logs, j, rig)
         try:
-            check_excitation(list(logs), logs[0].traj.joint_index(j), float(floor))
+            check_excitation(list(logs), logs[0].traj.joint_index(j), floors[j])
         except InputError as e:  # one still joint must not hide the others' findings
             unexcited[j] = str(e)
             first_error = first_error or e
             continue
-        res = fit_joint(all_logs, j, loads, drives, config, n_validate=len(validate))
+        jconfig = replace(config, noise_floor_rad=floors[j])
+        res = fit_joint(all_logs, j, loads, drives, jconfig, n_validate=len(validate))
         results[j] = res
-        v = _verdict(res, float(floor))
+        v = _verdict(res, floors[j])
         verdicts.append(v)
         joint_json[j] = {
             "delay_s": res.delay_s,
@@ -191,7 +211,10 @@ def analyse(
         "branch": "actuator",
         "verdict": verdict,
         "noise_floor_rad": float(floor),
-        "noise_floor_source": source,
+        "noise_floor_source": f"{source}; the instrument's floor in MAE over the logs "
+        f"(count / 4, sampling and jitter: simgap.actuator.noise_floor) is at most "
+        f"{max(f.mae_rad for f in instrument.values()):.3g} rad, held at no less than "
+        f"{LADDER_FLOOR_COUNTS:g} count",
         "seed": seed,
         "joints": joint_json,
         "unexcited_joints": unexcited,
@@ -470,13 +493,11 @@ def finding_from(out: dict[str, Any]) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """Run the branch on the rig's actuator logs or LeRobot dataset."""
     from simgap.branches import actuator_dataset, joint_dynamics
-    from simgap.branches.context import LADDER
     from simgap.evidence.actuator_logs import rig_actuator_logs
 
-    spec = next(s for s in LADDER if s.name == "actuator")
     rig = ctx.rig
     if not rig.evidence.actuator_logs and rig.evidence.recording is None:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     if joint_dynamics.applies(rig):
         from simgap.branches.evidence_gate import not_run, time_base_refusal
 
@@ -487,7 +508,7 @@ def assess(ctx: Context) -> list[Finding]:
         return [actuator_dataset.finding(ctx)]
     logs = ctx.evidence.get("actuator_logs", rig_actuator_logs)
     if not logs:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     out_dir = None if ctx.out_dir is None else Path(ctx.out_dir) / "actuator"
     ctx.progress("actuator: fitting the ladder", 0.0)
     out, _ = analyse(
@@ -498,3 +519,15 @@ def assess(ctx: Context) -> list[Finding]:
         use_net=bool(ctx.options.get("actuator_net", True)),
     )
     return [finding_from(out)]
+
+
+SPEC = Branch(
+    name="actuator",
+    cost=3.0,
+    needs=("evidence.actuator_logs or evidence.dataset",),
+    assess=assess,
+    plots=lambda f: plots_actuator.plots(f),  # looked up when drawn: a test may replace it
+    randomization=actuator_entries,
+)
+"""The actuator branch's contract: its plots and its randomisation entries (servo delay,
+lag, gains)."""

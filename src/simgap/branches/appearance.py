@@ -17,7 +17,8 @@ from simgap.appearance.flags import BACKGROUND_KEY, CLIP_MIN
 from simgap.appearance.regions import difference_image, difference_map
 from simgap.appearance.regions import region_means as mean_region
 from simgap.appearance.visibility import Visibility, inside_workspace, reach_of_view
-from simgap.branches.context import LADDER, Context, not_measured
+from simgap.branches.branch import Branch
+from simgap.branches.context import Context, not_measured
 from simgap.evaluation.stats import median_interval
 from simgap.evidence.frames import load_frames
 from simgap.evidence.initial_states import load_initial_states
@@ -28,12 +29,12 @@ from simgap.figures.appearance import (
     ReachFigures,
 )
 from simgap.finding import Finding, Verdict
+from simgap.report import plots_appearance
 from simgap.rig import Rig
 from simgap.sim.render import SceneRenderer, region_ids
 from simgap.values.frames import FrameSet
 
 BRANCH = "appearance"
-_SPEC = next(s for s in LADDER if s.name == BRANCH)
 FRAMES_NEED = (
     "camera frames that show the scene, the gripper in view (evidence.frames or "
     "the dataset's camera): the compared ones are flat"
@@ -441,10 +442,10 @@ def assess(ctx: Context) -> list[Finding]:
     """
     rig = ctx.rig
     if rig.camera is None:
-        return [not_measured(_SPEC, "Not measured: the rig has no [camera] section.")]
+        return [not_measured(SPEC, "Not measured: the rig has no [camera] section.")]
     has_ds = rig.evidence.dataset is not None and rig.camera.recorded
     if rig.evidence.frames is None and not has_ds:
-        return [not_measured(_SPEC)]
+        return [not_measured(SPEC)]
     fs = ctx.evidence.get("frames", load_frames)
     states = ctx.evidence.get("initial_states", load_initial_states)
     ctx.progress("appearance: rendering", 0.0)
@@ -457,3 +458,13 @@ def assess(ctx: Context) -> list[Finding]:
         grid_m=None if grid is None else np.asarray(grid, dtype=float),
     )
     return findings(rig, res, vis, states)
+
+
+SPEC = Branch(
+    name=BRANCH,
+    cost=4.0,
+    needs=("evidence.frames or camera frames in evidence.dataset", "a [camera] section"),
+    assess=assess,
+    plots=lambda f: plots_appearance.plots(f),  # looked up when drawn: a test may replace it
+)
+"""The appearance branch's contract: its plots; no randomisation entries."""

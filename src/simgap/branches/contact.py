@@ -22,12 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.contact.identify import NOISE_MULTIPLE, ContactFit, Stage, identify
 from simgap.contact.lint import lint_model
 from simgap.contact.profile import MAX_SPAN, Noise, score
 from simgap.evidence.push_log import push_logs
 from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.finding import Finding, Verdict
+from simgap.randomize import contact_entries
+from simgap.report import plots_contact
 from simgap.rig import Rig
 
 OBJECT_NOISE_M = 0.002
@@ -147,8 +150,8 @@ def offer_patch(
     rig: Rig, fit: ContactFit, logs: list[Any], noise: Noise, out_dir: Any
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """Write, replay and judge the pair patch: (artifacts, details)."""
-    from simgap.contact.identify import replay_logs
     from simgap.contact.pair import pair_entry, patch_xml, write_checked
+    from simgap.contact.sweep import replay_logs
     from simgap.sim.contact_pair import replay_file
 
     entries = patch_entries(fit)
@@ -227,12 +230,9 @@ def _not_measured(spec: Any, rig: Rig) -> Finding:
 
 def assess(ctx: Any) -> list[Finding]:
     """The contact finding for ``ctx.rig`` (its evidence.push_logs)."""
-    from simgap.branches.context import LADDER
-
-    spec = next(s for s in LADDER if s.name == "contact")
     rig: Rig = ctx.rig
     if not rig.evidence.push_logs or rig.object_body is None or rig.object_geom is None:
-        return [_not_measured(spec, rig)]
+        return [_not_measured(SPEC, rig)]
     problems = [p.to_dict() for p in lint_model(rig.model_path)]
     logs = ctx.evidence.get("push_logs", push_logs)
     noise = _noise(rig)
@@ -374,3 +374,15 @@ def assess(ctx: Any) -> list[Finding]:
             ),
         )
     ]
+
+
+SPEC = Branch(
+    name="contact",
+    cost=2.0,
+    needs=("evidence.push_logs (logged pushes) and model.object_body",),
+    assess=assess,
+    plots=lambda f: plots_contact.plots(f),  # looked up when drawn: a test may replace it
+    randomization=contact_entries,
+)
+"""The contact branch's contract: its plots and its randomisation entries (pad friction,
+object mass)."""

@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.controller.pose_fit import EE_POSE_KEY, Episode, contract_figures, controller_report
 from simgap.figures.controller import POSE_LOSS, SimplerDetails, SimplerFigures
 from simgap.finding import Finding, Verdict
+from simgap.randomize import controller_entries
+from simgap.report import plots_controller
 from simgap.rig import Rig
 
 
@@ -53,13 +56,12 @@ def spread(episodes: list[Episode], n: int) -> list[Episode]:
 
 def assess(ctx: Any) -> list[Finding]:
     """The controller finding for ``ctx.rig`` (its evidence.dataset)."""
-    from simgap.branches.context import LADDER, not_measured
+    from simgap.branches.context import not_measured
     from simgap.evidence.ros2_bag import rig_recording
 
-    spec = next(s for s in LADDER if s.name == "controller")
     rig = ctx.rig
     if rig.evidence.recording is None or rig.ee_site is None:
-        return [not_measured(spec)]
+        return [not_measured(SPEC)]
     from simgap.branches import controller_record, joint_dynamics
     from simgap.branches.evidence_gate import not_run, time_base_refusal
 
@@ -117,3 +119,15 @@ def assess(ctx: Any) -> list[Finding]:
             ),
         )
     ]
+
+
+SPEC = Branch(
+    name="controller",
+    cost=3.5,
+    needs=("evidence.dataset with actions, and model.ee_site",),
+    assess=assess,
+    plots=lambda f: plots_controller.plots(f),  # looked up when drawn: a test may replace it
+    randomization=controller_entries,
+)
+"""The controller branch's contract: its plots and its randomisation entries (the gains
+it identified)."""

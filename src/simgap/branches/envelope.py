@@ -14,17 +14,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.branches.phases import episode_records
-from simgap.episodes.envelope import (
-    EnvelopeCheck,
-    grasp_evidence,
-    grasp_margin_check,
-    noise_check,
-    rate_check,
-    speed_check,
-)
+from simgap.episodes.envelope import EnvelopeCheck
+from simgap.episodes.envelope_grasp import grasp_evidence, grasp_margin_check
+from simgap.episodes.envelope_noise import noise_check
+from simgap.episodes.envelope_rate import rate_check
+from simgap.episodes.envelope_speed import speed_check
 from simgap.episodes.placements import placements_check
 from simgap.episodes.segment import segment
 from simgap.episodes.time_base import REFUSAL_FIX
@@ -39,6 +37,7 @@ from simgap.evidence.episodes_io import (
 from simgap.figures.envelope import envelope_records
 from simgap.figures.evidence import TimeBaseFigures
 from simgap.finding import Finding, Verdict
+from simgap.report import plots_envelope
 from simgap.rig import Rig
 
 _VERDICT = {
@@ -242,3 +241,13 @@ def to_finding(c: EnvelopeCheck) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """One Finding per envelope check."""
     return [to_finding(c) for c in checks(ctx)]
+
+
+SPEC = Branch(
+    name="envelope",
+    cost=0.8,
+    needs=("evidence.dataset and a [training] section",),
+    assess=assess,
+    plots=lambda f: plots_envelope.plots(f),  # looked up when drawn: a test may replace it
+)
+"""The training-envelope branch's contract: its plots; no randomisation entries."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from simgap.actuator.families import servo_family
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.episodes.excitation import Excitation
 from simgap.episodes.time_base import (
@@ -258,3 +259,13 @@ def not_run(branch: str, title: str, refusal: Finding) -> Finding:
         ),
         key_figure="peak_to_limit_ratio",
     )
+
+
+SPEC = Branch(
+    name=BRANCH,
+    cost=0.0,
+    needs=("evidence.dataset (the recording the fits read)",),
+    assess=assess,
+)
+"""The evidence gate's contract: it runs before the rungs (``simgap.ladder.run_ladder``),
+not among them; its findings carry no plot and no randomisation entry."""

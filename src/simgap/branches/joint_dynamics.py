@@ -8,8 +8,9 @@ fit only as a cross-check), so the two never disagree on the delay or the gains,
 same seed gives the same numbers standalone and inside ``diagnose``.
 
 Verdict per joint against the least residual (``least_residual``: the instrument's noise
-floor, and the model's own where the recording follows continuous time), the one rule of
-``simgap.fit.verdict``: ``eliminated`` when the rig's model as given replays within
+floor of ``simgap.actuator.noise_floor``, the one the actuator ladder holds its MAE against,
+here in RMS, with the model's own where the recording follows continuous time), the one rule
+of ``simgap.fit.verdict``: ``eliminated`` when the rig's model as given replays within
 ``ELIMINATE_FACTOR`` x it; ``implicated`` when it is more than ``IMPLICATE_FACTOR`` x it away
 and the identified model removes at least ``IMPLICATE_GAIN`` of its RMS error, and the
 evidence can say what is off (enough data,
@@ -290,8 +291,6 @@ def proof_stretches(
     whole, then each fitted episode from ``TAIL_WARMUP_S`` before the end of what the fit
     replayed (a stretch starts at rest, so its first second is not scored), where at least
     ``MIN_TAIL_S`` are left to score."""
-    from simgap.series import Trajectory
-
     out, skip = list(whole[n_fit:]), [0.0] * max(0, len(whole) - n_fit)
     for tr in whole[:n_fit]:
         t = np.asarray(tr.t, dtype=float)
@@ -299,16 +298,7 @@ def proof_stretches(
         if rel[-1] - fit_seconds < MIN_TAIL_S:
             continue
         keep = rel >= fit_seconds - TAIL_WARMUP_S - 1e-9
-        out.append(
-            Trajectory(
-                t=t[keep],
-                q_cmd=np.asarray(tr.q_cmd)[keep],
-                q=np.asarray(tr.q)[keep],
-                joint_names=tr.joint_names,
-                episode=tr.episode,
-                source=f"{tr.source} (after the fit's {fit_seconds:g} s)",
-            )
-        )
+        out.append(tr.rows(keep, f"{tr.source} (after the fit's {fit_seconds:g} s)"))
         skip.append(float(fit_seconds - rel[keep][0]))
     return out, skip
 

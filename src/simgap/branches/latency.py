@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from simgap.branches.context import LADDER, Context, not_measured
+from simgap.branches.branch import Branch
+from simgap.branches.context import Context, not_measured
 from simgap.branches.latency_budget import BUDGET_RULE, Budget, async_budget
 from simgap.evidence.lerobot import dataset_fps
 from simgap.evidence.lerobot_logs import LeRobotLog, load_client_logs, load_server_logs
@@ -40,6 +41,8 @@ from simgap.latency.stats import (
     make_bootstrap,
     percentiles,
 )
+from simgap.randomize import latency_entries
+from simgap.report import plots_latency
 from simgap.series import StageTimes
 from simgap.validate import period_warnings
 
@@ -186,7 +189,6 @@ def analyse(
         policy_server: the deployment's policy-server address (``host:port``).
         seed: seed of the bootstrap.
     """
-    spec = next(s for s in LADDER if s.name == "latency")
     times, source = _primary_times(timing, logs)
     queue_logs = [lg for lg in logs if lg.queue_size.size]
     qs: QueueStats | None = None
@@ -198,7 +200,7 @@ def analyse(
             np.concatenate(server_mg) if server_mg else None,
         )
     if times is None and qs is None:
-        return not_measured(spec, "Not measured: the logs given hold no per-tick timing.")
+        return not_measured(SPEC, "Not measured: the logs given hold no per-tick timing.")
     warns = list(timing.warnings if timing else ()) + [w for lg in logs for w in lg.warnings]
     coarse = times is not None and whole_second_stamps(times.t)
     if coarse:  # LeRobot stamps its log lines to the second: no tick interval from them
@@ -504,14 +506,13 @@ def assess(ctx: Context) -> list[Finding]:
     naming the evidence when the rig has none."""
     rig = ctx.rig
     ev = rig.evidence
-    spec = next(s for s in LADDER if s.name == "latency")
     from simgap.branches import ros2_transport
 
     transport = ros2_transport.assess(ctx)  # ROS 2 bags: header stamps against log times
     if not (ev.timing_logs or ev.server_logs or ev.client_logs):
         return transport or [
             not_measured(
-                spec,
+                SPEC,
                 "Not measured: the rig names no timing log "
                 "(evidence.timing_logs) and no LeRobot async log "
                 "(evidence.server_logs / evidence.client_logs).",
@@ -532,3 +533,15 @@ def assess(ctx: Context) -> list[Finding]:
             dataset_fps=dataset_fps(ev.dataset),
         )
     ] + transport
+
+
+SPEC = Branch(
+    name="latency",
+    cost=1.0,
+    needs=("evidence.timing_logs or evidence.client_logs/server_logs",),
+    assess=assess,
+    plots=lambda f: plots_latency.plots(f),  # looked up when drawn: a test may replace it
+    randomization=latency_entries,
+)
+"""The latency branch's contract: its plots and its randomisation entries (the added
+delay's rate, the control period)."""

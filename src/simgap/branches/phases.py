@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.episodes.compare import PhaseComparison, compare_phases
 from simgap.episodes.signatures import PHASE_BRANCHES, EpisodeResult, analyse, branch_map
@@ -27,6 +28,7 @@ from simgap.evidence.episodes_io import (
 )
 from simgap.figures.phases import PhasesDetails, PhasesFigures
 from simgap.finding import Finding, Verdict
+from simgap.report import plots_phases
 from simgap.rig import Rig
 from simgap.values.episode import PHASES, EpisodeRecord
 
@@ -293,3 +295,13 @@ def _finding(pe: PhaseEvaluation) -> Finding:
 def assess(ctx: Context) -> list[Finding]:
     """The failure-phase Finding of the rig's recorded evaluations."""
     return [_finding(evaluate(ctx))]
+
+
+SPEC = Branch(
+    name="phases",
+    cost=0.7,
+    needs=("evidence.dataset or evidence.sim_dataset (recorded rollouts)",),
+    assess=assess,
+    plots=lambda f: plots_phases.plots(f),  # looked up when drawn: a test may replace it
+)
+"""The failure-phase branch's contract: its plots; no randomisation entries."""

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simgap.branches.context import LADDER, Context, not_measured
+from simgap.branches.branch import Branch
+from simgap.branches.context import Context, not_measured
 from simgap.evidence.trace import probe_for, read_trace, trace_from_rig
 from simgap.finding import Finding
 from simgap.plumbing import AuditReport, audit, audit_trace, rig_control_dt
+from simgap.report import plots_plumbing
 from simgap.values.trace import Trace
-
-_SPEC = next(s for s in LADDER if s.name == "plumbing")
 
 
 def assess(ctx: Context) -> list[Finding]:
@@ -24,7 +24,7 @@ def assess(ctx: Context) -> list[Finding]:
     if rig.evidence.trace is None:
         return [
             not_measured(
-                _SPEC,
+                SPEC,
                 "Not measured: the rig names no deployment trace "
                 "(evidence.trace). Run your deployment script against "
                 "simgap's fake arm, or log one from the real arm "
@@ -47,7 +47,7 @@ def assess(ctx: Context) -> list[Finding]:
     if not findings:
         return [
             not_measured(
-                _SPEC,
+                SPEC,
                 "Not measured: the trace holds nothing the audit can "
                 "check (no actions, images, registers or meta).",
             )
@@ -63,3 +63,13 @@ def run_audit(trace_path: str | Path, rig_path: str | Path | None = None) -> Aud
     rig = load_rig(rig_path) if rig_path is not None else None
     trace = read_trace(trace_path)
     return audit_trace(trace, rig, checkpoint=probe_for(trace))
+
+
+SPEC = Branch(
+    name="plumbing",
+    cost=0.5,
+    needs=("evidence.trace (a deployment trace from the fake arm or the real one)",),
+    assess=assess,
+    plots=lambda f: plots_plumbing.plots(f),  # looked up when drawn: a test may replace it
+)
+"""The plumbing branch's contract: first on the ladder; its plots; no randomisation entries."""

@@ -10,10 +10,12 @@ from dataclasses import fields
 
 import numpy as np
 
+from simgap.branches.branch import Branch
 from simgap.branches.context import Context
 from simgap.branches.evidence_gate import time_base_refusal
 from simgap.finding import Finding, Verdict
-from simgap.plumbing.training import BRANCH, RigSide, audit_training
+from simgap.plumbing.training import audit_training
+from simgap.plumbing.training_findings import BRANCH, RigSide
 from simgap.sim.kinematics import rig_mount_points
 
 TRAINING_KEYS = (
@@ -80,3 +82,12 @@ def assess(ctx: Context) -> list[Finding]:
     points = rig_mount_points(rig.model_path, rig.joints[0].name, cam)
     side = RigSide(dataset_dt_s=_dataset_dt(ctx), **points)  # type: ignore[arg-type]
     return audit_training(rig, side)
+
+
+SPEC = Branch(
+    name=BRANCH,
+    cost=0.6,
+    needs=("a [training] section (simgap init --maniskill-config)",),
+    assess=assess,
+)
+"""The training branch's contract: its findings carry no plot and no randomisation entry."""

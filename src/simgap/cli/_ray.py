@@ -24,7 +24,7 @@ def ray_address(value: str | None) -> str | None:
     if value is None:
         return None
     from simgap.errors import SimgapError
-    from simgap.fit.backends import parse_ray_address
+    from simgap.fit.ray_cluster import parse_ray_address
 
     try:
         return parse_ray_address(value)

@@ -145,7 +145,8 @@ def _excite_for(
         readme,
         result_lines,
     )
-    from simgap.actuator.excite_for import estimate_from_diagnosis, next_motion
+    from simgap.actuator.excite_estimate import estimate_from_diagnosis
+    from simgap.actuator.excite_for import next_motion
     from simgap.branches.joint_dynamics import dataset_logs
     from simgap.demo.writers import write_lerobot_v3
     from simgap.errors import InputError

@@ -76,7 +76,7 @@ def init(
     """Write a rig.toml for DATASET and a model; print what was guessed and what to fill."""
     from simgap.errors import InputError
     from simgap.outputs import atomic_write_text
-    from simgap.rig.init import draft_rig, parse_map
+    from simgap.rig.init.draft import draft_rig, parse_map
 
     if out.exists() and not force:
         raise InputError(

@@ -28,6 +28,7 @@ def randomize(
     ),
 ) -> None:
     """Pin what was identified, randomise what cannot be instrumented."""
+    from simgap.branches.ladder_list import entry_builders
     from simgap.export.randomization import export
     from simgap.randomize import load_spec_from_findings
     from simgap.sim.rig_names import load_checked_rig
@@ -50,7 +51,9 @@ def randomize(
         spec, fleet_model = load_fleet_spec(findings)
         model = model or fleet_model
     else:
-        spec = load_spec_from_findings(findings, rig_obj.name if rig_obj else None)
+        spec = load_spec_from_findings(
+            findings, entry_builders(), rig_obj.name if rig_obj else None
+        )
     paths = export(spec, fmt, out, model_path=model, n_variants=n)
     write_json(json_path, spec.to_dict())
     for p in paths:

@@ -33,6 +33,7 @@ from simgap.contact.profile import (
     refine,
     score,
 )
+from simgap.contact.sweep import replay_logs
 from simgap.values.push import PushLog
 
 NOISE_MULTIPLE = 3.0
@@ -145,23 +146,6 @@ class ContactFit:
     def stage(self, group: str, name: str) -> Stage | None:
         """The stage of one coefficient, if it was in the ladder."""
         return next((s for s in self.stages if s.group == group and s.field == name), None)
-
-
-def replay_logs(logs: Sequence[PushLog], joints: Sequence[str]) -> list[Any]:
-    """The logs as ``ReplayLog`` (the object starts at its rest pose)."""
-    from simgap.sim.replay import ReplayLog
-
-    return [
-        ReplayLog(
-            t=lg.t,
-            commands=lg.cmd,
-            joints=tuple(joints),
-            q0=lg.q0,
-            obj_pose0=lg.obj_pose0,
-            source=lg.source,
-        )
-        for lg in logs
-    ]
 
 
 def _within_noise(s: PushScore, noise: Noise, i: int = 0) -> bool:

@@ -124,6 +124,23 @@ def _asset_dirs(model: Path, out: Path) -> dict[str, str]:
     return {k: _rel(base / found.get(k, asset), out) or "." for k in ("meshdir", "texturedir")}
 
 
+def _not_the_model(model: str | Path, out: str | Path) -> tuple[Path, Path]:
+    """(model, out) as paths, where ``out`` is not the model itself.
+
+    Raises:
+        InputError: the patch would overwrite the model.
+    """
+    model, out = Path(model), Path(out)
+    if out.resolve() == model.resolve():
+        raise InputError(
+            file=out,
+            expected="a new file for the patch",
+            got="the original model",
+            fix="name another output file",
+        )
+    return model, out
+
+
 def write_pair(
     model: str | Path,
     out: str | Path,
@@ -146,14 +163,7 @@ def write_pair(
     """
     from simgap.sim.model import load_model, names
 
-    model, out = Path(model), Path(out)
-    if out.resolve() == model.resolve():
-        raise InputError(
-            file=out,
-            expected="a new file for the patch",
-            got="the original model",
-            fix="name another output file",
-        )
+    model, out = _not_the_model(model, out)
     base = load_model(model)
     valid = names(base, "geom")
     firsts = [geom1] if isinstance(geom1, str) else list(geom1)
@@ -180,14 +190,7 @@ def write_checked(model: str | Path, out: str | Path, text: str) -> Path:
     """Write patch text and check that it compiles (removed again when it does not)."""
     from simgap.sim.model import load_model
 
-    model, out = Path(model), Path(out)
-    if out.resolve() == model.resolve():
-        raise InputError(
-            file=out,
-            expected="a new file for the patch",
-            got="the original model",
-            fix="name another output file",
-        )
+    model, out = _not_the_model(model, out)
     checked_xml(text, out.name)  # a name cannot break the file: parsed before it is written
     atomic_write_text(out, text)
     try:

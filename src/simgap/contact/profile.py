@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.fit.backends import quat_half_angle_vectors
+from simgap.fit.pose_loss import quat_half_angle_vectors
 
 CHI2_95_1DOF = 3.841458820694124
 """95 % quantile of chi-square with one degree of freedom."""

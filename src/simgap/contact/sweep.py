@@ -23,8 +23,9 @@ import numpy as np
 from simgap.contact.profile import interval
 from simgap.errors import InputError
 from simgap.fit import search
-from simgap.fit.backends import LocalBackend, ReplayProblem
+from simgap.fit.local_backend import LocalBackend
 from simgap.fit.params import Param, ParamSet
+from simgap.fit.replay_problem import ReplayProblem
 from simgap.values.push import PushLog
 
 TWO_D_REFUSAL = (
@@ -56,6 +57,23 @@ def rms_m(r: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.sum(r.reshape(-1, 3) ** 2, axis=1))))
 
 
+def replay_logs(logs: Sequence[PushLog], joints: Sequence[str]) -> list[Any]:
+    """The logs as ``ReplayLog`` (the object starts at its rest pose)."""
+    from simgap.sim.replay import ReplayLog
+
+    return [
+        ReplayLog(
+            t=lg.t,
+            commands=lg.cmd,
+            joints=tuple(joints),
+            q0=lg.q0,
+            obj_pose0=lg.obj_pose0,
+            source=lg.source,
+        )
+        for lg in logs
+    ]
+
+
 def push_problem(
     model: str,
     joints: Sequence[str],
@@ -69,23 +87,10 @@ def push_problem(
     model_is_xml: bool = False,
 ) -> ReplayProblem:
     """The replay problem of a push: score the object position against the logged one."""
-    from simgap.sim.replay import ReplayLog
-
-    rlogs = tuple(
-        ReplayLog(
-            t=lg.t,
-            commands=lg.cmd,
-            joints=tuple(joints),
-            q0=lg.q0,
-            obj_pose0=lg.obj_pose0,
-            source=lg.source,
-        )
-        for lg in logs
-    )
     return ReplayProblem(
         model=model,
         joints=tuple(joints),
-        logs=rlogs,
+        logs=tuple(replay_logs(logs, joints)),
         targets=tuple(lg.obj_pos for lg in logs),
         params=params,
         score="object",

@@ -28,8 +28,10 @@ import numpy as np
 from simgap.errors import InputError
 from simgap.finding import Verdict
 from simgap.fit import search
-from simgap.fit.backends import LOCAL, Compute, LocalBackend, ReplayProblem, make_backend
+from simgap.fit.backends import LOCAL, Compute, make_backend
+from simgap.fit.local_backend import LocalBackend
 from simgap.fit.params import ParamSet, box
+from simgap.fit.replay_problem import ReplayProblem
 from simgap.rig import Rig
 
 EE_POSE_KEY = "observation.ee_pose"

@@ -20,7 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from simgap.demo import bench
+from simgap.demo.bench import run_real, run_sim
+from simgap.demo.chirps import chirps
+from simgap.demo.episode import BIN_RADIUS_M, EpisodeResult
+from simgap.demo.frames import camera_shift_px, write_frames
+from simgap.demo.poses import static_poses
+from simgap.demo.pushes import push_logs
 from simgap.demo.script import Script
 from simgap.demo.timing import write_timing_log
 from simgap.demo.truth import NOT_PLANTED, TRUTH
@@ -106,7 +111,7 @@ def _manifest(
     rel: str,
     kind: str,
     states: list[tuple[float, float, float]],
-    results: list[bench.EpisodeResult],
+    results: list[EpisodeResult],
     seed: int,
     policy_hash: str,
     model_hash: str,
@@ -135,7 +140,7 @@ def _manifest(
             },
             "success": {
                 "predicate": "cube_in_bin",
-                "threshold": bench.BIN_RADIUS_M,
+                "threshold": BIN_RADIUS_M,
                 "judge": "automatic",
             },
         },
@@ -172,8 +177,8 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
         WORKSPACE_X[0] <= s[0] <= WORKSPACE_X[1] and WORKSPACE_Y[0] <= s[1] <= WORKSPACE_Y[1]
         for s in states
     ]
-    real = bench.run_real(states, inside, ticks, script, seed)
-    sim = bench.run_sim(states, inside, script)
+    real = run_real(states, inside, ticks, script, seed)
+    sim = run_sim(states, inside, script)
 
     write_lerobot_v3(
         folder / FILES.dataset,
@@ -214,13 +219,13 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
         model_hash,
     )
     write_jsonl(folder / FILES.trace, real.trace)
-    bench.write_frames(folder / FILES.frames, real)
-    pushes = bench.push_logs(seed)
+    write_frames(folder / FILES.frames, real)
+    pushes = push_logs(seed)
     for rel, (header, rows) in zip(FILES.push_logs, pushes, strict=True):
         write_csv(folder / rel, header, rows)
-    header, rows, cube_world = bench.static_poses(seed)
+    header, rows, cube_world = static_poses(seed)
     write_csv(folder / FILES.static_object_poses, header, rows)
-    for rel, (header, rows) in zip(FILES.actuator_logs, bench.chirps(seed), strict=True):
+    for rel, (header, rows) in zip(FILES.actuator_logs, chirps(seed), strict=True):
         write_csv(folder / rel, header, rows)
 
     totals = np.array([sum(t["stages"].values()) for t in ticks])
@@ -231,7 +236,7 @@ def record_bench(folder: str | Path, seed: int = 0) -> dict[str, Any]:
             "overrun_fraction": float(np.mean(totals > dt)),
             "control_dt_s": dt,
         },
-        "camera": bench.camera_shift_px(),
+        "camera": camera_shift_px(),
         "exposure_gain": real.gains,
         "static_object_world_m": [float(x) for x in cube_world],
         "success": {

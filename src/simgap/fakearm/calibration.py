@@ -24,16 +24,8 @@ from simgap.errors import InputError
 from simgap.values.calibration import RESOLUTION, MotorCalibration, NormMode
 from simgap.values.calibration import normalize as normalize_ticks
 from simgap.values.calibration import unnormalize as unnormalize_values
+from simgap.values.trace import MOTORS
 
-MOTORS: tuple[str, ...] = (
-    "shoulder_pan",
-    "shoulder_lift",
-    "elbow_flex",
-    "wrist_flex",
-    "wrist_roll",
-    "gripper",
-)
-"""The SO-101 follower's motors, in bus id order (ids 1..6)."""
 TICKS_PER_REV = RESOLUTION
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from simgap.fit.backends import Backend
 from simgap.fit.intervals import jacobian_intervals, t_quantile
+from simgap.fit.local_backend import Backend
 from simgap.fit.params import ParamSet
 
 IDENTIFIED_REL_HALF_WIDTH = 0.05

@@ -6,6 +6,12 @@ A model as given (the nominal: the rig's MJCF, or the ideal actuator of a bench 
 model removes at least ``IMPLICATE_GAIN`` of its error; ``inconclusive`` otherwise (off, but
 the fit does not explain why). The actuator ladder, the joint-dynamics identification and
 the ManiSkill gain fit all state their verdict with this rule and these factors.
+
+The floor is one definition (``simgap.actuator.noise_floor.NoiseFloor``, computed by its
+``instrument_floor``), given to ``verdict`` in the metric of the errors: the joint
+identification's RMS replay residuals against ``NoiseFloor.rms_rad`` (``least_residual`` of
+its parts), the actuator ladder's held-out MAE against ``NoiseFloor.mae_rad`` (RMS x
+sqrt(3) / 2), never below one encoder count (``simgap.actuator.ladder.ladder_floor_rad``).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simgap.branches.ladder_list import entry_builders
 from simgap.errors import InputError
 from simgap.finding import Diagnosis
 from simgap.fleet.aggregate import FleetSummary, ParamSpread
@@ -151,9 +152,10 @@ def fleet_entries(summary: FleetSummary) -> list[Entry]:
 
 
 def fleet_spec(summary: FleetSummary, base: Diagnosis, name: str = "fleet") -> RandomizationSpec:
-    """The randomisation spec of a fleet: the base arm's spec with every entry the fleet
-    measured replaced by the fleet's (``REPLACED`` and the per-joint entries)."""
-    spec = build_spec(base)
+    """The randomisation spec of a fleet: the base arm's spec (its branches' entries) with
+    every entry the fleet measured replaced by the fleet's (``REPLACED`` and the per-joint
+    entries)."""
+    spec = build_spec(base, entry_builders())
     measured = fleet_entries(summary)
     names = {e.name for e in measured}
     kept = [e for e in spec.entries if e.name not in names]
@@ -167,7 +169,8 @@ def load_fleet_spec(fleet_dir: str | Path) -> tuple[RandomizationSpec, Path | No
     Raises:
         InputError: the folder has no ``fleet.json``, or no arm has findings.
     """
-    from simgap.fleet.run import FLEET_FILE, summarise_folder
+    from simgap.fleet.jobs import FLEET_FILE
+    from simgap.fleet.summary import summarise_folder
 
     d = Path(fleet_dir)
     if not (d / FLEET_FILE).is_file():

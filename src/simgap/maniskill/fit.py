@@ -49,7 +49,7 @@ MAX_DELAY_S = 0.15
 
 
 class ManiSkillBackend:
-    """``simgap.fit.backends.Backend`` over ManiSkill replays (one env, candidates in turn).
+    """``simgap.fit.local_backend.Backend`` over ManiSkill replays (one env, candidates in turn).
 
     Attributes:
         problem: None: there is no MuJoCo ``ReplayProblem``; the logs and parameters are here.

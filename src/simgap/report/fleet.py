@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from simgap.outputs import atomic_write_text
-from simgap.report.svg import axis_range, ticks
+from simgap.report.svg.scale import axis_range, ticks
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("simgap.report", "templates"),

@@ -4,8 +4,9 @@ The page answers "what do I fix first?": a headline (the cheapest implicated fin
 number against its threshold, its next step, then the other implicated findings in ladder
 order), one card per branch with its verdict and the one picture that proves it, and the raw
 figures collapsed at the bottom. Plots are inline SVG or base64 PNG; there is no script and
-no external resource, so the page opens offline. A branch's plots are listed in
-``simgap.report.sections``.
+no external resource, so the page opens offline. A finding's plots are its branch's report
+section, ``Branch.plots`` (``simgap.branches.ladder_list``): one ``plots_<branch>`` module of
+this package per branch that draws any.
 
 The report is built section by section: a section that fails (a branch's plots, a finding's
 key line or figures, the headline, the comparability block) is logged and shows its failure
@@ -35,7 +36,6 @@ from simgap.report.headline import (
     with_unit,
     yes_no,
 )
-from simgap.report.sections import branch_plots
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("simgap.report", "templates"),
@@ -203,6 +203,18 @@ def _text(value: Any, limit: int = 4000) -> str:
         except ValueError:  # an integer of more digits than Python prints
             return "(a huge number)"
     return f"({type(value).__name__})"
+
+
+def branch_plots(finding: Mapping[str, Any]) -> list[str]:
+    """The plots of one finding (its JSON form): its branch's ``Branch.plots``, or none."""
+    # the branches import this package's plots modules, so their list is read when a page
+    # is drawn, not when the report is imported
+    from simgap.branches.ladder_list import branch_named
+
+    branch = branch_named(str(finding.get("branch", "")))
+    if branch is None or branch.plots is None:
+        return []
+    return [p for p in branch.plots(finding) if p]
 
 
 def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:

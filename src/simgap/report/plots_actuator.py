@@ -20,7 +20,10 @@ from simgap.figures.actuator import (
     TraceJoint,
 )
 from simgap.finding import details_of, figures_of
-from simgap.report import svg
+from simgap.report.svg.bars import bars
+from simgap.report.svg.intervals import intervals as interval_plot
+from simgap.report.svg.lines import lines
+from simgap.report.svg.scale import fmt
 
 
 def _f(v: Any) -> float:
@@ -41,7 +44,7 @@ def trajectory_plots(joints: Mapping[str, TraceJoint], floor: float | None) -> l
         if tr.after_rad:
             series[f"sim, fitted ({j.selected or 'fit'})"] = tr.after_rad
         out.append(
-            svg.lines(
+            lines(
                 tr.t_s,
                 series,
                 xlabel="time [s]",
@@ -52,13 +55,13 @@ def trajectory_plots(joints: Mapping[str, TraceJoint], floor: float | None) -> l
         if tr.after_rad:
             res = [_f(a) - _f(b) for a, b in zip(tr.real_rad, tr.after_rad, strict=False)]
             out.append(
-                svg.lines(
+                lines(
                     tr.t_s[: len(res)],
                     {"real - fitted": res},
                     xlabel="time [s]",
                     ylabel="residual [rad]",
                     title=f"{name}: residual after the fit",
-                    band=(floor, f"noise floor +-{svg.fmt(floor)} rad") if floor else None,
+                    band=(floor, f"noise floor +-{fmt(floor)} rad") if floor else None,
                 )
             )
     return out
@@ -74,13 +77,13 @@ def overview(joints: Mapping[str, LadderJointDetails], floor: float | None) -> s
         names.append(name)
         ideal.append(_f(rungs["ideal"].validation_mae_rad) if "ideal" in rungs else math.nan)
         chosen.append(_f(rungs[j.selected].validation_mae_rad) if j.selected in rungs else math.nan)
-    return svg.bars(
+    return bars(
         names,
         {"ideal actuator": ideal, "selected rung": chosen},
         xlabel="joint",
         ylabel="held-out MAE [rad]",
         title="Held-out error per joint, ideal vs fitted actuator",
-        hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None,
+        hline=(floor, f"noise floor {fmt(floor)} rad") if floor else None,
     )
 
 
@@ -129,7 +132,7 @@ def delay_plots(
         else:
             notes.append(None)
     return [
-        svg.intervals(
+        interval_plot(
             names,
             [_f(delays[n]) * 1e3 for n in names],
             bounds,
@@ -146,7 +149,7 @@ def profile_plots(profiles: Mapping[str, DelayProfile]) -> list[str]:
     """Per joint, the fit's squared error at each assumed delay (the profile the delay's
     interval is read from)."""
     return [
-        svg.lines(
+        lines(
             [_f(v) * 1e3 for v in p.delays_s],
             {"fit error": p.ssr_rad2},
             xlabel="assumed delay [ms]",
@@ -167,7 +170,7 @@ def ladder_plots(joints: Mapping[str, LadderJointDetails], floor: float | None) 
             continue
         labels = [r.model for r in j.rungs]
         out.append(
-            svg.bars(
+            bars(
                 labels,
                 {
                     "train": [_f(r.train_mae_rad) for r in j.rungs],
@@ -175,7 +178,7 @@ def ladder_plots(joints: Mapping[str, LadderJointDetails], floor: float | None) 
                 },
                 xlabel="actuator model (ladder rung)",
                 ylabel="MAE [rad]",
-                hline=(floor, f"noise floor {svg.fmt(floor)} rad") if floor else None,
+                hline=(floor, f"noise floor {fmt(floor)} rad") if floor else None,
                 title=f"{name}: actuator ladder (selected {j.selected})",
             )
         )
@@ -183,7 +186,7 @@ def ladder_plots(joints: Mapping[str, LadderJointDetails], floor: float | None) 
         per = sel.validation_per_log_rad if sel is not None else ()
         if len(per) > 1:
             out.append(
-                svg.bars(
+                bars(
                     [f"log {i + 1}" for i in range(len(per))],
                     {j.selected: [_f(v) for v in per]},
                     xlabel="held-out trajectory",

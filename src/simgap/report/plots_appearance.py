@@ -13,7 +13,9 @@ import numpy as np
 
 from simgap.figures.appearance import ExposureDetails, ExposureFigures, Region
 from simgap.finding import details_of, figures_of
-from simgap.report import svg
+from simgap.report.svg.lines import lines
+from simgap.report.svg.png import png_img
+from simgap.report.svg.scale import fmt
 
 
 def _level(rgb: Any) -> float | None:
@@ -40,10 +42,10 @@ def region_table(regions: Mapping[str, Region]) -> str:
                 f"pure pixel of this region)</td><td>{r.pixels}</td></tr>"
             )
             continue
-        gain = svg.fmt(real / sim) if sim > 0 else "-"
+        gain = fmt(real / sim) if sim > 0 else "-"
         rows.append(
-            f"<tr>{cell}<td>{svg.fmt(real)}</td>"
-            f"<td>{svg.fmt(sim)}</td><td>{gain}</td><td>{r.pixels}</td></tr>"
+            f"<tr>{cell}<td>{fmt(real)}</td>"
+            f"<td>{fmt(sim)}</td><td>{gain}</td><td>{r.pixels}</td></tr>"
         )
     if not rows:
         return ""
@@ -72,7 +74,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
             scale = max(1, 160 // max(1, img.shape[0]))
             cells.append(
                 f'<figure style="display:inline-block;margin:2px">'
-                f"{svg.png_img(img, scale=scale, title=label)}"
+                f"{png_img(img, scale=scale, title=label)}"
                 f'<figcaption class="small">{html.escape(label)}</figcaption>'
                 "</figure>"
             )
@@ -91,7 +93,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         g = np.array(gains, dtype=float)
         if np.isfinite(g).any():
             out.append(
-                svg.lines(
+                lines(
                     np.arange(1, g.size + 1),
                     {"jaws real/render": g, "match (1)": np.ones(g.size)},
                     xlabel="compared frame",

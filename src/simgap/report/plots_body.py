@@ -8,7 +8,7 @@ from typing import Any
 from simgap.figures.base import finite
 from simgap.figures.body import ZeroOffsetsDetails
 from simgap.finding import details_of
-from simgap.report import svg
+from simgap.report.svg.intervals import intervals
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:
@@ -23,7 +23,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         h = finite(details.ci95_deg.get(n))
         bounds.append((offsets[n] - h, offsets[n] + h) if h is not None else None)
     return [
-        svg.intervals(
+        intervals(
             names,
             [offsets[n] for n in names],
             bounds,

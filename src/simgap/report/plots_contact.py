@@ -8,7 +8,7 @@ from typing import Any
 from simgap.figures.base import finite
 from simgap.figures.contact import ContactDetails, ContactFigures
 from simgap.finding import details_of, figures_of
-from simgap.report.svg import lines
+from simgap.report.svg.lines import lines
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:

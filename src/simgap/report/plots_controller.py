@@ -9,7 +9,8 @@ from typing import Any
 
 from simgap.figures.controller import SimplerDetails, SimplerFigures
 from simgap.finding import details_of
-from simgap.report.svg import bars, lines
+from simgap.report.svg.bars import bars
+from simgap.report.svg.lines import lines
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:

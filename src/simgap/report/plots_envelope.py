@@ -17,7 +17,9 @@ from simgap.figures.envelope import (
     SqueezeDetails,
 )
 from simgap.finding import details_of
-from simgap.report import svg
+from simgap.report.svg.distribution import histogram
+from simgap.report.svg.lines import lines
+from simgap.report.svg.scatter import scatter
 
 
 def speed_plot(details: SpeedDetails) -> str:
@@ -25,7 +27,7 @@ def speed_plot(details: SpeedDetails) -> str:
     series: dict[str, npt.ArrayLike] = {"real": details.real_abs_qd_deg_s}
     if details.sim_abs_qd_deg_s is not None:
         series["simulated"] = details.sim_abs_qd_deg_s
-    return svg.lines(
+    return lines(
         list(details.percentiles),
         series,
         xlabel="percentile [%]",
@@ -48,7 +50,7 @@ def placements_plot(details: PlacementDetails) -> str:
     for k, v in evals:
         if v is not None:
             groups[k] = (np.asarray(v.xy_m, dtype=float).reshape(-1, 2), list(v.success))
-    return svg.scatter(
+    return scatter(
         groups,
         xlabel="x [m]",
         ylabel="y [m]",
@@ -72,7 +74,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
             return []
         s = float(noise.training_std_deg)
         return [
-            svg.histogram(
+            histogram(
                 list(noise.residuals_deg),
                 xlabel="reading at rest minus its trend [deg]",
                 title="Real joint-reading noise at rest vs training's spread",
@@ -85,7 +87,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         if not rate.intervals_ms:
             return []
         return [
-            svg.histogram(
+            histogram(
                 list(rate.intervals_ms),
                 xlabel="decision interval [ms]",
                 title="Real decision intervals vs training's",
@@ -98,7 +100,7 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
         if not squeeze:
             return []
         return [
-            svg.histogram(
+            histogram(
                 list(squeeze),
                 xlabel="measured opening - target [deg]",
                 title="Gripper squeeze while holding",

@@ -10,7 +10,10 @@ from typing import Any
 
 from simgap.figures.latency import LatencyDetails, LatencyFigures
 from simgap.finding import details_of, figures_of
-from simgap.report import svg
+from simgap.report.svg.bars import stacked_bars
+from simgap.report.svg.distribution import ecdf
+from simgap.report.svg.lines import lines
+from simgap.report.svg.scale import fmt
 
 
 def _finite(v: Any) -> bool:
@@ -37,9 +40,9 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
             if not isinstance(n_ticks, int) or n_ticks <= len(qs)
             else (f", from {len(qs)} quantiles of {n_ticks} ticks")
         )
-        vlines = [(dt_ms, f"control period {svg.fmt(dt_ms)} ms")] if math.isfinite(dt_ms) else []
+        vlines = [(dt_ms, f"control period {fmt(dt_ms)} ms")] if math.isfinite(dt_ms) else []
         out.append(
-            svg.ecdf(
+            ecdf(
                 qs,
                 xlabel=f"per-tick total [ms]{note}",
                 vlines=vlines,
@@ -49,20 +52,18 @@ def plots(finding: Mapping[str, Any]) -> list[str]:
     if fig.stages:
         names = list(fig.stages)
         out.append(
-            svg.stacked_bars(
+            stacked_bars(
                 ["p50", "p95"],
                 {n: [_ms(fig.stages[n].p50_s), _ms(fig.stages[n].p95_s)] for n in names},
                 xlabel="percentile of each stage (sum in brackets)",
                 ylabel="duration [ms]",
                 title="Per-stage p50 and p95, stacked",
-                hline=(dt_ms, f"control period {svg.fmt(dt_ms)} ms")
-                if math.isfinite(dt_ms)
-                else None,
+                hline=(dt_ms, f"control period {fmt(dt_ms)} ms") if math.isfinite(dt_ms) else None,
             )
         )
     if det.queue_size:
         out.append(
-            svg.lines(
+            lines(
                 list(range(len(det.queue_size))),
                 {"queue size": [float(v) for v in det.queue_size]},
                 xlabel="observation send",

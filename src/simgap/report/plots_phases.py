@@ -7,7 +7,7 @@ from typing import Any
 
 from simgap.figures.phases import PhaseComparison, PhasesDetails, PhasesFigures
 from simgap.finding import details_of, figures_of
-from simgap.report import svg
+from simgap.report.svg.bars import bars
 
 
 def phase_bars(comparison: PhaseComparison, phases: list[str]) -> str:
@@ -17,7 +17,7 @@ def phase_bars(comparison: PhaseComparison, phases: list[str]) -> str:
     for name, c in (("sim", comparison.sim), ("real", comparison.real)):
         if c is not None and c.n:
             series[f"{name} (n={c.n})"] = [c.by_phase.get(ph, 0) / c.n for ph in phases]
-    return svg.bars(
+    return bars(
         phases,
         series,
         xlabel="phase the episode broke in",

@@ -7,7 +7,7 @@ from typing import Any
 
 from simgap.figures.plumbing import TemperatureDriftFigures, TorqueJumpFigures
 from simgap.finding import figures_of
-from simgap.report.svg import bars
+from simgap.report.svg.bars import bars
 
 
 def plots(finding: Mapping[str, Any]) -> list[str]:

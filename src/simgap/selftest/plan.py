@@ -188,7 +188,7 @@ def plan_trials(
 
     Args:
         nominal: joint -> {kind: nominal value} of the rig's model
-            (``simgap.demo.factory.nominal_params``), the rig's joint order.
+            (``simgap.demo.nominal.nominal_params``), the rig's joint order.
         evidence: the rig's ``Evidence`` (what it recorded decides what is not planted).
         trials: faulty trials (0: the null trial alone).
         seed: seed of every draw.

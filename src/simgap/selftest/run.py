@@ -215,7 +215,7 @@ def run_selftest(
         InputError: the rig or its dataset is not usable, or ``out_dir`` clashes with an
             input (nothing is written then).
     """
-    from simgap.demo.factory import nominal_model, nominal_params
+    from simgap.demo.nominal import nominal_model, nominal_params
     from simgap.sim.rig_names import load_checked_rig
 
     rig = load_checked_rig(rig_path)
@@ -323,7 +323,7 @@ def real_beside(
     """Family -> joint -> what the real diagnosis states (value and interval, or declared
     not identifiable), for the families of ``rows``; empty without a real diagnosis or
     without its actuator finding."""
-    from simgap.actuator.excite_for import from_bench_logs
+    from simgap.actuator.excite_estimate import from_bench_logs
 
     act = _actuator(real or {})
     if act is None:

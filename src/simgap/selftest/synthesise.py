@@ -2,7 +2,7 @@
 
 The commands are the user's own: the ``action`` stream of each episode of the rig's LeRobot
 dataset, as recorded. The rig's model, with the trial's faults written in
-(``simgap.demo.factory.apply_truth``), is simulated under them by the bench factory's
+(``simgap.demo.nominal.apply_truth``), is simulated under them by the bench factory's
 recorder (``simulate``: LeRobot's record timing, a command arriving ``delay`` late, held),
 at the rig's own frame rate and physics step, under the rig's clock (``[control] clock =
 "step"`` on the physics grid, else at the stamps; ``[noise] clock_jitter_s`` read late by a
@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from simgap.demo.factory import apply_truth, nominal_model, nominal_params, quantise, simulate
+from simgap.demo.bench_sim import quantise, simulate
 from simgap.demo.faults import JointTruth, resolve_faults
+from simgap.demo.nominal import apply_truth, nominal_model, nominal_params
 from simgap.demo.writers import write_lerobot_v3
 from simgap.errors import InputError
 from simgap.evidence.lerobot import LeRobotDataset, joint_columns, read_lerobot_dataset

@@ -17,8 +17,7 @@ import mujoco
 import numpy as np
 import numpy.typing as npt
 
-from simgap.sim.fk import frames
-from simgap.sim.model import joint_qpos_index, load_model
+from simgap.sim.fk import JointPoser
 from simgap.sim.render import RENDER_MESH_CELL_M, simplify_meshes
 
 KINDS = {
@@ -71,7 +70,7 @@ class ArmShapes:
     shapes: tuple[GeomShape, ...]
 
 
-class ArmPoser:
+class ArmPoser(JointPoser):
     """World poses of the arm's bodies as a function of named joint angles.
 
     Args:
@@ -86,12 +85,7 @@ class ArmPoser:
         joint_names: Sequence[str],
         mesh_cell_m: float | None = RENDER_MESH_CELL_M,
     ) -> None:
-        self.model = load_model(model_path)
-        self.data = mujoco.MjData(self.model)
-        self.joint_names = tuple(joint_names)
-        self._qadr = np.array(
-            [joint_qpos_index(self.model, j) for j in self.joint_names], dtype=int
-        )
+        super().__init__(model_path, joint_names)
         self._bodies = self._drawn_bodies()
         self.shapes = self._shapes(mesh_cell_m)
 
@@ -174,7 +168,7 @@ class ArmPoser:
         T = np.shape(q)[0] if np.ndim(q) == 2 else 0
         pos = np.empty((T, geoms.size, 3))
         quat = np.empty((T, geoms.size, 4))
-        for i in frames(self.model, self.data, self._qadr, q):
+        for i in self.frames(q):
             pos[i] = self.data.geom_xpos[geoms]
             for k, g in enumerate(geoms):
                 mujoco.mju_mat2Quat(quat[i, k], self.data.geom_xmat[g])

@@ -6,7 +6,7 @@ MuJoCo; it takes the positions this module computes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import mujoco
@@ -38,7 +38,27 @@ def frames(
         yield i
 
 
-class ForwardKinematics:
+class JointPoser:
+    """A rig model with its own ``MjData``, posed by named joint angles (``frames``).
+
+    Args:
+        model_path: the MJCF of the rig.
+        joint_names: model joint names, one per column of the ``q`` arrays passed later.
+    """
+
+    def __init__(self, model_path: str | Path, joint_names: Sequence[str]) -> None:
+        self.model = load_model(model_path)
+        self.data = mujoco.MjData(self.model)
+        self.joint_names = tuple(joint_names)
+        self.qadr = np.array([joint_qpos_index(self.model, j) for j in self.joint_names], dtype=int)
+        """``qpos`` address of each of ``joint_names``, shape (J,)."""
+
+    def frames(self, q: npt.ArrayLike) -> Iterator[int]:
+        """``frames`` of this model at ``q`` [rad], shape (T, J) in ``joint_names`` order."""
+        return frames(self.model, self.data, self.qadr, q)
+
+
+class ForwardKinematics(JointPoser):
     """World position of a site (or body) as a function of named joint angles.
 
     Args:
@@ -47,15 +67,8 @@ class ForwardKinematics:
         ee: the end effector: a site name, else a body name.
     """
 
-    def __init__(
-        self, model_path: str | Path, joint_names: tuple[str, ...] | list[str], ee: str
-    ) -> None:
-        self.model = load_model(model_path)
-        self.data = mujoco.MjData(self.model)
-        self.joint_names = tuple(joint_names)
-        self._qadr = np.array(
-            [joint_qpos_index(self.model, j) for j in self.joint_names], dtype=int
-        )
+    def __init__(self, model_path: str | Path, joint_names: Sequence[str], ee: str) -> None:
+        super().__init__(model_path, joint_names)
         sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, ee)
         bid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, ee)
         if sid < 0 and bid < 0:
@@ -73,7 +86,7 @@ class ForwardKinematics:
         """End-effector world positions [m], shape (T, 3), for joint angles ``q`` [rad],
         shape (T, J) in ``joint_names`` order."""
         out = np.empty((np.shape(q)[0], 3)) if np.ndim(q) == 2 else np.empty((0, 3))
-        for i in frames(self.model, self.data, self._qadr, q):
+        for i in self.frames(q):
             out[i] = (
                 self.data.site_xpos[self._site]
                 if self._site is not None

@@ -331,15 +331,20 @@ def offer_patch(
     """
     nominal = compile_spec(strip_visuals(load_spec(original)), original)
     notes = list(patch_notes(settings, float(nominal.opt.timestep)))
-    out = write_actuator_patch(original, out_path, settings)
-    proof = prove_patch(
-        nominal,
-        compile_spec(strip_visuals(load_spec(out)), out),
-        held_out_episodes,
-        encoder_rad=encoder_rad,
-        scored_from_s=scored_from_s,
-        clock=clock,
-    )
+
+    def write_and_prove(chosen: Mapping[str, ActuatorSettings]) -> tuple[Path, PatchProof]:
+        out = write_actuator_patch(original, out_path, chosen)
+        proof = prove_patch(
+            nominal,
+            compile_spec(strip_visuals(load_spec(out)), out),
+            held_out_episodes,
+            encoder_rad=encoder_rad,
+            scored_from_s=scored_from_s,
+            clock=clock,
+        )
+        return out, proof
+
+    out, proof = write_and_prove(settings)
     unearned = [
         j
         for j, s in settings.items()
@@ -357,15 +362,7 @@ def offer_patch(
         ]
         reduced = None
         if kept:
-            out = write_actuator_patch(original, out_path, kept)
-            reduced = prove_patch(
-                nominal,
-                compile_spec(strip_visuals(load_spec(out)), out),
-                held_out_episodes,
-                encoder_rad=encoder_rad,
-                scored_from_s=scored_from_s,
-                clock=clock,
-            )
+            out, reduced = write_and_prove(kept)
         if reduced is not None and reduced.passed:
             notes.append(
                 "left as the model has them: "

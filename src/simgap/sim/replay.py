@@ -170,6 +170,12 @@ def expand_commands(
     interpolation at ``s_i - delay_s``. Before ``t[0] + delay_s`` the command is
     ``hold_before`` (default: the first command). Under the ``step`` clock (``CLOCKS``) a held
     command's onset moves up to the next step boundary.
+
+    ``linear`` is the interpolation of ``simgap.fit.delay.shift`` evaluated at other times:
+    that one delays a uniformly sampled signal by whole or fractional samples on its own
+    grid (and holds the first sample before the start); this one reads irregular stamps at
+    the physics steps and holds ``hold_before`` before the start (the module docstring of
+    ``fit.delay`` says why they stay two routines).
     """
     first = commands[0] if hold_before is None else hold_before
     check_clock(clock)

@@ -18,7 +18,7 @@ MOTORS: tuple[str, ...] = (
     "wrist_roll",
     "gripper",
 )
-
+"""The SO-101 follower's motors, in bus id order (ids 1..6)."""
 
 JOINT_FEATURES: tuple[str, ...] = tuple(f"{m}.pos" for m in MOTORS)
 """LeRobot's SO-101 joint features (observation and action)."""
