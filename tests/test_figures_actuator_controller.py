@@ -154,6 +154,31 @@ def test_the_joint_dynamics_findings_are_typed_and_survive_findings_json(arm: Co
     assert len(ctl.typed_details(GainsDetails).gains_changed) == 2
 
 
+def test_the_residual_is_held_against_its_own_joints_floor(
+    arm: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the largest residual against the largest floor, which are two joints' figures."""
+    import simgap.branches.joint_dynamics as jd
+    from simgap.branches import actuator_dataset
+    from simgap.report.headline import key_line
+
+    a, b = arm.rig.joint_names[:2]
+
+    def skewed(rig: Any, ds: Any, **kw: Any) -> dict[str, Any]:
+        js = _fake_identification(rig, ds, **kw)
+        js["identified_rms_rad"][a] = 0.005
+        js["noise_floor_rad"][b]["total_rad"] = 0.004
+        return js
+
+    monkeypatch.setattr(jd, "identify_rig", skewed)
+    act = actuator_dataset.finding(arm)
+    assert (act.residual, act.noise_floor) == (0.005, 1e-3)
+    assert key_line(act.to_dict()).text.startswith(
+        f"{a}: residual 5.00 mrad against its floor 1.00 mrad, from 20.0 mrad"
+    )
+    assert key_line(act.to_dict()).text.endswith("; delay 30.0 ms [20.0, 40.0]")
+
+
 def test_the_loop_latency_splits_each_joints_delay() -> None:
     from simgap.branches.joint_dynamics import delay_account
 

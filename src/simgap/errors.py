@@ -37,7 +37,7 @@ class InputError(SimgapError):
         if self.file:
             where.append(self.file)
         if self.field:
-            where.append(f"field '{self.field}'")
+            where.append(_named(self.field))
         head = ": ".join(where) if where else "input"
         parts = [f"{head}: expected {self.expected}"]
         if self.got is not None:
@@ -50,14 +50,37 @@ class InputError(SimgapError):
         """Where a raise site names no fix: what to change, and into what."""
         if self.got == "no such file":
             return "check the path"
+        if self.got == "a folder, not a file":
+            return "name the file inside the folder"
+        if self.got == "a file, not a folder":
+            return "name the folder that holds it"
         what = (
-            f"field '{self.field}' of {self.file}"
+            f"{_named(self.field)} of {self.file}"
             if self.field and self.file
-            else f"field '{self.field}'"
+            else _named(self.field)
             if self.field
             else self.file or "the input"
         )
         return f"make {what} {self.expected}"
+
+
+def _named(field: str) -> str:
+    """A field as an error names it: ``field 'x'``; a place that quotes its own names
+    (``row 2, column 'q'``) as it is, never quoted twice."""
+    return field if "'" in field or '"' in field else f"field '{field}'"
+
+
+def found_instead(path: str | Path, wanted: str = "file") -> str:
+    """What stands at ``path``, said against the ``wanted`` kind ("file" or "folder"), as
+    an error's ``got``: "a folder, not a file", "a file, not a folder", or "no such file"
+    ("no such folder") where nothing is there. A reader that found no file of its kind
+    says what it found instead of calling a folder missing."""
+    p = Path(path)
+    if wanted == "file" and p.is_dir():
+        return "a folder, not a file"
+    if wanted == "folder" and p.exists() and not p.is_dir():
+        return "a file, not a folder"
+    return f"no such {wanted}"
 
 
 class NameNotFoundError(InputError, KeyError):

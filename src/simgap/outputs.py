@@ -216,6 +216,17 @@ def prepare_out_dir(path: str | Path, *, force: bool = False) -> Path:
     return path
 
 
+def check_output_target(path: str | Path, *, force: bool = False) -> None:
+    """Refuse, before any long work, an output folder that ``output_folder`` would refuse
+    only at its start (a non-empty folder without ``force``, a file, an input).
+
+    Raises:
+        OutputExistsError: ``path`` is a non-empty folder and ``force`` is False.
+        InputError: ``path`` is a file, or is, holds or lies inside an input.
+    """
+    _check_target(Path(os.path.abspath(path)), force)
+
+
 def _check_target(path: Path, force: bool) -> None:
     check_not_input(path, folder=True)
     if path.exists() and not path.is_dir():

@@ -414,6 +414,8 @@ def numeric_rows(
                     field=f"row {i + 2}, column {header[j]!r}",
                     expected="a finite number",
                     got=got,
+                    fix=f"replace it with the number recorded there (e.g. 0.125), or delete "
+                    f"row {i + 2}",
                 )
             out[i, j] = v
     return out

@@ -141,8 +141,8 @@ def analyse(
                 fix="give logs of the same joints",
             )
     if rig is not None:
-        for j in joints:
-            rig.joint(j)  # a joint the rig does not map is an error listing the valid ones
+        for j in joints:  # a joint the rig does not map is an error naming the log
+            rig.joint(j, file=logs[0].source, field=_name_field(logs[0], j))
     count = (
         noise_floor_rad
         if noise_floor_rad is not None
@@ -290,9 +290,16 @@ def proof_episodes(
     chosen = list(logs[-n_validate:]) if n_validate else list(logs)
     out = []
     for lg in chosen:
-        names = tuple(rig.joint(j).name for j in lg.traj.joint_names)
+        names = tuple(
+            rig.joint(j, file=lg.source, field=_name_field(lg, j)).name for j in lg.traj.joint_names
+        )
         out.append(replace(lg.traj, joint_names=names))
     return out
+
+
+def _name_field(log: ActuatorLog, joint: str) -> str:
+    """Where a log states a joint's name: a BAM log's ``motor`` key, a CSV's columns."""
+    return "motor" if log.meta.get("format") == "bam" else f"cmd_{joint}"
 
 
 def _ident(joint: str) -> str:

@@ -119,7 +119,11 @@ def finding(ctx: Any) -> Finding:
             figures[k] = js[k]
     figures["delay_account"] = account
     worst = max(js["nominal_rms_rad"].values())
-    floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())
+    # the residual's own joint's floor: the largest residual against the largest floor
+    # compared two joints (wrist_roll's residual against elbow_flex's floor)
+    resid_joint = max(js["identified_rms_rad"], key=lambda j: js["identified_rms_rad"][j])
+    residual = js["identified_rms_rad"][resid_joint]
+    floor = js["noise_floor_rad"][resid_joint]["total_rad"]
     figures["worst_nominal_rms_rad"] = worst
     figures["estimate_of_record"] = (
         "the joint-dynamics fit of the actuator branch (the "
@@ -195,7 +199,7 @@ def finding(ctx: Any) -> Finding:
         title="Actuator dynamics",
         summary="; ".join(parts),
         key_figure="worst_nominal_rms_rad",
-        residual=max(js["identified_rms_rad"].values()),
+        residual=residual,
         noise_floor=floor,
         residual_unit="rad",
         artifacts=artifacts,

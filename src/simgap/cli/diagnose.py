@@ -197,8 +197,10 @@ def demo(
 ) -> None:
     """Diagnose the bundled demo rig: a synthetic bench with known, planted faults."""
     from simgap.demo import cached_demo, demo_cache_dir, prepare_demo
+    from simgap.outputs import check_output_target
 
     _require_views(rerun, mcap)
+    check_output_target(out, force=force)  # a non-empty --out refused before the bench
     recorded = cached_demo(cache, seed)
     if recorded is not None:
         say(

@@ -20,9 +20,10 @@ def init(
     model: Path | None = typer.Option(
         None,
         "--model",
+        # not typer-required: without it, init's own error names the model to get
         help="The MuJoCo model (MJCF) of the arm; "
         "for an SO-101, MuJoCo Menagerie's robotstudio_so101/"
-        "so101.xml.",
+        "so101.xml.  [required]",
     ),
     out: Path = typer.Option(Path("rig.toml"), "--out", help="The rig file to write."),
     calibration: Path | None = typer.Option(

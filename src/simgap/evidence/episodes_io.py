@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simgap.errors import InputError
+from simgap.errors import InputError, found_instead
 from simgap.evidence.lerobot import INFO_PATH, dataset_trajectories, read_lerobot_dataset
 from simgap.evidence.manifest import read_manifest
 from simgap.rig import Rig
@@ -55,7 +55,7 @@ def read_manifest_trials(path: str | Path) -> ManifestTrials:
         raise InputError(
             file=path,
             expected="a protocol manifest (TOML or JSON)",
-            got="no such file",
+            got=found_instead(path),
             fix="correct the manifest path in rig.toml",
         )
     m = read_manifest(path)

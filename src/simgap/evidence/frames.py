@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simgap.errors import InputError, MissingExtraError, NameNotFoundError
+from simgap.errors import InputError, MissingExtraError, NameNotFoundError, found_instead
 from simgap.evidence.csv_table import read_csv_table
 from simgap.evidence.lerobot import (
     INFO_PATH,
@@ -197,7 +197,9 @@ def _video_frames(ds: LeRobotDataset, key: str, rows: np.ndarray) -> list[np.nda
             ) from None
         path = ds.root / tmpl.format(video_key=key, chunk_index=chunk, file_index=fidx)
         if not path.is_file():
-            raise InputError(file=path, expected="the episode's video file", got="no such file")
+            raise InputError(
+                file=path, expected="the episode's video file", got=found_instead(path)
+            )
         wanted = sorted(idx, key=lambda r: ts[r])
         targets = [from_ts + ts[r] for r in wanted]
         with av.open(str(path)) as container:

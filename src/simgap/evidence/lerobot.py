@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simgap.errors import InputError, NameNotFoundError
+from simgap.errors import InputError, NameNotFoundError, found_instead
 from simgap.evidence._checks import (
     MAX_FPS,
     check_lerobot_info,
@@ -190,6 +190,28 @@ def dataset_fps(root: Path | None) -> float | None:
     return float(fps) if ok else None
 
 
+def check_dataset_folder(root: Path, fix: str = "pass the dataset's root folder") -> None:
+    """Refuse a path that is not a LeRobot dataset's root folder, saying what it is (a
+    file, such as the dataset's own ``meta/info.json``; a folder without one; nothing) and,
+    where the path lies inside a dataset, that dataset's root.
+
+    Raises:
+        InputError: naming ``root``, what stands there, and the root folder to pass.
+    """
+    if (root / INFO_PATH).is_file():
+        return
+    above = next((p for p in root.parents if (p / INFO_PATH).is_file()), None)
+    got = found_instead(root, "folder")
+    if root.is_dir():
+        got = f"a folder without {INFO_PATH}"
+    raise InputError(
+        file=root,
+        expected=f"a LeRobot dataset's root folder (holding {INFO_PATH})",
+        got=got,
+        fix=f"{fix}, {above}" if above is not None else f"{fix}: the one holding meta/ and data/",
+    )
+
+
 def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
     """Open a LeRobot v3 dataset.
 
@@ -198,14 +220,8 @@ def read_lerobot_dataset(root: str | Path) -> LeRobotDataset:
             ``fps`` is not positive, or the parquet files are missing or unreadable.
     """
     root = Path(root)
+    check_dataset_folder(root)
     info_path = root / INFO_PATH
-    if not info_path.is_file():
-        raise InputError(
-            file=info_path,
-            expected="a LeRobot dataset's meta/info.json",
-            got="no such file",
-            fix="point at the dataset root folder",
-        )
     info = read_json(info_path, "a LeRobot dataset's meta/info.json")
     check_lerobot_info(info, info_path)
     version = str(info.get("codebase_version", ""))

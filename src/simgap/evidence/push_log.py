@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simgap.errors import InputError
+from simgap.errors import InputError, found_instead
 from simgap.rig import Rig
 from simgap.validate import csv_header, numeric_rows, read_csv_rows
 from simgap.values.push import PushLog
@@ -29,7 +29,7 @@ def read_push_log(path: str | Path, rig: Rig) -> PushLog:
         raise InputError(
             file=path,
             expected="a push-log CSV",
-            got="no such file",
+            got=found_instead(path),
             fix="check evidence.push_logs in rig.toml",
         )
     rows = read_csv_rows(path, "a push-log CSV")

@@ -56,7 +56,12 @@ def read_servo_csv(
     header = csv_header(rows[0], path, "an actuator CSV")
     if "t" not in header:
         raise InputError(
-            file=path, field="t", expected="a 't' column (time [s])", got=f"columns {header}"
+            file=path,
+            field="t",
+            expected="a 't' column (time [s])",
+            got=f"columns {header}",
+            fix="add a column 't' with each sample's time in seconds (a header line "
+            "t,cmd_<joint>,q_<joint>)",
         )
     joints = [h[4:] for h in header if h.startswith("cmd_")]
     if not joints:
@@ -65,6 +70,8 @@ def read_servo_csv(
             field="cmd_<joint>",
             expected="at least one cmd_<joint> column",
             got=f"columns {header}",
+            fix="add a column cmd_<joint> with each sample's commanded position [rad] "
+            "(e.g. cmd_elbow_flex), beside its q_<joint>",
         )
     for j in joints:
         if f"q_{j}" not in header:
@@ -73,15 +80,28 @@ def read_servo_csv(
                 field=f"q_{j}",
                 expected="a measured column for every commanded joint",
                 got="nothing",
+                fix=f"add the column q_{j} with {j}'s measured position [rad] at each "
+                f"sample, or drop cmd_{j}",
             )
     data = numeric_rows(rows[1:], header, path, empty_nan=True)
     col = {h: i for i, h in enumerate(header)}
+    used = [p for p in ("cmd_", "q_", "qd_", "tau_") if all(f"{p}{j}" in col for j in joints)]
+    for name in ["t"] + [f"{p}{j}" for j in joints for p in used]:
+        empty = np.flatnonzero(np.isnan(data[:, col[name]]))
+        if len(empty):
+            raise InputError(  # named by the CSV's own column and row, not the log's channel
+                file=path,
+                field=f"column {name!r}",
+                expected="a number in every row",
+                got=f"{len(empty)} empty cells (first in row {int(empty[0]) + 2})",
+                fix="fill in the value recorded there, or delete those rows",
+            )
     names = []
     for j in joints:
         if rig is None:
             names.append(j)
         else:
-            names.append(rig.joint(j).name)  # a miss lists the joints the rig maps
+            names.append(rig.joint(j, file=path, field=f"cmd_{j}").name)
 
     def block(prefix: str) -> np.ndarray | None:
         if not all(f"{prefix}{j}" in col for j in joints):

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.errors import InputError
+from simgap.errors import InputError, found_instead
 from simgap.evidence.timing_check import bad_field, check_ticks
 from simgap.evidence.timing_jsonl import parse_jsonl, read_jsonl_fast
 from simgap.evidence.timing_table import parse_parquet
@@ -190,6 +190,19 @@ def read_latency_files(
     timing_paths, lerobot = [], []
     for p in map(Path, paths):
         suffix = p.suffix.lower()
+        if p.is_dir():
+            logs = sorted(
+                q.name
+                for q in p.iterdir()
+                if q.suffix.lower() in LOG_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES
+            )
+            raise InputError(
+                file=p,
+                expected="a timing log (.jsonl, .parquet) or a LeRobot log (.log)",
+                got=found_instead(p),
+                fix="name the log files inside it"
+                + (f": {', '.join(logs[:10])}" if logs else " (it holds none)"),
+            )
         if suffix in LOG_SUFFIXES:
             lerobot.append(read_lerobot_log(p))
         elif suffix in JSONL_SUFFIXES + PARQUET_SUFFIXES:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.errors import InputError, MissingExtraError, NameNotFoundError
+from simgap.errors import InputError, MissingExtraError, NameNotFoundError, found_instead
 from simgap.rig import Rig
 from simgap.validate import check_input_file, parse_json, read_text
 from simgap.values.trace import (
@@ -40,6 +40,10 @@ IMAGE_STAMPS: tuple[str, ...] = ("image_t", "image_age_s", "image_sha1")
 FEATURE_UNITS: tuple[str, ...] = ("deg", "m100", "pct", "rad", "ticks")
 
 
+_FORMAT = "(docs/plumbing.md, 'The deployment trace')"
+"""Where a trace's format is described, for an error's fix."""
+
+
 def _num(v: Any, path: Path, line: int, key: str) -> float:
     if (
         isinstance(v, bool)
@@ -52,6 +56,8 @@ def _num(v: Any, path: Path, line: int, key: str) -> float:
             field=f"line {line}: {key}",
             expected="a finite number (leave the key out when there is no value)",
             got="null" if v is None else v,
+            fix=f"write the value as a JSON number on line {line}, or leave {key} out of "
+            "that record where nothing was read",
         )
     return float(v)
 
@@ -71,7 +77,13 @@ def _field(
     if not isinstance(v, kind):
         want = "a list" if kind is list else "an object"
         where = f"line {line}: {key}" if isinstance(line, int) else key
-        raise InputError(file=path, field=where, expected=want, got=type(v).__name__)
+        raise InputError(
+            file=path,
+            field=where,
+            expected=want,
+            got=type(v).__name__,
+            fix=f"write {key} as {want} (or leave it out) {_FORMAT}",
+        )
     return v
 
 
@@ -86,6 +98,8 @@ def _entries(
                 field=f"line {line}: {key}",
                 expected="objects with motor, register and value",
                 got=e,
+                fix=f'write each of {key} as {{"motor": ..., "register": ..., "value": ...}} '
+                f"{_FORMAT}",
             )
         out.append(
             RegisterEntry(
@@ -117,8 +131,10 @@ def read_trace(path: str | Path) -> Trace:
         raise InputError(
             file=path,
             expected="a deployment trace (JSON Lines)",
-            got="no such file",
-            fix="record one with the fake arm or your rig (docs/plumbing.md)",
+            got=found_instead(path),
+            fix="name the trace file inside the folder"
+            if path.is_dir()
+            else "record one with the fake arm or your rig (docs/plumbing.md)",
         )
     recs: list[tuple[int, dict[str, Any]]] = []
     for i, text in enumerate(
@@ -134,7 +150,11 @@ def read_trace(path: str | Path) -> Trace:
         )
         if not isinstance(rec, dict):
             raise InputError(
-                file=path, field=f"line {i}", expected="a JSON object", got=type(rec).__name__
+                file=path,
+                field=f"line {i}",
+                expected="a JSON object",
+                got=type(rec).__name__,
+                fix=f"write one JSON object per tick on each line {_FORMAT}",
             )
         for key in ("tick", "episode", "t"):
             if key not in rec:
@@ -143,13 +163,28 @@ def read_trace(path: str | Path) -> Trace:
                     field=f"line {i}: {key}",
                     expected="tick, episode and t in every record",
                     got="nothing",
+                    fix=f"add {key} to line {i} (the recorder writes all three) {_FORMAT}",
                 )
         recs.append((i, rec))
     if not recs:
-        raise InputError(file=path, expected="at least one tick record", got="an empty file")
+        raise InputError(
+            file=path,
+            expected="at least one tick record",
+            got="an empty file",
+            fix="run the deployment for at least one tick with the trace recorder on "
+            "('simgap fake-arm SCRIPT --trace FILE', or simgap.fakearm.TraceRecorder in "
+            "your own loop), and pass the file it wrote",
+        )
     meta = recs[0][1].get("meta") or {}
     if not isinstance(meta, Mapping):
-        raise InputError(file=path, field="meta", expected="an object", got=meta)
+        raise InputError(
+            file=path,
+            field="meta",
+            expected="an object",
+            got=meta,
+            fix=f'write meta on the first record as an object ({{"use_degrees": true, ...}}) '
+            f"{_FORMAT}",
+        )
     ticks = np.array([int(_num(r["tick"], path, i, "tick")) for i, r in recs])
     steps = np.diff(ticks)
     if np.any(steps != 1):
@@ -195,6 +230,7 @@ def read_trace(path: str | Path) -> Trace:
                     field=f"line {line}: {section}",
                     expected="an object of feature values",
                     got=d,
+                    fix=f'write {section} as {{"<feature>": value, ...}} {_FORMAT}',
                 )
             for key, value in d.items():
                 if key not in known:
@@ -219,6 +255,8 @@ def read_trace(path: str | Path) -> Trace:
                                 field=f"line {line}: units.{key}",
                                 expected=f"one of {', '.join(FEATURE_UNITS)}",
                                 got=unit,
+                                fix=f"declare {key}'s unit as one of "
+                                f"{', '.join(FEATURE_UNITS)} in units (or meta.units)",
                             )
                         declared.setdefault(key, {}).setdefault(unit, int(ticks[row]))
         writes += _entries(rec, "writes", row, path, line)
@@ -238,6 +276,7 @@ def read_trace(path: str | Path) -> Trace:
                     field=f"line {line}: events",
                     expected='strings or {"name": str, "t": float}',
                     got=ev,
+                    fix=f'write each event as a name or {{"name": ..., "t": ...}} {_FORMAT}',
                 )
     for key, seen in declared.items():
         if len(seen) > 1:
@@ -306,7 +345,7 @@ def probe_checkpoint(path: str | Path) -> CheckpointProbe:
             file=path,
             field="meta.checkpoint",
             expected="a checkpoint file",
-            got="no such file",
+            got=found_instead(path),
             fix="point meta.checkpoint at the file the "
             "deployment loads (relative paths are against the trace's folder)",
         )

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from simgap.figures.base import TEXT, UNITLESS, Record, figure
+from simgap.figures.base import TEXT, UNITLESS, Headline, Record, figure, finite, sig
 from simgap.figures.delay import Delay
 from simgap.figures.patch import PatchOffer
 
@@ -172,6 +172,34 @@ class JointDynamicsFigures(Record):
     isaaclab_not_offered: Mapping[str, str] = figure(
         TEXT, "joints left out of the Isaac Lab export, and why", default_factory=dict
     )
+
+    def headline(self) -> Headline | None:
+        """The joint the identified model replays worst (the finding's residual): its
+        residual against its own noise floor (never another joint's), from what the rig's
+        model left; the joint the rig's model replays worst (the key figure) where that is
+        another; then the shared delay with its interval where the data identify it [mrad,
+        ms]."""
+        floors = {j: finite(v.get("total_rad")) for j, v in self.noise_floor_rad.items()}
+        res = {
+            j: r
+            for j, r in self.identified_rms_rad.items()
+            if finite(r) is not None and floors.get(j) is not None
+        }
+        if not res:
+            return None
+        j = max(res, key=lambda k: res[k])
+        r, floor = 1e3 * res[j], 1e3 * float(floors[j] or 0.0)
+        text = f"{j}: residual {sig(r)} mrad against its floor {sig(floor)} mrad"
+        nominal = {k: v for k, v in self.nominal_rms_rad.items() if finite(v) is not None}
+        if j in nominal:
+            text += f", from {sig(1e3 * nominal[j])} mrad on the rig's model"
+        worst = max(nominal, key=lambda k: nominal[k]) if nominal else j
+        if worst != j:
+            text += f" (worst there: {worst}, {sig(1e3 * nominal[worst])} mrad)"
+        d, ci = finite(self.shared_delay_s), self.shared_delay_interval_s
+        if d is not None and ci is not None:
+            text += f"; delay {sig(1e3 * d)} ms [{sig(1e3 * ci[0])}, {sig(1e3 * ci[1])}]"
+        return Headline(text, r, floor)
 
 
 @dataclass(frozen=True, kw_only=True)

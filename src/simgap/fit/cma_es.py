@@ -55,8 +55,6 @@ class _Run:
     def __init__(
         self, n: int, x0: np.ndarray, sigma0: float, popsize: int, seed: int, tolfun: float
     ) -> None:
-        import cma
-
         opts = {
             "bounds": [0.0, 1.0],
             "popsize": popsize,
@@ -68,6 +66,8 @@ class _Run:
         }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            import cma  # warns at import where matplotlib is absent (only cma.plot needs it)
+
             self.es = cma.CMAEvolutionStrategy(np.clip(x0, 0.0, 1.0).tolist(), sigma0, opts)
         self.n, self.popsize = n, popsize
         self.pending: list[np.ndarray] = []

@@ -174,12 +174,15 @@ def load_fleet_spec(fleet_dir: str | Path) -> tuple[RandomizationSpec, Path | No
 
     d = Path(fleet_dir)
     if not (d / FLEET_FILE).is_file():
+        one = d / "findings.json"  # one arm's 'simgap diagnose' folder
         raise InputError(
             file=d,
             field=FLEET_FILE,
             expected="a fleet folder written by 'simgap fleet'",
-            got="no fleet.json",
-            fix="run 'simgap fleet RIG... --out DIR' and pass DIR",
+            got=f"no {FLEET_FILE}" + (", a diagnosis folder" if one.is_file() else ""),
+            fix=f"pass the diagnosis's findings file, {one}"
+            if one.is_file()
+            else "run 'simgap fleet RIG... --out DIR' and pass DIR",
         )
     summary, first, rig = summarise_folder(d)
     model = None

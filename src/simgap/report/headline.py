@@ -88,6 +88,12 @@ def with_unit(name: str, value: Any, unit: str | None = None) -> str:
     return plain
 
 
+def shown_unit(unit: Any) -> str:
+    """A residual's unit as printed after a number: none for a plain number (the schema's
+    unitless ``"1"``, e.g. SIMPLER's pose loss) or a missing unit, else the unit."""
+    return "" if unit is None or str(unit) in ("", "1") else str(unit)
+
+
 def _bare(name: str) -> str:
     """A figure's name without its unit suffix (``max_distance_deg`` -> ``max_distance``)."""
     for suffix, _ in _SUFFIX_UNITS:
@@ -124,11 +130,10 @@ def key_line(f: Mapping[str, Any]) -> KeyLine:
         if own is not None:
             return own
     res, nf = f.get("residual"), f.get("noise_floor")
-    unit = str(f.get("residual_unit") or "")
+    unit = f" {shown_unit(f.get('residual_unit'))}".rstrip()
     if isinstance(res, (int, float)) and isinstance(nf, (int, float)):
         return KeyLine(
-            f"residual {sig(float(res))} {unit} against the noise floor "
-            f"{sig(float(nf))} {unit}".replace("  ", " "),
+            f"residual {sig(float(res))}{unit} against the noise floor {sig(float(nf))}{unit}",
             float(res),
             float(nf),
         )

@@ -32,6 +32,7 @@ from simgap.report.headline import (
     headline,
     is_bool,
     key_line,
+    shown_unit,
     sig,
     with_unit,
     yes_no,
@@ -232,6 +233,7 @@ def _finding_view(i: int, f: Mapping[str, Any]) -> dict[str, Any]:
     }
     f.update({k: _text(f.get(k)) for k in _WORDS})
     f["kind"] = kind_of(f)  # inferred where an older file names none
+    f["residual_unit"] = shown_unit(f["residual_unit"])  # a plain number: no "1"
     branch = f["branch"]
     where = f"{branch}: {f.get('title', '')}"
     failures: list[str] = []

@@ -294,8 +294,22 @@ class Rig:
         """Model joint names in recorded order."""
         return tuple(j.name for j in self.joints)
 
-    def joint(self, name: str) -> JointMap:
-        """Look a joint up by model name or recorded name; a miss lists the valid names."""
+    def joint(
+        self, name: str, *, file: str | Path | None = None, field: str | None = None
+    ) -> JointMap:
+        """Look a joint up by model name or recorded name; a miss lists the valid names.
+
+        Args:
+            name: the model or recorded joint name.
+            file: the file the name was read from (an input log, not the rig); None: the
+                name came from the rig itself, and the error names ``rig.toml``.
+            field: where in ``file`` the name stood (a column, a key), named in the error.
+
+        Raises:
+            NameNotFoundError: ``name`` is neither a model nor a recorded name of the rig;
+                the message names ``file`` and ``field`` (else the rig), the valid names
+                and, for an input file, that the name is to be corrected there.
+        """
         for j in self.joints:
             if name in (j.name, j.recorded):
                 return j
@@ -303,7 +317,11 @@ class Rig:
             "joint",
             name,
             [j.name for j in self.joints] + [j.recorded for j in self.joints],
-            file=self.source,
+            file=self.source if file is None else file,
+            field=field,
+            where=None
+            if file is None
+            else f"{file}, or map it as a joint's 'recorded' name in {self.source}",
         )
 
     @property

@@ -14,7 +14,7 @@ from typing import Literal
 
 import mujoco
 
-from simgap.errors import InputError, NameNotFoundError
+from simgap.errors import InputError, NameNotFoundError, found_instead
 from simgap.validate import check_input_file
 
 ObjKind = Literal["joint", "actuator", "site", "body", "geom", "camera", "sensor"]
@@ -41,8 +41,8 @@ def load_model(path: str | Path) -> mujoco.MjModel:
         raise InputError(
             file=path,
             expected="an MJCF model file",
-            got="no such file",
-            fix="check the path (in rig.toml it is model.path; for 'simgap init', --model)",
+            got=found_instead(path),
+            fix=_model_fix(path),
         )
     check_input_file(path, "an MJCF model file")
     try:
@@ -56,11 +56,24 @@ def load_model(path: str | Path) -> mujoco.MjModel:
         ) from e
 
 
+def _model_fix(path: Path) -> str:
+    """What to pass instead of a model path that is no file: for a folder, the MJCF files
+    in it; else where the path is set."""
+    where = "in rig.toml it is model.path; for 'simgap init', --model"
+    if path.is_dir():
+        xml = sorted(p.name for p in path.glob("*.xml"))
+        inside = f": {', '.join(xml[:10])}" if xml else " (it holds no .xml file)"
+        return f"name the MJCF file inside the folder{inside} ({where})"
+    return f"check the path ({where})"
+
+
 def load_spec(path: str | Path) -> mujoco.MjSpec:
     """Parse an MJCF file into an editable ``MjSpec`` (errors as in ``load_model``)."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(file=path, expected="an MJCF model file", got="no such file")
+        raise InputError(
+            file=path, expected="an MJCF model file", got=found_instead(path), fix=_model_fix(path)
+        )
     try:
         return mujoco.MjSpec.from_file(str(path))
     except ValueError as e:

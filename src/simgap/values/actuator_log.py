@@ -67,7 +67,11 @@ def check_time(t: np.ndarray, source: str, field_name: str = "timestamp") -> Non
     """Refuse NaN or non-increasing timestamps and logs shorter than a second."""
     if t.ndim != 1 or t.size < 2:
         raise InputError(
-            file=source, field=field_name, expected="at least two samples", got=f"{t.size} samples"
+            file=source,
+            field=field_name,
+            expected="at least two samples",
+            got=f"{t.size} samples",
+            fix="record at least a second of samples (simgap excite writes a 10 s excitation)",
         )
     if not np.all(np.isfinite(t)):
         raise InputError(

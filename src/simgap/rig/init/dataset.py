@@ -12,14 +12,10 @@ from simgap.errors import InputError
 
 def read_info(dataset: Path) -> dict[str, Any]:
     """The dataset's ``meta/info.json``."""
+    from simgap.evidence.lerobot import check_dataset_folder
+
+    check_dataset_folder(dataset, fix="pass the dataset's root folder as DATASET")
     path = dataset / "meta" / "info.json"
-    if not path.is_file():
-        raise InputError(
-            file=path,
-            expected="a LeRobot dataset folder (meta/info.json)",
-            got="no such file",
-            fix="pass the folder that holds meta/ and data/",
-        )
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
