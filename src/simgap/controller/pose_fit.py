@@ -9,7 +9,9 @@ searched over a normalised [0, 1] box ([0.25, 4] x nominal) twice: by simulated 
 (``scipy.optimize.dual_annealing``, as SIMPLER annealed) and by Levenberg-Marquardt
 (``mujoco.minimize``, on the squared-error form of the same residuals: translation vector
 and half-angle rotation vector per sample). Both are reported with 95 % intervals, the
-parameters at a bound and cond(J^T J).
+parameters at a bound and cond(J^T J); a fit whose loss stays above ``misfit.MISFIT_FLOORS``
+noise floors identifies no gain (its local intervals belong to a model that misses the data:
+the replay has no delay or lag, so kp and kv absorb them).
 
 Joint-target actions replay directly; end-effector-delta actions go through the rig's
 controller (``simgap.sim.ik.ee_delta_targets``: target-delta pose, damped least-squares IK).
@@ -25,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from simgap.controller.misfit import MISFIT_FLOORS, gate
 from simgap.errors import InputError
 from simgap.finding import Verdict
 from simgap.fit import search
@@ -233,7 +236,7 @@ def error_traces(
 def verdict_for(loss_before: float, loss_after: float, floor: float) -> Verdict:
     """Eliminated when the nominal gains already match to within 3 noise floors;
     implicated when the fit halves the loss by more than 3 noise floors."""
-    if loss_before <= 3 * floor:
+    if loss_before <= MISFIT_FLOORS * floor:
         return Verdict.ELIMINATED
     if loss_after < 0.5 * loss_before and loss_before - loss_after > 3 * floor:
         return Verdict.IMPLICATED
@@ -250,10 +253,15 @@ def controller_report(
     compute: Compute = LOCAL,
 ) -> dict[str, Any]:
     """The whole controller fit as the CLI's JSON: ``{"branch": "controller", "verdict",
-    "params", "loss_before", "loss_after", "intervals", ...}``."""
+    "params", "loss_before", "loss_after", "intervals", ...}``.
+
+    The gains are identified only where the fit explains the data (``misfit.gate``: its pose
+    loss within ``MISFIT_FLOORS`` noise floors); above that every gain is declared not
+    identifiable with the reason, and no local interval is stated."""
     problem = controller_problem(rig, episodes)
     fit = fit_controller(problem, seed=seed, maxfun=maxfun, max_iter=max_iter, backend=compute)
     floor = noise_floor(rig, problem)
+    fit = gate(fit, floor)  # no interval from a model that misses its data (misfit.py)
     verdict = verdict_for(fit["loss_before"], fit["loss_after"], floor)
     x_best = problem.params.to_x([fit["params"][p.target][p.kind] for p in problem.params.params])
     return {
