@@ -1,22 +1,30 @@
-"""The misfit gate of SIMPLER's controller fit: no interval from a model that misses its data.
+"""When SIMPLER's controller fit may state an interval: at a minimum, of a model that fits.
 
 The pose fit's 95 % intervals are local: s^2 (J^T J)^-1 at the best gains, with every other
-part of the model taken as true. The replay has no command delay, no servo lag and no joint
-offsets, so on a rig that has them kp and kv absorb what the replay lacks: on the demo (a 40 ms
-servo lag, a 67 ms loop) the fit settled at shoulder_pan kp 900 +- 8 N m/rad against a planted
-499. Such an interval is tight around a wrong value; its width says how curved the misspecified
-loss is, not how far the true gain can be.
+part of the model taken as true and the gains at a minimum of the squared residual. Two things
+break that, and each withdraws every gain's interval, with the reason:
 
-So a fit is trusted only where it explains the data: its pose loss within ``MISFIT_FLOORS``
-noise floors, the same band in which ``pose_fit.verdict_for`` calls the nominal gains a match.
-Above it every gain is declared not identifiable, with the reason and the withdrawn local
-half-width, and no half-width is stated as its interval.
+- **The model misses the data.** The replay has no command delay, no servo lag and no joint
+  offsets, so on a rig that has them kp and kv absorb what the replay lacks: on the demo (a
+  40 ms servo lag, a 67 ms loop) the fit settled at shoulder_pan kp 900 +- 8 N m/rad against a
+  planted 499. Such an interval is tight around a wrong value; its width says how curved the
+  misspecified loss is, not how far the true gain can be. A fit is trusted only with its pose
+  loss within ``MISFIT_FLOORS`` noise floors, the band in which ``pose_fit.verdict_for`` calls
+  the nominal gains a match.
+- **The fit stopped on a slope.** Where a 5 % step of some gain lowers the squared residual by
+  more than t^2 s^2 (``simgap.fit.search.assess``'s profile check), the search ended short of a
+  minimum (the ladder's budget is small), and the intervals around that point, correlated with
+  the gain still moving, describe no estimate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
+
+from simgap.fit.search import FitResult
 
 MISFIT_FLOORS = 3.0
 """A fit explains the data when its pose loss is at most 3 noise floors (``verdict_for``'s
@@ -25,67 +33,92 @@ band for a match)."""
 
 def misfit_ratio(loss: float, floor: float) -> float:
     """The pose loss in noise floors (inf when the floor is zero or not finite)."""
-    return loss / floor if floor > 0 and floor < float("inf") else float("inf")
+    return loss / floor if 0 < floor < float("inf") else float("inf")
 
 
-def misfit_reason(loss: float, floor: float, half_width: float | None) -> str:
-    """Why a gain of a fit whose loss is above ``MISFIT_FLOORS`` floors is not identified.
-
-    Args:
-        loss: the fit's pose loss (SIMPLER's, m + rad of half-angle).
-        floor: its noise floor (same measure).
-        half_width: the withdrawn local 95 % half-width (the gain's unit), None if infinite.
-    """
-    local = (
-        "" if half_width is None else f"; its local 95 % half-width {half_width:.3g} is withdrawn"
-    )
+def misfit_reason(loss: float, floor: float) -> str | None:
+    """Why no gain of a fit with pose ``loss`` against its noise ``floor`` is identified, or
+    None when the loss is within ``MISFIT_FLOORS`` floors."""
+    ratio = misfit_ratio(loss, floor)
+    if ratio <= MISFIT_FLOORS:
+        return None
     return (
-        f"the model misses the data by {misfit_ratio(loss, floor):.3g} x its noise floor "
-        f"(pose loss {loss:.3g} against {floor:.3g}; a gain is identified only within "
-        f"{MISFIT_FLOORS:g} x): kp and kv absorb dynamics the replay lacks (command delay, "
-        f"servo lag, joint offsets){local}"
+        f"the model misses the data by {ratio:.3g} x its noise floor (pose loss {loss:.3g} "
+        f"against {floor:.3g}; a gain is identified only within {MISFIT_FLOORS:g} x): kp and "
+        "kv absorb dynamics the replay lacks (command delay, servo lag, joint offsets)"
     )
 
 
-def gate(fit: Mapping[str, Any], floor: float) -> dict[str, Any]:
-    """``fit`` (``pose_fit.fit_controller``'s result) with the misfit gate applied.
+def slope_reason(res: FitResult) -> str | None:
+    """Why no gain of ``res`` is identified because the search ended on a slope, or None.
 
-    Each method whose loss exceeds ``MISFIT_FLOORS`` x ``floor`` has every table row marked
-    not identified with the reason and its half-width set to NaN (infinite: not stated); when
-    the better method's loss does, so do ``identified``, ``intervals`` (None) and ``why``.
-    A fit within the band is returned unchanged (a copy).
+    The slope is read from the profile check of ``simgap.fit.search.assess``
+    (``extra["profile_rise"]`` against ``extra["profile_threshold"]``).
     """
+    rise = np.asarray(res.extra.get("profile_rise", ()), dtype=float)
+    thr = float(res.extra.get("profile_threshold", np.nan))
+    if rise.size == 0 or not np.isfinite(thr):
+        return None
+    k = int(np.argmin(rise))
+    if -rise[k] <= thr:
+        return None
+    return (
+        f"the fit stopped short of a minimum: a 5% step of {res.names[k]} lowers the squared "
+        f"residual by {-rise[k]:.3g} > t^2 s^2 = {thr:.3g}, so the local intervals describe "
+        "no estimate (refit with a larger budget: simgap controller)"
+    )
+
+
+def withdraw_table(
+    table: Mapping[str, Mapping[str, Any]], reason: str
+) -> dict[str, dict[str, Any]]:
+    """A method's per-parameter rows with every interval withdrawn: not identified, NaN
+    half-width (not stated), ``reason`` plus the withdrawn local half-width as the why."""
+    return {
+        p: {
+            **row,
+            "half_width": float("nan"),
+            "identified": False,
+            "why": reason + _local(row["half_width"]),
+        }
+        for p, row in table.items()
+    }
+
+
+def withdraw(fit: Mapping[str, Any], reason: str) -> dict[str, Any]:
+    """``fit`` (``pose_fit.fit_controller``'s result) with every gain of the better method
+    declared not identifiable for ``reason``: ``identified`` False, ``intervals`` None, and
+    ``why`` naming the reason and the withdrawn local half-width."""
     out = dict(fit)
-    methods = {}
-    for name, m in fit["methods"].items():
-        m = dict(m)
-        if misfit_ratio(m["loss_after"], floor) > MISFIT_FLOORS:
-            m["table"] = {
-                p: {
-                    **row,
-                    "half_width": float("nan"),
-                    "identified": False,
-                    "why": misfit_reason(m["loss_after"], floor, _finite(row["half_width"])),
-                }
-                for p, row in m["table"].items()
-            }
-        methods[name] = m
-    out["methods"] = methods
-    loss = fit["loss_after"]
-    if misfit_ratio(loss, floor) <= MISFIT_FLOORS:
-        return out
-    why: dict[str, str] = {}
     identified: dict[str, dict[str, bool]] = {}
     intervals: dict[str, dict[str, float | None]] = {}
+    why: dict[str, str] = {}
     for j, kinds in fit["intervals"].items():
         for k, h in kinds.items():
             identified.setdefault(j, {})[k] = False
             intervals.setdefault(j, {})[k] = None
-            why[f"{j}.{k}"] = misfit_reason(loss, floor, h)
+            why[f"{j}.{k}"] = reason + _local(h)
     out.update(identified=identified, intervals=intervals, why=why)
     return out
 
 
-def _finite(v: Any) -> float | None:
-    x = float(v)
-    return x if x == x and abs(x) < float("inf") else None
+def gate(fit: Mapping[str, Any], floor: float) -> dict[str, Any]:
+    """``fit`` with the misfit gate applied: each method whose pose loss exceeds
+    ``MISFIT_FLOORS`` x ``floor`` has its table withdrawn (``withdraw_table``), and the better
+    method's gains too (``withdraw``) when its does. A fit within the band comes back as it
+    was (a copy)."""
+    out = dict(fit)
+    methods = {}
+    for name, m in fit["methods"].items():
+        reason = misfit_reason(m["loss_after"], floor)
+        methods[name] = m if reason is None else {**m, "table": withdraw_table(m["table"], reason)}
+    out["methods"] = methods
+    reason = misfit_reason(fit["loss_after"], floor)
+    return out if reason is None else withdraw(out, reason)
+
+
+def _local(half_width: Any) -> str:
+    h = None if half_width is None else float(half_width)
+    if h is None or not np.isfinite(h):
+        return ""
+    return f"; its local 95 % half-width {h:.3g} is withdrawn"

@@ -11,7 +11,8 @@ searched over a normalised [0, 1] box ([0.25, 4] x nominal) twice: by simulated 
 and half-angle rotation vector per sample). Both are reported with 95 % intervals, the
 parameters at a bound and cond(J^T J); a fit whose loss stays above ``misfit.MISFIT_FLOORS``
 noise floors identifies no gain (its local intervals belong to a model that misses the data:
-the replay has no delay or lag, so kp and kv absorb them).
+the replay has no delay or lag, so kp and kv absorb them), nor does a fit that stopped on a
+slope of the squared residual (``simgap.controller.misfit``).
 
 Joint-target actions replay directly; end-effector-delta actions go through the rig's
 controller (``simgap.sim.ik.ee_delta_targets``: target-delta pose, damped least-squares IK).
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from simgap.controller.misfit import MISFIT_FLOORS, gate
+from simgap.controller.misfit import MISFIT_FLOORS, gate, slope_reason, withdraw, withdraw_table
 from simgap.errors import InputError
 from simgap.finding import Verdict
 from simgap.fit import search
@@ -163,7 +164,8 @@ def fit_controller(
     Returns:
         ``{"params", "loss_before", "loss_after", "intervals", "methods", "best",
         "identified", "at_bounds", "cond"}``; ``params`` are the better method's values,
-        ``intervals`` its 95 % half-widths {joint: {"kp", "kv"}} (None when infinite).
+        ``intervals`` its 95 % half-widths {joint: {"kp", "kv"}} (None when infinite, or
+        withdrawn because the search stopped on a slope: ``misfit.slope_reason``).
     """
     be = make_backend(problem, backend)
     try:
@@ -183,9 +185,10 @@ def fit_controller(
         be.close()
     methods = {}
     for name, res, lv in (("least_squares", lsq, lsq_loss), ("dual_annealing", ann, ann_loss)):
+        stall = slope_reason(res)
         methods[name] = {
             "loss_after": lv,
-            "table": res.table(),
+            "table": res.table() if stall is None else withdraw_table(res.table(), stall),
             "at_bounds": res.at_bounds,
             "cond": res.cond,
             "n_evals": res.n_evals,
@@ -201,7 +204,7 @@ def fit_controller(
         params.setdefault(p.target, {})[p.kind] = float(v)
         intervals.setdefault(p.target, {})[p.kind] = float(h) if np.isfinite(h) else None
         identified.setdefault(p.target, {})[p.kind] = bool(ok)
-    return {
+    fit = {
         "params": params,
         "loss_before": before,
         "loss_after": min(lsq_loss, ann_loss),
@@ -213,6 +216,8 @@ def fit_controller(
         "cond": best.cond,
         "why": {n: w for n, w in zip(best.names, best.why, strict=True) if w},
     }
+    stall = slope_reason(best)  # intervals only at a minimum (misfit.py)
+    return fit if stall is None else withdraw(fit, stall)
 
 
 def error_traces(
