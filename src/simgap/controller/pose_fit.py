@@ -9,10 +9,11 @@ searched over a normalised [0, 1] box ([0.25, 4] x nominal) twice: by simulated 
 (``scipy.optimize.dual_annealing``, as SIMPLER annealed) and by Levenberg-Marquardt
 (``mujoco.minimize``, on the squared-error form of the same residuals: translation vector
 and half-angle rotation vector per sample). Both are reported with 95 % intervals, the
-parameters at a bound and cond(J^T J); a fit whose loss stays above ``misfit.MISFIT_FLOORS``
-noise floors identifies no gain (its local intervals belong to a model that misses the data:
-the replay has no delay or lag, so kp and kv absorb them), nor does a fit that stopped on a
-slope of the squared residual (``simgap.controller.misfit``).
+parameters at a bound and cond(J^T J), the half-widths widened for the residuals'
+autocorrelation (``simgap.controller.widen``). A fit whose loss stays above
+``misfit.MISFIT_FLOORS`` noise floors identifies no gain (its local intervals belong to a
+model that misses the data: the replay has no delay or lag, so kp and kv absorb them), nor
+does a fit that stopped on a slope of the squared residual (``simgap.controller.misfit``).
 
 Joint-target actions replay directly; end-effector-delta actions go through the rig's
 controller (``simgap.sim.ik.ee_delta_targets``: target-delta pose, damped least-squares IK).
@@ -28,7 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from simgap.controller.misfit import MISFIT_FLOORS, gate, slope_reason, withdraw, withdraw_table
+from simgap.controller.misfit import (
+    MISFIT_FLOORS,
+    gate,
+    reach_nominal,
+    slope_reason,
+    withdraw,
+    withdraw_table,
+)
+from simgap.controller.widen import pose_inflation, widen
 from simgap.errors import InputError
 from simgap.finding import Verdict
 from simgap.fit import search
@@ -176,13 +185,18 @@ def fit_controller(
         r0 = be.residuals(problem.params.x_nominal[None])[0]
         before = loss(r0)
         lsq = search.least_squares(be, problem.params, max_iter=max_iter)
-        lsq_loss = loss(be.residuals(lsq.x[None])[0])
+        r_lsq = be.residuals(lsq.x[None])[0]
         ann = search.dual_annealing(
             be, problem.params, seed=seed, maxfun=maxfun, loss=loss, x0=lsq.x
         )
-        ann_loss = loss(be.residuals(ann.x[None])[0])
+        r_ann = be.residuals(ann.x[None])[0]
     finally:
         be.close()
+    lsq_loss, ann_loss = loss(r_lsq), loss(r_ann)
+    # independent-residual intervals, widened for the trajectory's autocorrelation (widen.py)
+    infl = {"least_squares": pose_inflation(problem.targets, r_lsq)}
+    infl["dual_annealing"] = pose_inflation(problem.targets, r_ann)
+    lsq, ann = widen(lsq, infl["least_squares"]), widen(ann, infl["dual_annealing"])
     methods = {}
     for name, res, lv in (("least_squares", lsq, lsq_loss), ("dual_annealing", ann, ann_loss)):
         stall = slope_reason(res)
@@ -215,6 +229,7 @@ def fit_controller(
         "at_bounds": best.at_bounds,
         "cond": best.cond,
         "why": {n: w for n, w in zip(best.names, best.why, strict=True) if w},
+        "interval_inflation": float(np.sqrt(infl[best_name])),
     }
     stall = slope_reason(best)  # intervals only at a minimum (misfit.py)
     return fit if stall is None else withdraw(fit, stall)
@@ -267,6 +282,11 @@ def controller_report(
     fit = fit_controller(problem, seed=seed, maxfun=maxfun, max_iter=max_iter, backend=compute)
     floor = noise_floor(rig, problem)
     fit = gate(fit, floor)  # no interval from a model that misses its data (misfit.py)
+    if fit["loss_before"] <= MISFIT_FLOORS * floor:  # the nominal fits too: cover it
+        nominal: dict[str, dict[str, float]] = {p.target: {} for p in problem.params.params}
+        for p in problem.params.params:
+            nominal[p.target][p.kind] = p.nominal
+        fit = reach_nominal(fit, nominal)
     verdict = verdict_for(fit["loss_before"], fit["loss_after"], floor)
     x_best = problem.params.to_x([fit["params"][p.target][p.kind] for p in problem.params.params])
     return {

@@ -146,6 +146,12 @@ class SimplerDetails(Record):
         TEXT, "per parameter, why it is not identified", default_factory=dict
     )
     noise_floor: float = figure(POSE_LOSS, f"{_LOSS} one encoder count per joint can cause")
+    interval_inflation: float = figure(
+        UNITLESS,
+        "the factor the better method's half-widths were widened by for autocorrelated "
+        "residuals (the square root of the lag-1 variance inflation; 1: white)",
+        default=1.0,
+    )
     seed: int | None = figure(UNITLESS, "the fit's seed", default=None)
     loss_measure: str = figure(TEXT, "the pose loss in words")
     traces: Traces | None = figure(TEXT, "the error over the first episode", default=None)
