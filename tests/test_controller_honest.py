@@ -151,3 +151,29 @@ def test_the_gains_headline_holds_the_worst_joint_against_its_own_floor() -> Non
     assert head.text.startswith("b: ") and "worst of 2 joints" in head.text
     assert (head.value, head.threshold) == (0.004, 0.001)
     assert GainsFigures.from_mapping({}).headline() is None
+
+
+def test_autocorrelated_residuals_widen_the_intervals() -> None:
+    from simgap.controller.widen import pose_inflation, widen
+
+    t = np.linspace(0, 1, 200)
+    drift = np.stack([np.sin(2 * np.pi * t)] * 6, axis=1).ravel()  # each sample like the last
+    white = np.random.default_rng(0).normal(size=1200)
+    tgt = [np.zeros((200, 7))]
+    assert pose_inflation(tgt, white) < 1.5 < 50 < pose_inflation(tgt, drift)
+    res = widen(_result([0.5, 0.5], 0.01), 16.0)  # half-widths 0.01 of values 1 -> 0.04
+    assert np.allclose(res.half_width, 0.04) and res.identified == [True, True]
+    res = widen(_result([0.5], 0.01), 36.0)  # -> 0.06: over 5 % of the value
+    assert res.identified == [False] and "widened x6" in res.why[0]
+
+
+def test_a_nominal_that_fits_too_lies_inside_the_interval() -> None:
+    from simgap.controller.misfit import reach_nominal
+
+    fit = _fit(0.001)
+    fit["params"] = {"a": {"kp": 990.0, "kv": 2.0}}
+    fit["intervals"] = {"a": {"kp": 0.1, "kv": 0.001}}
+    fit["identified"] = {"a": {"kp": True, "kv": True}}
+    out = reach_nominal(fit, {"a": {"kp": 998.0, "kv": 2.7}})
+    assert out["intervals"]["a"]["kp"] == pytest.approx(8.0) and out["identified"]["a"]["kp"]
+    assert out["identified"]["a"]["kv"] is False and "2.7 replays within" in out["why"]["a.kv"]
