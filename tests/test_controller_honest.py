@@ -91,10 +91,13 @@ def _stated(rep: dict[str, Any]) -> dict[str, tuple[float, float]]:
     return {f"{j}.{k}": tuple(iv) for j, d in c["params_interval"].items() for k, iv in d.items()}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("faults", "fps"),
-    [({"kp": 0.6, "delay_s": 0.05}, 30), ({"kp": 0.6}, 100), (None, 100)],
+    [
+        ({"kp": 0.6, "delay_s": 0.05}, 30),
+        pytest.param({"kp": 0.6}, 100, marks=pytest.mark.slow),
+        pytest.param(None, 100, marks=pytest.mark.slow),
+    ],
     ids=["soft-and-late-30fps", "soft-100fps", "healthy-100fps"],
 )
 def test_drawn_bench_intervals_hold_the_truth_or_say_why(
