@@ -180,3 +180,5 @@ def test_a_nominal_that_fits_too_lies_inside_the_interval() -> None:
     out = reach_nominal(fit, {"a": {"kp": 998.0, "kv": 2.7}})
     assert out["intervals"]["a"]["kp"] == pytest.approx(8.0) and out["identified"]["a"]["kp"]
     assert out["identified"]["a"]["kv"] is False and "2.7 replays within" in out["why"]["a.kv"]
+    row = out["methods"]["least_squares"]["table"]["a.kp"]  # 900 +- 8 against nominal 998
+    assert row["half_width"] == pytest.approx(98.0) and row["identified"] is False

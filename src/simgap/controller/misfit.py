@@ -126,7 +126,8 @@ def reach_nominal(
     fit, and the replay's own mismatch (a fraction of the band) moves the gains further than
     their local intervals say (a healthy 100 fps bench, 8 s: shoulder_lift kp 988.8 +- 0.12
     against the true 998.2). A gain whose widened half-width exceeds
-    ``IDENTIFIED_REL_HALF_WIDTH`` of its value is declared not identified."""
+    ``IDENTIFIED_REL_HALF_WIDTH`` of its value is declared not identified. Each method's
+    table gets the same (its rows carry their nominal)."""
     out = dict(fit)
     intervals = {j: dict(d) for j, d in fit["intervals"].items()}
     identified = {j: dict(d) for j, d in fit["identified"].items()}
@@ -140,16 +141,38 @@ def reach_nominal(
             intervals[j][k] = h
             if h > IDENTIFIED_REL_HALF_WIDTH * abs(v):
                 identified[j][k] = False
-                why[f"{j}.{k}"] = (
-                    f"the nominal {nominal[j][k]:.4g} replays within {MISFIT_FLOORS:g} noise "
-                    f"floors too, {100 * h / abs(v):.0f}% of the value away"
-                )
-    out.update(intervals=intervals, identified=identified, why=why)
+                why[f"{j}.{k}"] = _nominal_why(nominal[j][k], h, v)
+    methods = {}
+    for name, m in fit["methods"].items():
+        table = {}
+        for pname, row in m["table"].items():
+            h = _finite(row["half_width"])
+            if h is not None and row["identified"]:
+                h = max(h, abs(row["value"] - row["nominal"]))
+                row = {**row, "half_width": h}
+                if h > IDENTIFIED_REL_HALF_WIDTH * abs(row["value"]):
+                    row["identified"] = False
+                    row["why"] = _nominal_why(row["nominal"], h, row["value"])
+            table[pname] = row
+        methods[name] = {**m, "table": table}
+    out.update(intervals=intervals, identified=identified, why=why, methods=methods)
     return out
 
 
+def _nominal_why(nominal: float, h: float, value: float) -> str:
+    return (
+        f"the nominal {nominal:.4g} replays within {MISFIT_FLOORS:g} noise floors too, "
+        f"{100 * h / abs(value):.0f}% of the value away"
+    )
+
+
+def _finite(v: Any) -> float | None:
+    x = None if v is None else float(v)
+    return x if x is not None and np.isfinite(x) else None
+
+
 def _local(half_width: Any) -> str:
-    h = None if half_width is None else float(half_width)
-    if h is None or not np.isfinite(h):
+    h = _finite(half_width)
+    if h is None:
         return ""
     return f"; its local 95 % half-width {h:.3g} is withdrawn"
