@@ -20,6 +20,7 @@ from simgap.demo.truth import TRUTH
 from simgap.figures.appearance import CameraFigures, ExposureFigures
 from simgap.figures.body import ZeroOffsetsFigures
 from simgap.figures.contact import ContactFigures
+from simgap.figures.controller import SimplerFigures
 from simgap.figures.ladder import LadderFigures
 from simgap.figures.plumbing import StaleFirstFrameFigures
 from simgap.finding import figures_of
@@ -89,6 +90,34 @@ def test_servo_lag_recovered(diagnosis: dict[str, Any]) -> None:
     # the ladder's delays are a rung's best fit: the text says they carry no interval
     summary = _finding(diagnosis, "actuator", "Actuator dynamics")["summary"]
     assert summary.count("no interval") == summary.count(" ms")
+
+
+def test_controller_states_no_interval_that_excludes_the_planted_gains(
+    diagnosis: dict[str, Any],
+) -> None:
+    """Every gain the controller finding states an interval for holds the planted value, and
+    every other gain is declared not identifiable with a reason. The SIMPLER replay has no lag
+    (the twin's 40 ms), so its kp stood in for it: shoulder_pan kp [892, 908] was stated as
+    identified against the planted 499."""
+    f = _finding(diagnosis, "controller", "Controller")
+    fig = figures_of(f, SimplerFigures)
+    det = f["details"]
+    truth = {"kp": TRUTH.servo.kp, "kv": TRUTH.servo.kv}
+    for j, kinds in fig.intervals.items():
+        for k in kinds:
+            if k in fig.params_interval.get(j, {}):
+                lo, hi = fig.params_interval[j][k]
+                assert lo <= truth[k] <= hi, f"{j}.{k} [{lo}, {hi}] excludes {truth[k]}"
+                assert det["identified"][j][k] is True
+            else:
+                assert fig.not_identifiable[j][k], f"{j}.{k}: no interval and no reason"
+                assert det["identified"][j][k] is False
+    # the demo's replay misses by ~18 floors: the reason says so, and no half-width is stated
+    assert f["residual"] > 3 * f["noise_floor"]
+    for j, kinds in fig.not_identifiable.items():
+        assert all("misses the data" in why for why in kinds.values()), j
+        assert all(fig.intervals[j][k] is None for k in kinds)
+    assert "misses the data" in f["summary"]
 
 
 def test_pad_friction_recovered(diagnosis: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from simgap.branches.branch import Branch
+from simgap.controller.misfit import MISFIT_FLOORS, misfit_ratio
 from simgap.controller.pose_fit import EE_POSE_KEY, Episode, contract_figures, controller_report
 from simgap.figures.controller import POSE_LOSS, SimplerDetails, SimplerFigures
 from simgap.finding import Finding, Verdict
@@ -85,7 +86,14 @@ def assess(ctx: Any) -> list[Finding]:
         f"SIMPLER pose loss {rep['loss_before']:.4g} -> {rep['loss_after']:.4g} "
         f"({rep['best']}); noise floor {rep['noise_floor']:.2g}."
     )
-    if unid:
+    ratio = misfit_ratio(rep["loss_after"], rep["noise_floor"])
+    if ratio > MISFIT_FLOORS:
+        summary += (
+            f" The fitted model misses the data by {ratio:.3g} x its noise floor, so no gain "
+            "is identified: kp and kv absorb dynamics the replay lacks (command delay, "
+            "servo lag, joint offsets)."
+        )
+    elif unid:
         summary += f" Not identifiable from these logs: {', '.join(unid)}."
     nxt = {
         "implicated": "Set the fitted kp/kv in the model's position actuators and "
@@ -93,6 +101,11 @@ def assess(ctx: Any) -> list[Finding]:
         "eliminated": "The nominal servo gains reproduce the logged motion; look elsewhere.",
         "inconclusive": "Log richer motions (faster, larger, all joints) and refit.",
     }
+    if ratio > MISFIT_FLOORS and rep["verdict"] != "eliminated":
+        nxt[rep["verdict"]] = (
+            "Model the command delay and servo lag first (the latency and actuator "
+            "branches), then refit the gains: the fitted kp/kv stand in for them."
+        )
     return [
         Finding(
             branch="controller",

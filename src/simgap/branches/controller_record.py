@@ -13,6 +13,7 @@ model replays every joint within the noise floor; ``inconclusive`` otherwise.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from simgap.branches.joint_dynamics import identification
 from simgap.figures.controller import GainsDetails, GainsFigures
 from simgap.finding import Finding, Verdict
+from simgap.fit.verdict import least_residual
 
 GAIN_TOLERANCE = 0.1
 """A gain counts as changed when its whole interval lies more than 10 % from nominal."""
@@ -105,8 +107,12 @@ def finding(ctx: Any) -> Finding:
         summary += (
             " Not identifiable: " + ", ".join(f"{j}.{k}" for j, d in unid.items() for k in d) + "."
         )
-    rms = js["identified_rms_rad"]
-    floor = max(v["total_rad"] for v in js["noise_floor_rad"].values())
+    figures["residual_rad"] = {j: float(v) for j, v in js["identified_rms_rad"].items()}
+    figures["noise_floor_rad"] = {
+        j: least_residual(js["noise_floor_rad"][j]) for j in figures["residual_rad"]
+    }
+    typed = GainsFigures.from_mapping(figures)
+    worst = typed.worst_joint()  # its residual against ITS OWN floor, not another joint's
     return Finding(
         branch="controller",
         verdict=verdict,
@@ -114,9 +120,9 @@ def finding(ctx: Any) -> Finding:
         summary=summary,
         next_step=step,
         key_figure=None,
-        figures=GainsFigures.from_mapping(figures),
-        residual=max(rms.values()),
-        noise_floor=floor,
+        figures=typed,
+        residual=math.nan if worst is None else typed.residual_rad[worst],
+        noise_floor=math.nan if worst is None else typed.noise_floor_rad[worst],
         residual_unit="rad",
         details=GainsDetails.from_mapping({"gains_changed": changed}, where="details"),
     )

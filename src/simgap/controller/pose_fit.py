@@ -9,7 +9,11 @@ searched over a normalised [0, 1] box ([0.25, 4] x nominal) twice: by simulated 
 (``scipy.optimize.dual_annealing``, as SIMPLER annealed) and by Levenberg-Marquardt
 (``mujoco.minimize``, on the squared-error form of the same residuals: translation vector
 and half-angle rotation vector per sample). Both are reported with 95 % intervals, the
-parameters at a bound and cond(J^T J).
+parameters at a bound and cond(J^T J), the half-widths widened for the residuals'
+autocorrelation (``simgap.controller.widen``). A fit whose loss stays above
+``misfit.MISFIT_FLOORS`` noise floors identifies no gain (its local intervals belong to a
+model that misses the data: the replay has no delay or lag, so kp and kv absorb them), nor
+does a fit that stopped on a slope of the squared residual (``simgap.controller.misfit``).
 
 Joint-target actions replay directly; end-effector-delta actions go through the rig's
 controller (``simgap.sim.ik.ee_delta_targets``: target-delta pose, damped least-squares IK).
@@ -25,6 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from simgap.controller.misfit import (
+    MISFIT_FLOORS,
+    gate,
+    reach_nominal,
+    slope_reason,
+    withdraw,
+    withdraw_table,
+)
+from simgap.controller.widen import pose_inflation, widen
 from simgap.errors import InputError
 from simgap.finding import Verdict
 from simgap.fit import search
@@ -162,7 +175,8 @@ def fit_controller(
     Returns:
         ``{"params", "loss_before", "loss_after", "intervals", "methods", "best",
         "identified", "at_bounds", "cond"}``; ``params`` are the better method's values,
-        ``intervals`` its 95 % half-widths {joint: {"kp", "kv"}} (None when infinite).
+        ``intervals`` its 95 % half-widths {joint: {"kp", "kv"}} (None when infinite, or
+        withdrawn because the search stopped on a slope: ``misfit.slope_reason``).
     """
     be = make_backend(problem, backend)
     try:
@@ -173,18 +187,24 @@ def fit_controller(
         r0 = be.residuals(problem.params.x_nominal[None])[0]
         before = loss(r0)
         lsq = search.least_squares(be, problem.params, max_iter=max_iter)
-        lsq_loss = loss(be.residuals(lsq.x[None])[0])
+        r_lsq = be.residuals(lsq.x[None])[0]
         ann = search.dual_annealing(
             be, problem.params, seed=seed, maxfun=maxfun, loss=loss, x0=lsq.x
         )
-        ann_loss = loss(be.residuals(ann.x[None])[0])
+        r_ann = be.residuals(ann.x[None])[0]
     finally:
         be.close()
+    lsq_loss, ann_loss = loss(r_lsq), loss(r_ann)
+    # independent-residual intervals, widened for the trajectory's autocorrelation (widen.py)
+    infl = {"least_squares": pose_inflation(problem.targets, r_lsq)}
+    infl["dual_annealing"] = pose_inflation(problem.targets, r_ann)
+    lsq, ann = widen(lsq, infl["least_squares"]), widen(ann, infl["dual_annealing"])
     methods = {}
     for name, res, lv in (("least_squares", lsq, lsq_loss), ("dual_annealing", ann, ann_loss)):
+        stall = slope_reason(res)
         methods[name] = {
             "loss_after": lv,
-            "table": res.table(),
+            "table": res.table() if stall is None else withdraw_table(res.table(), stall),
             "at_bounds": res.at_bounds,
             "cond": res.cond,
             "n_evals": res.n_evals,
@@ -198,7 +218,7 @@ def fit_controller(
         params.setdefault(p.target, {})[p.kind] = e.value
         intervals.setdefault(p.target, {})[p.kind] = float(h) if np.isfinite(h) else None
         identified.setdefault(p.target, {})[p.kind] = e.identified
-    return {
+    fit = {
         "params": params,
         "loss_before": before,
         "loss_after": min(lsq_loss, ann_loss),
@@ -209,7 +229,10 @@ def fit_controller(
         "at_bounds": best.at_bounds,
         "cond": best.cond,
         "why": best.estimate.reasons,
+        "interval_inflation": float(np.sqrt(infl[best_name])),
     }
+    stall = slope_reason(best)  # intervals only at a minimum (misfit.py)
+    return fit if stall is None else withdraw(fit, stall)
 
 
 def error_traces(
@@ -233,7 +256,7 @@ def error_traces(
 def verdict_for(loss_before: float, loss_after: float, floor: float) -> Verdict:
     """Eliminated when the nominal gains already match to within 3 noise floors;
     implicated when the fit halves the loss by more than 3 noise floors."""
-    if loss_before <= 3 * floor:
+    if loss_before <= MISFIT_FLOORS * floor:
         return Verdict.ELIMINATED
     if loss_after < 0.5 * loss_before and loss_before - loss_after > 3 * floor:
         return Verdict.IMPLICATED
@@ -250,10 +273,20 @@ def controller_report(
     compute: Compute = LOCAL,
 ) -> dict[str, Any]:
     """The whole controller fit as the CLI's JSON: ``{"branch": "controller", "verdict",
-    "params", "loss_before", "loss_after", "intervals", ...}``."""
+    "params", "loss_before", "loss_after", "intervals", ...}``.
+
+    The gains are identified only where the fit explains the data (``misfit.gate``: its pose
+    loss within ``MISFIT_FLOORS`` noise floors); above that every gain is declared not
+    identifiable with the reason, and no local interval is stated."""
     problem = controller_problem(rig, episodes)
     fit = fit_controller(problem, seed=seed, maxfun=maxfun, max_iter=max_iter, backend=compute)
     floor = noise_floor(rig, problem)
+    fit = gate(fit, floor)  # no interval from a model that misses its data (misfit.py)
+    if fit["loss_before"] <= MISFIT_FLOORS * floor:  # the nominal fits too: cover it
+        nominal: dict[str, dict[str, float]] = {p.target: {} for p in problem.params.params}
+        for p in problem.params.params:
+            nominal[p.target][p.kind] = p.nominal
+        fit = reach_nominal(fit, nominal)
     verdict = verdict_for(fit["loss_before"], fit["loss_after"], floor)
     x_best = problem.params.to_x([fit["params"][p.target][p.kind] for p in problem.params.params])
     return {

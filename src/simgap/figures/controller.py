@@ -41,7 +41,9 @@ class ParamRow(Record):
 
     value: float = figure(TEXT, "the fitted value (the parameter's unit)")
     nominal: float = figure(TEXT, "the model's value (same unit)")
-    half_width: float = figure(TEXT, "its 95 % half-width (same unit; NaN: infinite)")
+    half_width: float = figure(
+        TEXT, "its 95 % half-width (same unit; NaN: infinite, or withdrawn: see why)"
+    )
     identified: bool = figure(TEXT, "the data pin it")
     why: str = figure(TEXT, "why it is not identified ('' when it is)", default="")
 
@@ -86,7 +88,9 @@ class SimplerFigures(Record):
     )
     cond: float = figure(UNITLESS, "cond(J^T J) of the better method at its best")
     intervals: Mapping[str, Mapping[str, float | None]] = figure(
-        TEXT, f"per joint, each gain's 95 % half-width ({GAINS_DOC}; None: infinite)"
+        TEXT,
+        f"per joint, each gain's 95 % half-width ({GAINS_DOC}; None: infinite, or withdrawn "
+        "because the fit misses the data: not_identifiable says why)",
     )
     params: Mapping[str, Mapping[str, float]] = figure(
         TEXT, f"per joint, the identified gains ({GAINS_DOC})"
@@ -127,7 +131,7 @@ class SimplerDetails(Record):
     loss_before: float = figure(POSE_LOSS, f"{_LOSS} with the model's gains")
     loss_after: float = figure(POSE_LOSS, f"{_LOSS} with the fitted gains")
     intervals: Mapping[str, Mapping[str, float | None]] = figure(
-        TEXT, "per joint, each gain's 95 % half-width (None: infinite)"
+        TEXT, "per joint, each gain's 95 % half-width (None: infinite, or withdrawn: see why)"
     )
     identified: Mapping[str, Mapping[str, bool]] = figure(
         TEXT, "per joint: which gains the logs pin"
@@ -142,6 +146,12 @@ class SimplerDetails(Record):
         TEXT, "per parameter, why it is not identified", default_factory=dict
     )
     noise_floor: float = figure(POSE_LOSS, f"{_LOSS} one encoder count per joint can cause")
+    interval_inflation: float = figure(
+        UNITLESS,
+        "the factor the better method's half-widths were widened by for autocorrelated "
+        "residuals (the square root of the lag-1 variance inflation; 1: white)",
+        default=1.0,
+    )
     seed: int | None = figure(UNITLESS, "the fit's seed", default=None)
     loss_measure: str = figure(TEXT, "the pose loss in words")
     traces: Traces | None = figure(TEXT, "the error over the first episode", default=None)
@@ -185,6 +195,40 @@ class GainsFigures(Record):
     simpler_cross_check: CrossCheck | None = figure(
         TEXT, "SIMPLER's pose fit as a cross-check", default=None
     )
+    residual_rad: Mapping[str, float] = figure(
+        "rad", "per joint: the identified model's RMS replay residual", default_factory=dict
+    )
+    noise_floor_rad: Mapping[str, float] = figure(
+        "rad",
+        "per joint: the least RMS residual its verdict may expect (the encoder floor, with "
+        "the model's own step in quadrature)",
+        default_factory=dict,
+    )
+
+    def worst_joint(self) -> str | None:
+        """The joint whose residual lies furthest above its own noise floor (the ratio), or
+        None when no joint has both."""
+        ratio = {}
+        for j, r in self.residual_rad.items():
+            res, floor = finite(r), finite(self.noise_floor_rad.get(j))
+            if res is not None and floor is not None:
+                ratio[j] = res / max(floor, 1e-300)
+        return max(ratio, key=lambda j: ratio[j]) if ratio else None
+
+    def headline(self) -> Headline | None:
+        """The worst joint's replay residual against its own noise floor (not another
+        joint's): the joint is named."""
+        j = self.worst_joint()
+        if j is None:
+            return None
+        r, f = self.residual_rad[j], self.noise_floor_rad[j]
+        more = f" (worst of {len(self.residual_rad)} joints)" if len(self.residual_rad) > 1 else ""
+        return Headline(
+            f"{j}: replay residual {sig(r)} rad with the identified gains against its own "
+            f"noise floor {sig(f)} rad{more}",
+            r,
+            f,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -74,7 +74,9 @@ class FitResult:
         col_norm: Jacobian column norms (normalised coordinates), shape (n,).
         n_evals: candidate evaluations (rollouts per log).
         seed: the seed (annealing).
-        extra: method-specific data (a sweep's curve).
+        extra: method-specific data (a sweep's curve; ``profile_rise``, per parameter the
+            least rise of the squared residual over its two 5 % steps, and
+            ``profile_threshold``, the t^2 s^2 it is held against).
     """
 
     method: str
@@ -209,7 +211,13 @@ def assess(
         col_norm=col_norm,
         n_evals=n_spent,
         seed=seed,
-        extra=extra or {},
+        extra={
+            **(extra or {}),
+            # per parameter, the least rise of the squared residual over its two 5 % steps,
+            # and the t^2 s^2 it is held against (a fall beyond it: not at a minimum)
+            "profile_rise": [float(min(rise[2 * k], rise[2 * k + 1])) for k in range(n)],
+            "profile_threshold": float(tq2),
+        },
     )
 
 
