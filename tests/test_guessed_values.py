@@ -74,6 +74,10 @@ def test_the_rig_records_what_init_guessed(init_rig: Path) -> None:
         "joints.gripper.range_rad",
     } <= rig.guessed
     assert not rig.stated("control.dt_s") and rig.stated("control.real_dt_s")
+    # the units and the encoder count are inferred from the robot type: marked, as
+    # docs/rig.md promises for every value init inferred
+    assert {f"joints.{j}.unit" for j in ("shoulder_pan", "elbow_flex", "gripper")} <= rig.guessed
+    assert "noise.encoder_rad" in rig.guessed
     assert rig.training.control_dt_s is None  # left out: the default, no value
 
 

@@ -187,7 +187,7 @@ def draft_rig(
         "",
         "[control]",
         f"dt_s = {dt:.7g}   # guessed: 1 / fps of the recording",
-        f"real_dt_s = {dt:.7g}",
+        f"real_dt_s = {dt:.7g}   # the recording's period (its fps)",
         'action_space = "joint_position"',
         "",
     ]
@@ -220,7 +220,7 @@ def draft_rig(
         ]
         is_grip = "gripper" in j.lower()
         if not follower:
-            lines.append('unit = "rad"')
+            lines.append('unit = "rad"   # guessed: not a LeRobot follower arm')
             continue
         if j in cal_units:
             cal_lines, note = cal_units[j]
@@ -228,7 +228,7 @@ def draft_rig(
             guessed.append(note)
             continue
         if not is_grip:
-            lines.append('unit = "deg"')
+            lines.append('unit = "deg"   # guessed: use_degrees=True (-100..100 would be "m100")')
             continue
         lo_hi = ranges.get(j)
         if lo_hi:
@@ -241,12 +241,16 @@ def draft_rig(
         else:
             rng = None
             to_fill.append(f"joints.{shown(j)}.range_rad: the model angles [rad] at 0 % and 100 %")
-        lines += ['unit = "pct"', "gripper = true"]
+        lines += ['unit = "pct"   # guessed: the gripper in 0..100 %', "gripper = true"]
         if rng:
             lines.append(f"range_rad = {toml_value(rng)}   # guessed")
     if follower:
         enc = 2 * math.pi / STS3215_TICKS_PER_REV
-        lines += ["", "[noise]", f"encoder_rad = {enc:.8g}   # one count of a 4096-count servo"]
+        lines += [
+            "",
+            "[noise]",
+            f"encoder_rad = {enc:.8g}   # guessed: one count of a 4096-count servo (STS3215)",
+        ]
     images = [
         k for k, f in feats.items() if isinstance(f, dict) and f.get("dtype") in ("image", "video")
     ]
