@@ -279,10 +279,10 @@ def fit_joint(
         gain_folds = make_folds(len(train_logs), n_validate, kps, scheme="leave-one-gain-out")
     batch = build_batch(logs, j, loads, drives)
     delays = xcorr_delays(batch, folds, config.max_delay_s, logs[0].source)
-    rungs = [rung_ideal(batch, folds)]
+    rungs = [rung_ideal(batch, folds, config)]
     if rungs[0].validation_mae_rad > config.noise_floor_rad:
         kmax = int(np.ceil(min(float(delays[0]), config.max_delay_s) / batch.dt))
-        dl, dl_delays, lags = rung_delay_lag(batch, folds, kmax)
+        dl, dl_delays, lags = rung_delay_lag(batch, folds, kmax, config)
         rungs.append(dl)
     else:
         dl_delays, lags = np.array([delays[0]]), np.array([np.nan])

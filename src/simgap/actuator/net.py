@@ -324,7 +324,11 @@ def _rung_net(
         else "10 % of the samples",
         "epochs": config.net_epochs,
     }
-    return scored("net", pred, batch, folds, params, t0), module
+    # its numbers (history spacing, epochs) are settings, not fitted values: none stated
+    result = scored(
+        "net", pred, batch, folds, params, t0, noise_floor_rad=config.noise_floor_rad, fitted=()
+    )
+    return result, module
 
 
 def rollout(

@@ -8,29 +8,52 @@ rung is fitted on the training logs of every fold at once and scored on the held
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from simgap.actuator import delay as delay_mod
+from simgap.actuator.family_fit import PHYS_UNITS
 from simgap.actuator.lag import LAG_BOUNDS_S, first_order
 from simgap.actuator.servo import (
+    BOUNDS,
     FREE_BAM,
     FREE_GENERIC,
+    PARAM_NAMES,
     ParamSpace,
     ServoBatch,
     named_params,
     simulate,
 )
-from simgap.errors import InputError
+from simgap.errors import InputError, NameNotFoundError
 from simgap.fit.delay import shift
-from simgap.fit.estimate import Estimate
+from simgap.fit.estimate import Estimate, ParamEstimate
 from simgap.fit.lm import lm_fit
 from simgap.fit.loss import weighted_mae
 
 RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
+
+RUNG_UNITS: Mapping[str, str] = {
+    **{
+        k: PHYS_UNITS[k]
+        for k in ("delay_s", "kt", "R", "armature", "friction_base", "friction_viscous")
+    },
+    "lag_s": "s",
+    "stiffness_nm_per_rad": "N m/rad",
+}
+"""The unit of each numeric parameter the ideal, delay-lag, generic servo and network rungs
+state: BAM's names from ``family_fit.PHYS_UNITS``, plus the lag's time constant and the
+stiffness of a servo of unknown firmware (``servo.named_params``)."""
+
+AT_BOUND_REL = 1e-3
+"""A fitted value within this fraction of a bound of its search range ended at that bound
+[-]: the golden-section lag search stops 6e-8 short of its 5 s bound, LM clips to it."""
+
+AT_BOUND = "ended at its bound"
+"""How the reason of a parameter that ended at a bound of its search range begins (the CLI
+marks such a parameter "(at bound)")."""
 
 
 @dataclass(frozen=True)
@@ -84,11 +107,15 @@ class LadderConfig:
 class RungResult:
     """One rung's fit: train and held-out MAE [rad], parameters, time [s].
 
-    ``estimate`` is the fit's ``simgap.fit.estimate.Estimate`` where the rung states
-    intervals (the physical servo's bootstrap: each parameter's interval or reason, the
-    training MAE against the noise floor); None where it states none (the ideal, delay-lag,
-    generic servo and network rungs are judged by their held-out error alone). ``params``
-    stays the rung's JSON form (``to_dict``), the servo's intervals built from the estimate.
+    ``estimate`` is the fit's ``simgap.fit.estimate.Estimate``. The physical servo states
+    its bootstrap intervals (each parameter's interval or reason, the training MAE against
+    the noise floor). The ideal, delay-lag, generic servo and network rungs are judged by
+    their held-out error alone (``scored``): each numeric parameter carries the reason it
+    has no interval (or that it ended at a bound of its search range), the residual is the
+    held-out MAE [rad] and the floor the one the ladder holds the joint against. None only
+    where a caller built the result without one. ``params`` stays the rung's JSON form
+    (``to_dict``, which leaves the estimate out), the servo's intervals built from the
+    estimate.
     """
 
     model: str
@@ -256,11 +283,34 @@ def scored(
     folds: Folds,
     params: dict[str, Any],
     t0: float,
+    *,
+    noise_floor_rad: float | None = None,
+    reasons: Mapping[str, str] | None = None,
+    fitted: Collection[str] | None = None,
+    evaluations: int = 0,
 ) -> RungResult:
     """A rung's result from its predictions: ``pred`` (F, L, T), fold f's prediction of
     every log, scored by ``fold_scores`` (held-out MAE per log and per group, and the test
-    logs' scores in its diagnostics); ``t0`` is the rung's start on ``time.perf_counter``."""
+    logs' scores in its diagnostics); ``t0`` is the rung's start on ``time.perf_counter``.
+
+    Its ``estimate`` (``rung_estimate``) states the rung's fitted values without intervals.
+
+    Args:
+        noise_floor_rad: the floor the ladder holds the joint against [rad] (None: the
+            caller gave none, and the estimate says nothing of the instrument).
+        reasons: name -> the reason that replaces the ladder's own for that parameter (a
+            value that ended at a bound of its search range: ``at_bound``).
+        fitted: which entries of ``params`` are fitted values (default: every numeric one;
+            the network names none, its numbers being the settings it was trained with).
+        evaluations: candidate rollouts of every log the fit spent (0: none, or not
+            counted).
+    """
     tr, va, per = fold_scores(pred, batch, folds)
+    names = (
+        [k for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if fitted is None
+        else list(fitted)
+    )
     return RungResult(
         model,
         tr,
@@ -269,7 +319,81 @@ def scored(
         time.perf_counter() - t0,
         tuple(per.tolist()),
         {"held_out_by_group_rad": by_group(per, folds), **test_scores(pred, batch, folds)},
+        rung_estimate(
+            model,
+            {k: float(params[k]) for k in names},
+            va,
+            noise_floor_rad=noise_floor_rad,
+            reasons=reasons,
+            evaluations=evaluations,
+        ),
     )
+
+
+def rung_estimate(
+    model: str,
+    values: Mapping[str, float],
+    held_out_mae_rad: float,
+    *,
+    noise_floor_rad: float | None = None,
+    reasons: Mapping[str, str] | None = None,
+    evaluations: int = 0,
+) -> Estimate:
+    """The ``Estimate`` of a rung the ladder judges by its held-out error alone.
+
+    Each parameter gets its unit (``RUNG_UNITS``) and, having no interval, the reason: the
+    ladder selects the rung by its held-out MAE and computes no interval for its
+    parameters, unless ``reasons`` gives another (a value at a bound of its search range).
+    The residual is the held-out MAE [rad], the floor the joint's (None when not given).
+
+    Args:
+        model: the rung's name (named in the reason).
+        values: name -> fitted value [its ``RUNG_UNITS`` unit].
+        held_out_mae_rad: the rung's held-out MAE [rad].
+        noise_floor_rad, reasons, evaluations: as ``scored``'s.
+
+    Raises:
+        NameNotFoundError: a name without a unit in ``RUNG_UNITS`` (the valid ones listed).
+    """
+    why = dict(reasons or {})
+    default = (
+        f"the ladder judges the {model} rung by its held-out MAE "
+        f"({held_out_mae_rad * 1e3:.3g} mrad); no interval is computed for its parameters"
+    )
+    params = []
+    for name, v in values.items():
+        if name not in RUNG_UNITS:
+            raise NameNotFoundError(
+                "rung parameter", name, RUNG_UNITS, field=f"{model} params", where="RUNG_UNITS"
+            )
+        params.append(ParamEstimate.of(name, RUNG_UNITS[name], v, None, why.get(name) or default))
+    return Estimate(
+        tuple(params),
+        float(held_out_mae_rad),
+        "rad",
+        "MAE",
+        None if noise_floor_rad is None else float(noise_floor_rad),
+        int(evaluations),
+    )
+
+
+def at_bound(value: float, bounds: tuple[float | None, float | None], unit: str) -> str:
+    """The reason of a value that ended at a bound of its search range (within
+    ``AT_BOUND_REL`` of it): "ended at its bound (5 s): the data do not bound it"; "" when
+    it did not. A bound given as None is none the data could have pushed against (a delay
+    of 0 s is a delay, not the end of a search)."""
+    for b in bounds:
+        if b is not None and abs(value - b) <= AT_BOUND_REL * abs(b):
+            return f"{AT_BOUND} ({b:.3g} {unit}): the data do not bound it"
+    return ""
+
+
+def delay_bounds(top_s: float, config: LadderConfig | None) -> tuple[None, float | None]:
+    """The bounds a rung's delay can end at: its profile spans 0 to ``top_s`` [s], the
+    cross-correlation delay capped at ``config.max_delay_s``. Only the cap is a bound the
+    data do not set (0 is a delay, and the cross-correlation delay is the data's own)."""
+    capped = config is not None and top_s >= config.max_delay_s * (1.0 - 1e-9)
+    return (None, top_s if capped else None)
 
 
 def _fold_weights(batch: ServoBatch, folds: Folds) -> np.ndarray:
@@ -299,17 +423,20 @@ def xcorr_delays(
     return np.array(out)
 
 
-def rung_ideal(batch: ServoBatch, folds: Folds) -> RungResult:
-    """Rung 1: measured = commanded."""
+def rung_ideal(batch: ServoBatch, folds: Folds, config: LadderConfig | None = None) -> RungResult:
+    """Rung 1: measured = commanded (no parameters; ``config`` gives its estimate the
+    joint's noise floor)."""
     t0 = time.perf_counter()
     pred = np.broadcast_to(batch.cmd[None], (folds.train.shape[0],) + batch.cmd.shape)
-    return scored("ideal", pred, batch, folds, {}, t0)
+    floor = None if config is None else config.noise_floor_rad
+    return scored("ideal", pred, batch, folds, {}, t0, noise_floor_rad=floor)
 
 
 def rung_delay_lag(
     batch: ServoBatch,
     folds: Folds,
     kmax: int,
+    config: LadderConfig | None = None,
 ) -> tuple[RungResult, np.ndarray, np.ndarray]:
     """Rung 2: a fixed delay and a first-order lag.
 
@@ -317,6 +444,10 @@ def rung_delay_lag(
     delay, which also holds the lag's own phase delay), the lag on a log grid, all in one
     vectorised pass; each fold keeps its best pair, refined with parabolas (lag first, then
     delay at that lag), then the lag by a golden-section search (all folds at once).
+
+    A lag that ends at a bound of ``lag.LAG_BOUNDS_S``, or a delay at ``config``'s
+    ``max_delay_s``, carries that reason in the estimate (``at_bound``); ``config`` also
+    gives it the joint's noise floor.
 
     Returns:
         (result, delay of every fold [s], lag of every fold [s]).
@@ -353,7 +484,8 @@ def rung_delay_lag(
         out = first_order(bank_f, batch.q[:, 0], np.exp(log_lag), dt)
         return weighted_mae((out - batch.q[None]).reshape(n_f, -1), W)
 
-    lags = np.exp(_golden(fold_cost, lo, hi))
+    golden_iters = 30  # two probes, then one per iteration, each one candidate per fold
+    lags = np.exp(_golden(fold_cost, lo, hi, iters=golden_iters))
     preds = np.array(
         [
             first_order(
@@ -363,8 +495,23 @@ def rung_delay_lag(
         ]
     )
     params = {"delay_s": float(delays[0]), "lag_s": float(lags[0])}
+    reasons = {
+        "delay_s": at_bound(params["delay_s"], delay_bounds(float(d_grid[-1]), config), "s"),
+        "lag_s": at_bound(params["lag_s"], LAG_BOUNDS_S, "s"),
+    }
+    rollouts = D * G + n_f * (2 + golden_iters) + n_f  # grid, golden probes, predictions
     return (
-        scored("delay_lag", preds, batch, folds, params, t0),
+        scored(
+            "delay_lag",
+            preds,
+            batch,
+            folds,
+            params,
+            t0,
+            noise_floor_rad=None if config is None else config.noise_floor_rad,
+            reasons=reasons,
+            evaluations=rollouts,
+        ),
         delays,
         lags,
     )
@@ -395,11 +542,15 @@ def _servo_resid(
     space: ParamSpace,
     batch: ServoBatch,
     cmd_bank: np.ndarray,
+    spent: list[int] | None = None,
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """Residuals of candidates grouped fold-major: rows of fold f use ``cmd_bank[f]``."""
+    """Residuals of candidates grouped fold-major: rows of fold f use ``cmd_bank[f]``;
+    ``spent[0]`` (when given) counts the candidates rolled out."""
 
     def resid(theta: np.ndarray, fold: np.ndarray) -> np.ndarray:
         m = theta.shape[0]
+        if spent is not None:
+            spent[0] += m
         cmd = cmd_bank[fold] if cmd_bank.shape[0] > 1 else cmd_bank[0]
         sim = simulate(space.full(theta), batch, cmd)
         return (sim - batch.q[None]).reshape(m, -1)
@@ -468,6 +619,7 @@ def rung_servo(
     choice = np.arange(n_c) % d_grid.size
     cands = space.lo + (space.hi - space.lo) * rng.random((n_c, space.lo.size))
     cost = np.empty(n_c)
+    spent = [n_c]  # candidates rolled out on every log: the global search, then LM's
     for s in range(0, n_c, 128):
         sl = slice(s, s + 128)
         sim = simulate(space.full(cands[sl]), batch, bank[choice[sl]])
@@ -478,7 +630,7 @@ def rung_servo(
         [np.flatnonzero(choice == i)[np.argsort(cost[choice == i])[:S]] for i in range(d_grid.size)]
     )
     prof = lm_fit(
-        _servo_resid(space, batch, bank[choice[start_idx]]),
+        _servo_resid(space, batch, bank[choice[start_idx]], spent),
         cands[start_idx],
         np.repeat(W[:1], start_idx.size, 0),
         space.lo,
@@ -495,7 +647,7 @@ def rung_servo(
     fine = np.arange(max(0, k0 - spacing), min(kmax, k0 + spacing) + 1) * batch.dt
     if fine.size > 1:
         fp = lm_fit(
-            _servo_resid(space, batch, _delay_bank(batch, fine)),
+            _servo_resid(space, batch, _delay_bank(batch, fine), spent),
             np.repeat(theta_k, fine.size, 0),
             np.repeat(W[:1], fine.size, 0),
             space.lo,
@@ -513,7 +665,7 @@ def rung_servo(
         d_best = float(d_grid[k])
     d_full = np.array([max(0.0, d_best)])
     fit = lm_fit(
-        _servo_resid(space, batch, _delay_bank(batch, d_full)),
+        _servo_resid(space, batch, _delay_bank(batch, d_full), spent),
         theta_k,
         W[:1],
         space.lo,
@@ -525,8 +677,9 @@ def rung_servo(
         Wf = W[1:]
         th_f = np.repeat(theta_full, Wf.shape[0], 0)
         d_f = _scan_servo_delay(space, th_f, batch, Wf, kmax)
+        spent[0] += th_f.shape[0] * (kmax + 1)  # the scan's grid, for each fold
         ff = lm_fit(
-            _servo_resid(space, batch, _delay_bank(batch, d_f)),
+            _servo_resid(space, batch, _delay_bank(batch, d_f), spent),
             th_f,
             Wf,
             space.lo,
@@ -547,9 +700,56 @@ def rung_servo(
     )
     p_full = space.full(theta_full)[0]
     params: dict[str, Any] = {"delay_s": float(d_full[0]), **named_params(p_full, space)}
+    reasons = {
+        "delay_s": at_bound(params["delay_s"], delay_bounds(kmax * batch.dt, config), "s"),
+        **servo_bound_reasons(p_full, space),
+    }
     return (
-        scored("servo", pred, batch, folds, params, t0),
+        scored(
+            "servo",
+            pred,
+            batch,
+            folds,
+            params,
+            t0,
+            noise_floor_rad=config.noise_floor_rad,
+            reasons=reasons,
+            evaluations=spent[0] + int(pred.shape[0]),
+        ),
         p_full,
         space,
         float(d_full[0]),
     )
+
+
+def servo_bound_reasons(p: np.ndarray, space: ParamSpace) -> dict[str, str]:
+    """The servo rung's reasons by readable name (``servo.named_params``) for the values
+    that ended at a bound of ``servo.BOUNDS`` or were not fitted at all.
+
+    ``kt`` and ``R`` come from km = kt / R [N m/V] and dm = kt^2 / R [N m s/rad], so they
+    carry the reason of either at its bound; on a servo of unknown firmware km is the
+    stiffness [N m/rad], and the armature is not fitted (the model's inertia carries it).
+
+    Args:
+        p: the six internal parameters (``servo.PARAM_NAMES``), shape (6,).
+        space: which of them were fitted.
+    """
+    known = "dm" in space.free
+    unit = {**RUNG_UNITS, "km": "N m/V" if known else "N m/rad", "dm": "N m s/rad"}
+    internal = {n: at_bound(float(p[PARAM_NAMES.index(n)]), BOUNDS[n], unit[n]) for n in space.free}
+    out: dict[str, str] = {}
+    if known:
+        ends = "; ".join(f"{n} {internal[n]}" for n in ("km", "dm") if internal[n])
+        for n in ("kt", "R"):
+            out[n] = f"{ends} (kt and R come from km = kt/R and dm = kt^2/R)" if ends else ""
+    else:
+        out["stiffness_nm_per_rad"] = internal["km"]
+    for n in ("armature", "friction_base", "friction_viscous", "lag_s"):
+        if n in space.free:
+            out[n] = internal[n]
+    if "armature" not in space.free:
+        out["armature"] = (
+            f"not fitted: held at {p[PARAM_NAMES.index('armature')]:.3g} kg m^2 on a servo "
+            "of unknown firmware (the model's inertia carries it)"
+        )
+    return {k: v for k, v in out.items() if v}

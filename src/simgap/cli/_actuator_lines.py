@@ -3,17 +3,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
 from simgap.cli._app import console
 
+if TYPE_CHECKING:
+    from simgap.actuator.ladder import JointResult
 
-def print_ladder(result: dict[str, Any], held: bool) -> None:
+
+def print_ladder(
+    result: dict[str, Any], held: bool, fits: Mapping[str, JointResult] | None = None
+) -> None:
     """The actuator ladder's result (``simgap.branches.actuator.analyse``'s JSON), a block per
     joint, then the patch note, the selection note (``held``: --validate logs were given) and
-    the verdict."""
+    the verdict. ``fits`` (``analyse``'s JointResults) adds a line for each rung parameter
+    that ended at a bound of its search range, marked "(at bound)"."""
     from simgap.report.headline import sig
 
     for name, j in result["joints"].items():
@@ -68,12 +75,35 @@ def print_ladder(result: dict[str, Any], held: bool) -> None:
             )
             if late:
                 console.print(escape(f"  servo latency: {late}"), highlight=False)
+        for line in at_bound_lines((fits or {}).get(name)):
+            console.print(escape(f"  {line}"), highlight=False)
     why = (result.get("patch_proof") or {}).get("mjcf_patch_not_offered")
     if why:
         console.print(escape(f"note: {why}"), highlight=False)
     if held:
         console.print(escape(f"note: {result['selection_note']}"), highlight=False)
     console.print(f"verdict: {result['verdict']}", highlight=False)
+
+
+def at_bound_lines(fit: JointResult | None) -> list[str]:
+    """One line per rung parameter of ``fit`` that ended at a bound of its search range
+    (``rungs.AT_BOUND`` in its estimate's reason), e.g. "delay_lag lag_s 5 s (at bound):
+    the data do not bound it"; none without a fit."""
+    from simgap.actuator.rungs import AT_BOUND
+    from simgap.report.headline import sig
+
+    out = []
+    for r in () if fit is None else fit.rungs:
+        for p in () if r.estimate is None else r.estimate:
+            if AT_BOUND not in p.reason:
+                continue
+            why = (
+                "the data do not bound it"
+                if p.reason.startswith(AT_BOUND) and ": " in p.reason
+                else p.reason
+            )
+            out.append(f"{r.model} {p.name} {sig(p.value)} {p.unit} (at bound): {why}")
+    return out
 
 
 def print_identification(found: dict[str, Any]) -> None:

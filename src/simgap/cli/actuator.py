@@ -159,13 +159,13 @@ def actuator(
         ),
         output_folder(out, force=force) if out is not None else nullcontext() as out_dir,
     ):
-        result, _ = analyse(
+        result, fits = analyse(
             train, rig=r, validate=held, use_net=not no_net, seed=seed, out_dir=out_dir
         )
     if out is not None and out_dir is not None:  # name the artifacts where they now lie
         result = relocate_paths(result, out_dir, out.absolute())
     write_json(json_path, result)
-    print_ladder(result, bool(held))
+    print_ladder(result, bool(held), fits)
 
 
 def _check_lerobot(logs: list[Path], rig: Any, validate: list[Path]) -> None:
