@@ -75,6 +75,43 @@ def test_mjcf_patch_compiles_with_values(demo_model: Path, tmp_path: Path) -> No
     assert not Path(named).is_absolute() and (out.parent / named).resolve() == demo_model.resolve()
 
 
+def test_patch_header_names_baked_values_the_fit_did_not_identify(
+    demo_model: Path, tmp_path: Path
+) -> None:
+    why = "masked by force saturation (the servo sits at its\n torque limit 72 % of the time)"
+    out = write_actuator_patch(
+        demo_model,
+        tmp_path / "patch.xml",
+        {
+            "shoulder_pan": ActuatorSettings(kp=1.5234, kv=0.25, damping=0.3),
+            "elbow_flex": ActuatorSettings(kp=2.0),
+        },
+        unidentified={
+            "shoulder_pan": {"kp": why, "frictionloss": "no sliding"},
+            "elbow_flex": {"armature": "masked"},
+        },
+    )
+    text = out.read_text()
+    head = text[: text.index("-->")]
+    assert "'shoulder_pan': kp 1.52 baked at its best fit; not identified: masked by force" in (
+        " ".join(head.split())
+    )
+    # identified values and kinds the patch does not bake are not named as unidentified
+    baked = head.split("Not identified, baked all the same:", 1)[1]
+    assert "kv" not in baked and "frictionloss" not in baked and "elbow_flex" not in baked
+    m = load_model(out)  # the header keeps the file a loadable MJCF
+    assert m.actuator_gainprm[actuator_for_joint(m, "shoulder_pan"), 0] == pytest.approx(1.5234)
+
+
+def test_patch_header_is_silent_when_everything_baked_was_identified(
+    demo_model: Path, tmp_path: Path
+) -> None:
+    out = write_actuator_patch(
+        demo_model, tmp_path / "patch.xml", {"shoulder_pan": ActuatorSettings(kp=50.0)}
+    )
+    assert "Not identified" not in out.read_text()
+
+
 def test_patch_refuses_to_overwrite_the_original(demo_model: Path) -> None:
     from simgap.errors import InputError
 

@@ -16,7 +16,14 @@ import pytest
 from typer.testing import CliRunner
 
 from simgap.actuator.excite_design import Prediction, Segment
-from simgap.actuator.excite_episode import CAVEAT, design_json, readme, result_lines
+from simgap.actuator.excite_episode import (
+    CAVEAT,
+    check_summary,
+    design_json,
+    readme,
+    result_lines,
+    safety_lines,
+)
 from simgap.actuator.excite_estimate import Estimate, estimate_from_diagnosis
 from simgap.actuator.excite_motion import UNBOUNDED_SPAN, Design, NextMotion
 from simgap.cli import app
@@ -113,11 +120,74 @@ def test_the_printed_lines_have_units_unbounded_and_the_caveat() -> None:
         _design("delay", 0.02, 0.01, 0.004),
     )
     lines = result_lines(nm)
-    kp, arm, delay, caveat = lines
+    safety, kp, arm, delay, caveat = lines
+    assert safety.startswith("SAFETY:") and "no joint by more than a degree" in safety
     assert "N m/rad" in kp and "(recording alone unbounded)" in kp and "e+" not in kp
     assert "kg m^2" in arm and "simulated and fitted: [0.025, 0.036] kg m^2" in arm
     assert "[16.0, 24.0] ms" in delay
     assert caveat == CAVEAT
+
+
+def test_a_check_that_identifies_nothing_says_so_first_everywhere(tmp_path: Path) -> None:
+    still = {"reason": "masked by force saturation", "local_interval": [1.0, 2.0]}
+    nm = _motion(_design("kp", 1.5, 2.0, 1.9, still), _design("kv", 0.2, 2.0, 1.9, still))
+    want = (
+        "the check found this episode identifies 0 of 2 targets: it is written for "
+        "inspection, not worth bench time"
+    )
+    assert check_summary(nm) == want
+    assert result_lines(nm)[0] == want
+    js = json.loads(atomic_write_json(tmp_path / "d.json", design_json(nm, "d")).read_text())
+    assert js["check_summary"] == want
+    text = readme(nm, SimpleNamespace(name="bench"), "d")  # type: ignore[arg-type]
+    assert text.splitlines()[2] == "**The" + want[3:] + ".**"  # right under the title
+
+
+def test_a_partial_check_names_what_stays_open_and_a_full_one_says_nothing_extra() -> None:
+    ok = {"interval": [1.4, 1.6], "value": 1.5}
+    still = {"reason": "too weak"}
+    part = _motion(_design("kp", 1.5, 2.0, 0.1, ok), _design("kv", 0.2, 2.0, 1.9, still))
+    assert check_summary(part) == (
+        "the check found this episode identifies 1 of 2 targets; still not identifiable: "
+        "wrist_roll kv"
+    )
+    assert check_summary(_motion(_design("kp", 1.5, 2.0, 0.1, ok))) == ""
+    assert check_summary(_motion(_design("kp", 1.5, 2.0, 0.1))) == ""  # --no-check
+    assert not result_lines(_motion(_design("kp", 1.5, 2.0, 0.1, ok)))[0].startswith("the check")
+
+
+def test_the_safety_line_gives_the_swept_degrees_and_the_missing_floor() -> None:
+    # steps of +-1.56 rad about 0, 0.75 s each at 30 fps, on the second joint only
+    q = np.where((np.arange(90) // 22) % 2 == 0, 1.56, -1.56)
+    cmd = np.stack([np.zeros(90), q], axis=1)
+    nm = NextMotion(
+        joints=("shoulder_pan", "shoulder_lift"),
+        fps=30.0,
+        commands=cmd,
+        predicted_q=cmd,
+        start=np.zeros(2),
+        designs=(),
+    )
+    (bare,) = safety_lines(nm, floor=False)
+    assert "shoulder_lift -89..+89 deg, steps of up to 179 deg in one frame" in bare
+    assert "shoulder_pan" not in bare  # it does not move
+    assert "the model has no floor or table" in bare
+    (floored,) = safety_lines(nm, floor=True)
+    assert "no floor" not in floored and "clear the arm's workspace" in floored
+
+
+def test_the_bundled_demo_model_has_a_floor(demo_model: Path) -> None:
+    from simgap.sim.floor import has_floor
+
+    assert has_floor(demo_model)
+
+
+def test_the_menagerie_arm_alone_has_no_floor_and_its_scene_has(shared_data: Path) -> None:
+    from simgap.sim.floor import has_floor
+
+    bare = shared_data / "so101" / "so101.xml"
+    assert not has_floor(bare)
+    assert has_floor(bare.with_name("scene.xml"))
 
 
 def test_the_caveat_cites_the_figures_docs_actuator_md_measured() -> None:

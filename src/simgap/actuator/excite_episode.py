@@ -42,6 +42,62 @@ CAVEAT = (
 """The caveat printed beside the predictions (the measured figures of docs/actuator.md)."""
 
 
+JUMP_DEG = 5.0
+"""A joint's target moving more than this in one frame [deg] is a step the servo takes at
+its full speed and torque; the safety lines say so."""
+
+
+def check_summary(nm: NextMotion) -> str:
+    """What the check found, in one sentence, when it found that the episode leaves any
+    target open ('' when it was not run or every target came out identified): the count,
+    and that the episode is written for inspection only when it identifies none."""
+    checked = [d for d in nm.designs if d.checked]
+    if not checked:
+        return ""
+    n_ok = sum(1 for d in checked if "interval" in d.checked)
+    if n_ok == len(checked):
+        return ""
+    if n_ok == 0:
+        return (
+            f"the check found this episode identifies 0 of {len(checked)} targets: it is "
+            "written for inspection, not worth bench time"
+        )
+    left = ", ".join(f"{d.joint} {d.kind}" for d in checked if "interval" not in d.checked)
+    return (
+        f"the check found this episode identifies {n_ok} of {len(checked)} targets; "
+        f"still not identifiable: {left}"
+    )
+
+
+def safety_lines(nm: NextMotion, floor: bool) -> list[str]:
+    """The warning before the episode is played on an arm: per joint that moves, the range
+    its targets sweep [deg] (and its largest one-frame step, where past ``JUMP_DEG``); to
+    clear the workspace; and, where the model (``floor`` False) has no floor or table,
+    that the motion was never checked against one."""
+    sweeps = []
+    for i, j in enumerate(nm.joints):
+        q = np.degrees(nm.commands[:, i])
+        lo, hi = float(q.min()), float(q.max())
+        if hi - lo < 1.0:
+            continue
+        jump = float(np.max(np.abs(np.diff(q)))) if q.size > 1 else 0.0
+        step = f", steps of up to {jump:.0f} deg in one frame" if jump > JUMP_DEG else ""
+        sweeps.append(f"{j} {lo:+.0f}..{hi:+.0f} deg{step}")
+    where = (
+        "clear the arm's workspace; the model has no floor or table, so the motion was "
+        "never checked against what stands around the arm"
+        if not floor
+        else "clear the arm's workspace (the model's floor or table is all the motion was "
+        "checked against)"
+    )
+    return [
+        "SAFETY: played on a real arm, this episode sweeps "
+        + ("; ".join(sweeps) if sweeps else "no joint by more than a degree")
+        + f" (from the start pose, at up to full servo speed); {where}; keep a hand on "
+        "the power switch."
+    ]
+
+
 def _fmt(kind: str, v: float) -> str:
     return f"{v * 1e3:.1f} ms" if kind == DELAY else f"{v:.4g} {UNITS[kind]}"
 
@@ -70,10 +126,14 @@ def _checked(d: Design) -> str:
     return "still not identifiable: " + str(c.get("reason", ""))[:160]
 
 
-def result_lines(nm: NextMotion) -> list[str]:
-    """What ``excite --for`` prints: per design the motion and its predicted intervals with
-    their units ("unbounded" where they state no value), then ``CAVEAT``."""
-    lines = []
+def result_lines(nm: NextMotion, floor: bool = False) -> list[str]:
+    """What ``excite --for`` prints: first what the check found when it leaves targets open
+    (``check_summary``), the safety warning (``safety_lines``; ``floor``: the model has a
+    floor or table), then per design the motion and its predicted intervals with their
+    units ("unbounded" where they state no value), then ``CAVEAT``."""
+    summary = check_summary(nm)
+    lines = [summary] if summary else []
+    lines += safety_lines(nm, floor)
     for d in nm.designs:
         c = d.checked
         check = (
@@ -91,10 +151,14 @@ def result_lines(nm: NextMotion) -> list[str]:
     return [*lines, CAVEAT]
 
 
-def design_json(nm: NextMotion, source: str) -> dict[str, Any]:
-    """The design as JSON: per (joint, parameter) the motion, the current estimate and the
-    predicted intervals (recording alone, recording plus the episode) and the check."""
+def design_json(nm: NextMotion, source: str, floor: bool = False) -> dict[str, Any]:
+    """The design as JSON: what the check found (``check_summary``, '' when every target
+    came out identified or it was not run), the safety warning, per (joint, parameter) the
+    motion, the current estimate and the predicted intervals (recording alone, recording
+    plus the episode) and the check."""
     out: dict[str, Any] = {
+        "check_summary": check_summary(nm),
+        "safety": safety_lines(nm, floor)[0],
         "diagnosis": source,
         "fps": nm.fps,
         "frames": int(nm.commands.shape[0]),
@@ -129,11 +193,16 @@ def _predicted(key: str, d: Design, which: str) -> dict[str, Any]:
     return {key: list(iv)}
 
 
-def readme(nm: NextMotion, rig: Rig, source: str) -> str:
-    """The episode's README: what each motion is for and the intervals it should give."""
+def readme(nm: NextMotion, rig: Rig, source: str, floor: bool = False) -> str:
+    """The episode's README: what the check found (when it leaves targets open), the
+    safety warning, what each motion is for and the intervals it should give."""
     T = nm.commands.shape[0]
+    summary = check_summary(nm)
     lines = [
         "# The next motion to record (simgap excite --for)",
+        "",
+        *([f"**{summary[0].upper() + summary[1:]}.**", ""] if summary else []),
+        f"**{safety_lines(nm, floor)[0]}**",
         "",
         f"Designed from the diagnosis `{source}` of rig `{rig.name}`: one episode of {T} "
         f"frames at {nm.fps:g} fps ({T / nm.fps:.1f} s), the action in the rig's recorded "

@@ -148,6 +148,7 @@ def finding(ctx: Any) -> Finding:
             encoder_rad=rig.encoder_rad,
             scored_from_s=skip,
             clock=clock,
+            unidentified=js.get("not_identifiable", {}),
         )
         figures["patch_proof"] = offer.to_dict()
         if offer.path is not None:

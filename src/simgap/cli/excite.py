@@ -12,8 +12,9 @@ from simgap.cli._app import app, console, handles_errors
 from simgap.cli._progress import working
 
 TAKES = (
-    "on 2 cores the demo's SO-101 diagnosis (6 joints open) took 44-47 s to design and "
-    "6-8 min with the check; it grows with the joints left open"
+    "on 2 idle cores the demo's SO-101 diagnosis (6 joints open) took 44-47 s to design and "
+    "6-8 min with the check (18 min wall, 4 min CPU, measured on a loaded machine); it "
+    "grows with the joints left open"
 )
 """What ``excite --for`` takes, measured (a range, not a computed estimate: the design's cost
 is the candidates replayed per open joint, the check's a whole identification)."""
@@ -211,6 +212,9 @@ def _excite_for(
             seed=seed,
             check=check,
         )
+    from simgap.sim.floor import has_floor
+
+    floor = has_floor(r.model_path)
     frames, names = episode_frames(r, nm)
     with output_folder(target, force=force) as od:
         write_lerobot_v3(
@@ -221,9 +225,9 @@ def _excite_for(
             task=TASK,
             robot_type=str(ds.info.get("robot_type", "unknown")),
         )
-        atomic_write_text(od / "README.md", readme(nm, r, str(for_dir)))
-        atomic_write_json(od / "excite_design.json", design_json(nm, str(for_dir)))
-    for line in result_lines(nm):
+        atomic_write_text(od / "README.md", readme(nm, r, str(for_dir), floor))
+        atomic_write_json(od / "excite_design.json", design_json(nm, str(for_dir), floor))
+    for line in result_lines(nm, floor):
         console.print(escape(line), highlight=False)
     console.print(
         f"wrote {escape(str(target))} (one episode, README.md with the predicted "

@@ -137,10 +137,38 @@ def _relative_asset_dirs(spec: mujoco.MjSpec, out_path: Path) -> None:
             setattr(spec, attr, rel)
 
 
+def baked_unidentified(
+    settings: Mapping[str, ActuatorSettings], unidentified: Mapping[str, Mapping[str, str]]
+) -> list[str]:
+    """One sentence per value the patch bakes that the fit declared not identifiable
+    (``unidentified``: joint -> {kind: reason}), e.g. "'shoulder_pan': kp 1.52 baked at its
+    best fit; not identified: masked by force saturation". A kind the settings leave out
+    (None, or not finite) is not baked and not named."""
+    out = []
+    for j, s in settings.items():
+        for kind, reason in unidentified.get(j, {}).items():
+            v = getattr(s, kind, None)
+            if v is None or not math.isfinite(v):
+                continue
+            why = " ".join(str(reason).split()) or "no reason given"
+            out.append(f"{j!r}: {kind} {v:.3g} baked at its best fit; not identified: {why}")
+    return out
+
+
 def write_actuator_patch(
-    original: str | Path, out_path: str | Path, settings: Mapping[str, ActuatorSettings]
+    original: str | Path,
+    out_path: str | Path,
+    settings: Mapping[str, ActuatorSettings],
+    unidentified: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Path:
     """Write the patched model to ``out_path`` and check that it compiles.
+
+    Args:
+        original: the MJCF to patch (never written).
+        out_path: the patched MJCF.
+        settings: joint -> the values to set.
+        unidentified: joint -> {kind: reason} for values the fit declared not identifiable;
+            the header names each one the patch bakes all the same (``baked_unidentified``).
 
     Raises:
         InputError: the original does not load, a joint is not in it, or the patched model
@@ -179,6 +207,9 @@ def write_actuator_patch(
         for j, s in settings.items()
     )
     left = ("\n     Not written: " + "; ".join(notes)) if notes else ""
+    baked = baked_unidentified(settings, unidentified or {})
+    if baked:
+        left += "\n     Not identified, baked all the same: " + "; ".join(baked)
     try:  # named from the patch's own folder, so a copied output folder names it truly
         shown = Path(os.path.relpath(Path(original).absolute(), out_path.parent.absolute()))
     except ValueError:  # another drive: no relative path exists

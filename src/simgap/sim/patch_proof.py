@@ -316,8 +316,12 @@ def offer_patch(
     encoder_rad: float = 2 * math.pi / 4096,
     scored_from_s: Sequence[float] | None = None,
     clock: str = "exact",
+    unidentified: Mapping[str, Mapping[str, str]] | None = None,
 ) -> PatchOffer:
     """Write the patch, prove it on held-out episodes, keep it only if the proof passes.
+
+    ``unidentified`` (joint -> {kind: reason}, the fit's ``not_identifiable``) goes to the
+    patch's header, which names each value baked though the fit did not identify it.
 
     Every joint must earn its own change: a joint whose dynamics the patch changes and
     whose held-out replay is not better than the nominal model's by half an encoder count
@@ -333,7 +337,7 @@ def offer_patch(
     notes = list(patch_notes(settings, float(nominal.opt.timestep)))
 
     def write_and_prove(chosen: Mapping[str, ActuatorSettings]) -> tuple[Path, PatchProof]:
-        out = write_actuator_patch(original, out_path, chosen)
+        out = write_actuator_patch(original, out_path, chosen, unidentified)
         proof = prove_patch(
             nominal,
             compile_spec(strip_visuals(load_spec(out)), out),
@@ -375,7 +379,7 @@ def offer_patch(
             )
             proof = reduced
         elif proof.passed:  # the whole patch passed and the reduced one does not
-            out = write_actuator_patch(original, out_path, settings)
+            out = write_actuator_patch(original, out_path, settings, unidentified)
             notes.append(
                 "offered whole: without the changes of "
                 + ", ".join(unearned)
