@@ -64,7 +64,7 @@ def truth_replay(
     from simgap.demo.bench_sim import simulate
     from simgap.demo.factory import faulty_model
     from simgap.fit.profile import grid_fit
-    from simgap.sim.replay import CLOCKS
+    from simgap.sim.clock import CLOCKS
 
     out: dict[str, Any] = {}
     delays = np.array([bench.joint(j).delay_s for j in rig.joint_names])

@@ -526,7 +526,7 @@ def _bam_log(path: Path, motor: str, n: int) -> Path:
 def test_a_motor_name_cannot_inject_code_into_the_mjlab_file(tmp_path: Path) -> None:
     # the writer 'simgap actuator --format bam' calls, on a servo fit of a motor whose name
     # starts with a known servo (the whole fit takes minutes: its result is given here)
-    from simgap.branches.actuator import write_artifacts
+    from simgap.branches.actuator_artifacts import write_artifacts
     from simgap.evidence.bam import read_bam_log
 
     motor = "xl330\nHIT = 1\n__import__('os').system('touch PWNED')\n#"

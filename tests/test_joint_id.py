@@ -86,7 +86,7 @@ def test_block_jackknife_covers_correlated_residuals() -> None:
 
 
 def test_shared_delay_widens_joints_narrower_than_the_spread() -> None:
-    from simgap.actuator.joint_id import shared_delay
+    from simgap.actuator.shared_delay import shared_delay
     from simgap.fit.profile import delay_profile
 
     d = np.linspace(0.0, 0.1, 21)

@@ -330,7 +330,7 @@ def test_the_advice_names_every_stage_tied_with_the_slowest() -> None:
     """Two stages whose p95 intervals overlap are not told apart: the demo's 'inference'
     (p95 37.4 ms) and 'network' (36.4 ms, the planted jitter, p99 55 ms) were reported as
     'Cut inference' alone. A stage clear of the slowest one's interval is not named."""
-    from simgap.branches.latency import _slowest_text, slowest_stages
+    from simgap.branches.latency_verdict import slowest_stages, slowest_text
 
     stages = {
         "inference": {"p95_s": 0.0374, "p95_ci_s": [0.0360, 0.0390], "p99_s": 0.042},
@@ -338,11 +338,11 @@ def test_the_advice_names_every_stage_tied_with_the_slowest() -> None:
         "camera": {"p95_s": 0.0120, "p95_ci_s": [0.0110, 0.0130], "p99_s": 0.013},
     }
     assert slowest_stages(stages) == ["inference", "network"]
-    text = _slowest_text(stages, slowest_stages(stages))
+    text = slowest_text(stages, slowest_stages(stages))
     assert "'inference' (p95 37.4 ms [36.0, 39.0])" in text and "'network'" in text
     assert "'network' has the longest tail (p99 55.0 ms)" in text and "camera" not in text
     stages["network"]["p95_ci_s"] = [0.0340, 0.0355]  # clear of inference's interval
     assert slowest_stages(stages) == ["inference"]
-    assert _slowest_text(stages, ["inference"]).startswith("the slowest stage is 'inference'")
+    assert slowest_text(stages, ["inference"]).startswith("the slowest stage is 'inference'")
     stages["inference"]["p95_s"] = float("nan")  # a stage never timed is not the slowest
     assert slowest_stages(stages)[0] == "network"

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from simgap.errors import InputError
+from simgap.sim.clock import expand_commands
 from simgap.sim.model import load_spec, spec_from_xml, with_params
-from simgap.sim.replay import Replayer, ReplayLog, expand_commands
+from simgap.sim.replay import Replayer, ReplayLog
 
 XML = """<mujoco><compiler angle="radian"/><option timestep="0.005"/>
 <worldbody><body name="link"><joint name="j" axis="0 1 0" range="-2 2" damping="0.2"/>

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from simgap.errors import InputError
-from simgap.sim.replay import CLOCKS, expand_commands, sample_weights
+from simgap.sim.clock import CLOCKS, expand_commands, sample_weights
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "so101" / "so101.xml"
 

@@ -8,7 +8,7 @@ import pytest
 
 from simgap.actuator.ladder import JointResult
 from simgap.actuator.lag import LAG_BOUNDS_S
-from simgap.actuator.rungs import AT_BOUND, at_bound, delay_bounds, rung_estimate
+from simgap.actuator.rung_estimate import AT_BOUND, at_bound, delay_bounds, rung_estimate
 from simgap.errors import NameNotFoundError
 from simgap.series import Trajectory
 from simgap.values.actuator_log import ActuatorLog

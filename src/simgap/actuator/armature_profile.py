@@ -26,7 +26,7 @@ import numpy as np
 
 from simgap.actuator.families import ServoFamily
 from simgap.actuator.family_fit import FamilyFit, fit_families, per_log_mae
-from simgap.actuator.rungs import SAME_FIT_FLOOR_FRACTION
+from simgap.actuator.folds import SAME_FIT_FLOOR_FRACTION
 from simgap.actuator.servo import ServoBatch
 from simgap.fit import cma_es as cma_fit
 

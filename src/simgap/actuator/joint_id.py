@@ -19,7 +19,7 @@ record timing, commands at their own times). Never an ideal actuator.
    identifiable, with the reason in numbers (force saturation, sensitivity against an
    encoder count, correlation with another parameter).
 4. **The recorder's clock identified**: the fit is refitted at its best delay under each
-   clock of ``simgap.sim.replay.CLOCKS`` (when a frame is read and its command takes effect
+   clock of ``simgap.sim.clock.CLOCKS`` (when a frame is read and its command takes effect
    against the physics steps); one that fits better by ``CLOCK_GAIN`` is kept and the delay
    profiled again under it (``IdConfig.clock``: ``auto``, or the rig's own).
 5. **A second start, when asked** (``global_start``, ``IdConfig.starts`` > 0): at every
@@ -40,17 +40,20 @@ record timing, commands at their own times). Never an ideal actuator.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from simgap.actuator.global_start import global_start
 from simgap.actuator.joint_problem import BOUNDS, FORCE_KIND, KINDS, MAX_BATCH, JointProblem
+from simgap.actuator.model_floor import model_floor
 from simgap.actuator.noise_floor import CHAOS_EPS_RAD, noise_floor
+from simgap.actuator.profile_fit import delay_grid, profile_fit
+from simgap.actuator.shared_delay import shared_delay
 from simgap.fit.estimate import Estimate, ParamEstimate
 from simgap.fit.params import UNITS
-from simgap.fit.profile import GridFit, delay_profile, grid_fit, time_blocks
+from simgap.fit.profile import GridFit, grid_fit, time_blocks
 
 __all__ = [
     "BOUNDS",
@@ -61,10 +64,8 @@ __all__ = [
     "IdConfig",
     "JointIdResult",
     "JointProblem",
-    "global_start",
     "identify",
     "noise_floor",
-    "shared_delay",
 ]
 
 MAX_SPAN = 2.0
@@ -129,7 +130,7 @@ class IdConfig:
             seeds of the SO-101 24-parameter problem it took 0.28x mujoco.sysid's time
             at a median error 0.77x sysid's (``benchmarks/replay_seeds.py``), and the
             benches of ``docs/actuator.md`` were rerun with it.
-        clock: the recorder's clock (``simgap.sim.replay.CLOCKS``), or ``auto`` to
+        clock: the recorder's clock (``simgap.sim.clock.CLOCKS``), or ``auto`` to
             identify it.
         jitter_s: the spread of the reads inside a frame [s] (uniform), as the rig states
             it (``[noise] clock_jitter_s``); it enters the noise floor.
@@ -268,13 +269,6 @@ class JointIdResult:
         return out
 
 
-def _grid(config: IdConfig) -> np.ndarray:
-    if not config.profile_delay:
-        return np.array([config.fixed_delay_s])
-    n = int(np.floor(config.max_delay_s / config.coarse_step_s + 1e-9)) + 1
-    return np.arange(n) * config.coarse_step_s
-
-
 def identify(
     problem: JointProblem,
     *,
@@ -286,11 +280,11 @@ def identify(
 
     cfg = config or IdConfig()
     if cfg.clock != "auto":
-        from simgap.sim.replay import check_clock
+        from simgap.sim.clock import check_clock
 
         problem.replayer.clock = check_clock(cfg.clock)
-    start, start_info = global_start(problem, _grid(cfg), cfg.starts, cfg.seed)
-    fit, grids = _profile_fit(problem, cfg, start)
+    start, start_info = global_start(problem, delay_grid(cfg), cfg.starts, cfg.seed)
+    fit, grids = profile_fit(problem, cfg, start)
     clock: dict[str, Any] = {
         "chosen": problem.replayer.clock,
         "source": "rig" if cfg.clock != "auto" else "identified",
@@ -388,191 +382,6 @@ def identify(
     )
 
 
-def model_floor(
-    problem: JointProblem,
-    fit: GridFit,
-    floor: dict[str, dict[str, float]],
-) -> None:
-    """Whether the recording follows the model's own physics step, and so whether its
-    discretisation bounds what any parameters can replay (``model_rad`` per joint, in
-    ``floor``, in place; ``recorded_at_model_step`` says which).
-
-    The best fit is replayed at the model's step and at a quarter of it. A recording made
-    on the model's own step (a simulated rig: the identified clock is ``step``) is replayed
-    better at that step, and then nothing is owed to the discretisation (``model_rad`` 0):
-    the floor is the instrument. Under any other clock the commands arrive between the
-    model's steps, so the recording is never on its grid. A
-    recording of continuous time (an arm) is replayed better at the finer step, and the
-    model's step then keeps every candidate ``discretisation_rad`` from it: that is the
-    model's floor, stated beside the instrument's and used as the least residual a verdict
-    or an interval may expect, never added to the instrument's."""
-    import copy
-
-    from simgap.sim.replay import Replayer
-
-    g = int(np.argmin(fit.ssr.sum(axis=1)))
-    h = problem.replayer.physics_dt
-    fine = Replayer.build(
-        problem.spec,
-        problem.all_joints,
-        interp=problem.interp,
-        physics_dt=h / 4,
-        nthread=problem.replayer.nthread,
-        source=problem.model_path,
-        actuator_force=True,
-        clock=problem.replayer.clock,
-    )
-    try:
-        m = copy.copy(problem.models(fit.z[g][None])[0])
-        m.opt.timestep = h / 4
-        d = np.array([float(fit.delays[g])])
-        coarse_ssr = fit.ssr[g]
-        parts = [
-            res.q[0] - tgt
-            for res, tgt in zip(
-                (fine.replay([m], log, d) for log in problem.logs), problem.targets, strict=True
-            )
-        ]
-        r = np.concatenate(parts)[:, problem.rows]
-        fine_ssr = np.sum(np.where(np.isfinite(r), r, 10.0) ** 2, axis=0)
-    finally:
-        fine.close()
-    # on the model's grid only if the recorder's clock is too: under the exact clock the
-    # commands arrive between the model's steps, which the replay must average and no
-    # recorder did (a bench that splits its steps at the events is replayed no better at
-    # the finer step, yet the nominal model misses it by its discretisation: 5.9-15.5 mrad
-    # on a healthy 30 fps SO-101 bench against an instrument floor of 1-4.8)
-    on_grid = problem.replayer.clock == "step"
-    continuous = not on_grid or float(fine_ssr.sum()) < float(np.sum(coarse_ssr))
-    for a, j in enumerate(problem.joints):
-        floor[j]["model_rad"] = floor[j]["discretisation_rad"] if continuous else 0.0
-        floor[j]["recorded_at_model_step"] = not continuous
-        floor[j]["fine_step_rms_rad"] = float(np.sqrt(fine_ssr[a] / max(1, r.shape[0])))
-
-
-def global_start(
-    problem: JointProblem,
-    delays: np.ndarray,
-    draws: int,
-    seed: int = 0,
-) -> tuple[np.ndarray, dict[str, Any]]:
-    """Per delay, the start of the local fit (module docstring, 5), shape (G, n), and what it
-    took: per joint the share of delays whose start came from a draw, and the arm's SSR
-    of the model's own values and of the starts kept [rad^2] summed over the delays."""
-    from scipy.stats import qmc
-
-    G, n, J, K = delays.size, problem.z0.size, problem.J, problem.K
-    z0 = np.repeat(problem.z0[None], G, axis=0)
-    if draws <= 0:
-        return z0, {"draws": 0}
-    u = qmc.LatinHypercube(d=n, seed=seed).random(draws)
-    cand = np.concatenate([problem.z0[None], problem.lo + u * (problem.hi - problem.lo)])
-    M = cand.shape[0]
-    r = problem.residuals(np.tile(cand, (G, 1)), np.repeat(delays, M))  # (G M, J, N)
-    ssr = np.sum(r**2, axis=2).reshape(G, M, J)
-    pick = np.argmin(ssr, axis=1)  # (G, J)
-    blocks = cand.reshape(M, J, K)
-    mixed = np.stack([blocks[pick[g], np.arange(J)].reshape(-1) for g in range(G)])
-    changed = np.any(pick > 0, axis=1)
-    start = z0.copy()
-    ssr_mixed = ssr[:, 0].sum(axis=1).copy()
-    if changed.any():
-        rm = problem.residuals(mixed[changed], delays[changed])
-        got = np.sum(rm**2, axis=(1, 2))
-        better = got < ssr_mixed[changed]
-        idx = np.flatnonzero(changed)[better]
-        start[idx] = mixed[idx]
-        ssr_mixed[idx] = got[better]
-    from_draw = (pick > 0) & np.any(start != z0, axis=1)[:, None]
-    info = {
-        "draws": draws,
-        "seed": seed,
-        "joints_from_draw": {
-            name: float(np.mean(from_draw[:, j])) for j, name in enumerate(problem.joints)
-        },
-        "ssr_model_rad2": float(ssr[:, 0].sum()),
-        "ssr_start_rad2": float(ssr_mixed.sum()),
-    }
-    return start, info
-
-
-def _profile_fit(
-    problem: JointProblem, cfg: IdConfig, start: np.ndarray | None = None
-) -> tuple[GridFit, list[GridFit]]:
-    """The delay profile under the replayer's current clock: the coarse grid (from
-    ``start``, shape (G, n), or the model's values), the fine grid around its best and the
-    polish, merged (``fit``) and each (``grids``)."""
-    J, K = problem.J, problem.K
-    grid = _grid(cfg)
-    z_first = np.repeat(problem.z0[None], grid.size, axis=0)
-    drawn = np.zeros(grid.size, dtype=bool) if start is None else np.any(start != z_first, axis=1)
-    if start is not None and drawn.any():  # both starts where they differ, one batched grid
-        z_first = np.concatenate([z_first, start[drawn]])
-    both = grid_fit(
-        problem.residuals,
-        np.concatenate([grid, grid[drawn]]),
-        z_first,
-        problem.lo,
-        problem.hi,
-        J,
-        K,
-        iters=cfg.coarse_iters if cfg.profile_delay else cfg.fine_iters,
-        central=cfg.central,
-        joint_blocks=cfg.joint_blocks,
-    )
-    coarse = _better_of_starts(both, grid.size, drawn)
-    grids = [coarse]
-    fit = coarse
-    if cfg.profile_delay and coarse.delays.size > 1:
-        total = coarse.ssr.sum(axis=1)
-        g = int(np.argmin(total))
-        lo_d = max(0.0, float(coarse.delays[g]) - cfg.coarse_step_s)
-        hi_d = min(float(coarse.delays[-1]), float(coarse.delays[g]) + cfg.coarse_step_s)
-        fine_d = np.linspace(lo_d, hi_d, cfg.fine_points)
-        z_start = np.stack([coarse.z[int(np.argmin(np.abs(coarse.delays - d)))] for d in fine_d])
-        fine = grid_fit(
-            problem.residuals,
-            fine_d,
-            z_start,
-            problem.lo,
-            problem.hi,
-            J,
-            K,
-            iters=cfg.fine_iters,
-            central=cfg.central,
-            joint_blocks=cfg.joint_blocks,
-        )
-        grids.append(fine)
-        fit = _merge(coarse, fine)
-        polish = _polish(
-            problem, fit, float(fine_d[1] - fine_d[0]) / 4 if fine_d.size > 1 else 0.0, cfg
-        )
-        if polish is not None:
-            grids.append(polish)
-            fit = _merge(fit, polish)
-    return fit, grids
-
-
-def _better_of_starts(fit: GridFit, G: int, drawn: np.ndarray) -> GridFit:
-    """Per delay of a grid fitted from the model's start (rows ``:G``) and, where ``drawn``,
-    from the global start too (rows ``G:``), the fit with the lower SSR of the arm."""
-    if fit.delays.size == G:
-        return fit
-    rows = np.arange(G)
-    alt = G + np.arange(int(drawn.sum()))
-    won = fit.ssr[alt].sum(axis=1) < fit.ssr[np.flatnonzero(drawn)].sum(axis=1)
-    rows[np.flatnonzero(drawn)[won]] = alt[won]
-    return GridFit(
-        delays=fit.delays[rows],
-        z=fit.z[rows],
-        ssr=fit.ssr[rows],
-        jac=fit.jac[rows],
-        resid=fit.resid[rows],
-        iterations=fit.iterations,
-        n_evals=fit.n_evals,
-    )
-
-
 def _choose_clock(
     problem: JointProblem,
     cfg: IdConfig,
@@ -580,7 +389,7 @@ def _choose_clock(
     grids: list[GridFit],
     start: np.ndarray | None = None,
 ) -> tuple[GridFit, list[GridFit], dict[str, Any]]:
-    """The recorder's clock (``simgap.sim.replay.CLOCKS``) that replays the recording best.
+    """The recorder's clock (``simgap.sim.clock.CLOCKS``) that replays the recording best.
 
     At the fit's best delay and half a physics step either side, the fit is continued under
     every clock with the same ``CLOCK_ITERS`` iterations from the same start (no final
@@ -588,7 +397,7 @@ def _choose_clock(
     three; a clock other than the first one wins when it lowers the arm's SSR by
     ``CLOCK_GAIN``, and the delay is then profiled again under it (the
     grids of the first clock are dropped: their SSRs belong to another replay)."""
-    from simgap.sim.replay import CLOCKS
+    from simgap.sim.clock import CLOCKS
 
     first = problem.replayer.clock
     g = int(np.argmin(fit.ssr.sum(axis=1)))
@@ -629,103 +438,10 @@ def _choose_clock(
         "gain_needed": CLOCK_GAIN,
     }
     if chosen != first:
-        fit, grids = _profile_fit(problem, cfg, start)
+        fit, grids = profile_fit(problem, cfg, start)
     return fit, grids, info
-
-
-def _polish(
-    problem: JointProblem,
-    fit: GridFit,
-    step: float,
-    cfg: IdConfig,
-) -> GridFit | None:
-    """``cfg.polish_points`` delays within ``step`` either side of the joints' median best
-    delay, each refitted from the dynamics interpolated between the grid's neighbours
-    (None: no polish, or every such delay is already on the grid)."""
-    if cfg.polish_points <= 0 or step <= 0:
-        return None
-    best = float(
-        np.median([delay_profile(fit.delays, fit.ssr[:, j], 1).best_s for j in range(problem.J)])
-    )
-    pol = best + step * (
-        np.linspace(-1.0, 1.0, cfg.polish_points) if cfg.polish_points > 1 else np.zeros(1)
-    )
-    pol = np.unique(np.clip(pol, 0.0, float(fit.delays[-1])))
-    pol = pol[np.min(np.abs(pol[:, None] - fit.delays[None]), axis=1) > 1e-6]
-    if not pol.size:
-        return None
-    z0 = np.stack([np.interp(pol, fit.delays, fit.z[:, i]) for i in range(fit.z.shape[1])], axis=1)
-    return grid_fit(
-        problem.residuals,
-        pol,
-        z0,
-        problem.lo,
-        problem.hi,
-        problem.J,
-        problem.K,
-        iters=cfg.fine_iters,
-        central=cfg.central,
-        joint_blocks=cfg.joint_blocks,
-    )
 
 
 def _block_samples(t: np.ndarray) -> int:
     dt = float(np.median(np.diff(np.asarray(t, dtype=float))))
     return max(2, int(round(BLOCK_S / dt)))
-
-
-def shared_delay(
-    profiles: Sequence[Any],
-    lo: float,
-    hi: float,
-) -> tuple[tuple[float, float, float], list[tuple[float, float]]]:
-    """The arm's one delay and every joint's interval widened by the spread across joints.
-
-    One bus carries every joint's command, so the delay is one per arm: the shared estimate
-    is the mean of the joints' best delays, its 95 % half-width the wider of
-    t(J-1) * sd / sqrt(J) and the median joint's own half-width (the joints' errors share
-    a bias, so averaging them does not narrow it). A joint's interval is widened to hold
-    its best +- t(J-1) * sd (how far one joint's estimate falls from the others') and the
-    shared interval.
-
-    Returns:
-        ((best, lo, hi) of the shared delay [s], per joint (lo, hi) [s]).
-    """
-    from simgap.fit.intervals import t_quantile
-
-    best = np.array([p.best_s for p in profiles])
-    own = [tuple(p.interval_s) for p in profiles]
-    J = best.size
-    if J < 2:
-        return (float(best[0]), own[0][0], own[0][1]), [(o[0], o[1]) for o in own]
-    t = t_quantile(J - 1)
-    sd = float(np.std(best, ddof=1))
-    mean = float(np.mean(best))
-    hw_own = float(np.median([0.5 * (b - a) for a, b in own]))
-    hw = max(t * sd / np.sqrt(J), hw_own)
-    s_lo, s_hi = max(lo, mean - hw), min(hi, mean + hw)
-    out = [
-        (max(lo, min(a, b_j - t * sd, s_lo)), min(hi, max(b, b_j + t * sd, s_hi)))
-        for (a, b), b_j in zip(own, best, strict=True)
-    ]
-    return (mean, s_lo, s_hi), out
-
-
-def _merge(a: GridFit, b: GridFit) -> GridFit:
-    """Two grid fits as one, sorted by delay (the fine grid wins on a shared delay)."""
-    d = np.concatenate([b.delays, a.delays])
-    _, first = np.unique(np.round(d, 9), return_index=True)
-    order = first[np.argsort(d[first])]
-
-    def cat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return np.concatenate([y, x])[order]
-
-    return GridFit(
-        delays=d[order],
-        z=cat(a.z, b.z),
-        ssr=cat(a.ssr, b.ssr),
-        jac=cat(a.jac, b.jac),
-        resid=cat(a.resid, b.resid),
-        iterations=a.iterations + b.iterations,
-        n_evals=a.n_evals + b.n_evals,
-    )

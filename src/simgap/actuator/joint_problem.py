@@ -57,7 +57,7 @@ class JointProblem:
             at the model's values but are still replayed and scored).
         bounds: search bounds per kind as multiples of the nominal value (default
             ``BOUNDS``; a kind left out keeps its default).
-        clock: the recorder's clock the replay starts with (``simgap.sim.replay.CLOCKS``).
+        clock: the recorder's clock the replay starts with (``simgap.sim.clock.CLOCKS``).
     """
 
     def __init__(

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from simgap.actuator.folds import make_folds
 from simgap.actuator.noise_floor import NoiseFloor, instrument_floor
 from simgap.actuator.rungs import (
     LadderConfig,
     RungResult,
-    make_folds,
     rung_delay_lag,
     rung_ideal,
     rung_servo,

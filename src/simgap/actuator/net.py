@@ -30,7 +30,8 @@ import numpy as np
 from simgap.errors import InputError, MissingExtraError
 
 if TYPE_CHECKING:
-    from simgap.actuator.rungs import Folds, LadderConfig, RungResult
+    from simgap.actuator.folds import Folds
+    from simgap.actuator.rungs import LadderConfig, RungResult
     from simgap.actuator.servo import ServoBatch
 
 HISTORY_SPACING_S = 0.01
@@ -177,7 +178,7 @@ part): with more logs than this, each fold holds out every ``MAX_NET_FOLDS``-th 
 def grouped_folds(folds: Folds) -> Folds:
     """Leave-one-out folds regrouped into at most ``MAX_NET_FOLDS`` held-out groups (row 0,
     the fit on all training logs, is kept); other fold layouts are returned unchanged."""
-    from simgap.actuator.rungs import Folds
+    from simgap.actuator.folds import Folds
 
     n_rows, n = folds.train.shape
     if n_rows - 1 <= MAX_NET_FOLDS or folds.scheme == "validate":

@@ -53,16 +53,9 @@ from simgap.actuator.family_fit import (
     fit_families,
     per_log_mae,
 )
+from simgap.actuator.folds import SAME_FIT_FLOOR_FRACTION, Folds, by_group, fold_scores, test_scores
 from simgap.actuator.in_bam import in_bam
-from simgap.actuator.rungs import (
-    SAME_FIT_FLOOR_FRACTION,
-    Folds,
-    LadderConfig,
-    RungResult,
-    by_group,
-    fold_scores,
-    test_scores,
-)
+from simgap.actuator.rungs import LadderConfig, RungResult
 from simgap.actuator.servo import ServoBatch
 from simgap.fit import cma_es as cma_fit
 from simgap.fit.estimate import ParamEstimate

@@ -8,52 +8,30 @@ rung is fitted on the training logs of every fold at once and scored on the held
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from simgap.actuator import delay as delay_mod
-from simgap.actuator.family_fit import PHYS_UNITS
+from simgap.actuator.folds import Folds, by_group, fold_scores, test_scores
 from simgap.actuator.lag import LAG_BOUNDS_S, first_order
+from simgap.actuator.rung_estimate import at_bound, delay_bounds, rung_estimate, servo_bound_reasons
 from simgap.actuator.servo import (
-    BOUNDS,
     FREE_BAM,
     FREE_GENERIC,
-    PARAM_NAMES,
     ParamSpace,
     ServoBatch,
     named_params,
     simulate,
 )
-from simgap.errors import InputError, NameNotFoundError
 from simgap.fit.delay import shift
-from simgap.fit.estimate import Estimate, ParamEstimate
+from simgap.fit.estimate import Estimate
 from simgap.fit.lm import lm_fit
 from simgap.fit.loss import weighted_mae
 
 RUNG_NAMES = ("ideal", "delay_lag", "servo", "net")
-
-RUNG_UNITS: Mapping[str, str] = {
-    **{
-        k: PHYS_UNITS[k]
-        for k in ("delay_s", "kt", "R", "armature", "friction_base", "friction_viscous")
-    },
-    "lag_s": "s",
-    "stiffness_nm_per_rad": "N m/rad",
-}
-"""The unit of each numeric parameter the ideal, delay-lag, generic servo and network rungs
-state: BAM's names from ``family_fit.PHYS_UNITS``, plus the lag's time constant and the
-stiffness of a servo of unknown firmware (``servo.named_params``)."""
-
-AT_BOUND_REL = 1e-3
-"""A fitted value within this fraction of a bound of its search range ended at that bound
-[-]: the golden-section lag search stops 6e-8 short of its 5 s bound, LM clips to it."""
-
-AT_BOUND = "ended at its bound"
-"""How the reason of a parameter that ended at a bound of its search range begins (the CLI
-marks such a parameter "(at bound)")."""
 
 
 @dataclass(frozen=True)
@@ -143,139 +121,6 @@ class RungResult:
         }
 
 
-@dataclass(frozen=True)
-class Folds:
-    """Training and held-out logs: row 0 is the fit on all training logs, rows 1.. the
-    folds. ``train`` (F, L) and ``held`` (F, L) are boolean; ``scheme`` names how the logs
-    were held out and ``groups`` the group each fold row holds out (row 0 excepted).
-    ``test`` (L,) bool marks the ``--validate`` logs when the selection ran on folds of the
-    training logs: no row trains on them or holds them out, and only row 0's prediction
-    is scored on them (``test_scores``), an error no choice was made on (None: no such
-    logs)."""
-
-    train: np.ndarray
-    held: np.ndarray
-    scheme: str = "leave-one-trajectory-out"
-    groups: tuple[str, ...] = ()
-    test: np.ndarray | None = None
-
-
-SAME_FIT_FLOOR_FRACTION = 0.5
-"""Two fits whose training MAE differ by less than this fraction of the noise floor fit the
-training logs alike (a probe that costs less leaves a parameter free; searches that differ
-less are the same fit) [-]."""
-
-HELD_OUT_SCHEMES = (
-    "validate",
-    "leave-one-trajectory-type-out",
-    "leave-one-gain-out",
-    "leave-one-trajectory-out",
-)
-
-
-def make_folds(
-    n_train: int,
-    n_val: int,
-    groups: Sequence[str] | None = None,
-    scheme: str = "leave-one-trajectory-type-out",
-) -> Folds:
-    """When ``groups`` (one label per training log: its trajectory type, or its gain) has at
-    least two values, one fold per group holds that group out (``scheme`` names it); else
-    leave-one-trajectory-out. ``--validate`` logs (the last ``n_val``) stay out of every
-    fold and are the test logs (``Folds.test``), scored on the fit on all training logs
-    only, so the selection never sees them. With a single training log there are no folds
-    to select on: one fold trains on it and holds the ``--validate`` logs out (scheme
-    ``validate``: the selection is then made on those logs)."""
-    n = n_train + n_val
-    if n_val > 0:
-        if n_train >= 2:
-            inner = make_folds(n_train, 0, groups, scheme)
-            pad = np.zeros((inner.train.shape[0], n_val), dtype=bool)
-            return Folds(
-                train=np.hstack([inner.train, pad]),
-                held=np.hstack([inner.held, pad]),
-                scheme=inner.scheme,
-                groups=inner.groups,
-                test=np.r_[np.zeros(n_train, dtype=bool), np.ones(n_val, dtype=bool)],
-            )
-        tr = np.zeros((1, n), dtype=bool)
-        tr[0, :n_train] = True
-        return Folds(train=tr, held=~tr, scheme="validate")
-    if n_train < 2:
-        raise InputError(
-            field="logs",
-            expected="at least two trajectories for leave-one-trajectory-out",
-            got=f"{n_train}",
-            fix="record another trajectory, or pass held-out logs with --validate",
-        )
-    full = np.ones((1, n), dtype=bool)
-    if groups is not None and len(set(groups)) >= 2:
-        labels = sorted(set(groups))
-        g = np.asarray(list(groups))
-        held = np.array([g == lab for lab in labels])
-        return Folds(
-            train=np.vstack([full, ~held]),
-            held=np.vstack([np.zeros((1, n), dtype=bool), held]),
-            scheme=scheme,
-            groups=tuple(str(x) for x in labels),
-        )
-    loto = ~np.eye(n, dtype=bool)
-    return Folds(
-        train=np.vstack([full, loto]),
-        held=np.vstack([np.zeros((1, n), dtype=bool), ~loto]),
-        scheme="leave-one-trajectory-out",
-    )
-
-
-def fold_scores(
-    pred: np.ndarray, batch: ServoBatch, folds: Folds
-) -> tuple[float, float, np.ndarray]:
-    """(mean training MAE over folds, held-out MAE averaged over logs, held-out per log).
-
-    ``pred`` has shape (F, L, T): fold f's prediction of every log.
-    """
-    err = np.abs(pred - batch.q[None]) * batch.mask[None]
-    per_log = err.sum(axis=2) / batch.mask.sum(axis=1)[None]  # (F, L)
-    folds_rows = slice(1, None) if folds.train.shape[0] > 1 else slice(0, 1)
-    tr = folds.train[folds_rows]
-    w = tr[:, :, None] * batch.mask[None]
-    train = float(np.mean((err[folds_rows] * w).sum(axis=(1, 2)) / w.sum(axis=(1, 2))))
-    held = folds.held[folds_rows]
-    val_per_log = np.array(
-        [
-            per_log[folds_rows][held[:, i], i].mean()
-            for i in range(held.shape[1])
-            if held[:, i].any()
-        ]
-    )
-    return train, float(val_per_log.mean()), val_per_log
-
-
-def test_scores(pred: np.ndarray, batch: ServoBatch, folds: Folds) -> dict[str, Any]:
-    """The fit on all training logs (``pred[0]``, shape (L, T)) scored on the test logs:
-    ``test_mae_rad`` (mean over them) and ``test_per_log_rad``; {} without test logs."""
-    from simgap.actuator.family_fit import per_log_mae
-
-    if folds.test is None or not folds.test.any():
-        return {}
-    per = per_log_mae(pred[0], batch)[folds.test]
-    return {"test_mae_rad": float(per.mean()), "test_per_log_rad": [float(x) for x in per]}
-
-
-def by_group(per_log: np.ndarray, folds: Folds) -> dict[str, float]:
-    """Held-out MAE per held-out group [rad] (groups of a grouped scheme; {} otherwise).
-    ``per_log`` is the held-out MAE of each held-out log, in log order."""
-    if not folds.groups:
-        return {}
-    held = folds.held[1:]
-    ix = np.flatnonzero(held.any(axis=0))
-    pos = {int(i): k for k, i in enumerate(ix)}
-    return {
-        g: float(np.mean([per_log[pos[int(i)]] for i in np.flatnonzero(held[r])]))
-        for r, g in enumerate(folds.groups)
-    }
-
-
 def scored(
     model: str,
     pred: np.ndarray,
@@ -328,72 +173,6 @@ def scored(
             evaluations=evaluations,
         ),
     )
-
-
-def rung_estimate(
-    model: str,
-    values: Mapping[str, float],
-    held_out_mae_rad: float,
-    *,
-    noise_floor_rad: float | None = None,
-    reasons: Mapping[str, str] | None = None,
-    evaluations: int = 0,
-) -> Estimate:
-    """The ``Estimate`` of a rung the ladder judges by its held-out error alone.
-
-    Each parameter gets its unit (``RUNG_UNITS``) and, having no interval, the reason: the
-    ladder selects the rung by its held-out MAE and computes no interval for its
-    parameters, unless ``reasons`` gives another (a value at a bound of its search range).
-    The residual is the held-out MAE [rad], the floor the joint's (None when not given).
-
-    Args:
-        model: the rung's name (named in the reason).
-        values: name -> fitted value [its ``RUNG_UNITS`` unit].
-        held_out_mae_rad: the rung's held-out MAE [rad].
-        noise_floor_rad, reasons, evaluations: as ``scored``'s.
-
-    Raises:
-        NameNotFoundError: a name without a unit in ``RUNG_UNITS`` (the valid ones listed).
-    """
-    why = dict(reasons or {})
-    default = (
-        f"the ladder judges the {model} rung by its held-out MAE "
-        f"({held_out_mae_rad * 1e3:.3g} mrad); no interval is computed for its parameters"
-    )
-    params = []
-    for name, v in values.items():
-        if name not in RUNG_UNITS:
-            raise NameNotFoundError(
-                "rung parameter", name, RUNG_UNITS, field=f"{model} params", where="RUNG_UNITS"
-            )
-        params.append(ParamEstimate.of(name, RUNG_UNITS[name], v, None, why.get(name) or default))
-    return Estimate(
-        tuple(params),
-        float(held_out_mae_rad),
-        "rad",
-        "MAE",
-        None if noise_floor_rad is None else float(noise_floor_rad),
-        int(evaluations),
-    )
-
-
-def at_bound(value: float, bounds: tuple[float | None, float | None], unit: str) -> str:
-    """The reason of a value that ended at a bound of its search range (within
-    ``AT_BOUND_REL`` of it): "ended at its bound (5 s): the data do not bound it"; "" when
-    it did not. A bound given as None is none the data could have pushed against (a delay
-    of 0 s is a delay, not the end of a search)."""
-    for b in bounds:
-        if b is not None and abs(value - b) <= AT_BOUND_REL * abs(b):
-            return f"{AT_BOUND} ({b:.3g} {unit}): the data do not bound it"
-    return ""
-
-
-def delay_bounds(top_s: float, config: LadderConfig | None) -> tuple[None, float | None]:
-    """The bounds a rung's delay can end at: its profile spans 0 to ``top_s`` [s], the
-    cross-correlation delay capped at ``config.max_delay_s``. Only the cap is a bound the
-    data do not set (0 is a delay, and the cross-correlation delay is the data's own)."""
-    capped = config is not None and top_s >= config.max_delay_s * (1.0 - 1e-9)
-    return (None, top_s if capped else None)
 
 
 def _fold_weights(batch: ServoBatch, folds: Folds) -> np.ndarray:
@@ -720,36 +499,3 @@ def rung_servo(
         space,
         float(d_full[0]),
     )
-
-
-def servo_bound_reasons(p: np.ndarray, space: ParamSpace) -> dict[str, str]:
-    """The servo rung's reasons by readable name (``servo.named_params``) for the values
-    that ended at a bound of ``servo.BOUNDS`` or were not fitted at all.
-
-    ``kt`` and ``R`` come from km = kt / R [N m/V] and dm = kt^2 / R [N m s/rad], so they
-    carry the reason of either at its bound; on a servo of unknown firmware km is the
-    stiffness [N m/rad], and the armature is not fitted (the model's inertia carries it).
-
-    Args:
-        p: the six internal parameters (``servo.PARAM_NAMES``), shape (6,).
-        space: which of them were fitted.
-    """
-    known = "dm" in space.free
-    unit = {**RUNG_UNITS, "km": "N m/V" if known else "N m/rad", "dm": "N m s/rad"}
-    internal = {n: at_bound(float(p[PARAM_NAMES.index(n)]), BOUNDS[n], unit[n]) for n in space.free}
-    out: dict[str, str] = {}
-    if known:
-        ends = "; ".join(f"{n} {internal[n]}" for n in ("km", "dm") if internal[n])
-        for n in ("kt", "R"):
-            out[n] = f"{ends} (kt and R come from km = kt/R and dm = kt^2/R)" if ends else ""
-    else:
-        out["stiffness_nm_per_rad"] = internal["km"]
-    for n in ("armature", "friction_base", "friction_viscous", "lag_s"):
-        if n in space.free:
-            out[n] = internal[n]
-    if "armature" not in space.free:
-        out["armature"] = (
-            f"not fitted: held at {p[PARAM_NAMES.index('armature')]:.3g} kg m^2 on a servo "
-            "of unknown firmware (the model's inertia carries it)"
-        )
-    return {k: v for k, v in out.items() if v}

@@ -89,7 +89,7 @@ def at_bound_lines(fit: JointResult | None) -> list[str]:
     """One line per rung parameter of ``fit`` that ended at a bound of its search range
     (``rungs.AT_BOUND`` in its estimate's reason), e.g. "delay_lag lag_s 5 s (at bound):
     the data do not bound it"; none without a fit."""
-    from simgap.actuator.rungs import AT_BOUND
+    from simgap.actuator.rung_estimate import AT_BOUND
     from simgap.report.headline import sig
 
     out = []

@@ -7,7 +7,7 @@ log starts (and at the last after it ends, for a negative ``k``). ``delay_steps`
 rounding of a delay to the physics steps a simulator's delay buffer counts, and
 ``delay_step_span`` the one span of whole steps that covers a range of delays.
 
-``simgap.sim.replay.expand_commands`` with ``interp="linear"`` is the same interpolation in
+``simgap.sim.clock.expand_commands`` with ``interp="linear"`` is the same interpolation in
 the middle of a log, kept apart on purpose: ``shift`` works in samples on the log's own
 uniform grid and gathers N delays at once (the fits' delay banks, shape (N, T, ...)), while
 the replay reads irregular stamps at the physics steps' times and, more than half a step

@@ -206,7 +206,7 @@ class Rig:
         command_interp: how commands are held between control ticks (``hold`` | ``linear``).
         clock: when the recorder read each frame and its command took effect against the
             physics steps (``auto``: identified from the recording; ``exact`` | ``step``:
-            ``simgap.sim.replay.CLOCKS``).
+            ``simgap.sim.clock.CLOCKS``).
         real_dt_s: the deployed decision period [s], when it differs from ``control_dt_s``.
         ee_site: site or body whose pose is the end effector.
         encoder_rad: encoder resolution [rad]: the default noise floor.

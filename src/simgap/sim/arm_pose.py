@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from simgap.sim.fk import JointPoser
-from simgap.sim.render import RENDER_MESH_CELL_M, simplify_meshes
+from simgap.sim.render_model import RENDER_MESH_CELL_M, simplify_meshes
 
 KINDS = {
     int(mujoco.mjtGeom.mjGEOM_BOX): "box",

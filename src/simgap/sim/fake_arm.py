@@ -21,7 +21,8 @@ import numpy as np
 
 from simgap.errors import InputError
 from simgap.sim.model import load_model, names, object_id
-from simgap.sim.render import RENDER_MESH_CELL_M, CameraRenderer
+from simgap.sim.render import CameraRenderer
+from simgap.sim.render_model import RENDER_MESH_CELL_M
 
 HELD_FRICTION_NM = 5.0
 """Friction [N m] a joint gets while its torque is off: the 1/345 gear train of an STS3215

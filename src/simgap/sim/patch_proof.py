@@ -128,9 +128,9 @@ def replay(
 ) -> tuple[np.ndarray, float | None]:
     """Replay one episode open loop; returns (q at the recorded frames (T, J) [rad], the
     time [s] into the episode where it diverged, or None). A diverged replay is nan from
-    there on. ``clock`` (``simgap.sim.replay.CLOCKS``): ``step`` reads each frame and applies
+    there on. ``clock`` (``simgap.sim.clock.CLOCKS``): ``step`` reads each frame and applies
     its command on the first physics step at or after its stamp."""
-    from simgap.sim.replay import check_clock
+    from simgap.sim.clock import check_clock
 
     m = copy.copy(model)
     dt = float(m.opt.timestep)
